@@ -1,0 +1,43 @@
+package io.loomgate.filter;
+
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import java.net.InetSocketAddress;
+import java.util.Map;
+
+/**
+ * What a filter may see and change of one exchange. Before {@code proceed}: the request head (replace it to change
+ * method or target; edit its headers in place). After: the response head from the origin (replace it to change the
+ * status; edit its headers in place). The body streams are the proxy's business, not a filter's.
+ */
+public interface FilterExchange {
+
+    String routeId();
+
+    /** The request as it will be (or was) sent upstream. */
+    RequestHead request();
+
+    void setRequest(RequestHead request);
+
+    /** The request target as the client sent it, before any filter changed it. */
+    String originalTarget();
+
+    /** Template variables bound by the route's predicates ({@code {segment}} in a Path pattern). */
+    Map<String, String> uriVariables();
+
+    InetSocketAddress clientAddress();
+
+    /** The response head, once the chain's last link has received it; null before. */
+    ResponseHead response();
+
+    void setResponse(ResponseHead response);
+
+    /**
+     * Answers the client without going upstream (redirects, short-circuits). The filter must not call proceed after
+     * this; filters before it still see the reply as the response after their proceed returns.
+     */
+    void replyLocally(ResponseHead head, byte[] body);
+
+    /** Per-exchange attributes for filters that cooperate. */
+    Map<String, Object> attributes();
+}

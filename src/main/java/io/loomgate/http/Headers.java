@@ -1,0 +1,211 @@
+package io.loomgate.http;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * An ordered, case-insensitive multimap of header fields, as they appeared on the wire.
+ *
+ * <p>Order and duplicates are kept (several {@code Set-Cookie} fields stay several fields, in order), because a proxy
+ * must not merge or reorder what it forwards (RFC 9110 §5.3). Names keep the case they arrived in; lookups ignore case.
+ * Mutable: the proxy and filters edit one instance per message. Not thread-safe: one exchange owns it.
+ */
+public final class Headers {
+    private String[] names;
+    private String[] values;
+    private int size;
+
+    public Headers() {
+        this(16);
+    }
+
+    public Headers(int capacity) {
+        names = new String[Math.max(capacity, 4)];
+        values = new String[names.length];
+    }
+
+    /** A copy that can be edited without touching this one. */
+    public Headers copy() {
+        Headers c = new Headers(Math.max(size, 4));
+        System.arraycopy(names, 0, c.names, 0, size);
+        System.arraycopy(values, 0, c.values, 0, size);
+        c.size = size;
+        return c;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public boolean isEmpty() {
+        return size == 0;
+    }
+
+    public String name(int i) {
+        checkIndex(i);
+        return names[i];
+    }
+
+    public String value(int i) {
+        checkIndex(i);
+        return values[i];
+    }
+
+    /** Appends a field, after any others of the same name. */
+    public Headers add(String name, String value) {
+        if (size == names.length) {
+            names = Arrays.copyOf(names, size * 2);
+            values = Arrays.copyOf(values, size * 2);
+        }
+        names[size] = name;
+        values[size] = value;
+        size++;
+        return this;
+    }
+
+    /** Replaces every field of this name with one field, kept at the position of the first. */
+    public Headers set(String name, String value) {
+        int first = indexOf(name, 0);
+        if (first < 0) {
+            return add(name, value);
+        }
+        values[first] = value;
+        removeFrom(name, first + 1);
+        return this;
+    }
+
+    /** Removes every field of this name; says whether there was one. */
+    public boolean remove(String name) {
+        return removeFrom(name, 0) > 0;
+    }
+
+    /** The first value of this name, or null. */
+    public String first(String name) {
+        int i = indexOf(name, 0);
+        return i < 0 ? null : values[i];
+    }
+
+    /** Every value of this name, in order. */
+    public List<String> all(String name) {
+        List<String> out = new ArrayList<>(2);
+        for (int i = 0; i < size; i++) {
+            if (names[i].equalsIgnoreCase(name)) {
+                out.add(values[i]);
+            }
+        }
+        return out;
+    }
+
+    public boolean contains(String name) {
+        return indexOf(name, 0) >= 0;
+    }
+
+    /** How many fields carry this name. */
+    public int count(String name) {
+        int n = 0;
+        for (int i = 0; i < size; i++) {
+            if (names[i].equalsIgnoreCase(name)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Whether any field of this name holds the token in its comma-separated list, ignoring case and optional
+     * whitespace ({@code Connection: keep-alive, Upgrade} holds {@code upgrade}).
+     */
+    public boolean hasToken(String name, String token) {
+        for (int i = 0; i < size; i++) {
+            if (names[i].equalsIgnoreCase(name) && listHasToken(values[i], token)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public void forEach(BiConsumer<String, String> action) {
+        for (int i = 0; i < size; i++) {
+            action.accept(names[i], values[i]);
+        }
+    }
+
+    /** The index of the first field of this name at or after {@code from}, or -1. */
+    public int indexOf(String name, int from) {
+        for (int i = from; i < size; i++) {
+            if (names[i].equalsIgnoreCase(name)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Removes the field at this index, keeping the order of the rest. */
+    public void removeAt(int i) {
+        checkIndex(i);
+        System.arraycopy(names, i + 1, names, i, size - i - 1);
+        System.arraycopy(values, i + 1, values, i, size - i - 1);
+        size--;
+        names[size] = null;
+        values[size] = null;
+    }
+
+    private int removeFrom(String name, int from) {
+        int w = from;
+        int removed = 0;
+        for (int r = from; r < size; r++) {
+            if (names[r].equalsIgnoreCase(name)) {
+                removed++;
+            } else {
+                names[w] = names[r];
+                values[w] = values[r];
+                w++;
+            }
+        }
+        for (int i = w; i < size; i++) {
+            names[i] = null;
+            values[i] = null;
+        }
+        size = w;
+        return removed;
+    }
+
+    static boolean listHasToken(String list, String token) {
+        int n = list.length();
+        int i = 0;
+        while (i < n) {
+            while (i < n && (list.charAt(i) == ' ' || list.charAt(i) == '\t' || list.charAt(i) == ',')) {
+                i++;
+            }
+            int start = i;
+            while (i < n && list.charAt(i) != ',') {
+                i++;
+            }
+            int end = i;
+            while (end > start && (list.charAt(end - 1) == ' ' || list.charAt(end - 1) == '\t')) {
+                end--;
+            }
+            if (end - start == token.length() && list.regionMatches(true, start, token, 0, token.length())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void checkIndex(int i) {
+        if (i < 0 || i >= size) {
+            throw new IndexOutOfBoundsException("header index " + i + " of " + size);
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < size; i++) {
+            sb.append(names[i]).append(": ").append(values[i]).append('\n');
+        }
+        return sb.toString();
+    }
+}

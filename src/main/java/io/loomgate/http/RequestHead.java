@@ -1,0 +1,46 @@
+package io.loomgate.http;
+
+/**
+ * A request line and its header fields.
+ *
+ * <p>{@code target} is kept byte-exact as the client sent it (origin-form {@code /a%2Fb?x=1}, absolute-form,
+ * authority-form or {@code *}): the gateway never decodes and re-encodes a path, so what the origin sees is what
+ * the client wrote, minus the changes filters ask for. The headers object is mutable and owned by one exchange.
+ *
+ * @param method  the method token, case-sensitive (RFC 9110 §9.1)
+ * @param target  the request-target, raw
+ * @param version {@code HTTP/1.1} or {@code HTTP/1.0}
+ * @param headers the fields, in order
+ */
+public record RequestHead(String method, String target, String version, Headers headers) {
+
+    /** The path part of an origin-form target (before {@code ?}); the whole target for other forms. */
+    public String path() {
+        int q = target.indexOf('?');
+        return q < 0 ? target : target.substring(0, q);
+    }
+
+    /** The raw query (after {@code ?}, without it), or null when there is none. */
+    public String query() {
+        int q = target.indexOf('?');
+        return q < 0 ? null : target.substring(q + 1);
+    }
+
+    public boolean isHttp11() {
+        return "HTTP/1.1".equals(version);
+    }
+
+    public RequestHead withTarget(String newTarget) {
+        return new RequestHead(method, newTarget, version, headers);
+    }
+
+    /** A new target made of a new path and this request's query. */
+    public RequestHead withPath(String newPath) {
+        String q = query();
+        return withTarget(q == null ? newPath : newPath + "?" + q);
+    }
+
+    public RequestHead withMethod(String newMethod) {
+        return new RequestHead(newMethod, target, version, headers);
+    }
+}

@@ -1,0 +1,43 @@
+package io.loomgate.http1;
+
+import io.loomgate.http.Headers;
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * A message body that knows where it ends. Reading returns -1 exactly at the end of the body and never consumes a
+ * byte of the next message, so the connection can be reused only when {@link #isComplete()}. Closing this stream
+ * does not close the connection.
+ */
+public abstract class BodyInputStream extends InputStream {
+
+    /** Whether the whole body has been read, up to and including its framing (last chunk and trailers). */
+    public abstract boolean isComplete();
+
+    /** The trailer fields of a chunked body, available once complete; empty for other framings. */
+    public Headers trailers() {
+        return new Headers(4);
+    }
+
+    /**
+     * Reads and discards what is left of the body, if that is at most {@code maxBytes}; says whether the body is now
+     * complete (and so whether the connection may be reused).
+     */
+    public boolean drain(long maxBytes) throws IOException {
+        byte[] skip = new byte[4096];
+        long left = maxBytes;
+        while (!isComplete() && left >= 0) {
+            int n = read(skip, 0, (int) Math.min(skip.length, left + 1));
+            if (n < 0) {
+                break;
+            }
+            left -= n;
+        }
+        return isComplete();
+    }
+
+    @Override
+    public void close() throws IOException {
+        // Deliberately does not close the connection; the owner decides from isComplete().
+    }
+}

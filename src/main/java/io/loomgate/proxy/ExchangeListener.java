@@ -1,0 +1,76 @@
+package io.loomgate.proxy;
+
+import java.util.List;
+
+/**
+ * Events of one proxied exchange, in this order: exchangeStart, routeMatched, upstreamAcquired,
+ * responseHeadReceived, then exactly one of exchangeEnd or exchangeFailed (a failed exchange may skip the middle
+ * events; a request refused by admission control gets exchangeFailed with {@link ExchangeView#failure()} set).
+ *
+ * <p>Implementations must be fast, must not block and must not throw: they run on the request's own thread, inside
+ * the request's latency. The view is live: read what you need during the call, do not keep it.
+ */
+public interface ExchangeListener {
+    ExchangeListener NOOP = new ExchangeListener() {
+    };
+
+    default void exchangeStart(ExchangeView exchange) {
+    }
+
+    default void routeMatched(ExchangeView exchange) {
+    }
+
+    default void upstreamAcquired(ExchangeView exchange, boolean reused) {
+    }
+
+    default void responseHeadReceived(ExchangeView exchange) {
+    }
+
+    default void exchangeEnd(ExchangeView exchange) {
+    }
+
+    default void exchangeFailed(ExchangeView exchange) {
+    }
+
+    /** Several listeners as one; each is called in order. */
+    static ExchangeListener composite(List<ExchangeListener> listeners) {
+        if (listeners.isEmpty()) {
+            return NOOP;
+        }
+        if (listeners.size() == 1) {
+            return listeners.get(0);
+        }
+        List<ExchangeListener> all = List.copyOf(listeners);
+        return new ExchangeListener() {
+            @Override
+            public void exchangeStart(ExchangeView x) {
+                all.forEach(l -> l.exchangeStart(x));
+            }
+
+            @Override
+            public void routeMatched(ExchangeView x) {
+                all.forEach(l -> l.routeMatched(x));
+            }
+
+            @Override
+            public void upstreamAcquired(ExchangeView x, boolean reused) {
+                all.forEach(l -> l.upstreamAcquired(x, reused));
+            }
+
+            @Override
+            public void responseHeadReceived(ExchangeView x) {
+                all.forEach(l -> l.responseHeadReceived(x));
+            }
+
+            @Override
+            public void exchangeEnd(ExchangeView x) {
+                all.forEach(l -> l.exchangeEnd(x));
+            }
+
+            @Override
+            public void exchangeFailed(ExchangeView x) {
+                all.forEach(l -> l.exchangeFailed(x));
+            }
+        };
+    }
+}

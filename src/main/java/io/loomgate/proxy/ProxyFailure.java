@@ -1,0 +1,106 @@
+package io.loomgate.proxy;
+
+import java.io.IOException;
+
+/**
+ * A failure of one exchange, as a decision: where it happened, what the client is told, whether the client
+ * connection may be kept, whether the request may be tried again upstream, and how loudly to log it. The kinds are a
+ * closed set (an enum is the smallest sealed hierarchy); {@link LocalReplies} turns them into responses.
+ */
+public final class ProxyFailure extends IOException {
+
+    /** Which side of the gateway failed. */
+    public enum Source { DOWNSTREAM, UPSTREAM, INTERNAL }
+
+    /** The closed set of failures, each with its answer. */
+    public enum Kind {
+        /** The client sent something RFC 9112 forbids; the codec chose the status (400, 414, 431, 501, 505). */
+        BAD_REQUEST(Source.DOWNSTREAM, 400, false, false),
+        /** No route matched the request. */
+        NO_ROUTE(Source.DOWNSTREAM, 404, true, false),
+        /** The route's max-in-flight was reached and no slot freed within its queue timeout. */
+        OVERLOADED(Source.INTERNAL, 503, true, false),
+        /** The upstream refused the connection or was unreachable. */
+        CONNECT_REFUSED(Source.UPSTREAM, 502, true, false),
+        /** Connecting to the upstream took longer than the connect timeout. */
+        CONNECT_TIMEOUT(Source.UPSTREAM, 502, true, false),
+        /** Every connection slot to the endpoint stayed busy until the deadline. */
+        POOL_EXHAUSTED(Source.UPSTREAM, 503, true, false),
+        /** No response head arrived within the route's timeout. */
+        UPSTREAM_TIMEOUT(Source.UPSTREAM, 504, true, false),
+        /** The upstream closed or reset the connection before a complete response head. */
+        UPSTREAM_RESET(Source.UPSTREAM, 502, true, true),
+        /** The upstream sent a response head that breaks RFC 9112. */
+        BAD_RESPONSE(Source.UPSTREAM, 502, true, false),
+        /** The upstream failed after the response head was sent on: the client connection is aborted. */
+        UPSTREAM_ABORTED(Source.UPSTREAM, 502, false, false),
+        /** The client went away or stalled while we were proxying. */
+        CLIENT_ABORTED(Source.DOWNSTREAM, 400, false, false),
+        /** A bug or an unexpected state in the gateway. */
+        INTERNAL(Source.INTERNAL, 500, false, false);
+
+        private final Source source;
+        private final int status;
+        private final boolean keepClient;
+        private final boolean retryable;
+
+        Kind(Source source, int status, boolean keepClient, boolean retryable) {
+            this.source = source;
+            this.status = status;
+            this.keepClient = keepClient;
+            this.retryable = retryable;
+        }
+
+        public Source source() {
+            return source;
+        }
+
+        public int status() {
+            return status;
+        }
+    }
+
+    private final Kind kind;
+    private final int status;
+
+    public ProxyFailure(Kind kind, String message, Throwable cause) {
+        this(kind, kind.status, message, cause);
+    }
+
+    public ProxyFailure(Kind kind, int status, String message, Throwable cause) {
+        super(message, cause, false, false);
+        this.kind = kind;
+        this.status = status;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public Source source() {
+        return kind.source;
+    }
+
+    /** The status the client gets, if a response can still be sent. */
+    public int status() {
+        return status;
+    }
+
+    /** Whether the client connection may serve another request after the error reply. */
+    public boolean keepClientConnection() {
+        return kind.keepClient;
+    }
+
+    /**
+     * Whether the request may be sent again on a fresh connection: only a reset before any response byte on a reused
+     * connection, and only for idempotent methods (the caller checks those two).
+     */
+    public boolean retryable() {
+        return kind.retryable;
+    }
+
+    /** Client hang-ups and routing misses are routine (debug); upstream trouble is worth a warning; bugs an error. */
+    public boolean isRoutine() {
+        return kind == Kind.CLIENT_ABORTED || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST;
+    }
+}

@@ -1,0 +1,95 @@
+package io.loomgate.server;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One request on a client connection, as a handler sees it: the parsed head, the framed body, and the means to
+ * answer. Owned by the connection's thread for the duration of {@link ExchangeHandler#handle}.
+ *
+ * <p>Lifecycle: zero or more {@link #sendInterim} (1xx), then exactly one of {@link #sendHead} (followed by writing
+ * and finishing the returned body), {@link #respond}, or {@link #upgrade}.
+ */
+public interface ServerExchange {
+
+    RequestHead request();
+
+    /** How the request body is framed. */
+    BodyFraming requestFraming();
+
+    /**
+     * The request body, ending exactly where the request ends. If the client sent {@code Expect: 100-continue}, the
+     * first read sends {@code 100 Continue} (so a handler that refuses the request early never invites the body).
+     */
+    BodyInputStream requestBody();
+
+    InetSocketAddress remoteAddress();
+
+    InetSocketAddress localAddress();
+
+    /** The position of this request on its connection, from 0: pipelining and reuse are visible through it. */
+    int requestIndex();
+
+    /** A process-wide id of the client connection. */
+    long connectionId();
+
+    /** Sends an informational (1xx, not 101) head at once. */
+    void sendInterim(ResponseHead head) throws IOException;
+
+    /**
+     * Sends the response head and returns the body stream. The server writes the framing fields itself: the head must
+     * not carry Transfer-Encoding; {@code Content-Length} is set for {@link BodyFraming.Fixed}, {@code chunked} for
+     * {@link BodyFraming.Chunked} (close-delimited for an HTTP/1.0 client). For a HEAD request the head is sent as
+     * given and nothing written to the body reaches the client. Nothing is flushed until the body is flushed or
+     * finished.
+     */
+    ResponseBody sendHead(ResponseHead head, BodyFraming framing) throws IOException;
+
+    /** A whole small response in one call. */
+    default void respond(int status, String contentType, byte[] body) throws IOException {
+        ResponseHead head = ResponseHead.of(status);
+        if (contentType != null) {
+            head.headers().add("Content-Type", contentType);
+        }
+        ResponseBody out = sendHead(head, new BodyFraming.Fixed(body.length));
+        out.write(body);
+        out.finish(null);
+    }
+
+    default void respond(int status, String text) throws IOException {
+        respond(status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Sends a 101 head and hands over the raw connection. The returned tunnel's streams are the client socket's,
+     * after any bytes already buffered; the connection is closed when the handler returns.
+     */
+    Tunnel upgrade(ResponseHead switchingProtocols) throws IOException;
+
+    /** Asks that the connection be closed after this response ({@code Connection: close} is added if not sent). */
+    void closeAfterResponse();
+
+    /** Whether a response head has been sent (after that, a failure can only abort the connection). */
+    boolean isResponseStarted();
+
+    /** The body of a response being sent. */
+    abstract class ResponseBody extends OutputStream {
+        /**
+         * Ends the body: checks a fixed length was met exactly (a shortfall aborts the connection rather than look
+         * complete), writes the last chunk and these trailers (null or empty for none), and flushes.
+         */
+        public abstract void finish(Headers trailers) throws IOException;
+    }
+
+    /** The two raw directions of an upgraded connection. */
+    record Tunnel(InputStream fromClient, OutputStream toClient) {
+    }
+}
