@@ -68,7 +68,7 @@ public final class ProxyFailure extends IOException {
     }
 
     public ProxyFailure(Kind kind, int status, String message, Throwable cause) {
-        super(message, cause, false, false);
+        super(message, cause);
         this.kind = kind;
         this.status = status;
     }
