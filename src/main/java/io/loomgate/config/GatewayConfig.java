@@ -1,0 +1,55 @@
+package io.loomgate.config;
+
+import io.loomgate.http.Cidr;
+import io.loomgate.http.HttpLimits;
+import io.loomgate.threads.ThreadModel;
+import io.loomgate.upstream.PoolSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A whole gateway configuration, validated. Built by {@link ConfigLoader}; turned into runtime objects by
+ * {@link GatewayAssembly}.
+ *
+ * @param source           the file it came from (null for one built in code)
+ * @param server           the client-facing listener
+ * @param admin            the admin listener
+ * @param accessLog        the access log
+ * @param upstreamDefaults pool limits applied to every endpoint
+ * @param routes           in file order
+ */
+public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
+                            PoolSettings upstreamDefaults, List<RouteSpec> routes) {
+
+    /**
+     * The {@code server:} section.
+     *
+     * @param address        bind address (default 0.0.0.0)
+     * @param port           default 8080
+     * @param threads        thread model (default virtual; {@code platform-threads} sizes a platform pool)
+     * @param maxConnections client connections open at once (default 10000)
+     * @param backlog        accept backlog (default 4096)
+     * @param headerTimeout  whole request head (default 10s)
+     * @param idleTimeout    keep-alive idle (default 60s)
+     * @param readTimeout    any single body read or write (default 60s)
+     * @param drainTimeout   graceful shutdown on SIGTERM (default 30s)
+     * @param trustedProxies peers whose forwarding headers are appended to rather than replaced (default none)
+     * @param limits         request head limits
+     */
+    public record ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
+                             Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
+                             Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits) {
+    }
+
+    /** The {@code admin:} section: default 127.0.0.1:9901; port 0 turns it off. */
+    public record AdminSpec(String address, int port) {
+        public boolean enabled() {
+            return port != 0;
+        }
+    }
+
+    /** The {@code access-log:} section: enabled (default true), format {@code combined} (default) or {@code json}. */
+    public record AccessLogSpec(boolean enabled, String format) {
+    }
+}

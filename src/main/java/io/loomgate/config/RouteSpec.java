@@ -1,0 +1,37 @@
+package io.loomgate.config;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One route as written in the file, validated.
+ *
+ * @param id           unique
+ * @param line         the line of the file where the route starts (for messages)
+ * @param uris         one or more {@code http://host:port} origins (from {@code uri} or {@code uris})
+ * @param order        default 0
+ * @param predicates   in order
+ * @param filters      in order
+ * @param timeout      response-head timeout (default 30s)
+ * @param preserveHost default true
+ * @param maxInFlight  default 0 (no limit)
+ * @param queueTimeout how long a request over max-in-flight waits (default 0: 503 at once)
+ */
+public record RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
+                        List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
+                        Duration queueTimeout) {
+
+    /**
+     * A predicate or filter as written: {@code Name=a,b} (shorthand: positional args) or {@code {name, args}}
+     * (expanded: named args in order).
+     *
+     * @param name as written
+     * @param args positional args are keyed {@code _genkey_0}, {@code _genkey_1}… as Spring Cloud Gateway does;
+     *             insertion order is kept
+     * @param line where it was written
+     */
+    public record ComponentSpec(String name, Map<String, String> args, int line) {
+    }
+}

@@ -1,0 +1,30 @@
+package io.loomgate.server;
+
+import io.loomgate.http.HttpLimits;
+import java.time.Duration;
+
+/**
+ * How a listener accepts and serves connections.
+ *
+ * @param address        bind address
+ * @param port           TCP port, 0 for an ephemeral one
+ * @param backlog        accept queue length asked of the OS (capped by net.core.somaxconn)
+ * @param maxConnections most client connections open at once; beyond it new connections wait in the backlog
+ * @param headerTimeout  longest time to receive a whole request head once its first byte arrived (408 after)
+ * @param idleTimeout    longest wait for the next request on a keep-alive connection (closed quietly after)
+ * @param readTimeout    longest wait for any single read of a request body, or write progress (connection aborted)
+ * @param limits         request head limits
+ */
+public record ListenerSettings(String address, int port, int backlog, int maxConnections, Duration headerTimeout,
+                               Duration idleTimeout, Duration readTimeout, HttpLimits limits) {
+
+    public static ListenerSettings defaults(String address, int port) {
+        return new ListenerSettings(address, port, 4096, 10_000, Duration.ofSeconds(10), Duration.ofSeconds(60),
+                Duration.ofSeconds(60), HttpLimits.DEFAULTS);
+    }
+
+    public ListenerSettings withPort(int newPort) {
+        return new ListenerSettings(address, newPort, backlog, maxConnections, headerTimeout, idleTimeout,
+                readTimeout, limits);
+    }
+}
