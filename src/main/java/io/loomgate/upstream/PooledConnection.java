@@ -26,6 +26,11 @@ public final class PooledConnection {
         throw new UnsupportedOperationException("stub");
     }
 
+    /** The socket's read timeout (SO_TIMEOUT); zero for none. */
+    public void setReadTimeout(java.time.Duration timeout) throws java.io.IOException {
+        throw new UnsupportedOperationException("stub");
+    }
+
     /** Whether this connection served an earlier exchange (so a failure on it may be a stale keep-alive). */
     public boolean reused() {
         throw new UnsupportedOperationException("stub");

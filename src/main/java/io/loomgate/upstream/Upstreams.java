@@ -8,6 +8,10 @@ public final class Upstreams {
         throw new UnsupportedOperationException("stub");
     }
 
+    public static Upstreams create(java.util.List<UpstreamDefinition> definitions, PoolListener listener) {
+        throw new UnsupportedOperationException("stub");
+    }
+
     /** The upstream with this id, or null. */
     public Upstream get(String id) {
         throw new UnsupportedOperationException("stub");
