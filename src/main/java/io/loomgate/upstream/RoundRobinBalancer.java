@@ -8,7 +8,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link Math#floorMod} keeps the index in range; the order skips once at the wrap, which nobody can notice.
  */
 final class RoundRobinBalancer implements LoadBalancer {
-    private final AtomicInteger next = new AtomicInteger();
+    private final AtomicInteger next;
+
+    RoundRobinBalancer() {
+        this(0);
+    }
+
+    /** Starts the counter at {@code start}; tests use it to cross the overflow. */
+    RoundRobinBalancer(int start) {
+        this.next = new AtomicInteger(start);
+    }
 
     @Override
     public UpstreamPool pick(List<UpstreamPool> pools) {

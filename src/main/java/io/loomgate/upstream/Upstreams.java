@@ -71,6 +71,11 @@ public final class Upstreams {
         return pools;
     }
 
+    /** The sweeper's thread, for tests that check it ends. */
+    Thread sweeperThread() {
+        return sweeper.thread();
+    }
+
     /** Stops the sweeper and closes every pool: idle connections now, in-use ones when released. Idempotent. */
     public void close() {
         sweeper.stop();
