@@ -55,11 +55,6 @@ public final class PooledConnection {
         return output;
     }
 
-    /** The socket's read timeout (SO_TIMEOUT); zero for none. */
-    public void setReadTimeout(java.time.Duration timeout) throws java.io.IOException {
-        throw new UnsupportedOperationException("stub");
-    }
-
     /** Whether this connection served an earlier exchange (so a failure on it may be a stale keep-alive). */
     public boolean reused() {
         return reused;

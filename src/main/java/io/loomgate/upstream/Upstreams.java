@@ -57,10 +57,6 @@ public final class Upstreams {
         return created;
     }
 
-    public static Upstreams create(java.util.List<UpstreamDefinition> definitions, PoolListener listener) {
-        throw new UnsupportedOperationException("stub");
-    }
-
     /** The upstream with this id, or null. */
     public Upstream get(String id) {
         return upstreams.get(id);
