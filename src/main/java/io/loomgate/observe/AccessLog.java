@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * Every drop is counted ({@code loomgate_access_log_dropped_total}, {@link #dropped()}) and a warning says how many
  * were lost, at most once per {@link #WARN_INTERVAL_MILLIS}.
  *
- * <p>Lifecycle: new → {@link #start()} → {@link #close()}, which writes what is queued (for up to 5 s) and stops the
- * writer. Entries offered after close are counted as dropped.
+ * <p>Lifecycle: new → {@link #start()} → {@link #close()}, which writes what is queued (for up to 5 s) and stops
+ * the writer. Entries offered after close are counted as dropped.
  */
 public final class AccessLog implements ExchangeListener, AutoCloseable {
     /** The SLF4J logger lines go to by default; give it its own appender with a bare {@code %msg%n} pattern. */

@@ -5,7 +5,7 @@
  * endpoints and dashboard ({@link io.loomgate.observe.AdminHandler}).
  *
  * <p>The core never imports this package: it emits events through {@code proxy.ExchangeListener},
- * {@code upstream.PoolListener} and {@code server.ConnectionListener}, and {@code io.loomgate.cli} wires the
+ * {@code upstream.PoolListener} and {@code server.ConnectionListener}, and the CLI (the composition root) wires the
  * implementations here to them. Every listener method here is cheap and non-blocking: meters are cached per route,
  * upstream and endpoint, and the access log only enqueues.
  */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.loomgate.route.PredicateContext;
 import io.loomgate.route.Route;
 import io.loomgate.route.RoutePredicate;
+import io.loomgate.testkit.PrometheusText;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import java.time.Duration;
@@ -69,7 +70,7 @@ class AdminHandlerTest {
         FakeServerExchange x = get("/metrics");
         assertThat(x.status()).isEqualTo(200);
         assertThat(x.header("Content-Type")).isEqualTo("text/plain; version=0.0.4; charset=utf-8");
-        assertThat(new Scraped(x.bodyText()).value("loomgate_requests_total", "route=users", "status=2xx"))
+        assertThat(new PrometheusText(x.bodyText()).value("loomgate_requests_total", "route=users", "status=2xx"))
                 .isEqualTo(1);
     }
 

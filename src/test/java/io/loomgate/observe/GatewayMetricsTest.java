@@ -3,6 +3,7 @@ package io.loomgate.observe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.proxy.ProxyFailure;
+import io.loomgate.testkit.PrometheusText;
 import io.loomgate.upstream.Endpoint;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.AfterEach;
@@ -17,8 +18,8 @@ class GatewayMetricsTest {
         metrics.close();
     }
 
-    private Scraped scrape() {
-        return new Scraped(metrics.scrape(null).body());
+    private PrometheusText scrape() {
+        return new PrometheusText(metrics.scrape(null).body());
     }
 
     private void complete(FakeExchange x) {
@@ -38,7 +39,7 @@ class GatewayMetricsTest {
         complete(FakeExchange.ok("users", "POST", 404, 3));
         complete(FakeExchange.ok("orders", "BREW", 503, 3));
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.value("loomgate_requests_total", "route=users", "method=GET", "status=2xx")).isEqualTo(8);
         assertThat(s.value("loomgate_requests_total", "route=users", "method=POST", "status=4xx")).isEqualTo(1);
         assertThat(s.value("loomgate_requests_total", "route=orders", "method=OTHER", "status=5xx")).isEqualTo(1);
@@ -50,7 +51,7 @@ class GatewayMetricsTest {
         complete(FakeExchange.ok("users", "GET", 200, 3));   // 3 ms total, 1.5 ms upstream
         complete(FakeExchange.ok("users", "GET", 200, 30));  // 30 ms total, 15 ms upstream
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.toString()).contains("# TYPE loomgate_request_duration_seconds histogram");
         assertThat(s.value("loomgate_request_duration_seconds_count", "route=users")).isEqualTo(2);
         assertThat(s.value("loomgate_request_duration_seconds_sum", "route=users")).isEqualTo(0.033);
@@ -65,7 +66,7 @@ class GatewayMetricsTest {
         complete(FakeExchange.ok("users", "POST", 201, 3).withBytes(1000, 20));
         complete(FakeExchange.ok("users", "GET", 200, 3).withBytes(0, 5000));
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.value("loomgate_request_body_bytes_total", "route=users")).isEqualTo(1000);
         assertThat(s.value("loomgate_response_body_bytes_total", "route=users")).isEqualTo(5020);
     }
@@ -80,7 +81,7 @@ class GatewayMetricsTest {
 
         metrics.exchangeEnd(x);
         metrics.exchangeFailed(x.failedWith(ProxyFailure.Kind.CLIENT_ABORTED, 0));
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.value("loomgate_route_in_flight", "route=users")).isZero();
         assertThat(s.value("loomgate_requests_total", "route=users", "status=none")).isEqualTo(1);
     }
@@ -99,7 +100,7 @@ class GatewayMetricsTest {
         metrics.routeMatched(x);
         metrics.exchangeFailed(x.failedWith(ProxyFailure.Kind.UPSTREAM_RESET, 502));
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.value("loomgate_route_rejected_total", "route=users")).isEqualTo(1);
         assertThat(s.value("loomgate_upstream_errors_total", "upstream=up-users", "kind=refused")).isEqualTo(1);
         assertThat(s.value("loomgate_upstream_errors_total", "upstream=up-users", "kind=timeout")).isEqualTo(2);
@@ -117,7 +118,7 @@ class GatewayMetricsTest {
         metrics.exchangeStart(x);
         metrics.exchangeFailed(x.failedWith(ProxyFailure.Kind.NO_ROUTE, 404));
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.value("loomgate_requests_total", "route=unmatched", "status=4xx")).isEqualTo(1);
         assertThat(s.value("loomgate_route_in_flight", "route=unmatched")).isZero();
     }
@@ -130,7 +131,7 @@ class GatewayMetricsTest {
         metrics.upstreamAcquired(x, true);
         metrics.upstreamAcquired(x, true);
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.value("loomgate_upstream_reuse_ratio", "upstream=up-users")).isEqualTo(0.75);
         assertThat(s.value("loomgate_upstream_acquired_total", "upstream=up-users", "reused=true")).isEqualTo(3);
     }
@@ -145,7 +146,7 @@ class GatewayMetricsTest {
         metrics.evicted(e, "idle-timeout");
         metrics.evicted(e, "idle-timeout");
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.value("loomgate_upstream_connect_seconds_count", "endpoint=127.0.0.1:9000")).isEqualTo(2);
         assertThat(s.value("loomgate_upstream_connect_failures_total", "endpoint=127.0.0.1:9000")).isEqualTo(1);
         assertThat(s.value("loomgate_upstream_reused_total", "endpoint=127.0.0.1:9000")).isEqualTo(1);
@@ -162,7 +163,7 @@ class GatewayMetricsTest {
         metrics.connectionClosed(peer, 4);
         metrics.connectionRejected(peer);
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.value("loomgate_client_connections")).isEqualTo(2);
         assertThat(s.value("loomgate_client_connections_opened_total")).isEqualTo(3);
         assertThat(s.value("loomgate_client_connections_rejected_total")).isEqualTo(1);
@@ -172,7 +173,7 @@ class GatewayMetricsTest {
     void exposesJvmProcessAndCarrierMetrics() {
         metrics.bindJvm();
 
-        Scraped s = scrape();
+        PrometheusText s = scrape();
         assertThat(s.has("jvm_memory_used_bytes")).isTrue();
         assertThat(s.has("process_cpu_usage")).isTrue();
         assertThat(s.has("jvm_threads_live_threads")).isTrue();

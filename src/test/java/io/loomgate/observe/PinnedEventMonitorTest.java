@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loomgate.testkit.PrometheusText;
 import io.loomgate.threads.ConnectionExecutors;
 import java.time.Duration;
 import java.util.List;
@@ -63,7 +64,7 @@ class PinnedEventMonitorTest {
         assertThat(event.frames()).anySatisfy(f -> assertThat(f).contains("SlowToInitialize.<clinit>"));
         assertThat(monitor.pinnedTotal()).isGreaterThanOrEqualTo(1);
 
-        Scraped scraped = new Scraped(metrics.scrape(null).body());
+        PrometheusText scraped = new PrometheusText(metrics.scrape(null).body());
         assertThat(scraped.value("loomgate_pinned_events_total")).isEqualTo(monitor.pinnedTotal());
 
         FakeServerExchange x = FakeServerExchange.get("/pinned");
@@ -94,7 +95,7 @@ class PinnedEventMonitorTest {
             });
         }
         awaitTrue(() -> monitor.virtualThreadsStarted() >= before + n, n + " virtual thread starts");
-        assertThat(new Scraped(metrics.scrape(null).body()).value("loomgate_virtual_threads"))
+        assertThat(new PrometheusText(metrics.scrape(null).body()).value("loomgate_virtual_threads"))
                 .isGreaterThanOrEqualTo(n);
         long aliveWithThem = monitor.virtualThreadsAlive();
 

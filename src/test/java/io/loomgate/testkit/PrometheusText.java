@@ -1,22 +1,26 @@
-package io.loomgate.observe;
+package io.loomgate.testkit;
 
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads sample values out of a Prometheus text exposition, by the exact series name and label text. */
-final class Scraped {
+/**
+ * Reads sample values out of a Prometheus text exposition: by exact series name and {@code key=value} labels, in any
+ * order (the exposition sorts labels by name).
+ */
+public final class PrometheusText {
     private final String text;
 
-    Scraped(String text) {
+    public PrometheusText(String text) {
         this.text = text;
     }
 
     /**
-     * The value of the one sample whose name is {@code name} and whose labels include every {@code k="v"} given.
+     * The value of the one sample whose name is {@code name} and whose labels include every {@code k=v} given
+     * (matched as {@code k="v"}).
      *
      * @throws AssertionError naming what was found when there is not exactly one such sample
      */
-    double value(String name, String... labels) {
+    public double value(String name, String... labels) {
         List<String> found = new ArrayList<>();
         for (String line : text.split("\n")) {
             if (line.startsWith("#")) {
@@ -43,7 +47,7 @@ final class Scraped {
         return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
     }
 
-    boolean has(String name) {
+    public boolean has(String name) {
         return text.lines().anyMatch(l -> l.startsWith(name + "{") || l.startsWith(name + " "));
     }
 
