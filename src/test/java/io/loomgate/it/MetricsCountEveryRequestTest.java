@@ -18,21 +18,13 @@ import org.junit.jupiter.api.Test;
  * {@code /metrics}, the routes at {@code /routes}, and one access-log line per request.
  */
 class MetricsCountEveryRequestTest {
-    private static final String ROUTES = """
-            routes:
-              - id: users
-                uri: ${ORIGIN}
-                predicates: [ "Path=/users/**" ]
-              - id: orders
-                uri: ${ORIGIN}
-                predicates: [ "Path=/orders/**" ]
-            """;
     private static final String ORIGIN_BODY = "hello from origin";
 
     @Test
     void countersMatchTheRequestsSent() throws Exception {
         try (TestOrigin origin = new TestOrigin();
-             ObservedGateway gw = ObservedGateway.start(ROUTES, origin.uri(), AccessLogFormat.JSON)) {
+             ObservedGateway gw = new ObservedGateway(origin.port(), AccessLogFormat.JSON, "users", "/users",
+                     "orders", "/orders")) {
             try (RawClient client = new RawClient(gw.port())) {
                 for (int i = 0; i < 5; i++) {
                     client.send("GET /users/" + i + " HTTP/1.1\r\nHost: t\r\n\r\n");

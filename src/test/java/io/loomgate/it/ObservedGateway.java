@@ -1,76 +1,111 @@
 package io.loomgate.it;
 
-import io.loomgate.cli.Gateway;
-import io.loomgate.config.ConfigLoader;
-import io.loomgate.config.GatewayConfig;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.observe.AccessLogFormat;
 import io.loomgate.observe.AdminHandler;
 import io.loomgate.observe.GatewayMetrics;
 import io.loomgate.observe.PinnedEventMonitor;
 import io.loomgate.proxy.ExchangeListener;
+import io.loomgate.proxy.ProxyHandler;
+import io.loomgate.proxy.ProxySettings;
+import io.loomgate.route.PredicateContext;
+import io.loomgate.route.Route;
+import io.loomgate.route.RoutePredicate;
+import io.loomgate.route.RouteTable;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
+import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.PoolSettings;
+import io.loomgate.upstream.UpstreamDefinition;
+import io.loomgate.upstream.Upstreams;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A gateway in the test's JVM wired with the whole observe package, the way the CLI composes it: metrics as
+ * A gateway in the test's JVM wired with the whole observe package the way the composition root does it: metrics as
  * exchange, pool and connection listener, the access log (lines kept in memory), the pinned-event monitor, and the
- * admin listener on its own ephemeral port and executor.
+ * admin listener on its own ephemeral port and executor (with no connection listener, so scrapes are not counted).
+ * Built from the core's own classes rather than YAML, so it needs only the proxy, the pools and the listener.
  */
 final class ObservedGateway implements AutoCloseable {
     private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+    /** {@code Path=<prefix>/**}. */
+    private record PathPrefix(String prefix) implements RoutePredicate {
+        @Override
+        public boolean test(PredicateContext context) {
+            return context.request().path().startsWith(prefix);
+        }
+
+        @Override
+        public String toString() {
+            return "Path=" + prefix + "/**";
+        }
+    }
+
     final GatewayMetrics metrics;
     final AccessLog accessLog;
     final PinnedEventMonitor monitor;
-    final Gateway gateway;
+    final Upstreams upstreams;
+    final Listener gateway;
     final Listener admin;
     final List<String> accessLines = new CopyOnWriteArrayList<>();
 
-    private ObservedGateway(String yaml, Map<String, String> env, AccessLogFormat format) throws Exception {
-        GatewayConfig cfg = ConfigLoader.parse(yaml, "observed.yaml", env);
+    /** One route and one upstream (of the same id) per prefix, in order, all to this origin. */
+    ObservedGateway(int originPort, AccessLogFormat format, String... routeIdAndPrefix) throws Exception {
+        List<Route> routes = new ArrayList<>();
+        List<UpstreamDefinition> definitions = new ArrayList<>();
+        for (int i = 0; i < routeIdAndPrefix.length; i += 2) {
+            String id = routeIdAndPrefix[i];
+            routes.add(new Route(id, i, List.of(new PathPrefix(routeIdAndPrefix[i + 1])), List.of(), id,
+                    Duration.ofSeconds(5), true, 0, Duration.ZERO));
+            definitions.add(new UpstreamDefinition(id, List.of(new Endpoint("127.0.0.1", originPort)),
+                    PoolSettings.DEFAULTS));
+        }
+        RouteTable table = new RouteTable(routes);
+
         monitor = new PinnedEventMonitor().start();
         metrics = new GatewayMetrics().bindJvm().bindVirtualThreads(monitor);
         accessLog = new AccessLog(format, 1024, accessLines::add, metrics.registry()).start();
-        gateway = Gateway.start(cfg, new Gateway.Observers(
-                ExchangeListener.composite(List.of(metrics, accessLog)), metrics, metrics));
-        metrics.bindUpstreams(gateway.upstreams());
-        gateway.assembly().routes().routes().forEach(r -> metrics.registerRoute(r.id()));
+        upstreams = Upstreams.create(definitions, metrics);
+        metrics.bindUpstreams(upstreams);
+        routes.forEach(r -> metrics.registerRoute(r.id()));
+        ProxyHandler proxy = new ProxyHandler(table, upstreams, ProxySettings.DEFAULTS,
+                ExchangeListener.composite(List.of(metrics, accessLog)));
+        gateway = new Listener(ListenerSettings.defaults("127.0.0.1", 0), proxy,
+                ConnectionExecutors.create(ThreadModel.VIRTUAL, "gw"), metrics).start();
         admin = new Listener(ListenerSettings.defaults("127.0.0.1", 0),
-                new AdminHandler(metrics, gateway.assembly().routes()::routes, gateway.upstreams(), () -> true),
+                new AdminHandler(metrics, table::routes, upstreams, () -> true),
                 ConnectionExecutors.create(ThreadModel.VIRTUAL, "admin"), ConnectionListener.NOOP).start();
-    }
-
-    /** {@code ${ORIGIN}} in the YAML is the origin's URI. */
-    static ObservedGateway start(String routesYaml, String origin, AccessLogFormat format) throws Exception {
-        String yaml = "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  port: 0\n" + routesYaml;
-        return new ObservedGateway(yaml, Map.of("ORIGIN", origin), format);
     }
 
     int port() {
         return gateway.port();
     }
 
+    String adminUrl(String path) {
+        return "http://127.0.0.1:" + admin.port() + path;
+    }
+
     HttpResponse<String> admin(String path) throws Exception {
-        return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + path))
-                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(adminUrl(path))).timeout(Duration.ofSeconds(10)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @Override
     public void close() throws Exception {
         admin.close();
         gateway.close();
+        upstreams.close();
         accessLog.close();
         monitor.close();
         metrics.close();
