@@ -4,6 +4,7 @@ import io.loomgate.observe.AccessLog;
 import io.loomgate.observe.AccessLogFormat;
 import io.loomgate.observe.AdminHandler;
 import io.loomgate.observe.GatewayMetrics;
+import io.loomgate.observe.GatewayTelemetry;
 import io.loomgate.observe.PinnedEventMonitor;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ProxyHandler;
@@ -12,7 +13,6 @@ import io.loomgate.route.PredicateContext;
 import io.loomgate.route.Route;
 import io.loomgate.route.RoutePredicate;
 import io.loomgate.route.RouteTable;
-import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
 import io.loomgate.threads.ConnectionExecutors;
@@ -31,9 +31,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A gateway in the test's JVM wired with the whole observe package the way the composition root does it: metrics as
+ * A gateway in the test's JVM wired through {@link GatewayTelemetry} the way the composition root does it: metrics as
  * exchange, pool and connection listener, the access log (lines kept in memory), the pinned-event monitor, and the
- * admin listener on its own ephemeral port and executor (with no connection listener, so scrapes are not counted).
+ * admin listener on its own ephemeral port and executor.
  * Built from the core's own classes rather than YAML, so it needs only the proxy, the pools and the listener.
  */
 final class ObservedGateway implements AutoCloseable {
@@ -52,9 +52,8 @@ final class ObservedGateway implements AutoCloseable {
         }
     }
 
+    final GatewayTelemetry telemetry;
     final GatewayMetrics metrics;
-    final AccessLog accessLog;
-    final PinnedEventMonitor monitor;
     final Upstreams upstreams;
     final Listener gateway;
     final Listener admin;
@@ -73,19 +72,16 @@ final class ObservedGateway implements AutoCloseable {
         }
         RouteTable table = new RouteTable(routes);
 
-        monitor = new PinnedEventMonitor().start();
-        metrics = new GatewayMetrics().bindJvm().bindVirtualThreads(monitor);
-        accessLog = new AccessLog(format, 1024, accessLines::add, metrics.registry()).start();
-        upstreams = Upstreams.create(definitions, metrics);
-        metrics.bindUpstreams(upstreams);
-        routes.forEach(r -> metrics.registerRoute(r.id()));
-        ProxyHandler proxy = new ProxyHandler(table, upstreams, ProxySettings.DEFAULTS,
-                ExchangeListener.composite(List.of(metrics, accessLog)));
+        PinnedEventMonitor monitor = new PinnedEventMonitor().start();
+        GatewayMetrics metrics = new GatewayMetrics().bindJvm().bindVirtualThreads(monitor);
+        AccessLog accessLog = new AccessLog(format, 1024, accessLines::add, metrics.registry()).start();
+        telemetry = GatewayTelemetry.of(metrics, accessLog, monitor);
+        this.metrics = metrics;
+        upstreams = Upstreams.create(definitions, telemetry.poolListener());
+        ProxyHandler proxy = new ProxyHandler(table, upstreams, ProxySettings.DEFAULTS, telemetry.exchangeListener());
         gateway = new Listener(ListenerSettings.defaults("127.0.0.1", 0), proxy,
-                ConnectionExecutors.create(ThreadModel.VIRTUAL, "gw"), metrics).start();
-        admin = new Listener(ListenerSettings.defaults("127.0.0.1", 0),
-                new AdminHandler(metrics, table::routes, upstreams, () -> true),
-                ConnectionExecutors.create(ThreadModel.VIRTUAL, "admin"), ConnectionListener.NOOP).start();
+                ConnectionExecutors.create(ThreadModel.VIRTUAL, "gw"), telemetry.connectionListener()).start();
+        admin = telemetry.startAdmin("127.0.0.1", 0, table::routes, upstreams, () -> true);
     }
 
     int port() {
@@ -103,11 +99,8 @@ final class ObservedGateway implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        admin.close();
         gateway.close();
         upstreams.close();
-        accessLog.close();
-        monitor.close();
-        metrics.close();
+        telemetry.close();
     }
 }
