@@ -121,6 +121,9 @@ final class YamlReader {
         }
         int line = e.getLocation() == null ? 0 : e.getLocation().getLineNr();
         String message = e.getOriginalMessage();
+        if (message.startsWith("Expected a field name")) {
+            message = "a mapping key must be a plain value, not a mapping or a list";
+        }
         int nl = message.indexOf('\n');
         return new ConfigException(file, Math.max(line, 0), "",
                 "YAML syntax error: " + (nl < 0 ? message : message.substring(0, nl)));
