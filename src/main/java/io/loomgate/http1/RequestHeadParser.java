@@ -116,7 +116,15 @@ final class RequestHeadParser {
         String text = new String(b, start, end - start, ISO_8859_1);
         if (looksLikeVersion(b, start, end)) {
             // RFC 9110 §15.6.6: 505 for a major version (or a minor version of 1) we do not support.
-            throw new HttpParseException(505, "HTTP version " + text + " is not supported; only HTTP/1.1 and HTTP/1.0");
+            throw new HttpParseException(505, "HTTP version " + text
+                    + " is not supported; only HTTP/1.1 and HTTP/1.0 (RFC 9110 §15.6.6)");
+        }
+        if (text.indexOf('\r') >= 0) {
+            // RFC 9112 §2.2: a CR not followed by LF cannot end a line.
+            throw new HttpParseException(400, "bare CR in the request line (RFC 9112 §2.2)");
+        }
+        if (start < end && b[start] == ' ') {
+            throw new HttpParseException(400, "more than one SP before the HTTP version (RFC 9112 §3)");
         }
         throw new HttpParseException(400, "malformed HTTP version '" + printable(text) + "' (RFC 9112 §2.3)");
     }
