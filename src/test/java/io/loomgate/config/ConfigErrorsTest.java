@@ -195,7 +195,7 @@ class ConfigErrorsTest {
                         + "contain CR, LF or NUL");
         assertThat(refusal(route("filters: [ \"StripPrefix=1,2\" ]")).getMessage())
                 .isEqualTo("gateway.yaml:4: route 'users': filter 'StripPrefix': takes at most 1 argument(s) "
-                        + "(parts), got 2: 1,2");
+                        + "(parts), got 2: 1,2; a value containing ',' needs the expanded form (name and args)");
         assertThat(refusal(route("filters: [ { name: SetPath, args: { tmplate: /x } } ]")).getMessage())
                 .isEqualTo("gateway.yaml:4: route 'users': filter 'SetPath': unknown argument 'tmplate' — did you "
                         + "mean 'template'?");

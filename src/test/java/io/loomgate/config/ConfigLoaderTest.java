@@ -194,6 +194,14 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void yaml11BooleansAreAccepted() throws ConfigException {
+        assertThat(ConfigLoader.parse("access-log: { enabled: no }\n", "g", Map.of()).accessLog().enabled()).isFalse();
+        assertThat(ConfigLoader.parse("access-log: { enabled: on }\n", "g", Map.of()).accessLog().enabled()).isTrue();
+        assertThat(ConfigLoader.parse("access-log: { enabled: \"False\" }\n", "g", Map.of()).accessLog().enabled())
+                .isFalse();
+    }
+
+    @Test
     void durationsTakeSpringUnits() throws ConfigException {
         assertThat(Durations.parse("250us")).isEqualTo(Duration.ofNanos(250_000));
         assertThat(Durations.parse("500ms")).isEqualTo(Duration.ofMillis(500));

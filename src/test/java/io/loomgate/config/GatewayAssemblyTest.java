@@ -76,6 +76,22 @@ class GatewayAssemblyTest {
     }
 
     @Test
+    void shorthandPatternsKeepCommasInsideBraces() throws ConfigException {
+        String yaml = """
+                routes:
+                  - id: ids
+                    uri: http://a:1
+                    predicates: [ "Path=/users/{id:[0-9]{1,3}},/u/{id}", "Host=**.example.com" ]
+                """;
+        GatewayAssembly a = GatewayAssembly.build(ConfigLoader.parse(yaml, "g.yaml", Map.of()));
+        RequestHead ok = new RequestHead("GET", "/users/123", "HTTP/1.1", new Headers().add("Host", "a.example.com"));
+        RequestHead tooLong = new RequestHead("GET", "/users/1234", "HTTP/1.1",
+                new Headers().add("Host", "a.example.com"));
+        assertThat(a.routes().match(ok).variables()).containsEntry("id", "123");
+        assertThat(a.routes().match(tooLong)).isNull();
+    }
+
+    @Test
     void userFactoriesAreFoundByName() throws ConfigException {
         PredicateRegistry predicates = PredicateRegistry.withBuiltIns().register(new PredicateFactory() {
             @Override
