@@ -75,6 +75,10 @@ class ConfigErrorsTest {
                 + "address, port,");
         assertThat(refusal(route("preserve-host: maybe")).getMessage())
                 .isEqualTo("gateway.yaml:4: route 'users': preserve-host: expected true or false, got 'maybe'");
+        assertThat(refusal(route("order: first")).getMessage())
+                .isEqualTo("gateway.yaml:4: route 'users': order: expected an integer, got 'first'");
+        assertThat(refusal(route("max-in-flight: -1")).getMessage())
+                .isEqualTo("gateway.yaml:4: route 'users': max-in-flight: expected an integer >= 0, got '-1'");
         assertThat(refusal("routes:\n  id: users\n").getMessage())
                 .isEqualTo("gateway.yaml:2: routes: expected a list, got a mapping");
     }
