@@ -56,7 +56,8 @@ class ConfigErrorsTest {
     @Test
     void unknownFilterSuggestsTheClosest() {
         assertThat(refusal(route("predicates: [ \"Path=/users/**\" ]", "filters: [ StripPrefx=1 ]")).getMessage())
-                .isEqualTo("gateway.yaml:5: route 'users': unknown filter 'StripPrefx' — did you mean 'StripPrefix'?");
+                .isEqualTo("gateway.yaml:5: route 'users': unknown filter 'StripPrefx' — did you mean "
+                        + "'StripPrefix'?");
     }
 
     @Test
@@ -113,7 +114,8 @@ class ConfigErrorsTest {
     @Test
     void upstreamUrisMustBePlainHttp() {
         assertThat(refusal("routes:\n  - id: a\n    uri: https://a:443\n").getMessage())
-                .isEqualTo("gateway.yaml:3: route 'a': uri: https upstreams are not supported yet; got 'https://a:443'");
+                .isEqualTo("gateway.yaml:3: route 'a': uri: https upstreams are not supported yet; got "
+                        + "'https://a:443'");
         assertThat(refusal("routes:\n  - id: a\n    uri: http://a:1/api\n").getMessage())
                 .isEqualTo("gateway.yaml:3: route 'a': uri: expected http://host:port without a path, query or user "
                         + "info, got 'http://a:1/api'");
