@@ -267,7 +267,8 @@ final class ChunkedInputStream extends BodyInputStream {
     }
 
     private static HttpParseException badExtension(byte[] b, int i, int end) {
-        return new HttpParseException(400, "malformed chunk extension at "
+        return new HttpParseException(400, "malformed chunk-size line: expected hex digits then ;name[=value]"
+                + " extensions, found "
                 + (i < end ? HttpChars.describe(b[i]) : "end of line") + " (RFC 9112 §7.1.1)");
     }
 

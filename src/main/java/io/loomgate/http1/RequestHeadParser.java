@@ -17,7 +17,7 @@ final class RequestHeadParser {
     static final String HTTP_1_1 = "HTTP/1.1";
     static final String HTTP_1_0 = "HTTP/1.0";
 
-    /** RFC 9112 §2.2 asks servers to ignore "at least one" empty line before a request; a few, not an endless stream. */
+    /** RFC 9112 §2.2 asks servers to ignore "at least one" empty line before a request: a few, not endless ones. */
     static final int MAX_LEADING_EMPTY_LINES = 4;
 
     private static final AsciiInterner METHODS = new AsciiInterner(Method.GET, Method.HEAD, Method.POST, Method.PUT,
@@ -116,7 +116,15 @@ final class RequestHeadParser {
         String text = new String(b, start, end - start, ISO_8859_1);
         if (looksLikeVersion(b, start, end)) {
             // RFC 9110 §15.6.6: 505 for a major version (or a minor version of 1) we do not support.
-            throw new HttpParseException(505, "HTTP version " + text + " is not supported; only HTTP/1.1 and HTTP/1.0");
+            throw new HttpParseException(505, "HTTP version " + text
+                    + " is not supported; only HTTP/1.1 and HTTP/1.0 (RFC 9110 §15.6.6)");
+        }
+        if (text.indexOf('\r') >= 0) {
+            // RFC 9112 §2.2: a CR not followed by LF cannot end a line.
+            throw new HttpParseException(400, "bare CR in the request line (RFC 9112 §2.2)");
+        }
+        if (start < end && b[start] == ' ') {
+            throw new HttpParseException(400, "more than one SP before the HTTP version (RFC 9112 §3)");
         }
         throw new HttpParseException(400, "malformed HTTP version '" + printable(text) + "' (RFC 9112 §2.3)");
     }
@@ -216,7 +224,8 @@ final class RequestHeadParser {
             return;
         }
         if (!HostSyntax.isValid(host, false)) {
-            throw new HttpParseException(400, "invalid Host '" + printable(host) + "' (RFC 9112 §3.2, RFC 3986 §3.2)");
+            throw new HttpParseException(400,
+                    "invalid Host '" + printable(host) + "' (RFC 9112 §3.2, RFC 3986 §3.2)");
         }
     }
 

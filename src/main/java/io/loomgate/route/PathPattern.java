@@ -50,7 +50,8 @@ final class PathPattern {
 
     /** A host pattern, compared ignoring case; it must not carry a port (the port is ignored when matching). */
     static PathPattern host(String text) {
-        if (text.isEmpty() || text.indexOf('/') >= 0 || (text.indexOf(':') >= 0 && text.indexOf('{') < 0)) {
+        boolean ipv6 = text.startsWith("[") && text.endsWith("]");
+        if (text.isEmpty() || text.indexOf('/') >= 0 || (!ipv6 && text.indexOf(':') >= 0 && text.indexOf('{') < 0)) {
             throw new IllegalArgumentException("expected a host pattern like **.example.com (no scheme, path or port),"
                     + " got '" + text + "'");
         }

@@ -22,15 +22,29 @@ final class PredicateArgs {
         return v.trim();
     }
 
-    /** A comma-separated list of at least one non-empty item. */
+    /**
+     * A comma-separated list of at least one non-empty item. Commas inside braces do not separate, so a pattern
+     * variable's regex keeps its quantifier: {@code /users/{id:[0-9]{1,3}}} is one item.
+     */
     List<String> list(String name) {
+        String text = required(name);
         List<String> items = new ArrayList<>();
-        for (String item : required(name).split(",", -1)) {
-            String t = item.trim();
-            if (t.isEmpty()) {
-                throw new IllegalArgumentException(name + ": empty item in '" + args.get(name) + "'");
+        int depth = 0;
+        int start = 0;
+        for (int i = 0; i <= text.length(); i++) {
+            char c = i < text.length() ? text.charAt(i) : ',';
+            if (c == '{') {
+                depth++;
+            } else if (c == '}') {
+                depth = Math.max(0, depth - 1);
+            } else if (c == ',' && (depth == 0 || i == text.length())) {
+                String t = text.substring(start, i).trim();
+                if (t.isEmpty()) {
+                    throw new IllegalArgumentException(name + ": empty item in '" + text + "'");
+                }
+                items.add(t);
+                start = i + 1;
             }
-            items.add(t);
         }
         return items;
     }

@@ -35,6 +35,10 @@ final class Wire {
         return new HttpInput(new ByteArrayInputStream(bytes(s)), 8192, HttpLimits.DEFAULTS);
     }
 
+    static HttpInput input(String s, HttpLimits limits) {
+        return new HttpInput(new ByteArrayInputStream(bytes(s)), 8192, limits);
+    }
+
     static HttpInput input(InputStream in, int bufferSize) {
         return new HttpInput(in, bufferSize, HttpLimits.DEFAULTS);
     }

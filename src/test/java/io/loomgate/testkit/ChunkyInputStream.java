@@ -20,12 +20,21 @@ public final class ChunkyInputStream extends InputStream {
 
         /** One stream per delivery; for {@link #AT_EVERY_POSITION}, one per split point 1..length-1. */
         public List<ChunkyInputStream> of(byte[] data) {
+            return of(data, Integer.MAX_VALUE);
+        }
+
+        /**
+         * Like {@link #of(byte[])}, but with at most about {@code maxSplits} split points, evenly spaced, for inputs
+         * too large to split everywhere.
+         */
+        public List<ChunkyInputStream> of(byte[] data, int maxSplits) {
             return switch (this) {
                 case WHOLE -> List.of(whole(data));
                 case BYTE_BY_BYTE -> List.of(byteByByte(data));
                 case AT_EVERY_POSITION -> {
                     List<ChunkyInputStream> all = new ArrayList<>();
-                    for (int at = 1; at < data.length; at++) {
+                    int stride = Math.max(1, data.length / Math.max(1, maxSplits));
+                    for (int at = 1; at < data.length; at += stride) {
                         all.add(splitAt(data, at));
                     }
                     if (all.isEmpty()) {
