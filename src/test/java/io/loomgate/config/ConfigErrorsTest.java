@@ -69,9 +69,9 @@ class ConfigErrorsTest {
     @Test
     void wrongTypeSaysWhatWasExpected() {
         assertThat(refusal("server:\n  port: abc\n").getMessage())
-                .isEqualTo("gateway.yaml:2: server.port: expected an integer 1..65535, got 'abc'");
+                .isEqualTo("gateway.yaml:2: server.port: expected an integer 0..65535, got 'abc'");
         assertThat(refusal("server:\n  port: 70000\n").getMessage())
-                .isEqualTo("gateway.yaml:2: server.port: expected an integer 1..65535, got '70000'");
+                .isEqualTo("gateway.yaml:2: server.port: expected an integer 0..65535, got '70000'");
         assertThat(refusal("server: 8080\n").getMessage()).startsWith("gateway.yaml:1: server: expected a mapping of "
                 + "address, port,");
         assertThat(refusal(route("preserve-host: maybe")).getMessage())
