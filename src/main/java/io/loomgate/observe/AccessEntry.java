@@ -1,6 +1,7 @@
 package io.loomgate.observe;
 
 import io.loomgate.proxy.ExchangeView;
+import java.util.Locale;
 
 /**
  * One access-log line's facts, copied out of the live exchange view on the request thread (the view may not be kept)
@@ -29,7 +30,6 @@ record AccessEntry(long startMillis, String client, String method, String target
         long total = x.totalNanos();
         return new AccessEntry(nowMillis - total / 1_000_000, x.clientAddress(), x.method(), x.target(), x.status(),
                 x.bytesOut(), x.bytesIn(), total, x.upstreamNanos(), x.routeId(), x.upstreamId(), x.endpoint(),
-                x.traceId(), x.failure() == null ? null
-                        : x.failure().kind().name().toLowerCase(java.util.Locale.ROOT));
+                x.traceId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT));
     }
 }

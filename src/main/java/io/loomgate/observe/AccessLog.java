@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>When the queue is full</b> the entry is dropped, never waited for: a slow log disk must not slow requests.
  * Every drop is counted ({@code loomgate_access_log_dropped_total}, {@link #dropped()}) and a warning says how many
- * were lost, at most once per {@link #WARN_INTERVAL_MILLIS}.
+ * were lost and why, at most once per {@link #WARN_INTERVAL_MILLIS} ms. A line the sink fails to write counts the
+ * same way.
  *
  * <p>Lifecycle: new → {@link #start()} → {@link #close()}, which writes what is queued (for up to 5 s) and stops
  * the writer. Entries offered after close are counted as dropped.
@@ -90,7 +91,7 @@ public final class AccessLog implements ExchangeListener, AutoCloseable {
         enqueue(exchange);
     }
 
-    /** Lines lost because the queue was full (or offered after close). */
+    /** Lines lost: the queue was full, the sink failed, or they came after close. */
     public long dropped() {
         return dropped.get();
     }
@@ -110,12 +111,15 @@ public final class AccessLog implements ExchangeListener, AutoCloseable {
     }
 
     private void enqueue(ExchangeView exchange) {
-        if (closing || !queue.offer(AccessEntry.of(exchange, System.currentTimeMillis()))) {
-            drop();
+        if (closing) {
+            lost("the access log is closed");
+        } else if (!queue.offer(AccessEntry.of(exchange, System.currentTimeMillis()))) {
+            lost("the writer is behind and the queue of " + (queue.remainingCapacity() + queue.size()) + " is full");
         }
     }
 
-    private void drop() {
+    /** Counts a line that will never be written, and says so at most once per warning interval. */
+    private void lost(String why) {
         long total = dropped.incrementAndGet();
         if (droppedCounter != null) {
             droppedCounter.increment();
@@ -124,8 +128,7 @@ public final class AccessLog implements ExchangeListener, AutoCloseable {
         long last = lastWarnMillis.get();
         if (now - last >= WARN_INTERVAL_MILLIS && lastWarnMillis.compareAndSet(last, now)) {
             long since = total - droppedAtLastWarn.getAndSet(total);
-            LOG.warn("access log is behind: dropped {} line(s) since the last warning ({} in all); the queue of {} "
-                    + "is full", since, total, queue.remainingCapacity() + queue.size());
+            LOG.warn("access log dropped {} line(s) since the last warning ({} in all): {}", since, total, why);
         }
     }
 
@@ -157,8 +160,8 @@ public final class AccessLog implements ExchangeListener, AutoCloseable {
             sink.accept(format.format(e));
             written.incrementAndGet();
         } catch (RuntimeException ex) {
-            // A broken sink must not kill the writer; the line is lost and says so.
-            LOG.warn("access log line could not be written: {}", ex.toString());
+            // A broken sink must not kill the writer; the line is lost, counted and reported.
+            lost("the sink failed: " + ex);
         }
     }
 }

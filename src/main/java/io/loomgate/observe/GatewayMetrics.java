@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToDoubleFunction;
 
@@ -194,7 +195,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
 
     @Override
     public void connected(Endpoint endpoint, long connectNanos) {
-        endpointMeters(endpoint).connects.record(connectNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        endpointMeters(endpoint).connects.record(connectNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override

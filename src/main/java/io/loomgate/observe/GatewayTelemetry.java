@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The observe package assembled for one gateway, so the composition root only passes values through: the metrics,
@@ -44,6 +46,7 @@ public final class GatewayTelemetry implements AutoCloseable {
                 PinnedEventMonitor.DEFAULT_THRESHOLD);
     }
 
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayTelemetry.class);
     /** Admin connections are few and short: an operator's dashboard, a scraper, a probe. */
     private static final int ADMIN_MAX_CONNECTIONS = 64;
 
@@ -63,12 +66,25 @@ public final class GatewayTelemetry implements AutoCloseable {
         GatewayMetrics metrics = new GatewayMetrics().bindJvm();
         PinnedEventMonitor monitor = null;
         if (settings.pinnedThreshold() != null) {
-            monitor = new PinnedEventMonitor(settings.pinnedThreshold(), PinnedEventMonitor.DEFAULT_CAPACITY).start();
-            metrics.bindVirtualThreads(monitor);
+            monitor = startMonitor(settings.pinnedThreshold());
+            if (monitor != null) {
+                metrics.bindVirtualThreads(monitor);
+            }
         }
         AccessLog accessLog = settings.accessLog() == null ? null
                 : AccessLog.toLogger(settings.accessLog(), settings.accessLogCapacity(), metrics.registry()).start();
         return new GatewayTelemetry(metrics, accessLog, monitor);
+    }
+
+    /** The JFR monitor, or null with a warning when this runtime has no JFR (a jlink image without jdk.jfr). */
+    private static PinnedEventMonitor startMonitor(Duration threshold) throws InterruptedException {
+        try {
+            return new PinnedEventMonitor(threshold, PinnedEventMonitor.DEFAULT_CAPACITY).start();
+        } catch (IllegalStateException | LinkageError e) {
+            LOG.warn("pinned-event monitor not started, so no pinned events and no virtual-thread count: {}",
+                    e.toString());
+            return null;
+        }
     }
 
     /**

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.HdrHistogram.Histogram;
@@ -49,7 +50,7 @@ final class RouteMeters {
         failures = new LazyCounters(kinds.length, i -> Counter.builder("loomgate.exchange.failures")
                 .description("Exchanges that failed, by route and failure kind")
                 .tag("route", routeId)
-                .tag("kind", kinds[i].name().toLowerCase(java.util.Locale.ROOT))
+                .tag("kind", kinds[i].name().toLowerCase(Locale.ROOT))
                 .register(registry));
         total = Timer.builder("loomgate.request.duration")
                 .description("Time from the request head read to the end of the response, by route")

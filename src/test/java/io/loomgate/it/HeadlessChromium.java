@@ -3,6 +3,7 @@ package io.loomgate.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.loomgate.threads.ConnectionExecutors;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -165,7 +166,7 @@ final class HeadlessChromium implements AutoCloseable {
 
     /** Chromium keeps writing to stderr; unread, the pipe would fill and stall it. */
     private static void drainInBackground(BufferedReader err) {
-        io.loomgate.threads.ConnectionExecutors.startDaemon("chromium-stderr", () -> {
+        ConnectionExecutors.startDaemon("chromium-stderr", () -> {
             try {
                 while (err.readLine() != null) {
                     // discarded: only the DevTools line mattered
