@@ -74,7 +74,8 @@ final class ObservedGateway implements AutoCloseable {
 
         PinnedEventMonitor monitor = new PinnedEventMonitor().start();
         GatewayMetrics metrics = new GatewayMetrics().bindJvm().bindVirtualThreads(monitor);
-        AccessLog accessLog = new AccessLog(format, 1024, accessLines::add, metrics.registry()).start();
+        AccessLog accessLog = new AccessLog(format, 1024, batch -> accessLines.addAll(List.of(batch.split("\n"))),
+                metrics.registry()).start();
         telemetry = GatewayTelemetry.of(metrics, accessLog, monitor);
         this.metrics = metrics;
         upstreams = Upstreams.create(definitions, telemetry.poolListener());

@@ -60,8 +60,8 @@ class AccessLogTest {
     void writesOneLinePerExchangeOnTheWriterThread() throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
         List<String> threads = new CopyOnWriteArrayList<>();
-        AccessLog log = new AccessLog(AccessLogFormat.COMBINED, 100, line -> {
-            lines.add(line);
+        AccessLog log = new AccessLog(AccessLogFormat.COMBINED, 100, batch -> {
+            lines.addAll(List.of(batch.split("\n")));
             threads.add(Thread.currentThread().getName());
         }, null).start();
         for (int i = 0; i < 10; i++) {
@@ -80,7 +80,8 @@ class AccessLogTest {
     void aFullQueueDropsCountsAndNeverBlocks() throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        AccessLog log = new AccessLog(AccessLogFormat.JSON, 2, lines::add, registry);
+        AccessLog log = new AccessLog(AccessLogFormat.JSON, 2, batch -> lines.addAll(List.of(batch.split("\n"))),
+                registry);
         // The writer is not started yet, so the queue holds exactly 2.
         for (int i = 0; i < 5; i++) {
             log.exchangeEnd(FakeExchange.ok("users", "GET", 200, 1));
@@ -91,9 +92,35 @@ class AccessLogTest {
 
         log.start();
         log.close();
-        assertThat(lines).hasSize(2);
+        assertThat(lines).hasSize(2).allSatisfy(l -> assertThat(l).startsWith("{").endsWith("}"));
         log.exchangeEnd(FakeExchange.ok("users", "GET", 200, 1));
         assertThat(log.dropped()).isEqualTo(4);
+    }
+
+    @Test
+    void linesTheSinkFailsToWriteAreCountedAsDropped() throws Exception {
+        AccessLog log = new AccessLog(AccessLogFormat.COMBINED, 10, batch -> {
+            throw new IllegalStateException("disk full");
+        }, null);
+        for (int i = 0; i < 3; i++) {
+            log.exchangeEnd(FakeExchange.ok("users", "GET", 200, 1));
+        }
+        log.start();
+        log.close();
+        assertThat(log.dropped()).isEqualTo(3);
+        assertThat(log.written()).isZero();
+    }
+
+    @Test
+    void aBatchIsOneLinePerEntryInOrder() {
+        AccessLogFormat.Batch batch = new AccessLogFormat.Batch(AccessLogFormat.JSON);
+        String text = batch.format(List.of(entry(FakeExchange.ok("a", "GET", 200, 1)),
+                entry(FakeExchange.ok("b", "GET", 200, 1)), entry(FakeExchange.ok("c", "GET", 200, 1))));
+        assertThat(text.split("\n")).hasSize(3)
+                .satisfiesExactly(l -> assertThat(l).contains("\"route\":\"a\""),
+                        l -> assertThat(l).contains("\"route\":\"b\""),
+                        l -> assertThat(l).contains("\"route\":\"c\""));
+        assertThat(text).doesNotEndWith("\n");
     }
 
     @Test
