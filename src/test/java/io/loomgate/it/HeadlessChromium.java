@@ -34,8 +34,8 @@ import java.util.stream.Stream;
 /**
  * A headless Chromium (Debian's {@code chromium} package, or the binary named by {@code LOOMGATE_CHROMIUM}) driven
  * over the Chrome DevTools Protocol with the JDK's own WebSocket client: one page, JavaScript evaluation and
- * screenshots, with no driver or browser download. Lifecycle: {@link #find()} → {@link #start()} → {@link #open} →
- * {@link #close()}.
+ * screenshots, with no driver or browser download. Lifecycle: {@link #find()} → {@link #start} → {@link #open}
+ * → {@link #close()}.
  */
 final class HeadlessChromium implements AutoCloseable {
     private static final List<String> CANDIDATES = List.of("chromium", "chromium-browser", "google-chrome");
@@ -105,9 +105,10 @@ final class HeadlessChromium implements AutoCloseable {
 
     /** Opens a page at this URL and attaches to it. */
     HeadlessChromium open(String url) throws Exception {
-        HttpResponse<String> created = http.send(HttpRequest.newBuilder(
+        HttpRequest newPage = HttpRequest.newBuilder(
                         URI.create(httpBase + "/json/new?" + URLEncoder.encode(url, StandardCharsets.UTF_8)))
-                .PUT(HttpRequest.BodyPublishers.noBody()).timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofString());
+                .PUT(HttpRequest.BodyPublishers.noBody()).timeout(TIMEOUT).build();
+        HttpResponse<String> created = http.send(newPage, HttpResponse.BodyHandlers.ofString());
         if (created.statusCode() != 200) {
             throw new IOException("chromium refused a new page: " + created.statusCode() + " " + created.body());
         }
