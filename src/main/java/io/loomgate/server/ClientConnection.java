@@ -259,6 +259,11 @@ final class ClientConnection implements Runnable {
         return rawOut;
     }
 
+    /** Whether a request is being read or served now (for drain's report; racy by nature, used only for logs). */
+    boolean isBusy() {
+        return !idle;
+    }
+
     boolean isDraining() {
         return draining;
     }
