@@ -68,6 +68,7 @@ public final class Listener implements AutoCloseable {
         }
         serverSocket = ss;
         acceptThread = ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
+        ConnectionExecutors.startDaemon("write-watchdog-" + port(), this::watchWrites);
         return this;
     }
 
@@ -106,6 +107,25 @@ public final class Listener implements AutoCloseable {
                 open.remove(c);
                 permits.release();
                 closeQuietly(socket);
+            }
+        }
+    }
+
+    /**
+     * Once per tick, aborts connections whose write to the client has been blocked longer than the read timeout (see
+     * {@link StallAwareOutputStream}). One thread for all connections: a scan of 10,000 volatile reads a second.
+     */
+    private void watchWrites() {
+        long timeout = settings.readTimeout().toNanos();
+        long tick = Math.max(10_000_000L, Math.min(1_000_000_000L, timeout / 4));
+        while (!stopping || !open.isEmpty()) {
+            LockSupport.parkNanos(tick);
+            long cutoff = System.nanoTime() - timeout;
+            for (ClientConnection c : open) {
+                c.abortIfWriteStalled(cutoff);
+            }
+            if (stopping && serverSocket.isClosed() && open.isEmpty()) {
+                return;
             }
         }
     }
