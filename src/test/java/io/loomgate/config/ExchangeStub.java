@@ -47,7 +47,7 @@ final class ExchangeStub implements FilterExchange {
     }
 
     @Override
-    public InetSocketAddress clientAddress() {
+    public InetSocketAddress remoteAddress() {
         return new InetSocketAddress("127.0.0.1", 1);
     }
 
