@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The dashboard in a real headless Chromium under load: the page's numbers move, and once the load stops they equal
- * what {@code /metrics} says. A screenshot taken under load is kept at {@code docs/dashboard.png}.
+ * what {@code /metrics} says. A screenshot taken under load goes to {@code target/dashboard.png}; run with
+ * {@code -Dloomgate.dashboard.screenshot=docs/dashboard.png} to refresh the one the docs show.
  *
  * <p>Needs Debian's {@code chromium} ({@code apt-get install chromium}) or {@code LOOMGATE_CHROMIUM}; without one
  * the test is skipped with that message, so a CI without a browser stays green.
@@ -74,8 +75,9 @@ class DashboardInBrowserTest {
             assertThat(number(browser, "document.getElementById('virtual-alive').textContent")).isPositive();
             // Ten seconds of history, so the screenshot's charts show lines rather than a first dot.
             awaitTrue(() -> number(browser, "history.total.length") >= 10, "ten seconds of chart history");
-            Files.createDirectories(Path.of("docs"));
-            Files.write(Path.of("docs/dashboard.png"), browser.screenshotPng());
+            Path screenshot = Path.of(System.getProperty("loomgate.dashboard.screenshot", "target/dashboard.png"));
+            Files.createDirectories(screenshot.toAbsolutePath().getParent());
+            Files.write(screenshot, browser.screenshotPng());
 
             running.set(false);
             for (Thread t : load) {
