@@ -119,13 +119,19 @@ public final class AccessLog implements ExchangeListener, AutoCloseable {
         return written.get();
     }
 
+    /** Writes out what is queued (waiting up to 5 s for the writer), then stops it. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         closing = true;
         Thread w = writer;
         if (w != null) {
             LockSupport.unpark(w);
-            w.join(5_000);
+            try {
+                w.join(5_000);
+            } catch (InterruptedException e) {
+                // Shutdown was interrupted: stop waiting and let the caller see the interrupt.
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -145,7 +145,7 @@ public final class GatewayTelemetry implements AutoCloseable {
 
     /** Closes the admin listener, writes out the access log, stops the monitor and the metrics. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         Listener a = admin;
         if (a != null) {
             a.close();

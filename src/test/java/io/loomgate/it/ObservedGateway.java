@@ -99,7 +99,7 @@ final class ObservedGateway implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         gateway.close();
         upstreams.close();
         telemetry.close();
