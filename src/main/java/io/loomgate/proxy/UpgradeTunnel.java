@@ -22,7 +22,7 @@ final class UpgradeTunnel {
     static void run(Exchange x, ServerExchange.Tunnel client, PooledConnection upstream, Duration idleTimeout)
             throws IOException {
         Socket up = upstream.socket();
-        up.setSoTimeout((int) Math.min(Integer.MAX_VALUE, idleTimeout.toMillis()));
+        upstream.setReadTimeout(idleTimeout);
         Thread toOrigin = ConnectionExecutors.startVirtual("tunnel-up-" + x.downstream.connectionId(), () -> {
             long n = pipe(client.fromClient(), upstream.output());
             x.bytesIn += n;

@@ -7,6 +7,7 @@ import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.http1.HttpParseException;
+import io.loomgate.threads.WatchedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -43,7 +44,7 @@ final class ClientConnection implements Runnable {
     private boolean closed;
     private InetSocketAddress remote;
     private InetSocketAddress local;
-    private DeadlineInputStream socketIn;
+    private WatchedInputStream socketIn;
     private HttpInput in;
     private HttpOutput out;
     private StallAwareOutputStream rawOut;
@@ -67,7 +68,7 @@ final class ClientConnection implements Runnable {
         events.connectionOpened(remote);
         try {
             socket.setTcpNoDelay(true);
-            socketIn = new DeadlineInputStream(socket);
+            socketIn = new WatchedInputStream(socket.getInputStream(), socket::shutdownInput);
             rawOut = new StallAwareOutputStream(socket.getOutputStream());
             in = new HttpInput(socketIn, 8192, settings.limits());
             out = new HttpOutput(rawOut, 8192);
@@ -84,14 +85,12 @@ final class ClientConnection implements Runnable {
     }
 
     private void serve() throws IOException {
-        int idleMillis = millis(settings.idleTimeout());
         long headerNanos = settings.headerTimeout().toNanos();
-        int readMillis = millis(settings.readTimeout());
         while (!draining) {
             idle = true;
             if (in.buffered() == 0) {
                 out.releaseBuffer();
-                socketIn.readTimeout(idleMillis);
+                socketIn.setReadTimeout(settings.idleTimeout());
                 try {
                     if (!in.awaitData()) {
                         return; // the client closed between requests: the normal end of keep-alive
@@ -110,7 +109,7 @@ final class ClientConnection implements Runnable {
             if (head == null) {
                 return;
             }
-            socketIn.readTimeout(readMillis);
+            socketIn.setReadTimeout(settings.readTimeout());
             if (!serveOne(head)) {
                 return;
             }
@@ -120,7 +119,7 @@ final class ClientConnection implements Runnable {
 
     /** Reads one head within the header deadline; answers and returns null when it cannot be read. */
     private RequestHead readHead(long headerNanos) throws IOException {
-        socketIn.armDeadline(System.nanoTime() + headerNanos, "request head");
+        socketIn.setPhaseDeadline(System.nanoTime() + headerNanos, "request head");
         try {
             RequestHead head = in.readRequestHead();
             return head == null ? null : normalise(head);
@@ -134,7 +133,7 @@ final class ClientConnection implements Runnable {
             log.debug("connection {}: client closed mid-head", id);
             return null;
         } finally {
-            socketIn.disarm();
+            socketIn.clearPhaseDeadline();
         }
     }
 
@@ -317,10 +316,6 @@ final class ClientConnection implements Runnable {
         } finally {
             closeLock.unlock();
         }
-    }
-
-    private static int millis(java.time.Duration d) {
-        return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.loomgate.upstream;
 
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
+import io.loomgate.threads.WatchedInputStream;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -51,8 +52,9 @@ final class Connector {
         long start = System.nanoTime();
         Socket socket = dial();
         try {
-            PooledConnection connection = new PooledConnection(pool, id, socket,
-                    new HttpInput(socket.getInputStream(), BUFFER_SIZE, settings.limits()),
+            WatchedInputStream watched = new WatchedInputStream(socket.getInputStream(), socket::shutdownInput);
+            PooledConnection connection = new PooledConnection(pool, id, socket, watched,
+                    new HttpInput(watched, BUFFER_SIZE, settings.limits()),
                     new HttpOutput(socket.getOutputStream(), BUFFER_SIZE));
             listener.connected(endpoint, System.nanoTime() - start);
             return connection;

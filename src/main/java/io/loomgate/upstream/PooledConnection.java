@@ -2,9 +2,9 @@ package io.loomgate.upstream;
 
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
+import io.loomgate.threads.WatchedInputStream;
 import java.io.IOException;
 import java.net.Socket;
-import java.net.SocketException;
 import java.time.Duration;
 
 /**
@@ -25,14 +25,18 @@ public final class PooledConnection {
     private final Socket socket;
     private final HttpInput input;
     private final HttpOutput output;
+    private final WatchedInputStream watched;
+    private Duration readTimeout = Duration.ZERO;
 
     // Guarded by pool's lock.
     private State state = State.IN_USE;
     private long idleSinceNanos;
     private boolean reused;
 
-    PooledConnection(UpstreamPool pool, long id, Socket socket, HttpInput input, HttpOutput output) {
+    PooledConnection(UpstreamPool pool, long id, Socket socket, WatchedInputStream watched, HttpInput input,
+                     HttpOutput output) {
         this.pool = pool;
+        this.watched = watched;
         this.id = id;
         this.socket = socket;
         this.input = input;
@@ -62,17 +66,21 @@ public final class PooledConnection {
 
     /**
      * Bounds every following read on this connection (the proxy's response timeout); {@link Duration#ZERO} waits
-     * forever. A positive timeout under one millisecond becomes one millisecond, because 0 would mean "no timeout".
+     * forever. Enforced by the read watchdog, not by {@code SO_TIMEOUT}: a timed socket read makes a virtual thread
+     * arm and cancel a timer on every read (see {@link WatchedInputStream}). A read that overruns ends with a
+     * {@link java.net.SocketTimeoutException} and leaves the connection unusable.
      */
-    public void setReadTimeout(Duration timeout) throws SocketException {
+    public void setReadTimeout(Duration timeout) {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("read timeout must not be negative, not " + timeout);
         }
-        long millis = timeout.toMillis();
-        if (millis == 0 && !timeout.isZero()) {
-            millis = 1;
-        }
-        socket.setSoTimeout((int) Math.min(millis, Integer.MAX_VALUE));
+        watched.setReadTimeout(timeout);
+        readTimeout = timeout;
+    }
+
+    /** The read timeout last set; zero for none. */
+    Duration readTimeout() {
+        return readTimeout;
     }
 
     UpstreamPool pool() {
