@@ -25,7 +25,7 @@ public interface FilterExchange {
     /** Template variables bound by the route's predicates ({@code {segment}} in a Path pattern). */
     Map<String, String> uriVariables();
 
-    InetSocketAddress clientAddress();
+    InetSocketAddress remoteAddress();
 
     /** The response head, once the chain's last link has received it; null before. */
     ResponseHead response();

@@ -1,30 +1,113 @@
 package io.loomgate.server;
 
+import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Accepts connections on one address and runs each on the executor it was given, as a {@link ClientConnection}.
  * Lifecycle: new → {@link #start()} (bound and accepting) → {@link #drain(Duration)} (stop accepting, close idle
  * connections, wait for busy ones) → closed.
+ *
+ * <p>Admission: a permit is taken <em>before</em> {@code accept()}, so at max-connections the listener simply stops
+ * accepting and further clients wait in the kernel's backlog, costing the gateway nothing, instead of being accepted
+ * into a process that has no file descriptors or memory left for them.
  */
 public final class Listener implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Listener.class);
+    private static final AtomicLong CONNECTION_IDS = new AtomicLong();
+
+    private final ListenerSettings settings;
+    private final ExchangeHandler handler;
+    private final ExecutorService executor;
+    private final ConnectionListener events;
+    private final Semaphore permits;
+    private final Set<ClientConnection> open = ConcurrentHashMap.newKeySet();
+    private volatile boolean stopping;
+    private ServerSocket serverSocket;
+    private Thread acceptThread;
 
     public Listener(ListenerSettings settings, ExchangeHandler handler, ExecutorService executor,
                     ConnectionListener events) {
-        throw new UnsupportedOperationException("stub");
+        this.settings = settings;
+        this.handler = handler;
+        this.executor = executor;
+        this.events = events;
+        this.permits = new Semaphore(settings.maxConnections());
     }
 
     /** Binds and starts the accept loop; returns once bound. */
     public Listener start() throws IOException {
-        throw new UnsupportedOperationException("stub");
+        ServerSocket ss = new ServerSocket();
+        ss.setReuseAddress(true);
+        try {
+            ss.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
+                    settings.backlog());
+        } catch (IOException e) {
+            ss.close();
+            throw new IOException("cannot listen on " + settings.address() + ":" + settings.port() + ": "
+                    + e.getMessage(), e);
+        }
+        serverSocket = ss;
+        acceptThread = ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
+        return this;
+    }
+
+    private void acceptLoop() {
+        while (!stopping) {
+            try {
+                permits.acquire();
+            } catch (InterruptedException e) {
+                return;
+            }
+            Socket socket;
+            try {
+                socket = serverSocket.accept();
+            } catch (IOException e) {
+                permits.release();
+                if (stopping || serverSocket.isClosed()) {
+                    return;
+                }
+                // EMFILE and friends: say so and back off a little instead of spinning on a failing accept.
+                log.warn("accept on port {} failed: {}", port(), e.getMessage());
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                continue;
+            }
+            long id = CONNECTION_IDS.incrementAndGet();
+            ClientConnection[] self = new ClientConnection[1];
+            ClientConnection c = new ClientConnection(id, socket, settings, handler, events, () -> {
+                open.remove(self[0]);
+                permits.release();
+            });
+            self[0] = c;
+            open.add(c);
+            try {
+                executor.execute(c);
+            } catch (RuntimeException e) { // executor shut down during drain
+                open.remove(c);
+                permits.release();
+                closeQuietly(socket);
+            }
+        }
     }
 
     /** The bound address (with the real port when 0 was asked). */
     public InetSocketAddress address() {
-        throw new UnsupportedOperationException("stub");
+        return (InetSocketAddress) serverSocket.getLocalSocketAddress();
     }
 
     public int port() {
@@ -33,7 +116,12 @@ public final class Listener implements AutoCloseable {
 
     /** Client connections open now. */
     public int openConnections() {
-        throw new UnsupportedOperationException("stub");
+        return open.size();
+    }
+
+    /** Whether the listener is draining or closed. */
+    public boolean isStopping() {
+        return stopping;
     }
 
     /**
@@ -41,12 +129,53 @@ public final class Listener implements AutoCloseable {
      * closes what is left. Returns whether every connection finished in time.
      */
     public boolean drain(Duration timeout) throws InterruptedException {
-        throw new UnsupportedOperationException("stub");
+        stopping = true;
+        closeQuietly(serverSocket);
+        if (acceptThread != null) {
+            acceptThread.interrupt();
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (ClientConnection c : open) {
+            c.closeIfIdle();
+        }
+        // Waiting is polling a set that only shrinks; a short park between looks is cheap next to a drain timeout.
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
+            for (ClientConnection c : open) {
+                c.closeIfIdle();
+            }
+            Thread.sleep(20);
+        }
+        boolean clean = open.isEmpty();
+        if (!clean) {
+            log.warn("drain timeout: closing {} connections still busy", open.size());
+            for (ClientConnection c : open) {
+                c.abort();
+            }
+        }
+        executor.shutdown();
+        executor.awaitTermination(1, TimeUnit.SECONDS);
+        return clean;
     }
 
     /** Drains with no grace period. */
     @Override
     public void close() {
-        throw new UnsupportedOperationException("stub");
+        try {
+            drain(Duration.ZERO);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
+
+    private static void closeQuietly(java.io.Closeable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (IOException e) {
+            // closing on shutdown: nothing useful to do
+        }
+    }
+
 }

@@ -19,7 +19,12 @@ public interface PoolListener {
     default void reused(Endpoint endpoint) {
     }
 
-    /** A connection left the pool for good; reason: idle-timeout, closed-by-peer, discarded, over-max-idle, shutdown. */
+    /**
+     * A connection left the pool for good. Reasons: {@code idle-timeout} (the sweeper), {@code closed-by-peer} (failed
+     * the health check on acquire), {@code discarded} (the borrower said so), {@code over-max-idle} (released while
+     * max-idle were already idle), {@code replaced} (the least recently used idle connection, closed to make room for
+     * a fresh dial in a full pool), {@code shutdown} (the pool was closed).
+     */
     default void evicted(Endpoint endpoint, String reason) {
     }
 }

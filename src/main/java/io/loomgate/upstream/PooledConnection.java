@@ -2,32 +2,114 @@ package io.loomgate.upstream;
 
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
+import java.io.IOException;
 import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
 
-/** A connection to one endpoint, lent by its pool to one exchange at a time. */
+/**
+ * A connection to one endpoint, lent by its pool to one exchange at a time.
+ *
+ * <p>Lifecycle: {@code IN_USE} (just dialled, or taken from the idle list) → {@code IDLE} (released clean) →
+ * {@code IN_USE} … → {@code CLOSED} (discarded, evicted or pool shut down). The pool checks the state on every
+ * transition under its lock and names it when a transition is illegal (a double release, a release after discard).
+ * The state fields are only touched under the owning pool's lock; the lock's hand-off also publishes them to the
+ * thread that acquires the connection. The socket and codec objects are used by one exchange at a time.
+ */
 public final class PooledConnection {
-    PooledConnection() {
-        throw new UnsupportedOperationException("stub");
+
+    enum State { IDLE, IN_USE, CLOSED }
+
+    private final UpstreamPool pool;
+    private final long id;
+    private final Socket socket;
+    private final HttpInput input;
+    private final HttpOutput output;
+
+    // Guarded by pool's lock.
+    private State state = State.IN_USE;
+    private long idleSinceNanos;
+    private boolean reused;
+
+    PooledConnection(UpstreamPool pool, long id, Socket socket, HttpInput input, HttpOutput output) {
+        this.pool = pool;
+        this.id = id;
+        this.socket = socket;
+        this.input = input;
+        this.output = output;
     }
 
     public Endpoint endpoint() {
-        throw new UnsupportedOperationException("stub");
+        return pool.endpoint();
     }
 
     public Socket socket() {
-        throw new UnsupportedOperationException("stub");
+        return socket;
     }
 
     public HttpInput input() {
-        throw new UnsupportedOperationException("stub");
+        return input;
     }
 
     public HttpOutput output() {
-        throw new UnsupportedOperationException("stub");
+        return output;
     }
 
     /** Whether this connection served an earlier exchange (so a failure on it may be a stale keep-alive). */
     public boolean reused() {
-        throw new UnsupportedOperationException("stub");
+        return reused;
+    }
+
+    /**
+     * Bounds every following read on this connection (the proxy's response timeout); {@link Duration#ZERO} waits
+     * forever. A positive timeout under one millisecond becomes one millisecond, because 0 would mean "no timeout".
+     */
+    public void setReadTimeout(Duration timeout) throws SocketException {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("read timeout must not be negative, not " + timeout);
+        }
+        long millis = timeout.toMillis();
+        if (millis == 0 && !timeout.isZero()) {
+            millis = 1;
+        }
+        socket.setSoTimeout((int) Math.min(millis, Integer.MAX_VALUE));
+    }
+
+    UpstreamPool pool() {
+        return pool;
+    }
+
+    State state() {
+        return state;
+    }
+
+    void state(State state) {
+        this.state = state;
+    }
+
+    long idleSinceNanos() {
+        return idleSinceNanos;
+    }
+
+    void idleSinceNanos(long nanos) {
+        this.idleSinceNanos = nanos;
+    }
+
+    void markReused() {
+        this.reused = true;
+    }
+
+    /** Closes the socket; never throws, because the connection is being thrown away anyway. */
+    void closeQuietly() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // Nothing to do: the connection is gone either way.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "connection #" + id + " to " + pool.endpoint();
     }
 }

@@ -1,44 +1,380 @@
 package io.loomgate.upstream;
 
+import io.loomgate.upstream.PooledConnection.State;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
-/** Reusable connections to one endpoint. Thread-safe. */
+/**
+ * Answers "which connections can be reused": the connections to one endpoint, shared by every upstream naming it.
+ * Thread-safe.
+ *
+ * <p>Contract: {@link #acquire} lends a connection (a healthy idle one, or a new one) and says whether it was
+ * {@linkplain PooledConnection#reused() reused}; the borrower gives it back exactly once, with {@link #release} if
+ * its last exchange ended cleanly, otherwise with {@link #discard}.
+ *
+ * <p>Invariant, under {@code lock}: {@code idle.size() + inUse + dialling <= maxConnections}, where a slot is
+ * reserved ({@code dialling}) before the dial starts and freed if it fails. Idle connections are kept most recently
+ * used first: reuse takes the warmest one and lets the rest age out at the tail, where {@link #cleanup} finds the
+ * oldest. The lock is never held across I/O: dialling, closing sockets and the health-check read all happen after
+ * it is released, so a slow origin never blocks other threads using the pool.
+ */
 public final class UpstreamPool {
-    UpstreamPool() {
-        throw new UnsupportedOperationException("stub");
+    /**
+     * How long a connection must have been idle before acquire spends a timed read on checking that the origin has
+     * not closed it. The read costs a full millisecond of latency on every reuse, so (as OkHttp does) only
+     * connections that sat long enough for an origin's keep-alive timeout to be plausible get it; a recently used
+     * connection that the origin closed anyway fails on first use and the proxy retries on a fresh one.
+     */
+    static final long EXTENSIVE_CHECK_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int HEALTH_CHECK_READ_MILLIS = 1;
+
+    private final Endpoint endpoint;
+    private final PoolSettings settings;
+    private final Connector connector;
+    private final PoolListener listener;
+    private final LongSupplier nanoTime;
+    private final long idleTimeoutNanos;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition slotFreed = lock.newCondition();
+    // Guarded by lock. Head = most recently released.
+    private final ArrayDeque<PooledConnection> idle = new ArrayDeque<>();
+    private int inUse;
+    private int dialling;
+    private boolean closed;
+
+    private final AtomicLong nextId = new AtomicLong();
+    private final LongAdder connects = new LongAdder();
+    private final LongAdder reuses = new LongAdder();
+
+    UpstreamPool(Endpoint endpoint, PoolSettings settings, PoolListener listener) {
+        this(new Connector(endpoint, settings, listener), settings, listener, System::nanoTime);
+    }
+
+    /**
+     * @param nanoTime the clock that ages idle connections (tests step it); waiting for a slot always uses
+     *                 {@link System#nanoTime()}, the clock of acquire's deadline
+     */
+    UpstreamPool(Connector connector, PoolSettings settings, PoolListener listener, LongSupplier nanoTime) {
+        this.endpoint = connector.endpoint();
+        this.settings = settings;
+        this.connector = connector;
+        this.listener = listener;
+        this.nanoTime = nanoTime;
+        this.idleTimeoutNanos = settings.idleTimeout().toNanos();
     }
 
     public Endpoint endpoint() {
-        throw new UnsupportedOperationException("stub");
+        return endpoint;
+    }
+
+    public PoolSettings settings() {
+        return settings;
     }
 
     /**
      * A healthy idle connection, or a new one. Waits for a free slot until the deadline (System.nanoTime()).
      *
-     * @param fresh true to skip idle connections and dial a new one (the retry after a stale reuse)
+     * @param fresh true to skip idle connections and dial a new one (the retry after a stale reuse); if the pool is
+     *              full, its least recently used idle connection is closed to make room
      * @throws java.net.ConnectException refused or unreachable
      * @throws java.net.SocketTimeoutException connect timed out
-     * @throws PoolExhaustedException no slot freed before the deadline
+     * @throws PoolExhaustedException no slot freed before the deadline, or the pool was closed
      */
     public PooledConnection acquire(long deadlineNanos, boolean fresh) throws IOException {
-        throw new UnsupportedOperationException("stub");
+        long startNanos = System.nanoTime();
+        while (true) {
+            Lease lease = lease(startNanos, deadlineNanos, fresh);
+            if (lease.replaced != null) {
+                lease.replaced.closeQuietly();
+                listener.evicted(endpoint, "replaced");
+            }
+            if (lease.idle == null) {
+                return dial();
+            }
+            if (healthy(lease.idle, lease.idleForNanos)) {
+                reuses.increment();
+                listener.reused(endpoint);
+                return lease.idle;
+            }
+            retire(lease.idle, "closed-by-peer", null);
+        }
+    }
+
+    /**
+     * What {@link #lease} decided under the lock: an idle connection to check, or a reserved slot to dial into
+     * (possibly made by closing {@code replaced}).
+     */
+    private record Lease(PooledConnection idle, long idleForNanos, PooledConnection replaced) {
+    }
+
+    private Lease lease(long startNanos, long deadlineNanos, boolean fresh) throws IOException {
+        lock.lock();
+        try {
+            while (true) {
+                if (closed) {
+                    throw new PoolExhaustedException("connection pool to " + endpoint + " is closed");
+                }
+                if (!fresh && !idle.isEmpty()) {
+                    PooledConnection connection = idle.pollFirst();
+                    connection.state(State.IN_USE);
+                    connection.markReused();
+                    inUse++;
+                    return new Lease(connection, nanoTime.getAsLong() - connection.idleSinceNanos(), null);
+                }
+                if (idle.size() + inUse + dialling < settings.maxConnections()) {
+                    dialling++;
+                    return new Lease(null, 0, null);
+                }
+                if (fresh && !idle.isEmpty()) {
+                    PooledConnection oldest = idle.pollLast();
+                    oldest.state(State.CLOSED);
+                    dialling++;
+                    return new Lease(null, 0, oldest);
+                }
+                long remaining = deadlineNanos - System.nanoTime();
+                if (remaining <= 0) {
+                    throw new PoolExhaustedException("no connection to " + endpoint + " free within "
+                            + TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - startNanos))
+                            + "ms (max-connections " + settings.maxConnections() + ")");
+                }
+                try {
+                    slotFreed.awaitNanos(remaining);
+                } catch (InterruptedException e) {
+                    slotFreed.signal(); // the slot this thread may have been woken for goes to the next waiter
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while waiting for a connection to " + endpoint);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private PooledConnection dial() throws IOException {
+        PooledConnection connection;
+        try {
+            connection = connector.connect(this, nextId.incrementAndGet());
+        } catch (IOException | RuntimeException e) {
+            lock.lock();
+            try {
+                dialling--;
+                slotFreed.signal();
+            } finally {
+                lock.unlock();
+            }
+            throw e;
+        }
+        lock.lock();
+        try {
+            dialling--;
+            if (!closed) {
+                inUse++;
+                connects.increment();
+                return connection;
+            }
+            connection.state(State.CLOSED);
+        } finally {
+            lock.unlock();
+        }
+        connection.closeQuietly();
+        listener.evicted(endpoint, "shutdown");
+        throw new PoolExhaustedException("connection pool to " + endpoint + " closed while dialling");
+    }
+
+    /**
+     * The cheap check runs on every reuse; the timed read only after a long idle (see
+     * {@link #EXTENSIVE_CHECK_AFTER_IDLE_NANOS}). Any byte or end of stream during the read means the origin closed
+     * the connection or is talking out of turn; either way it cannot carry a new request.
+     */
+    private boolean healthy(PooledConnection connection, long idleForNanos) {
+        Socket socket = connection.socket();
+        if (socket.isClosed() || socket.isInputShutdown() || socket.isOutputShutdown()
+                || connection.input().buffered() > 0) {
+            return false;
+        }
+        if (idleForNanos <= EXTENSIVE_CHECK_AFTER_IDLE_NANOS) {
+            return true;
+        }
+        try {
+            int previousTimeout = socket.getSoTimeout();
+            socket.setSoTimeout(HEALTH_CHECK_READ_MILLIS);
+            try {
+                connection.input().awaitData();
+                return false;
+            } catch (SocketTimeoutException expected) {
+                return true;
+            } finally {
+                socket.setSoTimeout(previousTimeout);
+            }
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Gives back a connection whose last exchange ended cleanly. */
     public void release(PooledConnection connection) {
-        throw new UnsupportedOperationException("stub");
+        String evictReason = null;
+        lock.lock();
+        try {
+            checkLent(connection, "release");
+            connection.output().releaseBuffer();
+            inUse--;
+            if (closed) {
+                evictReason = "shutdown";
+            } else if (idle.size() >= settings.maxIdle()) {
+                evictReason = "over-max-idle";
+            }
+            if (evictReason == null) {
+                connection.idleSinceNanos(nanoTime.getAsLong());
+                connection.state(State.IDLE);
+                idle.addFirst(connection);
+            } else {
+                connection.state(State.CLOSED);
+            }
+            slotFreed.signal();
+        } finally {
+            lock.unlock();
+        }
+        if (evictReason != null) {
+            connection.closeQuietly();
+            listener.evicted(endpoint, evictReason);
+        }
     }
 
     /** Closes a connection that must not be reused. */
     public void discard(PooledConnection connection) {
-        throw new UnsupportedOperationException("stub");
+        retire(connection, "discarded", "discard");
+    }
+
+    /** Closes a lent connection for good; {@code action}, if given, names the caller's call for the state check. */
+    private void retire(PooledConnection connection, String reason, String action) {
+        lock.lock();
+        try {
+            if (action != null) {
+                checkLent(connection, action);
+            }
+            inUse--;
+            connection.state(State.CLOSED);
+            slotFreed.signal();
+        } finally {
+            lock.unlock();
+        }
+        connection.closeQuietly();
+        listener.evicted(endpoint, reason);
+    }
+
+    private void checkLent(PooledConnection connection, String action) {
+        if (connection.pool() != this) {
+            throw new IllegalStateException("cannot " + action + " " + connection + " to the pool to " + endpoint
+                    + ": it belongs to another pool");
+        }
+        if (connection.state() != State.IN_USE) {
+            throw new IllegalStateException("cannot " + action + " " + connection + ": it is " + connection.state()
+                    + ", not IN_USE (released or discarded twice?)");
+        }
+    }
+
+    /**
+     * Closes idle connections that have been idle for at least the idle timeout at {@code nowNanos} (a reading of
+     * this pool's clock) and returns how many nanoseconds until the next one will be due. With nothing idle that is
+     * a whole idle timeout: a connection released right now is the soonest that can come due.
+     */
+    long cleanup(long nowNanos) {
+        List<PooledConnection> expired = new ArrayList<>();
+        long nextDelay;
+        lock.lock();
+        try {
+            // The tail is the oldest: release pushes at the head with a monotonic clock, so the scan stops at the
+            // first connection still inside its timeout.
+            while (!idle.isEmpty() && nowNanos - idle.peekLast().idleSinceNanos() >= idleTimeoutNanos) {
+                PooledConnection connection = idle.pollLast();
+                connection.state(State.CLOSED);
+                expired.add(connection);
+                slotFreed.signal();
+            }
+            nextDelay = idle.isEmpty()
+                    ? idleTimeoutNanos
+                    : idle.peekLast().idleSinceNanos() + idleTimeoutNanos - nowNanos;
+        } finally {
+            lock.unlock();
+        }
+        for (PooledConnection connection : expired) {
+            connection.closeQuietly();
+            listener.evicted(endpoint, "idle-timeout");
+        }
+        return nextDelay;
+    }
+
+    /** {@link #cleanup(long)} now, by this pool's clock. */
+    long cleanup() {
+        return cleanup(nanoTime.getAsLong());
+    }
+
+    /**
+     * Closes the idle connections and makes every later acquire fail; connections in use are closed when released
+     * or discarded. Threads waiting for a slot wake and fail. Idempotent.
+     */
+    void close() {
+        List<PooledConnection> idleNow;
+        lock.lock();
+        try {
+            closed = true;
+            idleNow = new ArrayList<>(idle);
+            idle.clear();
+            idleNow.forEach(c -> c.state(State.CLOSED));
+            slotFreed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        for (PooledConnection connection : idleNow) {
+            connection.closeQuietly();
+            listener.evicted(endpoint, "shutdown");
+        }
     }
 
     public int idleCount() {
-        throw new UnsupportedOperationException("stub");
+        lock.lock();
+        try {
+            return idle.size();
+        } finally {
+            lock.unlock();
+        }
     }
 
+    /** Connections lent out now (not counting those being dialled). */
     public int inUseCount() {
-        throw new UnsupportedOperationException("stub");
+        lock.lock();
+        try {
+            return inUse;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Connections dialled successfully since the pool was made. */
+    public long connectCount() {
+        return connects.sum();
+    }
+
+    /** Idle connections handed out again (after passing the health check) since the pool was made. */
+    public long reuseCount() {
+        return reuses.sum();
+    }
+
+    @Override
+    public String toString() {
+        return "pool to " + endpoint;
     }
 }

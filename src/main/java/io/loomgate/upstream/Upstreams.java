@@ -1,23 +1,84 @@
 package io.loomgate.upstream;
 
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
-/** Every upstream of a gateway, by id. Immutable after construction; thread-safe. */
+/**
+ * Every upstream of a gateway, by id, with one pool per distinct endpoint and the one sweeper thread that closes
+ * their idle connections when they time out. Immutable after construction; thread-safe.
+ *
+ * <p>Lifecycle: {@link #create} builds the pools and starts the sweeper; {@link #close()} stops the sweeper and
+ * closes every pool.
+ */
 public final class Upstreams {
-    Upstreams() {
-        throw new UnsupportedOperationException("stub");
+    private final Map<String, Upstream> upstreams;
+    private final List<UpstreamPool> pools;
+    private final PoolSweeper sweeper;
+
+    private Upstreams(Map<String, Upstream> upstreams, List<UpstreamPool> pools) {
+        this.upstreams = upstreams;
+        this.pools = pools;
+        this.sweeper = new PoolSweeper(pools);
+    }
+
+    /**
+     * Builds the upstreams and their pools and starts the sweeper. An endpoint named by several upstreams gets one
+     * pool, shared by all of them, with the settings of the first definition that names it (in list order): a pool
+     * can have only one set of limits, and the first is the one a reader of the configuration meets first.
+     *
+     * @throws IllegalArgumentException if two definitions have the same id, or one lists an endpoint twice
+     */
+    public static Upstreams create(List<UpstreamDefinition> definitions, PoolListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        Map<Endpoint, UpstreamPool> poolsByEndpoint = new LinkedHashMap<>();
+        Map<String, Upstream> byId = new LinkedHashMap<>();
+        for (UpstreamDefinition definition : definitions) {
+            if (byId.containsKey(definition.id())) {
+                throw new IllegalArgumentException("duplicate upstream id '" + definition.id() + "'");
+            }
+            List<Endpoint> endpoints = definition.endpoints();
+            for (int i = 0; i < endpoints.size(); i++) {
+                if (endpoints.indexOf(endpoints.get(i)) != i) {
+                    throw new IllegalArgumentException("upstream '" + definition.id() + "' lists endpoint "
+                            + endpoints.get(i) + " twice");
+                }
+            }
+            List<UpstreamPool> pools = endpoints.stream()
+                    .map(e -> poolsByEndpoint.computeIfAbsent(e,
+                            key -> new UpstreamPool(key, definition.settings(), listener)))
+                    .toList();
+            byId.put(definition.id(), new Upstream(definition.id(), pools, new RoundRobinBalancer()));
+        }
+        Upstreams created = new Upstreams(byId, List.copyOf(poolsByEndpoint.values()));
+        created.sweeper.start();
+        return created;
     }
 
     /** The upstream with this id, or null. */
     public Upstream get(String id) {
-        throw new UnsupportedOperationException("stub");
+        return upstreams.get(id);
     }
 
     public Collection<Upstream> all() {
-        throw new UnsupportedOperationException("stub");
+        return upstreams.values();
     }
 
+    /** Every distinct pool, each once even when several upstreams share it. */
+    public List<UpstreamPool> pools() {
+        return pools;
+    }
+
+    /** The sweeper's thread, for tests that check it ends. */
+    Thread sweeperThread() {
+        return sweeper.thread();
+    }
+
+    /** Stops the sweeper and closes every pool: idle connections now, in-use ones when released. Idempotent. */
     public void close() {
-        all().forEach(Upstream::close);
+        sweeper.stop();
+        pools.forEach(UpstreamPool::close);
     }
 }

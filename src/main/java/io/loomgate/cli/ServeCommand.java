@@ -1,0 +1,97 @@
+package io.loomgate.cli;
+
+import io.loomgate.config.ConfigException;
+import io.loomgate.config.ConfigLoader;
+import io.loomgate.config.GatewayConfig;
+import io.loomgate.threads.ThreadModel;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code loomgate serve --config gateway.yaml}: runs the gateway until SIGTERM, then drains and exits 0. */
+@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the gateway.")
+final class ServeCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
+
+    @Option(names = {"-c", "--config"}, description = "YAML configuration file (default: ${DEFAULT-VALUE}).",
+            defaultValue = "gateway.yaml")
+    Path config;
+
+    @Option(names = "--port", description = "Overrides server.port.")
+    Integer port;
+
+    @Option(names = "--threads", description = "Overrides server.threads: virtual, platform, platform:N or cached.")
+    String threads;
+
+    @Option(names = "--platform-threads", description = "Size of the platform pool when --threads platform.")
+    Integer platformThreads;
+
+    @Override
+    public Integer call() throws Exception {
+        long t0 = System.nanoTime();
+        GatewayConfig cfg;
+        try {
+            cfg = Overrides.apply(ConfigLoader.load(config), port, threads, platformThreads);
+        } catch (ConfigException e) {
+            System.err.println("loomgate: " + e.getMessage());
+            return 2;
+        } catch (IllegalArgumentException e) {
+            System.err.println("loomgate: " + e.getMessage());
+            return 2;
+        }
+        Gateway gw;
+        try {
+            gw = Gateway.start(cfg, Observability.observersFor(cfg));
+        } catch (ConfigException e) {
+            System.err.println("loomgate: " + e.getMessage());
+            return 2;
+        } catch (java.io.IOException e) {
+            System.err.println("loomgate: " + e.getMessage());
+            return 1;
+        }
+        FdBudget.check(cfg);
+        log.info("loomgate listening on {}:{} ({} threads, max {} connections), routes {}, started in {} ms",
+                cfg.server().address(), gw.port(), cfg.server().threads(), cfg.server().maxConnections(),
+                gw.routeIds(), (System.nanoTime() - t0) / 1_000_000);
+        CountDownLatch forever = new CountDownLatch(1);
+        ShutdownSignals.onTerminate(() -> {
+            try {
+                boolean clean = gw.drain(cfg.server().drainTimeout());
+                log.info("drained {}; exiting", clean ? "cleanly" : "with connections cut at the timeout");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return 0;
+        });
+        forever.await();
+        return 0;
+    }
+
+    /** Command-line flags that override the file. */
+    static final class Overrides {
+        private Overrides() {
+        }
+
+        static GatewayConfig apply(GatewayConfig c, Integer port, String threads, Integer platformThreads) {
+            GatewayConfig.ServerSpec s = c.server();
+            ThreadModel model = s.threads();
+            if (threads != null) {
+                model = ThreadModel.parse(threads);
+            }
+            if (platformThreads != null) {
+                if (!(model instanceof ThreadModel.Platform)) {
+                    throw new IllegalArgumentException("--platform-threads needs --threads platform");
+                }
+                model = new ThreadModel.Platform(platformThreads);
+            }
+            GatewayConfig.ServerSpec ns = new GatewayConfig.ServerSpec(s.address(), port == null ? s.port() : port,
+                    model, s.maxConnections(), s.backlog(), s.headerTimeout(), s.idleTimeout(), s.readTimeout(),
+                    s.drainTimeout(), s.trustedProxies(), s.limits());
+            return new GatewayConfig(c.source(), ns, c.admin(), c.accessLog(), c.upstreamDefaults(), c.routes());
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.loomgate.proxy;
+
+import io.loomgate.filter.FilterExchange;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.route.Route;
+import io.loomgate.server.ServerExchange;
+import io.loomgate.upstream.PooledConnection;
+import io.loomgate.upstream.UpstreamPool;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The state of one proxied request, passed explicitly through every phase (never kept in a ThreadLocal). Filters see
+ * it as a {@link FilterExchange}, listeners as an {@link ExchangeView}. Owned by the request's thread.
+ */
+final class Exchange implements FilterExchange, ExchangeView {
+    final ServerExchange downstream;
+    final long startNanos;
+    private final String originalTarget;
+    RequestHead request;
+    Route route;
+    Map<String, String> variables = Map.of();
+    UpstreamPool pool;
+    PooledConnection connection;
+    ResponseHead response;
+    BodyFraming upstreamFraming;
+    ResponseHead localReply;
+    byte[] localReplyBody;
+    boolean upgradeRequested;
+    boolean responseBytesReceived;
+    long upstreamStartNanos;
+    long upstreamNanos = -1;
+    long endNanos;
+    long bytesIn;
+    long bytesOut;
+    int status;
+    String traceId;
+    ProxyFailure failure;
+    private Map<String, Object> attributes;
+    private String clientIp;
+
+    Exchange(ServerExchange downstream, long startNanos) {
+        this.downstream = downstream;
+        this.startNanos = startNanos;
+        this.request = downstream.request();
+        this.originalTarget = request.target();
+    }
+
+    // ---- FilterExchange ----
+
+    @Override
+    public String routeId() {
+        return route == null ? null : route.id();
+    }
+
+    @Override
+    public RequestHead request() {
+        return request;
+    }
+
+    @Override
+    public void setRequest(RequestHead request) {
+        this.request = request;
+    }
+
+    @Override
+    public String originalTarget() {
+        return originalTarget;
+    }
+
+    @Override
+    public Map<String, String> uriVariables() {
+        return variables;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return downstream.remoteAddress();
+    }
+
+    @Override
+    public ResponseHead response() {
+        return response != null ? response : localReply;
+    }
+
+    @Override
+    public void setResponse(ResponseHead response) {
+        if (this.response != null) {
+            this.response = response;
+        } else if (localReply != null) {
+            this.localReply = response;
+        } else {
+            throw new IllegalStateException("no response yet: setResponse is for after proceed returns");
+        }
+    }
+
+    @Override
+    public void replyLocally(ResponseHead head, byte[] body) {
+        if (response != null) {
+            throw new IllegalStateException("the upstream already answered; edit response() instead");
+        }
+        this.localReply = head;
+        this.localReplyBody = body;
+    }
+
+    @Override
+    public Map<String, Object> attributes() {
+        if (attributes == null) {
+            attributes = new HashMap<>();
+        }
+        return attributes;
+    }
+
+    // ---- ExchangeView ----
+
+    @Override
+    public String method() {
+        return request.method();
+    }
+
+    @Override
+    public String target() {
+        return originalTarget;
+    }
+
+    @Override
+    public String clientAddress() {
+        if (clientIp == null) {
+            clientIp = downstream.remoteAddress().getAddress().getHostAddress();
+        }
+        return clientIp;
+    }
+
+    @Override
+    public String upstreamId() {
+        return route == null ? null : route.upstreamId();
+    }
+
+    @Override
+    public String endpoint() {
+        return pool == null ? null : pool.endpoint().authority();
+    }
+
+    @Override
+    public int status() {
+        return status;
+    }
+
+    @Override
+    public long startNanos() {
+        return startNanos;
+    }
+
+    @Override
+    public long upstreamNanos() {
+        return upstreamNanos;
+    }
+
+    @Override
+    public long totalNanos() {
+        return (endNanos == 0 ? System.nanoTime() : endNanos) - startNanos;
+    }
+
+    @Override
+    public long bytesIn() {
+        return bytesIn;
+    }
+
+    @Override
+    public long bytesOut() {
+        return bytesOut;
+    }
+
+    @Override
+    public String traceId() {
+        return traceId;
+    }
+
+    @Override
+    public ProxyFailure failure() {
+        return failure;
+    }
+
+    @Override
+    public String toString() {
+        return request.method() + " " + originalTarget + (route == null ? "" : " (route '" + route.id() + "')");
+    }
+}

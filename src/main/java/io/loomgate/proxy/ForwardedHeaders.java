@@ -1,0 +1,88 @@
+package io.loomgate.proxy;
+
+import io.loomgate.http.Cidr;
+import io.loomgate.http.Headers;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * Adds X-Forwarded-For/-Proto/-Host/-Port, Forwarded (RFC 7239) and Via (RFC 9110 §7.6.3) to a request going
+ * upstream. A client inside {@code trustedProxies} is another proxy whose forwarding fields are kept and appended
+ * to; anyone else's are replaced, so a client cannot pass off a forged address as the hop before us.
+ */
+final class ForwardedHeaders {
+    static final String VIA = "1.1 loomgate";
+
+    private final List<Cidr> trustedProxies;
+
+    ForwardedHeaders(List<Cidr> trustedProxies) {
+        this.trustedProxies = List.copyOf(trustedProxies);
+    }
+
+    void apply(Headers h, InetSocketAddress client, InetSocketAddress local, String clientHost) {
+        InetAddress addr = client.getAddress();
+        String ip = addr.getHostAddress();
+        boolean trusted = isTrusted(addr);
+        if (!trusted) {
+            h.remove("X-Forwarded-For");
+            h.remove("X-Forwarded-Proto");
+            h.remove("X-Forwarded-Host");
+            h.remove("X-Forwarded-Port");
+            h.remove("Forwarded");
+        }
+        String xff = joined(h, "X-Forwarded-For");
+        h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
+        if (!h.contains("X-Forwarded-Proto")) {
+            h.set("X-Forwarded-Proto", "http");
+        }
+        if (!h.contains("X-Forwarded-Host") && clientHost != null) {
+            h.set("X-Forwarded-Host", clientHost);
+        }
+        if (!h.contains("X-Forwarded-Port")) {
+            h.set("X-Forwarded-Port", Integer.toString(local.getPort()));
+        }
+        String element = "for=" + forwardedNode(addr, ip) + ";proto=http"
+                + (clientHost == null ? "" : ";host=" + quoteIfNeeded(clientHost));
+        String fwd = joined(h, "Forwarded");
+        h.set("Forwarded", fwd == null ? element : fwd + ", " + element);
+        String via = joined(h, "Via");
+        h.set("Via", via == null ? VIA : via + ", " + VIA);
+    }
+
+    boolean isTrusted(InetAddress addr) {
+        for (Cidr c : trustedProxies) {
+            if (c.contains(addr)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Several fields of one list-valued name are one list (RFC 9110 §5.3); keep them in order. */
+    private static String joined(Headers h, String name) {
+        int count = h.count(name);
+        if (count == 0) {
+            return null;
+        }
+        if (count == 1) {
+            return h.first(name);
+        }
+        return String.join(", ", h.all(name));
+    }
+
+    /** RFC 7239 §6: an IPv6 node is quoted and bracketed. */
+    private static String forwardedNode(InetAddress addr, String ip) {
+        return addr instanceof java.net.Inet6Address ? "\"[" + ip + "]\"" : ip;
+    }
+
+    private static String quoteIfNeeded(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (!(Character.isLetterOrDigit(c) || c == '.' || c == '-' || c == '_' || c == '~')) {
+                return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+            }
+        }
+        return value;
+    }
+}

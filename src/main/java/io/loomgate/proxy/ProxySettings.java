@@ -1,0 +1,22 @@
+package io.loomgate.proxy;
+
+import io.loomgate.http.Cidr;
+import io.loomgate.http.HttpLimits;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Gateway-wide proxying behaviour.
+ *
+ * @param trustedProxies  peers whose forwarding headers are appended to (all others' are replaced)
+ * @param bodyReadTimeout longest wait for any single read of a body or a tunnel from the origin
+ * @param limits          limits on chunk lines and trailers of bodies from origins
+ */
+public record ProxySettings(List<Cidr> trustedProxies, Duration bodyReadTimeout, HttpLimits limits) {
+    public ProxySettings {
+        trustedProxies = List.copyOf(trustedProxies);
+    }
+
+    public static final ProxySettings DEFAULTS = new ProxySettings(List.of(), Duration.ofSeconds(60),
+            HttpLimits.DEFAULTS);
+}

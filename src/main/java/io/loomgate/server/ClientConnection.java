@@ -1,0 +1,312 @@
+package io.loomgate.server;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.HttpLimits;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.HttpInput;
+import io.loomgate.http1.HttpOutput;
+import io.loomgate.http1.HttpParseException;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection and its keep-alive loop: wait for a request (idle timeout, no buffers held), read its head
+ * (header deadline), hand it to the handler, make sure the request body was consumed, and go round again while the
+ * connection may be reused.
+ *
+ * <p>Threading: the socket, reader, writer and request count are plain fields changed only by the connection's own
+ * thread, the one running {@link #run()}. The only way in from another thread is {@link #closeIfIdle()} and
+ * {@link #abort()} for drain, guarded by {@link #closeLock} and the volatile {@link #draining} flag.
+ */
+final class ClientConnection implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
+    /** How much of an unread request body is read and thrown away to keep a connection; beyond it, close. */
+    private static final long MAX_DRAIN_BYTES = 256 * 1024;
+
+    private final long id;
+    private final Socket socket;
+    private final ListenerSettings settings;
+    private final ExchangeHandler handler;
+    private final ConnectionListener events;
+    private final Runnable onClose;
+    private final ReentrantLock closeLock = new ReentrantLock();
+    private volatile boolean draining;
+    private volatile boolean idle = true;
+    private boolean closed;
+    private InetSocketAddress remote;
+    private InetSocketAddress local;
+    private DeadlineInputStream socketIn;
+    private HttpInput in;
+    private HttpOutput out;
+    private OutputStream rawOut;
+    private int requests;
+
+    ClientConnection(long id, Socket socket, ListenerSettings settings, ExchangeHandler handler,
+                     ConnectionListener events, Runnable onClose) {
+        this.id = id;
+        this.socket = socket;
+        this.settings = settings;
+        this.handler = handler;
+        this.events = events;
+        this.onClose = onClose;
+    }
+
+    @Override
+    public void run() {
+        remote = (InetSocketAddress) socket.getRemoteSocketAddress();
+        local = (InetSocketAddress) socket.getLocalSocketAddress();
+        Thread.currentThread().setName("conn-" + id + "-" + remote.getAddress().getHostAddress() + ":" + remote.getPort());
+        events.connectionOpened(remote);
+        try {
+            socket.setTcpNoDelay(true);
+            socketIn = new DeadlineInputStream(socket);
+            rawOut = socket.getOutputStream();
+            in = new HttpInput(socketIn, 8192, settings.limits());
+            out = new HttpOutput(rawOut, 8192);
+            serve();
+        } catch (IOException e) {
+            log.debug("connection {} ended: {}", id, e.toString());
+        } catch (RuntimeException e) {
+            log.error("connection {}: unexpected failure", id, e);
+        } finally {
+            close();
+            events.connectionClosed(remote, requests);
+            onClose.run();
+        }
+    }
+
+    private void serve() throws IOException {
+        int idleMillis = millis(settings.idleTimeout());
+        long headerNanos = settings.headerTimeout().toNanos();
+        int readMillis = millis(settings.readTimeout());
+        while (!draining) {
+            idle = true;
+            if (in.buffered() == 0) {
+                out.releaseBuffer();
+                socketIn.readTimeout(idleMillis);
+                try {
+                    if (!in.awaitData()) {
+                        return; // the client closed between requests: the normal end of keep-alive
+                    }
+                } catch (SocketTimeoutException e) {
+                    log.debug("connection {} idle for {}, closing", id, settings.idleTimeout());
+                    return;
+                }
+            }
+            idle = false;
+            if (draining) {
+                // Drain began while this request's first bytes arrived: answer it, then close.
+                log.debug("connection {} got a request while draining", id);
+            }
+            RequestHead head = readHead(headerNanos);
+            if (head == null) {
+                return;
+            }
+            socketIn.readTimeout(readMillis);
+            if (!serveOne(head)) {
+                return;
+            }
+            requests++;
+        }
+    }
+
+    /** Reads one head within the header deadline; answers and returns null when it cannot be read. */
+    private RequestHead readHead(long headerNanos) throws IOException {
+        socketIn.armDeadline(System.nanoTime() + headerNanos, "request head");
+        try {
+            RequestHead head = in.readRequestHead();
+            return head == null ? null : normalise(head);
+        } catch (HttpParseException e) {
+            reject(e.status(), e.getMessage());
+            return null;
+        } catch (SocketTimeoutException e) {
+            reject(408, "request head not received within " + settings.headerTimeout().toMillis() + " ms");
+            return null;
+        } catch (EOFException e) {
+            log.debug("connection {}: client closed mid-head", id);
+            return null;
+        } finally {
+            socketIn.disarm();
+        }
+    }
+
+    /**
+     * Absolute-form targets become origin-form, and their authority replaces Host (RFC 9112 §3.2.2), so handlers and
+     * routes see one form only.
+     */
+    private RequestHead normalise(RequestHead head) throws HttpParseException {
+        String t = head.target();
+        if (t.isEmpty() || t.charAt(0) == '/' || t.equals("*")) {
+            return head;
+        }
+        int schemeEnd = t.indexOf("://");
+        if (schemeEnd <= 0) {
+            return head; // authority-form (CONNECT): left to the handler, which refuses it
+        }
+        String scheme = t.substring(0, schemeEnd);
+        if (!scheme.equalsIgnoreCase("http") && !scheme.equalsIgnoreCase("https")) {
+            throw new HttpParseException(400, "unsupported scheme in absolute-form target: " + scheme);
+        }
+        int authStart = schemeEnd + 3;
+        int pathStart = authStart;
+        while (pathStart < t.length() && t.charAt(pathStart) != '/' && t.charAt(pathStart) != '?') {
+            pathStart++;
+        }
+        String authority = t.substring(authStart, pathStart);
+        if (authority.isEmpty() || authority.indexOf('@') >= 0) {
+            throw new HttpParseException(400, "invalid authority in absolute-form target");
+        }
+        String rest = t.substring(pathStart);
+        String originForm = rest.isEmpty() ? "/" : rest.charAt(0) == '?' ? "/" + rest : rest;
+        head.headers().set("Host", authority);
+        return head.withTarget(originForm);
+    }
+
+    /** Serves one request; returns whether the connection may serve another. */
+    private boolean serveOne(RequestHead head) throws IOException {
+        BodyFraming framing;
+        try {
+            framing = BodyFraming.ofRequest(head);
+        } catch (HttpParseException e) {
+            reject(e.status(), e.getMessage());
+            return false;
+        }
+        Headers h = head.headers();
+        String expect = h.first("Expect");
+        if (expect != null && !expect.equalsIgnoreCase("100-continue")) {
+            reject(417, "only 'Expect: 100-continue' is supported");
+            return false;
+        }
+        Http1ServerExchange exchange = new Http1ServerExchange(this, head, framing, in, out, requests);
+        try {
+            handler.handle(exchange);
+        } catch (IOException | RuntimeException e) {
+            if (!exchange.isResponseStarted() && e instanceof RuntimeException) {
+                log.error("connection {}: handler failed on {} {}", id, head.method(), head.target(), e);
+                reject(500, "internal error");
+                return false;
+            }
+            // After the head was sent, the only honest signal left is to abort: a truncated body must not look
+            // complete to the client.
+            log.debug("connection {}: exchange aborted: {}", id, e.toString());
+            return false;
+        }
+        if (exchange.upgraded()) {
+            return false;
+        }
+        if (!exchange.isResponseStarted()) {
+            log.error("connection {}: handler returned without a response to {} {}", id, head.method(), head.target());
+            reject(500, "no response");
+            return false;
+        }
+        out.flush();
+        if (exchange.closeAfter()) {
+            return false;
+        }
+        // The next request starts where this one's body ends: read what the handler left, within reason.
+        if (!exchange.requestBody().isComplete()) {
+            try {
+                if (!exchange.requestBody().drain(MAX_DRAIN_BYTES)) {
+                    return false;
+                }
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void reject(int status, String detail) {
+        log.debug("connection {}: rejecting request with {}: {}", id, status, detail);
+        try {
+            out.flush();
+            ProtocolErrors.send(rawOut, status, detail);
+        } catch (IOException e) {
+            log.debug("connection {}: could not send {}: {}", id, status, e.toString());
+        }
+    }
+
+    long id() {
+        return id;
+    }
+
+    InetSocketAddress remote() {
+        return remote;
+    }
+
+    InetSocketAddress local() {
+        return local;
+    }
+
+    HttpLimits limits() {
+        return settings.limits();
+    }
+
+    HttpInput input() {
+        return in;
+    }
+
+    /** The socket's own stream, unbuffered, for tunnels after the HttpOutput was flushed. */
+    OutputStream rawOutput() {
+        return rawOut;
+    }
+
+    boolean isDraining() {
+        return draining;
+    }
+
+    /**
+     * Drain: a connection waiting for its next request is closed now; a busy one finishes its request, answers it
+     * with "Connection: close" and then closes.
+     */
+    void closeIfIdle() {
+        // Race window: a request whose first bytes arrive just as drain begins may find its connection closed
+        // before any response byte. Clients treat that like any idle keep-alive connection closed by the server
+        // and retry (RFC 9112 §9.3.1), which is why closing idle connections is safe at all.
+        draining = true;
+        if (idle) {
+            close();
+        }
+    }
+
+    /** Closes the socket whatever the connection is doing (drain timeout). */
+    void abort() {
+        draining = true;
+        close();
+    }
+
+    private void close() {
+        closeLock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                socket.close();
+            } catch (IOException e) {
+                log.debug("connection {}: close failed: {}", id, e.toString());
+            }
+        } finally {
+            closeLock.unlock();
+        }
+    }
+
+    private static int millis(java.time.Duration d) {
+        return (int) Math.min(Integer.MAX_VALUE, d.toMillis());
+    }
+
+    @Override
+    public String toString() {
+        return "connection " + id + " from " + remote;
+    }
+
+}

@@ -1,0 +1,266 @@
+package io.loomgate.server;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.Method;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http.Status;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.HttpInput;
+import io.loomgate.http1.HttpOutput;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/**
+ * One request on an HTTP/1.1 client connection. Created and used only by the connection's thread. Tracks what the
+ * connection loop must know afterwards: whether a response was started and finished, whether the client asked to
+ * close, and whether the request body was read to its end.
+ */
+final class Http1ServerExchange implements ServerExchange {
+    private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    private final ClientConnection connection;
+    private final RequestHead request;
+    private final BodyFraming framing;
+    private final BodyInputStream body;
+    private final HttpOutput out;
+    private final int index;
+    private final boolean clientKeepAlive;
+    private boolean expectContinue;
+    private boolean continueSent;
+    private boolean responseStarted;
+    private boolean closeAfter;
+    private boolean upgraded;
+    private ResponseBody responseBody;
+
+    Http1ServerExchange(ClientConnection connection, RequestHead request, BodyFraming framing, HttpInput in,
+                        HttpOutput out, int index) {
+        this.connection = connection;
+        this.request = request;
+        this.framing = framing;
+        this.out = out;
+        this.index = index;
+        this.clientKeepAlive = wantsKeepAlive(request);
+        this.expectContinue = request.isHttp11() && request.headers().hasToken("Expect", "100-continue")
+                && !(framing instanceof BodyFraming.None);
+        BodyInputStream raw = framing.open(in, connection.limits());
+        this.body = expectContinue ? new ContinueOnFirstRead(raw) : raw;
+    }
+
+    /** HTTP/1.1 is persistent unless "close"; HTTP/1.0 only with "keep-alive" (RFC 9112 §9.3). */
+    private static boolean wantsKeepAlive(RequestHead request) {
+        Headers h = request.headers();
+        if (request.isHttp11()) {
+            return !h.hasToken("Connection", "close");
+        }
+        return h.hasToken("Connection", "keep-alive");
+    }
+
+    @Override
+    public RequestHead request() {
+        return request;
+    }
+
+    @Override
+    public BodyFraming requestFraming() {
+        return framing;
+    }
+
+    @Override
+    public BodyInputStream requestBody() {
+        return body;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return connection.remote();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return connection.local();
+    }
+
+    @Override
+    public int requestIndex() {
+        return index;
+    }
+
+    @Override
+    public long connectionId() {
+        return connection.id();
+    }
+
+    @Override
+    public void sendInterim(ResponseHead head) throws IOException {
+        if (responseStarted) {
+            throw new IllegalStateException("interim response after the final response head");
+        }
+        if (!head.isInformational() || head.status() == 101) {
+            throw new IllegalArgumentException("not an interim status: " + head.status());
+        }
+        if (!request.isHttp11()) {
+            return; // HTTP/1.0 clients do not understand 1xx (RFC 9110 §15.2)
+        }
+        if (head.status() == 100) {
+            if (continueSent) {
+                return;
+            }
+            continueSent = true;
+        }
+        out.writeResponseHead(head);
+        out.flush();
+    }
+
+    @Override
+    public ResponseBody sendHead(ResponseHead head, BodyFraming responseFraming) throws IOException {
+        if (responseStarted) {
+            throw new IllegalStateException("response head already sent");
+        }
+        responseStarted = true;
+        Headers h = head.headers();
+        boolean headRequest = Method.HEAD.equals(request.method());
+        BodyFraming wire = responseFraming;
+        if (!headRequest) {
+            if (Status.forbidsBody(head.status())) {
+                wire = BodyFraming.NONE;
+            }
+            switch (wire) {
+                case BodyFraming.Fixed f -> {
+                    h.remove("Transfer-Encoding");
+                    h.set("Content-Length", Long.toString(f.length()));
+                }
+                case BodyFraming.Chunked c -> {
+                    h.remove("Content-Length");
+                    if (request.isHttp11()) {
+                        h.set("Transfer-Encoding", "chunked");
+                    } else {
+                        h.remove("Transfer-Encoding");
+                        wire = BodyFraming.UNTIL_CLOSE;
+                    }
+                }
+                case BodyFraming.UntilClose u -> {
+                    h.remove("Transfer-Encoding");
+                    h.remove("Content-Length");
+                }
+                case BodyFraming.None n -> h.remove("Transfer-Encoding");
+            }
+        }
+        boolean close = closeAfter || !clientKeepAlive || connection.isDraining()
+                || wire instanceof BodyFraming.UntilClose || unreadBodyForbidsReuse();
+        if (close) {
+            closeAfter = true;
+            h.set("Connection", "close");
+        } else if (!request.isHttp11()) {
+            h.set("Connection", "keep-alive");
+        }
+        // A final response ends any interest in "100 Continue": a client that waits for it will send the body or
+        // not, and the loop closes the connection if the body was not read (see unreadBodyForbidsReuse).
+        expectContinue = false;
+        out.writeResponseHead(head);
+        ResponseBody rb;
+        if (headRequest) {
+            rb = new ResponseBodies.Discarding(out);
+        } else {
+            rb = switch (wire) {
+                case BodyFraming.Fixed f -> new ResponseBodies.Fixed(out, f.length());
+                case BodyFraming.Chunked c -> new ResponseBodies.Chunked(out);
+                case BodyFraming.UntilClose u -> new ResponseBodies.UntilClose(out);
+                case BodyFraming.None n -> new ResponseBodies.Discarding(out);
+            };
+        }
+        responseBody = rb;
+        return rb;
+    }
+
+    /**
+     * A request whose client waits for "100 Continue" that was never sent may or may not send its body: the next
+     * request's first byte is unknowable, so the connection must close after this response.
+     */
+    private boolean unreadBodyForbidsReuse() {
+        return expectContinue && !continueSent;
+    }
+
+    @Override
+    public Tunnel upgrade(ResponseHead switchingProtocols) throws IOException {
+        if (responseStarted) {
+            throw new IllegalStateException("response head already sent");
+        }
+        if (switchingProtocols.status() != 101) {
+            throw new IllegalArgumentException("upgrade needs a 101 head, got " + switchingProtocols.status());
+        }
+        responseStarted = true;
+        upgraded = true;
+        closeAfter = true;
+        out.writeResponseHead(switchingProtocols);
+        out.flush();
+        return new Tunnel(connection.input(), connection.rawOutput());
+    }
+
+    @Override
+    public void closeAfterResponse() {
+        closeAfter = true;
+    }
+
+    @Override
+    public boolean isResponseStarted() {
+        return responseStarted;
+    }
+
+    boolean closeAfter() {
+        return closeAfter;
+    }
+
+    boolean upgraded() {
+        return upgraded;
+    }
+
+    ResponseBody responseBody() {
+        return responseBody;
+    }
+
+    /** Sends "100 Continue" before the first read of a body the client is holding back (RFC 9110 §10.1.1). */
+    private final class ContinueOnFirstRead extends BodyInputStream {
+        private final BodyInputStream body;
+
+        ContinueOnFirstRead(BodyInputStream body) {
+            this.body = body;
+        }
+
+        private void maybeContinue() throws IOException {
+            if (expectContinue && !continueSent && !responseStarted) {
+                continueSent = true;
+                out.write(CONTINUE);
+                out.flush();
+            }
+        }
+
+        @Override
+        public int read() throws IOException {
+            maybeContinue();
+            return body.read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            maybeContinue();
+            return body.read(b, off, len);
+        }
+
+        @Override
+        public boolean isComplete() {
+            return body.isComplete();
+        }
+
+        @Override
+        public Headers trailers() {
+            return body.trailers();
+        }
+
+        @Override
+        public int available() throws IOException {
+            return body.available();
+        }
+    }
+}

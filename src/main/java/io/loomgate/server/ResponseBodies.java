@@ -1,0 +1,164 @@
+package io.loomgate.server;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http1.ChunkedOutputStream;
+import io.loomgate.http1.HttpOutput;
+import java.io.IOException;
+
+/** The four ways a response body reaches the client, one class each. */
+final class ResponseBodies {
+    private ResponseBodies() {
+    }
+
+    /** Exactly {@code length} bytes. Too many is refused; too few at finish aborts instead of looking complete. */
+    static final class Fixed extends ServerExchange.ResponseBody {
+        private final HttpOutput out;
+        private final long length;
+        private long written;
+        private boolean finished;
+
+        Fixed(HttpOutput out, long length) {
+            this.out = out;
+            this.length = length;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            check(1);
+            out.write(b);
+            written++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            check(len);
+            out.write(b, off, len);
+            written += len;
+        }
+
+        private void check(int len) throws IOException {
+            if (finished) {
+                throw new IllegalStateException("response body already finished");
+            }
+            if (written + len > length) {
+                throw new IOException("response body longer than its Content-Length " + length);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void finish(Headers trailers) throws IOException {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            if (written != length) {
+                throw new IOException("response body ended after " + written + " of " + length + " bytes");
+            }
+            out.flush();
+        }
+
+        long written() {
+            return written;
+        }
+    }
+
+    /** Chunked: each write is one chunk; trailers at finish. */
+    static final class Chunked extends ServerExchange.ResponseBody {
+        private final HttpOutput out;
+        private final ChunkedOutputStream chunks;
+        private boolean finished;
+
+        Chunked(HttpOutput out) {
+            this.out = out;
+            this.chunks = new ChunkedOutputStream(out);
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            chunks.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (len > 0) {
+                chunks.write(b, off, len);
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void finish(Headers trailers) throws IOException {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            chunks.finish(trailers == null ? new Headers(1) : trailers);
+            out.flush();
+        }
+    }
+
+    /** Close-delimited: the connection's end is the body's end (HTTP/1.0 clients, or unknown length). */
+    static final class UntilClose extends ServerExchange.ResponseBody {
+        private final HttpOutput out;
+
+        UntilClose(HttpOutput out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            out.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void finish(Headers trailers) throws IOException {
+            out.flush();
+        }
+    }
+
+    /** No body on the wire (HEAD, 204, 304): writes are discarded, as RFC 9110 §9.3.2 asks for HEAD. */
+    static final class Discarding extends ServerExchange.ResponseBody {
+        private final HttpOutput out;
+
+        Discarding(HttpOutput out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) {
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void finish(Headers trailers) throws IOException {
+            out.flush();
+        }
+    }
+}

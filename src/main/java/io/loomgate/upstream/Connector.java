@@ -1,0 +1,105 @@
+package io.loomgate.upstream;
+
+import io.loomgate.http1.HttpInput;
+import io.loomgate.http1.HttpOutput;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+
+/**
+ * Answers "how to dial": opens a TCP connection to one endpoint within the connect timeout, with TCP_NODELAY (heads
+ * and small bodies must not wait for Nagle) and SO_KEEPALIVE (so a dead origin behind a silent NAT is found
+ * eventually), and wraps it in the codec. Reports each dial to the pool listener.
+ *
+ * <p>Failures come out as exactly two types, so the proxy can choose its answer by type: {@link SocketTimeoutException}
+ * when the connect timed out, {@link ConnectException} for everything else (refused, unreachable, unknown host). Both
+ * name the endpoint.
+ */
+final class Connector {
+    static final int BUFFER_SIZE = 8192;
+
+    /** Opens a connected socket; the seam tests use to simulate a connect that never completes. */
+    @FunctionalInterface
+    interface Dialer {
+        Socket dial(InetSocketAddress address, int timeoutMillis) throws IOException;
+    }
+
+    private final Endpoint endpoint;
+    private final PoolSettings settings;
+    private final PoolListener listener;
+    private final Dialer dialer;
+
+    Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener) {
+        this(endpoint, settings, listener, Connector::dialSocket);
+    }
+
+    Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener, Dialer dialer) {
+        this.endpoint = endpoint;
+        this.settings = settings;
+        this.listener = listener;
+        this.dialer = dialer;
+    }
+
+    Endpoint endpoint() {
+        return endpoint;
+    }
+
+    /** Dials a new connection for {@code pool}; it starts IN_USE. */
+    PooledConnection connect(UpstreamPool pool, long id) throws IOException {
+        long start = System.nanoTime();
+        Socket socket = dial();
+        try {
+            PooledConnection connection = new PooledConnection(pool, id, socket,
+                    new HttpInput(socket.getInputStream(), BUFFER_SIZE, settings.limits()),
+                    new HttpOutput(socket.getOutputStream(), BUFFER_SIZE));
+            listener.connected(endpoint, System.nanoTime() - start);
+            return connection;
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            listener.connectFailed(endpoint, e);
+            throw e;
+        }
+    }
+
+    private Socket dial() throws IOException {
+        // Resolved on every dial so a DNS change reaches new connections (the JDK caches lookups for 30 s).
+        InetSocketAddress address = new InetSocketAddress(endpoint.host(), endpoint.port());
+        IOException failure;
+        if (address.isUnresolved()) {
+            failure = new ConnectException("connect to " + endpoint + " failed: unknown host " + endpoint.host());
+        } else {
+            try {
+                return dialer.dial(address, connectTimeoutMillis());
+            } catch (SocketTimeoutException e) {
+                failure = new SocketTimeoutException("connect to " + endpoint + " timed out after "
+                        + settings.connectTimeout().toMillis() + "ms");
+                failure.initCause(e);
+            } catch (IOException e) {
+                failure = new ConnectException("connect to " + endpoint + " failed: " + e.getMessage());
+                failure.initCause(e);
+            }
+        }
+        listener.connectFailed(endpoint, failure);
+        throw failure;
+    }
+
+    private int connectTimeoutMillis() {
+        // At least 1 ms: 0 would mean "wait forever" to Socket.connect.
+        return (int) Math.max(1, Math.min(settings.connectTimeout().toMillis(), Integer.MAX_VALUE));
+    }
+
+    private static Socket dialSocket(InetSocketAddress address, int timeoutMillis) throws IOException {
+        Socket socket = new Socket();
+        try {
+            socket.setTcpNoDelay(true);
+            socket.setKeepAlive(true);
+            socket.connect(address, timeoutMillis);
+            return socket;
+        } catch (IOException | RuntimeException e) {
+            socket.close();
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.loomgate.upstream;
+
+import static io.loomgate.upstream.TestPools.within;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.CountingServer;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The health check on acquire: a connection idle for more than a second gets a 1 ms read, and one the origin closed
+ * (or wrote to out of turn) is discarded for a new dial. A recently used one is trusted and lent as reused, and the
+ * proxy's retry covers it. The idle time is stepped on the pool's clock, never slept.
+ */
+class StaleConnectionTest {
+    private static final long LONG_IDLE = UpstreamPool.EXTENSIVE_CHECK_AFTER_IDLE_NANOS + 1;
+
+    private final AtomicLong clock = new AtomicLong();
+    private final RecordingPoolListener listener = new RecordingPoolListener();
+    private CountingServer server;
+    private UpstreamPool pool;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = new CountingServer();
+        pool = TestPools.pool(server, TestPools.settings(10, 10), listener, clock);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        pool.close();
+        server.close();
+    }
+
+    @Test
+    void longIdleConnectionClosedByOriginIsDiscardedAndReplaced() throws Exception {
+        PooledConnection stale = idleConnection();
+        server.accepted(0).close();
+        clock.addAndGet(LONG_IDLE);
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isNotSameAs(stale);
+        assertThat(connection.reused()).isFalse();
+        assertThat(stale.socket().isClosed()).isTrue();
+        server.awaitCount(2);
+        assertThat(pool.inUseCount()).isEqualTo(1);
+        assertThat(pool.idleCount()).isZero();
+        assertThat(listener.events).containsExactly("connected", "evicted:closed-by-peer", "connected");
+    }
+
+    @Test
+    void longIdleConnectionWithUnsolicitedBytesIsDiscarded() throws Exception {
+        PooledConnection stale = idleConnection();
+        OutputStream out = server.accepted(0).getOutputStream();
+        out.write("HTTP/1.1 408 Request Timeout\r\n\r\n".getBytes());
+        out.flush();
+        clock.addAndGet(LONG_IDLE);
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isNotSameAs(stale);
+        assertThat(stale.socket().isClosed()).isTrue();
+        assertThat(listener.events).contains("evicted:closed-by-peer");
+    }
+
+    @Test
+    void longIdleHealthyConnectionIsReusedAndKeepsItsReadTimeout() throws Exception {
+        PooledConnection idle = idleConnection();
+        idle.setReadTimeout(Duration.ofSeconds(7));
+        clock.addAndGet(LONG_IDLE);
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isSameAs(idle);
+        assertThat(connection.reused()).isTrue();
+        assertThat(connection.socket().getSoTimeout()).isEqualTo(7000);
+        assertThat(server.count()).isEqualTo(1);
+    }
+
+    @Test
+    void recentlyUsedConnectionClosedByOriginIsStillLentAsReused() throws Exception {
+        PooledConnection stale = idleConnection();
+        server.accepted(0).close();
+        clock.addAndGet(UpstreamPool.EXTENSIVE_CHECK_AFTER_IDLE_NANOS); // exactly at the threshold: not yet checked
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isSameAs(stale);
+        assertThat(connection.reused()).isTrue();
+        assertThat(listener.events).containsExactly("connected", "reused");
+    }
+
+    @Test
+    void connectionClosedLocallyIsDiscardedWithoutTheTimedRead() throws Exception {
+        PooledConnection closed = idleConnection();
+        closed.socket().close();
+        clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isNotSameAs(closed);
+        assertThat(listener.events).containsExactly("connected", "evicted:closed-by-peer", "connected");
+    }
+
+    private PooledConnection idleConnection() throws Exception {
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+        server.awaitCount(1);
+        pool.release(connection);
+        return connection;
+    }
+}
