@@ -57,23 +57,32 @@ public final class LoadGenerator {
                 LoadResult.Latency.ofMicros(uncorrected), wall);
     }
 
-    /** Ticks once a second until the deadline (or, counting requests, until every connection ended). */
+    /**
+     * Ticks once a second until the deadline (or, counting requests, until every connection ended). Also reports at
+     * the moment measurement begins, so a watcher (the showdown) can start its own counters then.
+     */
     private static long watch(LoadRun run, Histogram corrected, Histogram uncorrected, Consumer<Progress> progress)
             throws InterruptedException {
         long lastTick = run.startNanos;
+        boolean measuring = run.measureStartNanos == run.startNanos;
         while (true) {
             long now = System.nanoTime();
             long wake = Math.min(lastTick + TICK_NANOS, run.deadlineNanos);
+            if (!measuring) {
+                wake = Math.min(wake, run.measureStartNanos);
+            }
             boolean allEnded = run.awaitConnections(Math.max(0, wake - now));
             now = System.nanoTime();
             if (allEnded || now >= run.deadlineNanos) {
                 return Math.min(now, run.deadlineNanos);
             }
-            if (now - lastTick >= TICK_NANOS) {
+            boolean phaseChanged = !measuring && now >= run.measureStartNanos;
+            if (phaseChanged || now - lastTick >= TICK_NANOS) {
+                measuring |= phaseChanged;
                 Histogram interval = run.corrected.getIntervalHistogram();
                 corrected.add(interval);
                 uncorrected.add(run.uncorrected.getIntervalHistogram());
-                double rps = run.recentResponses.sumThenReset() / ((now - lastTick) / 1e9);
+                double rps = run.recentResponses.sumThenReset() / Math.max(1e-3, (now - lastTick) / 1e9);
                 lastTick = now;
                 progress.accept(progressAt(run, now, rps, interval));
             }
