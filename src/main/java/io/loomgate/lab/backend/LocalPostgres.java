@@ -36,12 +36,13 @@ final class LocalPostgres implements AutoCloseable {
     private static final String UNPRIVILEGED_USER = "nobody";
 
     private final Process server;
-    private final Path dataDir;
+    /** Holds the data directory and the logs; deleted on close. */
+    private final Path workDir;
     private final int port;
 
-    private LocalPostgres(Process server, Path dataDir, int port) {
+    private LocalPostgres(Process server, Path workDir, int port) {
         this.server = server;
-        this.dataDir = dataDir;
+        this.workDir = workDir;
         this.port = port;
     }
 
@@ -53,20 +54,23 @@ final class LocalPostgres implements AutoCloseable {
     static LocalPostgres start(int maxConnections) throws IOException {
         boolean root = "root".equals(System.getProperty("user.name"));
         Path home = unpack();
-        Path data = Files.createTempDirectory("loomgate-pgdata-");
+        Path work = Files.createTempDirectory("loomgate-pg-");
+        // The server's user must reach its data directory; the logs stay beside it, owned by us.
+        Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwx--x--x"));
+        Path data = Files.createDirectory(work.resolve("data"));
         if (root) {
             UserPrincipal nobody = data.getFileSystem().getUserPrincipalLookupService()
                     .lookupPrincipalByName(UNPRIVILEGED_USER);
             Files.setOwner(data, nobody);
         }
         run(command(root, home.resolve("bin/initdb").toString(), "-D", data.toString(), "-U", "postgres",
-                "-A", "trust", "-E", "UTF8", "--no-sync"), data.resolve("initdb.log"));
+                "-A", "trust", "-E", "UTF8", "--no-sync"), work.resolve("initdb.log"));
         int port = freePort();
         ProcessBuilder pb = new ProcessBuilder(command(root, home.resolve("bin/postgres").toString(), "-D",
                 data.toString(), "-p", Integer.toString(port), "-h", "127.0.0.1", "-k", data.toString(),
                 "-c", "fsync=off", "-c", "max_connections=" + maxConnections));
-        pb.redirectErrorStream(true).redirectOutput(data.resolve("server.log").toFile());
-        LocalPostgres pg = new LocalPostgres(pb.start(), data, port);
+        pb.redirectErrorStream(true).redirectOutput(work.resolve("server.log").toFile());
+        LocalPostgres pg = new LocalPostgres(pb.start(), work, port);
         try {
             pg.awaitReady();
         } catch (IOException | RuntimeException e) {
@@ -81,7 +85,7 @@ final class LocalPostgres implements AutoCloseable {
         while (true) {
             if (!server.isAlive()) {
                 throw new IOException("postgres exited with " + server.exitValue() + "; see "
-                        + dataDir.resolve("server.log"));
+                        + workDir.resolve("server.log"));
             }
             try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "")) {
                 return;
@@ -180,7 +184,7 @@ final class LocalPostgres implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         try {
-            deleteTree(dataDir);
+            deleteTree(workDir);
         } catch (IOException e) {
             // a temp directory left behind is harmless
         }

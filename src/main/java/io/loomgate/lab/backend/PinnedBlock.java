@@ -20,24 +20,12 @@ import java.time.Duration;
  * {@code jdk.VirtualThreadPinned}.
  */
 final class PinnedBlock {
+    private static final boolean MONITORS_PIN = Runtime.version().feature() < 24;
     private final Object monitor = new Object();
-    /** A native function {@code void f(long ms)} that upcalls {@link #sleepInUpcall}; null on JDK 21-23. */
-    private final MethodHandle nativeSleep;
-    private final String cause;
-
-    PinnedBlock() {
-        if (Runtime.version().feature() >= 24) {
-            nativeSleep = nativeSleepHandle();
-            cause = "sleep inside a native upcall (FFM)";
-        } else {
-            nativeSleep = null;
-            cause = "sleep inside synchronized";
-        }
-    }
 
     /** What pins on this JDK. */
     String cause() {
-        return cause;
+        return MONITORS_PIN ? "sleep inside synchronized" : "sleep inside a native upcall (FFM)";
     }
 
     void serve(ServerExchange ex, long ms, boolean pin) throws IOException {
@@ -48,14 +36,14 @@ final class PinnedBlock {
             MockOrigin.sleep(Duration.ofMillis(ms));
         }
         long took = (System.nanoTime() - started) / 1_000_000;
-        ex.respond(200, (pin ? "pinned (" + cause + ")" : "unpinned") + " for " + took + " ms on "
+        ex.respond(200, (pin ? "pinned (" + cause() + ")" : "unpinned") + " for " + took + " ms on "
                 + Thread.currentThread() + "\n");
     }
 
     void blockPinned(long ms) throws IOException {
-        if (nativeSleep != null) {
+        if (!MONITORS_PIN) {
             try {
-                nativeSleep.invoke(ms);
+                NativeSleep.HANDLE.invoke(ms);
             } catch (Throwable t) {
                 throw new IOException("the native upcall failed", t);
             }
@@ -76,6 +64,14 @@ final class PinnedBlock {
         } catch (Throwable t) {
             // swallowed on purpose, see above
         }
+    }
+
+    /**
+     * A native function {@code void f(long ms)} that upcalls {@link #sleepInUpcall}, built on first use (the JDK
+     * warns about restricted methods when it is built, so a backend that never pins never warns).
+     */
+    private static final class NativeSleep {
+        static final MethodHandle HANDLE = nativeSleepHandle();
     }
 
     /**
