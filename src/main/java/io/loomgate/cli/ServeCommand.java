@@ -24,6 +24,9 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--port", description = "Overrides server.port.")
     Integer port;
 
+    @Option(names = "--admin-port", description = "Overrides admin.port (0 turns the admin listener off).")
+    Integer adminPort;
+
     @Option(names = "--threads", description = "Overrides server.threads: virtual, platform, platform:N or cached.")
     String threads;
 
@@ -35,7 +38,7 @@ final class ServeCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         GatewayConfig cfg;
         try {
-            cfg = Overrides.apply(ConfigLoader.load(config), port, threads, platformThreads);
+            cfg = Overrides.apply(ConfigLoader.load(config), port, adminPort, threads, platformThreads);
         } catch (ConfigException e) {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
@@ -76,7 +79,8 @@ final class ServeCommand implements Callable<Integer> {
         private Overrides() {
         }
 
-        static GatewayConfig apply(GatewayConfig c, Integer port, String threads, Integer platformThreads) {
+        static GatewayConfig apply(GatewayConfig c, Integer port, Integer adminPort, String threads,
+                                   Integer platformThreads) {
             GatewayConfig.ServerSpec s = c.server();
             ThreadModel model = s.threads();
             if (threads != null) {
@@ -91,7 +95,9 @@ final class ServeCommand implements Callable<Integer> {
             GatewayConfig.ServerSpec ns = new GatewayConfig.ServerSpec(s.address(), port == null ? s.port() : port,
                     model, s.maxConnections(), s.backlog(), s.headerTimeout(), s.idleTimeout(), s.readTimeout(),
                     s.drainTimeout(), s.trustedProxies(), s.limits());
-            return new GatewayConfig(c.source(), ns, c.admin(), c.accessLog(), c.upstreamDefaults(), c.routes());
+            GatewayConfig.AdminSpec admin = adminPort == null ? c.admin()
+                    : new GatewayConfig.AdminSpec(c.admin().address(), adminPort);
+            return new GatewayConfig(c.source(), ns, admin, c.accessLog(), c.upstreamDefaults(), c.routes());
         }
     }
 }

@@ -1,20 +1,164 @@
 package io.loomgate.config;
 
+import io.loomgate.http.Cidr;
+import io.loomgate.http.HttpLimits;
+import io.loomgate.threads.ThreadModel;
+import io.loomgate.upstream.PoolSettings;
+import java.io.IOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.InvalidPathException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
-/** Reads and validates a YAML gateway configuration. */
+/**
+ * Reads and validates a YAML gateway configuration (the format is in docs/configuration.md). Every refusal is a
+ * {@link ConfigException} naming the file, the line, the key and what was expected; nothing is silently ignored.
+ * Predicates and filters are only parsed here; {@link GatewayAssembly} builds (and checks) them through the
+ * registries.
+ */
 public final class ConfigLoader {
+    private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "routes");
+    private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
+            "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
+            "trusted-proxies", "max-request-line", "max-header-size", "max-headers");
+    private static final List<String> ADMIN_KEYS = List.of("address", "port");
+    private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
+    private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
+            "connect-timeout");
+    private static final int DEFAULT_PLATFORM_THREADS = 200;
+
     private ConfigLoader() {
     }
 
     /** Reads a file, substituting {@code ${ENV:default}} from the process environment. */
     public static GatewayConfig load(Path file) throws ConfigException {
-        throw new UnsupportedOperationException("stub");
+        String name = file.toString();
+        String yaml;
+        try {
+            yaml = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException(name, 0, "", "no such file");
+        } catch (CharacterCodingException e) {
+            throw new ConfigException(name, 0, "", "not UTF-8 text");
+        } catch (IOException e) {
+            throw new ConfigException(name, 0, "", "cannot read the file: " + e);
+        }
+        return parse(yaml, name, System.getenv(), file);
     }
 
     /** Parses YAML text (for the bundled demo config and tests); {@code name} is used in messages. */
-    public static GatewayConfig parse(String yaml, String name, java.util.Map<String, String> env)
+    public static GatewayConfig parse(String yaml, String name, Map<String, String> env)
             throws ConfigException {
-        throw new UnsupportedOperationException("stub");
+        Path source;
+        try {
+            source = Path.of(name);
+        } catch (InvalidPathException e) {
+            source = null;
+        }
+        return parse(yaml, name, env, source);
+    }
+
+    private static GatewayConfig parse(String yaml, String file, Map<String, String> env, Path source)
+            throws ConfigException {
+        YamlNode rootNode = YamlReader.read(yaml, file, env);
+        Section root = Section.dotted(file, "", rootNode, 1, ROOT_KEYS);
+        GatewayConfig.ServerSpec server = server(Section.dotted(file, "server", root.node("server"),
+                root.lineOf("server"), SERVER_KEYS));
+        GatewayConfig.AdminSpec admin = admin(Section.dotted(file, "admin", root.node("admin"),
+                root.lineOf("admin"), ADMIN_KEYS));
+        GatewayConfig.AccessLogSpec accessLog = accessLog(Section.dotted(file, "access-log",
+                root.node("access-log"), root.lineOf("access-log"), ACCESS_LOG_KEYS));
+        PoolSettings upstream = upstream(Section.dotted(file, "upstream", root.node("upstream"),
+                root.lineOf("upstream"), UPSTREAM_KEYS), server.limits());
+        List<RouteSpec> routes = new RouteReader(file).read(root);
+        return new GatewayConfig(source, server, admin, accessLog, upstream, routes);
+    }
+
+    private static GatewayConfig.ServerSpec server(Section s) throws ConfigException {
+        return new GatewayConfig.ServerSpec(
+                s.string("address", "0.0.0.0"),
+                s.integer("port", 8080, 1, 65535),
+                threads(s),
+                s.integer("max-connections", 10_000, 1, Integer.MAX_VALUE),
+                s.integer("backlog", 4096, 1, Integer.MAX_VALUE),
+                s.duration("header-timeout", Duration.ofSeconds(10), false),
+                s.duration("idle-timeout", Duration.ofSeconds(60), false),
+                s.duration("read-timeout", Duration.ofSeconds(60), false),
+                s.duration("drain-timeout", Duration.ofSeconds(30), true),
+                trustedProxies(s),
+                new HttpLimits(
+                        s.integer("max-request-line", HttpLimits.DEFAULTS.maxRequestLineBytes(), 16, Integer.MAX_VALUE),
+                        s.integer("max-header-size", HttpLimits.DEFAULTS.maxHeaderBytes(), 64, Integer.MAX_VALUE),
+                        s.integer("max-headers", HttpLimits.DEFAULTS.maxHeaderCount(), 1, Integer.MAX_VALUE),
+                        HttpLimits.DEFAULTS.maxChunkLineBytes(), HttpLimits.DEFAULTS.maxTrailerBytes()));
+    }
+
+    /**
+     * {@code threads: platform} takes its size from {@code platform-threads} (default 200); {@code platform:N} says
+     * it itself. {@code platform-threads} is accepted but unused with the other models, so one file can switch
+     * models by editing one line.
+     */
+    private static ThreadModel threads(Section s) throws ConfigException {
+        String text = s.string("threads", "virtual");
+        ThreadModel model;
+        try {
+            model = ThreadModel.parse(text);
+        } catch (IllegalArgumentException e) {
+            throw s.error("threads", e.getMessage());
+        }
+        if (!s.has("platform-threads") || !(model instanceof ThreadModel.Platform written)) {
+            return model;
+        }
+        int n = s.integer("platform-threads", DEFAULT_PLATFORM_THREADS, 1, Integer.MAX_VALUE);
+        if (text.trim().equalsIgnoreCase("platform")) {
+            return new ThreadModel.Platform(n);
+        }
+        if (written.threads() != n) {
+            throw s.error("platform-threads", "is " + n + " but threads says '" + text
+                    + "'; write threads: platform and size it here, or drop platform-threads");
+        }
+        return model;
+    }
+
+    private static List<Cidr> trustedProxies(Section s) throws ConfigException {
+        List<Cidr> out = new ArrayList<>();
+        List<YamlNode.Scalar> items = s.scalarList("trusted-proxies");
+        for (int i = 0; i < items.size(); i++) {
+            try {
+                out.add(Cidr.parse(items.get(i).text()));
+            } catch (IllegalArgumentException e) {
+                throw s.error("trusted-proxies[" + i + "]", items.get(i).line(), e.getMessage());
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    private static GatewayConfig.AdminSpec admin(Section s) throws ConfigException {
+        return new GatewayConfig.AdminSpec(s.string("address", "127.0.0.1"), s.integer("port", 9901, 0, 65535));
+    }
+
+    private static GatewayConfig.AccessLogSpec accessLog(Section s) throws ConfigException {
+        boolean enabled = s.bool("enabled", true);
+        String format = s.string("format", "combined");
+        if (!format.equals("combined") && !format.equals("json")) {
+            throw s.error("format", "expected combined or json, got '" + format + "'");
+        }
+        return new GatewayConfig.AccessLogSpec(enabled, format);
+    }
+
+    private static PoolSettings upstream(Section s, HttpLimits limits) throws ConfigException {
+        PoolSettings d = PoolSettings.DEFAULTS;
+        return new PoolSettings(
+                s.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE),
+                s.integer("max-idle", d.maxIdle(), 0, Integer.MAX_VALUE),
+                s.duration("idle-timeout", d.idleTimeout(), false),
+                s.duration("connect-timeout", d.connectTimeout(), false),
+                limits);
     }
 }

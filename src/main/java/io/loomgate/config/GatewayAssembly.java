@@ -1,8 +1,19 @@
 package io.loomgate.config;
 
+import io.loomgate.filter.FilterFactory;
+import io.loomgate.filter.FilterRegistry;
+import io.loomgate.filter.GatewayFilter;
+import io.loomgate.route.PredicateFactory;
+import io.loomgate.route.PredicateRegistry;
+import io.loomgate.route.Route;
+import io.loomgate.route.RoutePredicate;
 import io.loomgate.route.RouteTable;
+import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.UpstreamDefinition;
+import java.net.URI;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The runtime objects a configuration describes: the route table (predicates and filters built through the
@@ -10,8 +21,90 @@ import java.util.List;
  */
 public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstreams) {
 
-    /** Builds them; fails with the file and line of the offending route, predicate or filter. */
+    public GatewayAssembly {
+        upstreams = List.copyOf(upstreams);
+    }
+
+    /** Builds them with the built-in predicates and filters; fails with the file and line of the offending route,
+     * predicate or filter. */
     public static GatewayAssembly build(GatewayConfig config) throws ConfigException {
-        throw new UnsupportedOperationException("stub");
+        return build(config, PredicateRegistry.withBuiltIns(), FilterRegistry.withBuiltIns());
+    }
+
+    /**
+     * Builds them with these registries, which may hold user factories besides the built-ins.
+     *
+     * @throws ConfigException naming the route and the line of the predicate or filter: unknown name (with a
+     *                         did-you-mean), surplus or unknown arguments, or a value its factory refuses
+     */
+    public static GatewayAssembly build(GatewayConfig config, PredicateRegistry predicates, FilterRegistry filters)
+            throws ConfigException {
+        String file = config.source() == null ? "<config>" : config.source().toString();
+        List<Route> routes = new ArrayList<>();
+        List<UpstreamDefinition> upstreams = new ArrayList<>();
+        for (RouteSpec spec : config.routes()) {
+            routes.add(route(file, spec, predicates, filters));
+            upstreams.add(new UpstreamDefinition(spec.id(), endpoints(file, spec), config.upstreamDefaults()));
+        }
+        try {
+            return new GatewayAssembly(new RouteTable(routes), upstreams);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(file, 0, "routes", e.getMessage());
+        }
+    }
+
+    private static Route route(String file, RouteSpec spec, PredicateRegistry predicates, FilterRegistry filters)
+            throws ConfigException {
+        String context = "route '" + spec.id() + "'";
+        List<RoutePredicate> built = new ArrayList<>();
+        for (RouteSpec.ComponentSpec c : spec.predicates()) {
+            PredicateFactory f = predicates.find(c.name());
+            if (f == null) {
+                throw unknown(file, context, c, "predicate", predicates.names());
+            }
+            try {
+                built.add(f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList())));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(file, c.line(), context, "predicate '" + c.name() + "': " + e.getMessage());
+            }
+        }
+        List<GatewayFilter> chain = new ArrayList<>();
+        for (RouteSpec.ComponentSpec c : spec.filters()) {
+            FilterFactory f = filters.find(c.name());
+            if (f == null) {
+                throw unknown(file, context, c, "filter", filters.names());
+            }
+            try {
+                chain.add(f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList())));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(file, c.line(), context, "filter '" + c.name() + "': " + e.getMessage());
+            }
+        }
+        return new Route(spec.id(), spec.order(), built, chain, spec.id(), spec.timeout(), spec.preserveHost(),
+                spec.maxInFlight(), spec.queueTimeout());
+    }
+
+    private static ConfigException unknown(String file, String context, RouteSpec.ComponentSpec c, String kind,
+                                           Set<String> known) {
+        String hint = DidYouMean.hint(c.name(), known);
+        return new ConfigException(file, c.line(), context, "unknown " + kind + " '" + c.name() + "'"
+                + (hint.isEmpty() ? " (known: " + String.join(", ", known) + ")" : hint));
+    }
+
+    /** Specs from {@link ConfigLoader} hold checked URIs; specs built in code are checked here. */
+    private static List<Endpoint> endpoints(String file, RouteSpec spec) throws ConfigException {
+        List<Endpoint> out = new ArrayList<>();
+        for (URI uri : spec.uris()) {
+            try {
+                UpstreamUri u = UpstreamUri.of(uri);
+                out.add(new Endpoint(u.host(), u.port()));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(file, spec.line(), "route '" + spec.id() + "'", "uri: " + e.getMessage());
+            }
+        }
+        if (out.isEmpty()) {
+            throw new ConfigException(file, spec.line(), "route '" + spec.id() + "'", "needs at least one uri");
+        }
+        return out;
     }
 }

@@ -34,7 +34,9 @@ public interface FilterExchange {
 
     /**
      * Answers the client without going upstream (redirects, short-circuits). The filter must not call proceed after
-     * this; filters before it still see the reply as the response after their proceed returns.
+     * this; filters before it still see the reply as the response after their proceed returns. From this call on,
+     * {@link #response()} returns {@code head} ({@link FilterChains} relies on it to tell a local reply from a filter
+     * that forgot to proceed).
      */
     void replyLocally(ResponseHead head, byte[] body);
 

@@ -1,6 +1,8 @@
 package io.loomgate.http1;
 
+import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 
@@ -35,7 +37,35 @@ public sealed interface BodyFraming {
      * transfer coding other than chunked.
      */
     static BodyFraming ofRequest(RequestHead head) throws HttpParseException {
-        throw new UnsupportedOperationException("stub");
+        Headers headers = head.headers();
+        int te = headers.indexOf(FramingFields.TRANSFER_ENCODING, 0);
+        int cl = headers.indexOf(FramingFields.CONTENT_LENGTH, 0);
+        if (te >= 0) {
+            if (cl >= 0) {
+                // RFC 9112 §6.1/§6.3 rule 3: both fields is a request smuggling attempt (CWE-444); refuse and close.
+                throw new HttpParseException(400, "both Transfer-Encoding and Content-Length (RFC 9112 §6.1)");
+            }
+            if (!head.isHttp11()) {
+                // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means faulty framing.
+                throw new HttpParseException(400, "Transfer-Encoding in an HTTP/1.0 request (RFC 9112 §6.1)");
+            }
+            return switch (FramingFields.transferCodings(headers, te, 400)) {
+                case FramingFields.CHUNKED -> CHUNKED;
+                // RFC 9112 §6.3 rule 4: a request whose final coding is not chunked MUST get 400.
+                case FramingFields.NOT_CHUNKED_FINAL -> throw new HttpParseException(400,
+                        "Transfer-Encoding must end with chunked in a request (RFC 9112 §6.3)");
+                // RFC 9112 §7: chunked MUST NOT be applied more than once.
+                case FramingFields.CHUNKED_TWICE -> throw new HttpParseException(400,
+                        "Transfer-Encoding applies chunked more than once (RFC 9112 §7)");
+                // RFC 9112 §6.1: a server SHOULD answer 501 to a transfer coding it does not implement.
+                default -> throw new HttpParseException(501,
+                        "transfer codings other than chunked are not implemented (RFC 9112 §6.1)");
+            };
+        }
+        if (cl >= 0) {
+            return new Fixed(FramingFields.contentLength(headers, cl, 400));
+        }
+        return NONE; // RFC 9112 §6.3 rule 6: a request with neither has no body
     }
 
     /**
@@ -43,11 +73,48 @@ public sealed interface BodyFraming {
      * CONNECT; otherwise chunked, Content-Length, or until close.
      */
     static BodyFraming ofResponse(String requestMethod, ResponseHead head) throws HttpParseException {
-        throw new UnsupportedOperationException("stub");
+        int status = head.status();
+        // RFC 9112 §6.3 rule 1: whatever the fields say, these responses end with their head.
+        if (Method.HEAD.equals(requestMethod) || status < 200 || status == 204 || status == 304) {
+            return NONE;
+        }
+        // RFC 9112 §6.3 rule 2: a 2xx to CONNECT switches to a tunnel.
+        if (status < 300 && Method.CONNECT.equals(requestMethod)) {
+            return NONE;
+        }
+        Headers headers = head.headers();
+        int te = headers.indexOf(FramingFields.TRANSFER_ENCODING, 0);
+        int cl = headers.indexOf(FramingFields.CONTENT_LENGTH, 0);
+        if (te >= 0) {
+            if (cl >= 0) {
+                // RFC 9112 §6.3 rule 3: "ought to be handled as an error" (response splitting, CWE-444).
+                throw new HttpParseException(502, "origin sent both Transfer-Encoding and Content-Length"
+                        + " (RFC 9112 §6.3)");
+            }
+            if (!RequestHeadParser.HTTP_1_1.equals(head.version())) {
+                throw new HttpParseException(502, "Transfer-Encoding in an HTTP/1.0 response (RFC 9112 §6.1)");
+            }
+            return switch (FramingFields.transferCodings(headers, te, 502)) {
+                case FramingFields.CHUNKED, FramingFields.CODED_THEN_CHUNKED -> CHUNKED;
+                // RFC 9112 §6.3 rule 4: a response whose final coding is not chunked is read until close.
+                case FramingFields.NOT_CHUNKED_FINAL -> UNTIL_CLOSE;
+                default -> throw new HttpParseException(502,
+                        "origin applied chunked more than once (RFC 9112 §7)");
+            };
+        }
+        if (cl >= 0) {
+            return new Fixed(FramingFields.contentLength(headers, cl, 502));
+        }
+        return UNTIL_CLOSE; // RFC 9112 §6.3 rule 8
     }
 
     /** A stream of exactly this body, reading from the connection's input. */
     default BodyInputStream open(HttpInput in, HttpLimits limits) {
-        throw new UnsupportedOperationException("stub");
+        return switch (this) {
+            case None none -> EmptyBody.INSTANCE;
+            case Fixed fixed -> fixed.length() == 0 ? EmptyBody.INSTANCE : new FixedLengthInputStream(in, fixed.length());
+            case Chunked chunked -> new ChunkedInputStream(in, limits);
+            case UntilClose untilClose -> new UntilCloseInputStream(in);
+        };
     }
 }

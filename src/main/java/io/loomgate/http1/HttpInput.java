@@ -5,6 +5,8 @@ import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The buffered reading side of one HTTP/1.1 connection, client or server: reads message heads and gives body
@@ -12,12 +14,33 @@ import java.io.InputStream;
  *
  * <p>While the connection is idle between messages ({@link #awaitData()}) it holds no read buffer, so an idle
  * keep-alive connection costs only its socket and its parked thread.
+ *
+ * <p>Invariant: the unread bytes are {@code buf[pos, lim)}; when that range is empty the buffer may be null. A head
+ * that does not fit the buffer grows it, up to the limits of the part being read; bytes after a head or body stay in
+ * the buffer for the next reader (pipelining).
  */
 public final class HttpInput extends InputStream {
+    /** {@link #nextLine} result: the stream ended before a line feed. */
+    static final int EOF = -1;
+    /** {@link #nextLine} result: the line is longer than allowed. */
+    static final int TOO_LONG = -2;
+
+    private final InputStream in;
+    private final int bufferSize;
+    private final HttpLimits limits;
+    private final byte[] oneByte = new byte[1];
+    private byte[] buf;
+    private int pos;
+    private int lim;
 
     /** @param in the socket's stream; @param bufferSize read buffer size (8 KiB typical) */
     public HttpInput(InputStream in, int bufferSize, HttpLimits limits) {
-        throw new UnsupportedOperationException("stub");
+        if (bufferSize < 1) {
+            throw new IllegalArgumentException("buffer size must be positive, got " + bufferSize);
+        }
+        this.in = Objects.requireNonNull(in, "in");
+        this.bufferSize = bufferSize;
+        this.limits = Objects.requireNonNull(limits, "limits");
     }
 
     /**
@@ -25,7 +48,23 @@ public final class HttpInput extends InputStream {
      * A socket read timeout surfaces as {@link java.net.SocketTimeoutException}.
      */
     public boolean awaitData() throws IOException {
-        throw new UnsupportedOperationException("stub");
+        if (pos < lim) {
+            return true;
+        }
+        buf = null;
+        pos = 0;
+        lim = 0;
+        int n;
+        do {
+            n = in.read(oneByte, 0, 1);
+        } while (n == 0);
+        if (n < 0) {
+            return false;
+        }
+        buf = new byte[bufferSize];
+        buf[0] = oneByte[0];
+        lim = 1;
+        return true;
     }
 
     /**
@@ -36,7 +75,7 @@ public final class HttpInput extends InputStream {
      * @throws java.io.EOFException if the stream ends inside the head
      */
     public RequestHead readRequestHead() throws IOException {
-        throw new UnsupportedOperationException("stub");
+        return RequestHeadParser.parse(this, limits);
     }
 
     /**
@@ -47,27 +86,150 @@ public final class HttpInput extends InputStream {
      * @throws java.io.EOFException if the stream ends before or inside the head
      */
     public ResponseHead readResponseHead() throws IOException {
-        throw new UnsupportedOperationException("stub");
+        return ResponseHeadParser.parse(this, limits);
     }
 
     /** Bytes already read from the socket and not yet consumed. */
     public int buffered() {
-        throw new UnsupportedOperationException("stub");
+        return lim - pos;
     }
 
     @Override
     public int read() throws IOException {
-        throw new UnsupportedOperationException("stub");
+        if (pos == lim && fill() <= 0) {
+            return -1;
+        }
+        return buf[pos++] & 0xff;
     }
 
     /** Reads buffered bytes first, then from the socket: at most one socket read per call. */
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        throw new UnsupportedOperationException("stub");
+        Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        if (pos == lim) {
+            if (len >= bufferSize) {
+                // A large read skips the buffer: one copy less, and nothing beyond len is taken from the socket.
+                return in.read(b, off, len);
+            }
+            int n = fill();
+            if (n <= 0) {
+                return n < 0 ? -1 : 0;
+            }
+        }
+        int n = Math.min(len, lim - pos);
+        System.arraycopy(buf, pos, b, off, n);
+        pos += n;
+        return n;
     }
 
     @Override
     public int available() throws IOException {
-        throw new UnsupportedOperationException("stub");
+        return pos < lim ? lim - pos : in.available();
+    }
+
+    /**
+     * Discards up to {@code n} bytes (buffered ones first, else one socket read into the buffer); returns how many, or
+     * -1 at end of stream. Lets bodies drain without a scratch array of their own.
+     */
+    long discard(long n) throws IOException {
+        if (n <= 0) {
+            return 0;
+        }
+        if (pos == lim) {
+            int r = fill();
+            if (r <= 0) {
+                return r < 0 ? -1 : 0;
+            }
+        }
+        int k = (int) Math.min(n, lim - pos);
+        pos += k;
+        return k;
+    }
+
+    /** Whether a read buffer is allocated (for tests of the idle-connection promise). */
+    boolean holdsBuffer() {
+        return buf != null;
+    }
+
+    byte[] buffer() {
+        return buf;
+    }
+
+    int position() {
+        return pos;
+    }
+
+    /** Marks the buffer up to (excluding) {@code newPos} as consumed. */
+    void consumeTo(int newPos) {
+        pos = newPos;
+    }
+
+    /**
+     * Makes sure a whole line starting at the read position is buffered and returns the index of its LF in
+     * {@link #buffer()}; {@link #EOF} if the stream ended first, {@link #TOO_LONG} if the line holds more than
+     * {@code maxContent} bytes before its CRLF. Scans each byte once however the line arrives.
+     */
+    int nextLine(int maxContent) throws IOException {
+        int scanned = 0;
+        while (true) {
+            byte[] b = buf;
+            int end = lim;
+            for (int i = pos + scanned; i < end; i++) {
+                if (b[i] == '\n') {
+                    return i - pos > maxContent + 1L ? TOO_LONG : i;
+                }
+            }
+            scanned = end - pos;
+            if (scanned > maxContent + 1L) {
+                return TOO_LONG;
+            }
+            if (fillForLine(maxContent + 2L) < 0) {
+                return EOF;
+            }
+        }
+    }
+
+    /** One socket read appended to the unread bytes; compacts, or grows the buffer up to {@code capacity}. */
+    private int fillForLine(long capacity) throws IOException {
+        if (buf == null) {
+            buf = new byte[bufferSize];
+            pos = 0;
+            lim = 0;
+        } else if (pos == lim) {
+            pos = 0;
+            lim = 0;
+        } else if (lim == buf.length) {
+            int len = lim - pos;
+            if (pos > 0) {
+                System.arraycopy(buf, pos, buf, 0, len);
+                pos = 0;
+                lim = len;
+            } else {
+                // Only reached while the partial line is shorter than capacity, so the buffer really grows.
+                buf = Arrays.copyOf(buf, (int) Math.min(2L * buf.length, Math.max(capacity, buf.length + 1L)));
+            }
+        }
+        int n = in.read(buf, lim, buf.length - lim);
+        if (n > 0) {
+            lim += n;
+        }
+        return n;
+    }
+
+    /** One socket read into the empty buffer. */
+    private int fill() throws IOException {
+        if (buf == null) {
+            buf = new byte[bufferSize];
+        }
+        pos = 0;
+        lim = 0;
+        int n = in.read(buf, 0, buf.length);
+        if (n > 0) {
+            lim = n;
+        }
+        return n;
     }
 }

@@ -1,49 +1,220 @@
 package io.loomgate.http1;
 
+import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
+import io.loomgate.http.Status;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The buffered writing side of one HTTP/1.1 connection. Heads are encoded into the buffer; nothing reaches the
  * socket until the buffer fills or {@link #flush()} is called, so a small response leaves in one write.
  * Header names and values are written as given: they were validated when parsed or set by configuration, and
  * {@link #writeRequestHead} / {@link #writeResponseHead} refuse CR, LF or NUL in them (response splitting, CWE-113).
+ *
+ * <p>Invariant: unsent bytes are {@code buf[0, count)}; the buffer is allocated on first use and dropped by
+ * {@link #releaseBuffer()} when empty. A head is encoded whole into the buffer (growing it if needed) before any of it
+ * is sent, so a refused head leaves nothing behind.
  */
 public final class HttpOutput extends OutputStream {
+    private static final int REQUEST_LINE = 0;
+    private static final int STATUS_LINE = 1;
+    private static final int FIELD_NAME = 2;
+    private static final int FIELD_VALUE = 3;
+
+    private final OutputStream out;
+    private final int bufferSize;
+    private byte[] buf;
+    private int count;
 
     public HttpOutput(OutputStream out, int bufferSize) {
-        throw new UnsupportedOperationException("stub");
+        if (bufferSize < 1) {
+            throw new IllegalArgumentException("buffer size must be positive, got " + bufferSize);
+        }
+        this.out = Objects.requireNonNull(out, "out");
+        this.bufferSize = bufferSize;
     }
 
     /** Encodes {@code METHOD target VERSION\r\n fields \r\n}. */
     public void writeRequestHead(RequestHead head) throws IOException {
-        throw new UnsupportedOperationException("stub");
+        ensureBuffer();
+        int start = count;
+        try {
+            // SP would split the request line differently for the next parser, so method and target refuse it too.
+            text(head.method(), REQUEST_LINE, true, "method");
+            put((byte) ' ');
+            text(head.target(), REQUEST_LINE, true, "request-target");
+            put((byte) ' ');
+            text(head.version(), REQUEST_LINE, true, "version");
+            crlf();
+            fields(head.headers());
+        } catch (IllegalArgumentException e) {
+            count = start;
+            throw e;
+        }
     }
 
     /** Encodes {@code VERSION status reason\r\n fields \r\n}. */
     public void writeResponseHead(ResponseHead head) throws IOException {
-        throw new UnsupportedOperationException("stub");
+        int status = head.status();
+        if (status < 100 || status > 999) {
+            throw new IllegalArgumentException("status must have three digits, got " + status);
+        }
+        ensureBuffer();
+        int start = count;
+        try {
+            text(head.version(), STATUS_LINE, true, "version");
+            ensureCapacity(5);
+            buf[count++] = ' ';
+            buf[count++] = (byte) ('0' + status / 100);
+            buf[count++] = (byte) ('0' + status / 10 % 10);
+            buf[count++] = (byte) ('0' + status % 10);
+            buf[count++] = ' ';
+            String reason = head.reason() != null ? head.reason() : Status.reason(status);
+            text(reason, STATUS_LINE, false, "reason phrase");
+            crlf();
+            fields(head.headers());
+        } catch (IllegalArgumentException e) {
+            count = start;
+            throw e;
+        }
+    }
+
+    /** Encodes {@code name: value\r\n} for each field, then the empty line. Nothing is kept if a field is refused. */
+    void writeFields(Headers headers) throws IOException {
+        ensureBuffer();
+        int start = count;
+        try {
+            fields(headers);
+        } catch (IllegalArgumentException e) {
+            count = start;
+            throw e;
+        }
     }
 
     @Override
     public void write(int b) throws IOException {
-        throw new UnsupportedOperationException("stub");
+        ensureBuffer();
+        if (count == buf.length) {
+            flushBuffer();
+        }
+        buf[count++] = (byte) b;
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
-        throw new UnsupportedOperationException("stub");
+        Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return;
+        }
+        if (len >= bufferSize) {
+            // Too big to be worth copying: send what is buffered, then the caller's bytes as they are.
+            flushBuffer();
+            out.write(b, off, len);
+            return;
+        }
+        ensureBuffer();
+        if (len > buf.length - count) {
+            flushBuffer();
+        }
+        System.arraycopy(b, off, buf, count, len);
+        count += len;
     }
 
     @Override
     public void flush() throws IOException {
-        throw new UnsupportedOperationException("stub");
+        flushBuffer();
+        out.flush();
     }
 
     /** Releases the buffer if it is empty (an idle connection holds no write buffer). */
     public void releaseBuffer() {
-        throw new UnsupportedOperationException("stub");
+        if (count == 0) {
+            buf = null;
+        }
+    }
+
+    /** Hands the buffered bytes to the underlying stream without flushing it. */
+    void flushBuffer() throws IOException {
+        if (count > 0) {
+            out.write(buf, 0, count);
+            count = 0;
+        }
+    }
+
+    private void fields(Headers headers) {
+        for (int i = 0, n = headers.size(); i < n; i++) {
+            String name = headers.name(i);
+            text(name, FIELD_NAME, false, name);
+            ensureCapacity(2);
+            buf[count++] = ':';
+            buf[count++] = ' ';
+            text(headers.value(i), FIELD_VALUE, false, name);
+            crlf();
+        }
+        crlf();
+    }
+
+    /**
+     * Copies an ISO-8859-1 string into the buffer, refusing CR, LF and NUL (and SP when {@code noSpace}), and chars
+     * that have no single byte.
+     */
+    private void text(String s, int part, boolean noSpace, String what) {
+        int n = s.length();
+        ensureCapacity(n);
+        byte[] b = buf;
+        int at = count;
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c <= ' ' && (c == '\r' || c == '\n' || c == 0 || (noSpace && c == ' ')) || c > 0xff) {
+                throw refused(s, i, part, what);
+            }
+            b[at + i] = (byte) c;
+        }
+        count = at + n;
+    }
+
+    private static IllegalArgumentException refused(String s, int i, int part, String what) {
+        char c = s.charAt(i);
+        String name = switch (c) {
+            case '\r' -> "CR";
+            case '\n' -> "LF";
+            case 0 -> "NUL";
+            case ' ' -> "SP";
+            default -> String.format("U+%04X (not ISO-8859-1)", (int) c);
+        };
+        String where = switch (part) {
+            case REQUEST_LINE, STATUS_LINE -> what;
+            case FIELD_NAME -> "header name";
+            default -> "value of header " + RequestHeadParser.printable(what);
+        };
+        return new IllegalArgumentException(name + " at index " + i + " of " + where
+                + " refused (CWE-113 response splitting)");
+    }
+
+    private void crlf() {
+        ensureCapacity(2);
+        buf[count++] = '\r';
+        buf[count++] = '\n';
+    }
+
+    private void put(byte b) {
+        ensureCapacity(1);
+        buf[count++] = b;
+    }
+
+    private void ensureBuffer() {
+        if (buf == null) {
+            buf = new byte[bufferSize];
+        }
+    }
+
+    private void ensureCapacity(int more) {
+        if (buf.length - count < more) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, count + more));
+        }
     }
 }

@@ -1,21 +1,73 @@
 package io.loomgate.route;
 
 import io.loomgate.http.RequestHead;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 
-/** The routes in match order. Immutable and thread-safe. */
+/**
+ * The routes in match order: by {@link Route#order()}, routes of equal order keeping the order they were given in.
+ * {@link #match} returns the first route whose predicates all hold. Immutable and thread-safe.
+ */
 public final class RouteTable {
+    /** Per-thread generator state, reached without a ThreadLocal: ThreadLocalRandom keeps it in the Thread. */
+    private static final RandomGenerator DEFAULT_RANDOM = () -> ThreadLocalRandom.current().nextLong();
+
+    private final List<Route> routes;
+    private final WeightGroups weights;
 
     public RouteTable(List<Route> routes) {
-        throw new UnsupportedOperationException("stub");
+        this(routes, DEFAULT_RANDOM);
+    }
+
+    /**
+     * A table that draws Weight groups from {@code random} (tests pass a seeded {@link java.util.Random}).
+     *
+     * @param random used from many threads at once, so it must be thread-safe
+     * @throws IllegalArgumentException when two routes share an id
+     */
+    public RouteTable(List<Route> routes, RandomGenerator random) {
+        Set<String> ids = new HashSet<>();
+        for (Route r : routes) {
+            if (!ids.add(r.id())) {
+                throw new IllegalArgumentException("duplicate route id '" + r.id() + "'");
+            }
+        }
+        List<Route> sorted = new ArrayList<>(routes);
+        sorted.sort(Comparator.comparingInt(Route::order)); // List.sort is stable
+        this.routes = List.copyOf(sorted);
+        this.weights = new WeightGroups(this.routes, random);
     }
 
     /** The first route (by order, then file position) whose predicates all hold, or null. */
     public RouteMatch match(RequestHead request) {
-        throw new UnsupportedOperationException("stub");
+        MatchContext context = new MatchContext(request, weights);
+        for (Route route : routes) {
+            context.startRoute(route.id());
+            if (allHold(route, context)) {
+                return new RouteMatch(route, Collections.unmodifiableMap(new LinkedHashMap<>(context.variables())));
+            }
+        }
+        return null;
     }
 
+    private static boolean allHold(Route route, MatchContext context) {
+        for (RoutePredicate p : route.predicates()) {
+            if (!p.test(context)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** In match order. */
     public List<Route> routes() {
-        throw new UnsupportedOperationException("stub");
+        return routes;
     }
 }

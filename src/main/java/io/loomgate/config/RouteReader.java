@@ -1,0 +1,177 @@
+package io.loomgate.config;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Reads the {@code routes:} list into {@link RouteSpec}s; route ids must be unique. */
+final class RouteReader {
+    static final List<String> KEYS = List.of("id", "uri", "uris", "order", "predicates", "filters", "timeout",
+            "preserve-host", "max-in-flight", "queue-timeout");
+    private static final List<String> COMPONENT_KEYS = List.of("name", "args");
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
+    private final String file;
+    private final Map<String, Integer> idLines = new HashMap<>();
+
+    RouteReader(String file) {
+        this.file = file;
+    }
+
+    List<RouteSpec> read(Section root) throws ConfigException {
+        List<RouteSpec> routes = new ArrayList<>();
+        List<YamlNode> items = root.list("routes");
+        for (int i = 0; i < items.size(); i++) {
+            routes.add(route(items.get(i), "routes[" + i + "]"));
+        }
+        return List.copyOf(routes);
+    }
+
+    private RouteSpec route(YamlNode node, String position) throws ConfigException {
+        String written = writtenId(node);
+        String context = written == null ? position : "route '" + written + "'";
+        Section s = Section.context(file, context, node, KEYS);
+        String id = s.string("id", null);
+        if (id == null) {
+            throw new ConfigException(file, s.line(), position, "missing 'id'");
+        }
+        if (!id.chars().allMatch(c -> c > 0x20 && c != 0x7f && c != '\'')) {
+            throw s.error("id", "must not contain whitespace, quotes or control characters, got '" + id + "'");
+        }
+        Integer before = idLines.putIfAbsent(id, s.lineOf("id"));
+        if (before != null) {
+            throw new ConfigException(file, s.lineOf("id"), context, "duplicate route id (first at line " + before
+                    + ")");
+        }
+        return new RouteSpec(id, s.line(), uris(s, context), s.integer("order", 0, Integer.MIN_VALUE,
+                Integer.MAX_VALUE), components(s, "predicates"), components(s, "filters"),
+                s.duration("timeout", DEFAULT_TIMEOUT, false), s.bool("preserve-host", true),
+                s.integer("max-in-flight", 0, 0, Integer.MAX_VALUE), s.duration("queue-timeout", Duration.ZERO, true));
+    }
+
+    /** The id as written, to name the route in messages about its other keys; null when there is none. */
+    private static String writtenId(YamlNode node) {
+        if (node instanceof YamlNode.Mapping m) {
+            for (YamlNode.Entry e : m.entries()) {
+                if (Section.canonical(e.key()).equals("id") && e.value() instanceof YamlNode.Scalar sc
+                        && !sc.isNull() && !sc.text().isBlank()) {
+                    return sc.text().trim();
+                }
+            }
+        }
+        return null;
+    }
+
+    private List<URI> uris(Section s, String context) throws ConfigException {
+        if (s.has("uri") && s.has("uris")) {
+            throw new ConfigException(file, Math.max(s.lineOf("uri"), s.lineOf("uris")), context,
+                    "has both 'uri' and 'uris'; write one of them");
+        }
+        if (!s.has("uri") && !s.has("uris")) {
+            throw new ConfigException(file, s.line(), context, "needs 'uri' (one origin) or 'uris' (a list)");
+        }
+        if (s.has("uri")) {
+            String text = s.string("uri", null);
+            return List.of(uri(s, "uri", s.lineOf("uri"), text));
+        }
+        List<YamlNode.Scalar> items = s.scalarList("uris");
+        if (items.isEmpty()) {
+            throw s.error("uris", "expected at least one uri");
+        }
+        List<URI> out = new ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            out.add(uri(s, "uris[" + i + "]", items.get(i).line(), items.get(i).text()));
+        }
+        return List.copyOf(out);
+    }
+
+    private static URI uri(Section s, String key, int line, String text) throws ConfigException {
+        try {
+            return UpstreamUri.parse(text).toUri();
+        } catch (IllegalArgumentException e) {
+            throw s.error(key, line, e.getMessage());
+        }
+    }
+
+    private List<RouteSpec.ComponentSpec> components(Section s, String key) throws ConfigException {
+        List<RouteSpec.ComponentSpec> out = new ArrayList<>();
+        List<YamlNode> items = s.list(key);
+        for (int i = 0; i < items.size(); i++) {
+            out.add(component(s, key + "[" + i + "]", items.get(i)));
+        }
+        return List.copyOf(out);
+    }
+
+    /** {@code Name=a,b} (shorthand, positional) or {@code {name: Name, args: {k: v}}} (expanded, named). */
+    private RouteSpec.ComponentSpec component(Section s, String key, YamlNode item) throws ConfigException {
+        if (item instanceof YamlNode.Scalar scalar && !scalar.isNull()) {
+            return shorthand(s, key, scalar);
+        }
+        if (!(item instanceof YamlNode.Mapping)) {
+            throw s.error(key, item.line(), "expected Name=arguments (like Path=/users/**) or a mapping with name "
+                    + "and args, got " + item.describe());
+        }
+        Section c = Section.context(file, s.childName(key), item, COMPONENT_KEYS);
+        String name = c.string("name", null);
+        if (name == null) {
+            throw s.error(key, item.line(), "missing 'name'");
+        }
+        checkName(s, key, item.line(), name, name);
+        Map<String, String> args = new LinkedHashMap<>();
+        YamlNode argsNode = c.node("args");
+        if (argsNode instanceof YamlNode.Mapping m) {
+            for (YamlNode.Entry e : m.entries()) {
+                args.put(e.key(), argValue(s, key + ".args." + e.key(), e.value()));
+            }
+        } else if (argsNode != null && !(argsNode instanceof YamlNode.Scalar sc && sc.isNull())) {
+            throw s.error(key + ".args", argsNode.line(), "expected a mapping of argument names to values, got "
+                    + argsNode.describe());
+        }
+        return new RouteSpec.ComponentSpec(name, args, item.line());
+    }
+
+    private RouteSpec.ComponentSpec shorthand(Section s, String key, YamlNode.Scalar scalar) throws ConfigException {
+        String text = scalar.text().trim();
+        int eq = text.indexOf('=');
+        String name = (eq < 0 ? text : text.substring(0, eq)).trim();
+        checkName(s, key, scalar.line(), name, text);
+        Map<String, String> args = new LinkedHashMap<>();
+        if (eq >= 0 && !text.substring(eq + 1).isBlank()) {
+            String[] values = text.substring(eq + 1).split(",", -1);
+            for (int i = 0; i < values.length; i++) {
+                args.put("_genkey_" + i, values[i].trim());
+            }
+        }
+        return new RouteSpec.ComponentSpec(name, args, scalar.line());
+    }
+
+    private static void checkName(Section s, String key, int line, String name, String written)
+            throws ConfigException {
+        if (!name.matches("[A-Za-z][A-Za-z0-9_]*")) {
+            throw s.error(key, line, "expected Name=arguments (like Path=/users/**) or a mapping with name and args, "
+                    + "got '" + written + "'");
+        }
+    }
+
+    /** A scalar, or a list of scalars joined with commas (Spring Cloud Gateway binds lists the same way). */
+    private static String argValue(Section s, String key, YamlNode value) throws ConfigException {
+        if (value instanceof YamlNode.Scalar sc) {
+            return sc.text();
+        }
+        if (value instanceof YamlNode.Sequence seq) {
+            List<String> parts = new ArrayList<>();
+            for (YamlNode item : seq.items()) {
+                if (!(item instanceof YamlNode.Scalar sc) || sc.isNull()) {
+                    throw s.error(key, item.line(), "expected a list of values, got " + item.describe());
+                }
+                parts.add(sc.text());
+            }
+            return String.join(",", parts);
+        }
+        throw s.error(key, value.line(), "expected a value or a list of values, got " + value.describe());
+    }
+}

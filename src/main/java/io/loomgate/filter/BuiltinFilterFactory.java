@@ -1,0 +1,15 @@
+package io.loomgate.filter;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** A factory for a built-in filter: its name, argument names and a constructor over checked arguments. */
+record BuiltinFilterFactory(String name, List<String> argNames, Function<FilterArgs, GatewayFilter> maker)
+        implements FilterFactory {
+
+    @Override
+    public GatewayFilter create(Map<String, String> args) {
+        return maker.apply(new FilterArgs(args));
+    }
+}

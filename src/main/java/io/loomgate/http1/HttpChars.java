@@ -1,0 +1,71 @@
+package io.loomgate.http1;
+
+/**
+ * Byte classes of the HTTP grammar (RFC 9110 §5.6.2 tchar, §5.5 field-vchar) as lookup tables, so the parsers test a
+ * byte with one array load, and the wording used when a byte is refused.
+ */
+final class HttpChars {
+    /** tchar: the bytes of a token (method, field name, transfer coding, chunk extension). */
+    static final boolean[] TCHAR = new boolean[256];
+    /** Bytes allowed inside a field value: HTAB, SP, VCHAR and obs-text (0x80-0xFF). */
+    static final boolean[] FIELD_VALUE = new boolean[256];
+    /** Bytes allowed in a quoted-string's qdtext (RFC 9110 §5.6.4), i.e. field value bytes except DQUOTE and "\". */
+    static final boolean[] QDTEXT = new boolean[256];
+
+    static {
+        for (int c = '0'; c <= '9'; c++) {
+            TCHAR[c] = true;
+        }
+        for (int c = 'a'; c <= 'z'; c++) {
+            TCHAR[c] = true;
+            TCHAR[c - 32] = true;
+        }
+        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
+            TCHAR[c] = true;
+        }
+        FIELD_VALUE['\t'] = true;
+        for (int c = 0x20; c <= 0x7e; c++) {
+            FIELD_VALUE[c] = true;
+        }
+        for (int c = 0x80; c <= 0xff; c++) {
+            FIELD_VALUE[c] = true;
+        }
+        System.arraycopy(FIELD_VALUE, 0, QDTEXT, 0, 256);
+        QDTEXT['"'] = false;
+        QDTEXT['\\'] = false;
+    }
+
+    private HttpChars() {
+    }
+
+    static boolean isOws(byte b) {
+        return b == ' ' || b == '\t';
+    }
+
+    static int hexValue(byte b) {
+        if (b >= '0' && b <= '9') {
+            return b - '0';
+        }
+        if (b >= 'a' && b <= 'f') {
+            return b - 'a' + 10;
+        }
+        if (b >= 'A' && b <= 'F') {
+            return b - 'A' + 10;
+        }
+        return -1;
+    }
+
+    /** How a refused byte is named in an error message ("bare CR", "NUL", "control byte 0x07", "'@'"). */
+    static String describe(byte b) {
+        int c = b & 0xff;
+        return switch (c) {
+            case '\r' -> "bare CR";
+            case '\n' -> "bare LF";
+            case 0 -> "NUL";
+            case '\t' -> "HTAB";
+            case ' ' -> "SP";
+            default -> c < 0x20 || c == 0x7f ? String.format("control byte 0x%02x", c)
+                    : c >= 0x80 ? String.format("non-ASCII byte 0x%02x", c) : "'" + (char) c + "'";
+        };
+    }
+}

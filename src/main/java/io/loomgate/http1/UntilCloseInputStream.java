@@ -1,0 +1,65 @@
+package io.loomgate.http1;
+
+import java.io.IOException;
+import java.util.Objects;
+
+/**
+ * A response body delimited by the origin closing the connection (RFC 9112 §6.3 rule 8). Complete once the end of
+ * stream has been seen; the connection can then never be reused.
+ */
+final class UntilCloseInputStream extends BodyInputStream {
+    private final HttpInput in;
+    private boolean ended;
+
+    UntilCloseInputStream(HttpInput in) {
+        this.in = in;
+    }
+
+    @Override
+    public int read() throws IOException {
+        if (ended) {
+            return -1;
+        }
+        int c = in.read();
+        ended = c < 0;
+        return c;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        if (ended) {
+            return -1;
+        }
+        int n = in.read(b, off, len);
+        ended = n < 0;
+        return n;
+    }
+
+    @Override
+    public int available() throws IOException {
+        return ended ? 0 : in.available();
+    }
+
+    @Override
+    public boolean isComplete() {
+        return ended;
+    }
+
+    @Override
+    public boolean drain(long maxBytes) throws IOException {
+        long left = maxBytes;
+        while (!ended && left >= 0) {
+            long n = in.discard(left < Long.MAX_VALUE ? left + 1 : left);
+            if (n < 0) {
+                ended = true;
+            } else {
+                left -= n;
+            }
+        }
+        return ended;
+    }
+}

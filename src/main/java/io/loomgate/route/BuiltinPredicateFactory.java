@@ -1,0 +1,15 @@
+package io.loomgate.route;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** A factory for a built-in predicate: its name, argument names and a constructor over checked arguments. */
+record BuiltinPredicateFactory(String name, List<String> argNames, boolean gathersList,
+                               Function<PredicateArgs, RoutePredicate> maker) implements PredicateFactory {
+
+    @Override
+    public RoutePredicate create(Map<String, String> args) {
+        return maker.apply(new PredicateArgs(args));
+    }
+}

@@ -1,0 +1,94 @@
+package io.loomgate.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class HeaderFiltersTest {
+
+    private static TestExchange run(GatewayFilter filter, TestExchange exchange) throws IOException {
+        FilterChains.run(List.of(filter), exchange, TestExchange.origin());
+        return exchange;
+    }
+
+    @Test
+    void addRequestHeaderAppendsAfterExistingFields() throws IOException {
+        TestExchange ex = TestExchange.get("/");
+        ex.request().headers().add("X-Foo", "first");
+        run(AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Foo", "value", "bar")), ex);
+        assertThat(ex.request().headers().all("x-foo")).containsExactly("first", "bar");
+    }
+
+    @Test
+    void addRequestHeaderExpandsRouteVariables() throws IOException {
+        TestExchange ex = TestExchange.get("/").variable("segment", "blue");
+        run(AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Color", "value", "is-{segment}")), ex);
+        assertThat(ex.request().headers().first("X-Color")).isEqualTo("is-blue");
+        TestExchange json = TestExchange.get("/");
+        run(AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Json", "value", "{\"a\":1}")), json);
+        assertThat(json.request().headers().first("X-Json")).isEqualTo("{\"a\":1}");
+    }
+
+    @Test
+    void setRequestHeaderReplacesEveryField() throws IOException {
+        TestExchange ex = TestExchange.get("/");
+        ex.request().headers().add("X-Foo", "1").add("X-Foo", "2");
+        run(SetRequestHeaderFilter.FACTORY.create(Map.of("name", "x-foo", "value", "3")), ex);
+        assertThat(ex.request().headers().all("X-Foo")).containsExactly("3");
+        TestExchange absent = run(SetRequestHeaderFilter.FACTORY.create(Map.of("name", "X-New", "value", "v")),
+                TestExchange.get("/"));
+        assertThat(absent.request().headers().first("X-New")).isEqualTo("v");
+    }
+
+    @Test
+    void removeRequestHeaderRemovesEveryField() throws IOException {
+        TestExchange ex = TestExchange.get("/");
+        ex.request().headers().add("X-Foo", "1").add("X-Bar", "b").add("x-foo", "2");
+        run(RemoveRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Foo")), ex);
+        assertThat(ex.request().headers().contains("X-Foo")).isFalse();
+        assertThat(ex.request().headers().first("X-Bar")).isEqualTo("b");
+    }
+
+    @Test
+    void responseHeaderFiltersEditTheResponseAfterProceed() throws IOException {
+        TestExchange ex = TestExchange.get("/");
+        FilterChains.run(List.of(
+                        AddResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Added", "value", "a")),
+                        SetResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Origin", "value", "replaced")),
+                        RemoveResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Gone"))),
+                ex, exchange -> {
+                    assertThat(exchange.request().headers().contains("X-Added")).isFalse();
+                    TestExchange.origin().proceed(exchange);
+                    exchange.response().headers().add("X-Gone", "1").add("X-Origin", "second");
+                });
+        assertThat(ex.response().headers().all("X-Origin")).containsExactly("replaced");
+        assertThat(ex.response().headers().first("X-Added")).isEqualTo("a");
+        assertThat(ex.response().headers().contains("X-Gone")).isFalse();
+    }
+
+    @Test
+    void valuesWithLineBreaksOrNulAreRefused() {
+        assertThatThrownBy(() -> AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Foo", "value", "a\r\nb")))
+                .hasMessage("value: header value must not contain CR, LF or NUL");
+        assertThatThrownBy(() -> SetResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Foo", "value", "a\nb")))
+                .hasMessage("value: header value must not contain CR, LF or NUL");
+        assertThatThrownBy(() -> AddResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Foo", "value", "a\0")))
+                .hasMessage("value: header value must not contain CR, LF or NUL");
+    }
+
+    @Test
+    void namesMustBeTokensAndFramingIsOffLimits() {
+        assertThatThrownBy(() -> AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X Foo", "value", "a")))
+                .hasMessage("name: 'X Foo' is not a valid header name (RFC 9110 token)");
+        assertThatThrownBy(() -> SetResponseHeaderFilter.FACTORY.create(Map.of("name", "Content-Length", "value", "1")))
+                .hasMessage("name: Content-Length cannot be changed by a filter; the proxy sets message framing");
+        assertThatThrownBy(() -> RemoveRequestHeaderFilter.FACTORY.create(Map.of("name", "Host")))
+                .hasMessage("name: Host cannot be changed this way; HTTP/1.1 requires it");
+        assertThatThrownBy(() -> AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Foo")))
+                .hasMessage("missing argument 'value'");
+    }
+}

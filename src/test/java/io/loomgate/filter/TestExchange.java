@@ -1,0 +1,95 @@
+package io.loomgate.filter;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import java.net.InetSocketAddress;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** A FilterExchange over plain fields, recording local replies; the terminal link of a test chain sets a response. */
+final class TestExchange implements FilterExchange {
+    private final String originalTarget;
+    private final Map<String, String> variables = new LinkedHashMap<>();
+    private final Map<String, Object> attributes = new HashMap<>();
+    private RequestHead request;
+    private ResponseHead response;
+    byte[] localBody;
+    int localReplies;
+
+    TestExchange(String method, String target) {
+        this.request = new RequestHead(method, target, "HTTP/1.1", new Headers().add("Host", "gw.example.com"));
+        this.originalTarget = target;
+    }
+
+    static TestExchange get(String target) {
+        return new TestExchange("GET", target);
+    }
+
+    TestExchange variable(String name, String value) {
+        variables.put(name, value);
+        return this;
+    }
+
+    /** A terminal link that answers 200 with one header, as an origin would. */
+    static FilterChain origin() {
+        return exchange -> {
+            ResponseHead head = ResponseHead.of(200);
+            head.headers().add("X-Origin", "yes");
+            exchange.setResponse(head);
+        };
+    }
+
+    @Override
+    public String routeId() {
+        return "test-route";
+    }
+
+    @Override
+    public RequestHead request() {
+        return request;
+    }
+
+    @Override
+    public void setRequest(RequestHead request) {
+        this.request = request;
+    }
+
+    @Override
+    public String originalTarget() {
+        return originalTarget;
+    }
+
+    @Override
+    public Map<String, String> uriVariables() {
+        return variables;
+    }
+
+    @Override
+    public InetSocketAddress clientAddress() {
+        return new InetSocketAddress("127.0.0.1", 50000);
+    }
+
+    @Override
+    public ResponseHead response() {
+        return response;
+    }
+
+    @Override
+    public void setResponse(ResponseHead response) {
+        this.response = response;
+    }
+
+    @Override
+    public void replyLocally(ResponseHead head, byte[] body) {
+        localReplies++;
+        localBody = body;
+        response = head;
+    }
+
+    @Override
+    public Map<String, Object> attributes() {
+        return attributes;
+    }
+}

@@ -1,0 +1,102 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.JarProcess;
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.TestOrigin;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * 10,000 client connections open at once, each served twice, with zero errors, in a gateway process whose file
+ * descriptors are limited like this machine's (20,000): admission control (max-connections, the upstream pool's
+ * max-connections) keeps the gateway inside its budget instead of failing accepts or dials.
+ */
+class ManyConnectionsIT {
+    private static final int CONNECTIONS = 10_000;
+
+    @Test
+    void tenThousandConcurrentKeepAliveConnectionsAreAllServed(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("gateway.yaml");
+        Files.writeString(yaml, """
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                  max-connections: 10000
+                admin:
+                  port: 0
+                upstream:
+                  max-connections: 2000
+                routes:
+                  - id: main
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/**" ]
+                """);
+        try (TestOrigin origin = new TestOrigin();
+             JarProcess gw = JarProcess.start(List.of("-Xmx512m"), List.of("serve", "--config", yaml.toString()),
+                     Map.of("ORIGIN", origin.uri()))) {
+            int port = gw.awaitListening(Duration.ofSeconds(20));
+            List<RawClient> clients = new ArrayList<>(CONNECTIONS);
+            AtomicInteger ok = new AtomicInteger();
+            List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+            try (ExecutorService vt = Executors.newVirtualThreadPerTaskExecutor()) {
+                List<Future<RawClient>> opened = new ArrayList<>();
+                for (int i = 0; i < CONNECTIONS; i++) {
+                    int n = i;
+                    opened.add(vt.submit(() -> {
+                        RawClient c = new RawClient(port);
+                        request(c, "/first/" + n, ok, errors);
+                        return c;
+                    }));
+                }
+                for (Future<RawClient> f : opened) {
+                    clients.add(f.get());
+                }
+                // Every connection is still open: a second request on each.
+                List<Future<?>> second = new ArrayList<>();
+                for (int i = 0; i < CONNECTIONS; i++) {
+                    RawClient c = clients.get(i);
+                    int n = i;
+                    second.add(vt.submit(() -> {
+                        request(c, "/second/" + n, ok, errors);
+                        return null;
+                    }));
+                }
+                for (Future<?> f : second) {
+                    f.get();
+                }
+            } finally {
+                for (RawClient c : clients) {
+                    c.close();
+                }
+            }
+            assertThat(errors).isEmpty();
+            assertThat(ok.get()).isEqualTo(2 * CONNECTIONS);
+            assertThat(gw.output()).doesNotContain("Too many open files").doesNotContain("accept on port");
+        }
+    }
+
+    private static void request(RawClient c, String path, AtomicInteger ok, List<String> errors) {
+        try {
+            RawClient.Response r = c.send("GET " + path + " HTTP/1.1\r\nHost: h\r\n\r\n").read();
+            if (r.status() == 200) {
+                ok.incrementAndGet();
+            } else {
+                errors.add(path + ": " + r.status() + " " + r.bodyText());
+            }
+        } catch (Exception e) {
+            errors.add(path + ": " + e);
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package io.loomgate.testkit;
+
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A client on a raw socket, for bytes no well-behaved client would send (smuggling attempts, malformed heads,
+ * pipelining) and for reading exactly what the gateway answers, framing included.
+ */
+public final class RawClient implements AutoCloseable {
+    /** A response as read off the wire. */
+    public record Response(String statusLine, List<String[]> headers, byte[] body, List<String[]> trailers,
+                           boolean complete) {
+        public int status() {
+            return Integer.parseInt(statusLine.split(" ")[1]);
+        }
+
+        public String header(String name) {
+            for (String[] h : headers) {
+                if (h[0].equalsIgnoreCase(name)) {
+                    return h[1];
+                }
+            }
+            return null;
+        }
+
+        public List<String> headers(String name) {
+            List<String> out = new ArrayList<>();
+            for (String[] h : headers) {
+                if (h[0].equalsIgnoreCase(name)) {
+                    out.add(h[1]);
+                }
+            }
+            return out;
+        }
+
+        public String bodyText() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+    }
+
+    private final Socket socket;
+    private final InputStream in;
+
+    public RawClient(int port) throws IOException {
+        socket = new Socket(InetAddress.getLoopbackAddress(), port);
+        socket.setSoTimeout(10_000);
+        in = new java.io.BufferedInputStream(socket.getInputStream());
+    }
+
+    public RawClient send(String raw) throws IOException {
+        return send(raw.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    public RawClient send(byte[] raw) throws IOException {
+        socket.getOutputStream().write(raw);
+        socket.getOutputStream().flush();
+        return this;
+    }
+
+    public Socket socket() {
+        return socket;
+    }
+
+    /** Reads one response to a request with this method (HEAD responses have no body). */
+    public Response read(String method) throws IOException {
+        String status = readLine();
+        if (status == null) {
+            throw new EOFException("connection closed before a response");
+        }
+        List<String[]> headers = fields();
+        int code = Integer.parseInt(status.split(" ")[1]);
+        if (code >= 100 && code < 200 && code != 101) {
+            return new Response(status, headers, new byte[0], List.of(), true);
+        }
+        String te = find(headers, "transfer-encoding");
+        String cl = find(headers, "content-length");
+        boolean noBody = method.equals("HEAD") || code == 204 || code == 304 || code == 101;
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        List<String[]> trailers = List.of();
+        boolean complete = true;
+        if (noBody) {
+            return new Response(status, headers, new byte[0], trailers, true);
+        }
+        try {
+            if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
+                while (true) {
+                    String size = readLine();
+                    if (size == null) {
+                        throw new EOFException();
+                    }
+                    int semi = size.indexOf(';');
+                    int n = Integer.parseInt((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+                    if (n == 0) {
+                        trailers = fields();
+                        break;
+                    }
+                    byte[] piece = in.readNBytes(n);
+                    body.write(piece);
+                    if (piece.length < n) {
+                        throw new EOFException();
+                    }
+                    readLine();
+                }
+            } else if (cl != null) {
+                long n = Long.parseLong(cl.trim());
+                byte[] b = in.readNBytes((int) n);
+                body.write(b);
+                complete = b.length == n;
+            } else {
+                body.write(in.readAllBytes());
+            }
+        } catch (EOFException e) {
+            complete = false;
+        }
+        return new Response(status, headers, body.toByteArray(), trailers, complete);
+    }
+
+    public Response read() throws IOException {
+        return read("GET");
+    }
+
+    /** Whether the gateway closed the connection (EOF or reset) within the socket timeout. */
+    public boolean isClosedByPeer() {
+        try {
+            return in.read() < 0;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    private List<String[]> fields() throws IOException {
+        List<String[]> out = new ArrayList<>();
+        for (String h; (h = readLine()) != null && !h.isEmpty(); ) {
+            int colon = h.indexOf(':');
+            out.add(new String[] {h.substring(0, colon), h.substring(colon + 1).trim()});
+        }
+        return out;
+    }
+
+    private static String find(List<String[]> headers, String name) {
+        for (String[] h : headers) {
+            if (h[0].equalsIgnoreCase(name)) {
+                return h[1];
+            }
+        }
+        return null;
+    }
+
+    private String readLine() throws IOException {
+        StringBuilder sb = new StringBuilder();
+        while (true) {
+            int c = in.read();
+            if (c < 0) {
+                return sb.length() == 0 ? null : sb.toString();
+            }
+            if (c == '\n') {
+                int len = sb.length();
+                if (len > 0 && sb.charAt(len - 1) == '\r') {
+                    sb.setLength(len - 1);
+                }
+                return sb.toString();
+            }
+            sb.append((char) c);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

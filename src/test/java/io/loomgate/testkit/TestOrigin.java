@@ -1,0 +1,346 @@
+package io.loomgate.testkit;
+
+import io.loomgate.threads.ConnectionExecutors;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * An origin for integration tests, on 127.0.0.1 and an ephemeral port, written on raw sockets with its own small
+ * parser so it shares no code (and no bugs) with the gateway's codec. Each request is answered by the next scripted
+ * {@link Reply} (or the default), and recorded with its connection number and its index on that connection, so "the
+ * pool reused the connection" is one assertion.
+ */
+public final class TestOrigin implements AutoCloseable {
+
+    /** A request as the origin received it. */
+    public record Recorded(String method, String target, String version, List<String[]> headers, byte[] body,
+                           Map<String, String> trailers, int connection, int indexOnConnection) {
+        public String header(String name) {
+            for (String[] h : headers) {
+                if (h[0].equalsIgnoreCase(name)) {
+                    return h[1];
+                }
+            }
+            return null;
+        }
+
+        public List<String> headers(String name) {
+            List<String> out = new ArrayList<>();
+            for (String[] h : headers) {
+                if (h[0].equalsIgnoreCase(name)) {
+                    out.add(h[1]);
+                }
+            }
+            return out;
+        }
+
+        public String bodyText() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** What a socket does besides answering. */
+    public enum Effect { NONE, CLOSE_AFTER_RESPONSE, CLOSE_MID_BODY, NO_RESPONSE_CLOSE, STALL }
+
+    /**
+     * A scripted answer: raw head lines are written as given (so a test can send a malformed head), then the body
+     * pieces with a delay before each.
+     */
+    public record Reply(String statusLine, List<String> headerLines, List<byte[]> bodyPieces, Duration delay,
+                        Duration pieceDelay, Effect effect, java.util.concurrent.CountDownLatch gate) {
+        public Reply(String statusLine, List<String> headerLines, List<byte[]> bodyPieces, Duration delay,
+                     Duration pieceDelay, Effect effect) {
+            this(statusLine, headerLines, bodyPieces, delay, pieceDelay, effect, null);
+        }
+
+        /**
+         * Each piece after the first waits for this latch ("send more once the client saw this"); if it stays
+         * closed for 10 s the origin closes the connection mid-body instead.
+         */
+        public Reply gatedBy(java.util.concurrent.CountDownLatch latch) {
+            return new Reply(statusLine, headerLines, bodyPieces, delay, pieceDelay, effect, latch);
+        }
+
+        public static Reply ok(String body) {
+            byte[] b = body.getBytes(StandardCharsets.UTF_8);
+            return new Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + b.length), List.of(b), Duration.ZERO,
+                    Duration.ZERO, Effect.NONE);
+        }
+
+        public static Reply status(int code) {
+            return new Reply("HTTP/1.1 " + code + " X", List.of("Content-Length: 0"), List.of(), Duration.ZERO,
+                    Duration.ZERO, Effect.NONE);
+        }
+
+        public static Reply raw(String statusLine, List<String> headerLines, String... pieces) {
+            List<byte[]> p = new ArrayList<>();
+            for (String s : pieces) {
+                p.add(s.getBytes(StandardCharsets.ISO_8859_1));
+            }
+            return new Reply(statusLine, headerLines, p, Duration.ZERO, Duration.ZERO, Effect.NONE);
+        }
+
+        public Reply delayed(Duration d) {
+            return new Reply(statusLine, headerLines, bodyPieces, d, pieceDelay, effect);
+        }
+
+        public Reply piecesEvery(Duration d) {
+            return new Reply(statusLine, headerLines, bodyPieces, delay, d, effect);
+        }
+
+        public Reply with(Effect e) {
+            return new Reply(statusLine, headerLines, bodyPieces, delay, pieceDelay, e);
+        }
+    }
+
+    private final ServerSocket server;
+    private final BlockingQueue<Recorded> requests = new LinkedBlockingQueue<>();
+    private final List<Recorded> all = new CopyOnWriteArrayList<>();
+    private final ConcurrentLinkedQueue<Reply> script = new ConcurrentLinkedQueue<>();
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final AtomicInteger connections = new AtomicInteger();
+    private volatile Function<Recorded, Reply> fallback = r -> Reply.ok("hello from origin");
+
+    public TestOrigin() throws IOException {
+        server = new ServerSocket();
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
+        ConnectionExecutors.startDaemon("test-origin-" + server.getLocalPort(), this::acceptLoop);
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    public String uri() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /** Answers the next request(s) with these, in order; after them the fallback answers. */
+    public TestOrigin enqueue(Reply... replies) {
+        script.addAll(List.of(replies));
+        return this;
+    }
+
+    /** Answers every request not scripted by {@link #enqueue}. */
+    public TestOrigin fallback(Function<Recorded, Reply> f) {
+        this.fallback = f;
+        return this;
+    }
+
+    /** The next request received, waiting up to 5 s. */
+    public Recorded takeRequest() throws InterruptedException {
+        Recorded r = requests.poll(5, TimeUnit.SECONDS);
+        if (r == null) {
+            throw new AssertionError("the origin received no request within 5 s");
+        }
+        return r;
+    }
+
+    public List<Recorded> received() {
+        return List.copyOf(all);
+    }
+
+    public int requestCount() {
+        return all.size();
+    }
+
+    public int connectionCount() {
+        return connections.get();
+    }
+
+    private void acceptLoop() {
+        while (!server.isClosed()) {
+            try {
+                Socket s = server.accept();
+                sockets.add(s);
+                int n = connections.incrementAndGet();
+                ConnectionExecutors.startVirtual("test-origin-conn-" + n, () -> serve(s, n));
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private void serve(Socket s, int connection) {
+        try (s) {
+            InputStream in = new java.io.BufferedInputStream(s.getInputStream());
+            OutputStream out = s.getOutputStream();
+            for (int index = 0; ; index++) {
+                Recorded r = readRequest(in, connection, index);
+                if (r == null) {
+                    return;
+                }
+                all.add(r);
+                requests.add(r);
+                Reply reply = script.poll();
+                if (reply == null) {
+                    reply = fallback.apply(r);
+                }
+                if (!answer(reply, out, r)) {
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            // the gateway closed the connection: fine for an origin
+        }
+    }
+
+    /** Writes the reply; returns whether the connection stays open. */
+    private boolean answer(Reply reply, OutputStream out, Recorded r) throws IOException {
+        sleep(reply.delay());
+        if (reply.effect() == Effect.NO_RESPONSE_CLOSE) {
+            return false;
+        }
+        if (reply.effect() == Effect.STALL) {
+            sleep(Duration.ofSeconds(30));
+            return false;
+        }
+        StringBuilder head = new StringBuilder(reply.statusLine()).append("\r\n");
+        for (String h : reply.headerLines()) {
+            head.append(h).append("\r\n");
+        }
+        head.append("\r\n");
+        out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+        out.flush();
+        boolean headRequest = r.method().equals("HEAD");
+        List<byte[]> pieces = headRequest ? List.of() : reply.bodyPieces();
+        for (int i = 0; i < pieces.size(); i++) {
+            if (i > 0) {
+                sleep(reply.pieceDelay());
+                if (reply.gate() != null && !await(reply.gate())) {
+                    return false; // nobody opened the gate: the origin gives up and closes mid-body
+                }
+            }
+            if (reply.effect() == Effect.CLOSE_MID_BODY && i == pieces.size() - 1) {
+                return false;
+            }
+            out.write(pieces.get(i));
+            out.flush();
+        }
+        return reply.effect() != Effect.CLOSE_AFTER_RESPONSE;
+    }
+
+    private static boolean await(java.util.concurrent.CountDownLatch latch) {
+        try {
+            return latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static void sleep(Duration d) {
+        if (d.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static Recorded readRequest(InputStream in, int connection, int index) throws IOException {
+        String line = readLine(in);
+        if (line == null) {
+            return null;
+        }
+        String[] parts = line.split(" ", 3);
+        if (parts.length != 3) {
+            throw new IOException("bad request line: " + line);
+        }
+        List<String[]> headers = readFields(in);
+        byte[] body = new byte[0];
+        Map<String, String> trailers = new LinkedHashMap<>();
+        String te = find(headers, "transfer-encoding");
+        String cl = find(headers, "content-length");
+        if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            while (true) {
+                String size = readLine(in);
+                int semi = size.indexOf(';');
+                int n = Integer.parseInt((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
+                if (n == 0) {
+                    for (String[] t : readFields(in)) {
+                        trailers.put(t[0], t[1]);
+                    }
+                    break;
+                }
+                b.write(in.readNBytes(n));
+                readLine(in);
+            }
+            body = b.toByteArray();
+        } else if (cl != null) {
+            body = in.readNBytes(Integer.parseInt(cl.trim()));
+        }
+        return new Recorded(parts[0], parts[1], parts[2], headers, body, trailers, connection, index);
+    }
+
+    private static List<String[]> readFields(InputStream in) throws IOException {
+        List<String[]> headers = new ArrayList<>();
+        for (String h; !(h = readLine(in)).isEmpty(); ) {
+            int colon = h.indexOf(':');
+            headers.add(new String[] {h.substring(0, colon), h.substring(colon + 1).trim()});
+        }
+        return headers;
+    }
+
+    private static String find(List<String[]> headers, String name) {
+        for (String[] h : headers) {
+            if (h[0].equalsIgnoreCase(name)) {
+                return h[1];
+            }
+        }
+        return null;
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        while (true) {
+            int c = in.read();
+            if (c < 0) {
+                if (sb.length() == 0) {
+                    return null;
+                }
+                throw new EOFException("connection closed mid-line");
+            }
+            if (c == '\n') {
+                int len = sb.length();
+                if (len > 0 && sb.charAt(len - 1) == '\r') {
+                    sb.setLength(len - 1);
+                }
+                return sb.toString();
+            }
+            sb.append((char) c);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        for (Socket s : sockets) {
+            s.close();
+        }
+    }
+}
