@@ -83,7 +83,7 @@ public final class ConfigLoader {
     private static GatewayConfig.ServerSpec server(Section s) throws ConfigException {
         return new GatewayConfig.ServerSpec(
                 s.string("address", "0.0.0.0"),
-                s.integer("port", 8080, 1, 65535),
+                s.integer("port", 8080, 0, 65535), // 0: any free port (tests, the demo)
                 threads(s),
                 s.integer("max-connections", 10_000, 1, Integer.MAX_VALUE),
                 s.integer("backlog", 4096, 1, Integer.MAX_VALUE),

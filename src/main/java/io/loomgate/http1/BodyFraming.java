@@ -112,7 +112,9 @@ public sealed interface BodyFraming {
     default BodyInputStream open(HttpInput in, HttpLimits limits) {
         return switch (this) {
             case None none -> EmptyBody.INSTANCE;
-            case Fixed fixed -> fixed.length() == 0 ? EmptyBody.INSTANCE : new FixedLengthInputStream(in, fixed.length());
+            case Fixed fixed -> fixed.length() == 0
+                    ? EmptyBody.INSTANCE
+                    : new FixedLengthInputStream(in, fixed.length());
             case Chunked chunked -> new ChunkedInputStream(in, limits);
             case UntilClose untilClose -> new UntilCloseInputStream(in);
         };

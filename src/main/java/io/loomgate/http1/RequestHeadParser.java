@@ -17,7 +17,7 @@ final class RequestHeadParser {
     static final String HTTP_1_1 = "HTTP/1.1";
     static final String HTTP_1_0 = "HTTP/1.0";
 
-    /** RFC 9112 §2.2 asks servers to ignore "at least one" empty line before a request; a few, not an endless stream. */
+    /** RFC 9112 §2.2 asks servers to ignore "at least one" empty line before a request: a few, not endless ones. */
     static final int MAX_LEADING_EMPTY_LINES = 4;
 
     private static final AsciiInterner METHODS = new AsciiInterner(Method.GET, Method.HEAD, Method.POST, Method.PUT,
@@ -224,7 +224,8 @@ final class RequestHeadParser {
             return;
         }
         if (!HostSyntax.isValid(host, false)) {
-            throw new HttpParseException(400, "invalid Host '" + printable(host) + "' (RFC 9112 §3.2, RFC 3986 §3.2)");
+            throw new HttpParseException(400,
+                    "invalid Host '" + printable(host) + "' (RFC 9112 §3.2, RFC 3986 §3.2)");
         }
     }
 

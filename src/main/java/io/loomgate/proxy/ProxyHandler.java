@@ -182,6 +182,12 @@ public final class ProxyHandler implements ExchangeHandler {
                 readResponseHead(x, conn);
                 return;
             } catch (BodyRelay.ReadFailed e) {
+                if (e.getCause() instanceof HttpParseException bad) {
+                    // A malformed chunked body (RFC 9112 §7.1): the client gets the codec's status and the
+                    // half-sent request dies with the discarded upstream connection, never completed there.
+                    throw new ProxyFailure(Kind.BAD_REQUEST, bad.status(), "malformed request body: "
+                            + bad.getMessage(), e);
+                }
                 throw new ProxyFailure(Kind.CLIENT_ABORTED, "client failed while sending the request body: "
                         + e.getMessage(), e);
             } catch (IOException e) {

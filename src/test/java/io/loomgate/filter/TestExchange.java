@@ -67,7 +67,7 @@ final class TestExchange implements FilterExchange {
     }
 
     @Override
-    public InetSocketAddress clientAddress() {
+    public InetSocketAddress remoteAddress() {
         return new InetSocketAddress("127.0.0.1", 50000);
     }
 

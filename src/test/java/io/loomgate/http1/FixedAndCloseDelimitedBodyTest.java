@@ -12,10 +12,10 @@ import io.loomgate.testkit.ChunkyInputStream.Split;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Content-Length bodies end exactly at their length (and fail loudly when the peer stops short); close-delimited
