@@ -1,6 +1,7 @@
 package io.loomgate.lab.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -23,16 +24,21 @@ class LoadGeneratorTest {
                 0, Duration.ofSeconds(5));
     }
 
+    private static LoadSpec counted(String url, int connections, long requests) {
+        return new LoadSpec(URI.create(url), "GET", List.of(), new byte[0], connections, null, requests,
+                Duration.ZERO, 0, Duration.ofSeconds(5));
+    }
+
     @Test
     void measuresExactlyTheRequestsAskedFor() throws Exception {
         try (ScriptedOrigin origin = new ScriptedOrigin(n -> ScriptedOrigin.ok())) {
-            LoadResult r = run(spec(origin.url("/x"), 4, null).withRequests(100));
+            LoadResult r = run(counted(origin.url("/x"), 4, 100));
             assertThat(r.requests()).isEqualTo(100);
             assertThat(origin.requests()).isEqualTo(100);
             assertThat(r.errors()).isEqualTo(LoadResult.Errors.NONE);
             assertThat(origin.connections.get()).isEqualTo(4);
-            // 100 responses of "HTTP/1.1 200 X\r\nContent-Length: 2\r\n\r\nok" (40 bytes) read in the window
-            assertThat(r.bytesPerSecond() * r.wallSeconds()).isCloseTo(4000, org.assertj.core.api.Assertions.within(1.0));
+            // 100 responses of "HTTP/1.1 200 X\r\nContent-Length: 2\r\n\r\nok" (39 bytes) read in the window
+            assertThat(r.bytesPerSecond() * r.wallSeconds()).isCloseTo(3900, within(1.0));
         }
     }
 
@@ -55,7 +61,7 @@ class LoadGeneratorTest {
     void countsNon2xxResponsesAsStatusErrorsAndKeepsTheConnection() throws Exception {
         try (ScriptedOrigin origin = new ScriptedOrigin(n -> new ScriptedOrigin.Respond(n % 2 == 0 ? 503 : 200, 0,
                 false))) {
-            LoadResult r = run(spec(origin.url("/"), 1, null).withRequests(10));
+            LoadResult r = run(counted(origin.url("/"), 1, 10));
             assertThat(r.requests()).isEqualTo(10);
             assertThat(r.errors()).isEqualTo(new LoadResult.Errors(0, 0, 0, 5));
             assertThat(origin.connections.get()).isEqualTo(1);
@@ -65,7 +71,7 @@ class LoadGeneratorTest {
     @Test
     void reconnectsWhenTheServerClosesAfterAResponse() throws Exception {
         try (ScriptedOrigin origin = new ScriptedOrigin(n -> new ScriptedOrigin.Respond(200, 0, true))) {
-            LoadResult r = run(spec(origin.url("/"), 2, null).withRequests(20));
+            LoadResult r = run(counted(origin.url("/"), 2, 20));
             assertThat(r.requests()).isEqualTo(20);
             assertThat(r.errors().total()).isZero();
             assertThat(origin.connections.get()).isEqualTo(20);
@@ -76,7 +82,7 @@ class LoadGeneratorTest {
     void countsAConnectionCutMidResponseAsAReset() throws Exception {
         try (ScriptedOrigin origin = new ScriptedOrigin(n -> n == 3 ? new ScriptedOrigin.CutOff()
                 : ScriptedOrigin.ok())) {
-            LoadResult r = run(spec(origin.url("/"), 1, null).withRequests(10));
+            LoadResult r = run(counted(origin.url("/"), 1, 10));
             assertThat(r.errors().reset()).isEqualTo(1);
             assertThat(r.requests()).isEqualTo(9);
             assertThat(origin.connections.get()).isEqualTo(2);
@@ -110,7 +116,7 @@ class LoadGeneratorTest {
     @Test
     void doesNotRecordTheWarmUp() throws Exception {
         try (ScriptedOrigin origin = new ScriptedOrigin(n -> new ScriptedOrigin.Respond(200, 5, false))) {
-            LoadSpec spec = spec(origin.url("/"), 2, null).withRequests(10).withWarmup(Duration.ofMillis(300));
+            LoadSpec spec = counted(origin.url("/"), 2, 10).withWarmup(Duration.ofMillis(300));
             LoadResult r = run(spec);
             assertThat(r.requests()).isEqualTo(10);
             assertThat(origin.requests()).isGreaterThan(10);
