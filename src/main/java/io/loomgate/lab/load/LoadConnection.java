@@ -61,10 +61,11 @@ final class LoadConnection implements Runnable {
                 } else {
                     intended = System.nanoTime();
                 }
-                if (run.inWindow(intended) && !run.takeTicket()) {
+                boolean ticketed = run.measuring(intended) && run.spec.requests() > 0;
+                if (ticketed && !run.takeTicket()) {
                     break;
                 }
-                exchange(intended);
+                exchange(intended, ticketed);
             }
         } finally {
             closeSocket();
@@ -77,8 +78,8 @@ final class LoadConnection implements Runnable {
         closeSocket();
     }
 
-    private void exchange(long intended) {
-        if (socket == null && !connect(intended)) {
+    private void exchange(long intended, boolean ticketed) {
+        if (socket == null && !connect(ticketed)) {
             return;
         }
         long sent = System.nanoTime();
@@ -87,18 +88,18 @@ final class LoadConnection implements Runnable {
             out.write(run.request);
             out.flush();
             int status = readResponse();
-            run.recordResponse(intended, sent, System.nanoTime(), status, bytesRead - before);
+            run.recordResponse(ticketed, intended, sent, System.nanoTime(), status, bytesRead - before);
         } catch (SocketTimeoutException e) {
-            run.recordError(run.timeoutErrors, intended);
+            run.recordError(run.timeoutErrors, ticketed);
             closeSocket();
         } catch (IOException | RuntimeException e) {
             // Reset, EOF before the response ended, or a malformed response: the connection is unusable.
-            run.recordError(run.resetErrors, intended);
+            run.recordError(run.resetErrors, ticketed);
             closeSocket();
         }
     }
 
-    private boolean connect(long intended) {
+    private boolean connect(boolean ticketed) {
         Socket s = new Socket();
         try {
             s.setTcpNoDelay(true);
@@ -114,7 +115,7 @@ final class LoadConnection implements Runnable {
             return true;
         } catch (IOException e) {
             closeQuietly(s);
-            run.recordError(run.connectErrors, intended);
+            run.recordError(run.connectErrors, ticketed);
             if (!run.spec.openModel()) {
                 LockSupport.parkNanos(CONNECT_RETRY_NANOS);
             }

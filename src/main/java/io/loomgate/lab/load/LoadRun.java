@@ -14,8 +14,13 @@ import org.HdrHistogram.Recorder;
  * start, measurement start, deadline), the stop flag, the latency recorders and the counters.
  *
  * <p>Connections record concurrently: the recorders are wait-free and the counters are {@link LongAdder}s, so no
- * connection waits for another. A response counts only if its (intended) start is inside the measured window and it
- * completed before the deadline; an error counts only if it happened in the window before the stop.
+ * connection waits for another.
+ *
+ * <p>What counts. Running for a duration, a response counts if it <em>completed</em> inside the measured window,
+ * whenever it started, and an error if it happened inside it: so requests/s is what the server delivered in the
+ * window, and a slow request begun during the warm-up is not forgotten (counting by start instead would drop exactly
+ * the slowest requests, those still waiting at the deadline or begun before the window). Running for a number of
+ * requests, exactly the requests that took one of the tickets count.
  */
 final class LoadRun {
     /** Latencies are recorded in microseconds, up to 10 minutes, at 3 significant digits. */
@@ -82,13 +87,23 @@ final class LoadRun {
         return !stopped;
     }
 
-    boolean inWindow(long startedNanos) {
-        return startedNanos >= measureStartNanos;
+    /** Whether a request starting now is in the measured phase (and so, counting requests, needs a ticket). */
+    boolean measuring(long startNanos) {
+        return startNanos >= measureStartNanos;
     }
 
-    void recordResponse(long intendedNanos, long sentNanos, long endNanos, int status, long responseBytes) {
+    /** Whether what ended at {@code endNanos} counts: see the class comment. */
+    private boolean counts(boolean ticketed, long endNanos) {
+        if (spec.requests() > 0) {
+            return ticketed;
+        }
+        return endNanos >= measureStartNanos && endNanos <= deadlineNanos;
+    }
+
+    void recordResponse(boolean ticketed, long intendedNanos, long sentNanos, long endNanos, int status,
+                        long responseBytes) {
         recentResponses.increment();
-        if (!inWindow(intendedNanos) || endNanos > deadlineNanos) {
+        if (!counts(ticketed, endNanos)) {
             return;
         }
         corrected.recordValue(micros(endNanos - intendedNanos));
@@ -100,8 +115,8 @@ final class LoadRun {
         }
     }
 
-    void recordError(LongAdder kind, long startedNanos) {
-        if (!stopped && inWindow(startedNanos) && System.nanoTime() <= deadlineNanos) {
+    void recordError(LongAdder kind, boolean ticketed) {
+        if (!stopped && counts(ticketed, System.nanoTime())) {
             kind.increment();
         }
     }

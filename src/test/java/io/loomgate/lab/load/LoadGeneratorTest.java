@@ -122,4 +122,17 @@ class LoadGeneratorTest {
             assertThat(origin.requests()).isGreaterThan(10);
         }
     }
+
+    @Test
+    void aSlowResponseBegunInTheWarmUpCountsInTheWindowItCompletesIn() throws Exception {
+        // Counting by start would drop it, and with it exactly the slowest requests.
+        try (ScriptedOrigin origin = new ScriptedOrigin(n -> new ScriptedOrigin.Respond(200, n == 0 ? 600 : 1,
+                false))) {
+            LoadSpec spec = spec(origin.url("/"), 1, Duration.ofMillis(700)).withWarmup(Duration.ofMillis(200));
+            LoadResult r = run(spec);
+            assertThat(r.latencyMs().max()).isGreaterThanOrEqualTo(590);
+            // Nothing completed during the warm-up, so every request counts but the one in flight at the stop.
+            assertThat(r.requests()).isBetween(origin.requests() - 1L, (long) origin.requests());
+        }
+    }
 }
