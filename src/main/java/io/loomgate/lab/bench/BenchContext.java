@@ -82,8 +82,9 @@ final class BenchContext {
         return args;
     }
 
+    /** A duration as the load command reads it: whole seconds as {@code 8s}, otherwise milliseconds. */
     static String seconds(Duration d) {
-        return d.toMillis() + "ms";
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
     }
 
     static BenchReport.ModelResult modelResult(String model, LoadRunner.Measured m) {
