@@ -30,7 +30,7 @@ class ShowdownIT {
                 "--blocking-requests", "4", "--blocking-threads", "2", "--db-connections", "8", "--db-pool", "4",
                 "--pinning-connections", "4", "--pinning-ms", "20"), Map.of())) {
             assertThat(bench.awaitExit(Duration.ofMinutes(5))).as(bench.output()).isZero();
-            assertThat(bench.output()).contains("proxy: origin latency 100 ms", "multiplier", "pinnedEvents");
+            assertThat(bench.output()).contains("proxy: origin latency 100 ms", "x the requests/s of", "pinnedEvents");
         }
 
         JsonNode report = new ObjectMapper().readTree(out.resolve("bench-report.json").toFile());
