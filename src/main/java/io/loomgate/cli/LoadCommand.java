@@ -62,7 +62,7 @@ public final class LoadCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--timeout", defaultValue = "5s", converter = DurationConverter.class,
-            description = "Connect timeout and longest wait for a response read (default ${DEFAULT-VALUE}).")
+            description = "Connect timeout, and the longest a whole response may take (default ${DEFAULT-VALUE}).")
     Duration timeout;
 
     @Option(names = "--progress", defaultValue = "auto",

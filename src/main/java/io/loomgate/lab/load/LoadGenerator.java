@@ -17,7 +17,8 @@ import org.HdrHistogram.Histogram;
  * Drives HTTP/1.1 keep-alive load at one URL: one virtual thread per connection, each sending the same pre-encoded
  * request, in the closed model (next request when the previous is answered) or the open model (a fixed rate, latency
  * timed from each request's intended start). The calling thread watches: once a second it folds the latency
- * recorders into the totals and reports progress, and at the deadline it stops the connections.
+ * recorders into the totals and reports progress, a few times per timeout it expires overdue responses, and at
+ * the deadline it stops the connections.
  *
  * <p>Lifecycle of a run: warm-up (responses not recorded) → measured window (a duration, or a number of requests) →
  * stop (sockets closed, requests still in flight not counted) → {@link LoadResult}.
@@ -47,7 +48,7 @@ public final class LoadGenerator {
             connections.shutdownNow();
         }
         corrected.add(run.corrected.getIntervalHistogram());
-        uncorrected.add(run.uncorrected.getIntervalHistogram());
+        uncorrected.add(spec.openModel() ? run.uncorrected.getIntervalHistogram() : corrected);
         double wall = Math.max(1e-9, (endNanos - run.measureStartNanos) / 1e9);
         long requests = run.responses.sum();
         LoadResult.Errors errors = new LoadResult.Errors(run.connectErrors.sum(), run.timeoutErrors.sum(),
@@ -65,9 +66,12 @@ public final class LoadGenerator {
             throws InterruptedException {
         long lastTick = run.startNanos;
         boolean measuring = run.measureStartNanos == run.startNanos;
+        // Overdue responses are looked for four times per timeout (at most every 10 ms, at least every second).
+        long expiryStep = Math.clamp(run.spec.timeout().toNanos() / 4, 10_000_000L, TICK_NANOS);
         while (true) {
             long now = System.nanoTime();
-            long wake = Math.min(lastTick + TICK_NANOS, run.deadlineNanos);
+            run.expireOverdue(now);
+            long wake = Math.min(Math.min(lastTick + TICK_NANOS, now + expiryStep), run.deadlineNanos);
             if (!measuring) {
                 wake = Math.min(wake, run.measureStartNanos);
             }
@@ -81,7 +85,9 @@ public final class LoadGenerator {
                 measuring |= phaseChanged;
                 Histogram interval = run.corrected.getIntervalHistogram();
                 corrected.add(interval);
-                uncorrected.add(run.uncorrected.getIntervalHistogram());
+                if (run.spec.openModel()) {
+                    uncorrected.add(run.uncorrected.getIntervalHistogram());
+                }
                 double rps = run.recentResponses.sumThenReset() / Math.max(1e-3, (now - lastTick) / 1e9);
                 lastTick = now;
                 progress.accept(progressAt(run, now, rps, interval));

@@ -20,7 +20,8 @@ import java.util.Map;
  * @param rate        open model: requests per second across all connections, each timed from its intended start
  *                    (coordinated-omission correction); 0 for the closed model (send the next request when the
  *                    previous one is answered)
- * @param timeout     connect timeout and longest wait for any read of a response
+ * @param timeout     connect timeout, and the longest a response may take from sending the request to its last
+ *                    byte (as wrk's timeout); an overdue response is counted as a timeout and its connection closed
  */
 public record LoadSpec(URI target, String method, List<Map.Entry<String, String>> headers, byte[] body,
                        int connections, Duration duration, long requests, Duration warmup, double rate,
