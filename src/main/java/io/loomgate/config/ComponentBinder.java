@@ -35,7 +35,8 @@ final class ComponentBinder {
             }
             if (values.size() > names.size()) {
                 throw new IllegalArgumentException("takes at most " + names.size() + " argument(s) ("
-                        + String.join(", ", names) + "), got " + values.size() + ": " + String.join(",", values));
+                        + String.join(", ", names) + "), got " + values.size() + ": " + String.join(",", values)
+                        + "; a value containing ',' needs the expanded form (name and args)");
             }
             for (int i = 0; i < values.size(); i++) {
                 bound.put(names.get(i), values.get(i));

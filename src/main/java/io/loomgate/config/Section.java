@@ -141,7 +141,8 @@ final class Section {
         if (n == null) {
             return otherwise;
         }
-        String expected = max == Integer.MAX_VALUE ? "an integer >= " + min : "an integer " + min + ".." + max;
+        String expected = min == Integer.MIN_VALUE ? "an integer"
+                : max == Integer.MAX_VALUE ? "an integer >= " + min : "an integer " + min + ".." + max;
         String s = scalar(key, n, expected);
         try {
             int v = Integer.parseInt(s.trim());

@@ -76,8 +76,7 @@ final class YamlReader {
     private YamlNode.Mapping mapping(String path, int line) throws IOException, ConfigException {
         List<YamlNode.Entry> entries = new ArrayList<>();
         Map<String, Integer> seen = new HashMap<>();
-        JsonToken t;
-        while ((t = parser.nextToken()) != JsonToken.END_OBJECT) {
+        while (next() != JsonToken.END_OBJECT) {
             String key = parser.currentName();
             int keyLine = line();
             String keyPath = path.isEmpty() ? key : path + "." + key;
@@ -86,7 +85,7 @@ final class YamlReader {
                 throw new ConfigException(file, keyLine, path, "duplicate key '" + key + "' (first at line "
                         + before + ")");
             }
-            entries.add(new YamlNode.Entry(key, keyLine, value(parser.nextToken(), keyPath)));
+            entries.add(new YamlNode.Entry(key, keyLine, value(next(), keyPath)));
         }
         return new YamlNode.Mapping(List.copyOf(entries), line);
     }
@@ -94,7 +93,7 @@ final class YamlReader {
     private YamlNode.Sequence sequence(String path, int line) throws IOException, ConfigException {
         List<YamlNode> items = new ArrayList<>();
         JsonToken t;
-        while ((t = parser.nextToken()) != JsonToken.END_ARRAY) {
+        while ((t = next()) != JsonToken.END_ARRAY) {
             items.add(value(t, path + "[" + items.size() + "]"));
         }
         return new YamlNode.Sequence(List.copyOf(items), line);
@@ -106,6 +105,15 @@ final class YamlReader {
         } catch (IllegalArgumentException e) {
             throw new ConfigException(file, line, path, e.getMessage());
         }
+    }
+
+    /** The next token; the parser reports a truncated document itself, so running out here is a bug. */
+    private JsonToken next() throws IOException {
+        JsonToken t = parser.nextToken();
+        if (t == null) {
+            throw new IOException("unexpected end of the YAML document");
+        }
+        return t;
     }
 
     private int line() {

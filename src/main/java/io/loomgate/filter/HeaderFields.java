@@ -16,7 +16,8 @@ final class HeaderFields {
 
     static String name(String argument, String name) {
         if (name.isEmpty() || !isToken(name)) {
-            throw new IllegalArgumentException(argument + ": '" + name + "' is not a valid header name (RFC 9110 token)");
+            throw new IllegalArgumentException(argument + ": '" + name
+                    + "' is not a valid header name (RFC 9110 token)");
         }
         if (FRAMING.contains(name.toLowerCase(Locale.ROOT))) {
             throw new IllegalArgumentException(argument + ": " + name

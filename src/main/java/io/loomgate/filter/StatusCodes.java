@@ -51,7 +51,7 @@ final class StatusCodes {
         if (named != null) {
             return named;
         }
-        throw new IllegalArgumentException(argument + ": expected a status code 100..599 or a name like NOT_FOUND, got '"
-                + text + "'");
+        throw new IllegalArgumentException(argument
+                + ": expected a status code 100..599 or a name like NOT_FOUND, got '" + text + "'");
     }
 }

@@ -122,6 +122,10 @@ public final class ProxyHandler implements ExchangeHandler {
                     r.method().equals(Method.CONNECT) ? "CONNECT is not supported by this gateway"
                             : "request target must be origin-form", null);
         }
+        if (DotSegments.present(r.path())) {
+            throw new ProxyFailure(Kind.BAD_REQUEST, "path contains a dot-segment ('.' or '..'), which could "
+                    + "reach a path no route allows", null);
+        }
         return false;
     }
 

@@ -46,7 +46,7 @@ final class ClientConnection implements Runnable {
     private DeadlineInputStream socketIn;
     private HttpInput in;
     private HttpOutput out;
-    private OutputStream rawOut;
+    private StallAwareOutputStream rawOut;
     private int requests;
 
     ClientConnection(long id, Socket socket, ListenerSettings settings, ExchangeHandler handler,
@@ -68,7 +68,7 @@ final class ClientConnection implements Runnable {
         try {
             socket.setTcpNoDelay(true);
             socketIn = new DeadlineInputStream(socket);
-            rawOut = socket.getOutputStream();
+            rawOut = new StallAwareOutputStream(socket.getOutputStream());
             in = new HttpInput(socketIn, 8192, settings.limits());
             out = new HttpOutput(rawOut, 8192);
             serve();
@@ -259,6 +259,11 @@ final class ClientConnection implements Runnable {
         return rawOut;
     }
 
+    /** Whether a request is being read or served now (for drain's report; racy by nature, used only for logs). */
+    boolean isBusy() {
+        return !idle;
+    }
+
     boolean isDraining() {
         return draining;
     }
@@ -274,6 +279,20 @@ final class ClientConnection implements Runnable {
         draining = true;
         if (idle) {
             close();
+        }
+    }
+
+    /**
+     * Aborts the connection if a write to the client has been blocked since before {@code cutoffNanos}: the client
+     * stopped reading. Called by the listener's watchdog thread; closing the socket wakes the blocked write with an
+     * exception, and the exchange ends as a client failure.
+     */
+    void abortIfWriteStalled(long cutoffNanos) {
+        StallAwareOutputStream o = rawOut;
+        long since = o == null ? 0 : o.blockedSinceNanos();
+        if (since != 0 && since - cutoffNanos < 0) {
+            log.debug("connection {}: client has not read for longer than the read timeout, aborting", id);
+            abort();
         }
     }
 

@@ -14,7 +14,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +39,8 @@ public final class Listener implements AutoCloseable {
     private final ConnectionListener events;
     private final Semaphore permits;
     private final Set<ClientConnection> open = ConcurrentHashMap.newKeySet();
+    private final ReentrantLock drainLock = new ReentrantLock();
+    private final Condition connectionClosed = drainLock.newCondition();
     private volatile boolean stopping;
     private ServerSocket serverSocket;
     private Thread acceptThread;
@@ -64,6 +68,7 @@ public final class Listener implements AutoCloseable {
         }
         serverSocket = ss;
         acceptThread = ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
+        ConnectionExecutors.startDaemon("write-watchdog-" + port(), this::watchWrites);
         return this;
     }
 
@@ -92,6 +97,7 @@ public final class Listener implements AutoCloseable {
             ClientConnection c = new ClientConnection(id, socket, settings, handler, events, () -> {
                 open.remove(self[0]);
                 permits.release();
+                signalClosed();
             });
             self[0] = c;
             open.add(c);
@@ -102,6 +108,34 @@ public final class Listener implements AutoCloseable {
                 permits.release();
                 closeQuietly(socket);
             }
+        }
+    }
+
+    /**
+     * Once per tick, aborts connections whose write to the client has been blocked longer than the read timeout (see
+     * {@link StallAwareOutputStream}). One thread for all connections: a scan of 10,000 volatile reads a second.
+     */
+    private void watchWrites() {
+        long timeout = settings.readTimeout().toNanos();
+        long tick = Math.max(10_000_000L, Math.min(1_000_000_000L, timeout / 4));
+        while (!stopping || !open.isEmpty()) {
+            LockSupport.parkNanos(tick);
+            long cutoff = System.nanoTime() - timeout;
+            for (ClientConnection c : open) {
+                c.abortIfWriteStalled(cutoff);
+            }
+            if (stopping && serverSocket.isClosed() && open.isEmpty()) {
+                return;
+            }
+        }
+    }
+
+    private void signalClosed() {
+        drainLock.lock();
+        try {
+            connectionClosed.signalAll();
+        } finally {
+            drainLock.unlock();
         }
     }
 
@@ -135,22 +169,29 @@ public final class Listener implements AutoCloseable {
             acceptThread.interrupt();
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        for (ClientConnection c : open) {
-            c.closeIfIdle();
-        }
-        // Waiting is polling a set that only shrinks; a short park between looks is cheap next to a drain timeout.
-        while (!open.isEmpty() && System.nanoTime() < deadline) {
-            for (ClientConnection c : open) {
-                c.closeIfIdle();
+        drainLock.lock();
+        try {
+            while (true) {
+                // Connections finishing a request become idle and are closed on a later pass.
+                for (ClientConnection c : open) {
+                    c.closeIfIdle();
+                }
+                long left = deadline - System.nanoTime();
+                if (open.isEmpty() || left <= 0) {
+                    break;
+                }
+                connectionClosed.awaitNanos(Math.min(left, 50_000_000L));
             }
-            Thread.sleep(20);
+        } finally {
+            drainLock.unlock();
         }
-        boolean clean = open.isEmpty();
+        long busy = open.stream().filter(ClientConnection::isBusy).count();
+        boolean clean = busy == 0;
         if (!clean) {
-            log.warn("drain timeout: closing {} connections still busy", open.size());
-            for (ClientConnection c : open) {
-                c.abort();
-            }
+            log.warn("drain timeout: cutting {} connection(s) still in the middle of a request", busy);
+        }
+        for (ClientConnection c : open) {
+            c.abort();
         }
         executor.shutdown();
         executor.awaitTermination(1, TimeUnit.SECONDS);

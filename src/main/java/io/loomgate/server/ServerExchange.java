@@ -59,6 +59,11 @@ public interface ServerExchange {
         if (contentType != null) {
             head.headers().add("Content-Type", contentType);
         }
+        respond(head, body);
+    }
+
+    /** A whole small response with the caller's header fields (Allow, Cache-Control...); framing is the server's. */
+    default void respond(ResponseHead head, byte[] body) throws IOException {
         ResponseBody out = sendHead(head, new BodyFraming.Fixed(body.length));
         out.write(body);
         out.finish(null);

@@ -1,0 +1,35 @@
+package io.loomgate.observe;
+
+import io.loomgate.proxy.ExchangeView;
+import java.util.Locale;
+
+/**
+ * One access-log line's facts, copied out of the live exchange view on the request thread (the view may not be kept)
+ * and formatted later on the writer thread.
+ *
+ * @param startMillis   wall-clock time the request head was read, epoch millis
+ * @param client        client address
+ * @param method        request method
+ * @param target        request target as sent
+ * @param status        status sent, 0 if none was
+ * @param bytesOut      response body bytes sent
+ * @param bytesIn       request body bytes read
+ * @param totalNanos    whole exchange
+ * @param upstreamNanos request sent upstream to response head, -1 if never
+ * @param route         route id or null
+ * @param upstream      upstream id or null
+ * @param endpoint      endpoint host:port or null
+ * @param traceId       W3C trace id or null
+ * @param failure       failure kind, lower case, or null
+ */
+record AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
+                   long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
+                   String traceId, String failure) {
+
+    static AccessEntry of(ExchangeView x, long nowMillis) {
+        long total = x.totalNanos();
+        return new AccessEntry(nowMillis - total / 1_000_000, x.clientAddress(), x.method(), x.target(), x.status(),
+                x.bytesOut(), x.bytesIn(), total, x.upstreamNanos(), x.routeId(), x.upstreamId(), x.endpoint(),
+                x.traceId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT));
+    }
+}

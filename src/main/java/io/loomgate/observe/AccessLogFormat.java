@@ -1,0 +1,192 @@
+package io.loomgate.observe;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * How an access-log line is written: {@code combined} (Apache's combined layout where it fits, then key=value
+ * fields for what it lacks) or {@code json} (one object per line). Both carry the same facts; '-' or null marks an
+ * absent value. Lines are formatted a batch at a time by {@link Batch}, on the access log's writer thread.
+ */
+public enum AccessLogFormat {
+    /**
+     * {@code 10.0.0.7 - - [21/Nov/2026:20:31:07 +0000] "GET /api/x?y=1" 200 512 in=0 rt=0.012000 urt=0.010000
+     * route=api upstream=api endpoint=10.0.0.9:8080 trace=4bf9... failure=-}.
+     */
+    COMBINED,
+    /** One JSON object per line, fields named as in docs/observability.md; durations in seconds. */
+    JSON;
+
+    private static final JsonFactory JSON_FACTORY = new JsonFactory();
+    private static final DateTimeFormatter CLF_TIME =
+            DateTimeFormatter.ofPattern("dd/MMM/yyyy:HH:mm:ss Z", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+    /**
+     * {@code combined} or {@code json}, any case.
+     *
+     * @throws IllegalArgumentException naming the accepted values
+     */
+    public static AccessLogFormat parse(String text) {
+        return switch (text == null ? "" : text.trim().toLowerCase(Locale.ROOT)) {
+            case "combined" -> COMBINED;
+            case "json" -> JSON;
+            default -> throw new IllegalArgumentException(
+                    "access-log.format must be 'combined' or 'json', got '" + text + "'");
+        };
+    }
+
+    /** One line, for tests and one-off use. */
+    String format(AccessEntry entry) {
+        return new Batch(this).format(List.of(entry));
+    }
+
+    /**
+     * Formats batches of entries into newline-separated lines (no trailing newline). Owned by one thread: it keeps the
+     * last formatted second, since consecutive lines almost always share it.
+     */
+    static final class Batch {
+        private final AccessLogFormat format;
+        private final StringBuilder out = new StringBuilder(16 * 1024);
+        private long cachedSecond = Long.MIN_VALUE;
+        private String cachedClfTime;
+
+        Batch(AccessLogFormat format) {
+            this.format = format;
+        }
+
+        String format(List<AccessEntry> entries) {
+            out.setLength(0);
+            if (format == JSON) {
+                json(entries);
+            } else {
+                for (AccessEntry e : entries) {
+                    if (!out.isEmpty()) {
+                        out.append('\n');
+                    }
+                    combined(e);
+                }
+            }
+            return out.toString();
+        }
+
+        private void combined(AccessEntry e) {
+            out.append(dash(hostOf(e.client()))).append(" - - [").append(clfTime(e.startMillis())).append("] \"");
+            quoted(e.method());
+            out.append(' ');
+            quoted(e.target());
+            out.append("\" ");
+            if (e.status() == 0) {
+                out.append('-');
+            } else {
+                out.append(e.status());
+            }
+            out.append(' ').append(e.bytesOut()).append(" in=").append(e.bytesIn()).append(" rt=");
+            seconds(e.totalNanos());
+            out.append(" urt=");
+            if (e.upstreamNanos() < 0) {
+                out.append('-');
+            } else {
+                seconds(e.upstreamNanos());
+            }
+            out.append(" route=").append(dash(e.route()))
+                    .append(" upstream=").append(dash(e.upstream()))
+                    .append(" endpoint=").append(dash(e.endpoint()))
+                    .append(" trace=").append(dash(e.traceId()))
+                    .append(" failure=").append(dash(e.failure()));
+        }
+
+        /** One generator for the whole batch, objects separated by newlines. */
+        private void json(List<AccessEntry> entries) {
+            StringWriter w = new StringWriter(entries.size() * 320);
+            try (JsonGenerator g = JSON_FACTORY.createGenerator(w)) {
+                g.setRootValueSeparator(new SerializedString("\n"));
+                for (AccessEntry e : entries) {
+                    g.writeStartObject();
+                    g.writeStringField("time", Instant.ofEpochMilli(e.startMillis()).toString());
+                    g.writeStringField("client", e.client());
+                    g.writeStringField("method", e.method());
+                    g.writeStringField("path", e.target());
+                    g.writeNumberField("status", e.status());
+                    g.writeNumberField("bytes_out", e.bytesOut());
+                    g.writeNumberField("bytes_in", e.bytesIn());
+                    g.writeNumberField("duration", e.totalNanos() / 1e9);
+                    if (e.upstreamNanos() < 0) {
+                        g.writeNullField("upstream_duration");
+                    } else {
+                        g.writeNumberField("upstream_duration", e.upstreamNanos() / 1e9);
+                    }
+                    g.writeStringField("route", e.route());
+                    g.writeStringField("upstream", e.upstream());
+                    g.writeStringField("endpoint", e.endpoint());
+                    g.writeStringField("trace_id", e.traceId());
+                    g.writeStringField("failure", e.failure());
+                    g.writeEndObject();
+                }
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+            out.append(w.getBuffer());
+        }
+
+        private String clfTime(long millis) {
+            long second = Math.floorDiv(millis, 1000);
+            if (second != cachedSecond) {
+                cachedSecond = second;
+                cachedClfTime = CLF_TIME.format(Instant.ofEpochSecond(second));
+            }
+            return cachedClfTime;
+        }
+
+        /** Escapes what would break the quoted field: quote, backslash and control characters, as {@code \xHH}. */
+        private void quoted(String s) {
+            if (s == null) {
+                out.append('-');
+                return;
+            }
+            for (int i = 0; i < s.length(); i++) {
+                char c = s.charAt(i);
+                if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) {
+                    out.append("\\x").append(Character.forDigit(c >> 4 & 0xf, 16))
+                            .append(Character.forDigit(c & 0xf, 16));
+                } else {
+                    out.append(c);
+                }
+            }
+        }
+
+        /** Seconds with six decimals, without String.format (this runs for every line). */
+        private void seconds(long nanos) {
+            long micros = Math.max(0, nanos) / 1000;
+            String fraction = Long.toString(micros % 1_000_000);
+            out.append(micros / 1_000_000).append('.');
+            for (int i = fraction.length(); i < 6; i++) {
+                out.append('0');
+            }
+            out.append(fraction);
+        }
+    }
+
+    private static String dash(String s) {
+        return s == null || s.isEmpty() ? "-" : s;
+    }
+
+    /** The host part of {@code host:port} (or {@code [v6]:port}), as combined logs show the client. */
+    private static String hostOf(String address) {
+        if (address == null) {
+            return null;
+        }
+        int colon = address.lastIndexOf(':');
+        boolean hasPort = colon > 0 && (address.indexOf(':') == colon || address.charAt(colon - 1) == ']');
+        String host = hasPort ? address.substring(0, colon) : address;
+        return host.startsWith("/") ? host.substring(1) : host;
+    }
+}

@@ -1,0 +1,187 @@
+package io.loomgate.observe;
+
+import io.loomgate.http.ResponseHead;
+import io.loomgate.route.Route;
+import io.loomgate.server.ExchangeHandler;
+import io.loomgate.server.ServerExchange;
+import io.loomgate.upstream.Upstream;
+import io.loomgate.upstream.Upstreams;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The admin listener's endpoints. Runs on the admin {@code server.Listener}, on its own executor, off the data path;
+ * every answer is computed on request from the live objects, so it never goes stale.
+ *
+ * <pre>
+ *   /                 the dashboard (self-contained HTML, polls /api/stats)
+ *   /health/live      200 while the process serves
+ *   /health/ready     200 when the CLI's readiness says so, else 503
+ *   /metrics          Prometheus text (OpenMetrics if the Accept header asks for it)
+ *   /routes           the loaded routes as JSON, with their counters
+ *   /threads          a full thread dump as JSON, virtual threads included; ?format=text for text
+ *   /pinned           recent pinned virtual threads as JSON
+ *   /api/stats        the dashboard's numbers as JSON
+ * </pre>
+ * Only GET and HEAD are answered; other methods get 405. The pinned-event monitor is the one bound to the metrics
+ * with {@link GatewayMetrics#bindVirtualThreads}.
+ */
+public final class AdminHandler implements ExchangeHandler {
+    static final String JSON = "application/json";
+    static final String TEXT = "text/plain; charset=utf-8";
+    private static final String INDEX = "Loomgate admin: / /health/live /health/ready /metrics /routes /threads "
+            + "/threads?format=text /pinned /api/stats\n";
+
+    private final GatewayMetrics metrics;
+    private final Supplier<List<Route>> routes;
+    private final Upstreams upstreams;
+    private final BooleanSupplier ready;
+    private final DashboardStats stats;
+    private final byte[] dashboard;
+
+    /**
+     * @param metrics   the gateway's metrics
+     * @param routes    the routes now loaded (e.g. {@code routeTable::routes})
+     * @param upstreams the upstreams, or null when not built (pools then show as empty)
+     * @param ready     config loaded, listeners bound, not draining
+     */
+    public AdminHandler(GatewayMetrics metrics, Supplier<List<Route>> routes, Upstreams upstreams,
+                        BooleanSupplier ready) {
+        this.metrics = metrics;
+        this.routes = routes;
+        this.upstreams = upstreams;
+        this.ready = ready;
+        this.stats = new DashboardStats(metrics, routes, upstreams);
+        this.dashboard = resource("dashboard.html");
+    }
+
+    @Override
+    public void handle(ServerExchange exchange) throws IOException {
+        String method = exchange.request().method();
+        if (!method.equals("GET") && !method.equals("HEAD")) {
+            ResponseHead head = head(405, TEXT);
+            head.headers().add("Allow", "GET, HEAD");
+            exchange.respond(head, utf8("the admin listener answers GET and HEAD only, not " + method + "\n"));
+            return;
+        }
+        String path = exchange.request().path();
+        String query = exchange.request().query();
+        switch (path) {
+            case "/", "/index.html" -> send(exchange, 200, "text/html; charset=utf-8", dashboard);
+            case "/health/live" -> send(exchange, 200, TEXT, utf8("live\n"));
+            case "/health/ready" -> {
+                boolean isReady = ready.getAsBoolean();
+                send(exchange, isReady ? 200 : 503, TEXT, utf8(isReady ? "ready\n" : "not ready\n"));
+            }
+            case "/metrics" -> {
+                GatewayMetrics.Scrape scrape = metrics.scrape(exchange.request().headers().first("Accept"));
+                send(exchange, 200, scrape.contentType(), utf8(scrape.body()));
+            }
+            case "/routes" -> send(exchange, 200, JSON, AdminJson.write(routes()));
+            case "/threads" -> threads(exchange, query);
+            case "/pinned" -> send(exchange, 200, JSON, AdminJson.write(pinned()));
+            case "/api/stats" -> send(exchange, 200, JSON, AdminJson.write(stats.snapshot()));
+            default -> send(exchange, 404, TEXT, utf8("no admin endpoint at " + path + "; try " + INDEX));
+        }
+    }
+
+    private void threads(ServerExchange exchange, String query) throws IOException {
+        String format = queryParam(query, "format");
+        if (format == null || format.equals("json")) {
+            send(exchange, 200, JSON, ThreadDump.take(true));
+        } else if (format.equals("text")) {
+            send(exchange, 200, TEXT, ThreadDump.take(false));
+        } else {
+            send(exchange, 400, TEXT, utf8("format must be 'json' or 'text', got '" + format + "'\n"));
+        }
+    }
+
+    private List<Map<String, Object>> routes() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (Route r : routes.get()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", r.id());
+            m.put("order", r.order());
+            m.put("predicates", r.predicates().stream().map(Object::toString).toList());
+            m.put("filters", r.filters().stream().map(Object::toString).toList());
+            m.put("upstream", r.upstreamId());
+            Upstream u = upstreams == null ? null : upstreams.get(r.upstreamId());
+            m.put("endpoints", u == null ? List.of() : DashboardStats.pools(u));
+            m.put("timeoutMillis", r.timeout() == null ? null : r.timeout().toMillis());
+            m.put("preserveHost", r.preserveHost());
+            m.put("maxInFlight", r.maxInFlight());
+            m.put("queueTimeoutMillis", r.queueTimeout() == null ? null : r.queueTimeout().toMillis());
+            RouteMeters meters = metrics.route(r.id());
+            Map<String, Object> counters = new LinkedHashMap<>();
+            counters.put("requests", meters == null ? 0 : meters.requestCount());
+            counters.put("inFlight", meters == null ? 0 : meters.inFlight.get());
+            counters.put("failures", meters == null ? 0 : meters.failureCount());
+            counters.put("rejected", meters == null ? 0 : (long) meters.rejected.count());
+            m.put("counters", counters);
+            out.add(m);
+        }
+        return out;
+    }
+
+    /** The monitor bound to the metrics ({@link GatewayMetrics#bindVirtualThreads}); absent when it is off. */
+    private Map<String, Object> pinned() {
+        PinnedEventMonitor pinned = metrics.threadMonitor();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("enabled", pinned != null);
+        m.put("thresholdMillis", pinned == null ? null : pinned.threshold().toNanos() / 1e6);
+        m.put("total", pinned == null ? 0 : pinned.pinnedTotal());
+        m.put("recent", pinned == null ? List.of() : pinned.recent().stream().map(AdminJson::pinned).toList());
+        return m;
+    }
+
+    private static void send(ServerExchange exchange, int status, String contentType, byte[] body)
+            throws IOException {
+        exchange.respond(head(status, contentType), body);
+    }
+
+    private static ResponseHead head(int status, String contentType) {
+        ResponseHead head = ResponseHead.of(status);
+        head.headers().add("Content-Type", contentType);
+        // Every answer describes this instant; a cached one would mislead.
+        head.headers().add("Cache-Control", "no-store");
+        return head;
+    }
+
+    /** The value of {@code name} in a raw query, or null; values here are plain words, so no decoding is needed. */
+    static String queryParam(String query, String name) {
+        if (query == null) {
+            return null;
+        }
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            String key = eq < 0 ? pair : pair.substring(0, eq);
+            if (key.equals(name)) {
+                return eq < 0 ? "" : pair.substring(eq + 1);
+            }
+        }
+        return null;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] resource(String name) {
+        try (InputStream in = AdminHandler.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException("the jar lacks io/loomgate/observe/" + name);
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,306 @@
+package io.loomgate.observe;
+
+import io.loomgate.proxy.ExchangeListener;
+import io.loomgate.proxy.ExchangeView;
+import io.loomgate.proxy.ProxyFailure;
+import io.loomgate.server.ConnectionListener;
+import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.PoolListener;
+import io.loomgate.upstream.Upstream;
+import io.loomgate.upstream.UpstreamPool;
+import io.loomgate.upstream.Upstreams;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.InetSocketAddress;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Turns the core's events into Prometheus metrics. One instance serves the whole gateway: it is the proxy's
+ * {@link ExchangeListener}, the pools' {@link PoolListener} and the client listener's {@link ConnectionListener}
+ * (give the admin listener {@link ConnectionListener#NOOP}, so scrapes do not count as client connections).
+ *
+ * <p>Every listener method is a map read plus counter increments: meters are registered once per route, upstream and
+ * endpoint and cached. The {@code status} label is the status class ({@code 2xx}, ..., {@code none} when no response
+ * was sent) and unknown methods count as {@code OTHER}, so clients cannot create series at will.
+ *
+ * <p>In-flight per route is +1 on routeMatched and -1 when an exchange with a route ends or fails; this relies on the
+ * proxy's documented order (routeMatched precedes the end of every exchange whose route id is set).
+ *
+ * <p>Lifecycle: construct, bind what exists ({@link #bindJvm()}, {@link #bindUpstreams}, {@link #bindVirtualThreads}),
+ * attach as listener, {@link #close()} at shutdown.
+ */
+public final class GatewayMetrics implements ExchangeListener, PoolListener, ConnectionListener, AutoCloseable {
+    static final int RECENT_ERRORS = 50;
+
+    private final PrometheusMeterRegistry registry;
+    private final ConcurrentMap<String, RouteMeters> routes = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, UpstreamMeters> upstreams = new ConcurrentHashMap<>();
+    private final ConcurrentMap<Endpoint, EndpointMeters> endpoints = new ConcurrentHashMap<>();
+    private final AtomicInteger clientConnections = new AtomicInteger();
+    private final Counter clientOpened;
+    private final Counter clientRejected;
+    private final BoundedRing<RecentError> recentErrors = new BoundedRing<>(RECENT_ERRORS);
+    private final CarrierPool carriers = new CarrierPool();
+    private volatile JvmGcMetrics gcMetrics;
+    private volatile PinnedEventMonitor threadMonitor;
+
+    public GatewayMetrics() {
+        this(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+    }
+
+    public GatewayMetrics(PrometheusMeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder("loomgate.client.connections", clientConnections, AtomicInteger::get)
+                .description("Client connections open now").register(registry);
+        clientOpened = Counter.builder("loomgate.client.connections.opened")
+                .description("Client connections accepted").register(registry);
+        clientRejected = Counter.builder("loomgate.client.connections.rejected")
+                .description("Client connections refused because max-connections was reached").register(registry);
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /** Registers the JVM and process metrics (memory, GC, threads, classes, CPU, uptime, file descriptors). */
+    public GatewayMetrics bindJvm() {
+        new JvmMemoryMetrics().bindTo(registry);
+        JvmGcMetrics gc = new JvmGcMetrics();
+        gc.bindTo(registry);
+        gcMetrics = gc;
+        new JvmThreadMetrics().bindTo(registry);
+        new ClassLoaderMetrics().bindTo(registry);
+        new JvmInfoMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        new FileDescriptorMetrics().bindTo(registry);
+        carrierGauge("loomgate.carrier.parallelism", "Carrier threads the virtual-thread scheduler aims to use",
+                CarrierPool::parallelism);
+        carrierGauge("loomgate.carrier.pool.size", "Carrier threads started now (NaN before JDK 24)",
+                CarrierPool::poolSize);
+        carrierGauge("loomgate.virtual.threads.mounted", "Virtual threads on a carrier now (NaN before JDK 24)",
+                CarrierPool::mounted);
+        carrierGauge("loomgate.virtual.threads.queued",
+                "Virtual threads ready and waiting for a carrier (NaN before JDK 24)", CarrierPool::queued);
+        return this;
+    }
+
+    /** Registers pool gauges per upstream: {@code loomgate_upstream_connections{upstream,state=idle|in_use}}. */
+    public GatewayMetrics bindUpstreams(Upstreams all) {
+        for (Upstream u : all.all()) {
+            upstreamMeters(u.id());
+            poolGauge(u, "idle", UpstreamPool::idleCount);
+            poolGauge(u, "in_use", UpstreamPool::inUseCount);
+        }
+        return this;
+    }
+
+    /** Registers {@code loomgate_virtual_threads} and {@code loomgate_pinned_events_total} from a started monitor. */
+    public GatewayMetrics bindVirtualThreads(PinnedEventMonitor monitor) {
+        threadMonitor = monitor;
+        Gauge.builder("loomgate.virtual.threads", monitor, PinnedEventMonitor::virtualThreadsAlive)
+                .description("Virtual threads alive (started minus ended, from JFR; lags up to ~1 s)")
+                .register(registry);
+        FunctionCounter.builder("loomgate.virtual.threads.started", monitor,
+                        PinnedEventMonitor::virtualThreadsStarted)
+                .description("Virtual threads started since the monitor started").register(registry);
+        FunctionCounter.builder("loomgate.pinned.events", monitor, PinnedEventMonitor::pinnedTotal)
+                .description("Virtual threads that blocked while pinned to their carrier longer than "
+                        + monitor.threshold().toMillis() + " ms")
+                .register(registry);
+        return this;
+    }
+
+    /**
+     * The Prometheus exposition, in OpenMetrics when the Accept header asks for it, else the text format 0.0.4.
+     *
+     * @return the content type and the body
+     */
+    Scrape scrape(String accept) {
+        String type = accept != null && accept.contains("application/openmetrics-text")
+                ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                : "text/plain; version=0.0.4; charset=utf-8";
+        return new Scrape(type, registry.scrape(type));
+    }
+
+    record Scrape(String contentType, String body) {
+    }
+
+    // ---- ExchangeListener
+
+    @Override
+    public void routeMatched(ExchangeView exchange) {
+        routeMeters(exchange.routeId()).inFlight.incrementAndGet();
+    }
+
+    @Override
+    public void upstreamAcquired(ExchangeView exchange, boolean reused) {
+        UpstreamMeters m = upstreamMeters(Labels.upstream(exchange.upstreamId()));
+        (reused ? m.acquiredReused : m.acquiredFresh).increment();
+    }
+
+    @Override
+    public void exchangeEnd(ExchangeView exchange) {
+        finished(exchange);
+    }
+
+    @Override
+    public void exchangeFailed(ExchangeView exchange) {
+        RouteMeters m = finished(exchange);
+        ProxyFailure failure = exchange.failure();
+        if (failure == null) {
+            return;
+        }
+        m.failed(failure.kind());
+        String kind = Labels.upstreamErrorKind(failure.kind());
+        if (kind != null) {
+            upstreamMeters(Labels.upstream(exchange.upstreamId())).error(kind);
+        }
+        recentErrors.add(new RecentError(Instant.now(), m.routeId, exchange.method(), exchange.target(),
+                exchange.upstreamId(), failure.kind().name().toLowerCase(Locale.ROOT), exchange.status(),
+                failure.getMessage(), exchange.traceId()));
+    }
+
+    private RouteMeters finished(ExchangeView exchange) {
+        String routeId = exchange.routeId();
+        RouteMeters m = routeMeters(Labels.route(routeId));
+        if (routeId != null) {
+            m.inFlight.decrementAndGet();
+        }
+        m.finished(exchange.method(), exchange.status(), exchange.totalNanos(), exchange.upstreamNanos(),
+                exchange.bytesIn(), exchange.bytesOut());
+        return m;
+    }
+
+    // ---- PoolListener
+
+    @Override
+    public void connected(Endpoint endpoint, long connectNanos) {
+        endpointMeters(endpoint).connects.record(connectNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void connectFailed(Endpoint endpoint, Exception cause) {
+        endpointMeters(endpoint).connectFailures.increment();
+    }
+
+    @Override
+    public void reused(Endpoint endpoint) {
+        endpointMeters(endpoint).reused.increment();
+    }
+
+    @Override
+    public void evicted(Endpoint endpoint, String reason) {
+        endpointMeters(endpoint).evicted(reason);
+    }
+
+    // ---- ConnectionListener
+
+    @Override
+    public void connectionOpened(InetSocketAddress remote) {
+        clientConnections.incrementAndGet();
+        clientOpened.increment();
+    }
+
+    @Override
+    public void connectionClosed(InetSocketAddress remote, int requests) {
+        clientConnections.decrementAndGet();
+    }
+
+    @Override
+    public void connectionRejected(InetSocketAddress remote) {
+        clientRejected.increment();
+    }
+
+    // ---- read side, for the admin endpoints
+
+    int clientConnections() {
+        return clientConnections.get();
+    }
+
+    CarrierPool carriers() {
+        return carriers;
+    }
+
+    /** The thread monitor bound with {@link #bindVirtualThreads}, or null. */
+    PinnedEventMonitor threadMonitor() {
+        return threadMonitor;
+    }
+
+    /** The meters of a route, or null if no request has reached it yet. */
+    RouteMeters route(String routeId) {
+        return routes.get(routeId);
+    }
+
+    Collection<RouteMeters> routes() {
+        return routes.values();
+    }
+
+    UpstreamMeters upstream(String upstreamId) {
+        return upstreams.get(upstreamId);
+    }
+
+    List<RecentError> recentErrors() {
+        return recentErrors.newestFirst();
+    }
+
+    /** Registers the meters of a route before its first request, so it shows as zeros rather than missing. */
+    public void registerRoute(String routeId) {
+        routeMeters(routeId);
+    }
+
+    @Override
+    public void close() {
+        JvmGcMetrics gc = gcMetrics;
+        if (gc != null) {
+            gc.close();
+        }
+        registry.close();
+    }
+
+    private RouteMeters routeMeters(String routeId) {
+        RouteMeters m = routes.get(routeId);
+        return m != null ? m : routes.computeIfAbsent(routeId, id -> new RouteMeters(registry, id));
+    }
+
+    private UpstreamMeters upstreamMeters(String upstreamId) {
+        UpstreamMeters m = upstreams.get(upstreamId);
+        return m != null ? m : upstreams.computeIfAbsent(upstreamId, id -> new UpstreamMeters(registry, id));
+    }
+
+    private EndpointMeters endpointMeters(Endpoint endpoint) {
+        EndpointMeters m = endpoints.get(endpoint);
+        return m != null ? m : endpoints.computeIfAbsent(endpoint, e -> new EndpointMeters(registry, e));
+    }
+
+    private void poolGauge(Upstream upstream, String state, ToDoubleFunction<UpstreamPool> count) {
+        Gauge.builder("loomgate.upstream.connections", upstream,
+                        u -> u.pools().stream().mapToDouble(count).sum())
+                .description("Upstream connections by state; pools are per endpoint, an endpoint shared by two "
+                        + "upstreams counts in both")
+                .tag("upstream", upstream.id()).tag("state", state).register(registry);
+    }
+
+    private void carrierGauge(String name, String description, ToDoubleFunction<CarrierPool> value) {
+        Gauge.builder(name, carriers, value).description(description).register(registry);
+    }
+}

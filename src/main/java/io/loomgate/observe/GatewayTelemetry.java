@@ -1,0 +1,161 @@
+package io.loomgate.observe;
+
+import io.loomgate.http.HttpLimits;
+import io.loomgate.proxy.ExchangeListener;
+import io.loomgate.route.Route;
+import io.loomgate.server.ConnectionListener;
+import io.loomgate.server.Listener;
+import io.loomgate.server.ListenerSettings;
+import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.threads.ThreadModel;
+import io.loomgate.upstream.PoolListener;
+import io.loomgate.upstream.Upstreams;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The observe package assembled for one gateway, so the composition root only passes values through: the metrics,
+ * the access log and the pinned-event monitor, the listeners to hand to the core, and the admin listener.
+ *
+ * <p>Lifecycle: {@link #start} (monitor running, access-log writer running) → give {@link #exchangeListener()},
+ * {@link #poolListener()} and {@link #connectionListener()} to the proxy, the pools and the client listener →
+ * {@link #startAdmin} once the routes and upstreams exist → {@link #close()} after the gateway has drained (so the
+ * last access-log lines are written).
+ *
+ * <p>The admin listener runs on cached <em>platform</em> threads: its few connections then never show up in the
+ * virtual-thread counts or pinned events it reports, whichever thread model the gateway itself uses.
+ */
+public final class GatewayTelemetry implements AutoCloseable {
+
+    /**
+     * What to run.
+     *
+     * @param accessLog         null for no access log, else its format
+     * @param accessLogCapacity lines the access-log queue holds before it drops
+     * @param pinnedThreshold   null for no JFR monitor (no pinned events, no virtual-thread count), else the
+     *                          shortest pinned block to report
+     */
+    public record Settings(AccessLogFormat accessLog, int accessLogCapacity, Duration pinnedThreshold) {
+        public static final Settings DEFAULTS = new Settings(AccessLogFormat.COMBINED, AccessLog.DEFAULT_CAPACITY,
+                PinnedEventMonitor.DEFAULT_THRESHOLD);
+    }
+
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayTelemetry.class);
+    /** Admin connections are few and short: an operator's dashboard, a scraper, a probe. */
+    private static final int ADMIN_MAX_CONNECTIONS = 64;
+
+    private final GatewayMetrics metrics;
+    private final AccessLog accessLog;
+    private final PinnedEventMonitor monitor;
+    private volatile Listener admin;
+
+    private GatewayTelemetry(GatewayMetrics metrics, AccessLog accessLog, PinnedEventMonitor monitor) {
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+        this.monitor = monitor;
+    }
+
+    /** Starts the metrics (with JVM and process binders), the JFR monitor and the access log, as configured. */
+    public static GatewayTelemetry start(Settings settings) throws InterruptedException {
+        GatewayMetrics metrics = new GatewayMetrics().bindJvm();
+        PinnedEventMonitor monitor = null;
+        if (settings.pinnedThreshold() != null) {
+            monitor = startMonitor(settings.pinnedThreshold());
+            if (monitor != null) {
+                metrics.bindVirtualThreads(monitor);
+            }
+        }
+        AccessLog accessLog = settings.accessLog() == null ? null
+                : AccessLog.toLogger(settings.accessLog(), settings.accessLogCapacity(), metrics.registry()).start();
+        return new GatewayTelemetry(metrics, accessLog, monitor);
+    }
+
+    /** The JFR monitor, or null with a warning when this runtime has no JFR (a jlink image without jdk.jfr). */
+    private static PinnedEventMonitor startMonitor(Duration threshold) throws InterruptedException {
+        try {
+            return new PinnedEventMonitor(threshold, PinnedEventMonitor.DEFAULT_CAPACITY).start();
+        } catch (IllegalStateException | LinkageError e) {
+            LOG.warn("pinned-event monitor not started, so no pinned events and no virtual-thread count: {}",
+                    e.toString());
+            return null;
+        }
+    }
+
+    /**
+     * Assembles parts built elsewhere (e.g. an access log writing to its own sink); they must be started already.
+     *
+     * @param accessLog null for none
+     * @param monitor   null for none; if given, already bound to the metrics
+     */
+    public static GatewayTelemetry of(GatewayMetrics metrics, AccessLog accessLog, PinnedEventMonitor monitor) {
+        return new GatewayTelemetry(metrics, accessLog, monitor);
+    }
+
+    public GatewayMetrics metrics() {
+        return metrics;
+    }
+
+    /** For the proxy: the metrics, then the access log when there is one. */
+    public ExchangeListener exchangeListener() {
+        List<ExchangeListener> all = new ArrayList<>(List.of(metrics));
+        if (accessLog != null) {
+            all.add(accessLog);
+        }
+        return ExchangeListener.composite(all);
+    }
+
+    /** For the upstream pools ({@code Upstreams.create}). */
+    public PoolListener poolListener() {
+        return metrics;
+    }
+
+    /** For the client listener only; the admin listener gets none, so scrapes are not client connections. */
+    public ConnectionListener connectionListener() {
+        return metrics;
+    }
+
+    /**
+     * Registers the per-upstream pool gauges and every route's meters (so idle routes show zeros), then starts the
+     * admin listener.
+     *
+     * @param routes the routes now loaded, e.g. {@code routeTable::routes}
+     * @param ready  config loaded, listeners bound, not draining
+     */
+    public Listener startAdmin(String address, int port, Supplier<List<Route>> routes, Upstreams upstreams,
+                               BooleanSupplier ready) throws IOException {
+        if (admin != null) {
+            throw new IllegalStateException("admin listener already started");
+        }
+        if (upstreams != null) {
+            metrics.bindUpstreams(upstreams);
+        }
+        routes.get().forEach(r -> metrics.registerRoute(r.id()));
+        ListenerSettings settings = new ListenerSettings(address, port, ADMIN_MAX_CONNECTIONS, ADMIN_MAX_CONNECTIONS,
+                Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(30), HttpLimits.DEFAULTS);
+        admin = new Listener(settings, new AdminHandler(metrics, routes, upstreams, ready),
+                ConnectionExecutors.create(new ThreadModel.Cached(), "admin"), ConnectionListener.NOOP).start();
+        return admin;
+    }
+
+    /** Closes the admin listener, writes out the access log, stops the monitor and the metrics. */
+    @Override
+    public void close() {
+        Listener a = admin;
+        if (a != null) {
+            a.close();
+        }
+        if (accessLog != null) {
+            accessLog.close();
+        }
+        if (monitor != null) {
+            monitor.close();
+        }
+        metrics.close();
+    }
+}

@@ -1,0 +1,185 @@
+package io.loomgate.observe;
+
+import io.loomgate.threads.ConnectionExecutors;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordedStackTrace;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the JDK's own virtual-thread events through one JFR {@link RecordingStream}:
+ * {@code jdk.VirtualThreadPinned} above a threshold (kept in a bounded ring of recent events, counted, and logged
+ * once per distinct stack), and {@code jdk.VirtualThreadStart}/{@code jdk.VirtualThreadEnd}, whose difference is the
+ * number of virtual threads alive. One stream serves both because each stream is a JFR recording with its own buffers
+ * and parsing thread.
+ *
+ * <p>Lifecycle: new → {@link #start()} (returns once the stream has delivered its first flush, so events from then on
+ * are seen) → {@link #close()}. JFR delivers events in batches about once a second, so the counts lag by that much.
+ *
+ * <p>The alive count covers virtual threads started after {@link #start()}: the CLI starts the monitor before any
+ * listener, so that is all of the gateway's. It is clamped at zero in case a thread started earlier ends.
+ */
+public final class PinnedEventMonitor implements AutoCloseable {
+    public static final Duration DEFAULT_THRESHOLD = Duration.ofMillis(20);
+    public static final int DEFAULT_CAPACITY = 100;
+    /** Distinct stacks logged before the monitor stops logging new ones (the ring and counter go on). */
+    static final int MAX_LOGGED_STACKS = 1000;
+    static final int MAX_FRAMES = 12;
+
+    private static final Logger LOG = LoggerFactory.getLogger(PinnedEventMonitor.class);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
+
+    private final Duration threshold;
+    private final BoundedRing<PinnedEvent> recent;
+    private final AtomicLong pinned = new AtomicLong();
+    private final AtomicLong started = new AtomicLong();
+    private final AtomicLong ended = new AtomicLong();
+    private final Set<String> loggedStacks = ConcurrentHashMap.newKeySet();
+    private final CountDownLatch firstFlush = new CountDownLatch(1);
+    private volatile RecordingStream stream;
+
+    public PinnedEventMonitor(Duration threshold, int capacity) {
+        if (threshold.isNegative()) {
+            throw new IllegalArgumentException("pinned-event threshold must not be negative, got " + threshold);
+        }
+        this.threshold = threshold;
+        this.recent = new BoundedRing<>(capacity);
+    }
+
+    public PinnedEventMonitor() {
+        this(DEFAULT_THRESHOLD, DEFAULT_CAPACITY);
+    }
+
+    /**
+     * Starts the stream on a daemon thread and waits until it delivers its first flush.
+     *
+     * @throws IllegalStateException if already started, or if the stream did not come up within 10 s
+     */
+    public PinnedEventMonitor start() throws InterruptedException {
+        if (stream != null) {
+            throw new IllegalStateException("pinned-event monitor already started");
+        }
+        RecordingStream s = new RecordingStream();
+        s.setMaxAge(Duration.ofMinutes(1));
+        s.enable("jdk.VirtualThreadPinned").withThreshold(threshold).withStackTrace();
+        s.enable("jdk.VirtualThreadStart").withoutStackTrace();
+        s.enable("jdk.VirtualThreadEnd").withoutStackTrace();
+        s.onEvent("jdk.VirtualThreadPinned", this::onPinned);
+        s.onEvent("jdk.VirtualThreadStart", e -> started.incrementAndGet());
+        s.onEvent("jdk.VirtualThreadEnd", e -> ended.incrementAndGet());
+        s.onFlush(firstFlush::countDown);
+        stream = s;
+        ConnectionExecutors.startDaemon("loomgate-jfr-monitor", s::start);
+        if (!firstFlush.await(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+            s.close();
+            throw new IllegalStateException("the JFR stream delivered nothing within " + START_TIMEOUT);
+        }
+        return this;
+    }
+
+    public Duration threshold() {
+        return threshold;
+    }
+
+    /** Pinned events above the threshold since start. */
+    public long pinnedTotal() {
+        return pinned.get();
+    }
+
+    /** The most recent pinned events, newest first. */
+    public List<PinnedEvent> recent() {
+        return recent.newestFirst();
+    }
+
+    /** Virtual threads started minus ended since start (see the class comment for what it covers). */
+    public long virtualThreadsAlive() {
+        return Math.max(0, started.get() - ended.get());
+    }
+
+    /** Virtual threads started since start. */
+    public long virtualThreadsStarted() {
+        return started.get();
+    }
+
+    @Override
+    public void close() {
+        RecordingStream s = stream;
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    private void onPinned(RecordedEvent e) {
+        PinnedEvent event = toPinnedEvent(e);
+        recent.add(event);
+        pinned.incrementAndGet();
+        String stack = String.join("\n", event.frames());
+        if (loggedStacks.size() < MAX_LOGGED_STACKS && loggedStacks.add(stack)) {
+            LOG.warn("virtual thread '{}' was pinned to carrier '{}' for {} ms ({}; blocked in {}); this stack is "
+                            + "logged once, later occurrences are counted in loomgate_pinned_events_total:\n    at {}",
+                    event.thread(), event.carrier(), event.duration().toMillis(), event.reason(),
+                    event.blockingOperation(), String.join("\n    at ", event.frames()));
+            if (loggedStacks.size() == MAX_LOGGED_STACKS) {
+                LOG.warn("{} distinct pinned stacks logged; new ones are no longer logged, see /pinned",
+                        MAX_LOGGED_STACKS);
+            }
+        }
+    }
+
+    static PinnedEvent toPinnedEvent(RecordedEvent e) {
+        RecordedThread thread = e.getThread();
+        return new PinnedEvent(e.getStartTime(), e.getDuration(),
+                thread == null ? "" : nonNull(thread.getJavaName()),
+                thread == null ? -1 : thread.getJavaThreadId(),
+                e.hasField("carrierThread") && e.getThread("carrierThread") != null
+                        ? e.getThread("carrierThread").getJavaName() : null,
+                e.hasField("pinnedReason") ? e.getString("pinnedReason") : null,
+                e.hasField("blockingOperation") ? e.getString("blockingOperation") : null,
+                topFrames(e.getStackTrace()));
+    }
+
+    /** The innermost frames outside the JDK's virtual-thread plumbing that posted the event. */
+    private static List<String> topFrames(RecordedStackTrace trace) {
+        List<String> frames = new ArrayList<>();
+        if (trace == null) {
+            return frames;
+        }
+        boolean inPlumbing = true;
+        boolean cut = trace.isTruncated();
+        List<RecordedFrame> all = trace.getFrames();
+        for (int i = 0; i < all.size(); i++) {
+            RecordedFrame f = all.get(i);
+            String type = f.getMethod().getType().getName();
+            if (inPlumbing && (type.equals("java.lang.VirtualThread") || type.startsWith("jdk.internal.")
+                    || type.equals("java.lang.Thread") || type.equals("java.util.concurrent.locks.LockSupport"))) {
+                continue;
+            }
+            inPlumbing = false;
+            frames.add(type + "." + f.getMethod().getName()
+                    + (f.getLineNumber() > 0 ? ":" + f.getLineNumber() : ""));
+            if (frames.size() == MAX_FRAMES) {
+                cut |= i < all.size() - 1;
+                break;
+            }
+        }
+        if (cut) {
+            frames.add("...");
+        }
+        return frames;
+    }
+
+    private static String nonNull(String s) {
+        return s == null ? "" : s;
+    }
+}

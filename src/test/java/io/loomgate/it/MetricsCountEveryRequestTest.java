@@ -1,0 +1,109 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loomgate.observe.AccessLogFormat;
+import io.loomgate.testkit.PrometheusText;
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.TestOrigin;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A known number of requests through a real gateway, then exact counters scraped from the admin listener's
+ * {@code /metrics}, the routes at {@code /routes}, and one access-log line per request.
+ */
+class MetricsCountEveryRequestTest {
+    private static final String ORIGIN_BODY = "hello from origin";
+
+    @Test
+    void countersMatchTheRequestsSent() throws Exception {
+        try (TestOrigin origin = new TestOrigin();
+             ObservedGateway gw = new ObservedGateway(origin.port(), AccessLogFormat.JSON, "users", "/users",
+                     "orders", "/orders")) {
+            try (RawClient client = new RawClient(gw.port())) {
+                for (int i = 0; i < 5; i++) {
+                    client.send("GET /users/" + i + " HTTP/1.1\r\nHost: t\r\n\r\n");
+                    assertThat(client.read().status()).isEqualTo(200);
+                }
+                for (int i = 0; i < 2; i++) {
+                    client.send("POST /users HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nhello");
+                    assertThat(client.read().status()).isEqualTo(200);
+                }
+                for (int i = 0; i < 3; i++) {
+                    client.send("GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n");
+                    assertThat(client.read().status()).isEqualTo(404);
+                }
+                PrometheusText open = scrape(gw);
+                assertThat(open.value("loomgate_client_connections")).isEqualTo(1);
+            }
+
+            PrometheusText s = scrape(gw);
+            assertThat(s.value("loomgate_requests_total", "route=users", "method=GET", "status=2xx")).isEqualTo(5);
+            assertThat(s.value("loomgate_requests_total", "route=users", "method=POST", "status=2xx")).isEqualTo(2);
+            assertThat(s.value("loomgate_requests_total", "route=unmatched", "method=GET", "status=4xx"))
+                    .isEqualTo(3);
+            assertThat(s.value("loomgate_request_duration_seconds_count", "route=users")).isEqualTo(7);
+            assertThat(s.value("loomgate_upstream_duration_seconds_count", "route=users")).isEqualTo(7);
+            assertThat(s.value("loomgate_request_duration_seconds_count", "route=orders")).isZero();
+            assertThat(s.value("loomgate_request_body_bytes_total", "route=users")).isEqualTo(10);
+            assertThat(s.value("loomgate_response_body_bytes_total", "route=users"))
+                    .isEqualTo(7 * ORIGIN_BODY.length());
+            assertThat(s.value("loomgate_route_in_flight", "route=users")).isZero();
+            assertThat(s.value("loomgate_exchange_failures_total", "route=unmatched", "kind=no_route")).isEqualTo(3);
+            double fresh = s.value("loomgate_upstream_acquired_total", "reused=false", "upstream=users");
+            double reused = s.value("loomgate_upstream_acquired_total", "reused=true", "upstream=users");
+            assertThat(fresh + reused).isEqualTo(7);
+            assertThat(s.value("loomgate_upstream_connect_seconds_count",
+                    "endpoint=127.0.0.1:" + origin.port())).isEqualTo(fresh);
+            assertThat(s.value("loomgate_upstream_reuse_ratio", "upstream=users")).isEqualTo(reused / 7);
+            assertThat(fresh).isEqualTo(origin.connectionCount());
+
+            awaitTrue(() -> scrape(gw).value("loomgate_client_connections") == 0, "the client connection closed");
+            PrometheusText after = scrape(gw);
+            assertThat(after.value("loomgate_upstream_connections", "state=in_use", "upstream=users")).isZero();
+            assertThat(after.value("loomgate_upstream_connections", "state=idle", "upstream=users")).isEqualTo(fresh);
+
+            awaitTrue(() -> gw.accessLines.size() == 10, "10 access-log lines");
+            ObjectMapper json = new ObjectMapper();
+            assertThat(gw.accessLines.stream().filter(l -> l.contains("\"route\":\"users\"")).count()).isEqualTo(7);
+            JsonNode first = json.readTree(gw.accessLines.get(0));
+            assertThat(first.get("path").asText()).isEqualTo("/users/0");
+            assertThat(first.get("trace_id").asText()).matches("[0-9a-f]{32}");
+            assertThat(after.value("loomgate_access_log_dropped_total")).isZero();
+
+            JsonNode routes = json.readTree(gw.admin("/routes").body());
+            assertThat(routes.get(0).get("id").asText()).isEqualTo("users");
+            assertThat(routes.get(0).get("counters").get("requests").asLong()).isEqualTo(7);
+            assertThat(routes.get(0).get("endpoints").get(0).get("endpoint").asText())
+                    .isEqualTo("127.0.0.1:" + origin.port());
+            assertThat(gw.admin("/health/ready").statusCode()).isEqualTo(200);
+        }
+    }
+
+    private static PrometheusText scrape(ObservedGateway gw) {
+        try {
+            HttpResponse<String> r = gw.admin("/metrics");
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.headers().firstValue("Content-Type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+            return new PrometheusText(r.body());
+        } catch (Exception e) {
+            throw new AssertionError("scraping /metrics failed", e);
+        }
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+}

@@ -1,0 +1,133 @@
+package io.loomgate.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loomgate.proxy.ProxyFailure;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** One line per exchange, in either format, written off the request thread; a full queue drops and counts. */
+class AccessLogTest {
+    private static final long START = 1_795_000_000_000L; // 2026-11-18T11:06:40Z
+
+    private static AccessEntry entry(FakeExchange x) {
+        return AccessEntry.of(x, START + x.totalNanos() / 1_000_000);
+    }
+
+    @Test
+    void combinedLineCarriesEveryField() {
+        FakeExchange x = FakeExchange.ok("users", "GET", 200, 12).withBytes(3, 512);
+        assertThat(AccessLogFormat.COMBINED.format(entry(x))).isEqualTo(
+                "127.0.0.1 - - [18/Nov/2026:11:06:40 +0000] \"GET /r/users\" 200 512 in=3 rt=0.012000 urt=0.006000"
+                        + " route=users upstream=up-users endpoint=127.0.0.1:9000"
+                        + " trace=4bf92f3577b34da6a3ce929d0e0e4736 failure=-");
+    }
+
+    @Test
+    void combinedLineEscapesQuotesAndMarksWhatIsMissing() {
+        FakeExchange x = new FakeExchange(null, "GET", "/a\"b\\c", "[::1]:5000", null, null, 0, 0, -1, 1_000_000, 0,
+                0, null, null).failedWith(ProxyFailure.Kind.CLIENT_ABORTED, 0);
+        assertThat(AccessLogFormat.COMBINED.format(entry(x))).isEqualTo(
+                "[::1] - - [18/Nov/2026:11:06:40 +0000] \"GET /a\\x22b\\x5cc\" - 0 in=0 rt=0.001000 urt=-"
+                        + " route=- upstream=- endpoint=- trace=- failure=client_aborted");
+    }
+
+    @Test
+    void jsonLineIsOneObjectWithNamedFields() throws Exception {
+        FakeExchange x = FakeExchange.ok("users", "POST", 201, 12).withBytes(3, 512);
+        JsonNode n = new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(x)));
+        assertThat(n.get("time").asText()).isEqualTo("2026-11-18T11:06:40Z");
+        assertThat(n.get("client").asText()).isEqualTo("127.0.0.1:50000");
+        assertThat(n.get("method").asText()).isEqualTo("POST");
+        assertThat(n.get("path").asText()).isEqualTo("/r/users");
+        assertThat(n.get("status").asInt()).isEqualTo(201);
+        assertThat(n.get("bytes_out").asLong()).isEqualTo(512);
+        assertThat(n.get("bytes_in").asLong()).isEqualTo(3);
+        assertThat(n.get("duration").asDouble()).isEqualTo(0.012);
+        assertThat(n.get("upstream_duration").asDouble()).isEqualTo(0.006);
+        assertThat(n.get("route").asText()).isEqualTo("users");
+        assertThat(n.get("upstream").asText()).isEqualTo("up-users");
+        assertThat(n.get("trace_id").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(n.get("failure").isNull()).isTrue();
+    }
+
+    @Test
+    void writesOneLinePerExchangeOnTheWriterThread() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        List<String> threads = new CopyOnWriteArrayList<>();
+        AccessLog log = new AccessLog(AccessLogFormat.COMBINED, 100, batch -> {
+            lines.addAll(List.of(batch.split("\n")));
+            threads.add(Thread.currentThread().getName());
+        }, null).start();
+        for (int i = 0; i < 10; i++) {
+            log.exchangeEnd(FakeExchange.ok("users", "GET", 200, 1));
+        }
+        log.exchangeFailed(FakeExchange.ok("users", "GET", 200, 1).failedWith(ProxyFailure.Kind.CONNECT_REFUSED, 502));
+        log.close();
+
+        assertThat(lines).hasSize(11);
+        assertThat(lines.get(10)).contains("\" 502 ").endsWith("failure=connect_refused");
+        assertThat(threads).containsOnly("loomgate-access-log");
+        assertThat(log.dropped()).isZero();
+    }
+
+    @Test
+    void aFullQueueDropsCountsAndNeverBlocks() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        AccessLog log = new AccessLog(AccessLogFormat.JSON, 2, batch -> lines.addAll(List.of(batch.split("\n"))),
+                registry);
+        // The writer is not started yet, so the queue holds exactly 2.
+        for (int i = 0; i < 5; i++) {
+            log.exchangeEnd(FakeExchange.ok("users", "GET", 200, 1));
+        }
+        assertThat(log.dropped()).isEqualTo(3);
+        assertThat(registry.get("loomgate.access.log.dropped").counter().count()).isEqualTo(3);
+        assertThat(registry.get("loomgate.access.log.queued").gauge().value()).isEqualTo(2);
+
+        log.start();
+        log.close();
+        assertThat(lines).hasSize(2).allSatisfy(l -> assertThat(l).startsWith("{").endsWith("}"));
+        log.exchangeEnd(FakeExchange.ok("users", "GET", 200, 1));
+        assertThat(log.dropped()).isEqualTo(4);
+    }
+
+    @Test
+    void linesTheSinkFailsToWriteAreCountedAsDropped() throws Exception {
+        AccessLog log = new AccessLog(AccessLogFormat.COMBINED, 10, batch -> {
+            throw new IllegalStateException("disk full");
+        }, null);
+        for (int i = 0; i < 3; i++) {
+            log.exchangeEnd(FakeExchange.ok("users", "GET", 200, 1));
+        }
+        log.start();
+        log.close();
+        assertThat(log.dropped()).isEqualTo(3);
+        assertThat(log.written()).isZero();
+    }
+
+    @Test
+    void aBatchIsOneLinePerEntryInOrder() {
+        AccessLogFormat.Batch batch = new AccessLogFormat.Batch(AccessLogFormat.JSON);
+        String text = batch.format(List.of(entry(FakeExchange.ok("a", "GET", 200, 1)),
+                entry(FakeExchange.ok("b", "GET", 200, 1)), entry(FakeExchange.ok("c", "GET", 200, 1))));
+        assertThat(text.split("\n")).hasSize(3)
+                .satisfiesExactly(l -> assertThat(l).contains("\"route\":\"a\""),
+                        l -> assertThat(l).contains("\"route\":\"b\""),
+                        l -> assertThat(l).contains("\"route\":\"c\""));
+        assertThat(text).doesNotEndWith("\n");
+    }
+
+    @Test
+    void formatNamesAreCheckedWithAClearMessage() {
+        assertThat(AccessLogFormat.parse("JSON")).isEqualTo(AccessLogFormat.JSON);
+        assertThat(AccessLogFormat.parse(" combined ")).isEqualTo(AccessLogFormat.COMBINED);
+        assertThatThrownBy(() -> AccessLogFormat.parse("apache"))
+                .hasMessage("access-log.format must be 'combined' or 'json', got 'apache'");
+    }
+}

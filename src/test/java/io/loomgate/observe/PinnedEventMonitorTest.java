@@ -1,0 +1,118 @@
+package io.loomgate.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loomgate.testkit.PrometheusText;
+import io.loomgate.threads.ConnectionExecutors;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real pinned virtual thread on the running JDK, caught by the JFR stream. Since JDK 24 (JEP 491) a virtual thread
+ * blocking in {@code synchronized} unmounts, but one that blocks inside a class initializer still cannot: the
+ * initializer runs under a VM frame, so the carrier stays held. That is the cause used here.
+ */
+class PinnedEventMonitorTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+    /** Sleeps in its static initializer, pinning whichever virtual thread first touches it. */
+    static final class SlowToInitialize {
+        static {
+            try {
+                Thread.sleep(60);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        static void touch() {
+        }
+    }
+
+    private PinnedEventMonitor monitor;
+    private GatewayMetrics metrics;
+
+    @BeforeEach
+    void start() throws Exception {
+        monitor = new PinnedEventMonitor(Duration.ofMillis(20), 10).start();
+        metrics = new GatewayMetrics().bindVirtualThreads(monitor);
+    }
+
+    @AfterEach
+    void stop() {
+        monitor.close();
+        metrics.close();
+    }
+
+    @Test
+    void catchesARealPinnedEventAndShowsItAtPinnedAndInTheCounter() throws Exception {
+        Thread pinner = ConnectionExecutors.startVirtual("pinned-in-clinit", SlowToInitialize::touch);
+        pinner.join();
+
+        awaitTrue(() -> monitor.recent().stream().anyMatch(e -> e.thread().equals("pinned-in-clinit")),
+                "a pinned event for the thread 'pinned-in-clinit'");
+        PinnedEvent event = monitor.recent().stream()
+                .filter(e -> e.thread().equals("pinned-in-clinit")).findFirst().orElseThrow();
+        assertThat(event.duration()).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+        assertThat(event.frames()).anySatisfy(f -> assertThat(f).contains("SlowToInitialize.<clinit>"));
+        assertThat(monitor.pinnedTotal()).isGreaterThanOrEqualTo(1);
+
+        PrometheusText scraped = new PrometheusText(metrics.scrape(null).body());
+        assertThat(scraped.value("loomgate_pinned_events_total")).isEqualTo(monitor.pinnedTotal());
+
+        FakeServerExchange x = FakeServerExchange.get("/pinned");
+        new AdminHandler(metrics, List::of, null, () -> true).handle(x);
+        JsonNode pinned = new ObjectMapper().readTree(x.bodyText());
+        assertThat(pinned.get("enabled").asBoolean()).isTrue();
+        assertThat(pinned.get("thresholdMillis").asDouble()).isEqualTo(20.0);
+        assertThat(pinned.get("total").asLong()).isEqualTo(monitor.pinnedTotal());
+        JsonNode first = pinned.get("recent").get(0);
+        assertThat(first.get("thread").asText()).isEqualTo("pinned-in-clinit");
+        assertThat(first.get("durationMillis").asDouble()).isGreaterThanOrEqualTo(50);
+        assertThat(first.get("frames").toString()).contains("SlowToInitialize.<clinit>");
+    }
+
+    @Test
+    void countsVirtualThreadsAliveFromStartAndEndEvents() throws Exception {
+        int n = 25;
+        CountDownLatch release = new CountDownLatch(1);
+        long before = monitor.virtualThreadsStarted();
+        Thread[] threads = new Thread[n];
+        for (int i = 0; i < n; i++) {
+            threads[i] = ConnectionExecutors.startVirtual("alive-" + i, () -> {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        awaitTrue(() -> monitor.virtualThreadsStarted() >= before + n, n + " virtual thread starts");
+        assertThat(new PrometheusText(metrics.scrape(null).body()).value("loomgate_virtual_threads"))
+                .isGreaterThanOrEqualTo(n);
+        long aliveWithThem = monitor.virtualThreadsAlive();
+
+        release.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        awaitTrue(() -> monitor.virtualThreadsAlive() <= aliveWithThem - n, n + " virtual thread ends");
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no " + what + " within " + DEADLINE);
+            }
+            Thread.sleep(20);
+        }
+    }
+}
