@@ -121,6 +121,10 @@ public final class LoadCommand implements Callable<Integer> {
         out.printf("%s %s: %d connections, %s, %s%n", spec.method(), spec.target(), spec.connections(), window, model);
         out.printf("  requests   %,d in %.2f s: %,.1f req/s, %,.1f KB/s%n", r.requests(), r.wallSeconds(),
                 r.requestsPerSecond(), r.bytesPerSecond() / 1024);
+        if (r.connectionsServed() < r.connections()) {
+            out.printf("  starved    only %,d of %,d connections got a response in the window%n",
+                    r.connectionsServed(), r.connections());
+        }
         LoadResult.Latency l = r.latencyMs();
         out.printf("  latency    p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms%s%n", l.p50(),
                 l.p90(), l.p99(), l.p999(), l.max(), spec.openModel() ? " (from intended start)" : "");

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Map;
 import java.util.List;
 
 /** What every scenario uses: the settings, process starting, load running and the progress board. */
@@ -100,6 +101,21 @@ final class BenchContext {
         var e = m.result().errors();
         return "connect " + e.connect() + ", timeout " + e.timeout() + ", reset " + e.reset() + ", non-2xx "
                 + e.status();
+    }
+
+    /**
+     * Notes what a model's run shows beyond the table: its errors by kind (when any) and, when some connections
+     * never got a response in the window, how many were served (starved connections raise no error in the closed
+     * model until they time out).
+     */
+    static void noteRun(Map<String, Object> details, String model, LoadRunner.Measured m) {
+        if (m.result().errors().total() > 0) {
+            details.put("errors " + model, errorKinds(m));
+        }
+        if (m.result().connectionsServed() < m.result().connections()) {
+            details.put("connectionsServed " + model, m.result().connectionsServed() + " of "
+                    + m.result().connections());
+        }
     }
 
     static double round(double v, int digits) {

@@ -53,7 +53,7 @@ final class BlockingScenario implements Scenario {
                                     s.blockingRequests(), "-n", Integer.toString(s.blockingRequests()),
                                     "--timeout", timeout));
                     models.add(BenchContext.modelResult(model, m));
-                    details.put("errors " + model, BenchContext.errorKinds(m));
+                    BenchContext.noteRun(details, model, m);
                 }
             }
         }

@@ -24,10 +24,7 @@ final class ConsoleTable {
                     s.models().get(0).model());
         }
         for (Map.Entry<String, Object> d : s.details().entrySet()) {
-            if (!d.getKey().startsWith("errors ") || !d.getValue().toString().equals("connect 0, timeout 0, reset 0, "
-                    + "non-2xx 0")) {
-                out.printf("  %s: %s%n", d.getKey(), d.getValue());
-            }
+            out.printf("  %s: %s%n", d.getKey(), d.getValue());
         }
     }
 

@@ -56,7 +56,7 @@ final class DbScenario implements Scenario {
                                     BenchContext.seconds(s.duration()), "--warmup", BenchContext.seconds(s.warmup()),
                                     "--timeout", "30s"));
                     models.add(BenchContext.modelResult(model, m));
-                    details.put("errors " + model, BenchContext.errorKinds(m));
+                    BenchContext.noteRun(details, model, m);
                     double concurrency = model.equals("virtual") ? s.dbConnections()
                             : Math.min(s.dbConnections(), s.platformThreads());
                     details.put("littleLawRequestsPerSecond " + model, BenchContext.round(littleLaw(concurrency), 1));

@@ -50,7 +50,7 @@ final class HelloScenario implements Scenario {
                                     BenchContext.seconds(s.helloDuration()), "--warmup",
                                     BenchContext.seconds(s.helloWarmup())));
                     byLevel.get(i).add(BenchContext.modelResult(model, m));
-                    detailsByLevel.get(i).put("errors " + model, BenchContext.errorKinds(m));
+                    BenchContext.noteRun(detailsByLevel.get(i), model, m);
                 }
             }
         }

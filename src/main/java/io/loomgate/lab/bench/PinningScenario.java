@@ -52,7 +52,7 @@ final class PinningScenario implements Scenario {
                                 s.pinningConnections(), "-d", measure, "--warmup", "2s", "--timeout", "60s"));
             }
             models.add(BenchContext.modelResult(model, m));
-            details.put("errors " + model, BenchContext.errorKinds(m));
+            BenchContext.noteRun(details, model, m);
             PinnedEvents events = PinnedEvents.read(jfr);
             details.put("pinnedEvents " + model, events.count());
             if (events.count() > 0) {

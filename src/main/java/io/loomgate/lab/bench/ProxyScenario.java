@@ -45,7 +45,7 @@ final class ProxyScenario implements Scenario {
                             BenchContext.loadArgs(gw.port(), "/api/data", s.connections(), "-d",
                                     BenchContext.seconds(s.duration()), "--warmup", BenchContext.seconds(s.warmup())));
                     models.add(BenchContext.modelResult(model, m));
-                    details.put("errors " + model, BenchContext.errorKinds(m));
+                    BenchContext.noteRun(details, model, m);
                 }
             }
         }

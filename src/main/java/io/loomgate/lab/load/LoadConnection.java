@@ -46,6 +46,8 @@ final class LoadConnection implements Runnable {
     private HttpInput in;
     private OutputStream out;
     private long bytesRead;
+    /** Set by this thread once a response of it counted; read by the watcher after the run. */
+    private volatile boolean served;
 
     LoadConnection(LoadRun run, int index) {
         this.run = run;
@@ -84,6 +86,10 @@ final class LoadConnection implements Runnable {
         }
     }
 
+    boolean served() {
+        return served;
+    }
+
     /** Closes the socket from another thread, ending any read in flight. */
     void abort() {
         closeSocket();
@@ -112,7 +118,9 @@ final class LoadConnection implements Runnable {
             if (deadline.getAndSet(IDLE) == EXPIRED) {
                 closeSocket(); // the watcher expired it just as it completed: it counts, the socket is gone
             }
-            run.recordResponse(ticketed, intended, sent, end, status, bytesRead - before);
+            if (run.recordResponse(ticketed, intended, sent, end, status, bytesRead - before) && !served) {
+                served = true;
+            }
         } catch (IOException | RuntimeException e) {
             // Expired by the watcher, or reset, EOF before the response ended, or a malformed response: either way
             // the connection is unusable.

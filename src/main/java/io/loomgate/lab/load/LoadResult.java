@@ -9,6 +9,9 @@ import org.HdrHistogram.Histogram;
  *
  * @param url                  the URL loaded
  * @param connections          connections used
+ * @param connectionsServed    connections that got at least one response counted in the window: fewer than
+ *                             {@code connections} means some were starved (a server that holds a thread per
+ *                             connection serves only as many connections as it has threads)
  * @param targetRate           open model rate asked (requests/s), 0 for the closed model
  * @param requests             responses received in the measured window (any status)
  * @param errors               failures by kind
@@ -18,7 +21,7 @@ import org.HdrHistogram.Histogram;
  * @param uncorrectedLatencyMs latency from the actual send time
  * @param wallSeconds          length of the measured window
  */
-public record LoadResult(String url, int connections, double targetRate, long requests, Errors errors,
+public record LoadResult(String url, int connections, int connectionsServed, double targetRate, long requests, Errors errors,
                          double requestsPerSecond, double bytesPerSecond, Latency latencyMs,
                          Latency uncorrectedLatencyMs, double wallSeconds) {
 

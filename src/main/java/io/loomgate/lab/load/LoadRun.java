@@ -100,11 +100,12 @@ final class LoadRun {
         return endNanos >= measureStartNanos && endNanos <= deadlineNanos;
     }
 
-    void recordResponse(boolean ticketed, long intendedNanos, long sentNanos, long endNanos, int status,
-                        long responseBytes) {
+    /** Records a complete response; says whether it counted. */
+    boolean recordResponse(boolean ticketed, long intendedNanos, long sentNanos, long endNanos, int status,
+                           long responseBytes) {
         recentResponses.increment();
         if (!counts(ticketed, endNanos)) {
-            return;
+            return false;
         }
         corrected.recordValue(micros(endNanos - intendedNanos));
         if (spec.openModel()) {
@@ -116,6 +117,11 @@ final class LoadRun {
         if (status < 200 || status > 299) {
             statusErrors.increment();
         }
+        return true;
+    }
+
+    int connectionsServed() {
+        return (int) connections.stream().filter(LoadConnection::served).count();
     }
 
     void recordError(LongAdder kind, boolean ticketed) {

@@ -37,6 +37,7 @@ class LoadGeneratorTest {
             assertThat(origin.requests()).isEqualTo(100);
             assertThat(r.errors()).isEqualTo(LoadResult.Errors.NONE);
             assertThat(origin.connections.get()).isEqualTo(4);
+            assertThat(r.connectionsServed()).isEqualTo(4);
             // 100 responses of "HTTP/1.1 200 X\r\nContent-Length: 2\r\n\r\nok" (39 bytes) read in the window
             assertThat(r.bytesPerSecond() * r.wallSeconds()).isCloseTo(3900, within(1.0));
         }
@@ -133,6 +134,19 @@ class LoadGeneratorTest {
             assertThat(r.latencyMs().max()).isGreaterThanOrEqualTo(590);
             // Nothing completed during the warm-up, so every request counts but the one in flight at the stop.
             assertThat(r.requests()).isBetween(origin.requests() - 1L, (long) origin.requests());
+        }
+    }
+
+    @Test
+    void tellsHowManyConnectionsWereServedWhenSomeStarve() throws Exception {
+        // The first request of two of the three connections is never answered (as by a server out of threads),
+        // and the timeout is longer than the run: no error, but only one connection served.
+        try (ScriptedOrigin origin = new ScriptedOrigin(n -> n < 2 ? new ScriptedOrigin.Hang()
+                : ScriptedOrigin.ok())) {
+            LoadResult r = run(spec(origin.url("/"), 3, Duration.ofMillis(400)));
+            assertThat(r.errors().total()).isZero();
+            assertThat(r.requests()).isPositive();
+            assertThat(r.connectionsServed()).isEqualTo(1);
         }
     }
 }
