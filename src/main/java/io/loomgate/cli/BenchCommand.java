@@ -41,7 +41,8 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "bench-out", description = "Output directory (default ${DEFAULT-VALUE}).")
     Path out;
 
-    @Option(names = "--heap", defaultValue = "1g", description = "-Xmx of gateway and backend (default ${DEFAULT-VALUE}).")
+    @Option(names = "--heap", defaultValue = "1g",
+            description = "-Xmx of gateway and backend (default ${DEFAULT-VALUE}).")
     String heap;
 
     @Option(names = "--platform-threads", defaultValue = "200",
@@ -56,7 +57,8 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Measured window at each hello connection count (default ${DEFAULT-VALUE}).")
     Duration helloDuration;
 
-    @Option(names = "--blocking-seconds", defaultValue = "5", description = "/blocking/{seconds} (default ${DEFAULT-VALUE}).")
+    @Option(names = "--blocking-seconds", defaultValue = "5",
+            description = "/blocking/{seconds} (default ${DEFAULT-VALUE}).")
     int blockingSeconds;
 
     @Option(names = "--blocking-requests", defaultValue = "50",
@@ -67,7 +69,8 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Platform pool of blocking (default ${DEFAULT-VALUE}).")
     int blockingThreads;
 
-    @Option(names = "--db-connections", defaultValue = "400", description = "Connections of db (default ${DEFAULT-VALUE}).")
+    @Option(names = "--db-connections", defaultValue = "400",
+            description = "Connections of db (default ${DEFAULT-VALUE}).")
     int dbConnections;
 
     @Option(names = "--db-pool", defaultValue = "10", description = "JDBC pool of db (default ${DEFAULT-VALUE}).")
@@ -77,10 +80,12 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Connections of pinning (default ${DEFAULT-VALUE}).")
     int pinningConnections;
 
-    @Option(names = "--pinning-ms", defaultValue = "100", description = "Block time of pinning (default ${DEFAULT-VALUE}).")
+    @Option(names = "--pinning-ms", defaultValue = "100",
+            description = "Block time of pinning (default ${DEFAULT-VALUE}).")
     int pinningMillis;
 
-    @Option(names = "--carriers", defaultValue = "2", description = "Carrier threads of pinning (default ${DEFAULT-VALUE}).")
+    @Option(names = "--carriers", defaultValue = "2",
+            description = "Carrier threads of pinning (default ${DEFAULT-VALUE}).")
     int carriers;
 
     @Option(names = "--jar", description = "The loomgate jar to start processes from (default: the running one).")

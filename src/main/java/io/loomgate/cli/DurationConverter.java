@@ -5,7 +5,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
-/** Reads durations as people write them on a command line: {@code 250ms}, {@code 10s}, {@code 1.5s}, {@code 2m}, {@code 1h}. */
+/**
+ * Reads durations as people write them on a command line: {@code 250ms}, {@code 10s}, {@code 1.5s}, {@code 2m},
+ * {@code 1h}.
+ */
 public final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
     private static final Pattern FORM = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
 

@@ -29,7 +29,8 @@ public final class LoadCommand implements Callable<Integer> {
     @Parameters(index = "0", description = "http://host[:port]/path[?query]")
     String url;
 
-    @Option(names = {"-c", "--connections"}, defaultValue = "50", description = "Connections (default ${DEFAULT-VALUE}).")
+    @Option(names = {"-c", "--connections"}, defaultValue = "50",
+            description = "Connections (default ${DEFAULT-VALUE}).")
     int connections;
 
     @Option(names = {"-d", "--duration"}, defaultValue = "10s", converter = DurationConverter.class,

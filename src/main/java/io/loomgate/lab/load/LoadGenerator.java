@@ -53,8 +53,8 @@ public final class LoadGenerator {
         long requests = run.responses.sum();
         LoadResult.Errors errors = new LoadResult.Errors(run.connectErrors.sum(), run.timeoutErrors.sum(),
                 run.resetErrors.sum(), run.statusErrors.sum());
-        return new LoadResult(spec.target().toString(), spec.connections(), run.connectionsServed(), spec.rate(), requests, errors,
-                requests / wall, run.bytes.sum() / wall, LoadResult.Latency.ofMicros(corrected),
+        return new LoadResult(spec.target().toString(), spec.connections(), run.connectionsServed(), spec.rate(),
+                requests, errors, requests / wall, run.bytes.sum() / wall, LoadResult.Latency.ofMicros(corrected),
                 LoadResult.Latency.ofMicros(uncorrected), wall);
     }
 

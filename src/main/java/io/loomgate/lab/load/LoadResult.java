@@ -21,8 +21,8 @@ import org.HdrHistogram.Histogram;
  * @param uncorrectedLatencyMs latency from the actual send time
  * @param wallSeconds          length of the measured window
  */
-public record LoadResult(String url, int connections, int connectionsServed, double targetRate, long requests, Errors errors,
-                         double requestsPerSecond, double bytesPerSecond, Latency latencyMs,
+public record LoadResult(String url, int connections, int connectionsServed, double targetRate, long requests,
+                         Errors errors, double requestsPerSecond, double bytesPerSecond, Latency latencyMs,
                          Latency uncorrectedLatencyMs, double wallSeconds) {
 
     /**
