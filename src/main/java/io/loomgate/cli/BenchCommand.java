@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
 /** {@code loomgate bench [scenario...]}: the showdown of thread models, each in its own JVM, with reports. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = {"Run the showdown: platform threads vs virtual threads, each model in a fresh JVM.",
-                "Scenarios: proxy, hello, blocking, db, pinning (default: all, about two and a half minutes)."})
+                "Scenarios: proxy, hello, blocking, db, pinning (default: all, about two minutes and a quarter)."})
 public final class BenchCommand implements Callable<Integer> {
 
     @Parameters(arity = "0..*", paramLabel = "SCENARIO", description = "proxy, hello, blocking, db, pinning")
@@ -26,7 +26,7 @@ public final class BenchCommand implements Callable<Integer> {
             + "(default ${DEFAULT-VALUE}).")
     int connections;
 
-    @Option(names = "--duration", defaultValue = "8s", converter = DurationConverter.class,
+    @Option(names = "--duration", defaultValue = "6s", converter = DurationConverter.class,
             description = "Measured window of proxy and db; pinning uses half (default ${DEFAULT-VALUE}).")
     Duration duration;
 
