@@ -1,13 +1,45 @@
 package io.loomgate.cli;
 
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.observe.AccessLog;
+import io.loomgate.observe.AccessLogFormat;
+import io.loomgate.observe.GatewayTelemetry;
+import java.io.IOException;
 
-/** Wires the observe package into a gateway. (Metrics and the admin listener arrive with the observe work.) */
-final class Observability {
-    private Observability() {
+/**
+ * Wires the observe package into a gateway: metrics, access log and pinned-thread monitor first (so the listeners
+ * exist before the first connection), the admin listener once routes and pools exist, and shutdown after the drain
+ * (so the last access-log lines are written).
+ */
+final class Observability implements AutoCloseable {
+    private final GatewayTelemetry telemetry;
+
+    private Observability(GatewayTelemetry telemetry) {
+        this.telemetry = telemetry;
     }
 
-    static Gateway.Observers observersFor(GatewayConfig cfg) {
-        return Gateway.Observers.NONE;
+    static Observability start(GatewayConfig cfg) throws InterruptedException {
+        AccessLogFormat format = cfg.accessLog().enabled() ? AccessLogFormat.parse(cfg.accessLog().format()) : null;
+        return new Observability(GatewayTelemetry.start(new GatewayTelemetry.Settings(format,
+                AccessLog.DEFAULT_CAPACITY, cfg.admin().pinnedThreshold())));
+    }
+
+    Gateway.Observers observers() {
+        return new Gateway.Observers(telemetry.exchangeListener(), telemetry.poolListener(),
+                telemetry.connectionListener());
+    }
+
+    /** Starts the admin listener if the config asks for one; returns its port, or 0. */
+    int startAdmin(GatewayConfig cfg, Gateway gw) throws IOException {
+        if (!cfg.admin().enabled()) {
+            return 0;
+        }
+        return telemetry.startAdmin(cfg.admin().address(), cfg.admin().port(), gw.assembly().routes()::routes,
+                gw.upstreams(), () -> !gw.listener().isStopping()).port();
+    }
+
+    @Override
+    public void close() {
+        telemetry.close();
     }
 }

@@ -46,9 +46,12 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
         }
+        Observability observability = Observability.start(cfg);
         Gateway gw;
+        int adminPort;
         try {
-            gw = Gateway.start(cfg, Observability.observersFor(cfg));
+            gw = Gateway.start(cfg, observability.observers());
+            adminPort = observability.startAdmin(cfg, gw);
         } catch (ConfigException e) {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
@@ -57,9 +60,10 @@ final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         FdBudget.check(cfg);
-        log.info("loomgate listening on {}:{} ({} threads, max {} connections), routes {}, started in {} ms",
+        log.info("loomgate listening on {}:{} ({} threads, max {} connections), routes {}, admin {}, started in {} ms",
                 cfg.server().address(), gw.port(), cfg.server().threads(), cfg.server().maxConnections(),
-                gw.routeIds(), (System.nanoTime() - t0) / 1_000_000);
+                gw.routeIds(), adminPort == 0 ? "off" : cfg.admin().address() + ":" + adminPort,
+                (System.nanoTime() - t0) / 1_000_000);
         CountDownLatch forever = new CountDownLatch(1);
         ShutdownSignals.onTerminate(() -> {
             try {
@@ -68,6 +72,7 @@ final class ServeCommand implements Callable<Integer> {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+            observability.close();
             return 0;
         });
         forever.await();
@@ -96,7 +101,7 @@ final class ServeCommand implements Callable<Integer> {
                     model, s.maxConnections(), s.backlog(), s.headerTimeout(), s.idleTimeout(), s.readTimeout(),
                     s.drainTimeout(), s.trustedProxies(), s.limits());
             GatewayConfig.AdminSpec admin = adminPort == null ? c.admin()
-                    : new GatewayConfig.AdminSpec(c.admin().address(), adminPort);
+                    : new GatewayConfig.AdminSpec(c.admin().address(), adminPort, c.admin().pinnedThreshold());
             return new GatewayConfig(c.source(), ns, admin, c.accessLog(), c.upstreamDefaults(), c.routes());
         }
     }

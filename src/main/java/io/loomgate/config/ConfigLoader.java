@@ -27,7 +27,7 @@ public final class ConfigLoader {
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers");
-    private static final List<String> ADMIN_KEYS = List.of("address", "port");
+    private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold");
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
     private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
             "connect-timeout");
@@ -140,7 +140,8 @@ public final class ConfigLoader {
     }
 
     private static GatewayConfig.AdminSpec admin(Section s) throws ConfigException {
-        return new GatewayConfig.AdminSpec(s.string("address", "127.0.0.1"), s.integer("port", 9901, 0, 65535));
+        return new GatewayConfig.AdminSpec(s.string("address", "127.0.0.1"), s.integer("port", 9901, 0, 65535),
+                s.duration("pinned-threshold", Duration.ofMillis(20), true));
     }
 
     private static GatewayConfig.AccessLogSpec accessLog(Section s) throws ConfigException {

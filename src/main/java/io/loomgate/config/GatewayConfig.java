@@ -42,8 +42,11 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
                              Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits) {
     }
 
-    /** The {@code admin:} section: default 127.0.0.1:9901; port 0 turns it off. */
-    public record AdminSpec(String address, int port) {
+    /**
+     * The {@code admin:} section: default 127.0.0.1:9901; port 0 turns it off. {@code pinnedThreshold} is the
+     * shortest pinned virtual-thread block reported at /pinned (default 20ms).
+     */
+    public record AdminSpec(String address, int port, Duration pinnedThreshold) {
         public boolean enabled() {
             return port != 0;
         }

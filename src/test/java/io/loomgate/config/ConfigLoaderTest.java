@@ -86,7 +86,7 @@ class ConfigLoaderTest {
         assertThat(s.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(s.trustedProxies()).extracting(Cidr::toString).containsExactly("10.0.0.0/8", "127.0.0.1/32");
         assertThat(s.limits()).isEqualTo(HttpLimits.DEFAULTS);
-        assertThat(c.admin()).isEqualTo(new GatewayConfig.AdminSpec("127.0.0.1", 9901));
+        assertThat(c.admin()).isEqualTo(new GatewayConfig.AdminSpec("127.0.0.1", 9901, java.time.Duration.ofMillis(20)));
         assertThat(c.accessLog()).isEqualTo(new GatewayConfig.AccessLogSpec(true, "combined"));
         assertThat(c.upstreamDefaults()).isEqualTo(PoolSettings.DEFAULTS);
 

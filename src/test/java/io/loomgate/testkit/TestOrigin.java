@@ -173,6 +173,7 @@ public final class TestOrigin implements AutoCloseable {
         while (!server.isClosed()) {
             try {
                 Socket s = server.accept();
+                s.setTcpNoDelay(true); // head and body go out in separate writes: no Nagle + delayed-ACK stalls
                 sockets.add(s);
                 int n = connections.incrementAndGet();
                 ConnectionExecutors.startVirtual("test-origin-conn-" + n, () -> serve(s, n));
