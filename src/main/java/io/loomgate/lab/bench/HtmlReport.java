@@ -101,6 +101,12 @@ final class HtmlReport {
         StringBuilder svg = new StringBuilder(String.format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                 + "height=\"%d\" role=\"img\"><text x=\"0\" y=\"16\" font-weight=\"bold\">latency ms (log scale)"
                 + "</text>", width, height));
+        for (double tick = 0.1; Math.log10(tick) <= logTop; tick *= 10) {
+            double y = base - (Math.log10(tick) - logBottom) / (logTop - logBottom) * (base - 30);
+            svg.append(String.format("<line x1=\"36\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                    + "<text x=\"0\" y=\"%.1f\" font-size=\"11\">%s</text>", width, y, y, y + 4,
+                    tick < 1 ? "0.1" : String.format("%,.0f", tick)));
+        }
         int groupW = (width - 40) / names.length;
         int barW = Math.max(6, (groupW - 16) / Math.max(1, models.size()));
         for (int g = 0; g < names.length; g++) {
