@@ -1,6 +1,7 @@
 package io.loomgate.lab.bench;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,7 +38,7 @@ final class BlockingScenario implements Scenario {
         String platform = "platform:" + s.blockingThreads();
         List<BenchReport.ModelResult> models = new ArrayList<>();
         Map<String, Object> details = new LinkedHashMap<>();
-        String timeout = (s.blockingSeconds() * (waves() + 2) + 10) + "s";
+        Duration timeout = Duration.ofSeconds(s.blockingSeconds() * (waves() + 2L) + 10);
         bench.board.at(name(), "origin");
         try (BenchContext.Server origin = bench.startBackend("blocking-origin", "virtual", List.of(), List.of())) {
             for (String model : List.of(platform, "virtual")) {
@@ -45,13 +46,13 @@ final class BlockingScenario implements Scenario {
                 String tag = model.replace(':', '-');
                 try (BenchContext.Server gw = bench.startGateway("blocking-gateway-" + tag, model, origin.port())) {
                     bench.board.show("warm-up: /hello for 1 s");
-                    bench.load.run("blocking-warmup-" + tag, gw.process().pid(),
+                    bench.load.run("blocking-warmup-" + tag, gw.process().pid(), Duration.ofSeconds(6),
                             BenchContext.loadArgs(gw.port(), "/hello", 10, "-d", "1s"));
                     bench.board.show(s.blockingRequests() + " requests of " + s.blockingSeconds() + " s at once");
-                    LoadRunner.Measured m = bench.load.run("blocking-" + tag, gw.process().pid(),
+                    LoadRunner.Measured m = bench.load.run("blocking-" + tag, gw.process().pid(), timeout,
                             BenchContext.loadArgs(gw.port(), "/blocking/" + s.blockingSeconds(),
                                     s.blockingRequests(), "-n", Integer.toString(s.blockingRequests()),
-                                    "--timeout", timeout));
+                                    "--timeout", BenchContext.seconds(timeout)));
                     models.add(BenchContext.modelResult(model, m));
                     BenchContext.noteRun(details, model, m);
                 }

@@ -52,6 +52,7 @@ final class DbScenario implements Scenario {
                 String tag = model.replace(':', '-');
                 try (BenchContext.Server gw = bench.startGateway("db-gateway-" + tag, model, origin.port())) {
                     LoadRunner.Measured m = bench.load.run("db-" + tag, gw.process().pid(),
+                            s.warmup().plus(s.duration()).plusSeconds(30),
                             BenchContext.loadArgs(gw.port(), "/db", s.dbConnections(), "-d",
                                     BenchContext.seconds(s.duration()), "--warmup", BenchContext.seconds(s.warmup()),
                                     "--timeout", "30s"));

@@ -46,6 +46,7 @@ final class HelloScenario implements Scenario {
                     int c = s.helloConnections().get(i);
                     bench.board.at(name() + " c=" + c, model);
                     LoadRunner.Measured m = bench.load.run("hello-" + model + "-c" + c, backend.process().pid(),
+                            s.helloWarmup().plus(s.helloDuration()).plusSeconds(5),
                             BenchContext.loadArgs(backend.port(), "/hello", c, "-d",
                                     BenchContext.seconds(s.helloDuration()), "--warmup",
                                     BenchContext.seconds(s.helloWarmup())));

@@ -10,6 +10,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +25,9 @@ final class LoadRunner {
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
+    /** Time a load process may take beyond its expected length: JVM start, connecting, printing. */
+    private static final Duration GRACE = Duration.ofSeconds(60);
+
     private final Launcher launcher;
     private final ProgressBoard board;
 
@@ -36,23 +40,32 @@ final class LoadRunner {
     record Measured(LoadResult result, double cpuSeconds, double peakRssMb) {
     }
 
-    Measured run(String logName, long measuredPid, List<String> loadArgs) throws IOException, InterruptedException {
+    /**
+     * Runs the load process and measures {@code measuredPid} meanwhile. {@code expected} is how long the load should
+     * take (warm-up, window, one timeout); past it and a minute of grace the load process is killed and this fails.
+     */
+    Measured run(String logName, long measuredPid, Duration expected, List<String> loadArgs)
+            throws IOException, InterruptedException {
         List<String> args = new ArrayList<>(List.of("load"));
         args.addAll(loadArgs);
         args.addAll(List.of("--json", "--progress", "always"));
         List<String> cmd = launcher.loadCommand(args);
         Path errLog = launcher.outDir().resolve(logName + ".load.log");
-        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.PIPE).start();
+        Path jsonFile = launcher.outDir().resolve(logName + ".load.json");
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.PIPE)
+                .redirectOutput(jsonFile.toFile()).start();
         Window window = new Window(measuredPid);
         Thread watcher = ConnectionExecutors.startVirtual("load-progress", () -> follow(p, errLog, window));
-        String json;
         try {
-            json = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            p.waitFor();
+            if (!p.waitFor(expected.plus(GRACE).toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IOException("the load generator did not finish within " + expected.plus(GRACE).toSeconds()
+                        + " s; see " + errLog);
+            }
             watcher.join(TimeUnit.SECONDS.toMillis(5));
         } finally {
             p.destroyForcibly();
         }
+        String json = Files.readString(jsonFile).trim();
         double cpu = ProcessStats.cpuSeconds(measuredPid) - window.cpuAtStart;
         double peak = ProcessStats.peakRssMb(measuredPid);
         if (json.isEmpty() || !json.startsWith("{")) {

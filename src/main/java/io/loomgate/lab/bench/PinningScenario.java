@@ -2,6 +2,7 @@ package io.loomgate.lab.bench;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,7 +37,8 @@ final class PinningScenario implements Scenario {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("carrierThreads", s.carriers());
         details.put("blockMs", s.pinningMillis());
-        String measure = Math.max(1, s.duration().toSeconds() / 2) + "s";
+        long measureSeconds = Math.max(1, s.duration().toSeconds() / 2);
+        String measure = measureSeconds + "s";
         for (String variant : List.of("pinned", "unpinned")) {
             String model = "virtual:" + variant;
             bench.board.at(name(), model);
@@ -48,6 +50,7 @@ final class PinningScenario implements Scenario {
             try (BenchContext.Server backend = bench.startBackend("pinning-backend-" + variant, "virtual", jvm,
                     List.of())) {
                 m = bench.load.run("pinning-" + variant, backend.process().pid(),
+                        Duration.ofSeconds(62 + measureSeconds),
                         BenchContext.loadArgs(backend.port(), "/" + variant + "-block?ms=" + s.pinningMillis(),
                                 s.pinningConnections(), "-d", measure, "--warmup", "2s", "--timeout", "60s"));
             }

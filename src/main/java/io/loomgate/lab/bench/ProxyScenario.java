@@ -42,6 +42,7 @@ final class ProxyScenario implements Scenario {
                 try (BenchContext.Server gw = bench.startGateway("proxy-gateway-" + model.replace(':', '-'), model,
                         origin.port())) {
                     LoadRunner.Measured m = bench.load.run("proxy-" + model.replace(':', '-'), gw.process().pid(),
+                            s.warmup().plus(s.duration()).plusSeconds(5),
                             BenchContext.loadArgs(gw.port(), "/api/data", s.connections(), "-d",
                                     BenchContext.seconds(s.duration()), "--warmup", BenchContext.seconds(s.warmup())));
                     models.add(BenchContext.modelResult(model, m));
