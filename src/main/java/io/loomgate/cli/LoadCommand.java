@@ -88,7 +88,7 @@ public final class LoadCommand implements Callable<Integer> {
         return result.requests() > 0 ? 0 : 1;
     }
 
-    private LoadSpec spec() throws IOException {
+    LoadSpec spec() throws IOException {
         byte[] body = new byte[0];
         if (data != null) {
             body = data.startsWith("@") ? Files.readAllBytes(Path.of(data.substring(1)))
