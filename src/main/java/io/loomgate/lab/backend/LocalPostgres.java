@@ -131,10 +131,26 @@ final class LocalPostgres implements AutoCloseable {
     private static List<String> command(boolean asNobody, String... args) {
         List<String> cmd = new ArrayList<>();
         if (asNobody) {
-            cmd.addAll(List.of("setpriv", "--reuid=" + UNPRIVILEGED_USER, "--regid=nogroup", "--clear-groups"));
+            cmd.addAll(List.of("setpriv", "--reuid=" + UNPRIVILEGED_USER, "--regid=" + unprivilegedGroup(),
+                    "--clear-groups"));
         }
         cmd.addAll(List.of(args));
         return cmd;
+    }
+
+    /** The primary group id of the unprivileged user, from /etc/passwd (named nogroup or nobody by distribution). */
+    private static String unprivilegedGroup() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/etc/passwd"))) {
+                String[] f = line.split(":");
+                if (f.length > 3 && f[0].equals(UNPRIVILEGED_USER)) {
+                    return f[3];
+                }
+            }
+        } catch (IOException e) {
+            // fall back to Debian's name
+        }
+        return "nogroup";
     }
 
     private static void run(List<String> cmd, Path log) throws IOException {
