@@ -49,6 +49,10 @@ public record BenchSettings(Path jar, String java, Path outDir, List<String> sce
                 || helloConnections.stream().anyMatch(c -> c < 1)) {
             throw new IllegalArgumentException("connection and request counts must be at least 1");
         }
+        if (duration.isNegative() || duration.isZero() || helloDuration.isNegative() || helloDuration.isZero()
+                || warmup.isNegative() || latency.isNegative() || blockingSeconds < 0 || pinningMillis < 0) {
+            throw new IllegalArgumentException("durations must be positive (warm-up, latency and block times at least 0)");
+        }
         if (platformThreads < 1 || blockingThreads < 1 || carriers < 1 || dbPool < 1) {
             throw new IllegalArgumentException("thread, carrier and pool counts must be at least 1");
         }
