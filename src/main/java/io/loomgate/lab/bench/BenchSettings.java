@@ -51,7 +51,8 @@ public record BenchSettings(Path jar, String java, Path outDir, List<String> sce
         }
         if (duration.isNegative() || duration.isZero() || helloDuration.isNegative() || helloDuration.isZero()
                 || warmup.isNegative() || latency.isNegative() || blockingSeconds < 0 || pinningMillis < 0) {
-            throw new IllegalArgumentException("durations must be positive (warm-up, latency and block times at least 0)");
+            throw new IllegalArgumentException(
+                    "measured windows must be positive; warm-up, latency and block times at least 0");
         }
         if (platformThreads < 1 || blockingThreads < 1 || carriers < 1 || dbPool < 1) {
             throw new IllegalArgumentException("thread, carrier and pool counts must be at least 1");
