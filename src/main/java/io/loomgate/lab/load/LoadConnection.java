@@ -1,0 +1,221 @@
+package io.loomgate.lab.load;
+
+import io.loomgate.http.HttpLimits;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.HttpInput;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One client connection of a load run, driven by its own virtual thread: sends the pre-encoded request, reads the
+ * whole response, records it, and again, reconnecting whenever the connection was lost or the server asked to close.
+ *
+ * <p>Only its own thread uses the streams. The watching thread may close the socket from outside: at the end of the
+ * run ({@link #abort()}), and when a response is overdue ({@link #expireIfOverdue}). That is how reads are bounded:
+ * not by a socket timeout, because on a virtual thread a timed read arms and cancels a timer on every read, which
+ * costs more than the rest of a small exchange; instead each request publishes its deadline and the watcher, which
+ * looks a few times per timeout, closes the socket of a request past it. The deadline is claimed by compare-and-set,
+ * by the watcher to expire it or by this thread when the response is complete, so the watcher can never close the
+ * socket of the next request by mistake.
+ */
+final class LoadConnection implements Runnable {
+    private static final int READ_BUFFER = 16 * 1024;
+    /** After a failed connect, wait this long before the next attempt so a refused port does not spin a core. */
+    private static final long CONNECT_RETRY_NANOS = 10_000_000L;
+    /** The deadline value of a connection not waiting for a response. */
+    private static final long IDLE = Long.MIN_VALUE;
+    /** The deadline value once the watcher has expired the request. */
+    private static final long EXPIRED = Long.MAX_VALUE;
+
+    private final LoadRun run;
+    private final int index;
+    private final InetSocketAddress address;
+    private final int timeoutMillis;
+    private final long timeoutNanos;
+    private final byte[] discard = new byte[READ_BUFFER];
+    private final AtomicLong deadline = new AtomicLong(IDLE);
+    private volatile Socket socket;
+    private HttpInput in;
+    private OutputStream out;
+    private long bytesRead;
+    /** Set by this thread once a response of it counted; read by the watcher after the run. */
+    private volatile boolean served;
+
+    LoadConnection(LoadRun run, int index) {
+        this.run = run;
+        this.index = index;
+        this.address = new InetSocketAddress(run.spec.target().getHost(), run.spec.port());
+        this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, run.spec.timeout().toMillis());
+        this.timeoutNanos = run.spec.timeout().toNanos();
+    }
+
+    @Override
+    public void run() {
+        Thread.currentThread().setName("load-" + index + "->" + address);
+        run.register(this);
+        OpenSchedule schedule = run.schedule(index);
+        long sequence = 0;
+        try {
+            while (!run.stopped()) {
+                long intended;
+                if (schedule != null) {
+                    intended = schedule.intendedStart(sequence++);
+                    if (!run.awaitUntil(intended)) {
+                        break;
+                    }
+                } else {
+                    intended = System.nanoTime();
+                }
+                boolean ticketed = run.measuring(intended) && run.spec.requests() > 0;
+                if (ticketed && !run.takeTicket()) {
+                    break;
+                }
+                exchange(intended, ticketed);
+            }
+        } finally {
+            closeSocket();
+            run.connectionEnded();
+        }
+    }
+
+    boolean served() {
+        return served;
+    }
+
+    /** Closes the socket from another thread, ending any read in flight. */
+    void abort() {
+        closeSocket();
+    }
+
+    /** Called by the watcher: if the response in flight is past its deadline, ends it as a timeout. */
+    void expireIfOverdue(long now) {
+        long d = deadline.get();
+        if (d != IDLE && d != EXPIRED && now - d > 0 && deadline.compareAndSet(d, EXPIRED)) {
+            closeSocket();
+        }
+    }
+
+    private void exchange(long intended, boolean ticketed) {
+        if (socket == null && !connect(ticketed)) {
+            return;
+        }
+        long sent = System.nanoTime();
+        long before = bytesRead;
+        deadline.set(sent + timeoutNanos);
+        try {
+            out.write(run.request);
+            out.flush();
+            int status = readResponse();
+            long end = System.nanoTime();
+            if (deadline.getAndSet(IDLE) == EXPIRED) {
+                closeSocket(); // the watcher expired it just as it completed: it counts, the socket is gone
+            }
+            if (run.recordResponse(ticketed, intended, sent, end, status, bytesRead - before) && !served) {
+                served = true;
+            }
+        } catch (IOException | RuntimeException e) {
+            // Expired by the watcher, or reset, EOF before the response ended, or a malformed response: either way
+            // the connection is unusable.
+            boolean expired = deadline.getAndSet(IDLE) == EXPIRED;
+            run.recordError(expired ? run.timeoutErrors : run.resetErrors, ticketed);
+            closeSocket();
+        }
+    }
+
+    private boolean connect(boolean ticketed) {
+        Socket s = new Socket();
+        try {
+            s.setTcpNoDelay(true);
+            s.connect(address, timeoutMillis);
+            in = new HttpInput(new CountingInputStream(s.getInputStream()), READ_BUFFER, HttpLimits.DEFAULTS);
+            out = s.getOutputStream();
+            socket = s;
+            if (run.stopped()) {
+                closeSocket();
+                return false;
+            }
+            return true;
+        } catch (IOException e) {
+            closeQuietly(s);
+            run.recordError(run.connectErrors, ticketed);
+            if (!run.spec.openModel()) {
+                LockSupport.parkNanos(CONNECT_RETRY_NANOS);
+            }
+            return false;
+        }
+    }
+
+    /** Reads one whole response (skipping 1xx heads) and returns its status; closes the socket if it must. */
+    private int readResponse() throws IOException {
+        ResponseHead head = in.readResponseHead();
+        while (head.isInformational() && head.status() != 101) {
+            head = in.readResponseHead();
+        }
+        BodyFraming framing = BodyFraming.ofResponse(run.spec.method(), head);
+        BodyInputStream body = framing.open(in, HttpLimits.DEFAULTS);
+        while (body.read(discard, 0, discard.length) >= 0) {
+            // the body is only counted, through the counting stream
+        }
+        boolean keep = body.isComplete() && !(framing instanceof BodyFraming.UntilClose) && keepAlive(head);
+        if (!keep) {
+            closeSocket();
+        }
+        return head.status();
+    }
+
+    private static boolean keepAlive(ResponseHead head) {
+        if (head.headers().hasToken("Connection", "close")) {
+            return false;
+        }
+        return !"HTTP/1.0".equals(head.version()) || head.headers().hasToken("Connection", "keep-alive");
+    }
+
+    private void closeSocket() {
+        Socket s = socket;
+        socket = null;
+        if (s != null) {
+            closeQuietly(s);
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException e) {
+            // closing a socket we are done with: nothing to report
+        }
+    }
+
+    /** Counts every byte read from the socket into this connection's total, heads included (as wrk does). */
+    private final class CountingInputStream extends FilterInputStream {
+        CountingInputStream(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = super.read();
+            if (b >= 0) {
+                bytesRead++;
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, len);
+            if (n > 0) {
+                bytesRead += n;
+            }
+            return n;
+        }
+    }
+}
