@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 /** Entry point of the runnable jar: {@code loomgate <command>}. */
 @Command(name = "loomgate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "HTTP/1.1 reverse proxy and API gateway on virtual threads.",
-        subcommands = {ServeCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, DemoCommand.class, BackendCommand.class, LoadCommand.class,
+            BenchCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
 
     public static void main(String[] args) {

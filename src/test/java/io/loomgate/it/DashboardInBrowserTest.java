@@ -143,11 +143,24 @@ class DashboardInBrowserTest {
         boolean holds() throws Exception;
     }
 
+    /** Polls until the check holds; a check that throws (the page is still loading) counts as "not yet". */
     private static void awaitTrue(Check check, String what) throws Exception {
         long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (!check.holds()) {
+        Throwable last = null;
+        while (true) {
+            try {
+                if (check.holds()) {
+                    return;
+                }
+            } catch (AssertionError | IllegalStateException e) {
+                last = e;
+            }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("not within " + DEADLINE + ": " + what);
+                AssertionError failure = new AssertionError("not within " + DEADLINE + ": " + what);
+                if (last != null) {
+                    failure.initCause(last);
+                }
+                throw failure;
             }
             Thread.sleep(100);
         }
