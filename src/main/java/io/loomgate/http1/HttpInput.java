@@ -51,6 +51,7 @@ public final class HttpInput extends InputStream {
         if (pos < lim) {
             return true;
         }
+        BufferPool.give(buf);
         buf = null;
         pos = 0;
         lim = 0;
@@ -61,7 +62,7 @@ public final class HttpInput extends InputStream {
         if (n < 0) {
             return false;
         }
-        buf = new byte[bufferSize];
+        buf = BufferPool.take(bufferSize);
         buf[0] = oneByte[0];
         lim = 1;
         return true;
@@ -195,7 +196,7 @@ public final class HttpInput extends InputStream {
     /** One socket read appended to the unread bytes; compacts, or grows the buffer up to {@code capacity}. */
     private int fillForLine(long capacity) throws IOException {
         if (buf == null) {
-            buf = new byte[bufferSize];
+            buf = BufferPool.take(bufferSize);
             pos = 0;
             lim = 0;
         } else if (pos == lim) {
@@ -222,7 +223,7 @@ public final class HttpInput extends InputStream {
     /** One socket read into the empty buffer. */
     private int fill() throws IOException {
         if (buf == null) {
-            buf = new byte[bufferSize];
+            buf = BufferPool.take(bufferSize);
         }
         pos = 0;
         lim = 0;

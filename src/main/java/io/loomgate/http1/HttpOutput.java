@@ -133,6 +133,7 @@ public final class HttpOutput extends OutputStream {
     /** Releases the buffer if it is empty (an idle connection holds no write buffer). */
     public void releaseBuffer() {
         if (count == 0) {
+            BufferPool.give(buf);
             buf = null;
         }
     }
@@ -208,7 +209,7 @@ public final class HttpOutput extends OutputStream {
 
     private void ensureBuffer() {
         if (buf == null) {
-            buf = new byte[bufferSize];
+            buf = BufferPool.take(bufferSize);
         }
     }
 

@@ -1,0 +1,56 @@
+package io.loomgate.http1;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Recycles the standard-size read and write buffers of connections. An idle keep-alive connection holds no buffer,
+ * so without recycling every request would allocate and zero a fresh read buffer and write buffer on each side of
+ * the proxy: 16-32 KiB per request, most of the allocation rate. Bounded: at most {@link #CAPACITY} buffers wait
+ * here (8 MiB); beyond that they are left to the collector. Thread-safe and never blocking: when the lock is
+ * contended, take allocates and give drops, which is always correct, only less thrifty.
+ *
+ * <p>A recycled buffer holds another connection's old bytes; its new owner only ever reads what it wrote (its
+ * position and limit say where), so nothing leaks between connections.
+ */
+final class BufferPool {
+    /** The size recycled; buffers of any other size (grown for a large head) are not. */
+    static final int SIZE = 8192;
+    static final int CAPACITY = 1024;
+
+    private static final ReentrantLock LOCK = new ReentrantLock();
+    private static final byte[][] FREE = new byte[CAPACITY][];
+    private static int count; // guarded by LOCK
+
+    private BufferPool() {
+    }
+
+    /** A buffer of {@code size} bytes, recycled when it is the standard size. */
+    static byte[] take(int size) {
+        if (size == SIZE && LOCK.tryLock()) {
+            try {
+                if (count > 0) {
+                    byte[] b = FREE[--count];
+                    FREE[count] = null;
+                    return b;
+                }
+            } finally {
+                LOCK.unlock();
+            }
+        }
+        return new byte[size];
+    }
+
+    /** Hands a buffer back; the caller must not touch it afterwards. */
+    static void give(byte[] buffer) {
+        if (buffer == null || buffer.length != SIZE || !LOCK.tryLock()) {
+            return;
+        }
+        try {
+            if (count < CAPACITY) {
+                FREE[count++] = buffer;
+            }
+        } finally {
+            LOCK.unlock();
+        }
+    }
+}
