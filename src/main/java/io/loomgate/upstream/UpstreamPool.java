@@ -47,9 +47,10 @@ public final class UpstreamPool {
     private final long idleTimeoutNanos;
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition slotFreed = lock.newCondition();
     // Guarded by lock. Head = most recently released.
     private final ArrayDeque<PooledConnection> idle = new ArrayDeque<>();
+    /** Acquirers waiting for a connection or a slot, oldest first. */
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     private int inUse;
     private int dialling;
     private boolean closed;
@@ -119,13 +120,28 @@ public final class UpstreamPool {
     private record Lease(PooledConnection idle, long idleForNanos, PooledConnection replaced) {
     }
 
+    /**
+     * One acquirer waiting in line. Whoever frees a connection or a slot hands it to the oldest waiter directly, so
+     * a newcomer can never take what a waiter was woken for: under overload (all connections busy) waits are served
+     * first come, first served, and nobody starves past the deadline while later requests go through.
+     */
+    private static final class Waiter {
+        final Condition turn;
+        PooledConnection handed; // a released connection, already IN_USE and counted in inUse
+        boolean slot;            // a reserved slot to dial into, already counted in dialling
+
+        Waiter(Condition turn) {
+            this.turn = turn;
+        }
+    }
+
     private Lease lease(long startNanos, long deadlineNanos, boolean fresh) throws IOException {
         lock.lock();
         try {
-            while (true) {
-                if (closed) {
-                    throw new PoolExhaustedException("connection pool to " + endpoint + " is closed");
-                }
+            if (closed) {
+                throw new PoolExhaustedException("connection pool to " + endpoint + " is closed");
+            }
+            if (waiters.isEmpty()) { // nobody in line: take what is free
                 if (!fresh && !idle.isEmpty()) {
                     PooledConnection connection = idle.pollFirst();
                     connection.state(State.IN_USE);
@@ -143,22 +159,93 @@ public final class UpstreamPool {
                     dialling++;
                     return new Lease(null, 0, oldest);
                 }
-                long remaining = deadlineNanos - System.nanoTime();
-                if (remaining <= 0) {
-                    throw new PoolExhaustedException("no connection to " + endpoint + " free within "
-                            + TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - startNanos))
-                            + "ms (max-connections " + settings.maxConnections() + ")");
-                }
-                try {
-                    slotFreed.awaitNanos(remaining);
-                } catch (InterruptedException e) {
-                    slotFreed.signal(); // the slot this thread may have been woken for goes to the next waiter
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("interrupted while waiting for a connection to " + endpoint);
-                }
             }
+            return awaitTurn(startNanos, deadlineNanos);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Joins the line and waits (lock held) until handed a connection or a slot, or the deadline passes. */
+    private Lease awaitTurn(long startNanos, long deadlineNanos) throws IOException {
+        Waiter me = new Waiter(lock.newCondition());
+        waiters.addLast(me);
+        while (true) {
+            if (me.handed != null) {
+                return new Lease(me.handed, 0, null);
+            }
+            if (me.slot) {
+                return new Lease(null, 0, null);
+            }
+            if (closed) {
+                waiters.remove(me);
+                throw new PoolExhaustedException("connection pool to " + endpoint + " is closed");
+            }
+            long remaining = deadlineNanos - System.nanoTime();
+            if (remaining <= 0) {
+                waiters.remove(me);
+                throw new PoolExhaustedException("no connection to " + endpoint + " free within "
+                        + TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - startNanos))
+                        + "ms (max-connections " + settings.maxConnections() + ")");
+            }
+            try {
+                me.turn.awaitNanos(remaining);
+            } catch (InterruptedException e) {
+                waiters.remove(me);
+                giveBack(me); // whatever was handed over in the meantime goes to the next in line
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for a connection to " + endpoint);
+            }
+        }
+    }
+
+    /** Passes on what a waiter that left had been handed (lock held). */
+    private void giveBack(Waiter w) {
+        if (w.handed != null) {
+            PooledConnection c = w.handed;
+            w.handed = null;
+            inUse--;
+            offerReleased(c);
+        } else if (w.slot) {
+            w.slot = false;
+            dialling--;
+            slotFreed();
+        }
+    }
+
+    /**
+     * A connection came back clean (lock held, already out of inUse): to the oldest waiter if there is one, else to
+     * the idle list. Returns false if neither wanted it (closed pool or over max-idle): the caller closes it.
+     */
+    private boolean offerReleased(PooledConnection connection) {
+        Waiter w = waiters.pollFirst();
+        if (w != null && !closed) {
+            connection.state(State.IN_USE);
+            connection.markReused();
+            inUse++;
+            w.handed = connection;
+            w.turn.signal();
+            return true;
+        }
+        if (closed || idle.size() >= settings.maxIdle()) {
+            return false;
+        }
+        connection.idleSinceNanos(nanoTime.getAsLong());
+        connection.state(State.IDLE);
+        idle.addFirst(connection);
+        return true;
+    }
+
+    /** A slot became free (lock held): reserve it for the oldest waiter, who will dial. */
+    private void slotFreed() {
+        if (closed || idle.size() + inUse + dialling >= settings.maxConnections()) {
+            return;
+        }
+        Waiter w = waiters.pollFirst();
+        if (w != null) {
+            dialling++;
+            w.slot = true;
+            w.turn.signal();
         }
     }
 
@@ -170,7 +257,7 @@ public final class UpstreamPool {
             lock.lock();
             try {
                 dialling--;
-                slotFreed.signal();
+                slotFreed();
             } finally {
                 lock.unlock();
             }
@@ -231,19 +318,11 @@ public final class UpstreamPool {
             checkLent(connection, "release");
             connection.output().releaseBuffer();
             inUse--;
-            if (closed) {
-                evictReason = "shutdown";
-            } else if (idle.size() >= settings.maxIdle()) {
-                evictReason = "over-max-idle";
-            }
-            if (evictReason == null) {
-                connection.idleSinceNanos(nanoTime.getAsLong());
-                connection.state(State.IDLE);
-                idle.addFirst(connection);
-            } else {
+            if (!offerReleased(connection)) {
+                evictReason = closed ? "shutdown" : "over-max-idle";
                 connection.state(State.CLOSED);
+                slotFreed();
             }
-            slotFreed.signal();
         } finally {
             lock.unlock();
         }
@@ -267,7 +346,7 @@ public final class UpstreamPool {
             }
             inUse--;
             connection.state(State.CLOSED);
-            slotFreed.signal();
+            slotFreed();
         } finally {
             lock.unlock();
         }
@@ -302,7 +381,7 @@ public final class UpstreamPool {
                 PooledConnection connection = idle.pollLast();
                 connection.state(State.CLOSED);
                 expired.add(connection);
-                slotFreed.signal();
+                slotFreed();
             }
             nextDelay = idle.isEmpty()
                     ? idleTimeoutNanos
@@ -334,7 +413,9 @@ public final class UpstreamPool {
             idleNow = new ArrayList<>(idle);
             idle.clear();
             idleNow.forEach(c -> c.state(State.CLOSED));
-            slotFreed.signalAll();
+            for (Waiter w : waiters) {
+                w.turn.signal();
+            }
         } finally {
             lock.unlock();
         }

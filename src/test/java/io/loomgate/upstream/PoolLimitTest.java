@@ -35,6 +35,37 @@ class PoolLimitTest {
     }
 
     @Test
+    void releasedConnectionsGoToWaitersInArrivalOrderAndNewcomersQueueBehind() throws Exception {
+        PooledConnection a = pool.acquire(within(Duration.ofSeconds(5)), false);
+        PooledConnection b = pool.acquire(within(Duration.ofSeconds(5)), false);
+        CompletableFuture<PooledConnection> first = new CompletableFuture<>();
+        CompletableFuture<PooledConnection> second = new CompletableFuture<>();
+        Thread t1 = ConnectionExecutors.startVirtual("first", () -> acquireInto(first, Duration.ofSeconds(10)));
+        awaitWaiting(t1);
+        Thread t2 = ConnectionExecutors.startVirtual("second", () -> acquireInto(second, Duration.ofSeconds(10)));
+        awaitWaiting(t2);
+
+        pool.release(a);
+        // This thread asks at once, before the woken waiter has even run: with barging it would take 'a'. The
+        // connection was handed to the first waiter instead, and the newcomer queues behind 'second'.
+        assertThatThrownBy(() -> pool.acquire(within(Duration.ofMillis(50)), false))
+                .isInstanceOf(PoolExhaustedException.class);
+        assertThat(first.get(10, TimeUnit.SECONDS)).isSameAs(a);
+        assertThat(second).isNotDone();
+
+        pool.release(b);
+        assertThat(second.get(10, TimeUnit.SECONDS)).isSameAs(b);
+    }
+
+    private void acquireInto(CompletableFuture<PooledConnection> into, Duration within) {
+        try {
+            into.complete(pool.acquire(within(within), false));
+        } catch (Throwable e) {
+            into.completeExceptionally(e);
+        }
+    }
+
+    @Test
     void waiterGetsTheConnectionReleasedByAnotherThread() throws Exception {
         PooledConnection a = pool.acquire(within(Duration.ofSeconds(5)), false);
         pool.acquire(within(Duration.ofSeconds(5)), false);
