@@ -163,19 +163,49 @@ public final class HttpOutput extends OutputStream {
      * Copies an ISO-8859-1 string into the buffer, refusing CR, LF and NUL (and SP when {@code noSpace}), and chars
      * that have no single byte.
      */
+    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): the bulk low-byte copy wanted here
     private void text(String s, int part, boolean noSpace, String what) {
         int n = s.length();
         ensureCapacity(n);
         byte[] b = buf;
         int at = count;
+        // Bulk copy of the low bytes (an intrinsic for Latin-1 strings), then one pass over the bytes: a char above
+        // 0xFF would have lost its high byte, which is exactly what the check below must not let through, so such
+        // strings (rare: heads are ISO-8859-1) are checked char by char instead.
+        s.getBytes(0, n, b, at);
         for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c <= ' ' && (c == '\r' || c == '\n' || c == 0 || (noSpace && c == ' ')) || c > 0xff) {
-                throw refused(s, i, part, what);
+            int c = b[at + i] & 0xff;
+            if (c <= ' ' && (c == '\r' || c == '\n' || c == 0 || (noSpace && c == ' '))) {
+                throw refused(s, firstRefused(s, noSpace), part, what);
             }
-            b[at + i] = (byte) c;
+        }
+        if (!isLatin1(s, n)) {
+            throw refused(s, firstRefused(s, noSpace), part, what);
         }
         count = at + n;
+    }
+
+    /**
+     * Whether every char fits one byte. Strings from the parser always do; one from a custom filter might not, and
+     * its high bytes were dropped by the bulk copy above, so it must be refused rather than sent mangled.
+     */
+    private static boolean isLatin1(String s, int n) {
+        for (int i = 0; i < n; i++) {
+            if (s.charAt(i) > 0xff) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static int firstRefused(String s, boolean noSpace) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\r' || c == '\n' || c == 0 || (noSpace && c == ' ') || c > 0xff) {
+                return i;
+            }
+        }
+        return 0;
     }
 
     private static IllegalArgumentException refused(String s, int i, int part, String what) {

@@ -79,6 +79,9 @@ final class ClientConnection implements Runnable {
             log.error("connection {}: unexpected failure", id, e);
         } finally {
             close();
+            if (socketIn != null) {
+                socketIn.close(); // also when drain closed the socket before this thread had made the stream
+            }
             events.connectionClosed(remote, requests);
             onClose.run();
         }
@@ -308,6 +311,9 @@ final class ClientConnection implements Runnable {
                 return;
             }
             closed = true;
+            if (socketIn != null) {
+                socketIn.close(); // stops the read watchdog looking at this connection
+            }
             try {
                 socket.close();
             } catch (IOException e) {

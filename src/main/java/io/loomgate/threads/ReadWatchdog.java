@@ -7,9 +7,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The one daemon thread that enforces {@link WatchedInputStream} deadlines for the whole process. Only reads that are
- * in progress and have a deadline are in its set (added and removed around each read), so a tick looks at blocked
- * reads only: for 10,000 idle keep-alive connections that is 10,000 volatile reads every {@value #TICK_MILLIS} ms.
+ * The one daemon thread that enforces {@link WatchedInputStream} deadlines for the whole process. Every open watched
+ * stream is in its set, from construction to close; a tick reads one volatile deadline per stream: for 10,000
+ * keep-alive connections and their upstream connections, about 20,000 reads every {@value #TICK_MILLIS} ms.
  */
 final class ReadWatchdog {
     static final long TICK_MILLIS = 20;

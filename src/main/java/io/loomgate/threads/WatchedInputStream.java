@@ -17,6 +17,9 @@ import java.time.Duration;
  * <p>Two kinds of limit, both set by the owning thread: a per-read timeout (each read must return within it) and a
  * phase deadline (every read until {@link #clearPhaseDeadline()} must return by one instant: a whole request head,
  * however its bytes are spaced). A cut is final: the input is shut down, the connection is done.
+ *
+ * <p>Lifecycle: watched from construction until {@link #close()}, which the owner must call when it closes the
+ * connection (registering once, rather than around every read, keeps a hash-set update off every read).
  */
 public final class WatchedInputStream extends InputStream {
     private final InputStream in;
@@ -36,9 +39,17 @@ public final class WatchedInputStream extends InputStream {
         void cut() throws IOException;
     }
 
+    /** Registers with the watchdog for its whole life; {@link #close()} (the owner closing its socket) ends that. */
     public WatchedInputStream(InputStream in, CutAction cut) {
         this.in = in;
         this.cut = cut;
+        ReadWatchdog.watch(this);
+    }
+
+    /** Stops watching. Does not close the underlying stream: the owner closes its socket. Idempotent. */
+    @Override
+    public void close() {
+        ReadWatchdog.unwatch(this);
     }
 
     /** Each read from now on must return within this; zero for no limit. */
@@ -89,7 +100,6 @@ public final class WatchedInputStream extends InputStream {
         }
         deadlineWhat = what;
         deadline = d;
-        ReadWatchdog.watch(this);
         int n;
         try {
             n = in.read(b, off, len);
@@ -100,7 +110,6 @@ public final class WatchedInputStream extends InputStream {
             throw e;
         } finally {
             deadline = 0;
-            ReadWatchdog.unwatch(this);
         }
         if (n < 0 && expired != null) {
             throw timeout(null);

@@ -51,14 +51,18 @@ final class Connector {
     PooledConnection connect(UpstreamPool pool, long id) throws IOException {
         long start = System.nanoTime();
         Socket socket = dial();
+        WatchedInputStream watched = null;
         try {
-            WatchedInputStream watched = new WatchedInputStream(socket.getInputStream(), socket::shutdownInput);
+            watched = new WatchedInputStream(socket.getInputStream(), socket::shutdownInput);
             PooledConnection connection = new PooledConnection(pool, id, socket, watched,
                     new HttpInput(watched, BUFFER_SIZE, settings.limits()),
                     new HttpOutput(socket.getOutputStream(), BUFFER_SIZE));
             listener.connected(endpoint, System.nanoTime() - start);
             return connection;
         } catch (IOException | RuntimeException e) {
+            if (watched != null) {
+                watched.close();
+            }
             socket.close();
             listener.connectFailed(endpoint, e);
             throw e;

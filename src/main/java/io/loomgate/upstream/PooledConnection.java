@@ -109,6 +109,7 @@ public final class PooledConnection {
 
     /** Closes the socket; never throws, because the connection is being thrown away anyway. */
     void closeQuietly() {
+        watched.close(); // stops the read watchdog looking at this connection
         try {
             socket.close();
         } catch (IOException ignored) {
