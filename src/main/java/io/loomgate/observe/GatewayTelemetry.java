@@ -79,7 +79,7 @@ public final class GatewayTelemetry implements AutoCloseable {
     /** The JFR monitor, or null with a warning when this runtime has no JFR (a jlink image without jdk.jfr). */
     private static PinnedEventMonitor startMonitor(Duration threshold) throws InterruptedException {
         try {
-            return new PinnedEventMonitor(threshold, PinnedEventMonitor.DEFAULT_CAPACITY).start();
+            return new PinnedEventMonitor(threshold, PinnedEventMonitor.DEFAULT_CAPACITY).startInBackground();
         } catch (IllegalStateException | LinkageError e) {
             LOG.warn("pinned-event monitor not started, so no pinned events and no virtual-thread count: {}",
                     e.toString());

@@ -48,6 +48,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
     private final Set<String> loggedStacks = ConcurrentHashMap.newKeySet();
     private final CountDownLatch firstFlush = new CountDownLatch(1);
     private volatile RecordingStream stream;
+    private volatile boolean closing;
 
     public PinnedEventMonitor(Duration threshold, int capacity) {
         if (threshold.isNegative()) {
@@ -70,6 +71,43 @@ public final class PinnedEventMonitor implements AutoCloseable {
         if (stream != null) {
             throw new IllegalStateException("pinned-event monitor already started");
         }
+        RecordingStream s = open();
+        stream = s;
+        ConnectionExecutors.startDaemon("loomgate-jfr-monitor", s::start);
+        if (!firstFlush.await(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+            s.close();
+            throw new IllegalStateException("the JFR stream delivered nothing within " + START_TIMEOUT);
+        }
+        return this;
+    }
+
+    /**
+     * Opens and starts the stream on a daemon thread without waiting for it: JFR takes about a second to come up,
+     * and the gateway's start-up must not wait for its monitor. Pinned events and virtual threads started before the
+     * stream is up are not seen (the alive count is clamped at zero for threads that end later). A stream that cannot
+     * be opened is logged, and the monitor then reports nothing.
+     */
+    public PinnedEventMonitor startInBackground() {
+        ConnectionExecutors.startDaemon("loomgate-jfr-monitor", () -> {
+            RecordingStream s;
+            try {
+                s = open();
+            } catch (RuntimeException | LinkageError e) {
+                LOG.warn("pinned-event monitor not started, so no pinned events and no virtual-thread count: {}",
+                        e.toString());
+                return;
+            }
+            stream = s;
+            if (closing) {
+                s.close();
+                return;
+            }
+            s.start();
+        });
+        return this;
+    }
+
+    private RecordingStream open() {
         RecordingStream s = new RecordingStream();
         s.setMaxAge(Duration.ofMinutes(1));
         s.enable("jdk.VirtualThreadPinned").withThreshold(threshold).withStackTrace();
@@ -79,13 +117,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
         s.onEvent("jdk.VirtualThreadStart", e -> started.incrementAndGet());
         s.onEvent("jdk.VirtualThreadEnd", e -> ended.incrementAndGet());
         s.onFlush(firstFlush::countDown);
-        stream = s;
-        ConnectionExecutors.startDaemon("loomgate-jfr-monitor", s::start);
-        if (!firstFlush.await(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-            s.close();
-            throw new IllegalStateException("the JFR stream delivered nothing within " + START_TIMEOUT);
-        }
-        return this;
+        return s;
     }
 
     public Duration threshold() {
@@ -114,6 +146,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         RecordingStream s = stream;
         if (s != null) {
             s.close();
