@@ -1,5 +1,6 @@
 package io.loomgate.config;
 
+import io.loomgate.testkit.TestExchange;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.filter.FilterChains;
@@ -70,7 +71,7 @@ class GatewayAssemblyTest {
         GatewayAssembly a = GatewayAssembly.build(ConfigLoader.parse(yaml, "g.yaml", Map.of()));
         RouteMatch m = a.routes().match(get("/red/blue?q=%20"));
         assertThat(m.variables()).containsEntry("segment", "blue");
-        ExchangeStub ex = new ExchangeStub(get("/red/blue?q=%20"), m.variables());
+        TestExchange ex = new TestExchange(get("/red/blue?q=%20"), m.variables());
         FilterChains.run(m.route().filters(), ex, e -> e.setResponse(io.loomgate.http.ResponseHead.of(200)));
         assertThat(ex.request().target()).isEqualTo("/api/blue?q=%20");
     }

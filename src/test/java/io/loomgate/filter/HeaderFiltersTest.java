@@ -1,5 +1,6 @@
 package io.loomgate.filter;
 
+import io.loomgate.testkit.TestExchange;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -8,7 +8,6 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -25,22 +24,11 @@ public final class RawClient implements AutoCloseable {
         }
 
         public String header(String name) {
-            for (String[] h : headers) {
-                if (h[0].equalsIgnoreCase(name)) {
-                    return h[1];
-                }
-            }
-            return null;
+            return WireText.first(headers, name);
         }
 
         public List<String> headers(String name) {
-            List<String> out = new ArrayList<>();
-            for (String[] h : headers) {
-                if (h[0].equalsIgnoreCase(name)) {
-                    out.add(h[1]);
-                }
-            }
-            return out;
+            return WireText.all(headers, name);
         }
 
         public String bodyText() {
@@ -73,17 +61,17 @@ public final class RawClient implements AutoCloseable {
 
     /** Reads one response to a request with this method (HEAD responses have no body). */
     public Response read(String method) throws IOException {
-        String status = readLine();
+        String status = WireText.readLine(in, false);
         if (status == null) {
             throw new EOFException("connection closed before a response");
         }
-        List<String[]> headers = fields();
+        List<String[]> headers = WireText.readFields(in, false);
         int code = Integer.parseInt(status.split(" ")[1]);
         if (code >= 100 && code < 200 && code != 101) {
             return new Response(status, headers, new byte[0], List.of(), true);
         }
-        String te = find(headers, "transfer-encoding");
-        String cl = find(headers, "content-length");
+        String te = WireText.first(headers, "transfer-encoding");
+        String cl = WireText.first(headers, "content-length");
         boolean noBody = method.equals("HEAD") || code == 204 || code == 304 || code == 101;
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         List<String[]> trailers = List.of();
@@ -94,14 +82,14 @@ public final class RawClient implements AutoCloseable {
         try {
             if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
                 while (true) {
-                    String size = readLine();
+                    String size = WireText.readLine(in, false);
                     if (size == null) {
                         throw new EOFException();
                     }
                     int semi = size.indexOf(';');
                     int n = Integer.parseInt((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
                     if (n == 0) {
-                        trailers = fields();
+                        trailers = WireText.readFields(in, false);
                         break;
                     }
                     byte[] piece = in.readNBytes(n);
@@ -109,7 +97,7 @@ public final class RawClient implements AutoCloseable {
                     if (piece.length < n) {
                         throw new EOFException();
                     }
-                    readLine();
+                    WireText.readLine(in, false);
                 }
             } else if (cl != null) {
                 long n = Long.parseLong(cl.trim());
@@ -137,42 +125,6 @@ public final class RawClient implements AutoCloseable {
             return false;
         } catch (IOException e) {
             return true;
-        }
-    }
-
-    private List<String[]> fields() throws IOException {
-        List<String[]> out = new ArrayList<>();
-        for (String h; (h = readLine()) != null && !h.isEmpty(); ) {
-            int colon = h.indexOf(':');
-            out.add(new String[] {h.substring(0, colon), h.substring(colon + 1).trim()});
-        }
-        return out;
-    }
-
-    private static String find(List<String[]> headers, String name) {
-        for (String[] h : headers) {
-            if (h[0].equalsIgnoreCase(name)) {
-                return h[1];
-            }
-        }
-        return null;
-    }
-
-    private String readLine() throws IOException {
-        StringBuilder sb = new StringBuilder();
-        while (true) {
-            int c = in.read();
-            if (c < 0) {
-                return sb.length() == 0 ? null : sb.toString();
-            }
-            if (c == '\n') {
-                int len = sb.length();
-                if (len > 0 && sb.charAt(len - 1) == '\r') {
-                    sb.setLength(len - 1);
-                }
-                return sb.toString();
-            }
-            sb.append((char) c);
         }
     }
 

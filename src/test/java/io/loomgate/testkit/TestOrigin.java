@@ -2,7 +2,6 @@ package io.loomgate.testkit;
 
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -37,22 +36,11 @@ public final class TestOrigin implements AutoCloseable {
     public record Recorded(String method, String target, String version, List<String[]> headers, byte[] body,
                            Map<String, String> trailers, int connection, int indexOnConnection) {
         public String header(String name) {
-            for (String[] h : headers) {
-                if (h[0].equalsIgnoreCase(name)) {
-                    return h[1];
-                }
-            }
-            return null;
+            return WireText.first(headers, name);
         }
 
         public List<String> headers(String name) {
-            List<String> out = new ArrayList<>();
-            for (String[] h : headers) {
-                if (h[0].equalsIgnoreCase(name)) {
-                    out.add(h[1]);
-                }
-            }
-            return out;
+            return WireText.all(headers, name);
         }
 
         public String bodyText() {
@@ -263,7 +251,7 @@ public final class TestOrigin implements AutoCloseable {
     }
 
     private static Recorded readRequest(InputStream in, int connection, int index) throws IOException {
-        String line = readLine(in);
+        String line = WireText.readLine(in, true);
         if (line == null) {
             return null;
         }
@@ -271,70 +259,31 @@ public final class TestOrigin implements AutoCloseable {
         if (parts.length != 3) {
             throw new IOException("bad request line: " + line);
         }
-        List<String[]> headers = readFields(in);
+        List<String[]> headers = WireText.readFields(in, true);
         byte[] body = new byte[0];
         Map<String, String> trailers = new LinkedHashMap<>();
-        String te = find(headers, "transfer-encoding");
-        String cl = find(headers, "content-length");
+        String te = WireText.first(headers, "transfer-encoding");
+        String cl = WireText.first(headers, "content-length");
         if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
             ByteArrayOutputStream b = new ByteArrayOutputStream();
             while (true) {
-                String size = readLine(in);
+                String size = WireText.readLine(in, true);
                 int semi = size.indexOf(';');
                 int n = Integer.parseInt((semi < 0 ? size : size.substring(0, semi)).trim(), 16);
                 if (n == 0) {
-                    for (String[] t : readFields(in)) {
+                    for (String[] t : WireText.readFields(in, true)) {
                         trailers.put(t[0], t[1]);
                     }
                     break;
                 }
                 b.write(in.readNBytes(n));
-                readLine(in);
+                WireText.readLine(in, true);
             }
             body = b.toByteArray();
         } else if (cl != null) {
             body = in.readNBytes(Integer.parseInt(cl.trim()));
         }
         return new Recorded(parts[0], parts[1], parts[2], headers, body, trailers, connection, index);
-    }
-
-    private static List<String[]> readFields(InputStream in) throws IOException {
-        List<String[]> headers = new ArrayList<>();
-        for (String h; !(h = readLine(in)).isEmpty(); ) {
-            int colon = h.indexOf(':');
-            headers.add(new String[] {h.substring(0, colon), h.substring(colon + 1).trim()});
-        }
-        return headers;
-    }
-
-    private static String find(List<String[]> headers, String name) {
-        for (String[] h : headers) {
-            if (h[0].equalsIgnoreCase(name)) {
-                return h[1];
-            }
-        }
-        return null;
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-        StringBuilder sb = new StringBuilder();
-        while (true) {
-            int c = in.read();
-            if (c < 0) {
-                if (sb.length() == 0) {
-                    return null;
-                }
-                throw new EOFException("connection closed mid-line");
-            }
-            if (c == '\n') {
-                int len = sb.length();
-                if (len > 0 && sb.charAt(len - 1) == '\r') {
-                    sb.setLength(len - 1);
-                }
-                return sb.toString();
-            }
-            sb.append((char) c);
-        }
     }
 
     @Override

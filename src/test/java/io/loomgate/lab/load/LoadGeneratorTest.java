@@ -131,9 +131,11 @@ class LoadGeneratorTest {
                 false))) {
             LoadSpec spec = spec(origin.url("/"), 1, Duration.ofMillis(700)).withWarmup(Duration.ofMillis(200));
             LoadResult r = run(spec);
+            // The slow request begun in the warm-up is the one recorded at ~600 ms: counting by start would drop it.
             assertThat(r.latencyMs().max()).isGreaterThanOrEqualTo(590);
-            // Nothing completed during the warm-up, so every request counts but the one in flight at the stop.
-            assertThat(r.requests()).isBetween(origin.requests() - 1L, (long) origin.requests());
+            // Nothing completed during the warm-up, so every request counts except, at the stop, the one in flight
+            // and possibly one whose response completed just after the window closed.
+            assertThat(r.requests()).isBetween(origin.requests() - 2L, (long) origin.requests());
         }
     }
 

@@ -1,5 +1,7 @@
-package io.loomgate.filter;
+package io.loomgate.testkit;
 
+import io.loomgate.filter.FilterChain;
+import io.loomgate.filter.FilterExchange;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -8,32 +10,42 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A FilterExchange over plain fields, recording local replies; the terminal link of a test chain sets a response. */
-final class TestExchange implements FilterExchange {
+/**
+ * A FilterExchange over plain fields, recording local replies; the terminal link of a test chain sets a response.
+ * Shared by the filter and config tests.
+ */
+public final class TestExchange implements FilterExchange {
     private final String originalTarget;
     private final Map<String, String> variables = new LinkedHashMap<>();
     private final Map<String, Object> attributes = new HashMap<>();
     private RequestHead request;
     private ResponseHead response;
-    byte[] localBody;
-    int localReplies;
+    public byte[] localBody;
+    public int localReplies;
 
-    TestExchange(String method, String target) {
+    public TestExchange(String method, String target) {
         this.request = new RequestHead(method, target, "HTTP/1.1", new Headers().add("Host", "gw.example.com"));
         this.originalTarget = target;
     }
 
-    static TestExchange get(String target) {
+    public static TestExchange get(String target) {
         return new TestExchange("GET", target);
     }
 
-    TestExchange variable(String name, String value) {
+    /** An exchange for this request, with the template variables a route's predicates bound. */
+    public TestExchange(RequestHead request, Map<String, String> variables) {
+        this.request = request;
+        this.originalTarget = request.target();
+        this.variables.putAll(variables);
+    }
+
+    public TestExchange variable(String name, String value) {
         variables.put(name, value);
         return this;
     }
 
     /** A terminal link that answers 200 with one header, as an origin would. */
-    static FilterChain origin() {
+    public static FilterChain origin() {
         return exchange -> {
             ResponseHead head = ResponseHead.of(200);
             head.headers().add("X-Origin", "yes");
