@@ -56,19 +56,16 @@ class ConfigLoaderTest {
                 queue-timeout: 0s
             """;
 
-    static final String MINIMAL = """
-            server:
-              port: 8080
-            routes:
-              - id: users
-                uri: http://127.0.0.1:8082
-                predicates: [ "Path=/users/**" ]
-                filters: [ "StripPrefix=1" ]
-                timeout: 2s
-              - id: default
-                uri: ${DEFAULT_URI:http://127.0.0.1:8081}
-                predicates: [ "Path=/**" ]
-            """;
+    /** The minimal file of the gateway issue, which must load as is; ServeIT runs the jar with the same file. */
+    static final String MINIMAL = readResource("/gateway-minimal.yaml");
+
+    private static String readResource(String name) {
+        try (java.io.InputStream in = ConfigLoaderTest.class.getResourceAsStream(name)) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     @Test
     void theFullExampleLoads() throws ConfigException {
