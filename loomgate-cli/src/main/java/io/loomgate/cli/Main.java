@@ -1,0 +1,55 @@
+package io.loomgate.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * Entry point of the runnable jars: {@code loomgate <command>}. The gateway commands are always there; the lab's
+ * (backend, load, bench) only in the jar that carries the lab ({@code loomgate.jar}, not {@code loomgate-gateway.jar}).
+ */
+@Command(name = "loomgate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = "HTTP reverse proxy and API gateway on virtual threads.",
+        subcommands = {ServeCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+public final class Main {
+    /** The lab's commands, in the order help lists them; present only when the lab is on the class path. */
+    private static final String[] LAB_COMMANDS = {
+        "io.loomgate.cli.lab.BackendCommand", "io.loomgate.cli.lab.LoadCommand", "io.loomgate.cli.lab.BenchCommand"};
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        if (labPresent()) {
+            for (String name : LAB_COMMANDS) {
+                try {
+                    cl.addSubcommand(Class.forName(name).getDeclaredConstructor().newInstance());
+                } catch (ReflectiveOperationException e) {
+                    throw new IllegalStateException("lab command " + name + " cannot be made", e);
+                }
+            }
+        }
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
+        return cl;
+    }
+
+    private static boolean labPresent() {
+        try {
+            Class.forName(LAB_COMMANDS[0], false, Main.class.getClassLoader());
+            Class.forName("io.loomgate.lab.backend.MockBackend", false, Main.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    /** The version from the jar's manifest, or "dev" when run from classes. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"loomgate " + (v == null ? "dev" : v) + " on Java " + Runtime.version()};
+        }
+    }
+}

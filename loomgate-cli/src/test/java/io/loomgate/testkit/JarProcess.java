@@ -1,0 +1,123 @@
+package io.loomgate.testkit;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The packaged jar run as a real process ({@code java -jar target/loomgate.jar ...}) with the JDK running the tests,
+ * its output captured to a file. Readiness is found by polling the output for the "listening on" line with a deadline.
+ */
+public final class JarProcess implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("listening on [^ ]+:(\\d+)");
+
+    private final Process process;
+    private final Path log;
+
+    private JarProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    /** The jar with every command (gateway and lab). */
+    public static Path jar() {
+        return packaged(System.getProperty("loomgate.jar", "target/loomgate.jar"));
+    }
+
+    /** The gateway-only jar (serve, demo): no lab, no database driver. */
+    public static Path gatewayJar() {
+        return packaged(System.getProperty("loomgate.gateway.jar", "target/loomgate-gateway.jar"));
+    }
+
+    private static Path packaged(String p) {
+        Path jar = Path.of(p);
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("no jar at " + jar.toAbsolutePath() + ": run 'mvn package' first");
+        }
+        return jar;
+    }
+
+    public static String javaBinary() {
+        return ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin", "java")
+                .toString());
+    }
+
+    /** Starts {@code java <jvmArgs> -jar loomgate.jar <args>} with extra environment variables. */
+    public static JarProcess start(List<String> jvmArgs, List<String> args, Map<String, String> env)
+            throws IOException {
+        return start(jar(), jvmArgs, args, env);
+    }
+
+    /** Starts {@code java <jvmArgs> -jar <jar> <args>} with extra environment variables. */
+    public static JarProcess start(Path jar, List<String> jvmArgs, List<String> args, Map<String, String> env)
+            throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaBinary());
+        cmd.addAll(jvmArgs);
+        cmd.add("-jar");
+        cmd.add(jar.toString());
+        cmd.addAll(args);
+        Path log = Files.createTempFile("loomgate-it", ".log");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        return new JarProcess(pb.start(), log);
+    }
+
+    /** Polls the output for the gateway's "listening on host:port" line; returns the port. */
+    public int awaitListening(Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Matcher m = LISTENING.matcher(output());
+            if (m.find()) {
+                return Integer.parseInt(m.group(1));
+            }
+            if (!process.isAlive()) {
+                throw new IllegalStateException("the gateway exited with " + process.exitValue() + ":\n" + output());
+            }
+            LockSupport.parkNanos(20_000_000);
+        }
+        throw new IllegalStateException("the gateway did not report listening within " + timeout + ":\n" + output());
+    }
+
+    public String output() throws IOException {
+        return Files.readString(log, StandardCharsets.UTF_8);
+    }
+
+    /** Waits for the process to end by itself; returns its exit code. */
+    public int awaitExit(Duration timeout) throws InterruptedException, IOException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("the process did not exit within " + timeout + ":\n" + output());
+        }
+        return process.exitValue();
+    }
+
+    /** SIGTERM. */
+    public void terminate() {
+        process.destroy();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public void close() throws IOException {
+        process.destroyForcibly();
+        try {
+            process.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Files.deleteIfExists(log);
+    }
+}

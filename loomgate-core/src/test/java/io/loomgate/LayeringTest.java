@@ -1,0 +1,129 @@
+package io.loomgate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Enforces the module and package layering of docs/architecture.md by scanning the imports (and fully qualified
+ * references) of every main source file of every module. A package may use only the loomgate packages listed for it,
+ * the core packages may not use picocli, and each package lives in its module: the lab in loomgate-lab, the commands
+ * in loomgate-cli, everything else in loomgate-core (so the gateway artifact carries no lab). Maven's module
+ * dependencies already stop the core from compiling against the lab; this test names the rule and the offender.
+ */
+class LayeringTest {
+    /** Runs with the loomgate-core module as its working directory; its siblings are one level up. */
+    private static final Path ROOT = Path.of("..");
+    private static final List<String> MODULES = List.of("loomgate-core", "loomgate-lab", "loomgate-cli");
+
+    /** package -> loomgate packages it may use (besides itself). */
+    private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
+            Map.entry("http", Set.of()),
+            Map.entry("threads", Set.of()),
+            Map.entry("http1", Set.of("http")),
+            Map.entry("server", Set.of("http", "http1", "threads")),
+            Map.entry("upstream", Set.of("http", "http1", "threads")),
+            Map.entry("filter", Set.of("http")),
+            Map.entry("route", Set.of("http", "filter")),
+            Map.entry("proxy", Set.of("http", "http1", "threads", "server", "route", "filter", "upstream")),
+            Map.entry("config", Set.of("http", "route", "filter", "upstream", "threads")),
+            Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads")),
+            Map.entry("lab.backend", Set.of("server", "http", "http1", "threads")),
+            Map.entry("lab.load", Set.of("http", "http1", "threads")),
+            Map.entry("lab.bench", Set.of("lab.load", "threads")),
+            Map.entry("cli", Set.of("*")),
+            Map.entry("cli.lab", Set.of("*")));
+
+    /** Third-party libraries only the edges may use. */
+    private static final Map<String, Set<String>> LIBRARIES = Map.of(
+            "com.fasterxml.jackson", Set.of("config", "observe", "lab.bench", "cli", "cli.lab"),
+            "picocli", Set.of("cli", "cli.lab"),
+            "io.micrometer", Set.of("observe", "cli"),
+            "org.HdrHistogram", Set.of("lab.load", "lab.bench", "observe", "cli", "cli.lab"));
+
+    private static final Pattern REF = Pattern.compile("\\bio\\.loomgate\\.([a-z0-9]+(?:\\.[a-z0-9]+)?)");
+
+    @Test
+    void everyPackageUsesOnlyWhatItMay() throws IOException {
+        List<String> violations = new ArrayList<>();
+        for (String module : MODULES) {
+            checkModule(module, violations);
+        }
+        assertThat(violations).isEmpty();
+    }
+
+    private static void checkModule(String module, List<String> violations) throws IOException {
+        Path main = ROOT.resolve(module).resolve("src/main/java/io/loomgate");
+        assertThat(main).as("module sources").isDirectory();
+        try (Stream<Path> files = Files.walk(main)) {
+            for (Path file : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                String pkg = packageOf(main, file);
+                if (!moduleOf(pkg).equals(module)) {
+                    violations.add(file + ": package '" + pkg + "' belongs in " + moduleOf(pkg));
+                }
+                Set<String> allowed = ALLOWED.get(pkg);
+                if (allowed == null) {
+                    violations.add(file + ": package '" + pkg + "' is not in the layering table");
+                    continue;
+                }
+                String source = Files.readString(file);
+                Matcher m = REF.matcher(source);
+                while (m.find()) {
+                    String used = normalise(m.group(1));
+                    if (!used.equals(pkg) && !allowed.contains("*") && !allowed.contains(used)
+                            && !(pkg.startsWith("lab.") && used.equals("lab"))) {
+                        violations.add(file + ": " + pkg + " -> " + used);
+                    }
+                }
+                for (var lib : LIBRARIES.entrySet()) {
+                    if (source.contains("import " + lib.getKey()) && !lib.getValue().contains(pkg)) {
+                        violations.add(file + ": " + pkg + " imports " + lib.getKey());
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void theTableFailsOnAForbiddenImport() {
+        // The scanner itself must see a violation: a 'server' file naming 'proxy'.
+        Matcher m = REF.matcher("import io.loomgate.proxy.ProxyHandler;");
+        assertThat(m.find()).isTrue();
+        assertThat(ALLOWED.get("server")).doesNotContain(normalise(m.group(1)));
+    }
+
+    private static String packageOf(Path main, Path file) {
+        Path rel = main.relativize(file.getParent());
+        return rel.toString().replace('/', '.');
+    }
+
+    /** The module a package must live in. */
+    private static String moduleOf(String pkg) {
+        if (pkg.equals("lab") || pkg.startsWith("lab.")) {
+            return "loomgate-lab";
+        }
+        if (pkg.equals("cli") || pkg.startsWith("cli.")) {
+            return "loomgate-cli";
+        }
+        return "loomgate-core";
+    }
+
+    /** Turns a reference like {@code lab.backend} or {@code http1.HttpInput} into its package name. */
+    private static String normalise(String ref) {
+        String[] parts = ref.split("\\.");
+        if (parts[0].equals("lab") && parts.length > 1) {
+            return "lab." + parts[1];
+        }
+        return parts[0];
+    }
+}
