@@ -36,8 +36,9 @@ class LayeringTest {
             Map.entry("filter", Set.of("http")),
             Map.entry("route", Set.of("http", "filter")),
             Map.entry("proxy", Set.of("http", "http1", "threads", "server", "route", "filter", "upstream")),
-            Map.entry("config", Set.of("http", "route", "filter", "upstream", "threads")),
-            Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads")),
+            Map.entry("ratelimit", Set.of("filter", "http")),
+            Map.entry("config", Set.of("http", "route", "filter", "upstream", "threads", "ratelimit")),
+            Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads", "ratelimit")),
             Map.entry("lab.backend", Set.of("server", "http", "http1", "threads")),
             Map.entry("lab.load", Set.of("http", "http1", "threads")),
             Map.entry("lab.bench", Set.of("lab.load", "threads")),
@@ -49,7 +50,9 @@ class LayeringTest {
             "com.fasterxml.jackson", Set.of("config", "observe", "lab.bench", "cli", "cli.lab"),
             "picocli", Set.of("cli", "cli.lab"),
             "io.micrometer", Set.of("observe", "cli"),
-            "org.HdrHistogram", Set.of("lab.load", "lab.bench", "observe", "cli", "cli.lab"));
+            "org.HdrHistogram", Set.of("lab.load", "lab.bench", "observe", "cli", "cli.lab"),
+            "redis.clients", Set.of("ratelimit"),
+            "org.apache.commons.pool2", Set.of("ratelimit"));
 
     private static final Pattern REF = Pattern.compile("\\bio\\.loomgate\\.([a-z0-9]+(?:\\.[a-z0-9]+)?)");
 

@@ -3,9 +3,13 @@ package io.loomgate.cli;
 import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayAssembly;
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.filter.FilterRegistry;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ProxyHandler;
 import io.loomgate.proxy.ProxySettings;
+import io.loomgate.ratelimit.RateLimitListener;
+import io.loomgate.ratelimit.RateLimiting;
+import io.loomgate.route.PredicateRegistry;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
@@ -25,22 +29,38 @@ public final class Gateway implements AutoCloseable {
     private final GatewayAssembly assembly;
     private final Upstreams upstreams;
     private final Listener listener;
+    private final RateLimiting rateLimiting;
 
-    private Gateway(GatewayConfig config, GatewayAssembly assembly, Upstreams upstreams, Listener listener) {
+    private Gateway(GatewayConfig config, GatewayAssembly assembly, Upstreams upstreams, Listener listener,
+                    RateLimiting rateLimiting) {
         this.config = config;
         this.assembly = assembly;
         this.upstreams = upstreams;
         this.listener = listener;
+        this.rateLimiting = rateLimiting;
     }
 
     /** Observers of a gateway, wired in by the composition root. */
-    public record Observers(ExchangeListener exchanges, PoolListener pools, ConnectionListener connections) {
+    public record Observers(ExchangeListener exchanges, PoolListener pools, ConnectionListener connections,
+                            RateLimitListener rateLimits) {
         public static final Observers NONE = new Observers(ExchangeListener.NOOP, PoolListener.NOOP,
-                ConnectionListener.NOOP);
+                ConnectionListener.NOOP, RateLimitListener.NOOP);
+
+        public Observers(ExchangeListener exchanges, PoolListener pools, ConnectionListener connections) {
+            this(exchanges, pools, connections, RateLimitListener.NOOP);
+        }
     }
 
     public static Gateway start(GatewayConfig config, Observers observers) throws ConfigException, IOException {
-        GatewayAssembly assembly = GatewayAssembly.build(config);
+        RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
+        GatewayAssembly assembly;
+        try {
+            assembly = GatewayAssembly.build(config, PredicateRegistry.withBuiltIns(),
+                    FilterRegistry.withBuiltIns().register(rateLimiting.filterFactory()));
+        } catch (ConfigException e) {
+            rateLimiting.close();
+            throw e;
+        }
         Upstreams upstreams = Upstreams.create(assembly.upstreams(), observers.pools());
         GatewayConfig.ServerSpec s = config.server();
         ProxyHandler proxy = new ProxyHandler(assembly.routes(), upstreams,
@@ -53,9 +73,10 @@ public final class Gateway implements AutoCloseable {
                     observers.connections()).start();
         } catch (IOException e) {
             upstreams.close();
+            rateLimiting.close();
             throw e;
         }
-        return new Gateway(config, assembly, upstreams, listener);
+        return new Gateway(config, assembly, upstreams, listener, rateLimiting);
     }
 
     public int port() {
@@ -82,6 +103,7 @@ public final class Gateway implements AutoCloseable {
     public boolean drain(Duration timeout) throws InterruptedException {
         boolean clean = listener.drain(timeout);
         upstreams.close();
+        rateLimiting.close();
         return clean;
     }
 
@@ -89,6 +111,7 @@ public final class Gateway implements AutoCloseable {
     public void close() {
         listener.close();
         upstreams.close();
+        rateLimiting.close();
     }
 
     /** Route ids, for start-up messages. */

@@ -26,7 +26,7 @@ final class Observability implements AutoCloseable {
 
     Gateway.Observers observers() {
         return new Gateway.Observers(telemetry.exchangeListener(), telemetry.poolListener(),
-                telemetry.connectionListener());
+                telemetry.connectionListener(), telemetry.rateLimitListener());
     }
 
     /** Starts the admin listener if the config asks for one; returns its port, or 0. */

@@ -102,7 +102,8 @@ final class ServeCommand implements Callable<Integer> {
                     s.drainTimeout(), s.trustedProxies(), s.limits());
             GatewayConfig.AdminSpec admin = adminPort == null ? c.admin()
                     : new GatewayConfig.AdminSpec(c.admin().address(), adminPort, c.admin().pinnedThreshold());
-            return new GatewayConfig(c.source(), ns, admin, c.accessLog(), c.upstreamDefaults(), c.routes());
+            return new GatewayConfig(c.source(), ns, admin, c.accessLog(), c.upstreamDefaults(), c.routes(),
+                    c.redis());
         }
     }
 }

@@ -2,6 +2,7 @@ package io.loomgate.config;
 
 import io.loomgate.http.Cidr;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.upstream.PoolSettings;
 import java.io.IOException;
@@ -23,7 +24,8 @@ import java.util.Map;
  * registries.
  */
 public final class ConfigLoader {
-    private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "routes");
+    private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "routes",
+            "redis");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers");
@@ -31,6 +33,7 @@ public final class ConfigLoader {
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
     private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
             "connect-timeout");
+    private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file");
     private static final int DEFAULT_PLATFORM_THREADS = 200;
 
     private ConfigLoader() {
@@ -77,7 +80,9 @@ public final class ConfigLoader {
         PoolSettings upstream = upstream(Section.dotted(file, "upstream", root.node("upstream"),
                 root.lineOf("upstream"), UPSTREAM_KEYS), server.limits());
         List<RouteSpec> routes = new RouteReader(file).read(root);
-        return new GatewayConfig(source, server, admin, accessLog, upstream, routes);
+        RedisSettings redis = redis(Section.dotted(file, "redis", root.node("redis"), root.lineOf("redis"),
+                REDIS_KEYS), source);
+        return new GatewayConfig(source, server, admin, accessLog, upstream, routes, redis);
     }
 
     private static GatewayConfig.ServerSpec server(Section s) throws ConfigException {
@@ -151,6 +156,49 @@ public final class ConfigLoader {
             throw s.error("format", "expected combined or json, got '" + format + "'");
         }
         return new GatewayConfig.AccessLogSpec(enabled, format);
+    }
+
+    /**
+     * The {@code redis:} section, or null when it has no url (an empty {@code ${REDIS_URL:}} included): routes with
+     * {@code store: redis} are then refused when they are built. A relative {@code ca-file} is read from the config
+     * file's directory.
+     */
+    private static RedisSettings redis(Section s, Path source) throws ConfigException {
+        YamlNode url = s.node("url");
+        Duration timeout = s.duration("timeout", RedisSettings.DEFAULT_TIMEOUT, false);
+        int maxConnections = s.integer("max-connections", RedisSettings.DEFAULT_MAX_CONNECTIONS, 1,
+                Integer.MAX_VALUE);
+        Path caFile = null;
+        if (s.has("ca-file")) {
+            caFile = Path.of(s.string("ca-file", null));
+            if (!caFile.isAbsolute() && source != null && source.getParent() != null) {
+                caFile = source.getParent().resolve(caFile);
+            }
+        }
+        if (url == null || url instanceof YamlNode.Scalar sc && (sc.isNull() || sc.text().isBlank())) {
+            if (caFile != null) {
+                throw s.error("ca-file", "needs a rediss:// url");
+            }
+            return null;
+        }
+        String text = s.string("url", null);
+        RedisSettings settings;
+        try {
+            settings = RedisSettings.parse(text, timeout, maxConnections, null);
+        } catch (IllegalArgumentException e) {
+            throw s.error(e.getMessage().startsWith("timeout") ? "timeout" : "url", e.getMessage());
+        }
+        if (caFile == null) {
+            return settings;
+        }
+        if (!settings.tls()) {
+            throw s.error("ca-file", "is for rediss:// (TLS); the url is " + settings.redacted());
+        }
+        try {
+            return RedisSettings.parse(text, timeout, maxConnections, caFile).checkCaFile();
+        } catch (IllegalArgumentException e) {
+            throw s.error("ca-file", e.getMessage());
+        }
     }
 
     private static PoolSettings upstream(Section s, HttpLimits limits) throws ConfigException {

@@ -3,6 +3,8 @@ package io.loomgate.config;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
+import io.loomgate.ratelimit.RateLimitListener;
+import io.loomgate.ratelimit.RateLimiting;
 import io.loomgate.route.PredicateFactory;
 import io.loomgate.route.PredicateRegistry;
 import io.loomgate.route.Route;
@@ -26,9 +28,13 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
     }
 
     /** Builds them with the built-in predicates and filters; fails with the file and line of the offending route,
-     * predicate or filter. */
+     * predicate or filter. {@code RequestRateLimiter} is built with no listener and a Redis pool nobody closes
+     * (it dials nothing until a request comes): this is for checking a configuration; a gateway that serves owns a
+     * {@link RateLimiting} and passes its factory to {@link #build(GatewayConfig, PredicateRegistry, FilterRegistry)}.
+     */
     public static GatewayAssembly build(GatewayConfig config) throws ConfigException {
-        return build(config, PredicateRegistry.withBuiltIns(), FilterRegistry.withBuiltIns());
+        return build(config, PredicateRegistry.withBuiltIns(), FilterRegistry.withBuiltIns()
+                .register(new RateLimiting(config.redis(), RateLimitListener.NOOP).filterFactory()));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.loomgate.config;
 
 import io.loomgate.http.Cidr;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.upstream.PoolSettings;
 import java.nio.file.Path;
@@ -18,9 +19,16 @@ import java.util.List;
  * @param accessLog        the access log
  * @param upstreamDefaults pool limits applied to every endpoint
  * @param routes           in file order
+ * @param redis            the shared Redis of {@code RequestRateLimiter}'s {@code store: redis}; null when none
  */
 public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
-                            PoolSettings upstreamDefaults, List<RouteSpec> routes) {
+                            PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis) {
+
+    /** A configuration without a Redis. */
+    public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
+                         PoolSettings upstreamDefaults, List<RouteSpec> routes) {
+        this(source, server, admin, accessLog, upstreamDefaults, routes, null);
+    }
 
     /**
      * The {@code server:} section.

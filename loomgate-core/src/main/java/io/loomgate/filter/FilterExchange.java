@@ -42,4 +42,9 @@ public interface FilterExchange {
 
     /** Per-exchange attributes for filters that cooperate. */
     Map<String, Object> attributes();
+
+    /** The authenticated principal's name, set by an authentication filter; null when there is none. */
+    String principal();
+
+    void setPrincipal(String name);
 }

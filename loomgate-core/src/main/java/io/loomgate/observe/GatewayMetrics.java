@@ -3,6 +3,7 @@ package io.loomgate.observe;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ExchangeView;
 import io.loomgate.proxy.ProxyFailure;
+import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.PoolListener;
@@ -60,6 +61,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     private final Counter clientRejected;
     private final BoundedRing<RecentError> recentErrors = new BoundedRing<>(RECENT_ERRORS);
     private final CarrierPool carriers = new CarrierPool();
+    private final RateLimitMeters rateLimits;
     private volatile JvmGcMetrics gcMetrics;
     private volatile PinnedEventMonitor threadMonitor;
 
@@ -75,6 +77,13 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
                 .description("Client connections accepted").register(registry);
         clientRejected = Counter.builder("loomgate.client.connections.rejected")
                 .description("Client connections refused because max-connections was reached").register(registry);
+        rateLimits = new RateLimitMeters(registry);
+        rateLimits.registerStore("redis");
+    }
+
+    /** The rate limiter's listener, counting into this registry. */
+    public RateLimitListener rateLimits() {
+        return rateLimits;
     }
 
     public PrometheusMeterRegistry registry() {

@@ -2,6 +2,7 @@ package io.loomgate.observe;
 
 import io.loomgate.http.HttpLimits;
 import io.loomgate.proxy.ExchangeListener;
+import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.route.Route;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
@@ -108,6 +109,11 @@ public final class GatewayTelemetry implements AutoCloseable {
             all.add(accessLog);
         }
         return ExchangeListener.composite(all);
+    }
+
+    /** For {@code RateLimiting}: {@code loomgate_ratelimit_requests_total} and the store errors. */
+    public RateLimitListener rateLimitListener() {
+        return metrics.rateLimits();
     }
 
     /** For the upstream pools ({@code Upstreams.create}). */

@@ -41,6 +41,7 @@ final class Exchange implements FilterExchange, ExchangeView {
     ProxyFailure failure;
     private Map<String, Object> attributes;
     private String clientIp;
+    private String principal;
 
     Exchange(ServerExchange downstream, long startNanos) {
         this.downstream = downstream;
@@ -112,6 +113,16 @@ final class Exchange implements FilterExchange, ExchangeView {
             attributes = new HashMap<>();
         }
         return attributes;
+    }
+
+    @Override
+    public String principal() {
+        return principal;
+    }
+
+    @Override
+    public void setPrincipal(String name) {
+        this.principal = name;
     }
 
     // ---- ExchangeView ----

@@ -20,6 +20,8 @@ public final class TestExchange implements FilterExchange {
     private final Map<String, Object> attributes = new HashMap<>();
     private RequestHead request;
     private ResponseHead response;
+    private String principal;
+    private InetSocketAddress remoteAddress = new InetSocketAddress("127.0.0.1", 50000);
     public byte[] localBody;
     public int localReplies;
 
@@ -80,7 +82,12 @@ public final class TestExchange implements FilterExchange {
 
     @Override
     public InetSocketAddress remoteAddress() {
-        return new InetSocketAddress("127.0.0.1", 50000);
+        return remoteAddress;
+    }
+
+    public TestExchange remoteAddress(InetSocketAddress address) {
+        this.remoteAddress = address;
+        return this;
     }
 
     @Override
@@ -103,5 +110,15 @@ public final class TestExchange implements FilterExchange {
     @Override
     public Map<String, Object> attributes() {
         return attributes;
+    }
+
+    @Override
+    public String principal() {
+        return principal;
+    }
+
+    @Override
+    public void setPrincipal(String name) {
+        this.principal = name;
     }
 }

@@ -1,0 +1,109 @@
+package io.loomgate.ratelimit;
+
+import io.loomgate.filter.FilterFactory;
+import io.loomgate.filter.GatewayFilter;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Builds {@code RequestRateLimiter} filters from a route's arguments. Loomgate's spelling ({@code replenish-rate},
+ * {@code burst-capacity}, {@code requested-tokens}, {@code key-resolver}, {@code store}, {@code deny-empty-key}) and
+ * Spring Cloud Gateway's ({@code redis-rate-limiter.replenishRate}, {@code .burstCapacity}, {@code .requestedTokens},
+ * {@code keyResolver}, {@code denyEmptyKey}) are both accepted; SCG's {@code redis-rate-limiter.*} selects the Redis
+ * store, so an SCG route carries over unchanged.
+ */
+final class RequestRateLimiterFactory implements FilterFactory {
+    static final String NAME = "RequestRateLimiter";
+    private static final String SCG = "redis-rate-limiter.";
+
+    private final RateLimiting owner;
+
+    RequestRateLimiterFactory(RateLimiting owner) {
+        this.owner = owner;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public List<String> argNames() {
+        return List.of("replenish-rate", "burst-capacity", "requested-tokens", "key-resolver", "store",
+                "deny-empty-key", SCG + "replenishRate", SCG + "burstCapacity", SCG + "requestedTokens",
+                "keyResolver", "denyEmptyKey");
+    }
+
+    @Override
+    public GatewayFilter create(Map<String, String> args) {
+        Arg a = new Arg(args);
+        boolean scg = args.keySet().stream().anyMatch(k -> k.startsWith(SCG));
+        String store = a.text("store", null);
+        if (store == null) {
+            store = scg ? "redis" : "local";
+        } else if (!store.equals("local") && !store.equals("redis")) {
+            throw new IllegalArgumentException("store: expected local or redis, got '" + store + "'");
+        } else if (scg && store.equals("local")) {
+            throw new IllegalArgumentException("store: local, but redis-rate-limiter.* arguments select the Redis "
+                    + "store; write replenish-rate and burst-capacity for a local limit");
+        }
+        int rate = a.integer("replenish-rate", SCG + "replenishRate", null);
+        int burst = a.integer("burst-capacity", SCG + "burstCapacity", rate);
+        int requested = a.integer("requested-tokens", SCG + "requestedTokens", 1);
+        RateLimit limit = new RateLimit(rate, burst, requested);
+        String resolver = a.either("key-resolver", "keyResolver");
+        KeyResolver keys = KeyResolver.parse(resolver == null ? "client-ip" : resolver);
+        boolean deny = a.bool("deny-empty-key", "denyEmptyKey", true);
+        return new RequestRateLimiterFilter(limit, keys, deny, owner.store(store), owner.listener());
+    }
+
+    /** Reads one argument under either of its spellings; every failure names the spelling as written. */
+    private record Arg(Map<String, String> args) {
+        String text(String name, String otherwise) {
+            String v = args.get(name);
+            return v == null || v.isBlank() ? otherwise : v.trim();
+        }
+
+        /** The value under {@code name} or {@code alias}; refuses both at once. */
+        String either(String name, String alias) {
+            String a = text(name, null);
+            String b = text(alias, null);
+            if (a != null && b != null) {
+                throw new IllegalArgumentException("'" + name + "' and '" + alias + "' are the same argument; "
+                        + "write one of them");
+            }
+            return a != null ? a : b;
+        }
+
+        String writtenAs(String name, String alias) {
+            return text(name, null) != null ? name : alias;
+        }
+
+        int integer(String name, String alias, Integer otherwise) {
+            String v = either(name, alias);
+            if (v == null) {
+                if (otherwise == null) {
+                    throw new IllegalArgumentException("missing argument '" + name + "' (tokens per second)");
+                }
+                return otherwise;
+            }
+            try {
+                return Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(writtenAs(name, alias) + ": expected a whole number, got '" + v
+                        + "'");
+            }
+        }
+
+        boolean bool(String name, String alias, boolean otherwise) {
+            String v = either(name, alias);
+            if (v == null) {
+                return otherwise;
+            }
+            if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+                return Boolean.parseBoolean(v.toLowerCase());
+            }
+            throw new IllegalArgumentException(writtenAs(name, alias) + ": expected true or false, got '" + v + "'");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package io.loomgate.ratelimit;
+
+import io.loomgate.filter.FilterChain;
+import io.loomgate.filter.FilterExchange;
+import io.loomgate.filter.GatewayFilter;
+import io.loomgate.http.Headers;
+import io.loomgate.http.ResponseHead;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Spring Cloud Gateway's {@code RequestRateLimiter}: resolve the request's key, take tokens from its bucket, and
+ * either answer 429 (the origin never sees the request) or proceed. Both answers carry SCG's headers
+ * ({@code X-RateLimit-Remaining}, {@code -Replenish-Rate}, {@code -Burst-Capacity}, {@code -Requested-Tokens}); the
+ * 429 adds {@code Retry-After}. A request without a key gets 403 when {@code denyEmptyKey}, else passes unlimited.
+ * A store failure allows the request (remaining -1, as SCG reports it).
+ */
+final class RequestRateLimiterFilter implements GatewayFilter {
+    static final String REMAINING = "X-RateLimit-Remaining";
+    static final String REPLENISH_RATE = "X-RateLimit-Replenish-Rate";
+    static final String BURST_CAPACITY = "X-RateLimit-Burst-Capacity";
+    static final String REQUESTED_TOKENS = "X-RateLimit-Requested-Tokens";
+    private static final byte[] LIMITED_BODY = "429 Too Many Requests: rate limit exceeded\n"
+            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] EMPTY_KEY_BODY = "403 Forbidden: no rate-limit key in the request\n"
+            .getBytes(StandardCharsets.UTF_8);
+
+    private final RateLimit limit;
+    private final KeyResolver keys;
+    private final boolean denyEmptyKey;
+    private final RateLimitStore store;
+    private final RateLimitListener listener;
+
+    RequestRateLimiterFilter(RateLimit limit, KeyResolver keys, boolean denyEmptyKey, RateLimitStore store,
+                             RateLimitListener listener) {
+        this.limit = limit;
+        this.keys = keys;
+        this.denyEmptyKey = denyEmptyKey;
+        this.store = store;
+        this.listener = listener;
+    }
+
+    @Override
+    public void filter(FilterExchange exchange, FilterChain chain) throws IOException {
+        String key = keys.resolve(exchange);
+        if (key == null || key.isEmpty()) {
+            if (denyEmptyKey) {
+                listener.decided(exchange.routeId(), RateLimitListener.Outcome.EMPTY_KEY);
+                exchange.replyLocally(plainText(403), EMPTY_KEY_BODY);
+            } else {
+                listener.decided(exchange.routeId(), RateLimitListener.Outcome.ALLOWED);
+                chain.proceed(exchange);
+            }
+            return;
+        }
+        Decision d = store.consume(key, limit);
+        listener.decided(exchange.routeId(), d.failedOpen() ? RateLimitListener.Outcome.STORE_ERROR
+                : d.allowed() ? RateLimitListener.Outcome.ALLOWED : RateLimitListener.Outcome.LIMITED);
+        if (!d.allowed()) {
+            ResponseHead head = plainText(429);
+            addHeaders(head.headers(), d);
+            head.headers().set("Retry-After", Long.toString(d.retryAfterSeconds(limit)));
+            exchange.replyLocally(head, LIMITED_BODY);
+            return;
+        }
+        chain.proceed(exchange);
+        ResponseHead response = exchange.response();
+        if (response != null) {
+            addHeaders(response.headers(), d);
+        }
+    }
+
+    private void addHeaders(Headers h, Decision d) {
+        h.set(REMAINING, Long.toString(d.remaining()));
+        h.set(REPLENISH_RATE, Integer.toString(limit.replenishRate()));
+        h.set(BURST_CAPACITY, Integer.toString(limit.burstCapacity()));
+        h.set(REQUESTED_TOKENS, Integer.toString(limit.requestedTokens()));
+    }
+
+    private static ResponseHead plainText(int status) {
+        ResponseHead head = ResponseHead.of(status);
+        head.headers().set("Content-Type", "text/plain; charset=utf-8");
+        return head;
+    }
+}

@@ -1,0 +1,12 @@
+/**
+ * The {@code RequestRateLimiter} filter and its token-bucket stores: {@link io.loomgate.ratelimit.LocalStore} (one
+ * gateway, in memory) and {@link io.loomgate.ratelimit.RedisStore} (every gateway sharing one Redis, with Spring Cloud
+ * Gateway's script and key scheme). Below {@code proxy}: it sees a request only through
+ * {@link io.loomgate.filter.FilterExchange}. The only package that talks to Redis.
+ *
+ * <p>Flow of one request: {@link io.loomgate.ratelimit.KeyResolver} → {@link io.loomgate.ratelimit.RateLimitStore#consume}
+ * (fail open on a store error: {@link io.loomgate.ratelimit.FailOpenStore}) → 429 with the limit headers, or proceed
+ * and add the headers to the origin's response. Every decision is reported to a
+ * {@link io.loomgate.ratelimit.RateLimitListener}, which {@code observe} turns into metrics.
+ */
+package io.loomgate.ratelimit;
