@@ -26,10 +26,16 @@ public final class RunningGateway implements AutoCloseable {
     }
 
     public static RunningGateway start(String yaml, Map<String, String> vars) throws Exception {
+        return start(yaml, vars, Gateway.Observers.NONE);
+    }
+
+    /** As {@link #start(String, Map)}, with these observers wired in (e.g. a {@code GatewayMetrics}). */
+    public static RunningGateway start(String yaml, Map<String, String> vars, Gateway.Observers observers)
+            throws Exception {
         Map<String, String> env = new HashMap<>(vars);
         String full = yaml.contains("server:") ? yaml : "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  port: 0\n" + yaml;
         GatewayConfig cfg = ConfigLoader.parse(full, "test.yaml", env);
-        return new RunningGateway(Gateway.start(cfg, Gateway.Observers.NONE));
+        return new RunningGateway(Gateway.start(cfg, observers));
     }
 
     /** One route {@code Path=/**} to this origin, plus extra YAML lines for the route. */

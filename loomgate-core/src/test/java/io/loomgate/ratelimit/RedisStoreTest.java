@@ -81,6 +81,27 @@ class RedisStoreTest {
     }
 
     @Test
+    void theNextServerSecondBringsBackExactlyTheReplenishRate() {
+        for (int attempt = 0; attempt < 5; attempt++) {
+            String key = "refill-" + attempt;
+            long second = awaitFreshServerSecond();
+            for (int i = 0; i < 25; i++) {
+                store.consume(key, limit);
+            }
+            long next = awaitFreshServerSecond();
+            int allowed = 0;
+            for (int i = 0; i < 25; i++) {
+                allowed += store.consume(key, limit).allowed() ? 1 : 0;
+            }
+            if (next == second + 1 && serverSecond() == next) {
+                assertThat(allowed).isEqualTo(10);
+                return;
+            }
+        }
+        throw new AssertionError("never managed a burst within one server second and the next in 5 tries");
+    }
+
+    @Test
     void aStateWrittenBySpringCloudGatewayIsReadAsItsOwn() {
         try (Jedis j = direct()) {
             long now = Long.parseLong(j.time().get(0));
