@@ -1,0 +1,186 @@
+package io.loomgate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.ratelimit.RedisSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code redis:} section and the {@code RequestRateLimiter} arguments: what is accepted, and a refusal naming
+ * file, line and key for every bad value, including a Redis store with no Redis.
+ */
+class RateLimitConfigTest {
+
+    private static GatewayConfig load(String yaml, Map<String, String> env) throws ConfigException {
+        GatewayConfig cfg = ConfigLoader.parse(yaml, "gateway.yaml", env);
+        GatewayAssembly.build(cfg);
+        return cfg;
+    }
+
+    private static String refusal(String yaml) {
+        try {
+            load(yaml, Map.of());
+        } catch (ConfigException e) {
+            return e.getMessage();
+        }
+        throw new AssertionError("accepted:\n" + yaml);
+    }
+
+    /** A route whose RequestRateLimiter has these argument lines; the filter's name is on line 6. */
+    private static String limiter(String redis, String... args) {
+        StringBuilder y = new StringBuilder(redis).append("""
+                routes:
+                  - id: api
+                    uri: http://127.0.0.1:8081
+                    filters:
+                      - name: RequestRateLimiter
+                        args:
+                """);
+        for (String a : args) {
+            y.append("          ").append(a).append('\n');
+        }
+        return y.toString();
+    }
+
+    @Test
+    void theIssuesExampleIsAccepted() throws ConfigException {
+        GatewayConfig cfg = load("""
+                redis:
+                  url: ${REDIS_URL:redis://127.0.0.1:6379}
+                  timeout: 50ms
+                routes:
+                  - id: api
+                    uri: http://127.0.0.1:8081
+                    predicates: [ "Path=/api/**" ]
+                    filters:
+                      - name: RequestRateLimiter
+                        args:
+                          replenish-rate: 10
+                          burst-capacity: 20
+                          requested-tokens: 1
+                          key-resolver: client-ip
+                          store: redis
+                          deny-empty-key: true
+                """, Map.of());
+        RedisSettings r = cfg.redis();
+        assertThat(r.host()).isEqualTo("127.0.0.1");
+        assertThat(r.port()).isEqualTo(6379);
+        assertThat(r.tls()).isFalse();
+        assertThat(r.timeout()).isEqualTo(Duration.ofMillis(50));
+        assertThat(r.maxConnections()).isEqualTo(RedisSettings.DEFAULT_MAX_CONNECTIONS);
+    }
+
+    @Test
+    void aRedissUrlWithUserPasswordAndDatabaseIsRead() throws ConfigException {
+        RedisSettings r = load("redis:\n  url: rediss://limiter:p%40ss@redis.internal:6380/2\n  max-connections: 8\n",
+                Map.of()).redis();
+        assertThat(r.tls()).isTrue();
+        assertThat(r.user()).isEqualTo("limiter");
+        assertThat(r.password()).isEqualTo("p@ss");
+        assertThat(r.database()).isEqualTo(2);
+        assertThat(r.port()).isEqualTo(6380);
+        assertThat(r.maxConnections()).isEqualTo(8);
+        assertThat(r.toString()).doesNotContain("p@ss");
+        assertThat(load("redis:\n  url: redis://:only-password@h\n", Map.of()).redis().password())
+                .isEqualTo("only-password");
+    }
+
+    @Test
+    void springCloudGatewaysSpellingIsAcceptedAndSelectsTheRedisStore() throws ConfigException {
+        load(limiter("redis:\n  url: redis://127.0.0.1:6379\n", "redis-rate-limiter.replenishRate: 10",
+                "redis-rate-limiter.burstCapacity: 20", "redis-rate-limiter.requestedTokens: 1",
+                "keyResolver: principal", "denyEmptyKey: false"), Map.of());
+        assertThat(refusal(limiter("", "redis-rate-limiter.replenishRate: 10")))
+                .isEqualTo("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': store: redis needs the Redis "
+                        + "to use: add a top-level 'redis:' section with 'url: redis://host:port'");
+    }
+
+    @Test
+    void aRedisStoreWithoutRedisUrlIsRefusedAtStartUp() {
+        assertThat(refusal(limiter("", "replenish-rate: 10", "store: redis")))
+                .startsWith("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': store: redis needs");
+        // An empty ${REDIS_URL:} means no Redis, too.
+        assertThat(refusal(limiter("redis:\n  url: ${REDIS_URL:}\n", "replenish-rate: 10", "store: redis")))
+                .startsWith("gateway.yaml:7: route 'api': filter 'RequestRateLimiter': store: redis needs");
+    }
+
+    @Test
+    void theLocalStoreNeedsNoRedis() throws ConfigException {
+        assertThat(load(limiter("", "replenish-rate: 10"), Map.of()).redis()).isNull();
+    }
+
+    @Test
+    void everyBadRedisKeyIsNamedWithItsLine() {
+        assertThat(refusal("redis:\n  url: http://127.0.0.1:6379\n"))
+                .isEqualTo("gateway.yaml:2: redis.url: expected redis://host:port or rediss://host:port, got "
+                        + "'http://127.0.0.1:6379'");
+        assertThat(refusal("redis:\n  url: redis://h:6379/zero\n"))
+                .isEqualTo("gateway.yaml:2: redis.url: the path of 'redis://h:6379/zero' must be a database number, "
+                        + "like /0");
+        assertThat(refusal("redis:\n  url: redis://h\n  timeout: soon\n")).startsWith("gateway.yaml:3: redis.timeout:");
+        assertThat(refusal("redis:\n  url: redis://h\n  timeout: 0s\n")).startsWith("gateway.yaml:3: redis.timeout:");
+        assertThat(refusal("redis:\n  url: redis://h\n  timeout: 500us\n"))
+                .isEqualTo("gateway.yaml:3: redis.timeout: timeout must be at least 1ms, got 0ms");
+        assertThat(refusal("redis:\n  url: redis://h\n  max-connections: 0\n"))
+                .startsWith("gateway.yaml:3: redis.max-connections:");
+        assertThat(refusal("redis:\n  url: redis://h\n  ca-file: ca.pem\n"))
+                .isEqualTo("gateway.yaml:3: redis.ca-file: is for rediss:// (TLS); the url is redis://h:6379");
+        assertThat(refusal("redis:\n  url: redis://h\n  timout: 5ms\n"))
+                .isEqualTo("gateway.yaml:3: redis: unknown key 'timout' — did you mean 'timeout'?");
+    }
+
+    @Test
+    void aCaFileThatIsNotThereIsRefusedAtItsLine(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("gateway.yaml");
+        Files.writeString(yaml, "redis:\n  url: rediss://h\n  ca-file: missing.pem\n");
+        try {
+            ConfigLoader.load(yaml);
+            throw new AssertionError("accepted a missing ca-file");
+        } catch (ConfigException e) {
+            assertThat(e.getMessage()).startsWith(yaml + ":3: redis.ca-file: cannot read CA certificates from "
+                    + dir.resolve("missing.pem"));
+        }
+    }
+
+    @Test
+    void everyBadFilterArgumentIsNamedAtTheFiltersLine() {
+        String p = "gateway.yaml:5: route 'api': filter 'RequestRateLimiter': ";
+        assertThat(refusal(limiter("", "burst-capacity: 20"))).isEqualTo(p
+                + "missing argument 'replenish-rate' (tokens per second)");
+        assertThat(refusal(limiter("", "replenish-rate: ten"))).isEqualTo(p
+                + "replenish-rate: expected a whole number, got 'ten'");
+        assertThat(refusal(limiter("", "replenish-rate: 0"))).isEqualTo(p
+                + "replenish-rate: expected an integer >= 1, got 0");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacity: 5"))).isEqualTo(p
+                + "burst-capacity (5) must be at least replenish-rate (10)");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacity: x"))).isEqualTo(p
+                + "burst-capacity: expected a whole number, got 'x'");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "requested-tokens: 0"))).isEqualTo(p
+                + "requested-tokens: expected an integer >= 1, got 0");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "requested-tokens: 11"))).isEqualTo(p
+                + "burst-capacity (10) must be at least requested-tokens (11), or no request could ever pass");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "key-resolver: cookie"))).isEqualTo(p
+                + "key-resolver: expected client-ip, header:<name>, route, path or principal, got 'cookie'");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "key-resolver: 'header:'"))).isEqualTo(p
+                + "key-resolver: 'header:' needs a header name after 'header:', like header:X-Api-Key");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "keyResolver: '#{@userKeyResolver}'"))).isEqualTo(p
+                + "key-resolver: expected client-ip, header:<name>, route, path or principal, got "
+                + "'#{@userKeyResolver}' (Spring bean references cannot be used here; pick a built-in resolver)");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "store: memcached"))).isEqualTo(p
+                + "store: expected local or redis, got 'memcached'");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "deny-empty-key: maybe"))).isEqualTo(p
+                + "deny-empty-key: expected true or false, got 'maybe'");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "redis-rate-limiter.replenishRate: 10"))).isEqualTo(p
+                + "'replenish-rate' and 'redis-rate-limiter.replenishRate' are the same argument; write one of them");
+        assertThat(refusal(limiter("", "redis-rate-limiter.replenishRate: 10", "store: local"))).isEqualTo(p
+                + "store: local, but redis-rate-limiter.* arguments select the Redis store; write replenish-rate "
+                + "and burst-capacity for a local limit");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacty: 20"))).isEqualTo(p
+                + "unknown argument 'burst-capacty' — did you mean 'burst-capacity'?");
+    }
+}
