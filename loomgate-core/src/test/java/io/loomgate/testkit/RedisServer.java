@@ -28,17 +28,32 @@ public final class RedisServer implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(20);
 
     private final List<String> extraArgs;
+    private final boolean tls;
     private final Path log;
     private int port;
     private Process process;
 
-    private RedisServer(List<String> extraArgs) throws IOException {
+    private RedisServer(List<String> extraArgs, boolean tls) throws IOException {
         this.extraArgs = List.copyOf(extraArgs);
+        this.tls = tls;
         this.log = Files.createTempFile("redis-server-", ".log");
     }
 
     /** Starts one with these extra arguments (e.g. {@code --requirepass secret}). */
     public static RedisServer start(String... extraArgs) throws IOException {
+        return start(false, extraArgs);
+    }
+
+    /**
+     * Starts one that speaks only TLS on its port, with this certificate and key (PEM); clients need no certificate.
+     * Ready means its log says so (a plain PING cannot reach it).
+     */
+    public static RedisServer startTls(Path cert, Path key, Path ca) throws IOException {
+        return start(true, "--tls-cert-file", cert.toString(), "--tls-key-file", key.toString(),
+                "--tls-ca-cert-file", ca.toString(), "--tls-auth-clients", "no");
+    }
+
+    private static RedisServer start(boolean tls, String... extraArgs) throws IOException {
         String binary = binary();
         if (binary == null) {
             String why = "redis-server is not installed (apt-get install redis-server; .ci/run does it)";
@@ -47,7 +62,7 @@ public final class RedisServer implements AutoCloseable {
             }
             Assumptions.abort(why);
         }
-        RedisServer server = new RedisServer(List.of(extraArgs));
+        RedisServer server = new RedisServer(List.of(extraArgs), tls);
         IOException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
             server.port = freePort();
@@ -79,13 +94,16 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private void launch() throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(binary(), "--port", Integer.toString(port), "--bind", "127.0.0.1",
-                "--save", "", "--appendonly", "no", "--protected-mode", "no", "--daemonize", "no"));
+        List<String> cmd = new ArrayList<>(List.of(binary(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                "--protected-mode", "no", "--daemonize", "no"));
+        cmd.addAll(tls ? List.of("--port", "0", "--tls-port", Integer.toString(port))
+                : List.of("--port", Integer.toString(port)));
         cmd.addAll(extraArgs);
+        Files.writeString(log, "");
         process = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
-        while (!answersPing()) {
+        while (tls ? !Files.readString(log).contains("Ready to accept connections") : !answersPing()) {
             if (!process.isAlive()) {
                 throw new IOException("redis-server exited with " + process.exitValue() + ": " + Files.readString(log));
             }
@@ -121,7 +139,7 @@ public final class RedisServer implements AutoCloseable {
     }
 
     public String url() {
-        return "redis://127.0.0.1:" + port;
+        return (tls ? "rediss" : "redis") + "://127.0.0.1:" + port;
     }
 
     /** SIGKILL, then waits until the process is gone. */
