@@ -34,6 +34,28 @@ class ConfigErrorIT {
     }
 
     @Test
+    void aRedisRateLimitWithoutRedisUrlIsRefusedBeforeListening(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("gateway.yaml");
+        Files.writeString(yaml, """
+                server:
+                  port: 0
+                redis:
+                  url: ${REDIS_URL:}
+                routes:
+                  - id: api
+                    uri: http://127.0.0.1:8082
+                    filters:
+                      - name: RequestRateLimiter
+                        args: { replenish-rate: 10, store: redis }
+                """);
+        try (JarProcess p = JarProcess.start(List.of(), List.of("serve", "--config", yaml.toString()), Map.of())) {
+            assertThat(p.awaitExit(Duration.ofSeconds(20))).isEqualTo(2);
+            assertThat(p.output()).contains(yaml + ":9: route 'api': filter 'RequestRateLimiter': store: redis needs")
+                    .doesNotContain("listening on");
+        }
+    }
+
+    @Test
     void aMissingFileIsNamed(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("nope.yaml");
         try (JarProcess p = JarProcess.start(List.of(), List.of("serve", "--config", yaml.toString()), Map.of())) {
