@@ -33,7 +33,8 @@ public final class RunningGateway implements AutoCloseable {
     public static RunningGateway start(String yaml, Map<String, String> vars, Gateway.Observers observers)
             throws Exception {
         Map<String, String> env = new HashMap<>(vars);
-        String full = yaml.contains("server:") ? yaml : "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  port: 0\n" + yaml;
+        String full = yaml.contains("server:") ? yaml
+                : "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  port: 0\n" + yaml;
         GatewayConfig cfg = ConfigLoader.parse(full, "test.yaml", env);
         return new RunningGateway(Gateway.start(cfg, observers));
     }

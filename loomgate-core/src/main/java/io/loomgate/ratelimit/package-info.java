@@ -4,9 +4,10 @@
  * Gateway's script and key scheme). Below {@code proxy}: it sees a request only through
  * {@link io.loomgate.filter.FilterExchange}. The only package that talks to Redis.
  *
- * <p>Flow of one request: {@link io.loomgate.ratelimit.KeyResolver} → {@link io.loomgate.ratelimit.RateLimitStore#consume}
- * (fail open on a store error: {@link io.loomgate.ratelimit.FailOpenStore}) → 429 with the limit headers, or proceed
- * and add the headers to the origin's response. Every decision is reported to a
+ * <p>Flow of one request: {@link io.loomgate.ratelimit.KeyResolver} →
+ * {@link io.loomgate.ratelimit.RateLimitStore#consume} (fail open on a store error:
+ * {@link io.loomgate.ratelimit.FailOpenStore}) → 429 with the limit headers, or proceed and add the headers to the
+ * origin's response. Every decision is reported to a
  * {@link io.loomgate.ratelimit.RateLimitListener}, which {@code observe} turns into metrics.
  */
 package io.loomgate.ratelimit;
