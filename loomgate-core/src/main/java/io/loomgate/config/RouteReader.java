@@ -125,6 +125,15 @@ final class RouteReader {
         YamlNode argsNode = c.node("args");
         if (argsNode instanceof YamlNode.Mapping m) {
             for (YamlNode.Entry e : m.entries()) {
+                if (e.value() instanceof YamlNode.Mapping nested) {
+                    // Spring's relaxed binding: {redis-rate-limiter: {replenishRate: 10}} is
+                    // redis-rate-limiter.replenishRate: 10.
+                    for (YamlNode.Entry n : nested.entries()) {
+                        String dotted = e.key() + "." + n.key();
+                        args.put(dotted, argValue(s, key + ".args." + dotted, n.value()));
+                    }
+                    continue;
+                }
                 args.put(e.key(), argValue(s, key + ".args." + e.key(), e.value()));
             }
         } else if (argsNode != null && !(argsNode instanceof YamlNode.Scalar sc && sc.isNull())) {

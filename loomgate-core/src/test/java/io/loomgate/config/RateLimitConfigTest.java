@@ -101,6 +101,18 @@ class RateLimitConfigTest {
     }
 
     @Test
+    void springCloudGatewaysNestedSpellingIsTheDottedOne() throws ConfigException {
+        String nested = limiter("", "redis-rate-limiter:", "  replenishRate: 10", "  burstCapacity: 20");
+        assertThat(refusal(nested)).isEqualTo("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': store: "
+                + "redis needs the Redis to use: add a top-level 'redis:' section with 'url: redis://host:port'");
+        load(limiter("redis:\n  url: redis://127.0.0.1:6379\n", "redis-rate-limiter:", "  replenishRate: 10"),
+                Map.of());
+        assertThat(refusal(limiter("", "redis-rate-limiter:", "  replenishRat: 10")))
+                .isEqualTo("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': unknown argument "
+                        + "'redis-rate-limiter.replenishRat' — did you mean 'redis-rate-limiter.replenishRate'?");
+    }
+
+    @Test
     void aRedisStoreWithoutRedisUrlIsRefusedAtStartUp() {
         assertThat(refusal(limiter("", "replenish-rate: 10", "store: redis")))
                 .startsWith("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': store: redis needs");
