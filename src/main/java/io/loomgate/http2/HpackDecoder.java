@@ -1,0 +1,159 @@
+package io.loomgate.http2;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Decodes header blocks (RFC 7541 §6) with one connection's dynamic table, bounded by the table size this side
+ * advertised. Owned by the connection's reading thread.
+ *
+ * <p>HPACK bomb: a small block can name a large table entry many times. The decoded size of a block (octets plus 32
+ * per field, as SETTINGS_MAX_HEADER_LIST_SIZE counts) is tallied; past the limit, fields stop being handed on but
+ * decoding goes on to the end of the block, so the table stays in step with the peer's and only this one request is
+ * refused (the block itself is already bounded, so the work is too).
+ */
+final class HpackDecoder {
+    /** Receives decoded fields in order. */
+    interface FieldSink {
+        void field(String name, String value);
+    }
+
+    private final DynamicTable table;
+    private final int maxTableSize;
+
+    HpackDecoder(int maxTableSize) {
+        this.table = new DynamicTable(maxTableSize);
+        this.maxTableSize = maxTableSize;
+    }
+
+    int tableSize() {
+        return table.size();
+    }
+
+    /**
+     * Decodes one whole block. Returns whether every field was handed on: false when the decoded list exceeded
+     * {@code maxListSize}.
+     */
+    boolean decode(byte[] block, int length, long maxListSize, FieldSink sink) throws HpackException {
+        Cursor c = new Cursor(block, length);
+        long listSize = 0;
+        boolean fieldSeen = false;
+        while (c.pos < c.end) {
+            int b = block[c.pos] & 0xff;
+            String name;
+            String value;
+            if ((b & 0x80) != 0) { // indexed field, §6.1
+                int index = c.integer(7);
+                if (index == 0) {
+                    throw new HpackException("indexed field with index 0 (RFC 7541 §6.1)");
+                }
+                name = name(index);
+                value = value(index);
+            } else if ((b & 0xc0) == 0x40) { // literal with incremental indexing, §6.2.1
+                int index = c.integer(6);
+                name = index == 0 ? c.string() : name(index);
+                value = c.string();
+                table.add(name, value);
+            } else if ((b & 0xe0) == 0x20) { // dynamic table size update, §6.3
+                if (fieldSeen) {
+                    throw new HpackException("dynamic table size update after a field (RFC 7541 §4.2)");
+                }
+                int newSize = c.integer(5);
+                if (newSize > maxTableSize) {
+                    throw new HpackException("dynamic table size update to " + newSize + " over the advertised "
+                            + maxTableSize);
+                }
+                table.setMaxSize(newSize);
+                continue;
+            } else { // literal without indexing (0000) or never indexed (0001), §6.2.2/§6.2.3
+                int index = c.integer(4);
+                name = index == 0 ? c.string() : name(index);
+                value = c.string();
+            }
+            fieldSeen = true;
+            listSize += name.length() + value.length() + DynamicTable.ENTRY_OVERHEAD;
+            if (listSize <= maxListSize) {
+                sink.field(name, value);
+            }
+        }
+        return listSize <= maxListSize;
+    }
+
+    private String name(int index) throws HpackException {
+        if (index <= StaticTable.SIZE) {
+            return StaticTable.name(index);
+        }
+        int d = index - StaticTable.SIZE;
+        if (d > table.count()) {
+            throw new HpackException("index " + index + " beyond the tables (RFC 7541 §2.3.3)");
+        }
+        return table.name(d);
+    }
+
+    private String value(int index) throws HpackException {
+        if (index <= StaticTable.SIZE) {
+            return StaticTable.value(index);
+        }
+        int d = index - StaticTable.SIZE;
+        if (d > table.count()) {
+            throw new HpackException("index " + index + " beyond the tables (RFC 7541 §2.3.3)");
+        }
+        return table.value(d);
+    }
+
+    /** A read position in one block. */
+    private static final class Cursor {
+        private final byte[] buf;
+        private final int end;
+        private int pos;
+
+        Cursor(byte[] buf, int end) {
+            this.buf = buf;
+            this.end = end;
+        }
+
+        /** An integer with an N-bit prefix (RFC 7541 §5.1), refused past 2^31-1. */
+        int integer(int prefixBits) throws HpackException {
+            int max = (1 << prefixBits) - 1;
+            int v = buf[pos++] & max;
+            if (v < max) {
+                return v;
+            }
+            long value = max;
+            int shift = 0;
+            while (true) {
+                if (pos >= end) {
+                    throw new HpackException("integer runs past the end of the block");
+                }
+                int b = buf[pos++] & 0xff;
+                value += (long) (b & 0x7f) << shift;
+                if (value > Integer.MAX_VALUE) {
+                    throw new HpackException("integer overflow (RFC 7541 §5.1)");
+                }
+                if ((b & 0x80) == 0) {
+                    return (int) value;
+                }
+                shift += 7;
+            }
+        }
+
+        /** A string literal (RFC 7541 §5.2), Huffman-coded or raw. */
+        String string() throws HpackException {
+            if (pos >= end) {
+                throw new HpackException("string literal missing at the end of the block");
+            }
+            boolean huffman = (buf[pos] & 0x80) != 0;
+            int len = integer(7);
+            if (len > end - pos) {
+                throw new HpackException("string literal runs past the end of the block");
+            }
+            String s;
+            if (huffman) {
+                s = new String(Huffman.decode(buf, pos, len), StandardCharsets.ISO_8859_1);
+            } else {
+                s = new String(buf, pos, len, StandardCharsets.ISO_8859_1);
+            }
+            pos += len;
+            return s;
+        }
+    }
+}

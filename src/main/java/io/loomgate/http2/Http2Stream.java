@@ -1,0 +1,368 @@
+package io.loomgate.http2;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.net.SocketTimeoutException;
+import java.util.ArrayDeque;
+import java.util.Locale;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * One HTTP/2 stream as its handler sees it: the request head, the request body as it arrives in DATA frames, and the
+ * means to answer with HEADERS, DATA and trailers under flow control.
+ *
+ * <p>Threads: the connection's reader delivers frames; the stream's own thread reads the body and writes the
+ * response. Every field below marked "guarded" is read and written only under the connection's lock, which is never
+ * held across I/O; frames are written outside it (through the connection's {@link FrameWriter}).
+ *
+ * <p>Memory: the request body bytes buffered here never exceed the window this side granted the stream; the window is
+ * reopened (WINDOW_UPDATE) only as the handler reads, so a handler that does not read stops its client, not the
+ * connection.
+ */
+public final class Http2Stream {
+    private final Http2Connection conn;
+    private final int id;
+    private final int index;
+    private final RequestHead request;
+    private final long contentLength;
+    private final Condition changed;
+    private final RequestBody body = new RequestBody();
+    // guarded by conn.lock
+    private final ArrayDeque<byte[]> inbound = new ArrayDeque<>(2);
+    private int inboundOffset;
+    private long received;
+    boolean remoteClosed;
+    private Headers trailers;
+    int recvWindow;
+    private int recvUnacked;
+    int sendWindow;
+    boolean localClosed;
+    private String resetWhy;
+    Thread thread;
+    // stream thread only
+    private boolean responseStarted;
+    private final boolean headRequest;
+    private final boolean bodyless;
+
+    Http2Stream(Http2Connection conn, int id, int index, RequestHead request, long contentLength, boolean endStream,
+                int recvWindow, int sendWindow) {
+        this.conn = conn;
+        this.id = id;
+        this.index = index;
+        this.request = request;
+        this.contentLength = contentLength;
+        this.remoteClosed = endStream;
+        this.recvWindow = recvWindow;
+        this.sendWindow = sendWindow;
+        this.changed = conn.lock.newCondition();
+        this.headRequest = "HEAD".equals(request.method());
+        this.bodyless = endStream || contentLength == 0;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    /** The position of this stream on its connection, from 0. */
+    public int index() {
+        return index;
+    }
+
+    public RequestHead request() {
+        return request;
+    }
+
+    /** Whether the request has a body: its HEADERS frame did not end the stream. */
+    public boolean hasBody() {
+        return !bodyless;
+    }
+
+    /** The request's content-length, or -1 when it sent none. */
+    public long contentLength() {
+        return contentLength;
+    }
+
+    public RequestBody body() {
+        return body;
+    }
+
+    public boolean isResponseStarted() {
+        return responseStarted;
+    }
+
+    /** Sends a 1xx head. */
+    public void sendInterim(ResponseHead head) throws IOException {
+        if (responseStarted) {
+            throw new IllegalStateException("interim response after the final head");
+        }
+        conn.writeHeaders(this, encode(head.status(), head.headers()), false);
+    }
+
+    /**
+     * Sends the response head; with {@code endStream} the response is complete. Otherwise write the body to the
+     * returned stream and {@link ResponseOut#finish finish} it.
+     */
+    public ResponseOut sendHead(ResponseHead head, boolean endStream) throws IOException {
+        if (responseStarted) {
+            throw new IllegalStateException("response head already sent");
+        }
+        responseStarted = true;
+        conn.writeHeaders(this, encode(head.status(), head.headers()), endStream);
+        return new ResponseOut(endStream);
+    }
+
+    /** Ends the stream abnormally (RST_STREAM) unless it already ended. */
+    public void reset(int code) {
+        conn.resetLocally(this, code, "reset by the server");
+    }
+
+    /** Cancels the stream (RST_STREAM CANCEL): the handler gave up on it. */
+    public void cancel() {
+        reset(Frames.CANCEL);
+    }
+
+    /** Resets the stream with INTERNAL_ERROR: the response cannot be completed. */
+    public void abort() {
+        reset(Frames.INTERNAL_ERROR);
+    }
+
+    static byte[] encode(int status, Headers headers) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + headers.size() * 24);
+        HpackEncoder.field(out, ":status", Integer.toString(status));
+        fields(out, headers);
+        return out.toByteArray();
+    }
+
+    static void fields(ByteArrayOutputStream out, Headers headers) {
+        for (int i = 0; i < headers.size(); i++) {
+            String name = headers.name(i).toLowerCase(Locale.ROOT);
+            switch (name) {
+                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade" -> {
+                    // connection-specific: meaningless in HTTP/2 and malformed if sent (RFC 9113 §8.2.2)
+                }
+                default -> HpackEncoder.field(out, name, headers.value(i));
+            }
+        }
+    }
+
+    // ---- called by the connection's reader, under conn.lock ----
+
+    /** Buffers request body bytes; false if the content-length was exceeded. */
+    boolean deliverData(byte[] data, int off, int len, boolean endStream) {
+        if (len > 0) {
+            inbound.add(off == 0 && len == data.length ? data : java.util.Arrays.copyOfRange(data, off, off + len));
+            received += len;
+        }
+        if (endStream) {
+            remoteClosed = true;
+        }
+        changed.signalAll();
+        return contentLength < 0 || (endStream ? received == contentLength : received <= contentLength);
+    }
+
+    void deliverTrailers(Headers t) {
+        trailers = t;
+        remoteClosed = true;
+        changed.signalAll();
+    }
+
+    /** The stream ended abnormally (either side reset it, or the connection ended): wake everyone waiting. */
+    void markReset(String why) {
+        if (resetWhy == null) {
+            resetWhy = why;
+        }
+        changed.signalAll();
+    }
+
+    boolean isReset() {
+        return resetWhy != null;
+    }
+
+    String resetWhy() {
+        return resetWhy;
+    }
+
+    Condition changed() {
+        return changed;
+    }
+
+    /** The request body: blocks for DATA with the connection's read timeout as its deadline. */
+    public final class RequestBody extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
+            int n;
+            conn.lock.lock();
+            try {
+                long deadline = System.nanoTime() + conn.readTimeoutNanos();
+                while (inbound.isEmpty()) {
+                    if (resetWhy != null) {
+                        throw new IOException("stream " + id + ": " + resetWhy);
+                    }
+                    if (remoteClosed) {
+                        return -1;
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        throw new SocketTimeoutException("stream " + id + ": no request body data within the read"
+                                + " timeout");
+                    }
+                    try {
+                        changed.awaitNanos(left);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new InterruptedIOException("stream " + id + " interrupted");
+                    }
+                }
+                byte[] chunk = inbound.peek();
+                n = Math.min(len, chunk.length - inboundOffset);
+                System.arraycopy(chunk, inboundOffset, b, off, n);
+                inboundOffset += n;
+                if (inboundOffset == chunk.length) {
+                    inbound.poll();
+                    inboundOffset = 0;
+                }
+                recvUnacked += n;
+                if (remoteClosed || recvUnacked < conn.streamWindow() / 2) {
+                    return n;
+                }
+                // Reopen the window for what the handler has taken: the client may send that much more.
+                int credit = recvUnacked;
+                recvUnacked = 0;
+                recvWindow += credit;
+                conn.lock.unlock();
+                try {
+                    conn.sendWindowUpdate(id, credit);
+                } finally {
+                    conn.lock.lock();
+                }
+            } finally {
+                conn.lock.unlock();
+            }
+            return n;
+        }
+
+        @Override
+        public int available() {
+            conn.lock.lock();
+            try {
+                return inbound.isEmpty() ? 0 : inbound.peek().length - inboundOffset;
+            } finally {
+                conn.lock.unlock();
+            }
+        }
+
+        /** Whether the whole body (and any trailers) has been read. */
+        public boolean isComplete() {
+            conn.lock.lock();
+            try {
+                return remoteClosed && inbound.isEmpty() && resetWhy == null;
+            } finally {
+                conn.lock.unlock();
+            }
+        }
+
+        /** The request's trailers, empty when it had none. */
+        public Headers trailers() {
+            conn.lock.lock();
+            try {
+                return trailers == null ? new Headers(4) : trailers;
+            } finally {
+                conn.lock.unlock();
+            }
+        }
+    }
+
+    /** The response body: buffers up to one frame, then sends DATA as the windows allow. */
+    public final class ResponseOut extends OutputStream {
+        private byte[] buf;
+        private int count;
+        private boolean finished;
+
+        ResponseOut(boolean ended) {
+            this.finished = ended;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (finished) {
+                throw new IOException("response already finished");
+            }
+            if (headRequest) {
+                return; // a response to HEAD has no body, whatever the handler writes
+            }
+            int frame = conn.peerMaxFrameSize();
+            while (len > 0) {
+                if (count == 0 && len >= frame) {
+                    conn.writeData(Http2Stream.this, b, off, frame, false);
+                    off += frame;
+                    len -= frame;
+                    continue;
+                }
+                if (buf == null) {
+                    buf = new byte[Math.min(frame, Math.max(len, 1024))];
+                } else if (buf.length < frame && count + len > buf.length) {
+                    buf = java.util.Arrays.copyOf(buf, Math.min(frame, Math.max(buf.length * 2, count + len)));
+                }
+                int n = Math.min(len, buf.length - count);
+                System.arraycopy(b, off, buf, count, n);
+                count += n;
+                off += n;
+                len -= n;
+                if (count == buf.length) {
+                    flush();
+                }
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (count > 0) {
+                conn.writeData(Http2Stream.this, buf, 0, count, false);
+                count = 0;
+            }
+        }
+
+        /** Sends what is buffered and ends the stream, with these trailers when not empty. */
+        public void finish(Headers responseTrailers) throws IOException {
+            if (finished) {
+                return;
+            }
+            finished = true;
+            if (responseTrailers != null && !responseTrailers.isEmpty() && !headRequest) {
+                flush();
+                ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+                fields(out, responseTrailers);
+                conn.writeHeaders(Http2Stream.this, out.toByteArray(), true);
+            } else {
+                conn.writeData(Http2Stream.this, buf == null ? new byte[0] : buf, 0, count, true);
+                count = 0;
+            }
+            buf = null;
+        }
+
+        public boolean isFinished() {
+            return finished;
+        }
+    }
+}

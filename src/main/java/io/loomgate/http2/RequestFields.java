@@ -1,0 +1,192 @@
+package io.loomgate.http2;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.RequestHead;
+
+/**
+ * Turns one decoded request header block into the same {@link RequestHead} the HTTP/1.1 side makes, refusing what
+ * RFC 9113 §8.2-§8.3 calls malformed (a stream error, PROTOCOL_ERROR): upper-case or invalid names, CR/LF/NUL or
+ * surrounding whitespace in values, unknown, repeated, misplaced or missing pseudo-fields, connection-specific fields
+ * (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade) and TE other than "trailers".
+ * {@code :authority} becomes Host; several {@code cookie} fields are joined with "; " (§8.2.3).
+ *
+ * <p>A sink for the decoder: it collects while the block is decoded (which must run to the end whatever it finds,
+ * to keep HPACK state in step) and says what was wrong afterwards.
+ */
+final class RequestFields implements HpackDecoder.FieldSink {
+    static final String VERSION = "HTTP/2.0";
+    private static final boolean[] TOKEN = new boolean[128];
+
+    static {
+        for (char c = '0'; c <= '9'; c++) {
+            TOKEN[c] = true;
+        }
+        for (char c = 'a'; c <= 'z'; c++) {
+            TOKEN[c] = true;
+        }
+        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
+            TOKEN[c] = true;
+        }
+    }
+
+    private final boolean trailers;
+    private final Headers headers = new Headers();
+    private String method;
+    private String scheme;
+    private String authority;
+    private String path;
+    private StringBuilder cookies;
+    private boolean regularSeen;
+    private String problem;
+
+    RequestFields(boolean trailers) {
+        this.trailers = trailers;
+    }
+
+    @Override
+    public void field(String name, String value) {
+        if (problem != null) {
+            return;
+        }
+        if (!validValue(value)) {
+            problem = "invalid characters in the value of '" + name + "'";
+            return;
+        }
+        if (!name.isEmpty() && name.charAt(0) == ':') {
+            pseudo(name, value);
+            return;
+        }
+        regularSeen = true;
+        if (!validName(name)) {
+            problem = "invalid field name '" + name + "' (names are lower-case tokens in HTTP/2)";
+            return;
+        }
+        switch (name) {
+            case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade" ->
+                    problem = "connection-specific field '" + name + "' (RFC 9113 §8.2.2)";
+            case "te" -> {
+                if (!value.equals("trailers")) {
+                    problem = "TE other than 'trailers' (RFC 9113 §8.2.2)";
+                } else {
+                    headers.add(name, value);
+                }
+            }
+            case "cookie" -> {
+                if (cookies == null) {
+                    cookies = new StringBuilder(value);
+                } else {
+                    cookies.append("; ").append(value);
+                }
+            }
+            default -> headers.add(name, value);
+        }
+    }
+
+    private void pseudo(String name, String value) {
+        if (trailers) {
+            problem = "pseudo-field '" + name + "' in trailers (RFC 9113 §8.1)";
+            return;
+        }
+        if (regularSeen) {
+            problem = "pseudo-field '" + name + "' after a regular field (RFC 9113 §8.3)";
+            return;
+        }
+        switch (name) {
+            case ":method" -> method = once(name, method, value);
+            case ":scheme" -> scheme = once(name, scheme, value);
+            case ":authority" -> authority = once(name, authority, value);
+            case ":path" -> path = once(name, path, value);
+            default -> problem = "unknown pseudo-field '" + name + "' in a request (RFC 9113 §8.3)";
+        }
+    }
+
+    private String once(String name, String before, String value) {
+        if (before != null) {
+            problem = "repeated pseudo-field '" + name + "' (RFC 9113 §8.3.1)";
+        }
+        return value;
+    }
+
+    private static boolean validName(String name) {
+        if (name.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c >= 128 || !TOKEN[c]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean validValue(String v) {
+        for (int i = 0; i < v.length(); i++) {
+            char c = v.charAt(i);
+            if (c == 0 || c == '\r' || c == '\n') {
+                return false;
+            }
+        }
+        return v.isEmpty() || !(isWhitespace(v.charAt(0)) || isWhitespace(v.charAt(v.length() - 1)));
+    }
+
+    private static boolean isWhitespace(char c) {
+        return c == ' ' || c == '\t';
+    }
+
+    /** The request, or a stream error naming what was malformed. */
+    RequestHead toRequest(int streamId) throws Http2Exception {
+        if (problem == null) {
+            if (method == null) {
+                problem = "no :method (RFC 9113 §8.3.1)";
+            } else if (method.equals("CONNECT")) {
+                if (authority == null || scheme != null || path != null) {
+                    problem = "CONNECT needs :authority and no :scheme or :path (RFC 9113 §8.5)";
+                }
+            } else if (scheme == null || path == null) {
+                problem = "no " + (scheme == null ? ":scheme" : ":path") + " (RFC 9113 §8.3.1)";
+            } else if (path.isEmpty() || !(path.charAt(0) == '/' || path.equals("*") && method.equals("OPTIONS"))) {
+                problem = "invalid :path '" + path + "' (RFC 9113 §8.3.1)";
+            } else if (!validName(method.toLowerCase(java.util.Locale.ROOT))) {
+                problem = "invalid :method";
+            }
+        }
+        if (problem == null && authority != null) {
+            String host = headers.first("host");
+            if (host != null && !host.equalsIgnoreCase(authority)) {
+                problem = "Host differs from :authority (RFC 9113 §8.3.1)";
+            } else if (authority.isEmpty() || authority.indexOf('@') >= 0) {
+                problem = "invalid :authority";
+            } else {
+                // Host first, where an HTTP/1.1 request carries it.
+                headers.remove("host");
+                Headers withHost = new Headers(headers.size() + 2);
+                withHost.add("host", authority);
+                headers.forEach(withHost::add);
+                return finish(streamId, withHost, method.equals("CONNECT") ? authority : path);
+            }
+        }
+        return finish(streamId, headers, path);
+    }
+
+    private RequestHead finish(int streamId, Headers h, String target) throws Http2Exception {
+        if (problem != null) {
+            throw Http2Exception.stream(streamId, Frames.PROTOCOL_ERROR, problem);
+        }
+        if (cookies != null) {
+            h.add("cookie", cookies.toString());
+        }
+        return new RequestHead(method, target, VERSION, h);
+    }
+
+    /** The trailer fields, or a stream error. */
+    Headers toTrailers(int streamId) throws Http2Exception {
+        if (problem != null) {
+            throw Http2Exception.stream(streamId, Frames.PROTOCOL_ERROR, problem);
+        }
+        if (cookies != null) {
+            headers.add("cookie", cookies.toString());
+        }
+        return headers;
+    }
+}

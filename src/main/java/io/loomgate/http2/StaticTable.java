@@ -1,0 +1,104 @@
+package io.loomgate.http2;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** The 61 entries of HPACK's static table (RFC 7541 Appendix A), and lookups for the encoder. */
+final class StaticTable {
+    static final int SIZE = 61;
+    private static final String[][] ENTRIES = {
+            {":authority", ""},
+            {":method", "GET"},
+            {":method", "POST"},
+            {":path", "/"},
+            {":path", "/index.html"},
+            {":scheme", "http"},
+            {":scheme", "https"},
+            {":status", "200"},
+            {":status", "204"},
+            {":status", "206"},
+            {":status", "304"},
+            {":status", "400"},
+            {":status", "404"},
+            {":status", "500"},
+            {"accept-charset", ""},
+            {"accept-encoding", "gzip, deflate"},
+            {"accept-language", ""},
+            {"accept-ranges", ""},
+            {"accept", ""},
+            {"access-control-allow-origin", ""},
+            {"age", ""},
+            {"allow", ""},
+            {"authorization", ""},
+            {"cache-control", ""},
+            {"content-disposition", ""},
+            {"content-encoding", ""},
+            {"content-language", ""},
+            {"content-length", ""},
+            {"content-location", ""},
+            {"content-range", ""},
+            {"content-type", ""},
+            {"cookie", ""},
+            {"date", ""},
+            {"etag", ""},
+            {"expect", ""},
+            {"expires", ""},
+            {"from", ""},
+            {"host", ""},
+            {"if-match", ""},
+            {"if-modified-since", ""},
+            {"if-none-match", ""},
+            {"if-range", ""},
+            {"if-unmodified-since", ""},
+            {"last-modified", ""},
+            {"link", ""},
+            {"location", ""},
+            {"max-forwards", ""},
+            {"proxy-authenticate", ""},
+            {"proxy-authorization", ""},
+            {"range", ""},
+            {"referer", ""},
+            {"refresh", ""},
+            {"retry-after", ""},
+            {"server", ""},
+            {"set-cookie", ""},
+            {"strict-transport-security", ""},
+            {"transfer-encoding", ""},
+            {"user-agent", ""},
+            {"vary", ""},
+            {"via", ""},
+            {"www-authenticate", ""},
+    };
+    /** "name\0value" and "name" to the lowest index that has them. */
+    private static final Map<String, Integer> INDEX = new HashMap<>();
+
+    static {
+        for (int i = SIZE; i >= 1; i--) {
+            INDEX.put(ENTRIES[i - 1][0] + '\0' + ENTRIES[i - 1][1], i);
+            INDEX.put(ENTRIES[i - 1][0], i);
+        }
+    }
+
+    private StaticTable() {
+    }
+
+    static String name(int index) {
+        return ENTRIES[index - 1][0];
+    }
+
+    static String value(int index) {
+        return ENTRIES[index - 1][1];
+    }
+
+    /** The index of this exact field, or 0. */
+    static int indexOf(String name, String value) {
+        Integer i = INDEX.get(name + '\0' + value);
+        return i == null ? 0 : i;
+    }
+
+    /** The index of an entry with this name, or 0. */
+    static int indexOfName(String name) {
+        Integer i = INDEX.get(name);
+        return i == null ? 0 : i;
+    }
+}
