@@ -66,7 +66,7 @@ public final class Gateway implements AutoCloseable {
         ProxyHandler proxy = new ProxyHandler(assembly.routes(), upstreams,
                 new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits()), observers.exchanges());
         ListenerSettings ls = new ListenerSettings(s.address(), s.port(), s.backlog(), s.maxConnections(),
-                s.headerTimeout(), s.idleTimeout(), s.readTimeout(), s.limits());
+                s.headerTimeout(), s.idleTimeout(), s.readTimeout(), s.limits(), s.http2());
         Listener listener;
         try {
             listener = new Listener(ls, proxy, ConnectionExecutors.create(s.threads(), "gw"),

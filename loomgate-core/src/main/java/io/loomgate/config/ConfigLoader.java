@@ -2,6 +2,7 @@ package io.loomgate.config;
 
 import io.loomgate.http.Cidr;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.upstream.PoolSettings;
@@ -28,7 +29,9 @@ public final class ConfigLoader {
             "redis");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
-            "trusted-proxies", "max-request-line", "max-header-size", "max-headers");
+            "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2");
+    private static final List<String> HTTP2_KEYS = List.of("enabled", "max-concurrent-streams", "initial-window-size",
+            "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
     private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold");
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
     private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
@@ -101,7 +104,20 @@ public final class ConfigLoader {
                         s.integer("max-request-line", HttpLimits.DEFAULTS.maxRequestLineBytes(), 16, Integer.MAX_VALUE),
                         s.integer("max-header-size", HttpLimits.DEFAULTS.maxHeaderBytes(), 64, Integer.MAX_VALUE),
                         s.integer("max-headers", HttpLimits.DEFAULTS.maxHeaderCount(), 1, Integer.MAX_VALUE),
-                        HttpLimits.DEFAULTS.maxChunkLineBytes(), HttpLimits.DEFAULTS.maxTrailerBytes()));
+                        HttpLimits.DEFAULTS.maxChunkLineBytes(), HttpLimits.DEFAULTS.maxTrailerBytes()),
+                http2(Section.dotted(s.file(), "server.http2", s.node("http2"), s.lineOf("http2"), HTTP2_KEYS)));
+    }
+
+    /** {@code server.http2}: Spring Boot's key; HTTP/2 stays off until asked for. */
+    private static Http2Settings http2(Section s) throws ConfigException {
+        Http2Settings d = Http2Settings.DISABLED;
+        return new Http2Settings(
+                s.bool("enabled", false),
+                s.integer("max-concurrent-streams", d.maxConcurrentStreams(), 1, Integer.MAX_VALUE),
+                s.integer("initial-window-size", d.initialWindowSize(), 1, Integer.MAX_VALUE),
+                s.integer("max-streams-per-connection", d.maxStreamsPerConnection(), 1, Integer.MAX_VALUE),
+                s.integer("max-resets-per-second", d.maxResetsPerSecond(), 1, Integer.MAX_VALUE),
+                s.integer("max-control-frames-per-second", d.maxControlPerSecond(), 1, Integer.MAX_VALUE));
     }
 
     /**

@@ -2,6 +2,7 @@ package io.loomgate.config;
 
 import io.loomgate.http.Cidr;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.upstream.PoolSettings;
@@ -44,10 +45,19 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
      * @param drainTimeout   graceful shutdown on SIGTERM (default 30s)
      * @param trustedProxies peers whose forwarding headers are appended to rather than replaced (default none)
      * @param limits         request head limits
+     * @param http2          {@code server.http2}: h2c with prior knowledge (default off)
      */
     public record ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
                              Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
-                             Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits) {
+                             Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits,
+                             Http2Settings http2) {
+
+        public ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
+                          Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
+                          Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits) {
+            this(address, port, threads, maxConnections, backlog, headerTimeout, idleTimeout, readTimeout,
+                    drainTimeout, trustedProxies, limits, Http2Settings.DISABLED);
+        }
     }
 
     /**

@@ -88,6 +88,10 @@ final class Section {
         return line;
     }
 
+    String file() {
+        return file;
+    }
+
     boolean has(String key) {
         return entries.containsKey(key);
     }

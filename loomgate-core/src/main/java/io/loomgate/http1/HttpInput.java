@@ -90,6 +90,37 @@ public final class HttpInput extends InputStream {
         return ResponseHeadParser.parse(this, limits);
     }
 
+    /**
+     * Whether the unread input begins with {@code prefix}; reads until it is buffered or a byte differs, consumes
+     * nothing. The server asks this of a connection's first bytes to tell an HTTP/2 preface from a request line.
+     */
+    public boolean startsWith(byte[] prefix) throws IOException {
+        int matched = 0;
+        while (true) {
+            for (; matched < prefix.length && pos + matched < lim; matched++) {
+                if (buf[pos + matched] != prefix[matched]) {
+                    return false;
+                }
+            }
+            if (matched == prefix.length) {
+                return true;
+            }
+            if (fillForLine(prefix.length) < 0) {
+                return false;
+            }
+        }
+    }
+
+    /** Hands over the unread bytes and gives the buffer back: the connection is leaving HTTP/1.1. */
+    public byte[] takeBuffered() {
+        byte[] rest = buf == null ? new byte[0] : Arrays.copyOfRange(buf, pos, lim);
+        BufferPool.give(buf);
+        buf = null;
+        pos = 0;
+        lim = 0;
+        return rest;
+    }
+
     /** Bytes already read from the socket and not yet consumed. */
     public int buffered() {
         return lim - pos;

@@ -7,6 +7,9 @@ import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.http1.HttpParseException;
+import io.loomgate.http2.Http2Connection;
+import io.loomgate.http2.Http2Settings;
+import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.WatchedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -39,7 +42,10 @@ final class ClientConnection implements Runnable {
     private final ConnectionListener events;
     private final Runnable onClose;
     private final ReentrantLock closeLock = new ReentrantLock();
+    private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();
+
     private volatile boolean draining;
+    private volatile Http2Connection h2;
     private volatile boolean idle = true;
     private boolean closed;
     private InetSocketAddress remote;
@@ -104,6 +110,10 @@ final class ClientConnection implements Runnable {
                 }
             }
             idle = false;
+            if (requests == 0 && settings.http2().enabled() && startsWithHttp2Preface(headerNanos)) {
+                serveHttp2();
+                return;
+            }
             if (draining) {
                 // Drain began while this request's first bytes arrived: answer it, then close.
                 log.debug("connection {} got a request while draining", id);
@@ -120,6 +130,62 @@ final class ClientConnection implements Runnable {
         }
     }
 
+    /** Whether the first bytes are the HTTP/2 preface's first line (prior knowledge, RFC 9113 §3.3). */
+    private boolean startsWithHttp2Preface(long headerNanos) throws IOException {
+        socketIn.setPhaseDeadline(System.nanoTime() + headerNanos, "connection preface");
+        try {
+            return in.startsWith(HTTP2_PREFACE_START);
+        } catch (SocketTimeoutException e) {
+            return false; // what arrived is read as an HTTP/1.1 head, which answers 408 in its turn
+        } finally {
+            socketIn.clearPhaseDeadline();
+        }
+    }
+
+    /**
+     * The connection speaks HTTP/2 from here on: one {@link Http2Connection} reads its frames on this thread and
+     * runs each stream's exchange on a virtual thread of its own, through the same handler.
+     */
+    private void serveHttp2() throws IOException {
+        out.releaseBuffer();
+        Http2Connection c = new Http2Connection(id, socketIn, in.takeBuffered(), rawOut, settings.http2(),
+                settings.limits().maxHeaderBytes(), settings.idleTimeout(), settings.readTimeout(),
+                this::shutdownOutput, this::serveStream);
+        h2 = c;
+        if (draining) {
+            c.drain();
+        }
+        c.serve();
+    }
+
+    private void serveStream(Http2Stream stream) throws IOException {
+        Http2ServerExchange exchange = new Http2ServerExchange(stream, this);
+        try {
+            handler.handle(exchange);
+        } catch (RuntimeException e) {
+            log.error("connection {} stream {}: handler failed on {} {}", id, stream.id(),
+                    stream.request().method(), stream.request().target(), e);
+            if (!exchange.isResponseStarted()) {
+                exchange.respond(500, "internal error");
+            }
+            return;
+        }
+        if (!exchange.isResponseStarted()) {
+            log.error("connection {} stream {}: handler returned without a response", id, stream.id());
+            exchange.respond(500, "no response");
+        } else if (!exchange.responseFinished()) {
+            stream.abort();
+        }
+    }
+
+    private void shutdownOutput() {
+        try {
+            socket.shutdownOutput();
+        } catch (IOException e) {
+            log.debug("connection {}: shutdownOutput: {}", id, e.toString());
+        }
+    }
+
     /** Reads one head within the header deadline; answers and returns null when it cannot be read. */
     private RequestHead readHead(long headerNanos) throws IOException {
         socketIn.setPhaseDeadline(System.nanoTime() + headerNanos, "request head");
@@ -127,6 +193,11 @@ final class ClientConnection implements Runnable {
             RequestHead head = in.readRequestHead();
             return head == null ? null : normalise(head);
         } catch (HttpParseException e) {
+            if (requests == 0 && settings.http2().enabled() && e.getMessage().startsWith("malformed HTTP version")) {
+                // Neither HTTP/1.x nor the HTTP/2 preface: on a port that speaks h2c, an invalid preface.
+                Http2Connection.refusePreface(rawOut);
+                return null;
+            }
             reject(e.status(), e.getMessage());
             return null;
         } catch (SocketTimeoutException e) {
@@ -182,6 +253,13 @@ final class ClientConnection implements Runnable {
             return false;
         }
         Headers h = head.headers();
+        if (h.hasToken("Upgrade", "h2c")) {
+            // The HTTP/1.1 upgrade to h2c is not offered (RFC 9113 §3.1 deprecates it; prior knowledge is): the
+            // request is served as HTTP/1.1, as if Upgrade were absent. Forwarding it would let an origin that
+            // accepts h2c tunnel requests past the gateway's routes and filters ("h2c smuggling").
+            h.remove("Upgrade");
+            h.remove("HTTP2-Settings");
+        }
         String expect = h.first("Expect");
         if (expect != null && !expect.equalsIgnoreCase("100-continue")) {
             reject(417, "only 'Expect: 100-continue' is supported");
@@ -279,6 +357,11 @@ final class ClientConnection implements Runnable {
         // before any response byte. Clients treat that like any idle keep-alive connection closed by the server
         // and retry (RFC 9112 §9.3.1), which is why closing idle connections is safe at all.
         draining = true;
+        Http2Connection c = h2;
+        if (c != null) {
+            c.drain(); // GOAWAY: streams in flight finish, then the connection ends itself
+            return;
+        }
         if (idle) {
             close();
         }

@@ -1,6 +1,7 @@
 package io.loomgate.server;
 
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http2.Http2Settings;
 import java.time.Duration;
 
 /**
@@ -14,9 +15,16 @@ import java.time.Duration;
  * @param idleTimeout    longest wait for the next request on a keep-alive connection (closed quietly after)
  * @param readTimeout    longest wait for any single read of a request body, or write progress (connection aborted)
  * @param limits         request head limits
+ * @param http2          HTTP/2 (h2c with prior knowledge) on this listener; disabled by default
  */
 public record ListenerSettings(String address, int port, int backlog, int maxConnections, Duration headerTimeout,
-                               Duration idleTimeout, Duration readTimeout, HttpLimits limits) {
+                               Duration idleTimeout, Duration readTimeout, HttpLimits limits, Http2Settings http2) {
+
+    public ListenerSettings(String address, int port, int backlog, int maxConnections, Duration headerTimeout,
+                            Duration idleTimeout, Duration readTimeout, HttpLimits limits) {
+        this(address, port, backlog, maxConnections, headerTimeout, idleTimeout, readTimeout, limits,
+                Http2Settings.DISABLED);
+    }
 
     public static ListenerSettings defaults(String address, int port) {
         return new ListenerSettings(address, port, 4096, 10_000, Duration.ofSeconds(10), Duration.ofSeconds(60),
@@ -25,6 +33,11 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
 
     public ListenerSettings withPort(int newPort) {
         return new ListenerSettings(address, newPort, backlog, maxConnections, headerTimeout, idleTimeout,
-                readTimeout, limits);
+                readTimeout, limits, http2);
+    }
+
+    public ListenerSettings withHttp2(Http2Settings newHttp2) {
+        return new ListenerSettings(address, port, backlog, maxConnections, headerTimeout, idleTimeout,
+                readTimeout, limits, newHttp2);
     }
 }

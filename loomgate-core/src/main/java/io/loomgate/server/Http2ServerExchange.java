@@ -1,0 +1,225 @@
+package io.loomgate.server;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.Method;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http.Status;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http2.Http2Stream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+/**
+ * One HTTP/2 stream seen through the same seam as an HTTP/1.1 request, so the proxy, routes, filters, metrics and
+ * access log serve it unchanged. Used only by the stream's own thread.
+ *
+ * <p>Framing: a request whose HEADERS ended the stream has no body; one with content-length is fixed; any other is
+ * "chunked" (a body of unknown length, which is what DATA frames are). The response's framing becomes
+ * content-length or nothing: HTTP/2 frames its own bodies.
+ */
+final class Http2ServerExchange implements ServerExchange {
+    private final Http2Stream stream;
+    private final ClientConnection connection;
+    private final BodyFraming framing;
+    private final StreamBody body;
+    private boolean continueNeeded;
+    private ResponseBody responseBody;
+
+    Http2ServerExchange(Http2Stream stream, ClientConnection connection) {
+        this.stream = stream;
+        this.connection = connection;
+        this.framing = !stream.hasBody() ? BodyFraming.NONE
+                : stream.contentLength() >= 0 ? new BodyFraming.Fixed(stream.contentLength()) : BodyFraming.CHUNKED;
+        this.body = new StreamBody();
+        this.continueNeeded = stream.hasBody() && "100-continue".equalsIgnoreCase(
+                stream.request().headers().first("expect"));
+    }
+
+    @Override
+    public RequestHead request() {
+        return stream.request();
+    }
+
+    @Override
+    public BodyFraming requestFraming() {
+        return framing;
+    }
+
+    @Override
+    public BodyInputStream requestBody() {
+        return body;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return connection.remote();
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return connection.local();
+    }
+
+    @Override
+    public int requestIndex() {
+        return stream.index();
+    }
+
+    @Override
+    public long connectionId() {
+        return connection.id();
+    }
+
+    @Override
+    public void sendInterim(ResponseHead head) throws IOException {
+        if (!head.isInformational() || head.status() == 101) {
+            throw new IllegalArgumentException("not an interim status: " + head.status());
+        }
+        if (head.status() == 100) {
+            if (!continueNeeded) {
+                return;
+            }
+            continueNeeded = false;
+        }
+        stream.sendInterim(head);
+    }
+
+    @Override
+    public ResponseBody sendHead(ResponseHead head, BodyFraming responseFraming) throws IOException {
+        continueNeeded = false;
+        Headers h = head.headers();
+        h.remove("Transfer-Encoding");
+        boolean headRequest = Method.HEAD.equals(stream.request().method());
+        long fixed = -1;
+        boolean noBody = Status.forbidsBody(head.status()) || responseFraming instanceof BodyFraming.None;
+        if (!headRequest) {
+            switch (responseFraming) {
+                case BodyFraming.Fixed f -> {
+                    fixed = f.length();
+                    if (!Status.forbidsBody(head.status())) {
+                        h.set("Content-Length", Long.toString(f.length()));
+                    }
+                    noBody |= f.length() == 0;
+                }
+                case BodyFraming.None n -> h.remove("Content-Length");
+                default -> h.remove("Content-Length");
+            }
+        }
+        boolean endStream = headRequest || noBody;
+        Http2Stream.ResponseOut out = stream.sendHead(head, endStream);
+        responseBody = new StreamResponse(out, endStream ? 0 : fixed);
+        return responseBody;
+    }
+
+    @Override
+    public Tunnel upgrade(ResponseHead switchingProtocols) throws IOException {
+        // RFC 9113 §8.6: 101 does not exist in HTTP/2; the proxy never asks (an h2 request cannot carry Upgrade).
+        throw new IOException("HTTP/2 streams cannot switch protocols");
+    }
+
+    @Override
+    public void closeAfterResponse() {
+        // The connection carries other streams: closing it is not this request's decision.
+    }
+
+    @Override
+    public boolean isResponseStarted() {
+        return stream.isResponseStarted();
+    }
+
+    /** Whether the handler finished its response. */
+    boolean responseFinished() {
+        return responseBody instanceof StreamResponse r && r.finished;
+    }
+
+    Http2Stream stream() {
+        return stream;
+    }
+
+    /** The request body; its first read sends 100 Continue when the client asked for it. */
+    private final class StreamBody extends BodyInputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            int n = read(one, 0, 1);
+            return n < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (continueNeeded && !stream.isResponseStarted()) {
+                continueNeeded = false;
+                stream.sendInterim(ResponseHead.of(100));
+            }
+            return stream.body().read(b, off, len);
+        }
+
+        @Override
+        public int available() {
+            return stream.body().available();
+        }
+
+        @Override
+        public boolean isComplete() {
+            return stream.body().isComplete();
+        }
+
+        @Override
+        public Headers trailers() {
+            return stream.body().trailers();
+        }
+    }
+
+    /** The response body: DATA frames; a fixed length must be met exactly, or the stream is reset. */
+    private final class StreamResponse extends ResponseBody {
+        private final Http2Stream.ResponseOut out;
+        private final long expected;
+        private long written;
+        private boolean finished;
+
+        StreamResponse(Http2Stream.ResponseOut out, long expected) {
+            this.out = out;
+            this.expected = expected;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (out.isFinished()) {
+                return; // HEAD, 204, 304: nothing written reaches the client
+            }
+            if (expected >= 0 && written + len > expected) {
+                stream.abort();
+                throw new IOException("response body longer than its content-length " + expected);
+            }
+            written += len;
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (!out.isFinished()) {
+                out.flush();
+            }
+        }
+
+        @Override
+        public void finish(Headers trailers) throws IOException {
+            if (finished) {
+                return;
+            }
+            if (!out.isFinished() && expected >= 0 && written != expected) {
+                stream.abort();
+                throw new IOException("response body ended after " + written + " of " + expected + " bytes");
+            }
+            finished = true;
+            out.finish(trailers);
+        }
+    }
+}
