@@ -1,0 +1,198 @@
+package io.loomgate.http2;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * An HTTP/2 client on a raw socket that writes exactly the frames a test asks for, hostile ones included, and reads
+ * frames back one by one. Uses the product's HPACK classes only to encode requests and decode response heads.
+ */
+final class RawH2Client implements AutoCloseable {
+    record Frame(int type, int flags, int stream, byte[] payload) {
+        int errorCode() {
+            int at = type == Frames.GOAWAY ? 4 : 0;
+            return ((payload[at] & 0xff) << 24) | ((payload[at + 1] & 0xff) << 16) | ((payload[at + 2] & 0xff) << 8)
+                    | (payload[at + 3] & 0xff);
+        }
+
+        boolean endStream() {
+            return (flags & Frames.FLAG_END_STREAM) != 0;
+        }
+
+        boolean is(int t, int s) {
+            return type == t && stream == s;
+        }
+
+        String debugText() {
+            return new String(payload, 8, payload.length - 8, java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    private final Socket socket;
+    private final DataInputStream in;
+    private final OutputStream out;
+    private final HpackDecoder decoder = new HpackDecoder(4096);
+
+    RawH2Client(int port, int... settings) throws IOException {
+        socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        socket.setSoTimeout(20_000);
+        socket.setTcpNoDelay(true);
+        in = new DataInputStream(socket.getInputStream());
+        out = socket.getOutputStream();
+        out.write(Frames.PREFACE);
+        settings(settings);
+    }
+
+    void settings(int... kv) throws IOException {
+        byte[] p = new byte[kv.length * 3];
+        for (int i = 0, k = 0; i < kv.length; i += 2, k += 6) {
+            p[k] = (byte) (kv[i] >>> 8);
+            p[k + 1] = (byte) kv[i];
+            FrameWriter.putInt(p, k + 2, kv[i + 1]);
+        }
+        frame(Frames.SETTINGS, 0, 0, p);
+    }
+
+    static byte[] block(String... namesAndValues) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            HpackEncoder.field(b, namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return b.toByteArray();
+    }
+
+    /** A GET (or other method) for {@code path} with these extra fields. */
+    static byte[] request(String method, String path, String... extra) {
+        String[] all = new String[8 + extra.length];
+        System.arraycopy(new String[] {":method", method, ":scheme", "http", ":path", path, ":authority", "test"}, 0,
+                all, 0, 8);
+        System.arraycopy(extra, 0, all, 8, extra.length);
+        return block(all);
+    }
+
+    void headers(int stream, byte[] block, boolean endStream) throws IOException {
+        frame(Frames.HEADERS, Frames.FLAG_END_HEADERS | (endStream ? Frames.FLAG_END_STREAM : 0), stream, block);
+    }
+
+    void get(int stream, String path) throws IOException {
+        headers(stream, request("GET", path), true);
+    }
+
+    void data(int stream, byte[] bytes, boolean endStream) throws IOException {
+        frame(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, stream, bytes);
+    }
+
+    void rst(int stream, int code) throws IOException {
+        byte[] p = new byte[4];
+        FrameWriter.putInt(p, 0, code);
+        frame(Frames.RST_STREAM, 0, stream, p);
+    }
+
+    void windowUpdate(int stream, int increment) throws IOException {
+        byte[] p = new byte[4];
+        FrameWriter.putInt(p, 0, increment);
+        frame(Frames.WINDOW_UPDATE, 0, stream, p);
+    }
+
+    void ping(long opaque) throws IOException {
+        byte[] p = new byte[8];
+        FrameWriter.putInt(p, 0, (int) (opaque >>> 32));
+        FrameWriter.putInt(p, 4, (int) opaque);
+        frame(Frames.PING, 0, 0, p);
+    }
+
+    void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+        byte[] f = new byte[9 + payload.length];
+        f[0] = (byte) (payload.length >>> 16);
+        f[1] = (byte) (payload.length >>> 8);
+        f[2] = (byte) payload.length;
+        f[3] = (byte) type;
+        f[4] = (byte) flags;
+        FrameWriter.putInt(f, 5, stream);
+        System.arraycopy(payload, 0, f, 9, payload.length);
+        out.write(f);
+        out.flush();
+    }
+
+    /** The next frame, or null at the end of the connection. */
+    Frame read() throws IOException {
+        byte[] h = new byte[9];
+        try {
+            in.readFully(h);
+        } catch (EOFException | SocketException e) {
+            return null;
+        }
+        int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
+        byte[] p = new byte[len];
+        in.readFully(p);
+        int stream = ((h[5] & 0x7f) << 24) | ((h[6] & 0xff) << 16) | ((h[7] & 0xff) << 8) | (h[8] & 0xff);
+        return new Frame(h[3] & 0xff, h[4] & 0xff, stream, p);
+    }
+
+    /** Reads until a frame matches (returned) or the connection ends (null). Response heads are decoded on the way. */
+    Frame await(Predicate<Frame> wanted) throws IOException {
+        while (true) {
+            Frame f = read();
+            if (f == null || wanted.test(f)) {
+                return f;
+            }
+        }
+    }
+
+    /** Reads until GOAWAY (returned) or the end of the connection (null). */
+    Frame awaitGoAway() throws IOException {
+        return await(f -> f.type() == Frames.GOAWAY);
+    }
+
+    /** Decodes a HEADERS frame's block (END_HEADERS expected) to a map; keeps the decoder's table in step. */
+    Map<String, String> fields(Frame headers) throws HpackException {
+        Map<String, String> m = new LinkedHashMap<>();
+        int off = 0;
+        int len = headers.payload().length;
+        if ((headers.flags() & Frames.FLAG_PADDED) != 0) {
+            off = 1;
+            len -= 1 + (headers.payload()[0] & 0xff);
+        }
+        byte[] b = java.util.Arrays.copyOfRange(headers.payload(), off, off + len);
+        decoder.decode(b, b.length, Long.MAX_VALUE, m::put);
+        return m;
+    }
+
+    /** Reads one stream's DATA to END_STREAM (other streams' frames are skipped); null if the stream was reset. */
+    String body(int stream) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        while (true) {
+            Frame f = await(x -> x.stream() == stream && (x.type() == Frames.DATA || x.type() == Frames.RST_STREAM
+                    || x.type() == Frames.HEADERS && x.endStream()));
+            if (f == null || f.type() == Frames.RST_STREAM) {
+                return null;
+            }
+            if (f.type() == Frames.DATA) {
+                b.writeBytes(f.payload());
+            }
+            if (f.endStream()) {
+                return b.toString(java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+    }
+
+    /** Whether the server closed the connection (reads to EOF, discarding frames). */
+    boolean isClosedByPeer() throws IOException {
+        return await(f -> false) == null;
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
