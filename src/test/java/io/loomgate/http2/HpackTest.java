@@ -1,0 +1,130 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** HPACK against RFC 7541's own examples (Appendix C), plus its error cases and the limits we add. */
+class HpackTest {
+
+    private static List<String> decode(HpackDecoder d, String hex) throws HpackException {
+        byte[] b = HexFormat.of().parseHex(hex.replace(" ", ""));
+        List<String> out = new ArrayList<>();
+        d.decode(b, b.length, Long.MAX_VALUE, (n, v) -> out.add(n + ": " + v));
+        return out;
+    }
+
+    @Test
+    void decodesTheRequestExamplesWithoutHuffmanCoding() throws Exception { // RFC 7541 C.3
+        HpackDecoder d = new HpackDecoder(4096);
+        assertThat(decode(d, "828684410f7777772e6578616d706c652e636f6d")).containsExactly(":method: GET",
+                ":scheme: http", ":path: /", ":authority: www.example.com");
+        assertThat(d.tableSize()).isEqualTo(57);
+        assertThat(decode(d, "828684be58086e6f2d6361636865")).containsExactly(":method: GET", ":scheme: http",
+                ":path: /", ":authority: www.example.com", "cache-control: no-cache");
+        assertThat(d.tableSize()).isEqualTo(110);
+        assertThat(decode(d, "828785bf400a637573746f6d2d6b65790c637573746f6d2d76616c7565")).containsExactly(
+                ":method: GET", ":scheme: https", ":path: /index.html", ":authority: www.example.com",
+                "custom-key: custom-value");
+        assertThat(d.tableSize()).isEqualTo(164);
+    }
+
+    @Test
+    void decodesTheRequestExamplesWithHuffmanCoding() throws Exception { // RFC 7541 C.4
+        HpackDecoder d = new HpackDecoder(4096);
+        assertThat(decode(d, "828684418cf1e3c2e5f23a6ba0ab90f4ff")).containsExactly(":method: GET",
+                ":scheme: http", ":path: /", ":authority: www.example.com");
+        assertThat(decode(d, "828684be5886a8eb10649cbf")).endsWith("cache-control: no-cache");
+        assertThat(decode(d, "828785bf408825a849e95ba97d7f8925a849e95bb8e8b4bf")).endsWith(
+                "custom-key: custom-value");
+        assertThat(d.tableSize()).isEqualTo(164);
+    }
+
+    @Test
+    void evictsTheOldestEntriesWhenTheTableIsFull() throws Exception { // RFC 7541 C.5: a 256-byte table
+        HpackDecoder d = new HpackDecoder(256);
+        decode(d, "4803333032580770726976617465611d4d6f6e2c203231204f637420323031332032303a31333a323120474d546e1768"
+                + "747470733a2f2f7777772e6578616d706c652e636f6d");
+        assertThat(d.tableSize()).isEqualTo(222);
+        assertThat(decode(d, "4803333037c1c0bf")).containsExactly(":status: 307", "cache-control: private",
+                "date: Mon, 21 Oct 2013 20:13:21 GMT", "location: https://www.example.com");
+        assertThat(d.tableSize()).isEqualTo(222);
+    }
+
+    @Test
+    void whatTheEncoderWritesTheDecoderReads() throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        HpackEncoder.field(b, ":status", "200");
+        HpackEncoder.field(b, "content-type", "application/grpc");
+        HpackEncoder.field(b, "x-odd", "\u00e9\u0001~ value with every byte \u00ff");
+        byte[] bytes = b.toByteArray();
+        List<String> out = new ArrayList<>();
+        new HpackDecoder(4096).decode(bytes, bytes.length, Long.MAX_VALUE, (n, v) -> out.add(n + "=" + v));
+        assertThat(out).containsExactly(":status=200", "content-type=application/grpc",
+                "x-odd=\u00e9\u0001~ value with every byte \u00ff");
+    }
+
+    @Test
+    void huffmanRoundTripsEveryOctet() throws Exception {
+        byte[] all = new byte[256];
+        for (int i = 0; i < 256; i++) {
+            all[i] = (byte) i;
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Huffman.encode(all, out);
+        byte[] coded = out.toByteArray();
+        assertThat(coded).hasSize(Huffman.encodedLength(all));
+        assertThat(Huffman.decode(coded, 0, coded.length)).isEqualTo(all);
+    }
+
+    @Test
+    void refusesMalformedBlocks() {
+        HpackDecoder d = new HpackDecoder(4096);
+        assertThatThrownBy(() -> decode(d, "80")).hasMessageContaining("index 0");
+        assertThatThrownBy(() -> decode(d, "be")).hasMessageContaining("beyond the tables");
+        assertThatThrownBy(() -> decode(d, "3fe21f")).hasMessageContaining("over the advertised"); // size 4097
+        assertThatThrownBy(() -> decode(d, "8220")).hasMessageContaining("after a field");
+        assertThatThrownBy(() -> decode(d, "0085ffffffff")).hasMessageContaining("runs past"); // Huffman past end
+        assertThatThrownBy(() -> decode(d, "0081fe81ff")).hasMessageContaining("padding"); // padding not all ones
+        assertThatThrownBy(() -> decode(d, "0084ffffffff81ff")).hasMessageContaining("EOS");
+        assertThatThrownBy(() -> decode(d, "3fffffffff0f")).hasMessageContaining("overflow");
+    }
+
+    @Test
+    void aBlockDecodingPastTheListLimitIsReportedButKeepsTheTableInStep() throws Exception {
+        HpackDecoder d = new HpackDecoder(4096);
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        HpackEncoder.integer(b, 0x40, 6, 0);
+        HpackEncoder.string(b, "x-big");
+        HpackEncoder.string(b, "v".repeat(3000));
+        for (int i = 0; i < 100; i++) {
+            HpackEncoder.integer(b, 0x80, 7, 62);
+        }
+        byte[] bomb = b.toByteArray();
+        List<String> seen = new ArrayList<>();
+        boolean within = d.decode(bomb, bomb.length, 16 * 1024, (n, v) -> seen.add(n));
+        assertThat(within).isFalse();
+        assertThat(seen).hasSizeLessThan(6); // stopped at the limit, not 101 fields of 3 KB
+        assertThat(d.tableSize()).isEqualTo("x-big".length() + 3000 + 32); // the entry was still added
+        assertThat(decode(d, "be")).containsExactly("x-big: " + "v".repeat(3000));
+    }
+
+    @Test
+    void theDynamicTableNeverExceedsItsMaximum() throws Exception {
+        HpackDecoder d = new HpackDecoder(4096);
+        for (int i = 0; i < 200; i++) {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            HpackEncoder.integer(b, 0x40, 6, 0);
+            HpackEncoder.string(b, "x-" + i);
+            HpackEncoder.string(b, "w".repeat(i * 7 % 500));
+            byte[] block = b.toByteArray();
+            d.decode(block, block.length, Long.MAX_VALUE, (n, v) -> { });
+            assertThat(d.tableSize()).isLessThanOrEqualTo(4096);
+        }
+    }
+}
