@@ -1,6 +1,7 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.Headers;
+import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.WatchedInputStream;
@@ -51,6 +52,7 @@ public final class Http2Connection {
     private final Http2Settings settings;
     private final StreamHandler handler;
     private final int maxHeaderListSize;
+    private final int maxHeaderCount;
     private final Duration idleTimeout;
     private final Duration readTimeout;
     private final Runnable endOutput;
@@ -84,7 +86,7 @@ public final class Http2Connection {
      * @param endOutput   half-closes the socket's output: the graceful end after GOAWAY, once every stream is done
      */
     public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
-                           Http2Settings settings, int maxHeaderListSize, Duration idleTimeout,
+                           Http2Settings settings, HttpLimits limits, Duration idleTimeout,
                            Duration readTimeout, Runnable endOutput, StreamHandler handler) {
         this.id = id;
         this.socketIn = socketIn;
@@ -93,7 +95,8 @@ public final class Http2Connection {
         this.writer = new FrameWriter(out);
         this.settings = settings;
         this.handler = handler;
-        this.maxHeaderListSize = maxHeaderListSize;
+        this.maxHeaderListSize = limits.maxHeaderBytes();
+        this.maxHeaderCount = limits.maxHeaderCount();
         this.idleTimeout = idleTimeout;
         this.readTimeout = readTimeout;
         this.endOutput = endOutput;
@@ -533,7 +536,7 @@ public final class Http2Connection {
         } finally {
             lock.unlock();
         }
-        if (!withinLimit) {
+        if (!withinLimit || request.headers().size() > maxHeaderCount) {
             // HPACK bomb or simply too many fields: the table is in step, so only this request is refused.
             refuseWith431(s);
         } else {

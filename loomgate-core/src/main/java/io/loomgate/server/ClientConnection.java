@@ -149,7 +149,7 @@ final class ClientConnection implements Runnable {
     private void serveHttp2() throws IOException {
         out.releaseBuffer();
         Http2Connection c = new Http2Connection(id, socketIn, in.takeBuffered(), rawOut, settings.http2(),
-                settings.limits().maxHeaderBytes(), settings.idleTimeout(), settings.readTimeout(),
+                settings.limits(), settings.idleTimeout(), settings.readTimeout(),
                 this::shutdownOutput, this::serveStream);
         h2 = c;
         if (draining) {

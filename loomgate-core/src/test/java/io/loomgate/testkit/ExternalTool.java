@@ -15,7 +15,7 @@ public final class ExternalTool {
     private ExternalTool() {
     }
 
-    /** The tool's path, looked for on PATH, in $GOBIN, $HOME/go/bin and /tmp/gobin. */
+    /** The tool's path, looked for on PATH, in $GOBIN and $HOME/go/bin (where .ci/run's go install puts it). */
     public static Path require(String name, String howToInstall) {
         List<Path> dirs = new ArrayList<>();
         String path = System.getenv("PATH");
@@ -29,7 +29,6 @@ public final class ExternalTool {
             dirs.add(Path.of(gobin));
         }
         dirs.add(Path.of(System.getProperty("user.home"), "go", "bin"));
-        dirs.add(Path.of("/tmp/gobin"));
         for (Path d : dirs) {
             Path p = d.resolve(name);
             if (Files.isExecutable(p)) {
