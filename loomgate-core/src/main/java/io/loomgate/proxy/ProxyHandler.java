@@ -113,9 +113,7 @@ public final class ProxyHandler implements ExchangeHandler {
             head.headers().add("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE");
             LocalReplies.send(x.downstream, head, new byte[0]);
             x.status = 200;
-            x.endNanos = System.nanoTime();
-            listener.exchangeEnd(x);
-            return true;
+            return true; // handle reports the end, as for every exchange
         }
         if (r.method().equals(Method.CONNECT) || r.target().charAt(0) != '/') {
             throw new ProxyFailure(Kind.BAD_REQUEST, r.method().equals(Method.CONNECT) ? 405 : 400,
