@@ -12,9 +12,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A recycled buffer holds another connection's old bytes; its new owner only ever reads what it wrote (its
  * position and limit say where), so nothing leaks between connections.
  */
-final class BufferPool {
+public final class BufferPool {
     /** The size recycled; buffers of any other size (grown for a large head) are not. */
-    static final int SIZE = 8192;
+    public static final int SIZE = 8192;
     static final int CAPACITY = 1024;
 
     private static final ReentrantLock LOCK = new ReentrantLock();

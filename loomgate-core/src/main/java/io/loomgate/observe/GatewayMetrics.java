@@ -6,6 +6,7 @@ import io.loomgate.proxy.ProxyFailure;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.EvictionReason;
 import io.loomgate.upstream.PoolListener;
 import io.loomgate.upstream.Upstream;
 import io.loomgate.upstream.UpstreamPool;
@@ -218,8 +219,8 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     }
 
     @Override
-    public void evicted(Endpoint endpoint, String reason) {
-        endpointMeters(endpoint).evicted(reason);
+    public void evicted(Endpoint endpoint, EvictionReason reason) {
+        endpointMeters(endpoint).evicted(reason.label());
     }
 
     // ---- ConnectionListener

@@ -1,5 +1,6 @@
 package io.loomgate.upstream;
 
+import io.loomgate.http1.BufferPool;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.WatchedInputStream;
@@ -19,7 +20,8 @@ import java.net.SocketTimeoutException;
  * name the endpoint.
  */
 final class Connector {
-    static final int BUFFER_SIZE = 8192;
+    /** The codec's recycled size, so upstream connections borrow from the same pool as client ones. */
+    static final int BUFFER_SIZE = BufferPool.SIZE;
 
     /** Opens a connected socket; the seam tests use to simulate a connect that never completes. */
     @FunctionalInterface

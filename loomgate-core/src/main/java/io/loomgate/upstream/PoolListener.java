@@ -19,12 +19,7 @@ public interface PoolListener {
     default void reused(Endpoint endpoint) {
     }
 
-    /**
-     * A connection left the pool for good. Reasons: {@code idle-timeout} (the sweeper), {@code closed-by-peer} (failed
-     * the health check on acquire), {@code discarded} (the borrower said so), {@code over-max-idle} (released while
-     * max-idle were already idle), {@code replaced} (the least recently used idle connection, closed to make room for
-     * a fresh dial in a full pool), {@code shutdown} (the pool was closed).
-     */
-    default void evicted(Endpoint endpoint, String reason) {
+    /** A connection left the pool for good, for this reason. */
+    default void evicted(Endpoint endpoint, EvictionReason reason) {
     }
 }

@@ -5,6 +5,7 @@ import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.WatchedInputStream;
 import java.io.IOException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 
 /**
@@ -20,13 +21,14 @@ public final class PooledConnection {
 
     enum State { IDLE, IN_USE, CLOSED }
 
+    private static final int HEALTH_CHECK_READ_MILLIS = 1;
+
     private final UpstreamPool pool;
     private final long id;
     private final Socket socket;
     private final HttpInput input;
     private final HttpOutput output;
     private final WatchedInputStream watched;
-    private Duration readTimeout = Duration.ZERO;
 
     // Guarded by pool's lock.
     private State state = State.IN_USE;
@@ -75,12 +77,35 @@ public final class PooledConnection {
             throw new IllegalArgumentException("read timeout must not be negative, not " + timeout);
         }
         watched.setReadTimeout(timeout);
-        readTimeout = timeout;
     }
 
-    /** The read timeout last set; zero for none. */
-    Duration readTimeout() {
-        return readTimeout;
+    /**
+     * Whether this idle connection can carry a new request (OkHttp's {@code isHealthy}). The cheap check (socket
+     * open both ways, no unread bytes) always runs; with {@code extensive}, a 1 ms read as well: any byte or end of
+     * stream then means the origin closed the connection or is talking out of turn, and either way it is unusable.
+     * Called by the pool on acquire, outside its lock.
+     */
+    boolean isHealthy(boolean extensive) {
+        if (socket.isClosed() || socket.isInputShutdown() || socket.isOutputShutdown() || input.buffered() > 0) {
+            return false;
+        }
+        if (!extensive) {
+            return true;
+        }
+        try {
+            int previousTimeout = socket.getSoTimeout();
+            socket.setSoTimeout(HEALTH_CHECK_READ_MILLIS);
+            try {
+                input.awaitData();
+                return false;
+            } catch (SocketTimeoutException expected) {
+                return true;
+            } finally {
+                socket.setSoTimeout(previousTimeout);
+            }
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     UpstreamPool pool() {

@@ -3,8 +3,6 @@ package io.loomgate.upstream;
 import io.loomgate.upstream.PooledConnection.State;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,10 +22,11 @@ import java.util.function.LongSupplier;
  * its last exchange ended cleanly, otherwise with {@link #discard}.
  *
  * <p>Invariant, under {@code lock}: {@code idle.size() + inUse + dialling <= maxConnections}, where a slot is
- * reserved ({@code dialling}) before the dial starts and freed if it fails. Idle connections are kept most recently
+ * reserved ({@code dialling}) before the dial starts and freed if it fails. Waiters are served in arrival order
+ * ({@link WaiterQueue}). Idle connections are kept most recently
  * used first: reuse takes the warmest one and lets the rest age out at the tail, where {@link #cleanup} finds the
- * oldest. The lock is never held across I/O: dialling, closing sockets and the health-check read all happen after
- * it is released, so a slow origin never blocks other threads using the pool.
+ * oldest. The lock is never held across I/O: dialling, closing sockets and the health check
+ * ({@link PooledConnection#isHealthy}) all happen after it is released, so a slow origin never blocks other threads using the pool.
  */
 public final class UpstreamPool {
     /**
@@ -37,7 +36,6 @@ public final class UpstreamPool {
      * connection that the origin closed anyway fails on first use and the proxy retries on a fresh one.
      */
     static final long EXTENSIVE_CHECK_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final int HEALTH_CHECK_READ_MILLIS = 1;
 
     private final Endpoint endpoint;
     private final PoolSettings settings;
@@ -45,12 +43,13 @@ public final class UpstreamPool {
     private final PoolListener listener;
     private final LongSupplier nanoTime;
     private final long idleTimeoutNanos;
+    private final EndpointState state;
 
     private final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock. Head = most recently released.
     private final ArrayDeque<PooledConnection> idle = new ArrayDeque<>();
     /** Acquirers waiting for a connection or a slot, oldest first. */
-    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    private final WaiterQueue<PooledConnection> waiters = new WaiterQueue<>(lock);
     private int inUse;
     private int dialling;
     private boolean closed;
@@ -74,6 +73,7 @@ public final class UpstreamPool {
         this.listener = listener;
         this.nanoTime = nanoTime;
         this.idleTimeoutNanos = settings.idleTimeout().toNanos();
+        this.state = new EndpointState(endpoint);
     }
 
     public Endpoint endpoint() {
@@ -82,6 +82,11 @@ public final class UpstreamPool {
 
     public PoolSettings settings() {
         return settings;
+    }
+
+    /** The endpoint's shared state (attempts in flight), which balancers read; the pool itself does not use it. */
+    public EndpointState state() {
+        return state;
     }
 
     /**
@@ -99,17 +104,18 @@ public final class UpstreamPool {
             Lease lease = lease(startNanos, deadlineNanos, fresh);
             if (lease.replaced != null) {
                 lease.replaced.closeQuietly();
-                listener.evicted(endpoint, "replaced");
+                listener.evicted(endpoint, EvictionReason.REPLACED);
             }
             if (lease.idle == null) {
                 return dial();
             }
-            if (healthy(lease.idle, lease.idleForNanos)) {
+            // The timed read costs a millisecond: only after an idle long enough for the origin to have given up.
+            if (lease.idle.isHealthy(lease.idleForNanos > EXTENSIVE_CHECK_AFTER_IDLE_NANOS)) {
                 reuses.increment();
                 listener.reused(endpoint);
                 return lease.idle;
             }
-            retire(lease.idle, "closed-by-peer", null);
+            retire(lease.idle, EvictionReason.CLOSED_BY_PEER, null);
         }
     }
 
@@ -118,21 +124,6 @@ public final class UpstreamPool {
      * (possibly made by closing {@code replaced}).
      */
     private record Lease(PooledConnection idle, long idleForNanos, PooledConnection replaced) {
-    }
-
-    /**
-     * One acquirer waiting in line. Whoever frees a connection or a slot hands it to the oldest waiter directly, so
-     * a newcomer can never take what a waiter was woken for: under overload (all connections busy) waits are served
-     * first come, first served, and nobody starves past the deadline while later requests go through.
-     */
-    private static final class Waiter {
-        final Condition turn;
-        PooledConnection handed; // a released connection, already IN_USE and counted in inUse
-        boolean slot;            // a reserved slot to dial into, already counted in dialling
-
-        Waiter(Condition turn) {
-            this.turn = turn;
-        }
     }
 
     private Lease lease(long startNanos, long deadlineNanos, boolean fresh) throws IOException {
@@ -168,30 +159,29 @@ public final class UpstreamPool {
 
     /** Joins the line and waits (lock held) until handed a connection or a slot, or the deadline passes. */
     private Lease awaitTurn(long startNanos, long deadlineNanos) throws IOException {
-        Waiter me = new Waiter(lock.newCondition());
-        waiters.addLast(me);
+        WaiterQueue.Ticket<PooledConnection> me = waiters.join();
         while (true) {
-            if (me.handed != null) {
-                return new Lease(me.handed, 0, null);
+            if (me.item() != null) {
+                return new Lease(me.item(), 0, null);
             }
-            if (me.slot) {
+            if (me.hasSlot()) {
                 return new Lease(null, 0, null);
             }
             if (closed) {
-                waiters.remove(me);
+                waiters.leave(me);
                 throw new PoolExhaustedException("connection pool to " + endpoint + " is closed");
             }
             long remaining = deadlineNanos - System.nanoTime();
             if (remaining <= 0) {
-                waiters.remove(me);
+                waiters.leave(me);
                 throw new PoolExhaustedException("no connection to " + endpoint + " free within "
                         + TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - startNanos))
                         + "ms (max-connections " + settings.maxConnections() + ")");
             }
             try {
-                me.turn.awaitNanos(remaining);
+                waiters.await(me, remaining);
             } catch (InterruptedException e) {
-                waiters.remove(me);
+                waiters.leave(me);
                 giveBack(me); // whatever was handed over in the meantime goes to the next in line
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while waiting for a connection to " + endpoint);
@@ -200,14 +190,12 @@ public final class UpstreamPool {
     }
 
     /** Passes on what a waiter that left had been handed (lock held). */
-    private void giveBack(Waiter w) {
-        if (w.handed != null) {
-            PooledConnection c = w.handed;
-            w.handed = null;
+    private void giveBack(WaiterQueue.Ticket<PooledConnection> w) {
+        PooledConnection c = waiters.reclaimItem(w);
+        if (c != null) {
             inUse--;
             offerReleased(c);
-        } else if (w.slot) {
-            w.slot = false;
+        } else if (waiters.reclaimSlot(w)) {
             dialling--;
             slotFreed();
         }
@@ -218,13 +206,11 @@ public final class UpstreamPool {
      * the idle list. Returns false if neither wanted it (closed pool or over max-idle): the caller closes it.
      */
     private boolean offerReleased(PooledConnection connection) {
-        Waiter w = waiters.pollFirst();
-        if (w != null && !closed) {
+        if (!closed && !waiters.isEmpty()) {
             connection.state(State.IN_USE);
             connection.markReused();
             inUse++;
-            w.handed = connection;
-            w.turn.signal();
+            waiters.handItem(connection);
             return true;
         }
         if (closed || idle.size() >= settings.maxIdle()) {
@@ -241,11 +227,9 @@ public final class UpstreamPool {
         if (closed || idle.size() + inUse + dialling >= settings.maxConnections()) {
             return;
         }
-        Waiter w = waiters.pollFirst();
-        if (w != null) {
+        if (!waiters.isEmpty()) {
             dialling++;
-            w.slot = true;
-            w.turn.signal();
+            waiters.handSlot();
         }
     }
 
@@ -276,50 +260,20 @@ public final class UpstreamPool {
             lock.unlock();
         }
         connection.closeQuietly();
-        listener.evicted(endpoint, "shutdown");
+        listener.evicted(endpoint, EvictionReason.SHUTDOWN);
         throw new PoolExhaustedException("connection pool to " + endpoint + " closed while dialling");
-    }
-
-    /**
-     * The cheap check runs on every reuse; the timed read only after a long idle (see
-     * {@link #EXTENSIVE_CHECK_AFTER_IDLE_NANOS}). Any byte or end of stream during the read means the origin closed
-     * the connection or is talking out of turn; either way it cannot carry a new request.
-     */
-    private boolean healthy(PooledConnection connection, long idleForNanos) {
-        Socket socket = connection.socket();
-        if (socket.isClosed() || socket.isInputShutdown() || socket.isOutputShutdown()
-                || connection.input().buffered() > 0) {
-            return false;
-        }
-        if (idleForNanos <= EXTENSIVE_CHECK_AFTER_IDLE_NANOS) {
-            return true;
-        }
-        try {
-            int previousTimeout = socket.getSoTimeout();
-            socket.setSoTimeout(HEALTH_CHECK_READ_MILLIS);
-            try {
-                connection.input().awaitData();
-                return false;
-            } catch (SocketTimeoutException expected) {
-                return true;
-            } finally {
-                socket.setSoTimeout(previousTimeout);
-            }
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** Gives back a connection whose last exchange ended cleanly. */
     public void release(PooledConnection connection) {
-        String evictReason = null;
+        EvictionReason evictReason = null;
         lock.lock();
         try {
             checkLent(connection, "release");
             connection.output().releaseBuffer();
             inUse--;
             if (!offerReleased(connection)) {
-                evictReason = closed ? "shutdown" : "over-max-idle";
+                evictReason = closed ? EvictionReason.SHUTDOWN : EvictionReason.OVER_MAX_IDLE;
                 connection.state(State.CLOSED);
                 slotFreed();
             }
@@ -334,11 +288,11 @@ public final class UpstreamPool {
 
     /** Closes a connection that must not be reused. */
     public void discard(PooledConnection connection) {
-        retire(connection, "discarded", "discard");
+        retire(connection, EvictionReason.DISCARDED, "discard");
     }
 
     /** Closes a lent connection for good; {@code action}, if given, names the caller's call for the state check. */
-    private void retire(PooledConnection connection, String reason, String action) {
+    private void retire(PooledConnection connection, EvictionReason reason, String action) {
         lock.lock();
         try {
             if (action != null) {
@@ -391,7 +345,7 @@ public final class UpstreamPool {
         }
         for (PooledConnection connection : expired) {
             connection.closeQuietly();
-            listener.evicted(endpoint, "idle-timeout");
+            listener.evicted(endpoint, EvictionReason.IDLE_TIMEOUT);
         }
         return nextDelay;
     }
@@ -413,15 +367,13 @@ public final class UpstreamPool {
             idleNow = new ArrayList<>(idle);
             idle.clear();
             idleNow.forEach(c -> c.state(State.CLOSED));
-            for (Waiter w : waiters) {
-                w.turn.signal();
-            }
+            waiters.wakeAll();
         } finally {
             lock.unlock();
         }
         for (PooledConnection connection : idleNow) {
             connection.closeQuietly();
-            listener.evicted(endpoint, "shutdown");
+            listener.evicted(endpoint, EvictionReason.SHUTDOWN);
         }
     }
 

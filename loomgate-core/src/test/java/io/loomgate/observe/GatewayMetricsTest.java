@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loomgate.proxy.ProxyFailure;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.EvictionReason;
 import java.net.InetSocketAddress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -143,8 +144,8 @@ class GatewayMetricsTest {
         metrics.connected(e, 4_000_000);
         metrics.connectFailed(e, new java.net.ConnectException("refused"));
         metrics.reused(e);
-        metrics.evicted(e, "idle-timeout");
-        metrics.evicted(e, "idle-timeout");
+        metrics.evicted(e, EvictionReason.IDLE_TIMEOUT);
+        metrics.evicted(e, EvictionReason.IDLE_TIMEOUT);
 
         PrometheusText s = scrape();
         assertThat(s.value("loomgate_upstream_connect_seconds_count", "endpoint=127.0.0.1:9000")).isEqualTo(2);

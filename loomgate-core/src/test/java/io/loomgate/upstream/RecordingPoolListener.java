@@ -23,7 +23,7 @@ final class RecordingPoolListener implements PoolListener {
     }
 
     @Override
-    public void evicted(Endpoint endpoint, String reason) {
-        events.add("evicted:" + reason);
+    public void evicted(Endpoint endpoint, EvictionReason reason) {
+        events.add("evicted:" + reason.label());
     }
 }

@@ -1,0 +1,124 @@
+package io.loomgate.upstream;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The line of acquirers waiting for a connection or a slot, served first come, first served. Whoever frees a
+ * connection ({@link #handItem}) or a slot ({@link #handSlot}) gives it to the oldest waiter directly, so a newcomer
+ * can never take what a waiter was woken for: under overload (all connections busy) nobody starves past its deadline
+ * while later requests go through.
+ *
+ * <p>Not thread-safe on its own: every method is called with the owner's lock held (the lock the queue was made
+ * with, whose conditions the waiters park on).
+ *
+ * @param <T> what is handed over (a pooled connection)
+ */
+final class WaiterQueue<T> {
+
+    /** One acquirer in line, and what it was handed. */
+    static final class Ticket<T> {
+        private final Condition turn;
+        private T item;
+        private boolean slot;
+
+        private Ticket(Condition turn) {
+            this.turn = turn;
+        }
+
+        /** What it was handed, or null. */
+        T item() {
+            return item;
+        }
+
+        /** Whether it was handed a reserved slot (to dial into). */
+        boolean hasSlot() {
+            return slot;
+        }
+
+        boolean wasServed() {
+            return item != null || slot;
+        }
+    }
+
+    private final ReentrantLock lock;
+    private final ArrayDeque<Ticket<T>> line = new ArrayDeque<>();
+
+    WaiterQueue(ReentrantLock lock) {
+        this.lock = lock;
+    }
+
+    boolean isEmpty() {
+        return line.isEmpty();
+    }
+
+    int size() {
+        return line.size();
+    }
+
+    /** Joins the end of the line. */
+    Ticket<T> join() {
+        Ticket<T> t = new Ticket<>(lock.newCondition());
+        line.addLast(t);
+        return t;
+    }
+
+    /**
+     * Parks (releasing the lock) until this ticket is served, {@link #wakeAll} is called, or {@code nanos} pass;
+     * spurious wake-ups are possible, so the caller loops on its own conditions.
+     */
+    void await(Ticket<T> ticket, long nanos) throws InterruptedException {
+        if (!ticket.wasServed()) {
+            ticket.turn.awaitNanos(nanos);
+        }
+    }
+
+    /** Leaves the line without being served (deadline, interrupt, closed pool); a no-op once served. */
+    void leave(Ticket<T> ticket) {
+        line.remove(ticket);
+    }
+
+    /** Hands {@code item} to the oldest waiter; false if nobody waits. */
+    boolean handItem(T item) {
+        Ticket<T> t = line.pollFirst();
+        if (t == null) {
+            return false;
+        }
+        t.item = item;
+        t.turn.signal();
+        return true;
+    }
+
+    /** Hands a reserved slot to the oldest waiter; false if nobody waits. */
+    boolean handSlot() {
+        Ticket<T> t = line.pollFirst();
+        if (t == null) {
+            return false;
+        }
+        t.slot = true;
+        t.turn.signal();
+        return true;
+    }
+
+    /** Takes back the item a ticket that gave up had been handed (null if none), so the caller can pass it on. */
+    T reclaimItem(Ticket<T> ticket) {
+        T item = ticket.item;
+        ticket.item = null;
+        return item;
+    }
+
+    /** Takes back the slot a ticket that gave up had been handed; true if it had one to pass on. */
+    boolean reclaimSlot(Ticket<T> ticket) {
+        boolean had = ticket.slot;
+        ticket.slot = false;
+        return had;
+    }
+
+    /** Wakes every waiter (the pool closed): each sees why on its own and leaves. */
+    void wakeAll() {
+        for (Ticket<T> t : line) {
+            t.turn.signal();
+        }
+    }
+}
