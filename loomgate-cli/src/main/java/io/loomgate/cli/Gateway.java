@@ -4,6 +4,7 @@ import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayAssembly;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.filter.FilterRegistry;
+import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ProxyHandler;
 import io.loomgate.proxy.ProxySettings;
@@ -63,7 +64,9 @@ public final class Gateway implements AutoCloseable {
         }
         Upstreams upstreams = Upstreams.create(assembly.upstreams(), observers.pools());
         GatewayConfig.ServerSpec s = config.server();
-        ProxyHandler proxy = new ProxyHandler(assembly.routes(), upstreams,
+        // Resolved once, here: the assembly made one upstream per route, named in the route.
+        BoundRoutes routes = BoundRoutes.bind(assembly.routes(), r -> upstreams.get(r.upstreamId()));
+        ProxyHandler proxy = new ProxyHandler(routes,
                 new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits()), observers.exchanges());
         ListenerSettings ls = new ListenerSettings(s.address(), s.port(), s.backlog(), s.maxConnections(),
                 s.headerTimeout(), s.idleTimeout(), s.readTimeout(), s.limits(), s.http2());

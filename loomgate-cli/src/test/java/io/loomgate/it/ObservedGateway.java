@@ -6,6 +6,7 @@ import io.loomgate.observe.AdminHandler;
 import io.loomgate.observe.GatewayMetrics;
 import io.loomgate.observe.GatewayTelemetry;
 import io.loomgate.observe.PinnedEventMonitor;
+import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ProxyHandler;
 import io.loomgate.proxy.ProxySettings;
@@ -79,7 +80,8 @@ final class ObservedGateway implements AutoCloseable {
         telemetry = GatewayTelemetry.of(metrics, accessLog, monitor);
         this.metrics = metrics;
         upstreams = Upstreams.create(definitions, telemetry.poolListener());
-        ProxyHandler proxy = new ProxyHandler(table, upstreams, ProxySettings.DEFAULTS, telemetry.exchangeListener());
+        ProxyHandler proxy = new ProxyHandler(BoundRoutes.bind(table, r -> upstreams.get(r.upstreamId())),
+                ProxySettings.DEFAULTS, telemetry.exchangeListener());
         gateway = new Listener(ListenerSettings.defaults("127.0.0.1", 0), proxy,
                 ConnectionExecutors.create(ThreadModel.VIRTUAL, "gw"), telemetry.connectionListener()).start();
         admin = telemetry.startAdmin("127.0.0.1", 0, table::routes, upstreams, () -> true);

@@ -12,6 +12,8 @@ import java.io.OutputStream;
 final class BodyRelay {
     /** Large enough that a bulk transfer needs few system calls, allocated once per body, never held while idle. */
     static final int MAX_BUFFER = 64 * 1024;
+    /** For a body (or a tunnel) of unknown length: big enough for bulk, small enough for many at once. */
+    static final int UNKNOWN_LENGTH_BUFFER = 16 * 1024;
 
     private BodyRelay() {
     }
@@ -21,7 +23,7 @@ final class BodyRelay {
         if (length >= 0 && length < MAX_BUFFER) {
             return new byte[(int) Math.max(length, 1)];
         }
-        return new byte[length < 0 ? 16 * 1024 : MAX_BUFFER];
+        return new byte[length < 0 ? UNKNOWN_LENGTH_BUFFER : MAX_BUFFER];
     }
 
     /** What failed while relaying. */

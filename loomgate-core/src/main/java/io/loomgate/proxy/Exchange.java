@@ -4,10 +4,7 @@ import io.loomgate.filter.FilterExchange;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
-import io.loomgate.route.Route;
 import io.loomgate.server.ServerExchange;
-import io.loomgate.upstream.PooledConnection;
-import io.loomgate.upstream.UpstreamPool;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.Map;
@@ -21,17 +18,16 @@ final class Exchange implements FilterExchange, ExchangeView {
     final long startNanos;
     private final String originalTarget;
     RequestHead request;
-    Route route;
+    /** The route matched, with its upstream and admission; null before (or without) a match. */
+    BoundRoute route;
     Map<String, String> variables = Map.of();
-    UpstreamPool pool;
-    PooledConnection connection;
+    /** The current (or last) try upstream; it owns the connection, the exchange only points at it. */
+    UpstreamAttempt attempt;
     ResponseHead response;
     BodyFraming upstreamFraming;
     ResponseHead localReply;
     byte[] localReplyBody;
     boolean upgradeRequested;
-    boolean responseBytesReceived;
-    long upstreamStartNanos;
     long upstreamNanos = -1;
     long endNanos;
     long bytesIn;
@@ -54,7 +50,7 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public String routeId() {
-        return route == null ? null : route.id();
+        return route == null ? null : route.route().id();
     }
 
     @Override
@@ -147,12 +143,12 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public String upstreamId() {
-        return route == null ? null : route.upstreamId();
+        return route == null ? null : route.upstream().id();
     }
 
     @Override
     public String endpoint() {
-        return pool == null ? null : pool.endpoint().authority();
+        return attempt == null ? null : attempt.endpoint().authority();
     }
 
     @Override
@@ -197,6 +193,6 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public String toString() {
-        return request.method() + " " + originalTarget + (route == null ? "" : " (route '" + route.id() + "')");
+        return request.method() + " " + originalTarget + (route == null ? "" : " (route '" + routeId() + "')");
     }
 }

@@ -15,6 +15,21 @@ final class LocalReplies {
     private LocalReplies() {
     }
 
+    /**
+     * Answers a failure: a local reply if no response started; otherwise rethrown, so the connection loop aborts the
+     * client connection (a cut body must not look complete). A client that went away gets no reply either.
+     */
+    static void answer(ServerExchange sx, ProxyFailure failure) throws IOException {
+        if (sx.isResponseStarted()) {
+            throw failure;
+        }
+        if (failure.kind() == ProxyFailure.Kind.CLIENT_ABORTED) {
+            sx.closeAfterResponse();
+            throw failure;
+        }
+        send(sx, failure);
+    }
+
     static void send(ServerExchange sx, ProxyFailure failure) throws IOException {
         ResponseHead head = ResponseHead.of(failure.status());
         if (failure.kind() == ProxyFailure.Kind.OVERLOADED || failure.kind() == ProxyFailure.Kind.POOL_EXHAUSTED) {

@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import java.io.IOException;
+import org.slf4j.Logger;
 
 /**
  * A failure of one exchange, as a decision: where it happened, what the client is told, whether the client
@@ -14,7 +15,11 @@ public final class ProxyFailure extends IOException {
 
     /** The closed set of failures, each with its answer. */
     public enum Kind {
-        /** The client sent something RFC 9112 forbids; the codec chose the status (400, 414, 431, 501, 505). */
+        /**
+         * The request cannot be proxied: a malformed chunked body (the codec chose the status), a dot-segment in the
+         * path or a target not in origin-form (400), CONNECT (405). Heads that break RFC 9112 never get here: the
+         * server refuses them before any handler runs.
+         */
         BAD_REQUEST(Source.DOWNSTREAM, 400, false, false),
         /** No route matched the request. */
         NO_ROUTE(Source.DOWNSTREAM, 404, true, false),
@@ -28,7 +33,10 @@ public final class ProxyFailure extends IOException {
         POOL_EXHAUSTED(Source.UPSTREAM, 503, true, false),
         /** No response head arrived within the route's timeout. */
         UPSTREAM_TIMEOUT(Source.UPSTREAM, 504, true, false),
-        /** The upstream closed or reset the connection before a complete response head. */
+        /**
+         * The upstream closed or reset the connection before a complete response head. The one retryable kind: on a
+         * reused connection it is usually a keep-alive the origin closed as the request went out.
+         */
         UPSTREAM_RESET(Source.UPSTREAM, 502, true, true),
         /** The upstream sent a response head that breaks RFC 9112. */
         BAD_RESPONSE(Source.UPSTREAM, 502, true, false),
@@ -92,8 +100,9 @@ public final class ProxyFailure extends IOException {
     }
 
     /**
-     * Whether the request may be sent again on a fresh connection: only a reset before any response byte on a reused
-     * connection, and only for idempotent methods (the caller checks those two).
+     * Whether this kind of failure allows sending the request again at all. The attempt's facts (reused connection,
+     * nothing of a response received, idempotent, no body to replay) decide the rest: see
+     * {@code FailureClassifier.mayRetry}.
      */
     public boolean retryable() {
         return kind.retryable;
@@ -102,5 +111,16 @@ public final class ProxyFailure extends IOException {
     /** Client hang-ups and routing misses are routine (debug); upstream trouble is worth a warning; bugs an error. */
     public boolean isRoutine() {
         return kind == Kind.CLIENT_ABORTED || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST;
+    }
+
+    /** Logs this failure of {@code exchange} at its level; called once per failed exchange. */
+    void logOnce(Logger log, Object exchange) {
+        if (isRoutine()) {
+            log.debug("{}: {} {}", exchange, status, getMessage());
+        } else if (kind == Kind.INTERNAL) {
+            log.error("{}: {}", exchange, getMessage(), this);
+        } else {
+            log.warn("{}: {} {}", exchange, status, getMessage());
+        }
     }
 }

@@ -9,27 +9,30 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Two byte pipes after a 101 (WebSocket or any other upgrade): client→origin on a second virtual thread,
  * origin→client on the request's own thread. When either direction ends, the other side's output is shut down so its
  * peer sees the end too; when both have ended the exchange is over and both connections close.
+ *
+ * <p>The exchange has one owner, the request's thread: the second thread only counts its bytes into its own
+ * counter, which the request's thread adds to the exchange when the tunnel ends.
  */
 final class UpgradeTunnel {
     private UpgradeTunnel() {
     }
 
-    static void run(Exchange x, ServerExchange.Tunnel client, PooledConnection upstream, Duration idleTimeout)
-            throws IOException {
+    static void run(Exchange x, ServerExchange.Tunnel client, PooledConnection upstream, Duration idleTimeout) {
         Socket up = upstream.socket();
         upstream.setReadTimeout(idleTimeout);
+        AtomicLong toOriginBytes = new AtomicLong();
         Thread toOrigin = ConnectionExecutors.startVirtual("tunnel-up-" + x.downstream.connectionId(), () -> {
-            long n = pipe(client.fromClient(), upstream.output());
-            x.bytesIn += n;
+            pipe(client.fromClient(), upstream.output(), toOriginBytes);
             shutdownOutput(up);
         });
-        long n = pipe(upstream.input(), client.toClient());
-        x.bytesOut += n;
+        AtomicLong toClientBytes = new AtomicLong();
+        pipe(upstream.input(), client.toClient(), toClientBytes);
         try {
             client.toClient().flush();
         } catch (IOException e) {
@@ -42,25 +45,29 @@ final class UpgradeTunnel {
             Thread.currentThread().interrupt();
         }
         if (toOrigin.isAlive()) {
-            up.close();
+            try {
+                up.close();
+            } catch (IOException e) {
+                // closing anyway
+            }
         }
+        x.bytesOut += toClientBytes.get();
+        x.bytesIn += toOriginBytes.get(); // what crossed so far, if the other direction is still winding down
     }
 
-    private static long pipe(InputStream in, OutputStream out) {
-        byte[] buf = new byte[16 * 1024];
-        long total = 0;
+    private static void pipe(InputStream in, OutputStream out, AtomicLong count) {
+        byte[] buf = new byte[BodyRelay.UNKNOWN_LENGTH_BUFFER];
         try {
             for (int n; (n = in.read(buf, 0, buf.length)) >= 0; ) {
                 out.write(buf, 0, n);
                 out.flush();
-                total += n;
+                count.addAndGet(n);
             }
         } catch (SocketTimeoutException e) {
             // idle beyond the limit: the tunnel ends
         } catch (IOException e) {
             // one side closed or reset: the tunnel ends
         }
-        return total;
     }
 
     private static void shutdownOutput(Socket s) {

@@ -3,22 +3,25 @@
  * thread by {@link io.loomgate.proxy.ProxyHandler}.
  *
  * <pre>
- *  answeredLocally ── OPTIONS * → 200, CONNECT → 405
- *  matchRoute ─────── no route → 404
+ *  answeredLocally ── OPTIONS * → 200; CONNECT → 405; not origin-form, dot-segment → 400
+ *  matchRoute ─────── BoundRoutes (route + upstream + admission, bound at start-up) → no route → 404
  *  admit ──────────── route over max-in-flight after queue-timeout → 503 + Retry-After
  *  prepareUpstreamRequest   hop-by-hop out; X-Forwarded-*, Forwarded, Via, traceparent in
  *  ┌ requestFilters (route filters, before proceed) ─── a filter may reply locally (RedirectTo)
- *  │ forward (the chain's last link)
- *  │   selectEndpoint → acquireConnection ─── failToConnect: refused 502, timeout 502, pool full 503
- *  │   sendRequestHead → relayRequestBody → readResponseHead
- *  │       └─ failWhileProxying: no head in time 504, reset/invalid 502;
- *  │          a reused connection that failed before any response byte: retried once, fresh (idempotent, no body)
+ *  │ forward (the chain's last link): attempts until one gets a response head
+ *  │   tryUpstream = one UpstreamAttempt (owns its connection until finish or close):
+ *  │     select endpoint → connect ─── refused 502, timeout 502, pool full 503
+ *  │     sendHead → relayBody → readHead (1xx passed on) ─── no head in time 504, reset/invalid 502
+ *  │   a failed attempt is closed (connection discarded); FailureClassifier.mayRetry decides on another:
+ *  │     a reset, before any response byte, on a reused connection, idempotent, no body → once, fresh
  *  └ responseFilters (route filters, after proceed)
- *  relayResponse: sendHead → relayResponseBody (flushed per read) → releaseConnection | discard
+ *  relayResponse: ResponseHeadRewriter → sendHead → body relay (flushed per read) → attempt.finish(reusable)
  *      └─ upstream dies mid-body → the client connection is aborted, never a truncated body that looks complete
- *  tunnel (after 101): two pipes until either side closes
- *  exchangeEnd | failToProxy (LocalReplies, logged once, listener.exchangeFailed)
+ *  tunnel (after 101): two pipes until either side closes; the attempt then discards the connection
+ *  end: exchangeEnd | exchangeFailed + LocalReplies.answer — the one place an exchange's end is reported
  * </pre>
- * "Downstream" is the client side, "upstream" the origin side, everywhere.
+ * Every {@code IOException} becomes a {@link io.loomgate.proxy.ProxyFailure} in one function,
+ * {@code FailureClassifier.classify}, from its type and the stage it came from. "Downstream" is the client side,
+ * "upstream" the origin side, everywhere.
  */
 package io.loomgate.proxy;

@@ -1,0 +1,59 @@
+package io.loomgate.proxy;
+
+import io.loomgate.http.RequestHead;
+import io.loomgate.route.Route;
+import io.loomgate.route.RouteMatch;
+import io.loomgate.route.RouteTable;
+import io.loomgate.upstream.Upstream;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The proxy's runtime routing table: every route bound to its upstream and admission ({@link BoundRoute}), resolved
+ * once when the table is built. Immutable, so a live reload can build a new one and swap it in whole
+ * ({@link ProxyHandler#swapRoutes}); a request keeps the binding it matched until it ends.
+ */
+public final class BoundRoutes {
+    private final RouteTable table;
+    private final Map<Route, BoundRoute> bound;
+
+    private BoundRoutes(RouteTable table, Map<Route, BoundRoute> bound) {
+        this.table = table;
+        this.bound = bound;
+    }
+
+    /** A match: the bound route and the template variables its predicates captured. */
+    record Match(BoundRoute route, Map<String, String> variables) {
+    }
+
+    /**
+     * Binds every route of {@code table} to the upstream {@code upstreamOf} gives for it.
+     *
+     * @throws IllegalArgumentException naming the route, when {@code upstreamOf} has no upstream for it
+     */
+    public static BoundRoutes bind(RouteTable table, Function<Route, Upstream> upstreamOf) {
+        Map<Route, BoundRoute> bound = new IdentityHashMap<>();
+        for (Route r : table.routes()) {
+            Upstream upstream = upstreamOf.apply(r);
+            if (upstream == null) {
+                throw new IllegalArgumentException("route '" + r.id() + "' names unknown upstream '"
+                        + r.upstreamId() + "'");
+            }
+            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout())));
+        }
+        return new BoundRoutes(table, bound);
+    }
+
+    /** The first route that matches, bound; null if none does. */
+    Match match(RequestHead request) {
+        RouteMatch m = table.match(request);
+        return m == null ? null : new Match(bound.get(m.route()), m.variables());
+    }
+
+    /** The routes in match order. */
+    public List<Route> routes() {
+        return table.routes();
+    }
+}

@@ -1,0 +1,63 @@
+package io.loomgate.proxy;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
+
+/**
+ * Rewrites the origin's response head into the one the client gets: the origin's connection fields out (hop-by-hop,
+ * RFC 9110 §7.6.1), Via in, the framing this side will use, and the decision whether the origin's connection may be
+ * reused, read before those fields go.
+ */
+final class ResponseHeadRewriter {
+
+    /** How to answer the client: the framing to send the body with, and whether the origin keeps its connection. */
+    record ForClient(BodyFraming framing, boolean originKeepsAlive) {
+    }
+
+    private ResponseHeadRewriter() {
+    }
+
+    /** Rewrites a final (non-101) head in place. */
+    static ForClient forClient(ResponseHead head, BodyFraming originFraming) {
+        Headers h = head.headers();
+        boolean keepAlive = keepsAlive(head);
+        BodyFraming framing = clientFraming(originFraming);
+        HopByHop.strip(h);
+        if (!(framing instanceof BodyFraming.None)) {
+            h.remove("Content-Length"); // the server writes the framing it uses
+        }
+        String via = h.first("Via");
+        h.set("Via", via == null ? ForwardedHeaders.VIA : via + ", " + ForwardedHeaders.VIA);
+        return new ForClient(framing, keepAlive);
+    }
+
+    /** Rewrites a 101 in place: connection fields out, except the Upgrade the client asked for. */
+    static void forTunnel(ResponseHead head) {
+        String protocol = head.headers().first("Upgrade");
+        HopByHop.strip(head.headers());
+        if (protocol != null) {
+            head.headers().set("Upgrade", protocol);
+        }
+        head.headers().set("Connection", "Upgrade");
+    }
+
+    /** Rewrites an informational head (103 and the like) in place. */
+    static void interim(ResponseHead head) {
+        HopByHop.strip(head.headers());
+    }
+
+    /** An origin's body of unknown length is re-chunked for the client, so the client's connection survives it. */
+    static BodyFraming clientFraming(BodyFraming origin) {
+        return origin instanceof BodyFraming.UntilClose ? BodyFraming.CHUNKED : origin;
+    }
+
+    /** Whether the origin lets its connection be reused after this response (RFC 9112 §9.3). */
+    static boolean keepsAlive(ResponseHead head) {
+        Headers h = head.headers();
+        if ("HTTP/1.1".equals(head.version())) {
+            return !h.hasToken("Connection", "close");
+        }
+        return h.hasToken("Connection", "keep-alive");
+    }
+}

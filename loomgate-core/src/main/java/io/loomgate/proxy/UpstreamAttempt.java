@@ -1,0 +1,207 @@
+package io.loomgate.proxy;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.HttpLimits;
+import io.loomgate.http.Method;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.ChunkedOutputStream;
+import io.loomgate.http1.HttpOutput;
+import io.loomgate.http1.HttpParseException;
+import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.PooledConnection;
+import io.loomgate.upstream.UpstreamPool;
+import java.io.IOException;
+import java.time.Duration;
+
+/**
+ * One try at getting a response from one endpoint: owns the connection it checked out from {@link #connect} until
+ * {@link #finish} gives it back (or {@link #close} throws it away), and records what happened on the wire, which is
+ * what the retry decision reads ({@link #facts()}). A retry is another attempt, on the same or another endpoint.
+ *
+ * <p>Lifecycle, all on the request's thread: {@code connect → sendHead → relayBody → readHead → openBody → finish},
+ * stopping anywhere on a failure; then {@link #close()}, always (try-with-resources or a finally), which discards
+ * the connection unless {@link #finish} already settled it. Every I/O method throws the raw {@link IOException};
+ * the caller classifies it once ({@link FailureClassifier}). The endpoint's in-flight count covers the attempt from
+ * construction to close.
+ */
+final class UpstreamAttempt implements AutoCloseable {
+
+    /** What an attempt did before it failed: the facts a retry decision needs (cf. Pingora's error_while_proxy). */
+    record Facts(int number, boolean reused, boolean requestSent, boolean hadBody, boolean idempotent,
+                 boolean responseStarted) {
+    }
+
+    /** Receives the informational heads (1xx other than 100 and 101) the origin sends before its answer. */
+    @FunctionalInterface
+    interface InterimSink {
+        void accept(ResponseHead interim) throws IOException;
+    }
+
+    private final UpstreamPool pool;
+    private final int number;
+    private PooledConnection connection;
+    private boolean requestSent;
+    private boolean hadBody;
+    private boolean idempotent;
+    private boolean responseStarted;
+    private long sentNanos;
+    private boolean settled;
+
+    /** @param number 0 for the first attempt of an exchange; a later one dials a fresh connection */
+    UpstreamAttempt(UpstreamPool pool, int number) {
+        this.pool = pool;
+        this.number = number;
+        pool.state().attemptStarted();
+    }
+
+    Endpoint endpoint() {
+        return pool.endpoint();
+    }
+
+    int number() {
+        return number;
+    }
+
+    /** Whether the connection served an earlier exchange; false before {@link #connect}. */
+    boolean reused() {
+        return connection != null && connection.reused();
+    }
+
+    /** System.nanoTime() when the request head was written; 0 before. */
+    long sentNanos() {
+        return sentNanos;
+    }
+
+    Facts facts() {
+        return new Facts(number, reused(), requestSent, hadBody, idempotent, responseStarted);
+    }
+
+    /**
+     * Checks a connection out of the endpoint's pool, waiting for a free one until the deadline; a retry skips idle
+     * connections (one of them just failed) and dials.
+     */
+    void connect(long deadlineNanos) throws IOException {
+        connection = pool.acquire(deadlineNanos, number > 0);
+    }
+
+    /**
+     * Writes the request head: Host is the endpoint's authority unless the route preserves the client's, and the
+     * framing fields are the ones this side will use. Flushed at once when no body follows.
+     */
+    void sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException {
+        Headers h = request.headers();
+        Endpoint e = endpoint();
+        if (!preserveHost || !h.contains("Host")) {
+            h.set("Host", e.port() == 80 ? e.host() : e.authority());
+        }
+        switch (framing) {
+            case BodyFraming.Fixed f -> h.set("Content-Length", Long.toString(f.length()));
+            case BodyFraming.Chunked c -> {
+                h.remove("Content-Length");
+                h.set("Transfer-Encoding", "chunked");
+            }
+            default -> h.remove("Content-Length");
+        }
+        hadBody = !(framing instanceof BodyFraming.None);
+        idempotent = Method.isIdempotent(request.method());
+        HttpOutput out = connection.output();
+        requestSent = true;
+        out.writeRequestHead(request.isHttp11() ? request
+                : new RequestHead(request.method(), request.target(), "HTTP/1.1", h));
+        sentNanos = System.nanoTime();
+        if (!hadBody) {
+            out.flush();
+        }
+    }
+
+    /**
+     * Streams the client's body to the origin in the framing the head announced; returns the bytes copied. A failure
+     * reading the client comes out as {@link BodyRelay.ReadFailed}, writing the origin as
+     * {@link BodyRelay.WriteFailed}.
+     */
+    long relayBody(BodyInputStream body, BodyFraming framing) throws IOException {
+        if (framing instanceof BodyFraming.None) {
+            return 0;
+        }
+        HttpOutput out = connection.output();
+        long n;
+        if (framing instanceof BodyFraming.Chunked) {
+            ChunkedOutputStream chunks = new ChunkedOutputStream(out);
+            n = BodyRelay.copy(body, chunks, BodyRelay.bufferFor(-1));
+            chunks.finish(body.trailers());
+        } else {
+            n = BodyRelay.copy(body, out, BodyRelay.bufferFor(((BodyFraming.Fixed) framing).length()));
+        }
+        out.flush();
+        return n;
+    }
+
+    /**
+     * Reads the final response head within {@code timeout}, passing informational heads on: a 100 belongs to the
+     * Expect the gateway removed and is dropped, others go to {@code interim}. A 101 is final, and only allowed when
+     * the request asked for an upgrade.
+     */
+    ResponseHead readHead(Duration timeout, boolean upgradeRequested, InterimSink interim) throws IOException {
+        connection.setReadTimeout(timeout);
+        while (true) {
+            ResponseHead head = connection.input().readResponseHead();
+            responseStarted = true;
+            if (head.status() == 101) {
+                if (!upgradeRequested) {
+                    throw new HttpParseException(502, "101 Switching Protocols to a request that asked no upgrade");
+                }
+                return head;
+            }
+            if (!head.isInformational()) {
+                return head;
+            }
+            if (head.status() != 100) {
+                interim.accept(head);
+            }
+        }
+    }
+
+    /** The response body in the origin's framing; each read waits at most {@code readTimeout}. */
+    BodyInputStream openBody(BodyFraming framing, HttpLimits limits, Duration readTimeout) {
+        connection.setReadTimeout(readTimeout);
+        return framing.open(connection.input(), limits);
+    }
+
+    /** The raw connection, for the byte pipes after a 101; still owned (and closed) by this attempt. */
+    PooledConnection connection() {
+        return connection;
+    }
+
+    /** Settles the connection: back to the pool if the exchange ended cleanly and the origin keeps it, else closed. */
+    void finish(boolean reusable) {
+        if (settled) {
+            throw new IllegalStateException("attempt " + number + " to " + endpoint() + " already finished");
+        }
+        settled = true;
+        pool.state().attemptEnded();
+        if (connection == null) {
+            return;
+        }
+        if (reusable) {
+            pool.release(connection);
+        } else {
+            pool.discard(connection);
+        }
+    }
+
+    /** Discards the connection unless {@link #finish} settled it: a connection left mid-exchange cannot be trusted. */
+    @Override
+    public void close() {
+        if (!settled) {
+            finish(false);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "attempt " + number + " to " + endpoint() + (reused() ? " (reused connection)" : "");
+    }
+}

@@ -1,0 +1,188 @@
+package io.loomgate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.HttpLimits;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestOrigin.Reply;
+import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.PoolListener;
+import io.loomgate.upstream.PoolSettings;
+import io.loomgate.upstream.UpstreamDefinition;
+import io.loomgate.upstream.UpstreamPool;
+import io.loomgate.upstream.Upstreams;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** One try upstream, against a real origin: it owns its connection from checkout to release or discard. */
+class UpstreamAttemptTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    private final TestOrigin origin;
+    private final Upstreams upstreams;
+    private final UpstreamPool pool;
+
+    UpstreamAttemptTest() throws IOException {
+        origin = new TestOrigin();
+        upstreams = Upstreams.create(List.of(new UpstreamDefinition("u",
+                List.of(new Endpoint("127.0.0.1", origin.port())), PoolSettings.DEFAULTS)), PoolListener.NOOP);
+        pool = upstreams.get("u").pools().get(0);
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        upstreams.close();
+        origin.close();
+    }
+
+    private static RequestHead get(String target) {
+        return new RequestHead("GET", target, "HTTP/1.1", new Headers().add("Host", "client.example"));
+    }
+
+    private static long deadline() {
+        return System.nanoTime() + TIMEOUT.toNanos();
+    }
+
+    /** A whole exchange on {@code attempt}; returns the body text. */
+    private static String exchange(UpstreamAttempt attempt, RequestHead request) throws IOException {
+        attempt.connect(deadline());
+        attempt.sendHead(request, BodyFraming.NONE, true);
+        ResponseHead head = attempt.readHead(TIMEOUT, false, interim -> {
+        });
+        BodyFraming framing = BodyFraming.ofResponse(request.method(), head);
+        BodyInputStream body = attempt.openBody(framing, HttpLimits.DEFAULTS, TIMEOUT);
+        String text = new String(body.readAllBytes(), StandardCharsets.UTF_8);
+        attempt.finish(body.isComplete() && ResponseHeadRewriter.keepsAlive(head));
+        return text;
+    }
+
+    @Test
+    void aFinishedAttemptReturnsItsConnectionForTheNextAttemptToReuse() throws Exception {
+        try (UpstreamAttempt first = new UpstreamAttempt(pool, 0)) {
+            assertThat(exchange(first, get("/a"))).isEqualTo("hello from origin");
+            assertThat(first.reused()).isFalse();
+        }
+        assertThat(pool.idleCount()).isEqualTo(1);
+        assertThat(pool.inUseCount()).isZero();
+
+        try (UpstreamAttempt second = new UpstreamAttempt(pool, 0)) {
+            exchange(second, get("/b"));
+            assertThat(second.reused()).isTrue();
+        }
+        assertThat(origin.connectionCount()).isEqualTo(1);
+        assertThat(origin.takeRequest().header("Host")).as("the client's Host is preserved")
+                .isEqualTo("client.example");
+    }
+
+    @Test
+    void closingAnUnfinishedAttemptDiscardsItsConnection() throws Exception {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(pool, 0)) {
+            attempt.connect(deadline());
+            attempt.sendHead(get("/"), BodyFraming.NONE, false);
+            attempt.readHead(TIMEOUT, false, interim -> {
+            });
+            // the body is never read: the connection is mid-response and must not be reused
+        }
+        assertThat(pool.idleCount()).isZero();
+        assertThat(pool.inUseCount()).isZero();
+        assertThat(origin.takeRequest().header("Host")).as("Host is the endpoint's when not preserved")
+                .isEqualTo("127.0.0.1:" + origin.port());
+    }
+
+    @Test
+    void theEndpointCountsAttemptsInFlightUntilEachEnds() throws Exception {
+        UpstreamAttempt a = new UpstreamAttempt(pool, 0);
+        UpstreamAttempt b = new UpstreamAttempt(pool, 0);
+        assertThat(pool.state().inFlight()).isEqualTo(2);
+        a.connect(deadline());
+        a.close();
+        assertThat(pool.state().inFlight()).isEqualTo(1);
+        b.close(); // never connected
+        b.close(); // idempotent
+        assertThat(pool.state().inFlight()).isZero();
+    }
+
+    @Test
+    void anAttemptIsFinishedOnlyOnce() throws Exception {
+        UpstreamAttempt attempt = new UpstreamAttempt(pool, 0);
+        exchange(attempt, get("/"));
+        assertThatThrownBy(() -> attempt.finish(true)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("already finished");
+        attempt.close(); // after finish: nothing to discard
+        assertThat(pool.idleCount()).isEqualTo(1);
+    }
+
+    @Test
+    void informationalHeadsArePassedOnExceptTheHundredContinue() throws Exception {
+        origin.enqueue(Reply.raw("HTTP/1.1 100 Continue", List.of(),
+                "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        List<Integer> interim = new ArrayList<>();
+        try (UpstreamAttempt attempt = new UpstreamAttempt(pool, 0)) {
+            attempt.connect(deadline());
+            attempt.sendHead(get("/"), BodyFraming.NONE, true);
+            ResponseHead head = attempt.readHead(TIMEOUT, false, h -> interim.add(h.status()));
+            assertThat(head.status()).isEqualTo(200);
+        }
+        assertThat(interim).containsExactly(103);
+    }
+
+    @Test
+    void aStaleReusedConnectionIsReportedAsARetryableFailure() throws Exception {
+        try (UpstreamAttempt first = new UpstreamAttempt(pool, 0)) {
+            exchange(first, get("/warm"));
+        }
+        origin.enqueue(Reply.status(200).with(TestOrigin.Effect.NO_RESPONSE_CLOSE));
+        UpstreamAttempt.Facts facts;
+        ProxyFailure failure;
+        try (UpstreamAttempt attempt = new UpstreamAttempt(pool, 0)) {
+            attempt.connect(deadline());
+            IOException e = null;
+            try {
+                attempt.sendHead(get("/again"), BodyFraming.NONE, true);
+                attempt.readHead(TIMEOUT, false, h -> {
+                });
+            } catch (IOException thrown) {
+                e = thrown;
+            }
+            assertThat(e).as("the origin closed without answering").isNotNull();
+            facts = attempt.facts();
+            failure = FailureClassifier.classify(e, FailureClassifier.Stage.FORWARD, attempt.endpoint(), "r",
+                    TIMEOUT);
+        }
+        assertThat(facts).isEqualTo(new UpstreamAttempt.Facts(0, true, true, false, true, false));
+        assertThat(failure.kind()).isEqualTo(ProxyFailure.Kind.UPSTREAM_RESET);
+        assertThat(FailureClassifier.mayRetry(failure, facts)).isTrue();
+        assertThat(pool.inUseCount()).isZero();
+
+        try (UpstreamAttempt retry = new UpstreamAttempt(pool, 1)) {
+            assertThat(exchange(retry, get("/again"))).isEqualTo("hello from origin");
+            assertThat(retry.reused()).as("a retry dials a fresh connection").isFalse();
+        }
+    }
+
+    @Test
+    void noHeadWithinTheTimeoutIsASocketTimeout() throws Exception {
+        origin.enqueue(Reply.ok("late").delayed(Duration.ofSeconds(30)));
+        try (UpstreamAttempt attempt = new UpstreamAttempt(pool, 0)) {
+            attempt.connect(deadline());
+            attempt.sendHead(get("/slow"), BodyFraming.NONE, true);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> attempt.readHead(Duration.ofMillis(300), false, h -> {
+            })).isInstanceOf(java.net.SocketTimeoutException.class);
+            assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(20));
+            assertThat(attempt.facts().responseStarted()).isFalse();
+        }
+    }
+}
