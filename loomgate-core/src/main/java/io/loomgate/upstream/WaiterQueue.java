@@ -81,22 +81,21 @@ final class WaiterQueue<T> {
 
     /** Hands {@code item} to the oldest waiter; false if nobody waits. */
     boolean handItem(T item) {
+        return serveOldest(item, false);
+    }
+
+    /** Hands a reserved slot to the oldest waiter; false if nobody waits. */
+    boolean handSlot() {
+        return serveOldest(null, true);
+    }
+
+    private boolean serveOldest(T item, boolean slot) {
         Ticket<T> t = line.pollFirst();
         if (t == null) {
             return false;
         }
         t.item = item;
-        t.turn.signal();
-        return true;
-    }
-
-    /** Hands a reserved slot to the oldest waiter; false if nobody waits. */
-    boolean handSlot() {
-        Ticket<T> t = line.pollFirst();
-        if (t == null) {
-            return false;
-        }
-        t.slot = true;
+        t.slot = slot;
         t.turn.signal();
         return true;
     }
