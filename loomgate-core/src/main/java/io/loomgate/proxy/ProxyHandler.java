@@ -129,14 +129,7 @@ public final class ProxyHandler implements ExchangeHandler {
 
     private RouteAdmission admit(Exchange x) throws ProxyFailure {
         RouteAdmission admission = x.route.admission();
-        boolean admitted;
-        try {
-            admitted = admission.enter();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            admitted = false;
-        }
-        if (!admitted) {
+        if (!admission.tryEnter()) {
             Route r = x.route.route();
             throw new ProxyFailure(Kind.OVERLOADED, "route '" + r.id() + "' is at max-in-flight " + r.maxInFlight(),
                     null);
@@ -197,11 +190,7 @@ public final class ProxyHandler implements ExchangeHandler {
                 ResponseHeadRewriter.interim(interim);
                 x.downstream.sendInterim(interim);
             });
-        } catch (IOException e) {
-            throw classify(x, e, Stage.FORWARD);
-        }
-        x.upstreamNanos = System.nanoTime() - attempt.sentNanos();
-        try {
+            x.upstreamNanos = System.nanoTime() - attempt.sentNanos();
             x.upstreamFraming = BodyFraming.ofResponse(x.request.method(), x.response);
         } catch (IOException e) {
             throw classify(x, e, Stage.FORWARD);

@@ -26,6 +26,16 @@ final class RouteAdmission {
         return queueNanos <= 0 ? slots.tryAcquire() : slots.tryAcquire(queueNanos, TimeUnit.NANOSECONDS);
     }
 
+    /** {@link #enter()}, where an interrupt while queued counts as not admitted (the flag stays set). */
+    boolean tryEnter() {
+        try {
+            return enter();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     void leave() {
         if (slots != null) {
             slots.release();
