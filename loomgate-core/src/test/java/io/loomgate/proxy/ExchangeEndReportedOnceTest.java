@@ -34,6 +34,9 @@ class ExchangeEndReportedOnceTest {
             awaitEvents(rig, 5);
             assertThat(rig.events).containsExactly("end null 200", "end ok 200", "failed null 404",
                     "failed down 502", "failed null 400");
+            // Every attempt, the refused one too, ended before its exchange did: nothing is left in flight.
+            assertThat(rig.upstreams.pools()).allSatisfy(p -> assertThat(p.state().inFlight()).isZero());
+            assertThat(rig.upstreams.pools()).allSatisfy(p -> assertThat(p.inUseCount()).isZero());
         }
     }
 
