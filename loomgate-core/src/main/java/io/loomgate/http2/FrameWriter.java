@@ -85,15 +85,35 @@ final class FrameWriter {
         }
     }
 
+    /** A header block (that fits one frame) and a DATA frame in one write: a response's head and first bytes. */
+    void headersAndData(int streamId, byte[] block, byte[] b, int off, int len, boolean endStream)
+            throws IOException {
+        byte[] f = new byte[2 * Frames.HEADER_LENGTH + block.length + len];
+        header(f, 0, block.length, Frames.HEADERS, Frames.FLAG_END_HEADERS, streamId);
+        System.arraycopy(block, 0, f, Frames.HEADER_LENGTH, block.length);
+        int at = Frames.HEADER_LENGTH + block.length;
+        header(f, at, len, Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, streamId);
+        System.arraycopy(b, off, f, at + Frames.HEADER_LENGTH, len);
+        write(f);
+    }
+
+    private static void header(byte[] f, int at, int len, int type, int flags, int streamId) {
+        f[at] = (byte) (len >>> 16);
+        f[at + 1] = (byte) (len >>> 8);
+        f[at + 2] = (byte) len;
+        f[at + 3] = (byte) type;
+        f[at + 4] = (byte) flags;
+        putInt(f, at + 5, streamId);
+    }
+
     private void frame(int type, int flags, int streamId, byte[] payload, int off, int len) throws IOException {
         byte[] f = new byte[Frames.HEADER_LENGTH + len];
-        f[0] = (byte) (len >>> 16);
-        f[1] = (byte) (len >>> 8);
-        f[2] = (byte) len;
-        f[3] = (byte) type;
-        f[4] = (byte) flags;
-        putInt(f, 5, streamId);
+        header(f, 0, len, type, flags, streamId);
         System.arraycopy(payload, off, f, Frames.HEADER_LENGTH, len);
+        write(f);
+    }
+
+    private void write(byte[] f) throws IOException {
         lock.lock();
         try {
             if (failed) {

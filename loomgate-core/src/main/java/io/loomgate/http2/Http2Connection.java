@@ -252,12 +252,12 @@ public final class Http2Connection {
         // Between frames the idle timeout applies; once GOAWAY was sent and every stream is done (output half-closed)
         // the client only has to notice and close, so it gets a short while.
         socketIn.setReadTimeout(outputEnded() ? Duration.ofSeconds(2) : idleTimeout);
-        int first = in.read(head, 0, 1);
-        if (first < 0) {
+        int got = in.read(head, 0, Frames.HEADER_LENGTH);
+        if (got < 0) {
             return false;
         }
         socketIn.setReadTimeout(readTimeout);
-        readFully9();
+        readFully9(got);
         int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
         int type = head[3] & 0xff;
         int flags = head[4] & 0xff;
@@ -301,8 +301,8 @@ public final class Http2Connection {
         return true;
     }
 
-    private void readFully9() throws IOException {
-        int off = 1;
+    private void readFully9(int already) throws IOException {
+        int off = already;
         while (off < Frames.HEADER_LENGTH) {
             int n = in.read(head, off, Frames.HEADER_LENGTH - off);
             if (n < 0) {
@@ -833,6 +833,7 @@ public final class Http2Connection {
     }
 
     void writeHeaders(Http2Stream s, byte[] block, boolean endStream) throws IOException {
+        flushPendingHead(s);
         int frameSize;
         lock.lock();
         try {
@@ -850,8 +851,32 @@ public final class Http2Connection {
         }
     }
 
+    /** Writes a response head held back by {@link Http2Stream#sendHead}, alone. */
+    private void flushPendingHead(Http2Stream s) throws IOException {
+        byte[] head = s.pendingHead;
+        if (head != null) {
+            s.pendingHead = null;
+            writeHeaders(s, head, false);
+        }
+    }
+
     /** Sends DATA as the stream and connection windows allow, waiting (up to the read timeout) for window. */
     void writeData(Http2Stream s, byte[] b, int off, int len, boolean endStream) throws IOException {
+        byte[] head = s.pendingHead;
+        if (head != null) {
+            boolean together;
+            lock.lock();
+            try {
+                // Together only when the head fits one frame and the first DATA can go at once; a shut window must
+                // not hold the head back.
+                together = head.length <= peerMaxFrameSize && (len == 0 || s.sendWindow > 0 && connSendWindow > 0);
+            } finally {
+                lock.unlock();
+            }
+            if (!together) {
+                flushPendingHead(s);
+            }
+        }
         do {
             int n;
             lock.lock();
@@ -861,6 +886,16 @@ public final class Http2Connection {
                     checkWritable(s);
                     if (len == 0 || s.sendWindow > 0 && connSendWindow > 0) {
                         break;
+                    }
+                    if (s.pendingHead != null) {
+                        // Another stream took the connection window meanwhile: the head goes out alone first.
+                        lock.unlock();
+                        try {
+                            flushPendingHead(s);
+                        } finally {
+                            lock.lock();
+                        }
+                        continue;
                     }
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
@@ -891,7 +926,13 @@ public final class Http2Connection {
                 lock.unlock();
             }
             boolean last = endStream && n == len;
-            writer.data(s.id(), b, off, n, last);
+            byte[] pending = s.pendingHead;
+            if (pending != null) {
+                s.pendingHead = null;
+                writer.headersAndData(s.id(), pending, b, off, n, last);
+            } else {
+                writer.data(s.id(), b, off, n, last);
+            }
             off += n;
             len -= n;
             if (last) {

@@ -47,6 +47,8 @@ public final class Http2Stream {
     Thread thread;
     // stream thread only
     private boolean responseStarted;
+    /** The response head's block, not yet written (see {@link #sendHead}). */
+    byte[] pendingHead;
     private final boolean headRequest;
     private final boolean bodyless;
 
@@ -113,7 +115,13 @@ public final class Http2Stream {
             throw new IllegalStateException("response head already sent");
         }
         responseStarted = true;
-        conn.writeHeaders(this, encode(head.status(), head.headers()), endStream);
+        byte[] block = encode(head.status(), head.headers());
+        if (endStream) {
+            conn.writeHeaders(this, block, true);
+        } else {
+            // Held until the body's first flush (the seam allows it): HEADERS and the first DATA leave in one write.
+            pendingHead = block;
+        }
         return new ResponseOut(endStream);
     }
 
