@@ -178,10 +178,14 @@ final class ClientConnection implements Runnable {
         }
     }
 
+    /**
+     * The graceful end of an HTTP/2 connection: FIN after the last frame. A socket that cannot half-close (a TLS
+     * socket may not) is left open; the client closes it after GOAWAY, or drain's timeout does.
+     */
     private void shutdownOutput() {
         try {
             socket.shutdownOutput();
-        } catch (IOException e) {
+        } catch (IOException | UnsupportedOperationException e) {
             log.debug("connection {}: shutdownOutput: {}", id, e.toString());
         }
     }
