@@ -1,5 +1,6 @@
 package io.loomgate.config;
 
+import io.loomgate.filter.ArgumentException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +47,7 @@ final class ComponentBinder {
         for (Map.Entry<String, String> e : written.entrySet()) {
             if (!names.contains(e.getKey())) {
                 String hint = DidYouMean.hint(e.getKey(), names);
-                throw new IllegalArgumentException("unknown argument '" + e.getKey() + "'"
+                throw new ArgumentException(e.getKey(), "unknown argument '" + e.getKey() + "'"
                         + (hint.isEmpty() ? " (arguments: " + String.join(", ", names) + ")" : hint));
             }
             bound.put(e.getKey(), e.getValue());

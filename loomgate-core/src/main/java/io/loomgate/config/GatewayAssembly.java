@@ -1,5 +1,6 @@
 package io.loomgate.config;
 
+import io.loomgate.filter.ArgumentException;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
@@ -71,7 +72,8 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
             try {
                 built.add(f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList())));
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(file, c.line(), context, "predicate '" + c.name() + "': " + e.getMessage());
+                int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
+                throw new ConfigException(file, line, context, "predicate '" + c.name() + "': " + e.getMessage());
             }
         }
         List<GatewayFilter> chain = new ArrayList<>();
@@ -83,7 +85,8 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
             try {
                 chain.add(f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList())));
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(file, c.line(), context, "filter '" + c.name() + "': " + e.getMessage());
+                int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
+                throw new ConfigException(file, line, context, "filter '" + c.name() + "': " + e.getMessage());
             }
         }
         return new Route(spec.id(), spec.order(), built, chain, spec.id(), spec.timeout(), spec.preserveHost(),

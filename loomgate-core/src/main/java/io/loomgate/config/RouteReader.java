@@ -122,6 +122,7 @@ final class RouteReader {
         }
         checkName(s, key, item.line(), name, name);
         Map<String, String> args = new LinkedHashMap<>();
+        Map<String, Integer> argLines = new LinkedHashMap<>();
         YamlNode argsNode = c.node("args");
         if (argsNode instanceof YamlNode.Mapping m) {
             for (YamlNode.Entry e : m.entries()) {
@@ -131,16 +132,18 @@ final class RouteReader {
                     for (YamlNode.Entry n : nested.entries()) {
                         String dotted = e.key() + "." + n.key();
                         args.put(dotted, argValue(s, key + ".args." + dotted, n.value()));
+                        argLines.put(dotted, n.line());
                     }
                     continue;
                 }
                 args.put(e.key(), argValue(s, key + ".args." + e.key(), e.value()));
+                argLines.put(e.key(), e.line());
             }
         } else if (argsNode != null && !(argsNode instanceof YamlNode.Scalar sc && sc.isNull())) {
             throw s.error(key + ".args", argsNode.line(), "expected a mapping of argument names to values, got "
                     + argsNode.describe());
         }
-        return new RouteSpec.ComponentSpec(name, args, item.line());
+        return new RouteSpec.ComponentSpec(name, args, item.line(), argLines);
     }
 
     private RouteSpec.ComponentSpec shorthand(Section s, String key, YamlNode.Scalar scalar) throws ConfigException {

@@ -31,7 +31,23 @@ public record RouteSpec(String id, int line, List<URI> uris, int order, List<Com
      * @param args positional args are keyed {@code _genkey_0}, {@code _genkey_1}… as Spring Cloud Gateway does;
      *             insertion order is kept
      * @param line where it was written
+     * @param argLines the line of each named argument of the expanded form (nested ones by their dotted name); empty
+     *                 for the shorthand, whose arguments are all on {@code line}
      */
-    public record ComponentSpec(String name, Map<String, String> args, int line) {
+    public record ComponentSpec(String name, Map<String, String> args, int line, Map<String, Integer> argLines) {
+
+        public ComponentSpec {
+            argLines = Map.copyOf(argLines);
+        }
+
+        /** A component whose arguments are all on its own line (the shorthand, or one built in code). */
+        public ComponentSpec(String name, Map<String, String> args, int line) {
+            this(name, args, line, Map.of());
+        }
+
+        /** Where argument {@code name} was written: its own line when known, else the component's. */
+        public int lineOf(String argument) {
+            return argLines.getOrDefault(argument, line);
+        }
     }
 }

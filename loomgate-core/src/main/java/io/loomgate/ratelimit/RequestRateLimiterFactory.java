@@ -1,5 +1,6 @@
 package io.loomgate.ratelimit;
 
+import io.loomgate.filter.ArgumentException;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import java.util.List;
@@ -37,24 +38,36 @@ final class RequestRateLimiterFactory implements FilterFactory {
     @Override
     public GatewayFilter create(Map<String, String> args) {
         Arg a = new Arg(args);
-        boolean scg = args.keySet().stream().anyMatch(k -> k.startsWith(SCG));
+        String scgArg = args.keySet().stream().filter(k -> k.startsWith(SCG)).findFirst().orElse(null);
         String store = a.text("store", null);
         if (store == null) {
-            store = scg ? "redis" : "local";
+            store = scgArg != null ? "redis" : "local";
         } else if (!store.equals("local") && !store.equals("redis")) {
-            throw new IllegalArgumentException("store: expected local or redis, got '" + store + "'");
-        } else if (scg && store.equals("local")) {
-            throw new IllegalArgumentException("store: local, but redis-rate-limiter.* arguments select the Redis "
+            throw new ArgumentException("store", "store: expected local or redis, got '" + store + "'");
+        } else if (scgArg != null && store.equals("local")) {
+            throw new ArgumentException("store", "store: local, but redis-rate-limiter.* arguments select the Redis "
                     + "store; write replenish-rate and burst-capacity for a local limit");
         }
         int rate = a.integer("replenish-rate", SCG + "replenishRate", null);
         int burst = a.integer("burst-capacity", SCG + "burstCapacity", rate);
         int requested = a.integer("requested-tokens", SCG + "requestedTokens", 1);
-        RateLimit limit = new RateLimit(rate, burst, requested);
+        RateLimit limit = a.limit(rate, burst, requested);
+        String resolverArg = a.writtenAs("key-resolver", "keyResolver");
         String resolver = a.either("key-resolver", "keyResolver");
-        KeyResolver keys = KeyResolver.parse(resolver == null ? "client-ip" : resolver);
+        KeyResolver keys;
+        try {
+            keys = KeyResolver.parse(resolver == null ? "client-ip" : resolver);
+        } catch (IllegalArgumentException e) {
+            throw new ArgumentException(resolverArg, e.getMessage());
+        }
         boolean deny = a.bool("deny-empty-key", "denyEmptyKey", true);
-        return new RequestRateLimiterFilter(limit, keys, deny, owner.store(store), owner.listener());
+        RateLimitStore chosen;
+        try {
+            chosen = owner.store(store);
+        } catch (IllegalArgumentException e) {
+            throw new ArgumentException(args.containsKey("store") ? "store" : scgArg, e.getMessage());
+        }
+        return new RequestRateLimiterFilter(limit, keys, deny, chosen, owner.listener());
     }
 
     /** Reads one argument under either of its spellings; every failure names the spelling as written. */
@@ -69,14 +82,37 @@ final class RequestRateLimiterFactory implements FilterFactory {
             String a = text(name, null);
             String b = text(alias, null);
             if (a != null && b != null) {
-                throw new IllegalArgumentException("'" + name + "' and '" + alias + "' are the same argument; "
+                throw new ArgumentException(alias, "'" + name + "' and '" + alias + "' are the same argument; "
                         + "write one of them");
             }
             return a != null ? a : b;
         }
 
+        /** The spelling used, for messages and lines: {@code name} unless only {@code alias} was written. */
         String writtenAs(String name, String alias) {
-            return text(name, null) != null ? name : alias;
+            return text(name, null) == null && text(alias, null) != null ? alias : name;
+        }
+
+        /** The bucket, each refusal pinned to the argument it is about. */
+        RateLimit limit(int rate, int burst, int requested) {
+            String rateArg = writtenAs("replenish-rate", SCG + "replenishRate");
+            String burstArg = writtenAs("burst-capacity", SCG + "burstCapacity");
+            String requestedArg = writtenAs("requested-tokens", SCG + "requestedTokens");
+            if (rate < 1) {
+                throw new ArgumentException(rateArg, "replenish-rate: expected an integer >= 1, got " + rate);
+            }
+            if (requested < 1) {
+                throw new ArgumentException(requestedArg, "requested-tokens: expected an integer >= 1, got "
+                        + requested);
+            }
+            try {
+                return new RateLimit(rate, burst, requested);
+            } catch (IllegalArgumentException e) {
+                // burst-capacity below the rate or the cost: written by burst-capacity, or implied by its default
+                boolean burstWritten = text(burstArg, null) != null;
+                throw new ArgumentException(burstWritten ? burstArg : requested > burst ? requestedArg : rateArg,
+                        e.getMessage());
+            }
         }
 
         int integer(String name, String alias, Integer otherwise) {
@@ -90,8 +126,8 @@ final class RequestRateLimiterFactory implements FilterFactory {
             try {
                 return Integer.parseInt(v);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(writtenAs(name, alias) + ": expected a whole number, got '" + v
-                        + "'");
+                throw new ArgumentException(writtenAs(name, alias), writtenAs(name, alias)
+                        + ": expected a whole number, got '" + v + "'");
             }
         }
 
@@ -103,7 +139,8 @@ final class RequestRateLimiterFactory implements FilterFactory {
             if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
                 return Boolean.parseBoolean(v.toLowerCase());
             }
-            throw new IllegalArgumentException(writtenAs(name, alias) + ": expected true or false, got '" + v + "'");
+            throw new ArgumentException(writtenAs(name, alias), writtenAs(name, alias) + ": expected true or false, "
+                    + "got '" + v + "'");
         }
     }
 }

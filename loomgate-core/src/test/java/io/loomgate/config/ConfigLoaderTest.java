@@ -98,7 +98,8 @@ class ConfigLoaderTest {
                 new RouteSpec.ComponentSpec("Method", Map.of("_genkey_0", "GET", "_genkey_1", "POST"), 27));
         assertThat(r.filters()).containsExactly(
                 new RouteSpec.ComponentSpec("StripPrefix", Map.of("_genkey_0", "1"), 29),
-                new RouteSpec.ComponentSpec("AddRequestHeader", Map.of("name", "X-Foo", "value", "bar"), 30));
+                new RouteSpec.ComponentSpec("AddRequestHeader", Map.of("name", "X-Foo", "value", "bar"), 30,
+                        Map.of("name", 31, "value", 31)));
         assertThat(r.filters().get(1).args().keySet()).containsExactly("name", "value");
         assertThat(r.timeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(r.preserveHost()).isTrue();

@@ -96,29 +96,29 @@ class RateLimitConfigTest {
                 "redis-rate-limiter.burstCapacity: 20", "redis-rate-limiter.requestedTokens: 1",
                 "keyResolver: principal", "denyEmptyKey: false"), Map.of());
         assertThat(refusal(limiter("", "redis-rate-limiter.replenishRate: 10")))
-                .isEqualTo("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': store: redis needs the Redis "
+                .isEqualTo("gateway.yaml:7: route 'api': filter 'RequestRateLimiter': store: redis needs the Redis "
                         + "to use: add a top-level 'redis:' section with 'url: redis://host:port'");
     }
 
     @Test
     void springCloudGatewaysNestedSpellingIsTheDottedOne() throws ConfigException {
         String nested = limiter("", "redis-rate-limiter:", "  replenishRate: 10", "  burstCapacity: 20");
-        assertThat(refusal(nested)).isEqualTo("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': store: "
+        assertThat(refusal(nested)).isEqualTo("gateway.yaml:8: route 'api': filter 'RequestRateLimiter': store: "
                 + "redis needs the Redis to use: add a top-level 'redis:' section with 'url: redis://host:port'");
         load(limiter("redis:\n  url: redis://127.0.0.1:6379\n", "redis-rate-limiter:", "  replenishRate: 10"),
                 Map.of());
         assertThat(refusal(limiter("", "redis-rate-limiter:", "  replenishRat: 10")))
-                .isEqualTo("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': unknown argument "
+                .isEqualTo("gateway.yaml:8: route 'api': filter 'RequestRateLimiter': unknown argument "
                         + "'redis-rate-limiter.replenishRat' — did you mean 'redis-rate-limiter.replenishRate'?");
     }
 
     @Test
     void aRedisStoreWithoutRedisUrlIsRefusedAtStartUp() {
         assertThat(refusal(limiter("", "replenish-rate: 10", "store: redis")))
-                .startsWith("gateway.yaml:5: route 'api': filter 'RequestRateLimiter': store: redis needs");
+                .startsWith("gateway.yaml:8: route 'api': filter 'RequestRateLimiter': store: redis needs");
         // An empty ${REDIS_URL:} means no Redis, too.
         assertThat(refusal(limiter("redis:\n  url: ${REDIS_URL:}\n", "replenish-rate: 10", "store: redis")))
-                .startsWith("gateway.yaml:7: route 'api': filter 'RequestRateLimiter': store: redis needs");
+                .startsWith("gateway.yaml:10: route 'api': filter 'RequestRateLimiter': store: redis needs");
     }
 
     @Test
@@ -160,39 +160,42 @@ class RateLimitConfigTest {
     }
 
     @Test
-    void everyBadFilterArgumentIsNamedAtTheFiltersLine() {
-        String p = "gateway.yaml:5: route 'api': filter 'RequestRateLimiter': ";
-        assertThat(refusal(limiter("", "burst-capacity: 20"))).isEqualTo(p
+    void everyBadFilterArgumentIsNamedAtItsOwnLine() {
+        // limiter(): the filter's name is on line 5, its arguments from line 7 on.
+        String at5 = "gateway.yaml:5: route 'api': filter 'RequestRateLimiter': ";
+        String at7 = "gateway.yaml:7: route 'api': filter 'RequestRateLimiter': ";
+        String at8 = "gateway.yaml:8: route 'api': filter 'RequestRateLimiter': ";
+        assertThat(refusal(limiter("", "burst-capacity: 20"))).isEqualTo(at5
                 + "missing argument 'replenish-rate' (tokens per second)");
-        assertThat(refusal(limiter("", "replenish-rate: ten"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: ten"))).isEqualTo(at7
                 + "replenish-rate: expected a whole number, got 'ten'");
-        assertThat(refusal(limiter("", "replenish-rate: 0"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 0"))).isEqualTo(at7
                 + "replenish-rate: expected an integer >= 1, got 0");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacity: 5"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacity: 5"))).isEqualTo(at8
                 + "burst-capacity (5) must be at least replenish-rate (10)");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacity: x"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacity: x"))).isEqualTo(at8
                 + "burst-capacity: expected a whole number, got 'x'");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "requested-tokens: 0"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "requested-tokens: 0"))).isEqualTo(at8
                 + "requested-tokens: expected an integer >= 1, got 0");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "requested-tokens: 11"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "requested-tokens: 11"))).isEqualTo(at8
                 + "burst-capacity (10) must be at least requested-tokens (11), or no request could ever pass");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "key-resolver: cookie"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "key-resolver: cookie"))).isEqualTo(at8
                 + "key-resolver: expected client-ip, header:<name>, route, path or principal, got 'cookie'");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "key-resolver: 'header:'"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "key-resolver: 'header:'"))).isEqualTo(at8
                 + "key-resolver: 'header:' needs a header name after 'header:', like header:X-Api-Key");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "keyResolver: '#{@userKeyResolver}'"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "keyResolver: '#{@userKeyResolver}'"))).isEqualTo(at8
                 + "key-resolver: expected client-ip, header:<name>, route, path or principal, got "
                 + "'#{@userKeyResolver}' (Spring bean references cannot be used here; pick a built-in resolver)");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "store: memcached"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "store: memcached"))).isEqualTo(at8
                 + "store: expected local or redis, got 'memcached'");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "deny-empty-key: maybe"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "deny-empty-key: maybe"))).isEqualTo(at8
                 + "deny-empty-key: expected true or false, got 'maybe'");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "redis-rate-limiter.replenishRate: 10"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "redis-rate-limiter.replenishRate: 10"))).isEqualTo(at8
                 + "'replenish-rate' and 'redis-rate-limiter.replenishRate' are the same argument; write one of them");
-        assertThat(refusal(limiter("", "redis-rate-limiter.replenishRate: 10", "store: local"))).isEqualTo(p
+        assertThat(refusal(limiter("", "redis-rate-limiter.replenishRate: 10", "store: local"))).isEqualTo(at8
                 + "store: local, but redis-rate-limiter.* arguments select the Redis store; write replenish-rate "
                 + "and burst-capacity for a local limit");
-        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacty: 20"))).isEqualTo(p
+        assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacty: 20"))).isEqualTo(at8
                 + "unknown argument 'burst-capacty' — did you mean 'burst-capacity'?");
     }
 }
