@@ -50,7 +50,7 @@ class ConfigErrorIT {
                 """);
         try (JarProcess p = JarProcess.start(List.of(), List.of("serve", "--config", yaml.toString()), Map.of())) {
             assertThat(p.awaitExit(Duration.ofSeconds(20))).isEqualTo(2);
-            assertThat(p.output()).contains(yaml + ":9: route 'api': filter 'RequestRateLimiter': store: redis needs")
+            assertThat(p.output()).contains(yaml + ":10: route 'api': filter 'RequestRateLimiter': store: redis needs")
                     .doesNotContain("listening on");
         }
     }
