@@ -480,10 +480,9 @@ public final class Http2Connection {
         }
         if (isTrailers) {
             if (existing == null || existing.remoteClosed || existing.isReset()) {
-                if (existing == null && !isIdle(stream)) {
-                    throw Http2Exception.connection(Frames.STREAM_CLOSED, "HEADERS on closed stream " + stream);
-                }
-                throw Http2Exception.stream(stream, Frames.STREAM_CLOSED, "HEADERS on closed stream " + stream);
+                // The client ended this stream (or it is gone): HEADERS now would reopen it. A connection error
+                // (RFC 9113 §5.4.1 allows it for a stream error too) whether or not our response has quite ended.
+                throw Http2Exception.connection(Frames.STREAM_CLOSED, "HEADERS on closed stream " + stream);
             }
             if (!endStream) {
                 throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR,
