@@ -6,6 +6,7 @@ import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
+import io.loomgate.resilience.RetryFilterFactory;
 import io.loomgate.route.PredicateFactory;
 import io.loomgate.route.PredicateRegistry;
 import io.loomgate.route.Route;
@@ -34,8 +35,16 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
      * {@link RateLimiting} and passes its factory to {@link #build(GatewayConfig, PredicateRegistry, FilterRegistry)}.
      */
     public static GatewayAssembly build(GatewayConfig config) throws ConfigException {
-        return build(config, PredicateRegistry.withBuiltIns(), FilterRegistry.withBuiltIns()
+        return build(config, PredicateRegistry.withBuiltIns(), gatewayFilters()
                 .register(new RateLimiting(config.redis(), RateLimitListener.NOOP).filterFactory()));
+    }
+
+    /**
+     * The filter package's built-ins plus the gateway's filters that live in packages above it and need nothing
+     * from the serving gateway ({@code Retry}); {@code RequestRateLimiter} is added by whoever owns its Redis pool.
+     */
+    public static FilterRegistry gatewayFilters() {
+        return FilterRegistry.withBuiltIns().register(new RetryFilterFactory());
     }
 
     /**
@@ -51,7 +60,8 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
         List<UpstreamDefinition> upstreams = new ArrayList<>();
         for (RouteSpec spec : config.routes()) {
             routes.add(route(file, spec, predicates, filters));
-            upstreams.add(new UpstreamDefinition(spec.id(), endpoints(file, spec), config.upstreamDefaults()));
+            upstreams.add(new UpstreamDefinition(spec.id(), endpoints(file, spec), config.upstreamDefaults(),
+                    spec.balancing()));
         }
         try {
             return new GatewayAssembly(new RouteTable(routes), upstreams);

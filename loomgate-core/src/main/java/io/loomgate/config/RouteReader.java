@@ -11,7 +11,8 @@ import java.util.Map;
 /** Reads the {@code routes:} list into {@link RouteSpec}s; route ids must be unique. */
 final class RouteReader {
     static final List<String> KEYS = List.of("id", "uri", "uris", "order", "predicates", "filters", "timeout",
-            "preserve-host", "max-in-flight", "queue-timeout");
+            "preserve-host", "max-in-flight", "queue-timeout", "load-balancer", "hash", "health-check",
+            "outlier-detection");
     private static final List<String> COMPONENT_KEYS = List.of("name", "args");
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
@@ -47,10 +48,12 @@ final class RouteReader {
             throw new ConfigException(file, s.lineOf("id"), context, "duplicate route id (first at line " + before
                     + ")");
         }
-        return new RouteSpec(id, s.line(), uris(s, context), s.integer("order", 0, Integer.MIN_VALUE,
+        BalancingReader.Origins origins = BalancingReader.origins(file, s, context);
+        return new RouteSpec(id, s.line(), origins.uris(), s.integer("order", 0, Integer.MIN_VALUE,
                 Integer.MAX_VALUE), components(s, "predicates"), components(s, "filters"),
                 s.duration("timeout", DEFAULT_TIMEOUT, false), s.bool("preserve-host", true),
-                s.integer("max-in-flight", 0, 0, Integer.MAX_VALUE), s.duration("queue-timeout", Duration.ZERO, true));
+                s.integer("max-in-flight", 0, 0, Integer.MAX_VALUE), s.duration("queue-timeout", Duration.ZERO, true),
+                BalancingReader.balancing(file, s, origins.weights()));
     }
 
     /** The id as written, to name the route in messages about its other keys; null when there is none. */
@@ -64,37 +67,6 @@ final class RouteReader {
             }
         }
         return null;
-    }
-
-    private List<URI> uris(Section s, String context) throws ConfigException {
-        if (s.has("uri") && s.has("uris")) {
-            throw new ConfigException(file, Math.max(s.lineOf("uri"), s.lineOf("uris")), context,
-                    "has both 'uri' and 'uris'; write one of them");
-        }
-        if (!s.has("uri") && !s.has("uris")) {
-            throw new ConfigException(file, s.line(), context, "needs 'uri' (one origin) or 'uris' (a list)");
-        }
-        if (s.has("uri")) {
-            String text = s.string("uri", null);
-            return List.of(uri(s, "uri", s.lineOf("uri"), text));
-        }
-        List<YamlNode.Scalar> items = s.scalarList("uris");
-        if (items.isEmpty()) {
-            throw s.error("uris", "expected at least one uri");
-        }
-        List<URI> out = new ArrayList<>();
-        for (int i = 0; i < items.size(); i++) {
-            out.add(uri(s, "uris[" + i + "]", items.get(i).line(), items.get(i).text()));
-        }
-        return List.copyOf(out);
-    }
-
-    private static URI uri(Section s, String key, int line, String text) throws ConfigException {
-        try {
-            return UpstreamUri.parse(text).toUri();
-        } catch (IllegalArgumentException e) {
-            throw s.error(key, line, e.getMessage());
-        }
     }
 
     private List<RouteSpec.ComponentSpec> components(Section s, String key) throws ConfigException {

@@ -1,5 +1,6 @@
 package io.loomgate.config;
 
+import io.loomgate.upstream.Balancing;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -18,10 +19,19 @@ import java.util.Map;
  * @param preserveHost default true
  * @param maxInFlight  default 0 (no limit)
  * @param queueTimeout how long a request over max-in-flight waits (default 0: 503 at once)
+ * @param balancing    the balancer, the endpoints' weights (one per uri), health checks and outlier detection
  */
 public record RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
                         List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
-                        Duration queueTimeout) {
+                        Duration queueTimeout, Balancing balancing) {
+
+    /** A route with equal weights, least-request balancing, no health checks and no outlier detection. */
+    public RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
+                     List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
+                     Duration queueTimeout) {
+        this(id, line, uris, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout,
+                Balancing.defaults(uris.size()));
+    }
 
     /**
      * A predicate or filter as written: {@code Name=a,b} (shorthand: positional args) or {@code {name, args}}

@@ -114,6 +114,7 @@ public final class AdminHandler implements ExchangeHandler {
             m.put("filters", r.filters().stream().map(Object::toString).toList());
             m.put("upstream", r.upstreamId());
             Upstream u = upstreams == null ? null : upstreams.get(r.upstreamId());
+            m.put("loadBalancer", u == null ? null : u.balancing().policy().configName());
             m.put("endpoints", u == null ? List.of() : DashboardStats.pools(u));
             m.put("timeoutMillis", r.timeout() == null ? null : r.timeout().toMillis());
             m.put("preserveHost", r.preserveHost());

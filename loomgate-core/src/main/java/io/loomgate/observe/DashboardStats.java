@@ -2,6 +2,7 @@ package io.loomgate.observe;
 
 import io.loomgate.route.Route;
 import io.loomgate.upstream.Upstream;
+import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
 import io.loomgate.upstream.Upstreams;
 import java.lang.management.ManagementFactory;
@@ -127,13 +128,21 @@ final class DashboardStats {
         return out;
     }
 
+    /** Each endpoint of the upstream: its pool, its weight, in flight, health and ejections. */
     static List<Map<String, Object>> pools(Upstream u) {
         List<Map<String, Object>> pools = new ArrayList<>();
-        for (UpstreamPool p : u.pools()) {
+        long now = System.nanoTime();
+        for (UpstreamMember m : u.members()) {
+            UpstreamPool p = m.pool();
             Map<String, Object> pm = new LinkedHashMap<>();
             pm.put("endpoint", p.endpoint().authority());
             pm.put("idle", p.idleCount());
             pm.put("inUse", p.inUseCount());
+            pm.put("weight", m.weight());
+            pm.put("inFlight", m.inFlight());
+            pm.put("healthy", m.healthy());
+            pm.put("ejected", m.ejected(now));
+            pm.put("ejections", m.timesEjected());
             pools.add(pm);
         }
         return pools;

@@ -9,6 +9,7 @@ import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.EvictionReason;
 import io.loomgate.upstream.PoolListener;
 import io.loomgate.upstream.Upstream;
+import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
 import io.loomgate.upstream.Upstreams;
 import io.micrometer.core.instrument.Counter;
@@ -120,6 +121,17 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
             upstreamMeters(u.id());
             poolGauge(u, "idle", UpstreamPool::idleCount);
             poolGauge(u, "in_use", UpstreamPool::inUseCount);
+            for (UpstreamMember m : u.members()) {
+                String endpoint = m.endpoint().authority();
+                Gauge.builder("loomgate.upstream.endpoint.healthy", m, x -> x.healthy() && !x.ejected(System.nanoTime())
+                                ? 1 : 0)
+                        .description("1 while the endpoint may take the route's traffic (health check passing, not "
+                                + "ejected), else 0")
+                        .tag("route", u.id()).tag("endpoint", endpoint).register(registry);
+                FunctionCounter.builder("loomgate.upstream.ejections", m, UpstreamMember::timesEjected)
+                        .description("Times passive outlier detection ejected the endpoint from the route")
+                        .tag("route", u.id()).tag("endpoint", endpoint).register(registry);
+            }
         }
         return this;
     }
@@ -171,6 +183,13 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     @Override
     public void exchangeEnd(ExchangeView exchange) {
         finished(exchange);
+    }
+
+    @Override
+    public void retry(ExchangeView exchange, String outcome) {
+        Counter.builder("loomgate.retries")
+                .description("Retry decisions by outcome: retried, exhausted, budget_exhausted, body_too_large")
+                .tag("route", exchange.routeId()).tag("outcome", outcome).register(registry).increment();
     }
 
     @Override

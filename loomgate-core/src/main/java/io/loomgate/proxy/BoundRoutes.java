@@ -1,6 +1,8 @@
 package io.loomgate.proxy;
 
+import io.loomgate.filter.GatewayFilter;
 import io.loomgate.http.RequestHead;
+import io.loomgate.resilience.RetryFilter;
 import io.loomgate.route.Route;
 import io.loomgate.route.RouteMatch;
 import io.loomgate.route.RouteTable;
@@ -41,9 +43,24 @@ public final class BoundRoutes {
                 throw new IllegalArgumentException("route '" + r.id() + "' names unknown upstream '"
                         + r.upstreamId() + "'");
             }
-            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout())));
+            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout()),
+                    retryOf(r)));
         }
         return new BoundRoutes(table, bound);
+    }
+
+    /** The route's {@code Retry} filter, which the forwarding link runs; null if it has none. */
+    private static RetryFilter retryOf(Route r) {
+        RetryFilter found = null;
+        for (GatewayFilter f : r.filters()) {
+            if (f instanceof RetryFilter retry) {
+                if (found != null) {
+                    throw new IllegalArgumentException("route '" + r.id() + "' has more than one Retry filter");
+                }
+                found = retry;
+            }
+        }
+        return found;
     }
 
     /** The first route that matches, bound; null if none does. */

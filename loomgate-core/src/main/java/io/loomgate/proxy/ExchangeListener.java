@@ -32,6 +32,14 @@ public interface ExchangeListener {
     default void exchangeFailed(ExchangeView exchange) {
     }
 
+    /**
+     * A retry was decided on, or refused: {@code outcome} is {@code retried}, {@code exhausted} (no retries left),
+     * {@code budget_exhausted} (the route's retry budget is spent) or {@code body_too_large} (the request body outgrew
+     * max-replay-size). Between responseHeadReceived or a failed attempt and the next upstreamAcquired.
+     */
+    default void retry(ExchangeView exchange, String outcome) {
+    }
+
     /** Several listeners as one; each is called in order. */
     static ExchangeListener composite(List<ExchangeListener> listeners) {
         if (listeners.isEmpty()) {
@@ -70,6 +78,11 @@ public interface ExchangeListener {
             @Override
             public void exchangeFailed(ExchangeView x) {
                 all.forEach(l -> l.exchangeFailed(x));
+            }
+
+            @Override
+            public void retry(ExchangeView x, String outcome) {
+                all.forEach(l -> l.retry(x, outcome));
             }
         };
     }

@@ -13,7 +13,11 @@ import io.loomgate.proxy.ProxyFailure.Kind;
 import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.ServerExchange;
+import io.loomgate.upstream.Upstream;
+import io.loomgate.upstream.UpstreamMember;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -152,41 +156,54 @@ public final class ProxyHandler implements ExchangeHandler {
         x.traceId = TraceContext.propagate(h);
     }
 
-    // ---- the chain's last link: attempts until one gets a response head, or the failure may not be retried ----
+    // ---- the chain's last link: attempts until one gets a response head worth relaying ----
 
     private void forward(FilterExchange fx) throws IOException {
         Exchange x = (Exchange) fx;
+        Retries retries = Retries.start(x, x.route.retry(), listener);
+        Upstream upstream = x.route.upstream();
+        long hash = RequestKey.hash(upstream.balancing().hashKey(), x.request, x.clientAddress());
+        List<UpstreamMember> tried = new ArrayList<>(2);
         for (int n = 0; ; n++) {
+            UpstreamMember member = upstream.select(hash, tried);
             try {
-                tryUpstream(x, n);
-                return;
+                tryUpstream(x, member, n, retries);
             } catch (ProxyFailure f) {
                 UpstreamAttempt failed = x.attempt;
                 failed.close();
-                if (!FailureClassifier.mayRetry(f, failed.facts())) {
+                upstream.recordOutcome(member, !Retries.countsAgainstEndpoint(f));
+                if (!retries.mayRetry(x, f, failed.facts())) {
                     throw f;
                 }
-                log.debug("{}: reused connection to {} failed ({}), retrying on a fresh one", x, failed.endpoint(),
-                        f.getCause() == null ? f.getMessage() : f.getCause().toString());
+                tried.add(member);
+                continue;
             }
+            int status = x.response.status();
+            upstream.recordOutcome(member, status < 502 || status > 504);
+            if (!retries.mayRetryStatus(x, status, x.attempt.facts())) {
+                return;
+            }
+            x.attempt.close(); // the answer is not relayed: the connection goes with it
+            x.response = null;
+            tried.add(member);
         }
     }
 
-    /** One attempt: selectEndpoint → connect → sendHead → relayBody → readHead. */
-    private void tryUpstream(Exchange x, int number) throws ProxyFailure {
+    /** One attempt: connect → sendHead → relayBody → readHead, to the member the balancer chose. */
+    private void tryUpstream(Exchange x, UpstreamMember member, int number, Retries retries) throws ProxyFailure {
         Route route = x.route.route();
-        UpstreamAttempt attempt = new UpstreamAttempt(x.route.upstream().select(), number);
+        UpstreamAttempt attempt = new UpstreamAttempt(member, number);
         x.attempt = attempt;
         try {
-            attempt.connect(System.nanoTime() + route.timeout().toNanos());
+            attempt.connect(retries.tryDeadline(route.timeout()));
         } catch (IOException e) {
             throw classify(x, e, Stage.CONNECT);
         }
         listener.upstreamAcquired(x, attempt.reused());
         try {
             attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
-            x.bytesIn = attempt.relayBody(x.downstream.requestBody(), x.downstream.requestFraming());
-            x.response = attempt.readHead(route.timeout(), x.upgradeRequested, interim -> {
+            x.bytesIn = attempt.relayBody(retries.body(number), x.downstream.requestFraming());
+            x.response = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested, interim -> {
                 ResponseHeadRewriter.interim(interim);
                 x.downstream.sendInterim(interim);
             });

@@ -12,6 +12,7 @@ import io.loomgate.http1.HttpOutput;
 import io.loomgate.http1.HttpParseException;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.PooledConnection;
+import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
 import java.io.IOException;
 import java.time.Duration;
@@ -40,6 +41,7 @@ final class UpstreamAttempt implements AutoCloseable {
         void accept(ResponseHead interim) throws IOException;
     }
 
+    private final UpstreamMember member;
     private final UpstreamPool pool;
     private final int number;
     private PooledConnection connection;
@@ -51,14 +53,20 @@ final class UpstreamAttempt implements AutoCloseable {
     private boolean settled;
 
     /** @param number 0 for the first attempt of an exchange; a later one dials a fresh connection */
-    UpstreamAttempt(UpstreamPool pool, int number) {
-        this.pool = pool;
+    UpstreamAttempt(UpstreamMember member, int number) {
+        this.member = member;
+        this.pool = member.pool();
         this.number = number;
         pool.state().attemptStarted();
     }
 
     Endpoint endpoint() {
         return pool.endpoint();
+    }
+
+    /** The endpoint as the route's upstream sees it (weight, health), chosen by its balancer. */
+    UpstreamMember member() {
+        return member;
     }
 
     int number() {

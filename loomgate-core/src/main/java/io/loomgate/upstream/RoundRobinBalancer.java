@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Hands out the pools in turn. Lock-free: one shared counter. When it overflows past {@link Integer#MAX_VALUE},
- * {@link Math#floorMod} keeps the index in range; the order skips once at the wrap, which nobody can notice.
+ * Hands out the candidates in turn, each as many times per round as its weight. Lock-free: one shared counter. When
+ * it overflows past {@link Integer#MAX_VALUE}, {@link Math#floorMod} keeps the index in range; the order skips once at
+ * the wrap, which nobody can notice.
  */
 final class RoundRobinBalancer implements LoadBalancer {
     private final AtomicInteger next;
@@ -20,7 +21,13 @@ final class RoundRobinBalancer implements LoadBalancer {
     }
 
     @Override
-    public UpstreamPool pick(List<UpstreamPool> pools) {
-        return pools.get(Math.floorMod(next.getAndIncrement(), pools.size()));
+    public UpstreamMember pick(List<UpstreamMember> candidates, long hash) {
+        int n = next.getAndIncrement();
+        if (candidates.size() == 1) {
+            return candidates.get(0);
+        }
+        int total = LoadBalancer.totalWeight(candidates);
+        return total == candidates.size() ? candidates.get(Math.floorMod(n, total))
+                : LoadBalancer.atWeight(candidates, Math.floorMod(n, total));
     }
 }

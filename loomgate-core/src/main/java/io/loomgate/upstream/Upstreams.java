@@ -1,5 +1,6 @@
 package io.loomgate.upstream;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,11 +18,13 @@ public final class Upstreams {
     private final Map<String, Upstream> upstreams;
     private final List<UpstreamPool> pools;
     private final PoolSweeper sweeper;
+    private final List<HealthChecker> healthCheckers;
 
-    private Upstreams(Map<String, Upstream> upstreams, List<UpstreamPool> pools) {
+    private Upstreams(Map<String, Upstream> upstreams, List<UpstreamPool> pools, List<HealthChecker> healthCheckers) {
         this.upstreams = upstreams;
         this.pools = pools;
         this.sweeper = new PoolSweeper(pools);
+        this.healthCheckers = healthCheckers;
     }
 
     /**
@@ -35,6 +38,7 @@ public final class Upstreams {
         Objects.requireNonNull(listener, "listener");
         Map<Endpoint, UpstreamPool> poolsByEndpoint = new LinkedHashMap<>();
         Map<String, Upstream> byId = new LinkedHashMap<>();
+        List<HealthChecker> checkers = new ArrayList<>();
         for (UpstreamDefinition definition : definitions) {
             if (byId.containsKey(definition.id())) {
                 throw new IllegalArgumentException("duplicate upstream id '" + definition.id() + "'");
@@ -46,14 +50,22 @@ public final class Upstreams {
                             + endpoints.get(i) + " twice");
                 }
             }
-            List<UpstreamPool> pools = endpoints.stream()
-                    .map(e -> poolsByEndpoint.computeIfAbsent(e,
-                            key -> new UpstreamPool(key, definition.settings(), listener)))
-                    .toList();
-            byId.put(definition.id(), new Upstream(definition.id(), pools, new RoundRobinBalancer()));
+            List<UpstreamMember> members = new ArrayList<>();
+            for (int i = 0; i < endpoints.size(); i++) {
+                UpstreamPool pool = poolsByEndpoint.computeIfAbsent(endpoints.get(i),
+                        key -> new UpstreamPool(key, definition.settings(), listener));
+                members.add(new UpstreamMember(pool, definition.balancing().weights().get(i)));
+            }
+            Upstream upstream = new Upstream(definition.id(), members, definition.balancing(), System::nanoTime);
+            byId.put(definition.id(), upstream);
+            if (definition.balancing().healthCheck() != null) {
+                checkers.add(new HealthChecker(upstream, definition.balancing().healthCheck(),
+                        definition.settings()));
+            }
         }
-        Upstreams created = new Upstreams(byId, List.copyOf(poolsByEndpoint.values()));
+        Upstreams created = new Upstreams(byId, List.copyOf(poolsByEndpoint.values()), List.copyOf(checkers));
         created.sweeper.start();
+        checkers.forEach(HealthChecker::start);
         return created;
     }
 
@@ -78,6 +90,7 @@ public final class Upstreams {
 
     /** Stops the sweeper and closes every pool: idle connections now, in-use ones when released. Idempotent. */
     public void close() {
+        healthCheckers.forEach(HealthChecker::stop);
         sweeper.stop();
         pools.forEach(UpstreamPool::close);
     }

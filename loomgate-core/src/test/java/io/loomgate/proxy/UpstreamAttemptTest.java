@@ -15,6 +15,7 @@ import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.PoolListener;
 import io.loomgate.upstream.PoolSettings;
 import io.loomgate.upstream.UpstreamDefinition;
+import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
 import io.loomgate.upstream.Upstreams;
 import java.io.IOException;
@@ -33,12 +34,14 @@ class UpstreamAttemptTest {
     private final TestOrigin origin;
     private final Upstreams upstreams;
     private final UpstreamPool pool;
+    private final UpstreamMember member;
 
     UpstreamAttemptTest() throws IOException {
         origin = new TestOrigin();
         upstreams = Upstreams.create(List.of(new UpstreamDefinition("u",
                 List.of(new Endpoint("127.0.0.1", origin.port())), PoolSettings.DEFAULTS)), PoolListener.NOOP);
-        pool = upstreams.get("u").pools().get(0);
+        member = upstreams.get("u").members().get(0);
+        pool = member.pool();
     }
 
     @AfterEach
@@ -70,14 +73,14 @@ class UpstreamAttemptTest {
 
     @Test
     void aFinishedAttemptReturnsItsConnectionForTheNextAttemptToReuse() throws Exception {
-        try (UpstreamAttempt first = new UpstreamAttempt(pool, 0)) {
+        try (UpstreamAttempt first = new UpstreamAttempt(member, 0)) {
             assertThat(exchange(first, get("/a"))).isEqualTo("hello from origin");
             assertThat(first.reused()).isFalse();
         }
         assertThat(pool.idleCount()).isEqualTo(1);
         assertThat(pool.inUseCount()).isZero();
 
-        try (UpstreamAttempt second = new UpstreamAttempt(pool, 0)) {
+        try (UpstreamAttempt second = new UpstreamAttempt(member, 0)) {
             exchange(second, get("/b"));
             assertThat(second.reused()).isTrue();
         }
@@ -88,7 +91,7 @@ class UpstreamAttemptTest {
 
     @Test
     void closingAnUnfinishedAttemptDiscardsItsConnection() throws Exception {
-        try (UpstreamAttempt attempt = new UpstreamAttempt(pool, 0)) {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
             attempt.sendHead(get("/"), BodyFraming.NONE, false);
             attempt.readHead(TIMEOUT, false, interim -> {
@@ -103,8 +106,8 @@ class UpstreamAttemptTest {
 
     @Test
     void theEndpointCountsAttemptsInFlightUntilEachEnds() throws Exception {
-        UpstreamAttempt a = new UpstreamAttempt(pool, 0);
-        UpstreamAttempt b = new UpstreamAttempt(pool, 0);
+        UpstreamAttempt a = new UpstreamAttempt(member, 0);
+        UpstreamAttempt b = new UpstreamAttempt(member, 0);
         assertThat(pool.state().inFlight()).isEqualTo(2);
         a.connect(deadline());
         a.close();
@@ -116,7 +119,7 @@ class UpstreamAttemptTest {
 
     @Test
     void anAttemptIsFinishedOnlyOnce() throws Exception {
-        UpstreamAttempt attempt = new UpstreamAttempt(pool, 0);
+        UpstreamAttempt attempt = new UpstreamAttempt(member, 0);
         exchange(attempt, get("/"));
         assertThatThrownBy(() -> attempt.finish(true)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already finished");
@@ -129,7 +132,7 @@ class UpstreamAttemptTest {
         origin.enqueue(Reply.raw("HTTP/1.1 100 Continue", List.of(),
                 "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
         List<Integer> interim = new ArrayList<>();
-        try (UpstreamAttempt attempt = new UpstreamAttempt(pool, 0)) {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
             attempt.sendHead(get("/"), BodyFraming.NONE, true);
             ResponseHead head = attempt.readHead(TIMEOUT, false, h -> interim.add(h.status()));
@@ -140,13 +143,13 @@ class UpstreamAttemptTest {
 
     @Test
     void aStaleReusedConnectionIsReportedAsARetryableFailure() throws Exception {
-        try (UpstreamAttempt first = new UpstreamAttempt(pool, 0)) {
+        try (UpstreamAttempt first = new UpstreamAttempt(member, 0)) {
             exchange(first, get("/warm"));
         }
         origin.enqueue(Reply.status(200).with(TestOrigin.Effect.NO_RESPONSE_CLOSE));
         UpstreamAttempt.Facts facts;
         ProxyFailure failure;
-        try (UpstreamAttempt attempt = new UpstreamAttempt(pool, 0)) {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
             IOException e = null;
             try {
@@ -166,7 +169,7 @@ class UpstreamAttemptTest {
         assertThat(FailureClassifier.mayRetry(failure, facts)).isTrue();
         assertThat(pool.inUseCount()).isZero();
 
-        try (UpstreamAttempt retry = new UpstreamAttempt(pool, 1)) {
+        try (UpstreamAttempt retry = new UpstreamAttempt(member, 1)) {
             assertThat(exchange(retry, get("/again"))).isEqualTo("hello from origin");
             assertThat(retry.reused()).as("a retry dials a fresh connection").isFalse();
         }
@@ -175,7 +178,7 @@ class UpstreamAttemptTest {
     @Test
     void noHeadWithinTheTimeoutIsASocketTimeout() throws Exception {
         origin.enqueue(Reply.ok("late").delayed(Duration.ofSeconds(30)));
-        try (UpstreamAttempt attempt = new UpstreamAttempt(pool, 0)) {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
             attempt.sendHead(get("/slow"), BodyFraming.NONE, true);
             long start = System.nanoTime();

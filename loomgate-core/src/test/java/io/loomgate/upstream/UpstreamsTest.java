@@ -22,9 +22,10 @@ class UpstreamsTest {
     private final RecordingPoolListener listener = new RecordingPoolListener();
 
     @Test
-    void selectGoesRoundRobinAcrossEndpoints() {
+    void roundRobinSelectGoesAcrossEndpointsInTurn() {
+        Balancing roundRobin = new Balancing(Balancing.Policy.ROUND_ROBIN, null, List.of(1, 1, 1), null, null);
         Upstreams upstreams = Upstreams.create(
-                List.of(new UpstreamDefinition("api", List.of(A, B, C), PoolSettings.DEFAULTS)), listener);
+                List.of(new UpstreamDefinition("api", List.of(A, B, C), PoolSettings.DEFAULTS, roundRobin)), listener);
         try {
             Upstream api = upstreams.get("api");
             List<Endpoint> picked = new ArrayList<>();
@@ -43,10 +44,11 @@ class UpstreamsTest {
     @Test
     void roundRobinKeepsGoingAcrossCounterOverflow() {
         RoundRobinBalancer balancer = new RoundRobinBalancer(Integer.MAX_VALUE - 2);
-        List<UpstreamPool> pools = List.of(pool(A), pool(B), pool(C));
+        List<UpstreamMember> members = List.of(new UpstreamMember(pool(A), 1), new UpstreamMember(pool(B), 1),
+                new UpstreamMember(pool(C), 1));
         List<Endpoint> picked = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            picked.add(balancer.pick(pools).endpoint());
+            picked.add(balancer.pick(members, 0).endpoint());
         }
         // MAX-2, MAX-1, MAX, MIN, MIN+1, MIN+2 modulo 3 (floorMod): 2, 0, 1, 1, 2, 0; never a negative index.
         assertThat(picked).containsExactly(C, A, B, B, C, A);
@@ -100,7 +102,7 @@ class UpstreamsTest {
             Upstreams upstreams = Upstreams.create(
                     List.of(new UpstreamDefinition("api", List.of(endpoint), shortIdle)), listener);
             try {
-                UpstreamPool pool = upstreams.get("api").select();
+                UpstreamPool pool = upstreams.get("api").select().pool();
                 PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
                 pool.release(connection);
 
@@ -123,7 +125,7 @@ class UpstreamsTest {
             Endpoint endpoint = new Endpoint(server.host(), server.port());
             Upstreams upstreams = Upstreams.create(
                     List.of(new UpstreamDefinition("api", List.of(endpoint), PoolSettings.DEFAULTS)), listener);
-            UpstreamPool pool = upstreams.get("api").select();
+            UpstreamPool pool = upstreams.get("api").select().pool();
             PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
             pool.release(connection);
 

@@ -1,0 +1,155 @@
+package io.loomgate.proxy;
+
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import io.loomgate.proxy.ProxyFailure.Kind;
+import io.loomgate.resilience.RetryFilter;
+import io.loomgate.resilience.RetryPolicy;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One exchange's retry state: the route's {@code Retry} policy and budget, the request body kept for replay, the
+ * deadline all tries share (the route's timeout, counted from the first try) and the retries spent. Decides, after an
+ * attempt failed or answered with a retried status, whether another attempt follows; the proxy then asks its
+ * balancer for an endpoint not tried yet. Never consulted once a response head went to the client: a relayed
+ * response is final.
+ *
+ * <p>Without a {@code Retry} filter the only retry is the one for a stale keep-alive connection
+ * ({@link FailureClassifier#mayRetry}). Owned by the request's thread.
+ */
+final class Retries {
+    private static final Logger log = LoggerFactory.getLogger(Retries.class);
+
+    private final Exchange exchange;
+    private final RetryFilter retry;
+    private final RetryPolicy policy;
+    private final ReplayableBody replay;
+    private final ExchangeListener listener;
+    private final long deadlineNanos;
+    private int retried;
+
+    private Retries(Exchange exchange, RetryFilter retry, ReplayableBody replay, ExchangeListener listener,
+                    long deadlineNanos) {
+        this.exchange = exchange;
+        this.retry = retry;
+        this.policy = retry == null ? null : retry.policy();
+        this.replay = replay;
+        this.listener = listener;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    static Retries start(Exchange x, RetryFilter retry, ExchangeListener listener) {
+        long deadline = System.nanoTime() + x.route.route().timeout().toNanos();
+        ReplayableBody replay = null;
+        if (retry != null) {
+            retry.budget().requestStarted();
+            if (!(x.downstream.requestFraming() instanceof BodyFraming.None)) {
+                replay = new ReplayableBody(x.downstream.requestBody(), retry.policy().maxReplaySize());
+            }
+        }
+        return new Retries(x, retry, replay, listener, deadline);
+    }
+
+    /** The body for attempt {@code number}: the client's, or the replayable copy rewound for a retry. */
+    BodyInputStream body(int number) {
+        if (replay == null) {
+            return exchange.downstream.requestBody();
+        }
+        if (number > 0) {
+            replay.rewind();
+        }
+        return replay;
+    }
+
+    /** The deadline (System.nanoTime()) for getting a connection on this try. */
+    long tryDeadline(Duration routeTimeout) {
+        long now = System.nanoTime();
+        long end = Math.min(deadlineNanos, now + routeTimeout.toNanos());
+        if (policy != null && policy.perTryTimeout() != null) {
+            end = Math.min(end, now + policy.perTryTimeout().toNanos());
+        }
+        return end;
+    }
+
+    /** How long this try may wait for the response head: the per-try timeout, within what is left of the route's. */
+    Duration tryTimeout(Duration routeTimeout) {
+        if (policy == null) {
+            return routeTimeout;
+        }
+        long left = Math.max(1, deadlineNanos - System.nanoTime());
+        long perTry = policy.perTryTimeout() == null ? left : Math.min(left, policy.perTryTimeout().toNanos());
+        return Duration.ofNanos(perTry);
+    }
+
+    /**
+     * Whether a failure on the origin's side tells against that endpoint for outlier detection: it refused, timed out,
+     * reset or answered garbage. A client that went away, or the gateway's own pool being full, does not.
+     */
+    static boolean countsAgainstEndpoint(ProxyFailure f) {
+        return switch (f.kind()) {
+            case CONNECT_REFUSED, CONNECT_TIMEOUT, UPSTREAM_TIMEOUT, UPSTREAM_RESET, BAD_RESPONSE -> true;
+            default -> false;
+        };
+    }
+
+    /** After a failed attempt: whether another one follows (it may wait out a back-off first). */
+    boolean mayRetry(Exchange x, ProxyFailure f, UpstreamAttempt.Facts facts) {
+        if (facts.number() == 0 && FailureClassifier.mayRetry(f, facts)) {
+            return true; // a stale keep-alive connection: the request never reached a live origin
+        }
+        if (policy == null || !countsAgainstEndpoint(f)) {
+            return false;
+        }
+        if (!policy.retriesFailure(f.kind() == Kind.UPSTREAM_TIMEOUT)) {
+            return false;
+        }
+        // A request that never reached the origin may be retried whatever its method; others only if listed.
+        if (facts.requestSent() && !policy.retriesMethod(x.request.method())) {
+            return false;
+        }
+        return spendRetry(x, facts);
+    }
+
+    /** After a response head with {@code status}: whether to drop it and try again. */
+    boolean mayRetryStatus(Exchange x, int status, UpstreamAttempt.Facts facts) {
+        if (policy == null || !policy.retriesStatus(status) || !policy.retriesMethod(x.request.method())) {
+            return false;
+        }
+        return spendRetry(x, facts);
+    }
+
+    private boolean spendRetry(Exchange x, UpstreamAttempt.Facts facts) {
+        if (retried >= policy.retries()) {
+            listener.retry(x, "exhausted");
+            return false;
+        }
+        if (replay != null && facts.hadBody() && !replay.replayable()) {
+            log.info("{}: not retried: the request body is larger than max-replay-size ({} bytes)", x,
+                    policy.maxReplaySize());
+            listener.retry(x, "body_too_large");
+            return false;
+        }
+        Duration wait = policy.backoff() == null ? Duration.ZERO : policy.backoff().before(retried + 1);
+        if (System.nanoTime() + wait.toNanos() >= deadlineNanos) {
+            listener.retry(x, "exhausted"); // no time left in the route's timeout for another try
+            return false;
+        }
+        if (!retry.budget().tryRetry()) {
+            listener.retry(x, "budget_exhausted");
+            return false;
+        }
+        if (!wait.isZero()) {
+            try {
+                Thread.sleep(wait);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // drain cut this request: no more tries
+                return false;
+            }
+        }
+        retried++;
+        listener.retry(x, "retried");
+        return true;
+    }
+}
