@@ -6,6 +6,7 @@ import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
+import io.loomgate.resilience.RetryFilter;
 import io.loomgate.resilience.RetryFilterFactory;
 import io.loomgate.route.PredicateFactory;
 import io.loomgate.route.PredicateRegistry;
@@ -97,6 +98,11 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
             } catch (IllegalArgumentException e) {
                 int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
                 throw new ConfigException(file, line, context, "filter '" + c.name() + "': " + e.getMessage());
+            }
+            if (chain.get(chain.size() - 1) instanceof RetryFilter
+                    && chain.stream().filter(RetryFilter.class::isInstance).count() > 1) {
+                throw new ConfigException(file, c.line(), context, "has more than one Retry filter; a route retries "
+                        + "by one policy");
             }
         }
         return new Route(spec.id(), spec.order(), built, chain, spec.id(), spec.timeout(), spec.preserveHost(),
