@@ -6,6 +6,7 @@ import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
+import io.loomgate.resilience.CircuitBreakerFilterFactory;
 import io.loomgate.resilience.RetryFilter;
 import io.loomgate.resilience.RetryFilterFactory;
 import io.loomgate.route.PredicateFactory;
@@ -42,10 +43,12 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
 
     /**
      * The filter package's built-ins plus the gateway's filters that live in packages above it and need nothing
-     * from the serving gateway ({@code Retry}); {@code RequestRateLimiter} is added by whoever owns its Redis pool.
+     * from the serving gateway ({@code Retry}, {@code CircuitBreaker}); {@code RequestRateLimiter} is added by
+     * whoever owns its Redis pool. Each call makes new factories, so breakers are shared within one configuration.
      */
     public static FilterRegistry gatewayFilters() {
-        return FilterRegistry.withBuiltIns().register(new RetryFilterFactory());
+        return FilterRegistry.withBuiltIns().register(new RetryFilterFactory())
+                .register(new CircuitBreakerFilterFactory());
     }
 
     /**

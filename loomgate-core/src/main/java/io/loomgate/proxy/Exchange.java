@@ -20,6 +20,9 @@ final class Exchange implements FilterExchange, ExchangeView {
     RequestHead request;
     /** The route matched, with its upstream and admission; null before (or without) a match. */
     BoundRoute route;
+    /** Set when a circuit breaker's fallback moved the exchange to another route: the one the client matched,
+     *  which metrics and logs keep reporting (its in-flight count went up at routeMatched). */
+    BoundRoute matchedRoute;
     Map<String, String> variables = Map.of();
     /** The current (or last) try upstream; it owns the connection, the exchange only points at it. */
     UpstreamAttempt attempt;
@@ -50,7 +53,8 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public String routeId() {
-        return route == null ? null : route.route().id();
+        BoundRoute reported = matchedRoute != null ? matchedRoute : route;
+        return reported == null ? null : reported.route().id();
     }
 
     @Override

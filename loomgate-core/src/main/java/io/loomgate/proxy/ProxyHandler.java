@@ -10,6 +10,7 @@ import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.proxy.FailureClassifier.Stage;
 import io.loomgate.proxy.ProxyFailure.Kind;
+import io.loomgate.resilience.FallbackForward;
 import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.ServerExchange;
@@ -80,7 +81,7 @@ public final class ProxyHandler implements ExchangeHandler {
         RouteAdmission admission = admit(x);
         try {
             prepareUpstreamRequest(x);
-            FilterChains.run(x.route.route().filters(), x, this::forward); // requestFilters → forward → response
+            runFilters(x);
             if (x.localReply != null) {
                 sendLocalReply(x);
             } else if (x.response.status() == 101) {
@@ -154,6 +155,30 @@ public final class ProxyHandler implements ExchangeHandler {
         }
         forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.localAddress(), h.first("Host"));
         x.traceId = TraceContext.propagate(h);
+    }
+
+    /** requestFilters → forward → responseFilters; a breaker's fallback runs its route's chain instead, once. */
+    private void runFilters(Exchange x) throws IOException {
+        try {
+            FilterChains.run(x.route.route().filters(), x, this::forward);
+        } catch (FallbackForward fallback) {
+            BoundRoute from = x.route;
+            x.request = x.request.withPath(fallback.path());
+            BoundRoutes.Match m = routes.match(x.request);
+            if (m == null || m.route() == from) {
+                throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' is open and its fallback "
+                        + fallback.path() + (m == null ? " matches no route" : " leads back to it"), null);
+            }
+            x.matchedRoute = from; // listeners keep seeing the route the client matched
+            x.route = m.route();
+            x.variables = m.variables();
+            try {
+                FilterChains.run(x.route.route().filters(), x, this::forward);
+            } catch (FallbackForward again) {
+                throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' is open and so is its "
+                        + "fallback route '" + x.route.route().id() + "'", null);
+            }
+        }
     }
 
     // ---- the chain's last link: attempts until one gets a response head worth relaying ----
