@@ -36,9 +36,12 @@ class LayeringTest {
             Map.entry("upstream", Set.of("http", "http1", "threads")),
             Map.entry("filter", Set.of("http")),
             Map.entry("route", Set.of("http", "filter")),
-            Map.entry("proxy", Set.of("http", "http1", "threads", "server", "route", "filter", "upstream")),
+            Map.entry("proxy", Set.of("http", "http1", "threads", "server", "route", "filter", "upstream",
+                    "resilience")),
             Map.entry("ratelimit", Set.of("filter", "http")),
-            Map.entry("config", Set.of("http", "http2", "route", "filter", "upstream", "threads", "ratelimit")),
+            Map.entry("resilience", Set.of("filter", "http")),
+            Map.entry("config", Set.of("http", "http2", "route", "filter", "upstream", "threads", "ratelimit",
+                    "resilience")),
             Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads", "ratelimit")),
             Map.entry("lab.backend", Set.of("server", "http", "http1", "threads")),
             Map.entry("lab.load", Set.of("http", "http1", "threads")),
@@ -53,7 +56,8 @@ class LayeringTest {
             "io.micrometer", Set.of("observe", "cli"),
             "org.HdrHistogram", Set.of("lab.load", "lab.bench", "observe", "cli", "cli.lab"),
             "redis.clients", Set.of("ratelimit"),
-            "org.apache.commons.pool2", Set.of("ratelimit"));
+            "org.apache.commons.pool2", Set.of("ratelimit"),
+            "io.github.resilience4j", Set.of("resilience"));
 
     private static final Pattern REF = Pattern.compile("\\bio\\.loomgate\\.([a-z0-9]+(?:\\.[a-z0-9]+)?)");
 

@@ -3,7 +3,6 @@ package io.loomgate.cli;
 import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayAssembly;
 import io.loomgate.config.GatewayConfig;
-import io.loomgate.filter.FilterRegistry;
 import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ProxyHandler;
@@ -57,7 +56,7 @@ public final class Gateway implements AutoCloseable {
         GatewayAssembly assembly;
         try {
             assembly = GatewayAssembly.build(config, PredicateRegistry.withBuiltIns(),
-                    FilterRegistry.withBuiltIns().register(rateLimiting.filterFactory()));
+                    GatewayAssembly.gatewayFilters().register(rateLimiting.filterFactory()));
         } catch (ConfigException e) {
             rateLimiting.close();
             throw e;
