@@ -134,7 +134,7 @@ class UpstreamFailureTest {
     void requestsAreSpreadRoundRobinOverTheRoutesUris() throws Exception {
         try (TestOrigin a = new TestOrigin(); TestOrigin b = new TestOrigin()) {
             String yaml = "routes:\n  - id: pair\n    uris: [ \"" + a.uri() + "\", \"" + b.uri() + "\" ]\n"
-                    + "    predicates: [ \"Path=/**\" ]\n";
+                    + "    load-balancer: round-robin\n    predicates: [ \"Path=/**\" ]\n";
             try (RunningGateway gw = RunningGateway.start(yaml, Map.of()); RawClient c = gw.raw()) {
                 for (int i = 0; i < 6; i++) {
                     assertThat(c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n").read().status()).isEqualTo(200);
