@@ -102,6 +102,11 @@ final class ServeCommand implements Callable<Integer> {
                     s.drainTimeout(), s.trustedProxies(), s.limits(), s.http2());
             GatewayConfig.AdminSpec admin = adminPort == null ? c.admin()
                     : new GatewayConfig.AdminSpec(c.admin().address(), adminPort, c.admin().pinnedThreshold());
+            if ((port != null || adminPort != null) && admin.enabled() && ns.port() != 0
+                    && ns.port() == admin.port()) {
+                throw new IllegalArgumentException("the gateway and the admin listener would both use port "
+                        + ns.port() + " (--port / --admin-port); give each its own");
+            }
             return new GatewayConfig(c.source(), ns, admin, c.accessLog(), c.upstreamDefaults(), c.routes(),
                     c.redis());
         }

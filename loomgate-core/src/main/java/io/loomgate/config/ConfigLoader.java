@@ -7,6 +7,8 @@ import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.upstream.PoolSettings;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.InvalidPathException;
@@ -74,10 +76,12 @@ public final class ConfigLoader {
             throws ConfigException {
         YamlNode rootNode = YamlReader.read(yaml, file, env);
         Section root = Section.dotted(file, "", rootNode, 1, ROOT_KEYS);
-        GatewayConfig.ServerSpec server = server(Section.dotted(file, "server", root.node("server"),
-                root.lineOf("server"), SERVER_KEYS));
-        GatewayConfig.AdminSpec admin = admin(Section.dotted(file, "admin", root.node("admin"),
-                root.lineOf("admin"), ADMIN_KEYS));
+        Section serverSection = Section.dotted(file, "server", root.node("server"), root.lineOf("server"),
+                SERVER_KEYS);
+        GatewayConfig.ServerSpec server = server(serverSection);
+        Section adminSection = Section.dotted(file, "admin", root.node("admin"), root.lineOf("admin"), ADMIN_KEYS);
+        GatewayConfig.AdminSpec admin = admin(adminSection);
+        checkPortsDiffer(serverSection, server, adminSection, admin);
         GatewayConfig.AccessLogSpec accessLog = accessLog(Section.dotted(file, "access-log",
                 root.node("access-log"), root.lineOf("access-log"), ACCESS_LOG_KEYS));
         PoolSettings upstream = upstream(Section.dotted(file, "upstream", root.node("upstream"),
@@ -90,7 +94,7 @@ public final class ConfigLoader {
 
     private static GatewayConfig.ServerSpec server(Section s) throws ConfigException {
         return new GatewayConfig.ServerSpec(
-                s.string("address", "0.0.0.0"),
+                address(s, "0.0.0.0"),
                 s.integer("port", 8080, 0, 65535), // 0: any free port (tests, the demo)
                 threads(s),
                 s.integer("max-connections", 10_000, 1, Integer.MAX_VALUE),
@@ -161,8 +165,45 @@ public final class ConfigLoader {
     }
 
     private static GatewayConfig.AdminSpec admin(Section s) throws ConfigException {
-        return new GatewayConfig.AdminSpec(s.string("address", "127.0.0.1"), s.integer("port", 9901, 0, 65535),
+        return new GatewayConfig.AdminSpec(address(s, "127.0.0.1"), s.integer("port", 9901, 0, 65535),
                 s.duration("pinned-threshold", Duration.ofMillis(20), true));
+    }
+
+    /** A bind address, resolved now as the listener will resolve it, so a bad one fails here and not at start. */
+    private static String address(Section s, String otherwise) throws ConfigException {
+        String address = s.string("address", otherwise);
+        try {
+            InetAddress.getByName(address);
+        } catch (UnknownHostException | SecurityException e) {
+            throw s.error("address", "expected an IP address or a host name that resolves, got '" + address + "'");
+        }
+        return address;
+    }
+
+    /**
+     * The gateway and the admin listener on one port would fail at start with "address in use", after the file was
+     * accepted. Port 0 (any free port) never clashes; nor do two different specific addresses.
+     */
+    private static void checkPortsDiffer(Section serverSection, GatewayConfig.ServerSpec server, Section adminSection,
+                                         GatewayConfig.AdminSpec admin) throws ConfigException {
+        if (!admin.enabled() || server.port() == 0 || admin.port() != server.port()) {
+            return;
+        }
+        if (!isWildcard(server.address()) && !isWildcard(admin.address())
+                && !server.address().equalsIgnoreCase(admin.address())) {
+            return;
+        }
+        String where = serverSection.has("port") ? "(line " + serverSection.lineOf("port") + ")" : "(the default)";
+        throw adminSection.error("port", admin.port() + " is also server.port " + where
+                + "; the gateway and the admin listener need a port each");
+    }
+
+    private static boolean isWildcard(String address) {
+        try {
+            return InetAddress.getByName(address).isAnyLocalAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
     }
 
     private static GatewayConfig.AccessLogSpec accessLog(Section s) throws ConfigException {

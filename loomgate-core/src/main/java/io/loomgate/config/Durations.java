@@ -17,9 +17,26 @@ final class Durations {
     }
 
     /**
+     * Every duration must fit a {@code long} of nanoseconds, because that is how deadlines are computed
+     * ({@code System.nanoTime() + timeout.toNanos()}): a longer one would pass here and throw at run time.
+     *
      * @throws IllegalArgumentException saying what was expected
      */
     static Duration parse(String text) {
+        Duration d = parseUnchecked(text);
+        try {
+            d.toNanos();
+        } catch (ArithmeticException e) {
+            throw tooLarge(text);
+        }
+        return d;
+    }
+
+    private static IllegalArgumentException tooLarge(String text) {
+        return new IllegalArgumentException("duration '" + text + "' is too large (at most 106751d, about 292 years)");
+    }
+
+    private static Duration parseUnchecked(String text) {
         String t = text.trim();
         Matcher m = SIMPLE.matcher(t);
         if (m.matches()) {
@@ -34,7 +51,7 @@ final class Durations {
                     default -> Duration.ofDays(n);
                 };
             } catch (ArithmeticException | NumberFormatException e) {
-                throw new IllegalArgumentException("duration '" + text + "' is too large");
+                throw tooLarge(text);
             }
         }
         if (t.matches("\\d+")) {
