@@ -68,7 +68,8 @@ public final class Gateway implements AutoCloseable {
         ProxyHandler proxy = new ProxyHandler(routes,
                 new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits()), observers.exchanges());
         ListenerSettings ls = new ListenerSettings(s.address(), s.port(), s.backlog(), s.maxConnections(),
-                s.headerTimeout(), s.idleTimeout(), s.readTimeout(), s.limits(), s.http2());
+                s.headerTimeout(), s.idleTimeout(), s.readTimeout(), s.limits(), s.http2(),
+                s.underscoresInHeaders());
         Listener listener;
         try {
             listener = new Listener(ls, proxy, ConnectionExecutors.create(s.threads(), "gw"),

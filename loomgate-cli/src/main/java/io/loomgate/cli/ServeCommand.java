@@ -99,7 +99,8 @@ final class ServeCommand implements Callable<Integer> {
             }
             GatewayConfig.ServerSpec ns = new GatewayConfig.ServerSpec(s.address(), port == null ? s.port() : port,
                     model, s.maxConnections(), s.backlog(), s.headerTimeout(), s.idleTimeout(), s.readTimeout(),
-                    s.drainTimeout(), s.trustedProxies(), s.limits(), s.http2());
+                    s.drainTimeout(), s.trustedProxies(), s.limits(), s.http2(),
+                    s.underscoresInHeaders());
             GatewayConfig.AdminSpec admin = adminPort == null ? c.admin()
                     : new GatewayConfig.AdminSpec(c.admin().address(), adminPort, c.admin().pinnedThreshold());
             if ((port != null || adminPort != null) && admin.enabled() && ns.port() != 0

@@ -31,7 +31,8 @@ public final class ConfigLoader {
             "redis");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
-            "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2");
+            "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
+            "underscores-in-headers");
     private static final List<String> HTTP2_KEYS = List.of("enabled", "max-concurrent-streams", "initial-window-size",
             "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
     private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold");
@@ -109,7 +110,8 @@ public final class ConfigLoader {
                         s.integer("max-header-size", HttpLimits.DEFAULTS.maxHeaderBytes(), 64, Integer.MAX_VALUE),
                         s.integer("max-headers", HttpLimits.DEFAULTS.maxHeaderCount(), 1, Integer.MAX_VALUE),
                         HttpLimits.DEFAULTS.maxChunkLineBytes(), HttpLimits.DEFAULTS.maxTrailerBytes()),
-                http2(Section.dotted(s.file(), "server.http2", s.node("http2"), s.lineOf("http2"), HTTP2_KEYS)));
+                http2(Section.dotted(s.file(), "server.http2", s.node("http2"), s.lineOf("http2"), HTTP2_KEYS)),
+                s.bool("underscores-in-headers", false));
     }
 
     /** {@code server.http2}: Spring Boot's key; HTTP/2 stays off until asked for. */

@@ -46,17 +46,19 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
      * @param trustedProxies peers whose forwarding headers are appended to rather than replaced (default none)
      * @param limits         request head limits
      * @param http2          {@code server.http2}: h2c with prior knowledge (default off)
+     * @param underscoresInHeaders whether request fields with '_' in their names are kept (default false: dropped,
+     *                       as nginx does, because CGI-style origins merge them with the '-' spelling)
      */
     public record ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
                              Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
                              Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits,
-                             Http2Settings http2) {
+                             Http2Settings http2, boolean underscoresInHeaders) {
 
         public ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
                           Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
                           Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits) {
             this(address, port, threads, maxConnections, backlog, headerTimeout, idleTimeout, readTimeout,
-                    drainTimeout, trustedProxies, limits, Http2Settings.DISABLED);
+                    drainTimeout, trustedProxies, limits, Http2Settings.DISABLED, false);
         }
     }
 

@@ -59,9 +59,15 @@ public final class ChunkedOutputStream extends OutputStream {
         out.write(CRLF, 0, 2);
     }
 
-    /** Writes the last chunk, these trailers (may be empty) and the final CRLF. Once only. */
+    /**
+     * Writes the last chunk, these trailers (may be empty) and the final CRLF. Once only. Fields that may not be
+     * trailers (framing, routing, authentication: {@link TrailerFields}) are left out, whoever supplied them.
+     */
     public void finish(Headers trailers) throws IOException {
         checkOpen();
+        if (trailers != null) {
+            trailers = TrailerFields.allowed(trailers);
+        }
         if (trailers == null || trailers.isEmpty()) {
             finished = true;
             out.write(LAST_CHUNK_NO_TRAILERS, 0, LAST_CHUNK_NO_TRAILERS.length);

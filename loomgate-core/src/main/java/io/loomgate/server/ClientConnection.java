@@ -195,6 +195,9 @@ final class ClientConnection implements Runnable {
         socketIn.setPhaseDeadline(System.nanoTime() + headerNanos, "request head");
         try {
             RequestHead head = in.readRequestHead();
+            if (head != null && !settings.underscoresInHeaders()) {
+                UnderscoreFields.drop(head.headers(), id);
+            }
             return head == null ? null : normalise(head);
         } catch (HttpParseException e) {
             if (requests == 0 && settings.http2().enabled() && e.getMessage().startsWith("malformed HTTP version")) {

@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
  * close, and whether the request body was read to its end.
  */
 final class Http1ServerExchange implements ServerExchange {
+    private static final String HTTP_11 = "HTTP/1.1";
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private final ClientConnection connection;
@@ -109,8 +110,18 @@ final class Http1ServerExchange implements ServerExchange {
             }
             continueSent = true;
         }
-        out.writeResponseHead(head);
+        head.headers().remove("Content-Length"); // never on a 1xx (RFC 9110 §8.6)
+        out.writeResponseHead(ours(head));
         out.flush();
+    }
+
+    /**
+     * The status line carries the gateway's own version, HTTP/1.1, whatever the origin spoke (RFC 9110 §6.2): an
+     * HTTP/1.0 origin's response is re-framed by this server (chunked, keep-alive), which 1.0 could not express.
+     */
+    private static ResponseHead ours(ResponseHead head) {
+        return HTTP_11.equals(head.version()) ? head
+                : new ResponseHead(HTTP_11, head.status(), head.reason(), head.headers());
     }
 
     @Override
@@ -122,6 +133,9 @@ final class Http1ServerExchange implements ServerExchange {
         Headers h = head.headers();
         boolean headRequest = Method.HEAD.equals(request.method());
         BodyFraming wire = responseFraming;
+        if (head.status() == 204) {
+            h.remove("Content-Length"); // RFC 9110 §8.6: never on a 204, even one the origin gave a length
+        }
         if (!headRequest) {
             if (Status.forbidsBody(head.status())) {
                 wire = BodyFraming.NONE;
@@ -158,7 +172,7 @@ final class Http1ServerExchange implements ServerExchange {
         // A final response ends any interest in "100 Continue": a client that waits for it will send the body or
         // not, and the loop closes the connection if the body was not read (see unreadBodyForbidsReuse).
         expectContinue = false;
-        out.writeResponseHead(head);
+        out.writeResponseHead(ours(head));
         ResponseBody rb;
         if (headRequest) {
             rb = new ResponseBodies.Discarding(out);
@@ -193,7 +207,7 @@ final class Http1ServerExchange implements ServerExchange {
         responseStarted = true;
         upgraded = true;
         closeAfter = true;
-        out.writeResponseHead(switchingProtocols);
+        out.writeResponseHead(ours(switchingProtocols));
         out.flush();
         return new Tunnel(connection.input(), connection.rawOutput());
     }

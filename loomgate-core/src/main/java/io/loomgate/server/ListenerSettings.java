@@ -16,14 +16,18 @@ import java.time.Duration;
  * @param readTimeout    longest wait for any single read of a request body, or write progress (connection aborted)
  * @param limits         request head limits
  * @param http2          HTTP/2 (h2c with prior knowledge) on this listener; disabled by default
+ * @param underscoresInHeaders whether request fields with '_' in their names are kept; false drops them
+ *                       ({@link UnderscoreFields})
  */
 public record ListenerSettings(String address, int port, int backlog, int maxConnections, Duration headerTimeout,
-                               Duration idleTimeout, Duration readTimeout, HttpLimits limits, Http2Settings http2) {
+                               Duration idleTimeout, Duration readTimeout, HttpLimits limits, Http2Settings http2,
+                               boolean underscoresInHeaders) {
 
+    /** HTTP/1.1 only; request fields with underscores in their names dropped (the default). */
     public ListenerSettings(String address, int port, int backlog, int maxConnections, Duration headerTimeout,
                             Duration idleTimeout, Duration readTimeout, HttpLimits limits) {
         this(address, port, backlog, maxConnections, headerTimeout, idleTimeout, readTimeout, limits,
-                Http2Settings.DISABLED);
+                Http2Settings.DISABLED, false);
     }
 
     public static ListenerSettings defaults(String address, int port) {
@@ -33,11 +37,11 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
 
     public ListenerSettings withPort(int newPort) {
         return new ListenerSettings(address, newPort, backlog, maxConnections, headerTimeout, idleTimeout,
-                readTimeout, limits, http2);
+                readTimeout, limits, http2, underscoresInHeaders);
     }
 
     public ListenerSettings withHttp2(Http2Settings newHttp2) {
         return new ListenerSettings(address, port, backlog, maxConnections, headerTimeout, idleTimeout,
-                readTimeout, limits, newHttp2);
+                readTimeout, limits, newHttp2, underscoresInHeaders);
     }
 }
