@@ -16,7 +16,22 @@ public final class Main {
         "io.loomgate.cli.lab.BackendCommand", "io.loomgate.cli.lab.LoadCommand", "io.loomgate.cli.lab.BenchCommand"};
 
     public static void main(String[] args) {
+        Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
         System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * Run without the launcher's {@code -XX:+ExitOnOutOfMemoryError}, a JVM out of heap loses its threads one by one
+     * (accept loop, watchdogs) and becomes a process that holds its sockets and serves nothing. An OutOfMemoryError
+     * that reaches the top of any thread ends the process instead, so a supervisor can restart it.
+     */
+    private static void uncaught(Thread t, Throwable e) {
+        if (e instanceof OutOfMemoryError) {
+            System.err.println("loomgate: " + e + " in thread " + t.getName() + "; exiting");
+            Runtime.getRuntime().halt(3);
+        }
+        System.err.print("Exception in thread \"" + t.getName() + "\" ");
+        e.printStackTrace();
     }
 
     static CommandLine commandLine() {

@@ -14,6 +14,15 @@ public abstract class BodyInputStream extends InputStream {
     /** Whether the whole body has been read, up to and including its framing (last chunk and trailers). */
     public abstract boolean isComplete();
 
+    /**
+     * Waits until the body has a byte to read (or its stream ended), holding no read buffer meanwhile, so a peer
+     * that sends slowly costs no buffer memory while it is silent. Returns false when the body is already complete.
+     * A following read reports the data, the end or the error as usual. This default does not wait.
+     */
+    public boolean awaitData() throws IOException {
+        return !isComplete();
+    }
+
     /** The trailer fields of a chunked body, available once complete; empty for other framings. */
     public Headers trailers() {
         return new Headers(4);

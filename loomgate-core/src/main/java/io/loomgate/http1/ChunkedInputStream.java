@@ -70,6 +70,18 @@ final class ChunkedInputStream extends BodyInputStream {
         return (int) Math.min(in.buffered(), remaining);
     }
 
+    /** Safe in any state: awaiting only happens with nothing buffered, and the parser keeps no buffer position. */
+    @Override
+    public boolean awaitData() throws IOException {
+        if (state == DONE) {
+            return false;
+        }
+        if (state != BROKEN) {
+            in.awaitBodyData();
+        }
+        return true;
+    }
+
     @Override
     public boolean isComplete() {
         return state == DONE;

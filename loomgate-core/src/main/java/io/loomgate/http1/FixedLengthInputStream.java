@@ -56,6 +56,15 @@ final class FixedLengthInputStream extends BodyInputStream {
     }
 
     @Override
+    public boolean awaitData() throws IOException {
+        if (remaining == 0) {
+            return false;
+        }
+        in.awaitBodyData();
+        return true;
+    }
+
+    @Override
     public boolean isComplete() {
         return remaining == 0;
     }

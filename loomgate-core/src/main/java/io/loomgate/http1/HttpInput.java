@@ -69,6 +69,27 @@ public final class HttpInput extends InputStream {
     }
 
     /**
+     * {@link #awaitData()} inside a body: once the first byte came, also takes what the socket already holds (without
+     * blocking), so a slow peer's piece is relayed whole rather than its first byte alone.
+     */
+    boolean awaitBodyData() throws IOException {
+        if (pos < lim) {
+            return true;
+        }
+        if (!awaitData()) {
+            return false;
+        }
+        int ready = in.available();
+        if (ready > 0) {
+            int n = in.read(buf, lim, Math.min(ready, buf.length - lim));
+            if (n > 0) {
+                lim += n;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Reads one request head (request line and fields, through the empty line). Returns null if the stream ended
      * cleanly before the first byte of a request. Leading empty lines are skipped (RFC 9112 §2.2).
      *
@@ -144,6 +165,11 @@ public final class HttpInput extends InputStream {
         if (pos == lim) {
             if (len >= bufferSize) {
                 // A large read skips the buffer: one copy less, and nothing beyond len is taken from the socket.
+                // The empty buffer goes back to the pool meanwhile: the read may wait long on a slow peer.
+                if (buf != null) {
+                    BufferPool.give(buf);
+                    buf = null;
+                }
                 return in.read(b, off, len);
             }
             int n = fill();

@@ -16,7 +16,7 @@ import java.util.Objects;
  * {@link #writeRequestHead} / {@link #writeResponseHead} refuse CR, LF or NUL in them (response splitting, CWE-113).
  *
  * <p>Invariant: unsent bytes are {@code buf[0, count)}; the buffer is allocated on first use and dropped by
- * {@link #releaseBuffer()} when empty. A head is encoded whole into the buffer (growing it if needed) before any of it
+ * {@link #releaseBuffer()} and {@link #flush()} when empty. A head is encoded whole into the buffer (growing it if needed) before any of it
  * is sent, so a refused head leaves nothing behind.
  */
 public final class HttpOutput extends OutputStream {
@@ -124,10 +124,15 @@ public final class HttpOutput extends OutputStream {
         count += len;
     }
 
+    /**
+     * Sends what is buffered and hands the empty buffer back to the pool: a connection holds a write buffer only
+     * while bytes wait in it, not while it waits for a slow peer's next piece.
+     */
     @Override
     public void flush() throws IOException {
         flushBuffer();
         out.flush();
+        releaseBuffer();
     }
 
     /** Releases the buffer if it is empty (an idle connection holds no write buffer). */

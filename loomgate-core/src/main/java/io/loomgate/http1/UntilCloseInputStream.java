@@ -45,6 +45,15 @@ final class UntilCloseInputStream extends BodyInputStream {
     }
 
     @Override
+    public boolean awaitData() throws IOException {
+        if (ended) {
+            return false;
+        }
+        in.awaitBodyData();
+        return true;
+    }
+
+    @Override
     public boolean isComplete() {
         return ended;
     }

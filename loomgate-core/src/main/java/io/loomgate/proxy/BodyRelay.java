@@ -5,25 +5,26 @@ import java.io.IOException;
 import java.io.OutputStream;
 
 /**
- * Copies a body from one side to the other through one fixed-size buffer, flushing after every read so each piece
- * the sender produced (an SSE event, a long-poll answer) reaches the receiver at once. Read and write failures are
- * told apart, because they are different sides' faults: which one decides the status and the log level.
+ * Copies a body from one side to the other, flushing whenever nothing more is waiting, so each piece the sender
+ * produced (an SSE event, a long-poll answer) reaches the receiver at once. Read and write failures are told apart,
+ * because they are different sides' faults: which one decides the status and the log level.
+ *
+ * <p>Memory: a buffer is held only while bytes move. A sender whose reads have to wait (a slow upload, a trickling
+ * origin, thousands of slow-body attackers) is relayed with a small buffer that is dropped whenever it has caught up,
+ * and is then waited for with no buffer at all ({@link BodyInputStream#awaitData()}); a sender that fills its buffer
+ * gets a larger one, up to {@link #MAX_BUFFER}, for few system calls on bulk transfers.
  */
 final class BodyRelay {
-    /** Large enough that a bulk transfer needs few system calls, allocated once per body, never held while idle. */
+    /** Largest buffer, for bulk transfers: few system calls per megabyte. */
     static final int MAX_BUFFER = 64 * 1024;
-    /** For a body (or a tunnel) of unknown length: big enough for bulk, small enough for many at once. */
+    /** For a tunnel's pipes (unknown length): big enough for bulk, small enough for many at once. */
     static final int UNKNOWN_LENGTH_BUFFER = 16 * 1024;
+    /** First buffer, and the size used for slow senders. */
+    static final int FIRST_BUFFER = 8 * 1024;
+    /** A read that waited longer than this marks the sender as slow until it fills a buffer again. */
+    static final long SLOW_READ_NANOS = 50_000_000L;
 
     private BodyRelay() {
-    }
-
-    /** A buffer for a body of this length (-1 when unknown): small bodies get small buffers. */
-    static byte[] bufferFor(long length) {
-        if (length >= 0 && length < MAX_BUFFER) {
-            return new byte[(int) Math.max(length, 1)];
-        }
-        return new byte[length < 0 ? UNKNOWN_LENGTH_BUFFER : MAX_BUFFER];
     }
 
     /** What failed while relaying. */
@@ -40,31 +41,63 @@ final class BodyRelay {
     }
 
     /**
-     * Copies until the body ends; returns the bytes copied. Throws {@link ReadFailed} or {@link WriteFailed} around
-     * the cause, so the caller can blame the right side.
+     * Copies until the body ends; returns the bytes copied. {@code length} is the body's length when known, -1
+     * otherwise (it only sizes the buffers). Throws {@link ReadFailed} or {@link WriteFailed} around the cause, so
+     * the caller can blame the right side.
      */
-    static long copy(BodyInputStream from, OutputStream to, byte[] buffer) throws IOException {
+    static long copy(BodyInputStream from, OutputStream to, long length) throws IOException {
         long total = 0;
+        int size = length >= 0 && length < FIRST_BUFFER ? (int) Math.max(length, 1) : FIRST_BUFFER;
+        byte[] buffer = null;
+        boolean slow = true; // until the sender shows it keeps up, its first byte is awaited without a buffer
         while (true) {
             int n;
+            boolean awaited = false;
+            long waited;
             try {
+                if (buffer == null) {
+                    if (slow) {
+                        if (!from.awaitData()) {
+                            return total;
+                        }
+                        awaited = true;
+                    }
+                    buffer = new byte[size];
+                }
+                long t0 = System.nanoTime();
                 n = from.read(buffer, 0, buffer.length);
+                waited = System.nanoTime() - t0;
             } catch (IOException e) {
                 throw new ReadFailed(e);
             }
             if (n < 0) {
                 return total;
             }
+            boolean caughtUp;
             try {
                 to.write(buffer, 0, n);
                 // Nothing more is waiting: hand what we have to the receiver now rather than wait to fill a buffer.
-                if (from.available() == 0) {
+                caughtUp = from.available() == 0;
+                if (caughtUp) {
                     to.flush();
                 }
             } catch (IOException e) {
                 throw new WriteFailed(e);
             }
             total += n;
+            if (!awaited) { // a read just after awaitData finds its data waiting: it says nothing about speed
+                slow = waited > SLOW_READ_NANOS;
+            }
+            if (n == buffer.length) { // the sender fills buffers: a larger one, up to what is left of the body
+                slow = false;
+                if (size < MAX_BUFFER && (length < 0 || length - total > size)) {
+                    size = Math.min(MAX_BUFFER, size * 2);
+                    buffer = null;
+                }
+            } else if (slow && caughtUp) { // the sender is slow and silent now: wait for it holding no buffer
+                size = Math.min(size, FIRST_BUFFER);
+                buffer = null;
+            }
         }
     }
 }

@@ -254,7 +254,7 @@ public final class ProxyHandler implements ExchangeHandler {
         }
         long length = x.upstreamFraming instanceof BodyFraming.Fixed f ? f.length() : -1;
         try {
-            x.bytesOut = BodyRelay.copy(body, out, BodyRelay.bufferFor(length));
+            x.bytesOut = BodyRelay.copy(body, out, length);
             out.finish(body.trailers());
         } catch (IOException e) {
             throw classify(x, e, Stage.RESPONSE_BODY);

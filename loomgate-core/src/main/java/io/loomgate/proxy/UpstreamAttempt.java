@@ -138,10 +138,10 @@ final class UpstreamAttempt implements AutoCloseable {
         long n;
         if (framing instanceof BodyFraming.Chunked) {
             ChunkedOutputStream chunks = new ChunkedOutputStream(out);
-            n = BodyRelay.copy(body, chunks, BodyRelay.bufferFor(-1));
+            n = BodyRelay.copy(body, chunks, -1);
             chunks.finish(body.trailers());
         } else {
-            n = BodyRelay.copy(body, out, BodyRelay.bufferFor(((BodyFraming.Fixed) framing).length()));
+            n = BodyRelay.copy(body, out, ((BodyFraming.Fixed) framing).length());
         }
         out.flush();
         return n;

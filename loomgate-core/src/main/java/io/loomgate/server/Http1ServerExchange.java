@@ -263,6 +263,12 @@ final class Http1ServerExchange implements ServerExchange {
         }
 
         @Override
+        public boolean awaitData() throws IOException {
+            maybeContinue(); // a client waiting for "100 Continue" would otherwise never send what we wait for
+            return body.awaitData();
+        }
+
+        @Override
         public boolean isComplete() {
             return body.isComplete();
         }

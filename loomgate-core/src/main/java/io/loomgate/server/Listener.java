@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Admission: a permit is taken <em>before</em> {@code accept()}, so at max-connections the listener simply stops
  * accepting and further clients wait in the kernel's backlog, costing the gateway nothing, instead of being accepted
- * into a process that has no file descriptors or memory left for them.
+ * into a process that has no file descriptors or memory left for them. The same holds while the heap is nearly full
+ * after a collection ({@link MemoryGate}).
  */
 public final class Listener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Listener.class);
@@ -79,6 +80,7 @@ public final class Listener implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
+            MemoryGate.PROCESS.awaitRoom(() -> stopping); // a heap near full: newcomers wait in the backlog
             Socket socket;
             try {
                 socket = serverSocket.accept();
