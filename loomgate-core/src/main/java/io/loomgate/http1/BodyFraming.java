@@ -95,9 +95,14 @@ public sealed interface BodyFraming {
                 throw new HttpParseException(502, "Transfer-Encoding in an HTTP/1.0 response (RFC 9112 §6.1)");
             }
             return switch (FramingFields.transferCodings(headers, te, 502)) {
-                case FramingFields.CHUNKED, FramingFields.CODED_THEN_CHUNKED -> CHUNKED;
-                // RFC 9112 §6.3 rule 4: a response whose final coding is not chunked is read until close.
-                case FramingFields.NOT_CHUNKED_FINAL -> UNTIL_CLOSE;
+                case FramingFields.CHUNKED -> CHUNKED;
+                // RFC 9112 §6.3 rule 4 would read a body whose final coding is not chunked until close, but the
+                // gateway decodes no other coding, never asked for one (TE is not forwarded), and re-framing would
+                // drop the label and hand the client bytes it cannot decode: refused, as nginx does.
+                case FramingFields.CODED_THEN_CHUNKED, FramingFields.NOT_CHUNKED_FINAL ->
+                        throw new HttpParseException(502, "origin used the transfer coding '"
+                                + String.join(", ", headers.all(FramingFields.TRANSFER_ENCODING))
+                                + "'; only chunked is relayed (RFC 9112 §6.1)");
                 default -> throw new HttpParseException(502,
                         "origin applied chunked more than once (RFC 9112 §7)");
             };

@@ -113,10 +113,12 @@ class BodyFramingTest {
                 .isEqualTo(new BodyFraming.Fixed(3));
         assertThat(BodyFraming.ofResponse("GET", response(200, "Transfer-Encoding: chunked")))
                 .isEqualTo(BodyFraming.CHUNKED);
-        assertThat(BodyFraming.ofResponse("GET", response(200, "Transfer-Encoding: gzip, chunked")))
-                .isEqualTo(BodyFraming.CHUNKED);
-        assertThat(BodyFraming.ofResponse("GET", response(200, "Transfer-Encoding: gzip")))
-                .isEqualTo(BodyFraming.UNTIL_CLOSE);
+        // Codings other than chunked are not decoded, and re-framing would drop their label: 502, as nginx does.
+        assertThatThrownBy(() -> BodyFraming.ofResponse("GET", response(200, "Transfer-Encoding: gzip, chunked")))
+                .isInstanceOfSatisfying(HttpParseException.class, e -> assertThat(e.status()).isEqualTo(502))
+                .hasMessageContaining("gzip, chunked");
+        assertThatThrownBy(() -> BodyFraming.ofResponse("GET", response(200, "Transfer-Encoding: gzip")))
+                .isInstanceOfSatisfying(HttpParseException.class, e -> assertThat(e.status()).isEqualTo(502));
         assertThat(BodyFraming.ofResponse("GET", response(200))).isEqualTo(BodyFraming.UNTIL_CLOSE);
         assertThat(BodyFraming.ofResponse("POST", response(500, "Content-Length: 0")))
                 .isEqualTo(new BodyFraming.Fixed(0));
