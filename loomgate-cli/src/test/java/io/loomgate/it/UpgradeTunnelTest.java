@@ -44,7 +44,7 @@ class UpgradeTunnelTest {
                 }
             });
             String yaml = "routes:\n  - id: ws\n    uri: http://127.0.0.1:" + origin.getLocalPort() + "\n"
-                    + "    predicates: [ \"Path=/**\" ]\n";
+                    + "    predicates: [ \"Path=/**\" ]\n    upgrades: [ echo ]\n";
             try (RunningGateway gw = RunningGateway.start(yaml, Map.of()); RawClient c = gw.raw()) {
                 c.send("GET /chat HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n");
                 RawClient.Response r = c.read();

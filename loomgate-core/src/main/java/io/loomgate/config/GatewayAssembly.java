@@ -109,7 +109,7 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
             }
         }
         return new Route(spec.id(), spec.order(), built, chain, spec.id(), spec.timeout(), spec.preserveHost(),
-                spec.maxInFlight(), spec.queueTimeout());
+                spec.maxInFlight(), spec.queueTimeout(), spec.upgrades());
     }
 
     private static ConfigException unknown(String file, String context, RouteSpec.ComponentSpec c, String kind,

@@ -1,18 +1,22 @@
 package io.loomgate.config;
 
+import io.loomgate.route.Route;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /** Reads the {@code routes:} list into {@link RouteSpec}s; route ids must be unique. */
 final class RouteReader {
     static final List<String> KEYS = List.of("id", "uri", "uris", "order", "predicates", "filters", "timeout",
             "preserve-host", "max-in-flight", "queue-timeout", "load-balancer", "hash", "health-check",
-            "outlier-detection");
+            "outlier-detection", "upgrades");
     private static final List<String> COMPONENT_KEYS = List.of("name", "args");
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
@@ -53,7 +57,32 @@ final class RouteReader {
                 Integer.MAX_VALUE), components(s, "predicates"), components(s, "filters"),
                 s.duration("timeout", DEFAULT_TIMEOUT, false), s.bool("preserve-host", true),
                 s.integer("max-in-flight", 0, 0, Integer.MAX_VALUE), s.duration("queue-timeout", Duration.ZERO, true),
-                BalancingReader.balancing(file, s, origins.weights()));
+                BalancingReader.balancing(file, s, origins.weights()), upgrades(s));
+    }
+
+    /**
+     * The protocols a request may upgrade to: default websocket. h2c is refused: after its 101 every request on the
+     * connection bypasses routes and filters, and RFC 9113 §3.1 deprecates it.
+     */
+    private static Set<String> upgrades(Section s) throws ConfigException {
+        if (!s.has("upgrades")) {
+            return Route.DEFAULT_UPGRADES;
+        }
+        Set<String> out = new LinkedHashSet<>();
+        List<YamlNode.Scalar> items = s.scalarList("upgrades");
+        for (int i = 0; i < items.size(); i++) {
+            String p = items.get(i).text().trim().toLowerCase(Locale.ROOT);
+            if (p.equals("h2c")) {
+                throw s.error("upgrades[" + i + "]", items.get(i).line(), "h2c cannot be tunnelled: after the switch "
+                        + "no route or filter sees its requests (RFC 9113 deprecates it)");
+            }
+            if (p.isEmpty() || !p.chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ',' && c != '"')) {
+                throw s.error("upgrades[" + i + "]", items.get(i).line(), "expected a protocol name like "
+                        + "websocket, got '" + items.get(i).text() + "'");
+            }
+            out.add(p);
+        }
+        return Set.copyOf(out);
     }
 
     /** The id as written, to name the route in messages about its other keys; null when there is none. */

@@ -1,10 +1,12 @@
 package io.loomgate.config;
 
+import io.loomgate.route.Route;
 import io.loomgate.upstream.Balancing;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * One route as written in the file, validated.
@@ -20,17 +22,18 @@ import java.util.Map;
  * @param maxInFlight  default 0 (no limit)
  * @param queueTimeout how long a request over max-in-flight waits (default 0: 503 at once)
  * @param balancing    the balancer, the endpoints' weights (one per uri), health checks and outlier detection
+ * @param upgrades     protocols a request may upgrade to (default websocket; never h2c)
  */
 public record RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
                         List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
-                        Duration queueTimeout, Balancing balancing) {
+                        Duration queueTimeout, Balancing balancing, Set<String> upgrades) {
 
     /** A route with equal weights, least-request balancing, no health checks and no outlier detection. */
     public RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
                      List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
                      Duration queueTimeout) {
         this(id, line, uris, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout,
-                Balancing.defaults(uris.size()));
+                Balancing.defaults(uris.size()), Route.DEFAULT_UPGRADES);
     }
 
     /**

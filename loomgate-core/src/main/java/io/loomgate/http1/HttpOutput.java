@@ -29,6 +29,7 @@ public final class HttpOutput extends OutputStream {
     private final int bufferSize;
     private byte[] buf;
     private int count;
+    private long sent;
 
     public HttpOutput(OutputStream out, int bufferSize) {
         if (bufferSize < 1) {
@@ -113,6 +114,7 @@ public final class HttpOutput extends OutputStream {
         if (len >= bufferSize) {
             // Too big to be worth copying: send what is buffered, then the caller's bytes as they are.
             flushBuffer();
+            sent += len;
             out.write(b, off, len);
             return;
         }
@@ -146,9 +148,28 @@ public final class HttpOutput extends OutputStream {
     /** Hands the buffered bytes to the underlying stream without flushing it. */
     void flushBuffer() throws IOException {
         if (count > 0) {
+            sent += count;
             out.write(buf, 0, count);
             count = 0;
         }
+    }
+
+    /** Bytes handed to the underlying stream so far (counted when handed over, even if that write then failed). */
+    public long sentBytes() {
+        return sent;
+    }
+
+    /** Bytes encoded and not sent yet. */
+    public int buffered() {
+        return count;
+    }
+
+    /** Forgets the buffered bytes after the first {@code keep}: something encoded that must not go out after all. */
+    public void discardBuffered(int keep) {
+        if (keep < 0 || keep > count) {
+            throw new IllegalArgumentException("cannot keep " + keep + " of " + count + " buffered bytes");
+        }
+        count = keep;
     }
 
     private void fields(Headers headers) {

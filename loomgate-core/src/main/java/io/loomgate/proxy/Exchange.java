@@ -7,6 +7,7 @@ import io.loomgate.http1.BodyFraming;
 import io.loomgate.server.ServerExchange;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -31,6 +32,10 @@ final class Exchange implements FilterExchange, ExchangeView {
     ResponseHead localReply;
     byte[] localReplyBody;
     boolean upgradeRequested;
+    /** The protocols the request asked to switch to, as forwarded (those its route allows). */
+    List<String> upgrades = List.of();
+    /** The origin answered before it had the whole request body: its connection cannot be reused. */
+    boolean requestBodyCut;
     long upstreamNanos = -1;
     long endNanos;
     long bytesIn;

@@ -145,12 +145,14 @@ public final class ProxyHandler implements ExchangeHandler {
     /** Hop-by-hop fields out, forwarding fields and trace context in; filters then see the request as sent. */
     private void prepareUpstreamRequest(Exchange x) {
         Headers h = x.request.headers();
-        String upgrade = h.hasToken("Connection", "upgrade") ? h.first("Upgrade") : null;
+        List<String> upgrades = h.hasToken("Connection", "upgrade") ? Upgrades.allowed(h, x.route.route())
+                : List.of();
         HopByHop.strip(h);
         h.remove("Expect"); // the gateway answers 100-continue itself when it starts reading the body
-        if (upgrade != null) {
+        if (!upgrades.isEmpty()) {
             x.upgradeRequested = true;
-            h.set("Upgrade", upgrade);
+            x.upgrades = upgrades;
+            h.set("Upgrade", String.join(", ", upgrades));
             h.set("Connection", "Upgrade");
         }
         forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.localAddress(), h.first("Host"));
@@ -227,17 +229,39 @@ public final class ProxyHandler implements ExchangeHandler {
         listener.upstreamAcquired(x, attempt.reused());
         try {
             attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
-            x.bytesIn = attempt.relayBody(retries.body(number), x.downstream.requestFraming());
+            relayRequestBody(x, attempt, retries.body(number));
             x.response = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested, interim -> {
                 ResponseHeadRewriter.interim(interim);
                 x.downstream.sendInterim(interim);
             });
+            if (x.response.status() == 101) {
+                Upgrades.checkSwitch(x.response, x.upgrades);
+            }
             x.upstreamNanos = System.nanoTime() - attempt.sentNanos();
             x.upstreamFraming = BodyFraming.ofResponse(x.request.method(), x.response);
         } catch (IOException e) {
             throw classify(x, e, Stage.FORWARD);
         }
         listener.responseHeadReceived(x);
+    }
+
+    /**
+     * Streams the client's body to the origin. An origin may answer before it has read the body (413, 401; RFC 9112
+     * §9.5): when its answer starts arriving mid-upload, or the upload fails because it closed, the upload stops and
+     * the answer is read and relayed (as HAProxy does), with the client's connection closed after it, since the rest
+     * of its body is never read. A write failure with no answer behind it stays a failure.
+     */
+    private void relayRequestBody(Exchange x, UpstreamAttempt attempt, BodyInputStream body) throws IOException {
+        try {
+            x.bytesIn = attempt.relayBody(body, x.downstream.requestFraming());
+        } catch (BodyRelay.WriteFailed e) {
+            if (!(e.getCause() instanceof UpstreamAttempt.OriginAnswered) && !attempt.hasResponseBytes()) {
+                throw e;
+            }
+            log.debug("{}: origin answered before the whole request body was sent; upload stopped", x);
+            x.requestBodyCut = true;
+            x.downstream.closeAfterResponse();
+        }
     }
 
     // ---- phases after the upstream answered ----
@@ -259,7 +283,7 @@ public final class ProxyHandler implements ExchangeHandler {
         } catch (IOException e) {
             throw classify(x, e, Stage.RESPONSE_BODY);
         }
-        x.attempt.finish(body.isComplete() && answer.originKeepsAlive());
+        x.attempt.finish(body.isComplete() && answer.originKeepsAlive() && !x.requestBodyCut);
     }
 
     private void sendLocalReply(Exchange x) throws IOException {
@@ -291,6 +315,10 @@ public final class ProxyHandler implements ExchangeHandler {
         }
         x.failure = failure;
         failure.logOnce(log, x);
+        if (failure.source() == ProxyFailure.Source.UPSTREAM && x.downstream.isResponseStarted()
+                && x.downstream.retractResponse()) {
+            log.debug("{}: no byte of the response had reached the client: answered {} instead", x, failure.status());
+        }
         if (!x.downstream.isResponseStarted()) {
             x.status = failure.status();
         }

@@ -15,6 +15,7 @@ import io.loomgate.upstream.PooledConnection;
 import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.time.Duration;
 
 /**
@@ -29,6 +30,8 @@ import java.time.Duration;
  * construction to close.
  */
 final class UpstreamAttempt implements AutoCloseable {
+    /** Informational (1xx) heads accepted before the final one; more is an origin gone wrong (or hostile): 502. */
+    static final int MAX_INTERIM_RESPONSES = 32;
 
     /** What an attempt did before it failed: the facts a retry decision needs (cf. Pingora's error_while_proxy). */
     record Facts(int number, boolean reused, boolean requestSent, boolean hadBody, boolean idempotent,
@@ -128,7 +131,8 @@ final class UpstreamAttempt implements AutoCloseable {
     /**
      * Streams the client's body to the origin in the framing the head announced; returns the bytes copied. A failure
      * reading the client comes out as {@link BodyRelay.ReadFailed}, writing the origin as
-     * {@link BodyRelay.WriteFailed}.
+     * {@link BodyRelay.WriteFailed}; one whose cause is {@link OriginAnswered} means the origin started its response
+     * before the body was all sent, and the upload stopped there.
      */
     long relayBody(BodyInputStream body, BodyFraming framing) throws IOException {
         if (framing instanceof BodyFraming.None) {
@@ -138,13 +142,59 @@ final class UpstreamAttempt implements AutoCloseable {
         long n;
         if (framing instanceof BodyFraming.Chunked) {
             ChunkedOutputStream chunks = new ChunkedOutputStream(out);
-            n = BodyRelay.copy(body, chunks, -1);
+            n = BodyRelay.copy(body, new AnswerWatch(chunks), -1);
             chunks.finish(body.trailers());
         } else {
-            n = BodyRelay.copy(body, out, ((BodyFraming.Fixed) framing).length());
+            n = BodyRelay.copy(body, new AnswerWatch(out), ((BodyFraming.Fixed) framing).length());
         }
         out.flush();
         return n;
+    }
+
+    /** Whether the origin has sent bytes not read yet (after a failed upload: maybe its early answer). */
+    boolean hasResponseBytes() {
+        try {
+            return connection.input().available() > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The origin began answering while the request body was still being sent. */
+    static final class OriginAnswered extends IOException {
+        OriginAnswered() {
+            super("origin answered before the whole request body was sent");
+        }
+    }
+
+    /**
+     * The upload's output, which stops with {@link OriginAnswered} as soon as the origin has sent anything: one
+     * {@code available()} (a cheap system call) per piece of body, not per byte.
+     */
+    private final class AnswerWatch extends OutputStream {
+        private final OutputStream out;
+
+        AnswerWatch(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (connection.input().available() > 0) {
+                throw new OriginAnswered();
+            }
+            out.write(b, off, len);
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
     }
 
     /**
@@ -154,21 +204,32 @@ final class UpstreamAttempt implements AutoCloseable {
      */
     ResponseHead readHead(Duration timeout, boolean upgradeRequested, InterimSink interim) throws IOException {
         connection.setReadTimeout(timeout);
-        while (true) {
-            ResponseHead head = connection.input().readResponseHead();
-            responseStarted = true;
-            if (head.status() == 101) {
-                if (!upgradeRequested) {
-                    throw new HttpParseException(502, "101 Switching Protocols to a request that asked no upgrade");
+        // The timeout runs from here to the final head: interim responses do not restart it.
+        connection.setDeadline(System.nanoTime() + timeout.toNanos(), "response head");
+        try {
+            for (int interims = 0; ; interims++) {
+                ResponseHead head = connection.input().readResponseHead();
+                responseStarted = true;
+                if (head.status() == 101) {
+                    if (!upgradeRequested) {
+                        throw new HttpParseException(502, "101 Switching Protocols to a request that asked no "
+                                + "upgrade");
+                    }
+                    return head;
                 }
-                return head;
+                if (!head.isInformational()) {
+                    return head;
+                }
+                if (interims == MAX_INTERIM_RESPONSES) {
+                    throw new HttpParseException(502, "more than " + MAX_INTERIM_RESPONSES
+                            + " informational responses before the final one");
+                }
+                if (head.status() != 100) {
+                    interim.accept(head);
+                }
             }
-            if (!head.isInformational()) {
-                return head;
-            }
-            if (head.status() != 100) {
-                interim.accept(head);
-            }
+        } finally {
+            connection.clearDeadline();
         }
     }
 

@@ -6,17 +6,21 @@
  *  answeredLocally ── OPTIONS * → 200; CONNECT → 405; not origin-form, dot-segment → 400
  *  matchRoute ─────── BoundRoutes (route + upstream + admission, bound at start-up) → no route → 404
  *  admit ──────────── route over max-in-flight after queue-timeout → 503 + Retry-After
- *  prepareUpstreamRequest   hop-by-hop out; X-Forwarded-*, Forwarded, Via, traceparent in
+ *  prepareUpstreamRequest   hop-by-hop out (never Host or forwarding fields); Upgrade kept only for the route's
+ *                           upgrades (never h2c); X-Forwarded-*, Forwarded, Via, traceparent in
  *  ┌ requestFilters (route filters, before proceed) ─── a filter may reply locally (RedirectTo)
  *  │ forward (the chain's last link): attempts until one gets a response head
  *  │   tryUpstream = one UpstreamAttempt (owns its connection until finish or close):
  *  │     select endpoint → connect ─── refused 502, timeout 502, pool full 503
  *  │     sendHead → relayBody → readHead (1xx passed on) ─── no head in time 504, reset/invalid 502
+ *  │       relayBody stops when the origin answers early (413 …): that answer is relayed, Connection: close
+ *  │       readHead: the route timeout spans all 1xx; more than 32 of them → 502; a 101 must name an asked protocol
  *  │   a failed attempt is closed (connection discarded); FailureClassifier.mayRetry decides on another:
  *  │     a reset, before any response byte, on a reused connection, idempotent, no body → once, fresh
  *  └ responseFilters (route filters, after proceed)
  *  relayResponse: ResponseHeadRewriter → sendHead → body relay (flushed per read) → attempt.finish(reusable)
- *      └─ upstream dies mid-body → the client connection is aborted, never a truncated body that looks complete
+ *      └─ upstream dies mid-body → the client connection is aborted, never a truncated body that looks complete;
+ *         but while no byte has left the write buffer the response is retracted and answered 502
  *  tunnel (after 101): two pipes until either side closes; the attempt then discards the connection
  *  end: exchangeEnd | exchangeFailed + LocalReplies.answer — the one place an exchange's end is reported
  * </pre>

@@ -3,6 +3,9 @@ package io.loomgate.route;
 import io.loomgate.filter.GatewayFilter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * One configured route: when it applies (predicates, all must hold), what to do to the exchange (filters, in order)
@@ -17,12 +20,32 @@ import java.util.List;
  * @param preserveHost send the client's Host upstream (true) or the upstream's authority (false)
  * @param maxInFlight  most requests forwarded at once on this route, 0 for no limit
  * @param queueTimeout how long a request over maxInFlight waits for a slot before 503
+ * @param upgrades     the protocols a request may upgrade to through this route (lower case; default websocket):
+ *                     after a 101 no route or filter sees what passes, so others are removed from the request
  */
 public record Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
                     String upstreamId, Duration timeout, boolean preserveHost, int maxInFlight,
-                    Duration queueTimeout) {
+                    Duration queueTimeout, Set<String> upgrades) {
+    /** What a route allows to upgrade to when it does not say. */
+    public static final Set<String> DEFAULT_UPGRADES = Set.of("websocket");
+
     public Route {
         predicates = List.copyOf(predicates);
         filters = List.copyOf(filters);
+        upgrades = upgrades.stream().map(p -> p.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** A route that allows the default upgrades only. */
+    public Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
+                 String upstreamId, Duration timeout, boolean preserveHost, int maxInFlight, Duration queueTimeout) {
+        this(id, order, predicates, filters, upstreamId, timeout, preserveHost, maxInFlight, queueTimeout,
+                DEFAULT_UPGRADES);
+    }
+
+    /** Whether a request may upgrade to this protocol (an Upgrade token: name, maybe "/version"). */
+    public boolean allowsUpgrade(String protocol) {
+        int slash = protocol.indexOf('/');
+        String name = (slash < 0 ? protocol : protocol.substring(0, slash)).trim().toLowerCase(Locale.ROOT);
+        return upgrades.contains(name);
     }
 }

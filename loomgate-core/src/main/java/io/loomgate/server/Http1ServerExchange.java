@@ -34,6 +34,10 @@ final class Http1ServerExchange implements ServerExchange {
     private boolean closeAfter;
     private boolean upgraded;
     private ResponseBody responseBody;
+    /** Where the output stood when the response head was encoded, and closeAfter before it: for retractResponse. */
+    private long sentAtHead = -1;
+    private int bufferedAtHead;
+    private boolean closeAfterBeforeHead;
 
     Http1ServerExchange(ClientConnection connection, RequestHead request, BodyFraming framing, HttpInput in,
                         HttpOutput out, int index) {
@@ -130,6 +134,9 @@ final class Http1ServerExchange implements ServerExchange {
             throw new IllegalStateException("response head already sent");
         }
         responseStarted = true;
+        sentAtHead = out.sentBytes();
+        bufferedAtHead = out.buffered();
+        closeAfterBeforeHead = closeAfter;
         Headers h = head.headers();
         boolean headRequest = Method.HEAD.equals(request.method());
         BodyFraming wire = responseFraming;
@@ -210,6 +217,19 @@ final class Http1ServerExchange implements ServerExchange {
         out.writeResponseHead(ours(switchingProtocols));
         out.flush();
         return new Tunnel(connection.input(), connection.rawOutput());
+    }
+
+    @Override
+    public boolean retractResponse() {
+        if (!responseStarted || upgraded || sentAtHead < 0 || out.sentBytes() != sentAtHead) {
+            return false;
+        }
+        out.discardBuffered(bufferedAtHead);
+        responseStarted = false;
+        responseBody = null;
+        closeAfter = closeAfterBeforeHead;
+        sentAtHead = -1;
+        return true;
     }
 
     @Override

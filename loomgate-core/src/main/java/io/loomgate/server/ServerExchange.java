@@ -85,6 +85,15 @@ public interface ServerExchange {
     /** Whether a response head has been sent (after that, a failure can only abort the connection). */
     boolean isResponseStarted();
 
+    /**
+     * Takes back a started response none of whose bytes has reached the client yet (its head still sits in the
+     * write buffer), so a failure found that early can be answered with a status of its own instead of a bare close.
+     * Returns whether it was taken back; false once any byte was sent, and by default.
+     */
+    default boolean retractResponse() {
+        return false;
+    }
+
     /** The body of a response being sent. */
     abstract class ResponseBody extends OutputStream {
         /**

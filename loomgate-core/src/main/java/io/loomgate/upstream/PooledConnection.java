@@ -80,6 +80,19 @@ public final class PooledConnection {
     }
 
     /**
+     * Every following read must return by this instant (System.nanoTime), however the bytes are spaced, until
+     * {@link #clearDeadline()}: a response head, interim responses included, within the route's timeout.
+     */
+    public void setDeadline(long deadlineNanos, String what) {
+        watched.setPhaseDeadline(deadlineNanos, what);
+    }
+
+    /** Back to the per-read timeout. */
+    public void clearDeadline() {
+        watched.clearPhaseDeadline();
+    }
+
+    /**
      * Whether this idle connection can carry a new request (OkHttp's {@code isHealthy}). The cheap check (socket
      * open both ways, no unread bytes) always runs; with {@code extensive}, a 1 ms read as well: any byte or end of
      * stream then means the origin closed the connection or is talking out of turn, and either way it is unusable.

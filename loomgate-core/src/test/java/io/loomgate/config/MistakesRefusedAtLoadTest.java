@@ -56,4 +56,11 @@ class MistakesRefusedAtLoadTest {
         assertThat(accepted("server:\n  address: 127.0.0.1\n  port: 9000\nadmin:\n  address: 127.0.0.2\n"
                 + "  port: 9000\n").admin().port()).isEqualTo(9000);
     }
+
+    @Test
+    void h2cCannotBeAllowedAsAnUpgrade() {
+        assertThat(refusal("routes:\n  - id: a\n    uri: http://a:1\n    upgrades: [ websocket, h2c ]\n")
+                .getMessage()).isEqualTo("gateway.yaml:4: route 'a': upgrades[1]: h2c cannot be tunnelled: after "
+                        + "the switch no route or filter sees its requests (RFC 9113 deprecates it)");
+    }
 }

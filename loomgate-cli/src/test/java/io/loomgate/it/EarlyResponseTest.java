@@ -1,0 +1,75 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.threads.ConnectionExecutors;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An origin may answer before it has read the request body (413, 401) and close (RFC 9112 §9.5). The gateway relays
+ * that early response to the client as soon as it arrives and stops sending the body, as HAProxy does, instead of
+ * pushing the whole upload first, failing on the write with a 502, or waiting out a timeout.
+ */
+class EarlyResponseTest {
+
+    @Test
+    void anEarlyFinalResponseIsRelayedAndTheUploadStopped() throws Exception {
+        AtomicLong bodyBytesAtOrigin = new AtomicLong();
+        try (ServerSocket origin = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            ConnectionExecutors.startVirtual("early-origin", () -> {
+                try (Socket s = origin.accept()) {
+                    InputStream in = s.getInputStream();
+                    StringBuilder head = new StringBuilder();
+                    while (!head.toString().endsWith("\r\n\r\n")) {
+                        head.append((char) in.read());
+                    }
+                    OutputStream out = s.getOutputStream();
+                    out.write(("HTTP/1.1 413 Content Too Large\r\nContent-Length: 8\r\nConnection: close\r\n\r\n"
+                            + "too big!").getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    // A lingering close, as nginx and Apache do: read and throw away what still comes, so the
+                    // kernel does not reset the connection (and the answer with it) over unread bytes.
+                    s.shutdownOutput();
+                    byte[] sink = new byte[64 * 1024];
+                    for (int n; (n = in.read(sink)) > 0; ) {
+                        bodyBytesAtOrigin.addAndGet(n);
+                    }
+                } catch (Exception e) {
+                    // test over
+                }
+            });
+            try (RunningGateway gw = RunningGateway.start("routes:\n  - id: up\n    uri: ${ORIGIN}\n",
+                    Map.of("ORIGIN", "http://127.0.0.1:" + origin.getLocalPort())); RawClient c = gw.raw()) {
+                long length = 64L * 1024 * 1024;
+                c.send("PUT /upload HTTP/1.1\r\nHost: h\r\nContent-Length: " + length + "\r\n\r\n");
+                ConnectionExecutors.startVirtual("uploader", () -> {
+                    byte[] piece = new byte[64 * 1024];
+                    try {
+                        for (long sent = 0; sent < length; sent += piece.length) {
+                            c.socket().getOutputStream().write(piece);
+                        }
+                    } catch (Exception e) {
+                        // the gateway stopped reading the body and closed: expected
+                    }
+                });
+                RawClient.Response r = c.read();
+                assertThat(r.status()).isEqualTo(413);
+                assertThat(r.bodyText()).isEqualTo("too big!");
+                assertThat(r.header("Connection")).isEqualTo("close");
+                assertThat(c.isClosedByPeer()).isTrue();
+                assertThat(bodyBytesAtOrigin.get()).as("body bytes forwarded after the origin answered")
+                        .isLessThan(length / 2);
+            }
+        }
+    }
+}
