@@ -16,8 +16,8 @@ import java.util.Objects;
  * {@link #writeRequestHead} / {@link #writeResponseHead} refuse CR, LF or NUL in them (response splitting, CWE-113).
  *
  * <p>Invariant: unsent bytes are {@code buf[0, count)}; the buffer is allocated on first use and dropped by
- * {@link #releaseBuffer()} and {@link #flush()} when empty. A head is encoded whole into the buffer (growing it if needed) before any of it
- * is sent, so a refused head leaves nothing behind.
+ * {@link #releaseBuffer()} and {@link #flush()} when empty. A head is encoded whole into the buffer (growing it if
+ * needed) before any of it is sent, so a refused head leaves nothing behind.
  */
 public final class HttpOutput extends OutputStream {
     private static final int REQUEST_LINE = 0;
