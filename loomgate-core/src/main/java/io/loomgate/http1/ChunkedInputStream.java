@@ -70,13 +70,26 @@ final class ChunkedInputStream extends BodyInputStream {
         return (int) Math.min(in.buffered(), remaining);
     }
 
-    /** Safe in any state: awaiting only happens with nothing buffered, and the parser keeps no buffer position. */
+    /**
+     * Safe in any state: awaiting only happens with nothing buffered, and the parser keeps no buffer position. The
+     * CRLF that ends a chunk's data is consumed first when it is already buffered, so the wait for the next chunk
+     * holds no buffer either. (A sender that trickles a chunk-size line itself is waited for mid-line, with the
+     * connection's read buffer.)
+     */
     @Override
     public boolean awaitData() throws IOException {
         if (state == DONE) {
             return false;
         }
-        if (state != BROKEN) {
+        if (state == DATA && remaining == 0 && in.buffered() >= 2) {
+            try {
+                readDataEnd();
+            } catch (IOException e) {
+                throw broken(e);
+            }
+            state = SIZE;
+        }
+        if (state != BROKEN && in.buffered() == 0) {
             in.awaitBodyData();
         }
         return true;
