@@ -72,4 +72,49 @@ class EarlyResponseTest {
             }
         }
     }
+
+    @Test
+    void anInterimResponseDuringTheUploadDoesNotStopIt() throws Exception {
+        int length = 4 * 1024 * 1024;
+        try (ServerSocket origin = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            ConnectionExecutors.startVirtual("hinting-origin", () -> {
+                try (Socket s = origin.accept()) {
+                    InputStream in = s.getInputStream();
+                    StringBuilder head = new StringBuilder();
+                    while (!head.toString().endsWith("\r\n\r\n")) {
+                        head.append((char) in.read());
+                    }
+                    OutputStream out = s.getOutputStream();
+                    out.write("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    int got = in.readNBytes(length).length; // the origin wants the whole body before its answer
+                    String body = "got " + got;
+                    out.write(("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                            .getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    in.read();
+                } catch (Exception e) {
+                    // test over
+                }
+            });
+            try (RunningGateway gw = RunningGateway.start("routes:\n  - id: up\n    uri: ${ORIGIN}\n    timeout: 10s\n",
+                    Map.of("ORIGIN", "http://127.0.0.1:" + origin.getLocalPort())); RawClient c = gw.raw()) {
+                c.send("PUT /upload HTTP/1.1\r\nHost: h\r\nContent-Length: " + length + "\r\n\r\n");
+                ConnectionExecutors.startVirtual("uploader", () -> {
+                    byte[] piece = new byte[64 * 1024];
+                    try {
+                        for (long sent = 0; sent < length; sent += piece.length) {
+                            c.socket().getOutputStream().write(piece);
+                        }
+                    } catch (Exception e) {
+                        // reported by the assertions below
+                    }
+                });
+                assertThat(c.read().status()).isEqualTo(103);
+                RawClient.Response r = c.read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.bodyText()).isEqualTo("got " + length);
+            }
+        }
+    }
 }

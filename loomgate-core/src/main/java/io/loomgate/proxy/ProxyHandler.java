@@ -230,10 +230,8 @@ public final class ProxyHandler implements ExchangeHandler {
         try {
             attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
             relayRequestBody(x, attempt, retries.body(number));
-            x.response = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested, interim -> {
-                ResponseHeadRewriter.interim(interim);
-                x.downstream.sendInterim(interim);
-            });
+            x.response = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested,
+                    interim -> relayInterim(x, interim));
             if (x.response.status() == 101) {
                 Upgrades.checkSwitch(x.response, x.upgrades);
             }
@@ -253,15 +251,24 @@ public final class ProxyHandler implements ExchangeHandler {
      */
     private void relayRequestBody(Exchange x, UpstreamAttempt attempt, BodyInputStream body) throws IOException {
         try {
-            x.bytesIn = attempt.relayBody(body, x.downstream.requestFraming());
+            x.bytesIn = attempt.relayBody(body, x.downstream.requestFraming(), x.route.route().timeout(),
+                    interim -> relayInterim(x, interim));
+            if (!attempt.answeredEarly()) {
+                return;
+            }
         } catch (BodyRelay.WriteFailed e) {
-            if (!(e.getCause() instanceof UpstreamAttempt.OriginAnswered) && !attempt.hasResponseBytes()) {
+            if (!attempt.hasResponseBytes()) { // the origin closed with nothing to say: a failure, as before
                 throw e;
             }
-            log.debug("{}: origin answered before the whole request body was sent; upload stopped", x);
-            x.requestBodyCut = true;
-            x.downstream.closeAfterResponse();
         }
+        log.debug("{}: origin answered before the whole request body was sent; upload stopped", x);
+        x.requestBodyCut = true;
+        x.downstream.closeAfterResponse();
+    }
+
+    private static void relayInterim(Exchange x, ResponseHead interim) throws IOException {
+        ResponseHeadRewriter.interim(interim);
+        x.downstream.sendInterim(interim);
     }
 
     // ---- phases after the upstream answered ----

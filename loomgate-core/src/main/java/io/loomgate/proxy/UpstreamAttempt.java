@@ -54,6 +54,12 @@ final class UpstreamAttempt implements AutoCloseable {
     private boolean responseStarted;
     private long sentNanos;
     private boolean settled;
+    /** Informational heads read so far, before the final one. */
+    private int interims;
+    /** When the response head must have arrived (System.nanoTime), set by the first head read; 0 before. */
+    private long headDeadline;
+    /** A final head that arrived while the body was being sent: the upload stopped, readHead returns it. */
+    private ResponseHead earlyHead;
 
     /** @param number 0 for the first attempt of an exchange; a later one dials a fresh connection */
     UpstreamAttempt(UpstreamMember member, int number) {
@@ -131,24 +137,47 @@ final class UpstreamAttempt implements AutoCloseable {
     /**
      * Streams the client's body to the origin in the framing the head announced; returns the bytes copied. A failure
      * reading the client comes out as {@link BodyRelay.ReadFailed}, writing the origin as
-     * {@link BodyRelay.WriteFailed}; one whose cause is {@link OriginAnswered} means the origin started its response
-     * before the body was all sent, and the upload stopped there.
+     * {@link BodyRelay.WriteFailed}.
+     *
+     * <p>The origin may answer before it has the whole body (RFC 9112 §9.5). Whenever its bytes arrive mid-upload
+     * they are read as a head, within {@code timeout}: an informational one goes to {@code interim} and the upload
+     * goes on; a final one stops the upload ({@link #answeredEarly()}) and is what {@link #readHead} returns.
      */
-    long relayBody(BodyInputStream body, BodyFraming framing) throws IOException {
+    long relayBody(BodyInputStream body, BodyFraming framing, Duration timeout, InterimSink interim)
+            throws IOException {
         if (framing instanceof BodyFraming.None) {
             return 0;
         }
         HttpOutput out = connection.output();
-        long n;
-        if (framing instanceof BodyFraming.Chunked) {
-            ChunkedOutputStream chunks = new ChunkedOutputStream(out);
-            n = BodyRelay.copy(body, new AnswerWatch(chunks), -1);
+        ChunkedOutputStream chunks = framing instanceof BodyFraming.Chunked ? new ChunkedOutputStream(out) : null;
+        long length = chunks != null ? -1 : ((BodyFraming.Fixed) framing).length();
+        AnswerWatch watched = new AnswerWatch(chunks != null ? chunks : out);
+        long n = 0;
+        while (true) {
+            try {
+                n += BodyRelay.copy(body, watched, length);
+                break;
+            } catch (BodyRelay.WriteFailed e) {
+                if (!(e.getCause() instanceof OriginAnswered)) {
+                    throw e;
+                }
+                out.flush(); // what was written so far goes out in order; the upload may resume after an interim
+                earlyHead = readOneHead(timeout, interim);
+                if (earlyHead != null) {
+                    return n;
+                }
+            }
+        }
+        if (chunks != null) {
             chunks.finish(body.trailers());
-        } else {
-            n = BodyRelay.copy(body, new AnswerWatch(out), ((BodyFraming.Fixed) framing).length());
         }
         out.flush();
         return n;
+    }
+
+    /** Whether the origin gave its final answer before the request body was all sent (the upload was stopped). */
+    boolean answeredEarly() {
+        return earlyHead != null;
     }
 
     /** Whether the origin has sent bytes not read yet (after a failed upload: maybe its early answer). */
@@ -168,8 +197,9 @@ final class UpstreamAttempt implements AutoCloseable {
     }
 
     /**
-     * The upload's output, which stops with {@link OriginAnswered} as soon as the origin has sent anything: one
-     * {@code available()} (a cheap system call) per piece of body, not per byte.
+     * The upload's output, which stops with {@link OriginAnswered} once the origin has sent anything: one
+     * {@code available()} (a cheap system call) per piece of body, not per byte, and only after the piece was
+     * written, so no byte of the body is lost when the upload resumes.
      */
     private final class AnswerWatch extends OutputStream {
         private final OutputStream out;
@@ -185,10 +215,10 @@ final class UpstreamAttempt implements AutoCloseable {
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
             if (connection.input().available() > 0) {
                 throw new OriginAnswered();
             }
-            out.write(b, off, len);
         }
 
         @Override
@@ -203,31 +233,42 @@ final class UpstreamAttempt implements AutoCloseable {
      * the request asked for an upgrade.
      */
     ResponseHead readHead(Duration timeout, boolean upgradeRequested, InterimSink interim) throws IOException {
+        ResponseHead head = earlyHead;
+        earlyHead = null;
+        while (head == null) {
+            head = readOneHead(timeout, interim);
+        }
+        if (head.status() == 101 && !upgradeRequested) {
+            throw new HttpParseException(502, "101 Switching Protocols to a request that asked no upgrade");
+        }
+        return head;
+    }
+
+    /**
+     * Reads one head: an informational one (not 101) goes to {@code interim} (a 100 is dropped) and null is returned;
+     * a final one (or 101) is returned. The timeout runs from the first head read to the final one, whatever
+     * interim heads arrive between, and at most {@link #MAX_INTERIM_RESPONSES} of those are accepted.
+     */
+    private ResponseHead readOneHead(Duration timeout, InterimSink interim) throws IOException {
+        if (headDeadline == 0) {
+            headDeadline = System.nanoTime() + timeout.toNanos();
+        }
         connection.setReadTimeout(timeout);
-        // The timeout runs from here to the final head: interim responses do not restart it.
-        connection.setDeadline(System.nanoTime() + timeout.toNanos(), "response head");
+        connection.setDeadline(headDeadline, "response head");
         try {
-            for (int interims = 0; ; interims++) {
-                ResponseHead head = connection.input().readResponseHead();
-                responseStarted = true;
-                if (head.status() == 101) {
-                    if (!upgradeRequested) {
-                        throw new HttpParseException(502, "101 Switching Protocols to a request that asked no "
-                                + "upgrade");
-                    }
-                    return head;
-                }
-                if (!head.isInformational()) {
-                    return head;
-                }
-                if (interims == MAX_INTERIM_RESPONSES) {
-                    throw new HttpParseException(502, "more than " + MAX_INTERIM_RESPONSES
-                            + " informational responses before the final one");
-                }
-                if (head.status() != 100) {
-                    interim.accept(head);
-                }
+            ResponseHead head = connection.input().readResponseHead();
+            responseStarted = true;
+            if (head.status() == 101 || !head.isInformational()) {
+                return head;
             }
+            if (++interims > MAX_INTERIM_RESPONSES) {
+                throw new HttpParseException(502, "more than " + MAX_INTERIM_RESPONSES
+                        + " informational responses before the final one");
+            }
+            if (head.status() != 100) {
+                interim.accept(head);
+            }
+            return null;
         } finally {
             connection.clearDeadline();
         }
