@@ -166,6 +166,8 @@ final class UpstreamAttempt implements AutoCloseable {
                 if (earlyHead != null) {
                     return n;
                 }
+                // An interim head mid-upload had its own timeout; the wait for the final head starts after the body.
+                headDeadline = 0;
             }
         }
         if (chunks != null) {
