@@ -159,6 +159,9 @@ final class ClientConnection implements Runnable {
     }
 
     private void serveStream(Http2Stream stream) throws IOException {
+        if (!settings.underscoresInHeaders()) {
+            UnderscoreFields.drop(stream.request().headers(), id);
+        }
         Http2ServerExchange exchange = new Http2ServerExchange(stream, this);
         try {
             handler.handle(exchange);
