@@ -4,6 +4,8 @@ import io.loomgate.config.GatewayConfig;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.observe.AccessLogFormat;
 import io.loomgate.observe.GatewayTelemetry;
+import io.loomgate.tls.ServerTls;
+import io.loomgate.tls.TlsMaterialException;
 import java.io.IOException;
 
 /**
@@ -34,7 +36,16 @@ final class Observability implements AutoCloseable {
         if (!cfg.admin().enabled()) {
             return 0;
         }
-        return telemetry.startAdmin(cfg.admin().address(), cfg.admin().port(), gw.assembly().routes()::routes,
+        ServerTls tls = null;
+        if (cfg.tls().admin() != null) {
+            try {
+                tls = ServerTls.create(cfg.tls().admin());
+            } catch (TlsMaterialException e) {
+                throw new IOException("admin.ssl: " + e.getMessage(), e);
+            }
+            gw.tlsReloader().watch("admin.ssl", tls);
+        }
+        return telemetry.startAdmin(cfg.admin().address(), cfg.admin().port(), tls, gw.assembly().routes()::routes,
                 gw.upstreams(), () -> !gw.listener().isStopping()).port();
     }
 

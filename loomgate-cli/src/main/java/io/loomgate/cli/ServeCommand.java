@@ -60,10 +60,11 @@ final class ServeCommand implements Callable<Integer> {
             return 1;
         }
         FdBudget.check(cfg);
-        log.info("loomgate listening on {}:{} ({} threads, max {} connections), routes {}, admin {}, started in {} ms",
-                cfg.server().address(), gw.port(), cfg.server().threads(), cfg.server().maxConnections(),
+        log.info("loomgate listening on {}:{}{} ({} threads, max {} connections), routes {}, admin {}, started in {} ms",
+                cfg.server().address(), gw.port(), tlsNote(cfg, gw), cfg.server().threads(), cfg.server().maxConnections(),
                 gw.routeIds(), adminPort == 0 ? "off" : cfg.admin().address() + ":" + adminPort,
                 (System.nanoTime() - t0) / 1_000_000);
+        ShutdownSignals.onHangup(gw::reloadCertificates);
         CountDownLatch forever = new CountDownLatch(1);
         ShutdownSignals.onTerminate(() -> {
             try {
@@ -77,6 +78,15 @@ final class ServeCommand implements Callable<Integer> {
         });
         forever.await();
         return 0;
+    }
+
+    /** ", TLS TLSv1.3/TLSv1.2, redirect from :8080" for the start-up line; empty for plain HTTP. */
+    private static String tlsNote(GatewayConfig cfg, Gateway gw) {
+        if (cfg.tls().server() == null) {
+            return "";
+        }
+        return " (TLS " + String.join("/", cfg.tls().server().protocols())
+                + (gw.redirectListener() == null ? "" : ", 308 to https from :" + gw.redirectListener().port()) + ")";
     }
 
     /** Command-line flags that override the file. */
@@ -108,8 +118,7 @@ final class ServeCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("the gateway and the admin listener would both use port "
                         + ns.port() + " (--port / --admin-port); give each its own");
             }
-            return new GatewayConfig(c.source(), ns, admin, c.accessLog(), c.upstreamDefaults(), c.routes(),
-                    c.redis());
+            return c.with(ns, admin);
         }
     }
 }

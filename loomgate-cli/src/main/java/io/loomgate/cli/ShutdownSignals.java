@@ -14,6 +14,18 @@ public final class ShutdownSignals {
     private ShutdownSignals() {
     }
 
+    /** Runs {@code reload} on a fresh thread at each SIGHUP (certificates read again), instead of the JVM's exit. */
+    static void onHangup(Runnable reload) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
+                log.info("SIGHUP received: reloading certificates");
+                ConnectionExecutors.startDaemon("sighup", reload);
+            });
+        } catch (IllegalArgumentException e) {
+            log.debug("cannot handle SIGHUP: {}", e.getMessage());
+        }
+    }
+
     /** Runs {@code drain} on a fresh thread at the first signal, then exits with its status; a second signal exits at once. */
     public static void onTerminate(java.util.function.IntSupplier drain) {
         java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();

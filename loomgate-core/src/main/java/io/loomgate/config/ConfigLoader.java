@@ -32,13 +32,13 @@ public final class ConfigLoader {
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
-            "underscores-in-headers");
+            "underscores-in-headers", "ssl", "http-redirect-port");
     private static final List<String> HTTP2_KEYS = List.of("enabled", "max-concurrent-streams", "initial-window-size",
             "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
-    private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold");
+    private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl");
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
     private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
-            "connect-timeout");
+            "connect-timeout", "ssl");
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file");
     private static final int DEFAULT_PLATFORM_THREADS = 200;
 
@@ -85,12 +85,28 @@ public final class ConfigLoader {
         checkPortsDiffer(serverSection, server, adminSection, admin);
         GatewayConfig.AccessLogSpec accessLog = accessLog(Section.dotted(file, "access-log",
                 root.node("access-log"), root.lineOf("access-log"), ACCESS_LOG_KEYS));
-        PoolSettings upstream = upstream(Section.dotted(file, "upstream", root.node("upstream"),
-                root.lineOf("upstream"), UPSTREAM_KEYS), server.limits());
+        Section upstreamSection = Section.dotted(file, "upstream", root.node("upstream"), root.lineOf("upstream"),
+                UPSTREAM_KEYS);
+        PoolSettings upstream = upstream(upstreamSection, server.limits());
         List<RouteSpec> routes = new RouteReader(file).read(root);
         RedisSettings redis = redis(Section.dotted(file, "redis", root.node("redis"), root.lineOf("redis"),
                 REDIS_KEYS), source);
-        return new GatewayConfig(source, server, admin, accessLog, upstream, routes, redis);
+        return new GatewayConfig(source, server, admin, accessLog, upstream, routes, redis,
+                tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server.port()));
+    }
+
+    private static GatewayConfig.TlsSpec tls(TlsReader reader, Section server, Section admin, Section upstream,
+                                             int serverPort) throws ConfigException {
+        var serverTls = reader.server(server, "server.ssl");
+        int redirect = server.integer("http-redirect-port", 0, 0, 65535);
+        if (redirect != 0 && serverTls == null) {
+            throw server.error("http-redirect-port", "redirects to https, so it needs server.ssl");
+        }
+        if (redirect != 0 && redirect == serverPort) {
+            throw server.error("http-redirect-port", "is the same as server.port (" + serverPort + ")");
+        }
+        return new GatewayConfig.TlsSpec(serverTls, redirect, reader.server(admin, "admin.ssl"),
+                reader.upstream(upstream));
     }
 
     private static GatewayConfig.ServerSpec server(Section s) throws ConfigException {

@@ -125,7 +125,7 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
         for (URI uri : spec.uris()) {
             try {
                 UpstreamUri u = UpstreamUri.of(uri);
-                out.add(new Endpoint(u.host(), u.port()));
+                out.add(new Endpoint(u.host(), u.port(), u.tls()));
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(file, spec.line(), "route '" + spec.id() + "'", "uri: " + e.getMessage());
             }

@@ -5,6 +5,8 @@ import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.threads.ThreadModel;
+import io.loomgate.tls.ClientTlsSettings;
+import io.loomgate.tls.ServerTlsSettings;
 import io.loomgate.upstream.PoolSettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,14 +23,40 @@ import java.util.List;
  * @param upstreamDefaults pool limits applied to every endpoint
  * @param routes           in file order
  * @param redis            the shared Redis of {@code RequestRateLimiter}'s {@code store: redis}; null when none
+ * @param tls              the {@code ssl:} sections and the https redirect port
  */
 public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
-                            PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis) {
+                            PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis,
+                            TlsSpec tls) {
 
-    /** A configuration without a Redis. */
+    /** A configuration without a Redis and without TLS. */
     public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
                          PoolSettings upstreamDefaults, List<RouteSpec> routes) {
-        this(source, server, admin, accessLog, upstreamDefaults, routes, null);
+        this(source, server, admin, accessLog, upstreamDefaults, routes, null, TlsSpec.NONE);
+    }
+
+    /** A configuration without TLS. */
+    public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
+                         PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis) {
+        this(source, server, admin, accessLog, upstreamDefaults, routes, redis, TlsSpec.NONE);
+    }
+
+    /** The same configuration with other server and admin settings, keeping the rest (command-line overrides). */
+    public GatewayConfig with(ServerSpec newServer, AdminSpec newAdmin) {
+        return new GatewayConfig(source, newServer, newAdmin, accessLog, upstreamDefaults, routes, redis, tls);
+    }
+
+    /**
+     * TLS: {@code server.ssl}, {@code server.http-redirect-port}, {@code admin.ssl}, {@code upstream.ssl}.
+     *
+     * @param server           the client listener's TLS, or null for plain HTTP
+     * @param httpRedirectPort a plain port answering 308 to https (0: none)
+     * @param admin            the admin listener's TLS, or null for plain HTTP
+     * @param upstream         TLS to https:// origins (always present: the defaults verify against the JDK's store)
+     */
+    public record TlsSpec(ServerTlsSettings server, int httpRedirectPort, ServerTlsSettings admin,
+                          ClientTlsSettings upstream) {
+        public static final TlsSpec NONE = new TlsSpec(null, 0, null, ClientTlsSettings.DEFAULTS);
     }
 
     /**

@@ -4,14 +4,15 @@ import java.net.URI;
 import java.util.Locale;
 
 /**
- * An upstream address as configuration writes it: {@code http://host[:port]} with an optional trailing '/', the port
- * defaulting to 80. Parsed by hand because {@link URI#getHost()} gives null for names with '_' (common for
+ * An upstream address as configuration writes it: {@code http://host[:port]} or {@code https://host[:port]} with an
+ * optional trailing '/', the port defaulting to 80 or 443. Parsed by hand because {@link URI#getHost()} gives null for names with '_' (common for
  * container hostnames). Hosts may be names, IPv4 literals or bracketed IPv6 literals.
  *
  * @param host the host as written, without brackets
  * @param port 1..65535
+ * @param tls  https
  */
-record UpstreamUri(String host, int port) {
+record UpstreamUri(String host, int port, boolean tls) {
 
     /**
      * @throws IllegalArgumentException saying what was expected
@@ -19,17 +20,15 @@ record UpstreamUri(String host, int port) {
     static UpstreamUri parse(String text) {
         String t = text.trim();
         String lower = t.toLowerCase(Locale.ROOT);
-        if (lower.startsWith("https://")) {
-            throw new IllegalArgumentException("https upstreams are not supported yet; got '" + text + "'");
-        }
         if (lower.startsWith("lb://")) {
             throw new IllegalArgumentException("lb:// service discovery is not supported; list the instances under "
                     + "'uris', got '" + text + "'");
         }
-        if (!lower.startsWith("http://")) {
-            throw new IllegalArgumentException("expected http://host:port, got '" + text + "'");
+        boolean tls = lower.startsWith("https://");
+        if (!tls && !lower.startsWith("http://")) {
+            throw new IllegalArgumentException("expected http://host:port or https://host:port, got '" + text + "'");
         }
-        String authority = t.substring("http://".length());
+        String authority = t.substring(tls ? "https://".length() : "http://".length());
         if (authority.endsWith("/")) {
             authority = authority.substring(0, authority.length() - 1);
         }
@@ -55,7 +54,7 @@ record UpstreamUri(String host, int port) {
         if (host.isEmpty() || !host.matches("[A-Za-z0-9._:%-]+")) {
             throw new IllegalArgumentException("invalid host '" + host + "' in '" + text + "'");
         }
-        return new UpstreamUri(host, port == null ? 80 : port(port, text));
+        return new UpstreamUri(host, port == null ? (tls ? 443 : 80) : port(port, text), tls);
     }
 
     private static int port(String port, String text) {
@@ -70,9 +69,9 @@ record UpstreamUri(String host, int port) {
         throw new IllegalArgumentException("port must be 1..65535 in '" + text + "'");
     }
 
-    /** {@code http://host:port}, brackets around an IPv6 literal. */
+    /** {@code http://host:port} (or https), brackets around an IPv6 literal. */
     URI toUri() {
-        return URI.create("http://" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port);
+        return URI.create((tls ? "https://" : "http://") + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port);
     }
 
     /** Reads back what {@link #toUri()} made (its authority may be registry-based when the host has '_'). */

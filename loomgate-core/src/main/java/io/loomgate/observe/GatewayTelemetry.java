@@ -9,6 +9,7 @@ import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
+import io.loomgate.tls.ServerTls;
 import io.loomgate.upstream.PoolListener;
 import io.loomgate.upstream.Upstreams;
 import java.io.IOException;
@@ -135,6 +136,12 @@ public final class GatewayTelemetry implements AutoCloseable {
      */
     public Listener startAdmin(String address, int port, Supplier<List<Route>> routes, Upstreams upstreams,
                                BooleanSupplier ready) throws IOException {
+        return startAdmin(address, port, null, routes, upstreams, ready);
+    }
+
+    /** The same, speaking TLS when {@code tls} is not null ({@code admin.ssl}). */
+    public Listener startAdmin(String address, int port, ServerTls tls, Supplier<List<Route>> routes,
+                               Upstreams upstreams, BooleanSupplier ready) throws IOException {
         if (admin != null) {
             throw new IllegalStateException("admin listener already started");
         }
@@ -144,7 +151,7 @@ public final class GatewayTelemetry implements AutoCloseable {
         routes.get().forEach(r -> metrics.registerRoute(r.id()));
         ListenerSettings settings = new ListenerSettings(address, port, ADMIN_MAX_CONNECTIONS, ADMIN_MAX_CONNECTIONS,
                 Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(30), HttpLimits.DEFAULTS);
-        admin = new Listener(settings, new AdminHandler(metrics, routes, upstreams, ready),
+        admin = new Listener(settings, tls, new AdminHandler(metrics, routes, upstreams, ready),
                 ConnectionExecutors.create(new ThreadModel.Cached(), "admin"), ConnectionListener.NOOP).start();
         return admin;
     }

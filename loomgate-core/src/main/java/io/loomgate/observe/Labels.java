@@ -40,7 +40,7 @@ final class Labels {
 
     /**
      * The upstream error kind of a failure, or null when the failure was not the upstream's: refused, timeout (connect
-     * or response head), reset (before or after the head), bad_response, pool_exhausted.
+     * or response head), reset (before or after the head), bad_response, pool_exhausted, tls (handshake failed).
      */
     static String upstreamErrorKind(ProxyFailure.Kind kind) {
         return switch (kind) {
@@ -49,6 +49,7 @@ final class Labels {
             case UPSTREAM_RESET, UPSTREAM_ABORTED -> "reset";
             case BAD_RESPONSE -> "bad_response";
             case POOL_EXHAUSTED -> "pool_exhausted";
+            case UPSTREAM_TLS -> "tls";
             case BAD_REQUEST, NO_ROUTE, OVERLOADED, CLIENT_ABORTED, INTERNAL -> null;
         };
     }

@@ -4,6 +4,7 @@ import io.loomgate.http1.HttpParseException;
 import io.loomgate.proxy.ProxyFailure.Kind;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.PoolExhaustedException;
+import io.loomgate.upstream.UpstreamTlsException;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -48,6 +49,8 @@ final class FailureClassifier {
             case CONNECT -> switch (e) {
                 case PoolExhaustedException p -> new ProxyFailure(Kind.POOL_EXHAUSTED, p.getMessage() + " for "
                         + where, e);
+                case UpstreamTlsException t -> new ProxyFailure(Kind.UPSTREAM_TLS, "TLS to " + where + " failed: "
+                        + e.getMessage(), e);
                 case SocketTimeoutException t -> new ProxyFailure(Kind.CONNECT_TIMEOUT, "connecting to " + where
                         + " timed out", e);
                 case ConnectException c -> new ProxyFailure(Kind.CONNECT_REFUSED, where + " refused the connection", e);

@@ -2,14 +2,23 @@ package io.loomgate.proxy;
 
 import io.loomgate.http.Cidr;
 import io.loomgate.http.Headers;
+import io.loomgate.server.TlsInfo;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.X509Certificate;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
  * Adds X-Forwarded-For/-Proto/-Host/-Port, Forwarded (RFC 7239) and Via (RFC 9110 §7.6.3) to a request going
  * upstream. A client inside {@code trustedProxies} is another proxy whose forwarding fields are kept and appended
  * to; anyone else's are replaced, so a client cannot pass off a forged address as the hop before us.
+ *
+ * <p>{@code X-Forwarded-Client-Cert} (Envoy's format: {@code Hash=<sha-256 hex of the DER>;Subject="<RFC 2253>"}) is
+ * always removed, from trusted proxies too, and set only from the certificate this gateway verified itself.
  */
 final class ForwardedHeaders {
     static final String VIA = "1.1 loomgate";
@@ -20,7 +29,18 @@ final class ForwardedHeaders {
         this.trustedProxies = List.copyOf(trustedProxies);
     }
 
+    static final String CLIENT_CERT = "X-Forwarded-Client-Cert";
+
     void apply(Headers h, InetSocketAddress client, InetSocketAddress local, String clientHost) {
+        apply(h, client, local, clientHost, null);
+    }
+
+    void apply(Headers h, InetSocketAddress client, InetSocketAddress local, String clientHost, TlsInfo tls) {
+        String proto = tls == null ? "http" : "https";
+        h.remove(CLIENT_CERT);
+        if (tls != null && tls.clientCertificate() != null) {
+            h.set(CLIENT_CERT, clientCert(tls.clientCertificate()));
+        }
         InetAddress addr = client.getAddress();
         String ip = addr.getHostAddress();
         boolean trusted = isTrusted(addr);
@@ -34,7 +54,7 @@ final class ForwardedHeaders {
         String xff = joined(h, "X-Forwarded-For");
         h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
         if (!h.contains("X-Forwarded-Proto")) {
-            h.set("X-Forwarded-Proto", "http");
+            h.set("X-Forwarded-Proto", proto);
         }
         if (!h.contains("X-Forwarded-Host") && clientHost != null) {
             h.set("X-Forwarded-Host", clientHost);
@@ -42,12 +62,24 @@ final class ForwardedHeaders {
         if (!h.contains("X-Forwarded-Port")) {
             h.set("X-Forwarded-Port", Integer.toString(local.getPort()));
         }
-        String element = "for=" + forwardedNode(addr, ip) + ";proto=http"
+        String element = "for=" + forwardedNode(addr, ip) + ";proto=" + proto
                 + (clientHost == null ? "" : ";host=" + quoteIfNeeded(clientHost));
         String fwd = joined(h, "Forwarded");
         h.set("Forwarded", fwd == null ? element : fwd + ", " + element);
         String via = joined(h, "Via");
         h.set("Via", via == null ? VIA : via + ", " + VIA);
+    }
+
+    /** Envoy's XFCC element for a certificate: its SHA-256 hash (lower-case hex) and its subject, quoted. */
+    static String clientCert(X509Certificate cert) {
+        String hash;
+        try {
+            hash = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(cert.getEncoded()));
+        } catch (NoSuchAlgorithmException | CertificateEncodingException e) {
+            throw new IllegalStateException("cannot hash a verified certificate", e);
+        }
+        String subject = cert.getSubjectX500Principal().getName();
+        return "Hash=" + hash + ";Subject=\"" + subject.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     boolean isTrusted(InetAddress addr) {

@@ -27,6 +27,8 @@ public final class ProxyFailure extends IOException {
         OVERLOADED(Source.INTERNAL, 503, true, false),
         /** The upstream refused the connection or was unreachable. */
         CONNECT_REFUSED(Source.UPSTREAM, 502, true, false),
+        /** The TLS handshake with the upstream failed (expired, unknown CA, name mismatch): logged once per cause. */
+        UPSTREAM_TLS(Source.UPSTREAM, 502, true, false),
         /** Connecting to the upstream took longer than the connect timeout. */
         CONNECT_TIMEOUT(Source.UPSTREAM, 502, true, false),
         /** Every connection slot to the endpoint stayed busy until the deadline. */
@@ -110,7 +112,8 @@ public final class ProxyFailure extends IOException {
 
     /** Client hang-ups and routing misses are routine (debug); upstream trouble is worth a warning; bugs an error. */
     public boolean isRoutine() {
-        return kind == Kind.CLIENT_ABORTED || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST;
+        return kind == Kind.CLIENT_ABORTED || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
+                || kind == Kind.UPSTREAM_TLS; // the connector logged its cause once at warn; every request is noise
     }
 
     /** Logs this failure of {@code exchange} at its level; called once per failed exchange. */

@@ -155,7 +155,8 @@ public final class ProxyHandler implements ExchangeHandler {
             h.set("Upgrade", String.join(", ", upgrades));
             h.set("Connection", "Upgrade");
         }
-        forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.localAddress(), h.first("Host"));
+        forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.localAddress(), h.first("Host"),
+                x.downstream.tls());
         x.traceId = TraceContext.propagate(h);
     }
 

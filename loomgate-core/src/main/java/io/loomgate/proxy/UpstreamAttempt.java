@@ -112,7 +112,7 @@ final class UpstreamAttempt implements AutoCloseable {
         Headers h = request.headers();
         Endpoint e = endpoint();
         if (!preserveHost || !h.contains("Host")) {
-            h.set("Host", e.port() == 80 ? e.host() : e.authority());
+            h.set("Host", e.port() == e.defaultPort() ? e.host() : e.authority());
         }
         switch (framing) {
             case BodyFraming.Fixed f -> h.set("Content-Length", Long.toString(f.length()));

@@ -11,6 +11,7 @@ import io.loomgate.http2.Http2Connection;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.WatchedInputStream;
+import io.loomgate.tls.ServerTls;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -18,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: the socket, reader, writer and request count are plain fields changed only by the connection's own
  * thread, the one running {@link #run()}. The only way in from another thread is {@link #closeIfIdle()} and
  * {@link #abort()} for drain, guarded by {@link #closeLock} and the volatile {@link #draining} flag.
+ *
+ * <p>TLS: with a {@link ServerTls}, the connection's first act is the handshake, bounded by the header timeout (the
+ * listener's watchdog closes a connection whose handshake is overdue, see {@link #abortIfHandshakeOverdue}). The
+ * plain socket stays the one that is cut, shut down and closed from other threads; the TLS socket is only read and
+ * written by the connection's own thread.
  */
 final class ClientConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
@@ -36,7 +43,16 @@ final class ClientConnection implements Runnable {
     private static final long MAX_DRAIN_BYTES = 256 * 1024;
 
     private final long id;
-    private final Socket socket;
+    /** The accepted TCP socket: closed (or its input shut down) to end the connection from any thread. */
+    private final Socket raw;
+    private final ServerTls tls;
+    /** What the connection reads and writes: {@link #raw}, or the TLS socket layered over it. Own thread only. */
+    private Socket socket;
+    private TlsInfo tlsInfo;
+    /** System.nanoTime() by which the TLS handshake must be done; 0 when none is running. */
+    private volatile long handshakeDeadline;
+    /** When the closing TLS alert began to be written (0: not writing): a client that stops reading stalls it. */
+    private volatile long closeNotifySince;
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
     private final ConnectionListener events;
@@ -58,8 +74,15 @@ final class ClientConnection implements Runnable {
 
     ClientConnection(long id, Socket socket, ListenerSettings settings, ExchangeHandler handler,
                      ConnectionListener events, Runnable onClose) {
+        this(id, socket, null, settings, handler, events, onClose);
+    }
+
+    ClientConnection(long id, Socket socket, ServerTls tls, ListenerSettings settings, ExchangeHandler handler,
+                     ConnectionListener events, Runnable onClose) {
         this.id = id;
+        this.raw = socket;
         this.socket = socket;
+        this.tls = tls;
         this.settings = settings;
         this.handler = handler;
         this.events = events;
@@ -68,28 +91,68 @@ final class ClientConnection implements Runnable {
 
     @Override
     public void run() {
-        remote = (InetSocketAddress) socket.getRemoteSocketAddress();
-        local = (InetSocketAddress) socket.getLocalSocketAddress();
+        remote = (InetSocketAddress) raw.getRemoteSocketAddress();
+        local = (InetSocketAddress) raw.getLocalSocketAddress();
         Thread.currentThread().setName("conn-" + id + "-" + remote.getAddress().getHostAddress() + ":" + remote.getPort());
         events.connectionOpened(remote);
+        boolean served = false;
         try {
-            socket.setTcpNoDelay(true);
-            socketIn = new WatchedInputStream(socket.getInputStream(), socket::shutdownInput);
+            raw.setTcpNoDelay(true);
+            if (tls != null && !handshake()) {
+                return;
+            }
+            socketIn = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput);
             rawOut = new StallAwareOutputStream(socket.getOutputStream());
             in = new HttpInput(socketIn, 8192, settings.limits());
             out = new HttpOutput(rawOut, 8192);
             serve();
+            served = true;
         } catch (IOException e) {
             log.debug("connection {} ended: {}", id, e.toString());
         } catch (RuntimeException e) {
             log.error("connection {}: unexpected failure", id, e);
         } finally {
+            if (served && socket instanceof SSLSocket s) {
+                sendCloseNotify(s);
+            }
             close();
             if (socketIn != null) {
                 socketIn.close(); // also when drain closed the socket before this thread had made the stream
             }
             events.connectionClosed(remote, requests);
             onClose.run();
+        }
+    }
+
+    /**
+     * Runs the TLS handshake within the header timeout; false when it failed (garbage, an old protocol, no client
+     * certificate where one is needed, or too slow), which ends the connection quietly: one debug line, no answer
+     * (there is no TLS channel to answer on), nobody else disturbed.
+     */
+    private boolean handshake() {
+        handshakeDeadline = (System.nanoTime() + settings.headerTimeout().toNanos()) | 1;
+        try {
+            SSLSocket s = tls.handshake(raw);
+            socket = s;
+            tlsInfo = TlsInfo.of(s);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            log.debug("connection {}: TLS handshake failed: {}", id, e.toString());
+            return false;
+        } finally {
+            handshakeDeadline = 0;
+        }
+    }
+
+    /** The TLS close_notify alert, so the client knows the response ended where the connection did. */
+    private void sendCloseNotify(SSLSocket s) {
+        closeNotifySince = System.nanoTime() | 1;
+        try {
+            s.close();
+        } catch (IOException e) {
+            log.debug("connection {}: TLS close: {}", id, e.toString());
+        } finally {
+            closeNotifySince = 0;
         }
     }
 
@@ -336,6 +399,19 @@ final class ClientConnection implements Runnable {
         return local;
     }
 
+    /** The TLS session's facts, or null on a plain connection. */
+    TlsInfo tls() {
+        return tlsInfo;
+    }
+
+    /**
+     * The protocol ALPN settled on ({@code h2}, {@code http/1.1}), empty when the client offered none, null on a
+     * plain connection: what a dispatcher between HTTP/1.1 and HTTP/2 reads.
+     */
+    String applicationProtocol() {
+        return tlsInfo == null ? null : tlsInfo.applicationProtocol();
+    }
+
     HttpLimits limits() {
         return settings.limits();
     }
@@ -385,8 +461,20 @@ final class ClientConnection implements Runnable {
     void abortIfWriteStalled(long cutoffNanos) {
         StallAwareOutputStream o = rawOut;
         long since = o == null ? 0 : o.blockedSinceNanos();
+        if (since == 0) {
+            since = closeNotifySince;
+        }
         if (since != 0 && since - cutoffNanos < 0) {
             log.debug("connection {}: client has not read for longer than the read timeout, aborting", id);
+            abort();
+        }
+    }
+
+    /** Called by the listener's watchdog: closes a connection whose TLS handshake is past the header timeout. */
+    void abortIfHandshakeOverdue(long now) {
+        long d = handshakeDeadline;
+        if (d != 0 && now - d >= 0) {
+            log.debug("connection {}: TLS handshake not complete within {}, closing", id, settings.headerTimeout());
             abort();
         }
     }
@@ -408,7 +496,7 @@ final class ClientConnection implements Runnable {
                 socketIn.close(); // stops the read watchdog looking at this connection
             }
             try {
-                socket.close();
+                raw.close(); // the plain socket: never waits for a TLS lock another thread may hold
             } catch (IOException e) {
                 log.debug("connection {}: close failed: {}", id, e.toString());
             }

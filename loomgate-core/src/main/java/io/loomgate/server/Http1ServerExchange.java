@@ -98,6 +98,11 @@ final class Http1ServerExchange implements ServerExchange {
     }
 
     @Override
+    public TlsInfo tls() {
+        return connection.tls();
+    }
+
+    @Override
     public void sendInterim(ResponseHead head) throws IOException {
         if (responseStarted) {
             throw new IllegalStateException("interim response after the final response head");

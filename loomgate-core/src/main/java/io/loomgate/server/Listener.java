@@ -1,6 +1,7 @@
 package io.loomgate.server;
 
 import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.tls.ServerTls;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,6 +30,9 @@ import org.slf4j.LoggerFactory;
  * accepting and further clients wait in the kernel's backlog, costing the gateway nothing, instead of being accepted
  * into a process that has no file descriptors or memory left for them. The same holds while the heap is nearly full
  * after a collection ({@link MemoryGate}).
+ *
+ * <p>TLS: with a {@link ServerTls} every connection starts with its handshake, on its own thread, never on the
+ * accept loop, so a client that opens a connection and sends nothing delays nobody.
  */
 public final class Listener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Listener.class);
@@ -38,6 +42,7 @@ public final class Listener implements AutoCloseable {
     private final ExchangeHandler handler;
     private final ExecutorService executor;
     private final ConnectionListener events;
+    private final ServerTls tls;
     private final Semaphore permits;
     private final Set<ClientConnection> open = ConcurrentHashMap.newKeySet();
     private final ReentrantLock drainLock = new ReentrantLock();
@@ -48,6 +53,13 @@ public final class Listener implements AutoCloseable {
 
     public Listener(ListenerSettings settings, ExchangeHandler handler, ExecutorService executor,
                     ConnectionListener events) {
+        this(settings, null, handler, executor, events);
+    }
+
+    /** A listener speaking TLS when {@code tls} is not null. */
+    public Listener(ListenerSettings settings, ServerTls tls, ExchangeHandler handler, ExecutorService executor,
+                    ConnectionListener events) {
+        this.tls = tls;
         this.settings = settings;
         this.handler = handler;
         this.executor = executor;
@@ -96,7 +108,7 @@ public final class Listener implements AutoCloseable {
             }
             long id = CONNECTION_IDS.incrementAndGet();
             ClientConnection[] self = new ClientConnection[1];
-            ClientConnection c = new ClientConnection(id, socket, settings, handler, events, () -> {
+            ClientConnection c = new ClientConnection(id, socket, tls, settings, handler, events, () -> {
                 open.remove(self[0]);
                 permits.release();
                 signalClosed();
@@ -115,16 +127,22 @@ public final class Listener implements AutoCloseable {
 
     /**
      * Once per tick, aborts connections whose write to the client has been blocked longer than the read timeout (see
-     * {@link StallAwareOutputStream}). One thread for all connections: a scan of 10,000 volatile reads a second.
+     * {@link StallAwareOutputStream}), and TLS connections whose handshake outlived the header timeout. One thread
+     * for all connections: a scan of 10,000 volatile reads a second.
      */
     private void watchWrites() {
         long timeout = settings.readTimeout().toNanos();
-        long tick = Math.max(10_000_000L, Math.min(1_000_000_000L, timeout / 4));
+        long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());
+        long tick = Math.max(10_000_000L, Math.min(1_000_000_000L, shortest / 4));
         while (!stopping || !open.isEmpty()) {
             LockSupport.parkNanos(tick);
-            long cutoff = System.nanoTime() - timeout;
+            long now = System.nanoTime();
+            long cutoff = now - timeout;
             for (ClientConnection c : open) {
                 c.abortIfWriteStalled(cutoff);
+                if (tls != null) {
+                    c.abortIfHandshakeOverdue(now);
+                }
             }
             if (stopping && serverSocket.isClosed() && open.isEmpty()) {
                 return;
@@ -148,6 +166,11 @@ public final class Listener implements AutoCloseable {
 
     public int port() {
         return address().getPort();
+    }
+
+    /** The listener's TLS, or null when it speaks plain HTTP. */
+    public ServerTls tls() {
+        return tls;
     }
 
     /** Client connections open now. */

@@ -41,6 +41,11 @@ public interface ServerExchange {
     /** A process-wide id of the client connection. */
     long connectionId();
 
+    /** The TLS facts of the client connection (protocol, ALPN, verified client certificate); null when plain. */
+    default TlsInfo tls() {
+        return null;
+    }
+
     /** Sends an informational (1xx, not 101) head at once. */
     void sendInterim(ResponseHead head) throws IOException;
 

@@ -4,11 +4,20 @@ import io.loomgate.http1.BufferPool;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.WatchedInputStream;
+import io.loomgate.tls.ClientTls;
+import io.loomgate.tls.ClientTlsSettings;
+import io.loomgate.tls.TlsFailures;
+import io.loomgate.tls.TlsMaterialException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.net.ssl.SSLSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers "how to dial": opens a TCP connection to one endpoint within the connect timeout, with TCP_NODELAY (heads
@@ -17,11 +26,13 @@ import java.net.SocketTimeoutException;
  *
  * <p>Failures come out as exactly two types, so the proxy can choose its answer by type: {@link SocketTimeoutException}
  * when the connect timed out, {@link ConnectException} for everything else (refused, unreachable, unknown host). Both
- * name the endpoint.
+ * name the endpoint. An {@code https://} endpoint adds the TLS handshake (bounded by the connect timeout); its failure
+ * is an {@link UpstreamTlsException} saying why in an operator's words, logged once per cause.
  */
 final class Connector {
     /** The codec's recycled size, so upstream connections borrow from the same pool as client ones. */
     static final int BUFFER_SIZE = BufferPool.SIZE;
+    private static final Logger log = LoggerFactory.getLogger(Connector.class);
 
     /** Opens a connected socket; the seam tests use to simulate a connect that never completes. */
     @FunctionalInterface
@@ -33,6 +44,8 @@ final class Connector {
     private final PoolSettings settings;
     private final PoolListener listener;
     private final Dialer dialer;
+    /** Handshake failure causes already logged at warn for this endpoint; cleared by a good handshake. */
+    private final Set<String> reportedCauses = ConcurrentHashMap.newKeySet();
 
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener) {
         this(endpoint, settings, listener, Connector::dialSocket);
@@ -52,10 +65,14 @@ final class Connector {
     /** Dials a new connection for {@code pool}; it starts IN_USE. */
     PooledConnection connect(UpstreamPool pool, long id) throws IOException {
         long start = System.nanoTime();
-        Socket socket = dial();
+        Socket raw = dial();
+        Socket socket = raw;
         WatchedInputStream watched = null;
         try {
-            watched = new WatchedInputStream(socket.getInputStream(), socket::shutdownInput);
+            if (endpoint.tls()) {
+                socket = handshake(raw);
+            }
+            watched = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput);
             PooledConnection connection = new PooledConnection(pool, id, socket, watched,
                     new HttpInput(watched, BUFFER_SIZE, settings.limits()),
                     new HttpOutput(socket.getOutputStream(), BUFFER_SIZE));
@@ -68,6 +85,46 @@ final class Connector {
             socket.close();
             listener.connectFailed(endpoint, e);
             throw e;
+        }
+    }
+
+    private SSLSocket handshake(Socket raw) throws IOException {
+        ClientTls tls = settings.tls() != null ? settings.tls() : DefaultTls.INSTANCE;
+        try {
+            SSLSocket s = tls.handshake(raw, endpoint.host(), endpoint.port(), settings.connectTimeout());
+            if (!reportedCauses.isEmpty()) {
+                reportedCauses.clear();
+            }
+            return s;
+        } catch (IOException e) {
+            raw.close();
+            if (e instanceof SocketTimeoutException) {
+                SocketTimeoutException t = new SocketTimeoutException("TLS handshake with " + endpoint
+                        + " timed out after " + settings.connectTimeout().toMillis() + "ms");
+                t.initCause(e);
+                throw t;
+            }
+            String why = TlsFailures.describe(endpoint.host(), e);
+            if (reportedCauses.add(TlsFailures.cause(e))) {
+                log.warn("upstream {}: {} (logged once until a handshake succeeds; each request answered 502)",
+                        endpoint, why);
+            } else {
+                log.debug("upstream {}: {}", endpoint, why);
+            }
+            throw new UpstreamTlsException(endpoint + ": " + why, e);
+        }
+    }
+
+    /** The JDK's trust store only, made when the first https endpoint without {@code upstream.ssl} dials. */
+    private static final class DefaultTls {
+        static final ClientTls INSTANCE = create();
+
+        private static ClientTls create() {
+            try {
+                return ClientTls.create(ClientTlsSettings.DEFAULTS);
+            } catch (TlsMaterialException e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package io.loomgate.upstream;
 
 import io.loomgate.http.HttpLimits;
+import io.loomgate.tls.ClientTls;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -13,11 +14,21 @@ import java.util.Objects;
  * @param idleTimeout    an idle connection older than this is closed. Positive; default 60 s.
  * @param connectTimeout how long a TCP connect may take. Positive; default 2 s.
  * @param limits         limits on response heads read from the origin
+ * @param tls            TLS to {@code https://} endpoints ({@code upstream.ssl}); null: the JDK's trust store only
  */
 public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
-                           HttpLimits limits) {
+                           HttpLimits limits, ClientTls tls) {
     public static final PoolSettings DEFAULTS = new PoolSettings(4096, 1024, Duration.ofSeconds(60),
             Duration.ofSeconds(2), HttpLimits.DEFAULTS);
+
+    public PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
+                        HttpLimits limits) {
+        this(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, null);
+    }
+
+    public PoolSettings withTls(ClientTls clientTls) {
+        return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, clientTls);
+    }
 
     public PoolSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");

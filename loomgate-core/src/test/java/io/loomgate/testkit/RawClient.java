@@ -40,9 +40,32 @@ public final class RawClient implements AutoCloseable {
     private final InputStream in;
 
     public RawClient(int port) throws IOException {
-        socket = new Socket(InetAddress.getLoopbackAddress(), port);
+        this(new Socket(InetAddress.getLoopbackAddress(), port));
+    }
+
+    /** Over a socket the test opened itself, e.g. a TLS socket with a chosen SNI name. */
+    public RawClient(Socket socket) throws IOException {
+        this.socket = socket;
         socket.setSoTimeout(10_000);
         in = new java.io.BufferedInputStream(socket.getInputStream());
+    }
+
+    /** A TLS connection to 127.0.0.1:port, handshake done, sending {@code sni} as server name (null for none). */
+    public static RawClient tls(javax.net.ssl.SSLContext context, int port, String sni) throws IOException {
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) context.getSocketFactory()
+                .createSocket(InetAddress.getLoopbackAddress(), port);
+        javax.net.ssl.SSLParameters p = s.getSSLParameters();
+        p.setServerNames(sni == null ? java.util.List.of() : java.util.List.of(new javax.net.ssl.SNIHostName(sni)));
+        p.setApplicationProtocols(new String[] {"h2", "http/1.1"});
+        s.setSSLParameters(p);
+        s.setSoTimeout(10_000);
+        s.startHandshake();
+        return new RawClient(s);
+    }
+
+    /** One keep-alive GET of {@code path}; returns the response. */
+    public Response get(String path) throws IOException {
+        return send("GET " + path + " HTTP/1.1\r\nHost: test\r\n\r\n").read();
     }
 
     public RawClient send(String raw) throws IOException {

@@ -110,10 +110,25 @@ public final class TestOrigin implements AutoCloseable {
     private final AtomicInteger connections = new AtomicInteger();
     private volatile Function<Recorded, Reply> fallback = r -> Reply.ok("hello from origin");
 
+    private final String scheme;
+
     public TestOrigin() throws IOException {
-        server = new ServerSocket();
+        this(new ServerSocket(), "http");
+    }
+
+    private TestOrigin(ServerSocket socket, String scheme) throws IOException {
+        server = socket;
+        this.scheme = scheme;
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
         ConnectionExecutors.startDaemon("test-origin-" + server.getLocalPort(), this::acceptLoop);
+    }
+
+    /** An https origin presenting the context's certificate; {@code needClientAuth} requires a client certificate. */
+    public static TestOrigin tls(javax.net.ssl.SSLContext context, boolean needClientAuth) throws IOException {
+        javax.net.ssl.SSLServerSocket s = (javax.net.ssl.SSLServerSocket) context.getServerSocketFactory()
+                .createServerSocket();
+        s.setNeedClientAuth(needClientAuth);
+        return new TestOrigin(s, "https");
     }
 
     public int port() {
@@ -121,7 +136,12 @@ public final class TestOrigin implements AutoCloseable {
     }
 
     public String uri() {
-        return "http://127.0.0.1:" + port();
+        return scheme + "://127.0.0.1:" + port();
+    }
+
+    /** The same origin named by host name ({@code https://localhost:port}), for certificate name checks. */
+    public String uri(String host) {
+        return scheme + "://" + host + ":" + port();
     }
 
     /** Answers the next request(s) with these, in order; after them the fallback answers. */

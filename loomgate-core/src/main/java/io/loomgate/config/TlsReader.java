@@ -1,0 +1,208 @@
+package io.loomgate.config;
+
+import io.loomgate.tls.ClientAuth;
+import io.loomgate.tls.ClientTls;
+import io.loomgate.tls.ClientTlsSettings;
+import io.loomgate.tls.KeySource;
+import io.loomgate.tls.NamedKeySource;
+import io.loomgate.tls.ServerTls;
+import io.loomgate.tls.ServerTlsSettings;
+import io.loomgate.tls.TlsMaterialException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Reads the {@code ssl:} sections (Spring Boot's key names) of {@code server}, {@code admin} and {@code upstream},
+ * and loads every certificate, key and CA file they name, so a missing file, a wrong password or a key that does not
+ * belong to its certificate is refused at start-up with the file, line and key. Relative paths are resolved against
+ * the directory of the configuration file.
+ */
+final class TlsReader {
+    private static final List<String> IDENTITY_KEYS = List.of("certificate", "certificate-private-key", "key-store",
+            "key-store-password", "key-store-type", "key-alias", "key-password");
+    static final List<String> SERVER_SSL_KEYS = concat(IDENTITY_KEYS, List.of("enabled", "server-names",
+            "enabled-protocols", "ciphers", "client-auth", "trust-certificate", "session-resumption"));
+    private static final List<String> SERVER_NAME_KEYS = concat(List.of("server-name"), IDENTITY_KEYS);
+    static final List<String> UPSTREAM_SSL_KEYS = concat(IDENTITY_KEYS, List.of("trust-certificate", "insecure",
+            "enabled-protocols", "ciphers"));
+
+    private final String file;
+    private final Path base;
+    /** Which key named which file, to put a loading failure on the right line. */
+    private final Map<Path, Located> origins = new HashMap<>();
+
+    private record Located(Section section, String key) {
+    }
+
+    TlsReader(String file, Path source) {
+        this.file = file;
+        Path parent = source == null ? null : source.toAbsolutePath().getParent();
+        this.base = parent == null ? Path.of("") : parent;
+    }
+
+    /** {@code server.ssl} or {@code admin.ssl}: null when absent or {@code enabled: false}. */
+    ServerTlsSettings server(Section parent, String name) throws ConfigException {
+        if (!parent.has("ssl")) {
+            return null;
+        }
+        Section s = Section.dotted(file, name, parent.node("ssl"), parent.lineOf("ssl"), SERVER_SSL_KEYS);
+        if (!s.bool("enabled", true)) {
+            return null;
+        }
+        List<NamedKeySource> certificates = new ArrayList<>();
+        certificates.add(new NamedKeySource(null, identity(s, true)));
+        List<YamlNode> names = s.list("server-names");
+        for (int i = 0; i < names.size(); i++) {
+            Section n = Section.context(file, name + ".server-names[" + i + "]", names.get(i), SERVER_NAME_KEYS);
+            String serverName = n.string("server-name", null);
+            if (serverName == null) {
+                throw new ConfigException(file, n.line(), name + ".server-names[" + i + "]", "missing 'server-name'");
+            }
+            if (!serverName.matches("(\\*\\.)?[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*")) {
+                throw n.error("server-name", "expected a host name or *.domain, got '" + serverName + "'");
+            }
+            certificates.add(new NamedKeySource(serverName.toLowerCase(Locale.ROOT), identity(n, true)));
+        }
+        ClientAuth auth = clientAuth(s);
+        Path trust = path(s, "trust-certificate");
+        if (auth != ClientAuth.NONE && trust == null) {
+            throw s.error("client-auth", "client-auth " + auth.name().toLowerCase(Locale.ROOT) + " needs "
+                    + name + ".trust-certificate (PEM CAs that sign client certificates)");
+        }
+        ServerTlsSettings settings;
+        try {
+            settings = new ServerTlsSettings(certificates, protocols(s), strings(s, "ciphers"), auth, trust,
+                    s.bool("session-resumption", true), List.of("http/1.1"));
+        } catch (IllegalArgumentException e) {
+            throw s.error("enabled-protocols", e.getMessage());
+        }
+        try {
+            ServerTls.create(settings);
+        } catch (TlsMaterialException e) {
+            throw located(s, e);
+        } catch (IllegalArgumentException e) {
+            throw s.error("ciphers", e.getMessage());
+        }
+        return settings;
+    }
+
+    /** {@code upstream.ssl}: the defaults (JDK trust store, verification on) when absent. */
+    ClientTlsSettings upstream(Section parent) throws ConfigException {
+        if (!parent.has("ssl")) {
+            return ClientTlsSettings.DEFAULTS;
+        }
+        Section s = Section.dotted(file, "upstream.ssl", parent.node("ssl"), parent.lineOf("ssl"), UPSTREAM_SSL_KEYS);
+        boolean insecure = s.bool("insecure", false);
+        KeySource identity = identity(s, false);
+        ClientTlsSettings settings;
+        try {
+            settings = new ClientTlsSettings(path(s, "trust-certificate"), insecure, identity, protocols(s),
+                    strings(s, "ciphers"));
+        } catch (IllegalArgumentException e) {
+            throw s.error("enabled-protocols", e.getMessage());
+        }
+        try {
+            ClientTls.create(settings);
+        } catch (TlsMaterialException e) {
+            throw located(s, e);
+        }
+        return settings;
+    }
+
+    /** A PEM pair or a key store; null when neither is given and {@code required} is false. */
+    private KeySource identity(Section s, boolean required) throws ConfigException {
+        Path cert = path(s, "certificate");
+        Path key = path(s, "certificate-private-key");
+        Path store = path(s, "key-store");
+        if (cert != null && store != null) {
+            throw s.error("key-store", "give either certificate + certificate-private-key or key-store, not both");
+        }
+        if (cert != null && key == null) {
+            throw s.error("certificate", "needs certificate-private-key (the PEM private key of the certificate)");
+        }
+        if (cert == null && key != null) {
+            throw s.error("certificate-private-key", "needs certificate (the PEM certificate chain)");
+        }
+        if (store != null) {
+            String type = s.string("key-store-type", "PKCS12").toUpperCase(Locale.ROOT);
+            if (!type.equals("PKCS12") && !type.equals("JKS")) {
+                throw s.error("key-store-type", "expected PKCS12 or JKS, got '" + type + "'");
+            }
+            return new KeySource(null, null, store, password(s, "key-store-password"), type,
+                    s.has("key-alias") ? s.string("key-alias", null) : null,
+                    s.has("key-password") ? password(s, "key-password") : null);
+        }
+        if (cert != null) {
+            return KeySource.pem(cert, key);
+        }
+        if (required) {
+            throw s.error("certificate", "missing: TLS needs certificate + certificate-private-key (PEM) or "
+                    + "key-store");
+        }
+        return null;
+    }
+
+    private Path path(Section s, String key) throws ConfigException {
+        String text = s.string(key, null);
+        if (text == null) {
+            return null;
+        }
+        Path p;
+        try {
+            p = base.resolve(text).normalize();
+        } catch (java.nio.file.InvalidPathException e) {
+            throw s.error(key, "not a valid path: " + e.getMessage());
+        }
+        origins.putIfAbsent(p, new Located(s, key));
+        return p;
+    }
+
+    /** Passwords may be empty (an unprotected PKCS#12), which {@link Section#string} refuses. */
+    private static String password(Section s, String key) throws ConfigException {
+        YamlNode n = s.node(key);
+        if (n == null || n instanceof YamlNode.Scalar sc && sc.isNull()) {
+            return "";
+        }
+        if (n instanceof YamlNode.Scalar sc) {
+            return sc.text();
+        }
+        throw s.error(key, "expected a string, got " + n.describe());
+    }
+
+    private static ClientAuth clientAuth(Section s) throws ConfigException {
+        String text = s.string("client-auth", "none");
+        try {
+            return ClientAuth.valueOf(text.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw s.error("client-auth", "expected none, want or need, got '" + text + "'");
+        }
+    }
+
+    private static List<String> protocols(Section s) throws ConfigException {
+        List<String> p = strings(s, "enabled-protocols");
+        return p.isEmpty() && !s.has("enabled-protocols") ? ServerTlsSettings.DEFAULT_PROTOCOLS : p;
+    }
+
+    private static List<String> strings(Section s, String key) throws ConfigException {
+        return s.scalarList(key).stream().map(sc -> sc.text().trim()).toList();
+    }
+
+    private ConfigException located(Section fallback, TlsMaterialException e) {
+        Located at = e.file() == null ? null : origins.get(e.file());
+        String problem = e.getMessage();
+        if (at == null) {
+            return new ConfigException(file, fallback.line(), "", problem);
+        }
+        return at.section().error(at.key(), problem);
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(b);
+        return List.copyOf(out);
+    }
+}

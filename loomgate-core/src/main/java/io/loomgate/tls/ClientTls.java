@@ -1,0 +1,119 @@
+package io.loomgate.tls;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/**
+ * TLS to origins: layers a client {@link SSLSocket} over a connected TCP socket, verifies the origin's certificate
+ * against the JDK's trust store plus {@code trust-certificate} and its host name (RFC 9110 §4.3.4, JSSE's "HTTPS"
+ * identification), sends the host as SNI, offers ALPN {@code http/1.1}, and presents a client certificate when one
+ * is configured. One SSLContext for all origins: its client session cache, keyed by host and port, lets a new
+ * connection to an origin resume the session of an earlier one (an abbreviated handshake).
+ */
+public final class ClientTls implements Reloadable {
+    private final ClientTlsSettings settings;
+    private final Material material;
+    private final SSLSocketFactory factory;
+    private final SSLContext context;
+
+    private ClientTls(ClientTlsSettings settings, Material material, SSLContext context) {
+        this.settings = settings;
+        this.material = material;
+        this.context = context;
+        this.factory = context.getSocketFactory();
+    }
+
+    public static ClientTls create(ClientTlsSettings settings) throws TlsMaterialException {
+        Material.TrustBuilder trust = settings.insecure() ? Trust.Insecure::new : () -> {
+            List<X509ExtendedTrustManager> members = new ArrayList<>();
+            if (settings.trustCertificate() != null) {
+                members.add(Trust.fromPem(settings.trustCertificate()));
+            }
+            members.add(Trust.jdkDefault());
+            return new Trust.AnyOf(members);
+        };
+        List<NamedKeySource> identity = settings.identity() == null ? List.of()
+                : List.of(new NamedKeySource(null, settings.identity()));
+        Material material = Material.load(identity, trust, settings.files());
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(identity.isEmpty() ? null : new KeyManager[] {material.keys},
+                    new TrustManager[] {material.trust}, null);
+            return new ClientTls(settings, material, context);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK cannot make a TLS context", e);
+        }
+    }
+
+    public boolean insecure() {
+        return settings.insecure();
+    }
+
+    /**
+     * Runs a client handshake over {@code raw} within {@code timeout} (each read of the handshake; a handshake is
+     * two or three of them); throws what JSSE threw ({@link TlsFailures} names it).
+     */
+    public SSLSocket handshake(Socket raw, String host, int port, Duration timeout) throws IOException {
+        SSLSocket s = (SSLSocket) factory.createSocket(raw, host, port, true);
+        SSLParameters p = s.getSSLParameters();
+        p.setProtocols(settings.protocols().toArray(String[]::new));
+        if (!settings.ciphers().isEmpty()) {
+            p.setCipherSuites(settings.ciphers().toArray(String[]::new));
+        }
+        if (!settings.insecure()) {
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+        }
+        if (!isIpLiteral(host)) {
+            p.setServerNames(List.of(new SNIHostName(host)));
+        }
+        p.setApplicationProtocols(new String[] {"http/1.1"});
+        s.setSSLParameters(p);
+        int previous = raw.getSoTimeout();
+        raw.setSoTimeout((int) Math.max(1, Math.min(timeout.toMillis(), Integer.MAX_VALUE)));
+        try {
+            s.startHandshake();
+        } finally {
+            if (!raw.isClosed()) {
+                raw.setSoTimeout(previous);
+            }
+        }
+        return s;
+    }
+
+    /** The client session cache, for tests that check resumption. */
+    public javax.net.ssl.SSLSessionContext sessions() {
+        return context.getClientSessionContext();
+    }
+
+    private static boolean isIpLiteral(String host) {
+        return host.indexOf(':') >= 0 || host.matches("[0-9.]+");
+    }
+
+    @Override
+    public void reload() throws TlsMaterialException {
+        material.reload();
+    }
+
+    @Override
+    public List<Path> files() {
+        return material.files();
+    }
+
+    @Override
+    public List<String> subjects() {
+        return material.subjects();
+    }
+}

@@ -1,0 +1,73 @@
+package io.loomgate.tls;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/**
+ * The certificates and CAs behind one SSLContext, as replaceable parts: the context keeps its key and trust manager
+ * objects (and with them its session caches) while what they hand out is swapped by {@link #reload()}.
+ */
+final class Material {
+    /** How to build the trust manager from its file (or none). */
+    @FunctionalInterface
+    interface TrustBuilder {
+        X509ExtendedTrustManager build() throws TlsMaterialException;
+    }
+
+    private final List<NamedKeySource> sources;
+    private final TrustBuilder trustBuilder;
+    private final List<Path> files;
+    final SniKeyManager keys;
+    final Trust.Swappable trust;
+
+    private Material(List<NamedKeySource> sources, TrustBuilder trustBuilder, List<Path> files, SniKeyManager keys,
+                     Trust.Swappable trust) {
+        this.sources = sources;
+        this.trustBuilder = trustBuilder;
+        this.files = files;
+        this.keys = keys;
+        this.trust = trust;
+    }
+
+    /** Loads everything once; fails on the first file that cannot be used. {@code trust} may be null (no trust). */
+    static Material load(List<NamedKeySource> sources, TrustBuilder trust, List<Path> files)
+            throws TlsMaterialException {
+        SniKeyManager keys = new SniKeyManager(entries(sources));
+        X509ExtendedTrustManager tm = trust == null ? null : trust.build();
+        return new Material(List.copyOf(sources), trust, List.copyOf(files), keys,
+                tm == null ? null : new Trust.Swappable(tm));
+    }
+
+    private static List<SniKeyManager.Entry> entries(List<NamedKeySource> sources) throws TlsMaterialException {
+        List<SniKeyManager.Entry> out = new ArrayList<>();
+        for (NamedKeySource s : sources) {
+            out.add(new SniKeyManager.Entry(s.serverName(), s.source().load()));
+        }
+        return out;
+    }
+
+    /**
+     * Reads every file again and swaps in the result for new handshakes; all or nothing: if any file is broken the
+     * old set stays and the exception says which file and why.
+     */
+    void reload() throws TlsMaterialException {
+        List<SniKeyManager.Entry> next = entries(sources);
+        X509ExtendedTrustManager nextTrust = trustBuilder == null ? null : trustBuilder.build();
+        keys.replace(next);
+        if (trust != null && nextTrust != null) {
+            trust.replace(nextTrust);
+        }
+    }
+
+    List<Path> files() {
+        return files;
+    }
+
+    /** Subjects of the certificates in use, for the log line after a reload. */
+    List<String> subjects() {
+        return keys.entries().stream()
+                .map(e -> e.identity().leaf().getSubjectX500Principal().getName()).toList();
+    }
+}

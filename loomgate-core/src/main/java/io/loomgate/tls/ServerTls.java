@@ -1,0 +1,128 @@
+package io.loomgate.tls;
+
+import java.io.IOException;
+import java.net.Socket;
+import java.security.GeneralSecurityException;
+import java.util.Arrays;
+import java.util.List;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManager;
+
+/**
+ * TLS for one listener: turns an accepted TCP socket into a server-side {@link SSLSocket} with the listener's
+ * protocols, ciphers, client-auth and ALPN, presenting the certificate the client's SNI name picks. Certificates are
+ * {@link Reloadable}: a reload changes what new handshakes get and leaves open connections alone.
+ *
+ * <p>The socket is layered over the accepted one, which the caller keeps: closing (or shutting down input on) the
+ * plain socket is how deadlines and drain end a TLS connection without waiting for any TLS lock.
+ */
+public final class ServerTls implements Reloadable {
+    /** JDK property (JDK 21+) for the number of TLS 1.3 session tickets a server sends; 0 turns them off. */
+    static final String TICKET_COUNT_PROPERTY = "jdk.tls.server.newSessionTicketCount";
+
+    private final ServerTlsSettings settings;
+    private final Material material;
+    private final SSLSocketFactory factory;
+    private final SSLParameters parameters;
+
+    private ServerTls(ServerTlsSettings settings, Material material, SSLContext context) {
+        this.settings = settings;
+        this.material = material;
+        this.factory = context.getSocketFactory();
+        this.parameters = parameters(settings, context);
+    }
+
+    /**
+     * Loads the certificates and builds the context.
+     *
+     * @throws TlsMaterialException naming the file that cannot be used
+     * @throws IllegalArgumentException for a cipher suite or protocol this JDK does not have
+     */
+    public static ServerTls create(ServerTlsSettings settings) throws TlsMaterialException {
+        if (!settings.sessionResumption() && System.getProperty(TICKET_COUNT_PROPERTY) == null) {
+            // JVM-wide and read once, when JSSE first configures itself: set before any SSLContext is made.
+            System.setProperty(TICKET_COUNT_PROPERTY, "0");
+        }
+        Material material = Material.load(settings.certificates(),
+                settings.trustCertificate() == null ? null : () -> Trust.fromPem(settings.trustCertificate()),
+                settings.files());
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(new KeyManager[] {material.keys},
+                    material.trust == null ? null : new TrustManager[] {material.trust}, null);
+            return new ServerTls(settings, material, context);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK cannot make a TLS context", e);
+        }
+    }
+
+    private static SSLParameters parameters(ServerTlsSettings s, SSLContext context) {
+        SSLParameters supported = context.getSupportedSSLParameters();
+        SSLParameters p = context.getDefaultSSLParameters();
+        p.setProtocols(s.protocols().toArray(String[]::new));
+        if (!s.ciphers().isEmpty()) {
+            List<String> known = Arrays.asList(supported.getCipherSuites());
+            for (String c : s.ciphers()) {
+                if (!known.contains(c)) {
+                    throw new IllegalArgumentException("unknown cipher suite '" + c + "' (this JDK knows e.g. "
+                            + String.join(", ", Arrays.asList(p.getCipherSuites()).subList(0,
+                            Math.min(4, p.getCipherSuites().length))) + ")");
+                }
+            }
+            p.setCipherSuites(s.ciphers().toArray(String[]::new));
+        }
+        switch (s.clientAuth()) {
+            case NEED -> p.setNeedClientAuth(true);
+            case WANT -> p.setWantClientAuth(true);
+            case NONE -> p.setNeedClientAuth(false);
+        }
+        p.setApplicationProtocols(s.applicationProtocols().toArray(String[]::new));
+        p.setUseCipherSuitesOrder(true);
+        return p;
+    }
+
+    /**
+     * Layers TLS over an accepted socket and runs the handshake on the calling thread. The caller bounds it (by
+     * closing {@code raw} when its deadline passes). With session resumption off, the session is invalidated at
+     * once, so TLS 1.2 session ids cannot be resumed either (TLS 1.3 tickets are off via
+     * {@value #TICKET_COUNT_PROPERTY}).
+     */
+    public SSLSocket handshake(Socket raw) throws IOException {
+        SSLSocket s = (SSLSocket) factory.createSocket(raw, null, true);
+        s.setUseClientMode(false);
+        s.setSSLParameters(parameters);
+        s.startHandshake();
+        if (!settings.sessionResumption()) {
+            s.getSession().invalidate();
+        }
+        return s;
+    }
+
+    public ServerTlsSettings settings() {
+        return settings;
+    }
+
+    /** The enabled protocols, for logs. */
+    public List<String> protocols() {
+        return settings.protocols();
+    }
+
+    @Override
+    public void reload() throws TlsMaterialException {
+        material.reload();
+    }
+
+    @Override
+    public List<java.nio.file.Path> files() {
+        return material.files();
+    }
+
+    @Override
+    public List<String> subjects() {
+        return material.subjects();
+    }
+}

@@ -1,0 +1,213 @@
+package io.loomgate.tls;
+
+import java.net.Socket;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/** Builds the JDK's PKIX trust managers from PEM CA files and the JDK's own trust store. */
+final class Trust {
+    private Trust() {
+    }
+
+    /** Trusts exactly the CA certificates in this PEM file. */
+    static X509ExtendedTrustManager fromPem(Path file) throws TlsMaterialException {
+        List<X509Certificate> cas = Pem.certificates(file);
+        try {
+            KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
+            ks.load(null, null);
+            for (int i = 0; i < cas.size(); i++) {
+                ks.setCertificateEntry("ca-" + i, cas.get(i));
+            }
+            return pkix(ks);
+        } catch (GeneralSecurityException | java.io.IOException e) {
+            throw new TlsMaterialException(file, "cannot build a trust store from it: " + e);
+        }
+    }
+
+    /** The JDK's default trust store (cacerts, or javax.net.ssl.trustStore). */
+    static X509ExtendedTrustManager jdkDefault() {
+        try {
+            return pkix(null);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("the JDK's default trust store cannot be read", e);
+        }
+    }
+
+    private static X509ExtendedTrustManager pkix(KeyStore ks) throws GeneralSecurityException {
+        TrustManagerFactory f = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        f.init(ks);
+        for (TrustManager tm : f.getTrustManagers()) {
+            if (tm instanceof X509ExtendedTrustManager x) {
+                return x;
+            }
+        }
+        throw new GeneralSecurityException("no X509ExtendedTrustManager from " + f.getAlgorithm());
+    }
+
+    /**
+     * Trusts a chain any of its members trusts (the private CAs first, then the JDK's). When all refuse, the most
+     * telling refusal is thrown: "expired" or "no name matching" from a store that knew the CA says more than
+     * "unable to find valid certification path" from one that did not.
+     */
+    static final class AnyOf extends X509ExtendedTrustManager {
+        private final List<X509ExtendedTrustManager> members;
+
+        AnyOf(List<X509ExtendedTrustManager> members) {
+            this.members = List.copyOf(members);
+        }
+
+        private interface Check {
+            void run(X509ExtendedTrustManager tm) throws CertificateException;
+        }
+
+        private void anyOf(Check check) throws CertificateException {
+            CertificateException best = null;
+            for (X509ExtendedTrustManager tm : members) {
+                try {
+                    check.run(tm);
+                    return;
+                } catch (CertificateException e) {
+                    if (best == null || TlsFailures.isUnknownIssuer(best) && !TlsFailures.isUnknownIssuer(e)) {
+                        best = e;
+                    }
+                }
+            }
+            throw best != null ? best : new CertificateException("no trust store configured");
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
+            anyOf(tm -> tm.checkClientTrusted(chain, authType, socket));
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
+            anyOf(tm -> tm.checkServerTrusted(chain, authType, socket));
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
+            anyOf(tm -> tm.checkClientTrusted(chain, authType, engine));
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
+            anyOf(tm -> tm.checkServerTrusted(chain, authType, engine));
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            anyOf(tm -> tm.checkClientTrusted(chain, authType));
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            anyOf(tm -> tm.checkServerTrusted(chain, authType));
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            List<X509Certificate> all = new ArrayList<>();
+            members.forEach(tm -> all.addAll(Arrays.asList(tm.getAcceptedIssuers())));
+            return all.toArray(X509Certificate[]::new);
+        }
+    }
+
+    /** A trust manager whose CAs can be replaced while handshakes run (client CAs reloaded from their file). */
+    static final class Swappable extends X509ExtendedTrustManager {
+        private volatile X509ExtendedTrustManager delegate;
+
+        Swappable(X509ExtendedTrustManager delegate) {
+            this.delegate = delegate;
+        }
+
+        void replace(X509ExtendedTrustManager next) {
+            delegate = next;
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
+            delegate.checkClientTrusted(chain, authType, socket);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
+            delegate.checkServerTrusted(chain, authType, socket);
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
+            delegate.checkClientTrusted(chain, authType, engine);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
+            delegate.checkServerTrusted(chain, authType, engine);
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            delegate.checkClientTrusted(chain, authType);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            delegate.checkServerTrusted(chain, authType);
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return delegate.getAcceptedIssuers();
+        }
+    }
+
+    /** Trusts every certificate and every name: {@code upstream.ssl.insecure}, for labs only. */
+    static final class Insecure extends X509ExtendedTrustManager {
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) {
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) {
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return new X509Certificate[0];
+        }
+    }
+}
