@@ -52,15 +52,23 @@ public final class RawClient implements AutoCloseable {
 
     /** A TLS connection to 127.0.0.1:port, handshake done, sending {@code sni} as server name (null for none). */
     public static RawClient tls(javax.net.ssl.SSLContext context, int port, String sni) throws IOException {
+        return tls(context, port, sni, 10_000);
+    }
+
+    /** The same with a longer handshake timeout, for tests that open hundreds of connections at once. */
+    public static RawClient tls(javax.net.ssl.SSLContext context, int port, String sni, int timeoutMillis)
+            throws IOException {
         javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) context.getSocketFactory()
                 .createSocket(InetAddress.getLoopbackAddress(), port);
         javax.net.ssl.SSLParameters p = s.getSSLParameters();
         p.setServerNames(sni == null ? java.util.List.of() : java.util.List.of(new javax.net.ssl.SNIHostName(sni)));
         p.setApplicationProtocols(new String[] {"h2", "http/1.1"});
         s.setSSLParameters(p);
-        s.setSoTimeout(10_000);
+        s.setSoTimeout(timeoutMillis);
         s.startHandshake();
-        return new RawClient(s);
+        RawClient c = new RawClient(s);
+        s.setSoTimeout(timeoutMillis);
+        return c;
     }
 
     /** One keep-alive GET of {@code path}; returns the response. */
