@@ -74,6 +74,8 @@ public final class ServerTls implements Reloadable {
                 }
             }
             p.setCipherSuites(s.ciphers().toArray(String[]::new));
+        } else {
+            p.setCipherSuites(modernDefaults(p.getCipherSuites()));
         }
         switch (s.clientAuth()) {
             case NEED -> p.setNeedClientAuth(true);
@@ -83,6 +85,16 @@ public final class ServerTls implements Reloadable {
         p.setApplicationProtocols(s.applicationProtocols().toArray(String[]::new));
         p.setUseCipherSuitesOrder(true);
         return p;
+    }
+
+    /**
+     * The JDK's enabled suites without the CBC ones of TLS 1.2 (testssl.sh calls them obsolete; Mozilla's
+     * "intermediate" profile has none): TLS 1.3's suites and TLS 1.2's ECDHE with AES-GCM or ChaCha20-Poly1305.
+     */
+    static String[] modernDefaults(String[] jdkEnabled) {
+        return Arrays.stream(jdkEnabled)
+                .filter(c -> c.contains("_GCM_") || c.contains("CHACHA20") || c.endsWith("_SCSV"))
+                .toArray(String[]::new);
     }
 
     /**

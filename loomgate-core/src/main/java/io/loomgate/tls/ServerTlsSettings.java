@@ -10,7 +10,7 @@ import java.util.Objects;
  *
  * @param certificates         the default certificate first, then one per {@code server-names} entry
  * @param protocols            enabled protocols (default TLSv1.3, TLSv1.2; nothing older is accepted)
- * @param ciphers              enabled cipher suites; empty for the JDK's defaults
+ * @param ciphers              enabled cipher suites; empty for the JDK's AEAD ones (no CBC)
  * @param clientAuth           none, want or need
  * @param trustCertificate     PEM CAs for client certificates (required with want/need)
  * @param sessionResumption    whether clients may resume sessions (tickets, session ids); default true

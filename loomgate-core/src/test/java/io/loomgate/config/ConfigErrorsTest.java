@@ -48,7 +48,7 @@ class ConfigErrorsTest {
         assertThat(refusal("server:\n  colour: blue\n").getMessage()).isEqualTo("gateway.yaml:2: server: unknown key "
                 + "'colour' (expected one of: address, port, threads, platform-threads, max-connections, backlog, "
                 + "header-timeout, idle-timeout, read-timeout, drain-timeout, trusted-proxies, max-request-line, "
-                + "max-header-size, max-headers, http2, underscores-in-headers)");
+                + "max-header-size, max-headers, http2, underscores-in-headers, ssl, http-redirect-port)");
         assertThat(refusal("rotues: []\n").getMessage())
                 .isEqualTo("gateway.yaml:1: unknown key 'rotues' — did you mean 'routes'?");
     }
@@ -112,10 +112,10 @@ class ConfigErrorsTest {
     }
 
     @Test
-    void upstreamUrisMustBePlainHttp() {
-        assertThat(refusal("routes:\n  - id: a\n    uri: https://a:443\n").getMessage())
-                .isEqualTo("gateway.yaml:3: route 'a': uri: https upstreams are not supported yet; got "
-                        + "'https://a:443'");
+    void upstreamUrisMustBeHttpOrHttps() {
+        assertThat(refusal("routes:\n  - id: a\n    uri: ftp://a:21\n").getMessage())
+                .isEqualTo("gateway.yaml:3: route 'a': uri: expected http://host:port or https://host:port, got "
+                        + "'ftp://a:21'");
         assertThat(refusal("routes:\n  - id: a\n    uri: http://a:1/api\n").getMessage())
                 .isEqualTo("gateway.yaml:3: route 'a': uri: expected http://host:port without a path, query or user "
                         + "info, got 'http://a:1/api'");
