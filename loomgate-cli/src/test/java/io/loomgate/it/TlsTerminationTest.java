@@ -166,6 +166,34 @@ class TlsTerminationTest {
     }
 
     @Test
+    void withHttp2EnabledAlpnSettlesOnH2AndCurlIsServedOverHttp2() throws Exception {
+        TestPki.requireTool("curl", "--version");
+        TestPki.Issued cert = pki.issue("h2", "h2.test", "localhost");
+        try (RunningGateway h2 = RunningGateway.start("""
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                  http2:
+                    enabled: true
+                  ssl:
+                    certificate: ${CERT}
+                    certificate-private-key: ${KEY}
+                admin:
+                  port: 0
+                routes:
+                  - { id: main, uri: "${ORIGIN}", predicates: [ "Path=/**" ] }
+                """, Map.of("ORIGIN", origin.uri(), "CERT", cert.cert().toString(), "KEY", cert.key().toString()))) {
+            try (RawClient c = RawClient.tls(pki.clientContext(null), h2.port(), "localhost")) {
+                assertThat(((SSLSocket) c.socket()).getApplicationProtocol()).isEqualTo("h2");
+            }
+            String out = TestPki.run(List.of("curl", "-sS", "-v", "--http2", "--max-time", "20", "--cacert",
+                    pki.caCert().toString(), "https://127.0.0.1:" + h2.port() + "/over-h2"));
+            assertThat(out).contains("ALPN: server accepted h2").contains("HTTP/2 200").contains("hello from origin");
+            assertThat(seen("/over-h2").header("X-Forwarded-Proto")).isEqualTo("https");
+        }
+    }
+
+    @Test
     void plainHttpOnTheTlsPortIsClosedAndDisturbsNobody() throws Exception {
         try (Socket plain = new Socket(InetAddress.getLoopbackAddress(), gateway.port())) {
             plain.setSoTimeout(15_000);

@@ -92,12 +92,15 @@ public final class ConfigLoader {
         RedisSettings redis = redis(Section.dotted(file, "redis", root.node("redis"), root.lineOf("redis"),
                 REDIS_KEYS), source);
         return new GatewayConfig(source, server, admin, accessLog, upstream, routes, redis,
-                tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server.port()));
+                tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server));
     }
 
     private static GatewayConfig.TlsSpec tls(TlsReader reader, Section server, Section admin, Section upstream,
-                                             int serverPort) throws ConfigException {
-        var serverTls = reader.server(server, "server.ssl");
+                                             GatewayConfig.ServerSpec spec) throws ConfigException {
+        int serverPort = spec.port();
+        // ALPN: h2 first when server.http2 is on (ClientConnection then sees the client's preface), else http/1.1.
+        var serverTls = reader.server(server, "server.ssl",
+                spec.http2().enabled() ? List.of("h2", "http/1.1") : List.of("http/1.1"));
         int redirect = server.integer("http-redirect-port", 0, 0, 65535);
         if (redirect != 0 && serverTls == null) {
             throw server.error("http-redirect-port", "redirects to https, so it needs server.ssl");
@@ -105,7 +108,7 @@ public final class ConfigLoader {
         if (redirect != 0 && redirect == serverPort) {
             throw server.error("http-redirect-port", "is the same as server.port (" + serverPort + ")");
         }
-        return new GatewayConfig.TlsSpec(serverTls, redirect, reader.server(admin, "admin.ssl"),
+        return new GatewayConfig.TlsSpec(serverTls, redirect, reader.server(admin, "admin.ssl", List.of("http/1.1")),
                 reader.upstream(upstream));
     }
 

@@ -44,8 +44,12 @@ final class TlsReader {
         this.base = parent == null ? Path.of("") : parent;
     }
 
-    /** {@code server.ssl} or {@code admin.ssl}: null when absent or {@code enabled: false}. */
-    ServerTlsSettings server(Section parent, String name) throws ConfigException {
+    /**
+     * {@code server.ssl} or {@code admin.ssl}: null when absent or {@code enabled: false}.
+     *
+     * @param alpn the application protocols to offer, in preference order
+     */
+    ServerTlsSettings server(Section parent, String name, List<String> alpn) throws ConfigException {
         if (!parent.has("ssl")) {
             return null;
         }
@@ -76,7 +80,7 @@ final class TlsReader {
         ServerTlsSettings settings;
         try {
             settings = new ServerTlsSettings(certificates, protocols(s), strings(s, "ciphers"), auth, trust,
-                    s.bool("session-resumption", true), List.of("http/1.1"));
+                    s.bool("session-resumption", true), alpn);
         } catch (IllegalArgumentException e) {
             throw s.error("enabled-protocols", e.getMessage());
         }

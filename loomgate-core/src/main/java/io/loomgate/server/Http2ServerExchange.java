@@ -73,6 +73,11 @@ final class Http2ServerExchange implements ServerExchange {
     }
 
     @Override
+    public TlsInfo tls() {
+        return connection.tls();
+    }
+
+    @Override
     public void sendInterim(ResponseHead head) throws IOException {
         if (!head.isInformational() || head.status() == 101) {
             throw new IllegalArgumentException("not an interim status: " + head.status());
