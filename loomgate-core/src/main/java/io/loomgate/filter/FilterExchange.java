@@ -2,6 +2,7 @@ package io.loomgate.filter;
 
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
 
@@ -43,8 +44,30 @@ public interface FilterExchange {
     /** Per-exchange attributes for filters that cooperate. */
     Map<String, Object> attributes();
 
-    /** The authenticated principal's name, set by an authentication filter; null when there is none. */
+    /**
+     * Who is calling, as an authentication filter established it (a token's subject, an API key's name), for the
+     * filters after it (a rate limiter's key) and the access log; null when no filter set one.
+     */
     String principal();
 
     void setPrincipal(String name);
+
+    /**
+     * The client's IP address honouring {@code server.trusted-proxies}: the socket peer, or, when the peer is a
+     * trusted proxy, the nearest address in X-Forwarded-For that is not one; null when that entry is not an IP
+     * literal (IP rules then refuse the request rather than guess).
+     */
+    default InetAddress clientIp() {
+        return remoteAddress().getAddress();
+    }
+
+    /**
+     * Caps the request body at {@code maxBytes}. The proxy owns the body stream, so it enforces the cap while relaying:
+     * a body that passes it stops being forwarded, the client gets 413 with the connection closed, and the origin's
+     * connection is discarded before the body's end, so the origin never receives a truncated body that looks complete.
+     * Call before proceed.
+     */
+    default void limitRequestBody(long maxBytes) {
+        throw new UnsupportedOperationException("this exchange cannot limit its request body");
+    }
 }

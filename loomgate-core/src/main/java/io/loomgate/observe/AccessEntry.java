@@ -21,15 +21,17 @@ import java.util.Locale;
  * @param endpoint      endpoint host:port or null
  * @param traceId       W3C trace id or null
  * @param failure       failure kind, lower case, or null
+ * @param principal     who called, as an authentication filter established it, or null
  */
 record AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                    long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
-                   String traceId, String failure) {
+                   String traceId, String failure, String principal) {
 
     static AccessEntry of(ExchangeView x, long nowMillis) {
         long total = x.totalNanos();
         return new AccessEntry(nowMillis - total / 1_000_000, x.clientAddress(), x.method(), x.target(), x.status(),
                 x.bytesOut(), x.bytesIn(), total, x.upstreamNanos(), x.routeId(), x.upstreamId(), x.endpoint(),
-                x.traceId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT));
+                x.traceId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT),
+                x.principal());
     }
 }

@@ -19,7 +19,7 @@ import java.util.Locale;
  */
 public enum AccessLogFormat {
     /**
-     * {@code 10.0.0.7 - - [21/Nov/2026:20:31:07 +0000] "GET /api/x?y=1" 200 512 in=0 rt=0.012000 urt=0.010000
+     * {@code 10.0.0.7 - alice [21/Nov/2026:20:31:07 +0000] "GET /api/x?y=1" 200 512 in=0 rt=0.012000 urt=0.010000
      * route=api upstream=api endpoint=10.0.0.9:8080 trace=4bf9... failure=-}.
      */
     COMBINED,
@@ -79,7 +79,9 @@ public enum AccessLogFormat {
         }
 
         private void combined(AccessEntry e) {
-            out.append(dash(hostOf(e.client()))).append(" - - [").append(clfTime(e.startMillis())).append("] \"");
+            out.append(dash(hostOf(e.client()))).append(" - ");
+            user(e.principal());
+            out.append(" [").append(clfTime(e.startMillis())).append("] \"");
             quoted(e.method());
             out.append(' ');
             quoted(e.target());
@@ -129,6 +131,7 @@ public enum AccessLogFormat {
                     g.writeStringField("endpoint", e.endpoint());
                     g.writeStringField("trace_id", e.traceId());
                     g.writeStringField("failure", e.failure());
+                    g.writeStringField("principal", e.principal());
                     g.writeEndObject();
                 }
             } catch (IOException ex) {
@@ -155,6 +158,23 @@ public enum AccessLogFormat {
             for (int i = 0; i < s.length(); i++) {
                 char c = s.charAt(i);
                 if (c == '"' || c == '\\' || c < 0x20 || c == 0x7f) {
+                    out.append("\\x").append(Character.forDigit(c >> 4 & 0xf, 16))
+                            .append(Character.forDigit(c & 0xf, 16));
+                } else {
+                    out.append(c);
+                }
+            }
+        }
+
+        /** The {@code %u} field: one word, so space, quote, backslash and controls are escaped as {@code \xHH}. */
+        private void user(String principal) {
+            if (principal == null || principal.isEmpty()) {
+                out.append('-');
+                return;
+            }
+            for (int i = 0; i < principal.length(); i++) {
+                char c = principal.charAt(i);
+                if (c <= 0x20 || c == '"' || c == '\\' || c == 0x7f) {
                     out.append("\\x").append(Character.forDigit(c >> 4 & 0xf, 16))
                             .append(Character.forDigit(c & 0xf, 16));
                 } else {

@@ -64,8 +64,8 @@ public final class BoundRoutes {
     }
 
     /** The first route that matches, bound; null if none does. */
-    Match match(RequestHead request) {
-        RouteMatch m = table.match(request);
+    Match match(RequestHead request, java.net.InetAddress clientIp) {
+        RouteMatch m = table.match(request, clientIp);
         return m == null ? null : new Match(bound.get(m.route()), m.variables());
     }
 

@@ -4,7 +4,9 @@ import io.loomgate.filter.FilterExchange;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
 import io.loomgate.server.ServerExchange;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.List;
@@ -46,6 +48,9 @@ final class Exchange implements FilterExchange, ExchangeView {
     private Map<String, Object> attributes;
     private String clientIp;
     private String principal;
+    InetAddress client; // resolved once, before routing (ForwardedHeaders.clientIp)
+    long requestBodyLimit = -1;
+    private LimitedRequestBody limitedBody;
 
     Exchange(ServerExchange downstream, long startNanos) {
         this.downstream = downstream;
@@ -128,6 +133,33 @@ final class Exchange implements FilterExchange, ExchangeView {
     @Override
     public void setPrincipal(String name) {
         this.principal = name;
+    }
+
+    @Override
+    public InetAddress clientIp() {
+        return client;
+    }
+
+    /**
+     * The client's request body as the upstream attempts read it: capped by {@link #limitRequestBody} when a filter
+     * set a cap (one wrapper per exchange, so a replayed retry counts the same bytes once).
+     */
+    BodyInputStream clientBody() {
+        if (requestBodyLimit < 0) {
+            return downstream.requestBody();
+        }
+        if (limitedBody == null) {
+            limitedBody = new LimitedRequestBody(downstream.requestBody(), requestBodyLimit);
+        }
+        return limitedBody;
+    }
+
+    @Override
+    public void limitRequestBody(long maxBytes) {
+        if (maxBytes < 0) {
+            throw new IllegalArgumentException("a body limit cannot be negative: " + maxBytes);
+        }
+        requestBodyLimit = requestBodyLimit < 0 ? maxBytes : Math.min(requestBodyLimit, maxBytes);
     }
 
     // ---- ExchangeView ----

@@ -43,4 +43,9 @@ public interface ExchangeView {
 
     /** What went wrong, or null. */
     ProxyFailure failure();
+
+    /** Who called, as an authentication filter established it; null when none did. */
+    default String principal() {
+        return null;
+    }
 }

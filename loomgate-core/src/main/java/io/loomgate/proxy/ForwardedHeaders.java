@@ -3,6 +3,7 @@ package io.loomgate.proxy;
 import io.loomgate.http.Cidr;
 import io.loomgate.http.Headers;
 import io.loomgate.server.TlsInfo;
+import io.loomgate.http.IpLiteral;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
@@ -80,6 +81,38 @@ final class ForwardedHeaders {
         }
         String subject = cert.getSubjectX500Principal().getName();
         return "Hash=" + hash + ";Subject=\"" + subject.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    /**
+     * The client behind the peer: the peer itself unless it is a trusted proxy; otherwise the X-Forwarded-For entries
+     * are walked from the right (the hop nearest us) past every trusted proxy, and the first address that is not one
+     * is the client (nginx's {@code real_ip_recursive}). The answer is the same before and after {@link #apply},
+     * which appends the peer itself. Null when the entry reached is not an IP literal: unknowable, not guessed.
+     */
+    InetAddress clientIp(InetAddress peer, Headers h) {
+        if (!isTrusted(peer)) {
+            return peer;
+        }
+        InetAddress farthest = peer;
+        List<String> fields = h.all("X-Forwarded-For");
+        for (int f = fields.size() - 1; f >= 0; f--) {
+            String[] hops = fields.get(f).split(",");
+            for (int i = hops.length - 1; i >= 0; i--) {
+                String hop = hops[i].trim();
+                if (hop.isEmpty()) {
+                    continue;
+                }
+                InetAddress a = IpLiteral.parse(hop);
+                if (a == null) {
+                    return null;
+                }
+                if (!isTrusted(a)) {
+                    return a;
+                }
+                farthest = a;
+            }
+        }
+        return farthest; // every hop is a trusted proxy: the farthest one is as near the client as we can tell
     }
 
     boolean isTrusted(InetAddress addr) {

@@ -123,7 +123,8 @@ public final class ProxyHandler implements ExchangeHandler {
     }
 
     private void matchRoute(Exchange x) throws ProxyFailure {
-        BoundRoutes.Match m = routes.match(x.request);
+        x.client = forwarded.clientIp(x.downstream.remoteAddress().getAddress(), x.request.headers());
+        BoundRoutes.Match m = routes.match(x.request, x.client);
         if (m == null) {
             throw new ProxyFailure(Kind.NO_ROUTE, "no route for " + x.request.method() + " " + x.request.path(), null);
         }

@@ -46,7 +46,7 @@ final class Retries {
         if (retry != null) {
             retry.budget().requestStarted();
             if (!(x.downstream.requestFraming() instanceof BodyFraming.None)) {
-                replay = new ReplayableBody(x.downstream.requestBody(), retry.policy().maxReplaySize());
+                replay = new ReplayableBody(x.clientBody(), retry.policy().maxReplaySize());
             }
         }
         return new Retries(x, retry, replay, listener, deadline);
@@ -55,7 +55,7 @@ final class Retries {
     /** The body for attempt {@code number}: the client's, or the replayable copy rewound for a retry. */
     BodyInputStream body(int number) {
         if (replay == null) {
-            return exchange.downstream.requestBody();
+            return exchange.clientBody();
         }
         if (number > 0) {
             replay.rewind();

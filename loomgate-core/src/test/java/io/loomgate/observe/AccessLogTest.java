@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loomgate.proxy.ExchangeView;
 import io.loomgate.proxy.ProxyFailure;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
@@ -35,6 +36,20 @@ class AccessLogTest {
         assertThat(AccessLogFormat.COMBINED.format(entry(x))).isEqualTo(
                 "[::1] - - [18/Nov/2026:11:06:40 +0000] \"GET /a\\x22b\\x5cc\" - 0 in=0 rt=0.001000 urt=-"
                         + " route=- upstream=- endpoint=- trace=- failure=client_aborted");
+    }
+
+    @Test
+    void thePrincipalIsTheCombinedUserFieldAndAJsonKey() throws Exception {
+        FakeExchange plain = FakeExchange.ok("users", "GET", 200, 12);
+        ExchangeView x = (ExchangeView) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ExchangeView.class}, (proxy, method, args) -> method.getName().equals("principal")
+                        ? "alice smith" : method.invoke(plain, args));
+        AccessEntry e = AccessEntry.of(x, START + 12);
+        assertThat(AccessLogFormat.COMBINED.format(e)).startsWith("127.0.0.1 - alice\\x20smith [18/Nov/2026");
+        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(e)).get("principal").asText())
+                .isEqualTo("alice smith");
+        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(plain))).get("principal").isNull())
+                .isTrue();
     }
 
     @Test

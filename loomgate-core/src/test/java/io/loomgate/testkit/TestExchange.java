@@ -24,6 +24,7 @@ public final class TestExchange implements FilterExchange {
     private InetSocketAddress remoteAddress = new InetSocketAddress("127.0.0.1", 50000);
     public byte[] localBody;
     public int localReplies;
+    public long bodyLimit = -1;
 
     public TestExchange(String method, String target) {
         this.request = new RequestHead(method, target, "HTTP/1.1", new Headers().add("Host", "gw.example.com"));
@@ -119,6 +120,11 @@ public final class TestExchange implements FilterExchange {
 
     @Override
     public void setPrincipal(String name) {
-        this.principal = name;
+        principal = name;
+    }
+
+    @Override
+    public void limitRequestBody(long maxBytes) {
+        bodyLimit = maxBytes;
     }
 }
