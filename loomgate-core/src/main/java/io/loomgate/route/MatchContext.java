@@ -1,6 +1,7 @@
 package io.loomgate.route;
 
 import io.loomgate.http.RequestHead;
+import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -13,13 +14,20 @@ import java.util.Map;
 final class MatchContext implements PredicateContext {
     private final RequestHead request;
     private final WeightGroups weights;
+    private final InetAddress clientIp;
     private final Map<String, String> variables = new LinkedHashMap<>();
     private Map<String, String> draws;
     private String routeId;
 
-    MatchContext(RequestHead request, WeightGroups weights) {
+    MatchContext(RequestHead request, WeightGroups weights, InetAddress clientIp) {
         this.request = request;
         this.weights = weights;
+        this.clientIp = clientIp;
+    }
+
+    @Override
+    public InetAddress clientIp() {
+        return clientIp;
     }
 
     void startRoute(String id) {

@@ -1,6 +1,7 @@
 package io.loomgate.route;
 
 import io.loomgate.http.RequestHead;
+import java.net.InetAddress;
 import java.util.Map;
 
 /**
@@ -23,4 +24,10 @@ public interface PredicateContext {
      * the group is unknown or its weights sum to 0.
      */
     String weightedRoute(String group);
+
+    /**
+     * The client's IP address, honouring {@code server.trusted-proxies} (see the proxy's forwarded-header rules); null
+     * when unknown, so address rules do not match.
+     */
+    InetAddress clientIp();
 }

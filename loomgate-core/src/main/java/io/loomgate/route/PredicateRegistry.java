@@ -13,7 +13,8 @@ import java.util.Set;
  */
 public final class PredicateRegistry {
     private static final List<PredicateFactory> BUILT_INS = List.of(PathPredicate.FACTORY, HostPredicate.FACTORY,
-            MethodPredicate.FACTORY, HeaderPredicate.FACTORY, QueryPredicate.FACTORY, WeightPredicate.FACTORY);
+            MethodPredicate.FACTORY, HeaderPredicate.FACTORY, QueryPredicate.FACTORY, WeightPredicate.FACTORY,
+            RemoteAddrPredicate.FACTORY);
 
     private final Map<String, PredicateFactory> factories = new LinkedHashMap<>();
 

@@ -1,6 +1,7 @@
 package io.loomgate.route;
 
 import io.loomgate.http.RequestHead;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -45,9 +46,14 @@ public final class RouteTable {
         this.weights = new WeightGroups(this.routes, random);
     }
 
-    /** The first route (by order, then file position) whose predicates all hold, or null. */
+    /** The first route (by order, then file position) whose predicates all hold, or null; no client address known. */
     public RouteMatch match(RequestHead request) {
-        MatchContext context = new MatchContext(request, weights);
+        return match(request, null);
+    }
+
+    /** As {@link #match(RequestHead)}, for a client at {@code clientIp} (null when unknown). */
+    public RouteMatch match(RequestHead request, InetAddress clientIp) {
+        MatchContext context = new MatchContext(request, weights, clientIp);
         for (Route route : routes) {
             context.startRoute(route.id());
             if (allHold(route, context)) {
