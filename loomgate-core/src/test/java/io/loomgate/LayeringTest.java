@@ -41,8 +41,9 @@ class LayeringTest {
                     "resilience")),
             Map.entry("ratelimit", Set.of("filter", "http")),
             Map.entry("resilience", Set.of("filter", "http")),
+            Map.entry("security", Set.of("http", "filter", "threads")),
             Map.entry("config", Set.of("http", "http2", "route", "filter", "upstream", "threads", "ratelimit",
-                    "resilience", "tls")),
+                    "resilience", "tls", "security")),
             Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads", "ratelimit",
                     "tls")),
             Map.entry("lab.backend", Set.of("server", "http", "http1", "threads")),
@@ -59,7 +60,8 @@ class LayeringTest {
             "org.HdrHistogram", Set.of("lab.load", "lab.bench", "observe", "cli", "cli.lab"),
             "redis.clients", Set.of("ratelimit"),
             "org.apache.commons.pool2", Set.of("ratelimit"),
-            "io.github.resilience4j", Set.of("resilience"));
+            "io.github.resilience4j", Set.of("resilience"),
+            "com.nimbusds", Set.of("security"));
 
     private static final Pattern REF = Pattern.compile("\\bio\\.loomgate\\.([a-z0-9]+(?:\\.[a-z0-9]+)?)");
 
