@@ -28,7 +28,7 @@ import java.util.Map;
  */
 public final class ConfigLoader {
     private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "routes",
-            "redis");
+            "redis", "default-filters", "cors");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",

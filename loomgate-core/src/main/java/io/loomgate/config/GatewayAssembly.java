@@ -14,11 +14,14 @@ import io.loomgate.route.PredicateRegistry;
 import io.loomgate.route.Route;
 import io.loomgate.route.RoutePredicate;
 import io.loomgate.route.RouteTable;
+import io.loomgate.security.SecurityFilters;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.UpstreamDefinition;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -43,12 +46,15 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
 
     /**
      * The filter package's built-ins plus the gateway's filters that live in packages above it and need nothing
-     * from the serving gateway ({@code Retry}, {@code CircuitBreaker}); {@code RequestRateLimiter} is added by
-     * whoever owns its Redis pool. Each call makes new factories, so breakers are shared within one configuration.
+     * from the serving gateway ({@code Retry}, {@code CircuitBreaker}, and the security filters of
+     * {@code io.loomgate.security}); {@code RequestRateLimiter} is added by whoever owns its Redis pool. Each call
+     * makes new factories, so breakers are shared within one configuration.
      */
     public static FilterRegistry gatewayFilters() {
-        return FilterRegistry.withBuiltIns().register(new RetryFilterFactory())
+        FilterRegistry registry = FilterRegistry.withBuiltIns().register(new RetryFilterFactory())
                 .register(new CircuitBreakerFilterFactory());
+        SecurityFilters.all().forEach(registry::register);
+        return registry;
     }
 
     /**
@@ -62,8 +68,9 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
         String file = config.source() == null ? "<config>" : config.source().toString();
         List<Route> routes = new ArrayList<>();
         List<UpstreamDefinition> upstreams = new ArrayList<>();
+        Map<RouteSpec.ComponentSpec, GatewayFilter> shared = new IdentityHashMap<>();
         for (RouteSpec spec : config.routes()) {
-            routes.add(route(file, spec, predicates, filters));
+            routes.add(route(file, spec, predicates, filters, shared));
             upstreams.add(new UpstreamDefinition(spec.id(), endpoints(file, spec), config.upstreamDefaults(),
                     spec.balancing()));
         }
@@ -74,8 +81,12 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
         }
     }
 
-    private static Route route(String file, RouteSpec spec, PredicateRegistry predicates, FilterRegistry filters)
-            throws ConfigException {
+    /**
+     * @param shared filters already built for a spec object that several routes hold (default-filters, cors): built
+     *               once, so a JwtAuth there keeps one key set and one token cache for all routes
+     */
+    private static Route route(String file, RouteSpec spec, PredicateRegistry predicates, FilterRegistry filters,
+                               Map<RouteSpec.ComponentSpec, GatewayFilter> shared) throws ConfigException {
         String context = "route '" + spec.id() + "'";
         List<RoutePredicate> built = new ArrayList<>();
         for (RouteSpec.ComponentSpec c : spec.predicates()) {
@@ -92,15 +103,25 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
         }
         List<GatewayFilter> chain = new ArrayList<>();
         for (RouteSpec.ComponentSpec c : spec.filters()) {
+            GatewayFilter already = shared.get(c);
+            if (already != null) {
+                chain.add(already);
+                continue;
+            }
             FilterFactory f = filters.find(c.name());
             if (f == null) {
-                throw unknown(file, context, c, "filter", filters.names());
+                throw unknown(file, c.shared() ? c.context() : context, c, "filter", filters.names());
             }
             try {
-                chain.add(f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList())));
+                GatewayFilter filter = f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList()));
+                chain.add(filter);
+                if (c.shared()) {
+                    shared.put(c, filter);
+                }
             } catch (IllegalArgumentException e) {
                 int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
-                throw new ConfigException(file, line, context, "filter '" + c.name() + "': " + e.getMessage());
+                throw new ConfigException(file, line, c.shared() ? c.context() : context,
+                        "filter '" + c.name() + "': " + e.getMessage());
             }
             if (chain.get(chain.size() - 1) instanceof RetryFilter
                     && chain.stream().filter(RetryFilter.class::isInstance).count() > 1) {

@@ -27,11 +27,31 @@ final class RouteReader {
         this.file = file;
     }
 
+    /**
+     * The routes, each with the filters every route shares in front of its own: the global {@code cors:} section
+     * first (so a preflight is answered before any authentication), then {@code default-filters:} (Spring Cloud
+     * Gateway's), then the route's own.
+     */
     List<RouteSpec> read(Section root) throws ConfigException {
+        List<RouteSpec.ComponentSpec> shared = new ArrayList<>();
+        RouteSpec.ComponentSpec cors = GlobalCors.read(file, root);
+        if (cors != null) {
+            shared.add(cors);
+        }
+        for (RouteSpec.ComponentSpec c : components(root, "default-filters")) {
+            shared.add(new RouteSpec.ComponentSpec(c.name(), c.args(), c.line(), c.argLines(), "default-filters"));
+        }
         List<RouteSpec> routes = new ArrayList<>();
         List<YamlNode> items = root.list("routes");
         for (int i = 0; i < items.size(); i++) {
-            routes.add(route(items.get(i), "routes[" + i + "]"));
+            RouteSpec r = route(items.get(i), "routes[" + i + "]");
+            if (!shared.isEmpty()) {
+                List<RouteSpec.ComponentSpec> filters = new ArrayList<>(shared);
+                filters.addAll(r.filters());
+                r = new RouteSpec(r.id(), r.line(), r.uris(), r.order(), r.predicates(), filters, r.timeout(),
+                        r.preserveHost(), r.maxInFlight(), r.queueTimeout());
+            }
+            routes.add(r);
         }
         return List.copyOf(routes);
     }
@@ -170,10 +190,25 @@ final class RouteReader {
         }
     }
 
-    /** A scalar, or a list of scalars joined with commas (Spring Cloud Gateway binds lists the same way). */
+    /**
+     * A scalar, a list of scalars joined with commas (Spring Cloud Gateway binds lists the same way), or a mapping of
+     * scalars as {@code key=value} pairs joined with commas ({@code claims-to-headers: {sub: X-User-Id}}).
+     */
     private static String argValue(Section s, String key, YamlNode value) throws ConfigException {
         if (value instanceof YamlNode.Scalar sc) {
             return sc.text();
+        }
+        if (value instanceof YamlNode.Mapping m) {
+            List<String> pairs = new ArrayList<>();
+            for (YamlNode.Entry e : m.entries()) {
+                if (!(e.value() instanceof YamlNode.Scalar sc) || sc.isNull() || sc.text().contains(",")
+                        || e.key().contains(",") || e.key().contains("=")) {
+                    throw s.error(key + "." + e.key(), e.line(), "expected a plain value (a key without '=' or ','"
+                            + " and a value without ','), got " + e.value().describe());
+                }
+                pairs.add(e.key() + "=" + sc.text());
+            }
+            return String.join(",", pairs);
         }
         if (value instanceof YamlNode.Sequence seq) {
             List<String> parts = new ArrayList<>();
@@ -185,6 +220,6 @@ final class RouteReader {
             }
             return String.join(",", parts);
         }
-        throw s.error(key, value.line(), "expected a value or a list of values, got " + value.describe());
+        throw s.error(key, value.line(), "expected a value, a list or a mapping, got " + value.describe());
     }
 }

@@ -46,8 +46,11 @@ public record RouteSpec(String id, int line, List<URI> uris, int order, List<Com
      * @param line where it was written
      * @param argLines the line of each named argument of the expanded form (nested ones by their dotted name); empty
      *                 for the shorthand, whose arguments are all on {@code line}
+     * @param context for a filter every route shares ({@code default-filters}, {@code cors}), the section it was
+     *                written in, for messages; null for a route's own
      */
-    public record ComponentSpec(String name, Map<String, String> args, int line, Map<String, Integer> argLines) {
+    public record ComponentSpec(String name, Map<String, String> args, int line, Map<String, Integer> argLines,
+                                String context) {
 
         public ComponentSpec {
             argLines = Map.copyOf(argLines);
@@ -55,7 +58,17 @@ public record RouteSpec(String id, int line, List<URI> uris, int order, List<Com
 
         /** A component whose arguments are all on its own line (the shorthand, or one built in code). */
         public ComponentSpec(String name, Map<String, String> args, int line) {
-            this(name, args, line, Map.of());
+            this(name, args, line, Map.of(), null);
+        }
+
+        /** A route's own component. */
+        public ComponentSpec(String name, Map<String, String> args, int line, Map<String, Integer> argLines) {
+            this(name, args, line, argLines, null);
+        }
+
+        /** Whether every route holds this very spec (and so one filter built from it). */
+        public boolean shared() {
+            return context != null;
         }
 
         /** Where argument {@code name} was written: its own line when known, else the component's. */
