@@ -29,5 +29,7 @@ public interface PredicateContext {
      * The client's IP address, honouring {@code server.trusted-proxies} (see the proxy's forwarded-header rules); null
      * when unknown, so address rules do not match.
      */
-    InetAddress clientIp();
+    default InetAddress clientIp() {
+        return null;
+    }
 }

@@ -1,0 +1,122 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.Jwts;
+import io.loomgate.testkit.Jwts.SigningKey;
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestOrigin;
+import java.net.ServerSocket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The other key sources: a JWKS file, an HS256 secret, and a JWKS URL that cannot be reached. */
+class JwtKeySourcesTest {
+    private static final byte[] SECRET = "a lab secret of at least 32 bytes!!".getBytes(StandardCharsets.UTF_8);
+
+    @Test
+    void aJwksFileVerifiesTokensAndTheSubjectBecomesThePrincipal(@TempDir Path dir) throws Exception {
+        SigningKey ed = Jwts.ed25519("ed-file");
+        Path file = dir.resolve("jwks.json");
+        Files.writeString(file, Jwts.jwks(ed));
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.to(origin, "filters:", "  - name: JwtAuth",
+                     "    args: { jwks-file: '" + file + "', claims-to-headers: { sub: X-Subject } }")) {
+            HttpResponse<String> r = gw.send(gw.request("/").header("Authorization", "Bearer " + ed.token()));
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(origin.takeRequest().header("X-Subject")).isEqualTo("alice");
+        }
+    }
+
+    @Test
+    void aSharedSecretVerifiesHs256AndRefusesAnotherSecret() throws Exception {
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.to(origin, "filters:", "  - name: JwtAuth",
+                     "    args: { secret: '" + new String(SECRET, StandardCharsets.UTF_8) + "' }")) {
+            String good = Jwts.hs256(SECRET, null, c -> { });
+            String other = Jwts.hs256("another secret of at least 32 bytes!".getBytes(StandardCharsets.UTF_8),
+                    null, c -> { });
+            assertThat(gw.send(gw.request("/").header("Authorization", "Bearer " + good)).statusCode())
+                    .isEqualTo(200);
+            assertThat(gw.send(gw.request("/").header("Authorization", "Bearer " + other)).statusCode())
+                    .isEqualTo(401);
+            // An RS256 token is refused by algorithm before any key is looked at.
+            HttpResponse<String> rs = gw.send(gw.request("/").header("Authorization", "Bearer "
+                    + Jwts.rsa("rsa-1").token()));
+            assertThat(rs.statusCode()).isEqualTo(401);
+            assertThat(rs.headers().firstValue("WWW-Authenticate").orElse("")).contains("RS256 is not accepted");
+        }
+    }
+
+    @Test
+    void anUnreachableJwksIs503AfterABoundedWaitAndOtherRoutesKeepServing() throws Exception {
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        String yaml = """
+                routes:
+                  - id: secured
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/secured/**" ]
+                    filters:
+                      - name: JwtAuth
+                        args: { jwks-uri: "http://127.0.0.1:${CLOSED}/jwks", jwks-timeout: 1s }
+                  - id: open
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/**" ]
+                """;
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri(), "CLOSED",
+                     Integer.toString(closed)))) {
+            long start = System.nanoTime();
+            HttpResponse<String> r = gw.send(gw.request("/secured/x").header("Authorization", "Bearer "
+                    + Jwts.rsa("rsa-1").token()));
+            assertThat(r.statusCode()).isEqualTo(503);
+            assertThat(r.body()).contains("no signing keys");
+            assertThat(System.nanoTime() - start).isLessThan(java.time.Duration.ofSeconds(8).toNanos());
+            assertThat(gw.get("/open").statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void aStalledIdentityProviderCostsABoundedWaitThenKeysArriveWithoutRestart() throws Exception {
+        SigningKey key = Jwts.ec("ec-late");
+        try (TestOrigin idp = new TestOrigin(); TestOrigin origin = new TestOrigin()) {
+            idp.enqueue(TestOrigin.Reply.ok("{}").with(TestOrigin.Effect.STALL))
+                    .fallback(r -> JwtAuthTest.jwksReply(Jwts.jwks(key)));
+            String yaml = """
+                    routes:
+                      - id: secured
+                        uri: ${ORIGIN}
+                        predicates: [ "Path=/secured/**" ]
+                        filters:
+                          - name: JwtAuth
+                            args: { jwks-uri: "${IDP}/jwks", jwks-timeout: 1s, jwks-refresh: 1s }
+                      - id: open
+                        uri: ${ORIGIN}
+                        predicates: [ "Path=/**" ]
+                    """;
+            try (RunningGateway gw = RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri(), "IDP", idp.uri()))) {
+                var secured = gw.request("/secured/x").header("Authorization", "Bearer " + key.token());
+                long start = System.nanoTime();
+                int first = gw.send(secured).statusCode();
+                long waited = System.nanoTime() - start;
+                assertThat(first).isIn(200, 503); // 503 while the first fetch hangs; 200 if its retry already won
+                assertThat(waited).isLessThan(java.time.Duration.ofSeconds(8).toNanos());
+                assertThat(gw.get("/open").statusCode()).isEqualTo(200);
+                long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+                int status = first;
+                while (status != 200 && System.nanoTime() < deadline) {
+                    status = gw.send(secured).statusCode();
+                }
+                assertThat(status).isEqualTo(200);
+            }
+        }
+    }
+}
