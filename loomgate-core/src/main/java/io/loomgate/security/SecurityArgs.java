@@ -102,7 +102,7 @@ final class SecurityArgs {
         throw new IllegalArgumentException(name + ": expected an integer >= " + min + ", got '" + v + "'");
     }
 
-    /** {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}, or a bare number of seconds. */
+    /** {@code 250ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 1d}; a unit is required, as everywhere in the file. */
     Duration duration(String name, Duration otherwise, boolean zeroAllowed) {
         if (!has(name)) {
             return otherwise;
@@ -118,9 +118,10 @@ final class SecurityArgs {
             long n = Long.parseLong(v.substring(0, digits));
             d = switch (unit) {
                 case "ms" -> Duration.ofMillis(n);
-                case "s", "" -> Duration.ofSeconds(n);
+                case "s" -> Duration.ofSeconds(n);
                 case "m" -> Duration.ofMinutes(n);
                 case "h" -> Duration.ofHours(n);
+                case "d" -> Duration.ofDays(n);
                 default -> null;
             };
         }
