@@ -24,7 +24,8 @@ class PredicateRegistryTest {
     @Test
     void holdsTheBuiltInsByExactName() {
         PredicateRegistry registry = PredicateRegistry.withBuiltIns();
-        assertThat(registry.names()).containsExactly("Path", "Host", "Method", "Header", "Query", "Weight");
+        assertThat(registry.names()).containsExactly("Path", "Host", "Method", "Header", "Query", "Weight",
+                "RemoteAddr");
         assertThat(registry.find("Path")).isNotNull();
         assertThat(registry.find("path")).isNull();
     }
