@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # W2 (/hello, 256 connections) through a plain route, a JwtAuth route (ES256, verified tokens cached: the default)
 # and a JwtAuth route with token-cache: 0 (a signature check per request), in one gateway, runs interleaved.
-# Prints requests/s and the gateway's CPU µs per request for each. Usage: bench/jwt-auth.sh [seconds] [rounds]
+# Prints requests/s and the gateway's CPU µs per request for each. Usage: [WARM=10] bench/jwt-auth.sh [seconds] [rounds]
+# The gateway is pinned to core 0, the origin and the load generator share core 1 (as ../shared/bench does).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SECS=${1:-8}
@@ -58,6 +59,10 @@ print("%-16s %9.0f req/s  p99 %7.1f ms  errors %d  gateway CPU %6.1f us/req"
       % (sys.argv[1], r["requestsPerSecond"], r["latencyMs"]["p99"], err, ticks / hz * 1e6 / max(ok, 1)))
 ' "$1" "$out" "$((after - before))" "$TICK"
 }
+for path in /hello /jwt/hello /verify/hello; do # JIT warm-up of all three paths before anything is measured
+    taskset -c 1 "$JAVA" -jar "$JAR" load "http://127.0.0.1:18480$path" -c 256 -d "${WARM:-10}s" \
+        -H "Authorization: Bearer $TOKEN" > /dev/null
+done
 for r in $(seq "$ROUNDS"); do
     run plain /hello
     run jwt-cached /jwt/hello
