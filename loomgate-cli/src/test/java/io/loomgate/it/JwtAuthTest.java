@@ -130,11 +130,14 @@ class JwtAuthTest {
         bad.put("signed by a key nobody published", Jwts.rsa("rsa-1", "forger").token(c -> c.issuer(ISSUER)
                 .audience("api").claim("scope", "read")));
         bad.put("garbage", "not.a.token");
+        bad.put("a header-splitting alg", Jwts.b64("{\"alg\":\"RS256\\r\\nX-Evil: 1\",\"kid\":\"rsa-1\"}") + "."
+                + Jwts.b64(Jwts.payloadOf(valid)) + ".c2ln");
         for (Map.Entry<String, String> e : bad.entrySet()) {
             HttpResponse<String> r = call("Bearer " + e.getValue());
             assertThat(r.statusCode()).as(e.getKey()).isEqualTo(401);
             assertThat(r.headers().firstValue("WWW-Authenticate").orElse(""))
                     .as(e.getKey()).startsWith("Bearer error=\"invalid_token\", error_description=\"");
+            assertThat(r.headers().map()).as(e.getKey()).doesNotContainKey("x-evil");
         }
         assertThat(origin.requestCount()).isZero();
     }

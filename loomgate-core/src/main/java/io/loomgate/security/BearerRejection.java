@@ -38,13 +38,19 @@ final class BearerRejection extends Exception {
         return new BearerRejection(503, null, description, null);
     }
 
-    /** The {@code WWW-Authenticate} value; descriptions are our own constant texts, so they need no escaping. */
+    /**
+     * The {@code WWW-Authenticate} value. A description may quote the token (its {@code alg}), so it is kept to
+     * RFC 6750's error_description characters (visible ASCII but {@code "} and {@code \}).
+     */
     String challenge() {
         if (error == null) {
             return "Bearer";
         }
         StringBuilder b = new StringBuilder("Bearer error=\"").append(error).append('"');
-        b.append(", error_description=\"").append(getMessage().replace('"', '\'')).append('"');
+        b.append(", error_description=\"");
+        getMessage().chars().filter(c -> c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+                .forEach(c -> b.append((char) c));
+        b.append('"');
         if (scope != null) {
             b.append(", scope=\"").append(scope).append('"');
         }

@@ -63,7 +63,8 @@ final class JwtVerifier {
         }
         JWSAlgorithm alg = jwt.getHeader().getAlgorithm();
         if (!rules.algorithms().contains(alg)) {
-            throw BearerRejection.invalid("the token's algorithm " + alg + " is not accepted");
+            String name = alg.getName().matches("[A-Za-z0-9]{1,16}") ? alg.getName() : "(unreadable)";
+            throw BearerRejection.invalid("the token's algorithm " + name + " is not accepted");
         }
         return jwt;
     }
