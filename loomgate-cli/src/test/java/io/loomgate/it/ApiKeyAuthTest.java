@@ -74,4 +74,24 @@ class ApiKeyAuthTest {
             assertThat(gw.send(gw.request("/").header("X-Key", ALICE_KEY)).statusCode()).isEqualTo(200);
         }
     }
+
+    @Test
+    void theKeysNameIsThePrincipalARateLimiterAfterItCounts() throws Exception {
+        List<String> hashes = Jwts.sha256Hex(ALICE_KEY, BOB_KEY);
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.to(origin, "filters:", "  - name: ApiKeyAuth",
+                     "    args: { keys: { alice: 'sha256:" + hashes.get(0) + "', bob: 'sha256:" + hashes.get(1)
+                             + "' } }",
+                     "  - name: RequestRateLimiter",
+                     "    args: { replenish-rate: 1, burst-capacity: 2, key-resolver: principal }")) {
+            // Alice empties her bucket (refills of one token a second may let a few more through on a slow machine).
+            List<Integer> alice = new java.util.ArrayList<>();
+            while (!alice.contains(429) && alice.size() < 50) {
+                alice.add(gw.send(gw.request("/").header("X-Api-Key", ALICE_KEY)).statusCode());
+            }
+            assertThat(alice).contains(429).startsWith(200, 200);
+            // Bob's key is another principal, so another bucket: full.
+            assertThat(gw.send(gw.request("/").header("X-Api-Key", BOB_KEY)).statusCode()).isEqualTo(200);
+        }
+    }
 }
