@@ -8,7 +8,9 @@ import java.util.Map;
 /**
  * Binds the arguments of a predicate or filter as written ({@link RouteSpec.ComponentSpec#args()}: positional
  * {@code _genkey_N} keys from the shorthand, or names from the expanded form) to the factory's argument names, as
- * Spring Cloud Gateway's shortcut configuration does.
+ * Spring Cloud Gateway's shortcut configuration does. A nested mapping the reader flattened to dotted names
+ * ({@code claims-to-headers.sub}) binds to the argument before the dot, when the factory has one of that name, as
+ * {@code key=value} pairs.
  */
 final class ComponentBinder {
     static final String POSITIONAL = "_genkey_";
@@ -45,6 +47,20 @@ final class ComponentBinder {
             return bound;
         }
         for (Map.Entry<String, String> e : written.entrySet()) {
+            String k = e.getKey();
+            int dot = k.indexOf('.');
+            if (!names.contains(k) && dot > 0 && names.contains(k.substring(0, dot))) {
+                // A mapping argument ({claims-to-headers: {sub: X-User-Id}}), which the reader flattened to dotted
+                // names: handed to the factory as key=value pairs joined with commas.
+                String arg = k.substring(0, dot);
+                String entry = k.substring(dot + 1);
+                if (entry.contains("=") || entry.contains(",") || e.getValue().contains(",")) {
+                    throw new IllegalArgumentException(arg + ": '" + entry + "': a mapping argument takes keys "
+                            + "without '=' or ',' and single values without ','");
+                }
+                bound.merge(arg, entry + "=" + e.getValue(), (a, b) -> a + "," + b);
+                continue;
+            }
             if (!names.contains(e.getKey())) {
                 String hint = DidYouMean.hint(e.getKey(), names);
                 throw new ArgumentException(e.getKey(), "unknown argument '" + e.getKey() + "'"

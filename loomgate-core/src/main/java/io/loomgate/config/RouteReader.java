@@ -190,25 +190,10 @@ final class RouteReader {
         }
     }
 
-    /**
-     * A scalar, a list of scalars joined with commas (Spring Cloud Gateway binds lists the same way), or a mapping of
-     * scalars as {@code key=value} pairs joined with commas ({@code claims-to-headers: {sub: X-User-Id}}).
-     */
+    /** A scalar, or a list of scalars joined with commas (Spring Cloud Gateway binds lists the same way). */
     private static String argValue(Section s, String key, YamlNode value) throws ConfigException {
         if (value instanceof YamlNode.Scalar sc) {
             return sc.text();
-        }
-        if (value instanceof YamlNode.Mapping m) {
-            List<String> pairs = new ArrayList<>();
-            for (YamlNode.Entry e : m.entries()) {
-                if (!(e.value() instanceof YamlNode.Scalar sc) || sc.isNull() || sc.text().contains(",")
-                        || e.key().contains(",") || e.key().contains("=")) {
-                    throw s.error(key + "." + e.key(), e.line(), "expected a plain value (a key without '=' or ','"
-                            + " and a value without ','), got " + e.value().describe());
-                }
-                pairs.add(e.key() + "=" + sc.text());
-            }
-            return String.join(",", pairs);
         }
         if (value instanceof YamlNode.Sequence seq) {
             List<String> parts = new ArrayList<>();
@@ -220,6 +205,6 @@ final class RouteReader {
             }
             return String.join(",", parts);
         }
-        throw s.error(key, value.line(), "expected a value, a list or a mapping, got " + value.describe());
+        throw s.error(key, value.line(), "expected a value or a list of values, got " + value.describe());
     }
 }

@@ -58,8 +58,9 @@ class SecurityConfigErrorsTest {
         assertThat(refusal(filter("{ name: JwtAuth, args: { jwks-uri: 'https://i/j', claims-to-headers: "
                 + "{ sub: 'X User' } } }"))).endsWith("claims-to-headers: 'X User' is not a valid header name");
         assertThat(refusal(filter("{ name: JwtAuth, args: { jwks-uri: 'https://i/j', claims-to-headers: "
-                + "{ sub: [a, b] } } }"))).isEqualTo("gateway.yaml:5: route 'api': filters[0].args.claims-to-headers"
-                + ".sub: expected a plain value (a key without '=' or ',' and a value without ','), got a list");
+                + "{ sub: [a, b] } } }"))).isEqualTo("gateway.yaml:5: route 'api': filter 'JwtAuth': "
+                + "claims-to-headers: 'sub': a mapping argument takes keys without '=' or ',' and single values "
+                + "without ','");
         assertThat(refusal(filter("{ name: JwtAuth, args: { jwks-uri: 'https://i/j', audience: api } }")))
                 .contains("unknown argument 'audience' — did you mean 'audiences'?");
     }
