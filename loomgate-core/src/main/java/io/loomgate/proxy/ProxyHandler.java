@@ -168,7 +168,7 @@ public final class ProxyHandler implements ExchangeHandler {
         } catch (FallbackForward fallback) {
             BoundRoute from = x.route;
             x.request = x.request.withPath(fallback.path());
-            BoundRoutes.Match m = routes.match(x.request);
+            BoundRoutes.Match m = routes.match(x.request, x.client);
             if (m == null || m.route() == from) {
                 throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' is open and its fallback "
                         + fallback.path() + (m == null ? " matches no route" : " leads back to it"), null);
