@@ -28,7 +28,7 @@ import java.util.Map;
  */
 public final class ConfigLoader {
     private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "routes",
-            "redis", "default-filters", "cors");
+            "redis", "default-filters", "cors", "logging");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
@@ -40,6 +40,8 @@ public final class ConfigLoader {
     private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
             "connect-timeout", "ssl");
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file");
+    private static final List<String> LOGGING_KEYS = List.of("format", "levels");
+    private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
     private static final int DEFAULT_PLATFORM_THREADS = 200;
 
     private ConfigLoader() {
@@ -91,8 +93,10 @@ public final class ConfigLoader {
         List<RouteSpec> routes = new RouteReader(file).read(root);
         RedisSettings redis = redis(Section.dotted(file, "redis", root.node("redis"), root.lineOf("redis"),
                 REDIS_KEYS), source);
+        GatewayConfig.LoggingSpec logging = logging(file, Section.dotted(file, "logging", root.node("logging"),
+                root.lineOf("logging"), LOGGING_KEYS));
         return new GatewayConfig(source, server, admin, accessLog, upstream, routes, redis,
-                tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server));
+                tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server), logging);
     }
 
     private static GatewayConfig.TlsSpec tls(TlsReader reader, Section server, Section admin, Section upstream,
@@ -277,6 +281,30 @@ public final class ConfigLoader {
         } catch (IllegalArgumentException e) {
             throw s.error("ca-file", e.getMessage());
         }
+    }
+
+    private static GatewayConfig.LoggingSpec logging(String file, Section s) throws ConfigException {
+        String format = s.string("format", "text");
+        if (!format.equals("text") && !format.equals("json")) {
+            throw s.error("format", "expected text or json, got '" + format + "'");
+        }
+        Map<String, String> levels = new java.util.LinkedHashMap<>();
+        YamlNode n = s.node("levels");
+        if (n instanceof YamlNode.Mapping m) {
+            for (YamlNode.Entry e : m.entries()) {
+                String level = e.value() instanceof YamlNode.Scalar v && !v.isNull()
+                        ? v.text().trim().toLowerCase(java.util.Locale.ROOT) : "";
+                if (!LOG_LEVELS.contains(level)) {
+                    throw new ConfigException(file, e.line(), "logging.levels." + e.key(), "expected one of "
+                            + String.join(", ", LOG_LEVELS) + ", got " + e.value().describe());
+                }
+                levels.put(e.key(), level);
+            }
+        } else if (n != null && !(n instanceof YamlNode.Scalar sc && sc.isNull())) {
+            throw s.error("levels", "expected a mapping of logger name to level, e.g. io.loomgate.upstream: debug; got "
+                    + n.describe());
+        }
+        return new GatewayConfig.LoggingSpec(format, levels);
     }
 
     private static PoolSettings upstream(Section s, HttpLimits limits) throws ConfigException {

@@ -11,6 +11,7 @@ import io.loomgate.upstream.PoolSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A whole gateway configuration, validated. Built by {@link ConfigLoader}; turned into runtime objects by
@@ -24,26 +25,34 @@ import java.util.List;
  * @param routes           in file order
  * @param redis            the shared Redis of {@code RequestRateLimiter}'s {@code store: redis}; null when none
  * @param tls              the {@code ssl:} sections and the https redirect port
+ * @param logging          the application log's format and levels
  */
 public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
                             PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis,
-                            TlsSpec tls) {
+                            TlsSpec tls, LoggingSpec logging) {
 
     /** A configuration without a Redis and without TLS. */
     public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
                          PoolSettings upstreamDefaults, List<RouteSpec> routes) {
-        this(source, server, admin, accessLog, upstreamDefaults, routes, null, TlsSpec.NONE);
+        this(source, server, admin, accessLog, upstreamDefaults, routes, null, TlsSpec.NONE, LoggingSpec.DEFAULT);
     }
 
     /** A configuration without TLS. */
     public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
                          PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis) {
-        this(source, server, admin, accessLog, upstreamDefaults, routes, redis, TlsSpec.NONE);
+        this(source, server, admin, accessLog, upstreamDefaults, routes, redis, TlsSpec.NONE, LoggingSpec.DEFAULT);
+    }
+
+    /** A configuration without a {@code logging:} section (text log, levels from logback.xml). */
+    public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
+                         PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis, TlsSpec tls) {
+        this(source, server, admin, accessLog, upstreamDefaults, routes, redis, tls, LoggingSpec.DEFAULT);
     }
 
     /** The same configuration with other server and admin settings, keeping the rest (command-line overrides). */
     public GatewayConfig with(ServerSpec newServer, AdminSpec newAdmin) {
-        return new GatewayConfig(source, newServer, newAdmin, accessLog, upstreamDefaults, routes, redis, tls);
+        return new GatewayConfig(source, newServer, newAdmin, accessLog, upstreamDefaults, routes, redis, tls,
+                logging);
     }
 
     /**
@@ -102,5 +111,18 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
 
     /** The {@code access-log:} section: enabled (default true), format {@code combined} (default) or {@code json}. */
     public record AccessLogSpec(boolean enabled, String format) {
+    }
+
+    /**
+     * The {@code logging:} section: {@code format} {@code text} (default) or {@code json} (one JSON object per line,
+     * for log shippers), and {@code levels}, logger name (a package such as {@code io.loomgate.upstream}, or
+     * {@code root}) to level ({@code trace}, {@code debug}, {@code info}, {@code warn}, {@code error}, {@code off}).
+     */
+    public record LoggingSpec(String format, Map<String, String> levels) {
+        public static final LoggingSpec DEFAULT = new LoggingSpec("text", Map.of());
+
+        public LoggingSpec {
+            levels = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(levels));
+        }
     }
 }
