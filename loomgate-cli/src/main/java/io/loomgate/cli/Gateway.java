@@ -3,13 +3,13 @@ package io.loomgate.cli;
 import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayAssembly;
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.config.Plugins;
 import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ProxyHandler;
 import io.loomgate.proxy.ProxySettings;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
-import io.loomgate.route.PredicateRegistry;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.HttpsRedirect;
 import io.loomgate.server.Listener;
@@ -69,12 +69,17 @@ public final class Gateway implements AutoCloseable {
     }
 
     public static Gateway start(GatewayConfig config, Observers observers) throws ConfigException, IOException {
+        return start(config, Plugins.NONE, observers);
+    }
+
+    /** Starts with the built-in filters and predicates plus the plugins' (and the rate limiter's). */
+    public static Gateway start(GatewayConfig config, Plugins plugins, Observers observers)
+            throws ConfigException, IOException {
         RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
         GatewayAssembly assembly;
         try {
-            assembly = GatewayAssembly.build(config, PredicateRegistry.withBuiltIns(),
-                    GatewayAssembly.gatewayFilters().register(rateLimiting.filterFactory()));
-        } catch (ConfigException e) {
+            assembly = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of())).assemble(config);
+        } catch (ConfigException | RuntimeException e) {
             rateLimiting.close();
             throw e;
         }

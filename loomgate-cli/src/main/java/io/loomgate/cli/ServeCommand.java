@@ -3,6 +3,7 @@ package io.loomgate.cli;
 import io.loomgate.config.ConfigException;
 import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.config.Plugins;
 import io.loomgate.threads.ThreadModel;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -21,6 +22,9 @@ final class ServeCommand implements Callable<Integer> {
             defaultValue = "gateway.yaml")
     Path config;
 
+    @Option(names = "--plugins", description = "Plugin directory (default: plugins/ beside the config, if present).")
+    Path plugins;
+
     @Option(names = "--port", description = "Overrides server.port.")
     Integer port;
 
@@ -37,8 +41,10 @@ final class ServeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         long t0 = System.nanoTime();
         GatewayConfig cfg;
+        Plugins loaded;
         try {
             cfg = Overrides.apply(ConfigLoader.load(config), port, adminPort, threads, platformThreads);
+            loaded = PluginOption.load(config, plugins);
         } catch (ConfigException e) {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
@@ -46,11 +52,15 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
         }
+        LogSettings.apply(cfg.logging());
+        if (!loaded.names().isEmpty()) {
+            log.info("plugins {} from {}", loaded.names(), loaded.jars());
+        }
         Observability observability = Observability.start(cfg);
         Gateway gw;
         int adminPort;
         try {
-            gw = Gateway.start(cfg, observability.observers());
+            gw = Gateway.start(cfg, loaded, observability.observers());
             adminPort = observability.startAdmin(cfg, gw);
         } catch (ConfigException e) {
             System.err.println("loomgate: " + e.getMessage());

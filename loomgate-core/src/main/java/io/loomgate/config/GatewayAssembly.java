@@ -99,6 +99,8 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
             } catch (IllegalArgumentException e) {
                 int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
                 throw new ConfigException(file, line, context, "predicate '" + c.name() + "': " + e.getMessage());
+            } catch (RuntimeException e) { // a plugin's factory that throws at start-up refuses the config
+                throw new ConfigException(file, c.line(), context, "predicate '" + c.name() + "' failed: " + e);
             }
         }
         List<GatewayFilter> chain = new ArrayList<>();
@@ -122,6 +124,9 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
                 int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
                 throw new ConfigException(file, line, c.shared() ? c.context() : context,
                         "filter '" + c.name() + "': " + e.getMessage());
+            } catch (RuntimeException e) { // a plugin's factory that throws at start-up refuses the config
+                throw new ConfigException(file, c.line(), c.shared() ? c.context() : context,
+                        "filter '" + c.name() + "' failed: " + e);
             }
             if (chain.get(chain.size() - 1) instanceof RetryFilter
                     && chain.stream().filter(RetryFilter.class::isInstance).count() > 1) {
