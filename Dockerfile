@@ -1,0 +1,49 @@
+# Loomgate container image.
+#   docker build -t loomgate .                       (bases from the public registries, see the ARGs)
+#   deploy/container/build-image.sh                  (bases built locally from this machine: no registry needed)
+# Stage 1 builds the jar with the Maven wrapper and links a JRE holding only the modules the jar uses (jdeps);
+# stage 2 is that JRE and the jar on a small base, run as a non-root user. Defaults are pinned to exact versions.
+ARG BUILD_BASE=docker.io/library/eclipse-temurin:25.0.1_8-jdk-noble
+ARG RUNTIME_BASE=docker.io/library/debian:12.8-slim
+
+FROM ${BUILD_BASE} AS build
+# -o (offline) when ~/.m2 is mounted into the build, as the local test does; empty: download from Maven Central.
+ARG MAVEN_ARGS=""
+# The gateway-only jar (no lab: no backend, load or bench) for the image; the full one for the `lab` stage, which
+# compose.yaml uses for its mock backend and load generator.
+ARG LOOMGATE_JAR=loomgate-cli/target/loomgate-gateway.jar
+ARG LOOMGATE_FULL_JAR=loomgate-cli/target/loomgate.jar
+WORKDIR /src
+COPY . .
+RUN ./mvnw -B -q ${MAVEN_ARGS} -DskipTests package \
+ && cp "${LOOMGATE_JAR}" /loomgate.jar && cp "${LOOMGATE_FULL_JAR}" /loomgate-full.jar
+# jdk.jfr and jdk.management are found by jdeps; they are named anyway because the pinned-thread monitor and the
+# thread dump reach them by name. jdk.crypto.cryptoki and the rest of the desktop stay out.
+RUN modules="$(jdeps --ignore-missing-deps --print-module-deps --multi-release 21 /loomgate.jar)" \
+ && jlink --add-modules "${modules},jdk.jfr,jdk.management,jdk.unsupported" \
+        --strip-java-debug-attributes --no-man-pages --no-header-files --compress=zip-6 --output /jre \
+ && /jre/bin/java --list-modules > /jre/modules.txt
+
+# The lab (mock backend, load generator) on the build stage's JDK and shell: compose.yaml's backend and load.
+FROM build AS lab
+USER 10001:10001
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/loomgate-full.jar"]
+
+# The gateway image: the default target, so it stays the last stage.
+FROM ${RUNTIME_BASE}
+COPY --from=build /jre /opt/loomgate/jre
+COPY --from=build /loomgate.jar /opt/loomgate/loomgate.jar
+COPY deploy/container/gateway.yaml /etc/loomgate/gateway.yaml
+# Numeric, so it needs no /etc/passwd entry in the base.
+USER 10001:10001
+EXPOSE 8080 9901
+# Exec form: the JVM is PID 1 and gets SIGTERM itself, so `docker stop` / a pod's termination drains (exit 0).
+# The heap follows the container's memory limit (75% of it; the JVM reads cgroup limits), and an OutOfMemoryError
+# ends the process so the orchestrator restarts it rather than leaving a half-working gateway serving.
+ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=75", "-XX:InitialRAMPercentage=25", \
+            "-XX:+ExitOnOutOfMemoryError", "-jar", "/opt/loomgate/loomgate.jar"]
+CMD ["serve", "--config", "/etc/loomgate/gateway.yaml"]
+# No curl in the image: the probe is a 30-line class in the jar, run on a small heap.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["/opt/loomgate/jre/bin/java", "-Xmx16m", "-XX:TieredStopAtLevel=1", "-cp", "/opt/loomgate/loomgate.jar", \
+         "io.loomgate.cli.Probe", "http://127.0.0.1:9901/health/ready"]

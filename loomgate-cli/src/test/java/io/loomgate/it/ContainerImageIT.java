@@ -1,0 +1,171 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Dockerfile, built and run for real with podman: bases made from this machine's files
+ * (deploy/container/build-local-bases.sh, no registry needed), the Maven build inside the image offline against the
+ * local repository, then the container answering /health/ready, its HEALTHCHECK passing, a non-root user, a JRE
+ * without the desktop modules, and SIGTERM (podman stop) draining to exit status 0. Whatever cannot run here is in
+ * deploy/container/lint-dockerfile.py, which {@link DockerfileRulesTest} runs.
+ */
+class ContainerImageIT {
+    private static final String PODMAN = "podman";
+    private static final String TAG = "localhost/loomgate:it-" + ProcessHandle.current().pid();
+    private static final String NAME = "loomgate-it-" + ProcessHandle.current().pid();
+    private static Path root;
+    private static boolean built;
+
+    @BeforeAll
+    static void buildImage() throws Exception {
+        root = RepoRoot.find();
+        if (!available()) {
+            String why = "podman is not installed (.ci/run installs podman, buildah and runc from Debian)";
+            if ("true".equals(System.getenv("CI"))) {
+                throw new AssertionError(why);
+            }
+            Assumptions.abort(why);
+        }
+        List<String> bases = run(Duration.ofMinutes(5), List.of("bash",
+                root.resolve("deploy/container/build-local-bases.sh").toString())).lines().toList();
+        String buildBase = bases.get(bases.size() - 2);
+        String runtimeBase = bases.get(bases.size() - 1);
+        List<String> cmd = new ArrayList<>(podman());
+        cmd.addAll(List.of("build", "--format", "docker", "--layers=false",
+                "-v", Path.of(System.getProperty("user.home"), ".m2") + ":/root/.m2:O",
+                "--build-arg", "BUILD_BASE=" + buildBase, "--build-arg", "RUNTIME_BASE=" + runtimeBase,
+                "--build-arg", "MAVEN_ARGS=-o", "-t", TAG, root.toString()));
+        run(Duration.ofMinutes(20), cmd);
+        built = true;
+    }
+
+    @AfterAll
+    static void removeImage() throws Exception {
+        if (built) {
+            quietly(List.of("rm", "-f", NAME));
+            quietly(List.of("rmi", "-f", TAG));
+        }
+    }
+
+    @Test
+    void theImageServesAnswersItsHealthCheckAndDrainsOnSigterm() throws Exception {
+        List<String> cmd = new ArrayList<>(podman());
+        cmd.addAll(List.of("run", "-d", "--name", NAME, "--ulimit", "nofile=20000:20000",
+                "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::8080", "-p", "127.0.0.1::9901", TAG));
+        run(Duration.ofMinutes(1), cmd);
+        String admin = podmanOut("port", NAME, "9901/tcp").strip();
+        URI ready = URI.create("http://" + admin + "/health/ready");
+
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        HttpResponse<String> answer = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                answer = client.send(HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(2)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (answer.statusCode() == 200) {
+                    break;
+                }
+            } catch (IOException notYet) {
+                // the port is published before the JVM listens: poll until the deadline
+            }
+            Thread.sleep(200);
+        }
+        assertThat(answer).as("GET %s within 90 s; logs:%n%s", ready, logs()).isNotNull();
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.body()).isEqualTo("ready\n");
+
+        // The image's own HEALTHCHECK (the Probe class on the jlinked JRE), run once by podman.
+        assertThat(exitOf("healthcheck", "run", NAME)).as("podman healthcheck run").isZero();
+        assertThat(podmanOut("inspect", "--format", "{{.Config.User}}", NAME).strip()).isEqualTo("10001:10001");
+        String modules = podmanOut("run", "--rm", "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=4096:4096",
+                "--entrypoint", "/opt/loomgate/jre/bin/java", TAG, "--list-modules");
+        assertThat(modules).contains("java.base", "jdk.jfr", "jdk.management").doesNotContain("java.desktop",
+                "jdk.compiler");
+
+        assertThat(exitOf("stop", "-t", "40", NAME)).isZero();
+        assertThat(podmanOut("inspect", "--format", "{{.State.ExitCode}}", NAME).strip()).isEqualTo("0");
+        assertThat(logs()).contains("SIGTERM received: draining").contains("drained cleanly");
+    }
+
+    private static String logs() throws Exception {
+        return podmanOut("logs", NAME);
+    }
+
+    private static List<String> podman() {
+        return List.of(PODMAN, "--runtime", "runc");
+    }
+
+    private static boolean available() {
+        try {
+            return new ProcessBuilder(PODMAN, "--version").redirectErrorStream(true).start()
+                    .waitFor(30, TimeUnit.SECONDS);
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+
+    private static String podmanOut(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(podman());
+        cmd.addAll(List.of(args));
+        return run(Duration.ofMinutes(2), cmd);
+    }
+
+    private static int exitOf(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(podman());
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getInputStream().transferTo(System.out);
+        assertThat(p.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        return p.exitValue();
+    }
+
+    private static void quietly(List<String> args) throws Exception {
+        List<String> cmd = new ArrayList<>(podman());
+        cmd.addAll(args);
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        p.waitFor(2, TimeUnit.MINUTES);
+    }
+
+    /** Runs a command to completion, its output kept in a file; fails with the output's tail when it fails. */
+    private static String run(Duration timeout, List<String> cmd) throws Exception {
+        Path out = Files.createTempFile("podman", ".log");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("timed out after " + timeout + ": " + cmd + "\n" + tail(out));
+            }
+            String text = Files.readString(out, StandardCharsets.UTF_8);
+            if (p.exitValue() != 0) {
+                throw new AssertionError("exit " + p.exitValue() + ": " + cmd + "\n" + tail(out));
+            }
+            return text;
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
+    private static String tail(Path out) throws IOException {
+        String s = Files.readString(out, StandardCharsets.UTF_8);
+        return s.length() > 4000 ? s.substring(s.length() - 4000) : s;
+    }
+}
