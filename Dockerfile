@@ -17,9 +17,11 @@ WORKDIR /src
 COPY . .
 RUN ./mvnw -B -q ${MAVEN_ARGS} -DskipTests package \
  && cp "${LOOMGATE_JAR}" /loomgate.jar && cp "${LOOMGATE_FULL_JAR}" /loomgate-full.jar
-# jdk.jfr and jdk.management are found by jdeps; they are named anyway because the pinned-thread monitor and the
-# thread dump reach them by name. jdk.crypto.cryptoki and the rest of the desktop stay out.
-RUN modules="$(jdeps --ignore-missing-deps --print-module-deps --multi-release 21 /loomgate.jar)" \
+# The modules jdeps finds, less java.desktop: only SnakeYAML's bean introspector and Jackson's optional java.beans
+# support reach it, neither is used to read the config, and it is the largest module. jdk.jfr and jdk.management are
+# named anyway: the pinned-thread monitor and the thread dump reach them by name.
+RUN modules="$(jdeps --ignore-missing-deps --print-module-deps --multi-release 21 /loomgate.jar \
+        | sed -e 's/java\.desktop,//' -e 's/,java\.desktop$//')" \
  && jlink --add-modules "${modules},jdk.jfr,jdk.management,jdk.unsupported" \
         --strip-java-debug-attributes --no-man-pages --no-header-files --compress=zip-6 --output /jre \
  && /jre/bin/java --list-modules > /jre/modules.txt
