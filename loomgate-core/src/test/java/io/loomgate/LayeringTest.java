@@ -49,6 +49,7 @@ class LayeringTest {
             Map.entry("lab.backend", Set.of("server", "http", "http1", "threads")),
             Map.entry("lab.load", Set.of("http", "http1", "threads")),
             Map.entry("lab.bench", Set.of("lab.load", "threads")),
+            Map.entry("", Set.of("*")), // io.loomgate: the embedding API, over the composition root
             Map.entry("cli", Set.of("*")),
             Map.entry("cli.lab", Set.of("*")));
 
@@ -124,7 +125,7 @@ class LayeringTest {
         if (pkg.equals("lab") || pkg.startsWith("lab.")) {
             return "loomgate-lab";
         }
-        if (pkg.equals("cli") || pkg.startsWith("cli.")) {
+        if (pkg.isEmpty() || pkg.equals("cli") || pkg.startsWith("cli.")) {
             return "loomgate-cli";
         }
         return "loomgate-core";

@@ -39,29 +39,18 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        long t0 = System.nanoTime();
         GatewayConfig cfg;
         Plugins loaded;
         try {
             cfg = Overrides.apply(ConfigLoader.load(config), port, adminPort, threads, platformThreads);
             loaded = PluginOption.load(config, plugins);
-        } catch (ConfigException e) {
-            System.err.println("loomgate: " + e.getMessage());
-            return 2;
-        } catch (IllegalArgumentException e) {
+        } catch (ConfigException | IllegalArgumentException e) {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
         }
-        LogSettings.apply(cfg.logging());
-        if (!loaded.names().isEmpty()) {
-            log.info("plugins {} from {}", loaded.names(), loaded.jars());
-        }
-        Observability observability = Observability.start(cfg);
-        Gateway gw;
-        int adminPort;
+        ServedGateway served;
         try {
-            gw = Gateway.start(cfg, loaded, observability.observers());
-            adminPort = observability.startAdmin(cfg, gw);
+            served = ServedGateway.start(cfg, loaded);
         } catch (ConfigException e) {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
@@ -69,21 +58,15 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("loomgate: " + e.getMessage());
             return 1;
         }
-        FdBudget.check(cfg);
-        log.info("loomgate listening on {}:{}{} ({} threads, max {} connections), routes {}, admin {}, started in {} ms",
-                cfg.server().address(), gw.port(), tlsNote(cfg, gw), cfg.server().threads(), cfg.server().maxConnections(),
-                gw.routeIds(), adminPort == 0 ? "off" : cfg.admin().address() + ":" + adminPort,
-                (System.nanoTime() - t0) / 1_000_000);
-        ShutdownSignals.onHangup(gw::reloadCertificates);
+        ShutdownSignals.onHangup(served::reloadCertificates);
         CountDownLatch forever = new CountDownLatch(1);
         ShutdownSignals.onTerminate(() -> {
             try {
-                boolean clean = gw.drain(cfg.server().drainTimeout());
+                boolean clean = served.drain(cfg.server().drainTimeout());
                 log.info("drained {}; exiting", clean ? "cleanly" : "with connections cut at the timeout");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            observability.close();
             return 0;
         });
         forever.await();
@@ -91,13 +74,6 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /** ", TLS TLSv1.3/TLSv1.2, redirect from :8080" for the start-up line; empty for plain HTTP. */
-    private static String tlsNote(GatewayConfig cfg, Gateway gw) {
-        if (cfg.tls().server() == null) {
-            return "";
-        }
-        return " (TLS " + String.join("/", cfg.tls().server().protocols())
-                + (gw.redirectListener() == null ? "" : ", 308 to https from :" + gw.redirectListener().port()) + ")";
-    }
 
     /** Command-line flags that override the file. */
     static final class Overrides {
