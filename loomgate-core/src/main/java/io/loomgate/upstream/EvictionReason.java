@@ -12,6 +12,8 @@ public enum EvictionReason {
     OVER_MAX_IDLE("over-max-idle"),
     /** The least recently used idle connection, closed to make room for a fresh dial in a full pool. */
     REPLACED("replaced"),
+    /** The pool's endpoint left the configuration on a live reload: the pool drains. */
+    DRAINED("drained"),
     /** The pool was closed. */
     SHUTDOWN("shutdown");
 

@@ -53,6 +53,7 @@ public final class UpstreamPool {
     private int inUse;
     private int dialling;
     private boolean closed;
+    private boolean draining; // guarded by lock: released connections are closed, not kept
 
     private final AtomicLong nextId = new AtomicLong();
     private final LongAdder connects = new LongAdder();
@@ -213,7 +214,7 @@ public final class UpstreamPool {
             waiters.handItem(connection);
             return true;
         }
-        if (closed || idle.size() >= settings.maxIdle()) {
+        if (closed || draining || idle.size() >= settings.maxIdle()) {
             return false;
         }
         connection.idleSinceNanos(nanoTime.getAsLong());
@@ -273,7 +274,8 @@ public final class UpstreamPool {
             connection.output().releaseBuffer();
             inUse--;
             if (!offerReleased(connection)) {
-                evictReason = closed ? EvictionReason.SHUTDOWN : EvictionReason.OVER_MAX_IDLE;
+                evictReason = closed ? EvictionReason.SHUTDOWN
+                        : draining ? EvictionReason.DRAINED : EvictionReason.OVER_MAX_IDLE;
                 connection.state(State.CLOSED);
                 slotFreed();
             }
@@ -353,6 +355,32 @@ public final class UpstreamPool {
     /** {@link #cleanup(long)} now, by this pool's clock. */
     long cleanup() {
         return cleanup(nanoTime.getAsLong());
+    }
+
+    /**
+     * Retires a pool a live reload no longer names: its idle connections close now, and each connection released
+     * from now on is closed rather than kept. Acquire still works (it dials), so a request that matched an old route
+     * just before the swap still gets its connection; once the last one is released the pool holds nothing.
+     * Idempotent.
+     */
+    public void drain() {
+        List<PooledConnection> idleNow;
+        lock.lock();
+        try {
+            draining = true;
+            idleNow = new ArrayList<>(idle);
+            idle.clear();
+            for (PooledConnection c : idleNow) {
+                c.state(State.CLOSED);
+                slotFreed();
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (PooledConnection connection : idleNow) {
+            connection.closeQuietly();
+            listener.evicted(endpoint, EvictionReason.DRAINED);
+        }
     }
 
     /**

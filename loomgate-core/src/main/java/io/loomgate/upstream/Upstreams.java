@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.BiFunction;
 
 /**
  * Every upstream of a gateway, by id, with one pool per distinct endpoint and the one sweeper thread that closes
@@ -36,6 +37,65 @@ public final class Upstreams {
      */
     public static Upstreams create(List<UpstreamDefinition> definitions, PoolListener listener) {
         Objects.requireNonNull(listener, "listener");
+        Upstreams created = build(definitions, (endpoint, settings) -> new UpstreamPool(endpoint, settings, listener));
+        created.sweeper.start();
+        created.healthCheckers.forEach(HealthChecker::start);
+        return created;
+    }
+
+    /**
+     * The upstreams of a reloaded configuration. Keeps this set's pool of every endpoint the new definitions still
+     * name with the same pool settings (its idle connections stay warm: no reconnect storm, and requests in flight
+     * release into it as usual), and makes new pools for the rest. Nothing changes for this set until
+     * {@link Reconciled#commit()}: call it once the new routes serve.
+     *
+     * @throws IllegalArgumentException as {@link #create}; this set is then untouched
+     */
+    public Reconciled reconcile(List<UpstreamDefinition> definitions, PoolListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        Map<Endpoint, UpstreamPool> mine = new LinkedHashMap<>();
+        pools.forEach(p -> mine.put(p.endpoint(), p));
+        List<UpstreamPool> opened = new ArrayList<>();
+        Upstreams next = build(definitions, (endpoint, settings) -> {
+            UpstreamPool old = mine.get(endpoint);
+            if (old != null && old.settings().equals(settings)) {
+                return old;
+            }
+            UpstreamPool fresh = new UpstreamPool(endpoint, settings, listener);
+            opened.add(fresh);
+            return fresh;
+        });
+        List<UpstreamPool> left = pools.stream().filter(p -> !next.pools.contains(p)).toList();
+        return new Reconciled(this, next, next.pools.size() - opened.size(), opened.size(), left);
+    }
+
+    /**
+     * The outcome of {@link #reconcile}.
+     *
+     * @param previous the set reconciled from
+     * @param next     the upstreams to serve the new routes
+     * @param kept     pools carried over with their connections
+     * @param opened   new pools (new endpoints, or changed pool settings)
+     * @param left     the previous pools no longer used
+     */
+    public record Reconciled(Upstreams previous, Upstreams next, int kept, int opened, List<UpstreamPool> left) {
+        /**
+         * The new set serves: its sweeper and health checkers start and the previous set's stop (a kept pool's
+         * endpoint health starts over from its new checker), and each pool left behind drains
+         * (idle connections closed now, the rest as their requests end; requests that matched an old route just
+         * before the swap may still acquire from it).
+         */
+        public void commit() {
+            previous.healthCheckers.forEach(HealthChecker::stop);
+            previous.sweeper.stop();
+            next.sweeper.start();
+            next.healthCheckers.forEach(HealthChecker::start);
+            left.forEach(UpstreamPool::drain);
+        }
+    }
+
+    private static Upstreams build(List<UpstreamDefinition> definitions,
+                                   BiFunction<Endpoint, PoolSettings, UpstreamPool> poolFor) {
         Map<Endpoint, UpstreamPool> poolsByEndpoint = new LinkedHashMap<>();
         Map<String, Upstream> byId = new LinkedHashMap<>();
         List<HealthChecker> checkers = new ArrayList<>();
@@ -53,7 +113,7 @@ public final class Upstreams {
             List<UpstreamMember> members = new ArrayList<>();
             for (int i = 0; i < endpoints.size(); i++) {
                 UpstreamPool pool = poolsByEndpoint.computeIfAbsent(endpoints.get(i),
-                        key -> new UpstreamPool(key, definition.settings(), listener));
+                        key -> poolFor.apply(key, definition.settings()));
                 members.add(new UpstreamMember(pool, definition.balancing().weights().get(i)));
             }
             Upstream upstream = new Upstream(definition.id(), members, definition.balancing(), System::nanoTime);
@@ -63,10 +123,7 @@ public final class Upstreams {
                         definition.settings()));
             }
         }
-        Upstreams created = new Upstreams(byId, List.copyOf(poolsByEndpoint.values()), List.copyOf(checkers));
-        created.sweeper.start();
-        checkers.forEach(HealthChecker::start);
-        return created;
+        return new Upstreams(byId, List.copyOf(poolsByEndpoint.values()), List.copyOf(checkers));
     }
 
     /** The upstream with this id, or null. */
