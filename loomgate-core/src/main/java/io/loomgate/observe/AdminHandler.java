@@ -30,8 +30,9 @@ import java.util.function.Supplier;
  *   /threads          a full thread dump as JSON, virtual threads included; ?format=text for text
  *   /pinned           recent pinned virtual threads as JSON
  *   /api/stats        the dashboard's numbers as JSON
+ *   /reload           POST: reload the configuration file now; GET: the last reload's outcome (JSON)
  * </pre>
- * Only GET and HEAD are answered; other methods get 405. The pinned-event monitor is the one bound to the metrics
+ * Only GET and HEAD are answered, and POST on /reload; other methods get 405. The pinned-event monitor is the one bound to the metrics
  * with {@link GatewayMetrics#bindVirtualThreads}.
  */
 public final class AdminHandler implements ExchangeHandler {
@@ -42,8 +43,9 @@ public final class AdminHandler implements ExchangeHandler {
 
     private final GatewayMetrics metrics;
     private final Supplier<List<Route>> routes;
-    private final Upstreams upstreams;
+    private final Supplier<Upstreams> upstreams;
     private final BooleanSupplier ready;
+    private final ConfigReloads reloads;
     private final DashboardStats stats;
     private final byte[] dashboard;
 
@@ -55,10 +57,23 @@ public final class AdminHandler implements ExchangeHandler {
      */
     public AdminHandler(GatewayMetrics metrics, Supplier<List<Route>> routes, Upstreams upstreams,
                         BooleanSupplier ready) {
+        this(metrics, routes, () -> upstreams, ready, null);
+    }
+
+    /**
+     * @param metrics   the gateway's metrics
+     * @param routes    the routes now served (a live reload replaces them)
+     * @param upstreams the upstreams now served (a live reload replaces them); it may supply null
+     * @param ready     config loaded, listeners bound, not draining
+     * @param reloads   live reload, or null when there is none (/reload then answers 404)
+     */
+    public AdminHandler(GatewayMetrics metrics, Supplier<List<Route>> routes, Supplier<Upstreams> upstreams,
+                        BooleanSupplier ready, ConfigReloads reloads) {
         this.metrics = metrics;
         this.routes = routes;
         this.upstreams = upstreams;
         this.ready = ready;
+        this.reloads = reloads;
         this.stats = new DashboardStats(metrics, routes, upstreams);
         this.dashboard = resource("dashboard.html");
     }
@@ -66,6 +81,10 @@ public final class AdminHandler implements ExchangeHandler {
     @Override
     public void handle(ServerExchange exchange) throws IOException {
         String method = exchange.request().method();
+        if (exchange.request().path().equals("/reload")) {
+            reload(exchange, method);
+            return;
+        }
         if (!method.equals("GET") && !method.equals("HEAD")) {
             ResponseHead head = head(405, TEXT);
             head.headers().add("Allow", "GET, HEAD");
@@ -93,6 +112,36 @@ public final class AdminHandler implements ExchangeHandler {
         }
     }
 
+    /** POST reloads now; GET shows the last attempt. Both answer the attempt as JSON, with its status. */
+    private void reload(ServerExchange exchange, String method) throws IOException {
+        if (reloads == null) {
+            send(exchange, 404, TEXT, utf8("live reload is off for this gateway\n"));
+            return;
+        }
+        ConfigReloads.Result r;
+        if (method.equals("POST")) {
+            r = reloads.reload("admin");
+        } else if (method.equals("GET") || method.equals("HEAD")) {
+            r = reloads.last();
+            if (r == null) {
+                send(exchange, 200, JSON, AdminJson.write(Map.of("outcome", "none",
+                        "message", "no reload yet: the configuration read at start-up is served")));
+                return;
+            }
+        } else {
+            ResponseHead head = head(405, TEXT);
+            head.headers().add("Allow", "GET, HEAD, POST");
+            exchange.respond(head, utf8("/reload answers GET (the last reload) and POST (reload now)\n"));
+            return;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("outcome", r.outcome());
+        m.put("message", r.message());
+        m.put("trigger", r.trigger());
+        m.put("at", r.at().toString());
+        send(exchange, r.httpStatus(), JSON, AdminJson.write(m));
+    }
+
     private void threads(ServerExchange exchange, String query) throws IOException {
         String format = queryParam(query, "format");
         if (format == null || format.equals("json")) {
@@ -113,7 +162,8 @@ public final class AdminHandler implements ExchangeHandler {
             m.put("predicates", r.predicates().stream().map(Object::toString).toList());
             m.put("filters", r.filters().stream().map(Object::toString).toList());
             m.put("upstream", r.upstreamId());
-            Upstream u = upstreams == null ? null : upstreams.get(r.upstreamId());
+            Upstreams all = upstreams.get();
+            Upstream u = all == null ? null : all.get(r.upstreamId());
             m.put("loadBalancer", u == null ? null : u.balancing().policy().configName());
             m.put("endpoints", u == null ? List.of() : DashboardStats.pools(u));
             m.put("timeoutMillis", r.timeout() == null ? null : r.timeout().toMillis());

@@ -30,12 +30,12 @@ final class DashboardStats {
 
     private final GatewayMetrics metrics;
     private final Supplier<List<Route>> routes;
-    private final Upstreams upstreams;
+    private final Supplier<Upstreams> upstreams;
     private final ReentrantLock refresh = new ReentrantLock();
     private long lastRefreshNanos = System.nanoTime();
     private volatile List<Map<String, Object>> routeRates = List.of();
 
-    DashboardStats(GatewayMetrics metrics, Supplier<List<Route>> routes, Upstreams upstreams) {
+    DashboardStats(GatewayMetrics metrics, Supplier<List<Route>> routes, Supplier<Upstreams> upstreams) {
         this.metrics = metrics;
         this.routes = routes;
         this.upstreams = upstreams;
@@ -113,10 +113,11 @@ final class DashboardStats {
 
     private List<Map<String, Object>> upstreams() {
         List<Map<String, Object>> out = new ArrayList<>();
-        if (upstreams == null) {
+        Upstreams all = upstreams.get();
+        if (all == null) {
             return out;
         }
-        for (Upstream u : upstreams.all()) {
+        for (Upstream u : all.all()) {
             Map<String, Object> m = new LinkedHashMap<>();
             UpstreamMeters meters = metrics.upstream(u.id());
             m.put("id", u.id());

@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -117,10 +118,23 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
 
     /** Registers pool gauges per upstream: {@code loomgate_upstream_connections{upstream,state=idle|in_use}}. */
     public GatewayMetrics bindUpstreams(Upstreams all) {
+        return bindUpstreams(() -> all);
+    }
+
+    /**
+     * Registers pool gauges for each upstream {@code current} supplies now. Each gauge reads the upstream of its id
+     * from {@code current} when scraped, so after a live reload it counts the new pools, and 0 once its upstream is
+     * gone; call again after a reload to add gauges for new upstream ids (those already registered are kept).
+     */
+    public GatewayMetrics bindUpstreams(Supplier<Upstreams> current) {
+        Upstreams all = current.get();
+        if (all == null) {
+            return this;
+        }
         for (Upstream u : all.all()) {
             upstreamMeters(u.id());
-            poolGauge(u, "idle", UpstreamPool::idleCount);
-            poolGauge(u, "in_use", UpstreamPool::inUseCount);
+            poolGauge(current, u.id(), "idle", UpstreamPool::idleCount);
+            poolGauge(current, u.id(), "in_use", UpstreamPool::inUseCount);
             for (UpstreamMember m : u.members()) {
                 String endpoint = m.endpoint().authority();
                 Gauge.builder("loomgate.upstream.endpoint.healthy", m, x -> x.healthy() && !x.ejected(System.nanoTime())
@@ -134,6 +148,13 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
             }
         }
         return this;
+    }
+
+    /** Counts a configuration reload: {@code loomgate_config_reloads_total{outcome}}. */
+    public void configReloaded(String outcome) {
+        Counter.builder("loomgate.config.reloads").description("Configuration reloads by outcome: applied, "
+                + "unchanged, invalid (refused, nothing changed), needs_restart (refused, nothing changed)")
+                .tag("outcome", outcome).register(registry).increment();
     }
 
     /** Registers {@code loomgate_virtual_threads} and {@code loomgate_pinned_events_total} from a started monitor. */
@@ -321,12 +342,16 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         return m != null ? m : endpoints.computeIfAbsent(endpoint, e -> new EndpointMeters(registry, e));
     }
 
-    private void poolGauge(Upstream upstream, String state, ToDoubleFunction<UpstreamPool> count) {
-        Gauge.builder("loomgate.upstream.connections", upstream,
-                        u -> u.pools().stream().mapToDouble(count).sum())
+    private void poolGauge(Supplier<Upstreams> current, String id, String state,
+                           ToDoubleFunction<UpstreamPool> count) {
+        Gauge.builder("loomgate.upstream.connections", current, c -> {
+                    Upstreams all = c.get();
+                    Upstream u = all == null ? null : all.get(id);
+                    return u == null ? 0 : u.pools().stream().mapToDouble(count).sum();
+                })
                 .description("Upstream connections by state; pools are per endpoint, an endpoint shared by two "
                         + "upstreams counts in both")
-                .tag("upstream", upstream.id()).tag("state", state).register(registry);
+                .tag("upstream", id).tag("state", state).strongReference(true).register(registry);
     }
 
     private void carrierGauge(String name, String description, ToDoubleFunction<CarrierPool> value) {

@@ -136,22 +136,25 @@ public final class GatewayTelemetry implements AutoCloseable {
      */
     public Listener startAdmin(String address, int port, Supplier<List<Route>> routes, Upstreams upstreams,
                                BooleanSupplier ready) throws IOException {
-        return startAdmin(address, port, null, routes, upstreams, ready);
+        return startAdmin(address, port, null, routes, () -> upstreams, ready, null);
     }
 
-    /** The same, speaking TLS when {@code tls} is not null ({@code admin.ssl}). */
+    /**
+     * The same, speaking TLS when {@code tls} is not null ({@code admin.ssl}), for a gateway whose routes and
+     * upstreams a live reload replaces: each is read from its supplier on every request and scrape, and
+     * {@code /reload} reaches {@code reloads} (null: no live reload).
+     */
     public Listener startAdmin(String address, int port, ServerTls tls, Supplier<List<Route>> routes,
-                               Upstreams upstreams, BooleanSupplier ready) throws IOException {
+                               Supplier<Upstreams> upstreams, BooleanSupplier ready, ConfigReloads reloads)
+            throws IOException {
         if (admin != null) {
             throw new IllegalStateException("admin listener already started");
         }
-        if (upstreams != null) {
-            metrics.bindUpstreams(upstreams);
-        }
+        metrics.bindUpstreams(upstreams);
         routes.get().forEach(r -> metrics.registerRoute(r.id()));
         ListenerSettings settings = new ListenerSettings(address, port, ADMIN_MAX_CONNECTIONS, ADMIN_MAX_CONNECTIONS,
                 Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(30), HttpLimits.DEFAULTS);
-        admin = new Listener(settings, tls, new AdminHandler(metrics, routes, upstreams, ready),
+        admin = new Listener(settings, tls, new AdminHandler(metrics, routes, upstreams, ready, reloads),
                 ConnectionExecutors.create(new ThreadModel.Cached(), "admin"), ConnectionListener.NOOP).start();
         return admin;
     }
