@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * The gateway inside your own {@code main}: the same configuration file, filters and predicates as
@@ -29,7 +30,9 @@ import java.util.Objects;
  * }</pre>
  *
  * A YAML route then names {@code Audit=...} exactly like a built-in filter, with the same errors (unknown argument →
- * file:line). Nothing here installs signal handlers or calls {@code System.exit}: the application owns its process.
+ * file:line). The file is reloaded live when it changes (see {@link Builder#watchConfig}) and on the admin
+ * listener's {@code POST /reload}. Nothing here installs signal handlers or calls {@code System.exit}: the
+ * application owns its process.
  */
 public final class Loomgate implements AutoCloseable {
     private final ServedGateway served;
@@ -78,6 +81,7 @@ public final class Loomgate implements AutoCloseable {
         private Path config;
         private Path plugins;
         private Integer port;
+        private boolean watch = true;
         private final List<FilterFactory> filters = new ArrayList<>();
         private final List<PredicateFactory> predicates = new ArrayList<>();
 
@@ -105,6 +109,15 @@ public final class Loomgate implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether to reload the file live when it changes (default true). Either way the admin listener's
+         * {@code POST /reload} reloads it; no signal handler is installed.
+         */
+        public Builder watchConfig(boolean watch) {
+            this.watch = watch;
+            return this;
+        }
+
         /** A filter the YAML can name as {@code name}, whatever the factory's own {@code name()} says. */
         public Builder filter(String name, FilterFactory factory) {
             filters.add(new NamedFilterFactory(requireName(name), Objects.requireNonNull(factory, "factory")));
@@ -128,13 +141,14 @@ public final class Loomgate implements AutoCloseable {
             if (config == null) {
                 throw new IllegalStateException("call config(path) before start()");
             }
-            GatewayConfig cfg = ConfigLoader.load(config);
-            if (port != null) {
-                cfg = withPort(cfg, port);
-            }
+            Integer overridePort = port;
+            UnaryOperator<GatewayConfig> overrides = c -> overridePort == null ? c
+                    : withPort(c, overridePort);
+            GatewayConfig cfg = overrides.apply(ConfigLoader.load(config));
             Plugins all = (plugins == null ? Plugins.NONE : Plugins.load(plugins, true))
                     .and(Plugins.of(filters, predicates));
-            return new Loomgate(ServedGateway.start(cfg, all));
+            return new Loomgate(ServedGateway.start(cfg, all,
+                    new ServedGateway.Reloading(config, overrides, watch, false)));
         }
 
         private static GatewayConfig withPort(GatewayConfig c, int port) {

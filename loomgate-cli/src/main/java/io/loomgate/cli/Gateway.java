@@ -10,6 +10,7 @@ import io.loomgate.proxy.ProxyHandler;
 import io.loomgate.proxy.ProxySettings;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
+import io.loomgate.route.Route;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.HttpsRedirect;
 import io.loomgate.server.Listener;
@@ -31,7 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running gateway: the composition of a validated configuration into routes, upstream pools, the proxy and the
- * client listener. Lifecycle: {@link #start} → serving → {@link #drain} (SIGTERM) or {@link #close}.
+ * client listener. Lifecycle: {@link #start} → serving, with {@link #reload} swapping routes and upstreams →
+ * {@link #drain} (SIGTERM) or {@link #close}. A reload swaps the proxy's routing table ({@link ProxyHandler#swapRoutes})
+ * and then the (assembly, upstreams) pair; a request keeps the bound route it matched until it ends.
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
@@ -39,22 +42,33 @@ public final class Gateway implements AutoCloseable {
     private static final Duration TLS_RELOAD_INTERVAL = Duration.ofSeconds(1);
 
     private final GatewayConfig config;
-    private final GatewayAssembly assembly;
-    private final Upstreams upstreams;
+    private final Plugins factories;
+    private final ProxyHandler proxy;
+    private final PoolListener pools;
+    private final ClientTls clientTls;
     private final Listener listener;
     private final RateLimiting rateLimiting;
     private final Listener redirect;
     private final TlsReloader reloader;
+    private volatile Serving serving;
 
-    private Gateway(GatewayConfig config, GatewayAssembly assembly, Upstreams upstreams, Listener listener,
-                    RateLimiting rateLimiting, Listener redirect, TlsReloader reloader) {
+    /** What is served now, swapped whole by {@link #reload}: the routes and the upstreams bound to them. */
+    private record Serving(GatewayAssembly assembly, Upstreams upstreams) {
+    }
+
+    private Gateway(GatewayConfig config, Plugins factories, ProxyHandler proxy, PoolListener pools,
+                    ClientTls clientTls, Listener listener, RateLimiting rateLimiting, Listener redirect,
+                    TlsReloader reloader, Serving serving) {
         this.config = config;
-        this.assembly = assembly;
-        this.upstreams = upstreams;
+        this.factories = factories;
+        this.proxy = proxy;
+        this.pools = pools;
+        this.clientTls = clientTls;
         this.listener = listener;
         this.rateLimiting = rateLimiting;
         this.redirect = redirect;
         this.reloader = reloader;
+        this.serving = serving;
     }
 
     /** Observers of a gateway, wired in by the composition root. */
@@ -76,9 +90,10 @@ public final class Gateway implements AutoCloseable {
     public static Gateway start(GatewayConfig config, Plugins plugins, Observers observers)
             throws ConfigException, IOException {
         RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
+        Plugins factories = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of()));
         GatewayAssembly assembly;
         try {
-            assembly = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of())).assemble(config);
+            assembly = factories.assemble(config);
         } catch (ConfigException | RuntimeException e) {
             rateLimiting.close();
             throw e;
@@ -91,12 +106,7 @@ public final class Gateway implements AutoCloseable {
             rateLimiting.close();
             throw e;
         }
-        ClientTls clientTls = upstreamTls;
-        List<UpstreamDefinition> definitions = assembly.upstreams().stream()
-                .map(d -> clientTls == null ? d
-                        : new UpstreamDefinition(d.id(), d.endpoints(), d.settings().withTls(clientTls)))
-                .toList();
-        Upstreams upstreams = Upstreams.create(definitions, observers.pools());
+        Upstreams upstreams = Upstreams.create(withTls(assembly.upstreams(), upstreamTls), observers.pools());
         GatewayConfig.ServerSpec s = config.server();
         // Resolved once, here: the assembly made one upstream per route, named in the route.
         BoundRoutes routes = BoundRoutes.bind(assembly.routes(), r -> upstreams.get(r.upstreamId()));
@@ -134,7 +144,55 @@ public final class Gateway implements AutoCloseable {
             }
             throw (RuntimeException) e;
         }
-        return new Gateway(config, assembly, upstreams, listener, rateLimiting, redirect, reloader.start());
+        return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, listener, rateLimiting, redirect,
+                reloader.start(), new Serving(assembly, upstreams));
+    }
+
+    private static List<UpstreamDefinition> withTls(List<UpstreamDefinition> definitions, ClientTls tls) {
+        return definitions.stream()
+                .map(d -> tls == null ? d : new UpstreamDefinition(d.id(), d.endpoints(), d.settings().withTls(tls)))
+                .toList();
+    }
+
+    /**
+     * Builds a new configuration's routes with the factories this gateway started with (built-ins, plugins, the
+     * rate limiter, whose Redis store is shared with the running routes). Builds only: nothing is served yet.
+     */
+    GatewayAssembly assemble(GatewayConfig next) throws ConfigException {
+        return factories.assemble(next);
+    }
+
+    /**
+     * What a reload did to the upstream pools.
+     *
+     * @param kept    pools of endpoints still named (their connections stay)
+     * @param opened  pools of new endpoints, or of endpoints whose pool settings changed
+     * @param drained pools of endpoints no longer named, closing as their last requests end
+     */
+    public record Swap(int kept, int opened, int drained) {
+    }
+
+    /**
+     * Serves a new assembly: upstreams reconciled (pools of endpoints still named kept), routes bound to them and
+     * swapped into the proxy in one step, then the pools left behind drained. Connections, keep-alive or not, are
+     * untouched; requests in flight finish on the routes they matched. Not for concurrent use: the reloader calls it
+     * under its lock.
+     *
+     * @throws IllegalArgumentException when the assembly cannot be served as it is; nothing changed
+     */
+    Swap reload(GatewayAssembly next) {
+        if (clientTls == null
+                && next.upstreams().stream().flatMap(d -> d.endpoints().stream()).anyMatch(e -> e.tls())) {
+            throw new IllegalArgumentException("the first https:// origin needs upstream TLS, made at start-up: "
+                    + "needs a restart");
+        }
+        Serving before = serving;
+        Upstreams.Reconciled r = before.upstreams().reconcile(withTls(next.upstreams(), clientTls), pools);
+        BoundRoutes routes = BoundRoutes.bind(next.routes(), route -> r.next().get(route.upstreamId()));
+        proxy.swapRoutes(routes);
+        serving = new Serving(next, r.next());
+        r.commit();
+        return new Swap(r.kept(), r.opened(), r.left().size());
     }
 
     /** TLS to origins when a route names an https:// origin; null otherwise. */
@@ -181,12 +239,14 @@ public final class Gateway implements AutoCloseable {
         return config;
     }
 
-    public GatewayAssembly assembly() {
-        return assembly;
+    /** The routes served now. */
+    public List<Route> routes() {
+        return serving.assembly().routes().routes();
     }
 
+    /** The upstreams served now. */
     public Upstreams upstreams() {
-        return upstreams;
+        return serving.upstreams();
     }
 
     public Listener listener() {
@@ -199,7 +259,7 @@ public final class Gateway implements AutoCloseable {
             redirect.close();
         }
         boolean clean = listener.drain(timeout);
-        upstreams.close();
+        serving.upstreams().close();
         rateLimiting.close();
         reloader.close();
         return clean;
@@ -211,13 +271,13 @@ public final class Gateway implements AutoCloseable {
             redirect.close();
         }
         listener.close();
-        upstreams.close();
+        serving.upstreams().close();
         rateLimiting.close();
         reloader.close();
     }
 
     /** Route ids, for start-up messages. */
     List<String> routeIds() {
-        return assembly.routes().routes().stream().map(r -> r.id()).toList();
+        return routes().stream().map(Route::id).toList();
     }
 }

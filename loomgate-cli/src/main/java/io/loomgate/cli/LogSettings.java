@@ -35,6 +35,22 @@ final class LogSettings {
         }
     }
 
+    /**
+     * A live reload's change of levels: loggers the new section no longer names go back to inheriting their level
+     * (as logback.xml left them), the others take their new level. The format is not live ({@link NonLiveChanges}).
+     */
+    static void change(GatewayConfig.LoggingSpec before, GatewayConfig.LoggingSpec after) {
+        if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
+            return;
+        }
+        for (String name : before.levels().keySet()) {
+            if (!after.levels().containsKey(name) && !name.equalsIgnoreCase("root")) {
+                ctx.getLogger(name).setLevel(null);
+            }
+        }
+        apply(new GatewayConfig.LoggingSpec("text", after.levels()));
+    }
+
     private static void useJson(LoggerContext ctx, ConsoleAppender<ILoggingEvent> console) {
         JsonEncoder json = new JsonEncoder();
         json.setContext(ctx);

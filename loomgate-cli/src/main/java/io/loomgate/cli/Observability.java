@@ -3,6 +3,7 @@ package io.loomgate.cli;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.observe.AccessLogFormat;
+import io.loomgate.observe.ConfigReloads;
 import io.loomgate.observe.GatewayTelemetry;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.TlsMaterialException;
@@ -31,8 +32,11 @@ final class Observability implements AutoCloseable {
                 telemetry.connectionListener(), telemetry.rateLimitListener());
     }
 
-    /** Starts the admin listener if the config asks for one; returns its port, or 0. */
-    int startAdmin(GatewayConfig cfg, Gateway gw) throws IOException {
+    /**
+     * Starts the admin listener if the config asks for one; returns its port, or 0. Routes and upstreams are read
+     * from the gateway on every request, so they follow live reloads; {@code reloads} (or null) serves /reload.
+     */
+    int startAdmin(GatewayConfig cfg, Gateway gw, ConfigReloads reloads) throws IOException {
         if (!cfg.admin().enabled()) {
             return 0;
         }
@@ -45,8 +49,17 @@ final class Observability implements AutoCloseable {
             }
             gw.tlsReloader().watch("admin.ssl", tls);
         }
-        return telemetry.startAdmin(cfg.admin().address(), cfg.admin().port(), tls, gw.assembly().routes()::routes,
-                gw.upstreams(), () -> !gw.listener().isStopping()).port();
+        return telemetry.startAdmin(cfg.admin().address(), cfg.admin().port(), tls, gw::routes, gw::upstreams,
+                () -> !gw.listener().isStopping(), reloads).port();
+    }
+
+    /** A reload attempt ended: counted; when applied, the new routes' and upstreams' meters are registered. */
+    void reloaded(ConfigReloads.Result result, Gateway gw) {
+        telemetry.metrics().configReloaded(result.outcome());
+        if (result.outcome().equals("applied")) {
+            telemetry.metrics().bindUpstreams(gw::upstreams);
+            gw.routes().forEach(r -> telemetry.metrics().registerRoute(r.id()));
+        }
     }
 
     @Override

@@ -25,6 +25,9 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--plugins", description = "Plugin directory (default: plugins/ beside the config, if present).")
     Path plugins;
 
+    @Option(names = "--no-watch", description = "Do not watch the config file; reload on SIGHUP or POST /reload only.")
+    boolean noWatch;
+
     @Option(names = "--port", description = "Overrides server.port.")
     Integer port;
 
@@ -50,7 +53,8 @@ final class ServeCommand implements Callable<Integer> {
         }
         ServedGateway served;
         try {
-            served = ServedGateway.start(cfg, loaded);
+            served = ServedGateway.start(cfg, loaded, new ServedGateway.Reloading(config,
+                    c -> Overrides.apply(c, port, adminPort, threads, platformThreads), !noWatch, true));
         } catch (ConfigException e) {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
@@ -58,7 +62,6 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("loomgate: " + e.getMessage());
             return 1;
         }
-        ShutdownSignals.onHangup(served::reloadCertificates);
         CountDownLatch forever = new CountDownLatch(1);
         ShutdownSignals.onTerminate(() -> {
             try {

@@ -3,17 +3,21 @@ package io.loomgate.cli;
 import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
+import io.loomgate.observe.ConfigReloads;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A gateway served the way {@code loomgate serve} serves it: the config's logging settings applied, metrics, access
- * log and pinned-thread monitor, the gateway itself, then the admin listener. {@link ServeCommand} and the embedding
- * API ({@code io.loomgate.Loomgate}) both start one. Lifecycle: {@link #start} → serving → {@link #drain} or
- * {@link #close}; either ends the observability last, so the last access-log lines are written.
+ * log and pinned-thread monitor, the gateway itself, the admin listener, then live reload (the file watch, SIGHUP,
+ * POST /reload). {@link ServeCommand} and the embedding API ({@code io.loomgate.Loomgate}) both start one.
+ * Lifecycle: {@link #start} → serving (reloads swap routes and upstreams) → {@link #drain} or {@link #close}; either
+ * stops reloading first and ends the observability last, so the last access-log lines are written.
  */
 public final class ServedGateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ServedGateway.class);
@@ -22,12 +26,29 @@ public final class ServedGateway implements AutoCloseable {
     private final Gateway gateway;
     private final Observability observability;
     private final int adminPort;
+    private final ConfigReloader reloader;
+    private final ConfigWatcher watcher;
 
-    private ServedGateway(GatewayConfig config, Gateway gateway, Observability observability, int adminPort) {
+    private ServedGateway(GatewayConfig config, Gateway gateway, Observability observability, int adminPort,
+                          ConfigReloader reloader, ConfigWatcher watcher) {
         this.config = config;
         this.gateway = gateway;
         this.observability = observability;
         this.adminPort = adminPort;
+        this.reloader = reloader;
+        this.watcher = watcher;
+    }
+
+    /**
+     * How the running gateway follows its file.
+     *
+     * @param file      the configuration file it was started from
+     * @param overrides what the command line overrode, applied again to every reloaded file
+     * @param watchFile reload when the file changes
+     * @param onSighup  reload on SIGHUP (the CLI; an embedding application owns its signals)
+     */
+    public record Reloading(Path file, UnaryOperator<GatewayConfig> overrides, boolean watchFile,
+                            boolean onSighup) {
     }
 
     /**
@@ -37,6 +58,15 @@ public final class ServedGateway implements AutoCloseable {
      * @throws IOException     when a listener cannot bind
      */
     public static ServedGateway start(GatewayConfig config, Plugins plugins)
+            throws ConfigException, IOException, InterruptedException {
+        return start(config, plugins, null);
+    }
+
+    /**
+     * As {@link #start(GatewayConfig, Plugins)}, reloading the file live as {@code reloading} says (null: never; no
+     * /reload either).
+     */
+    public static ServedGateway start(GatewayConfig config, Plugins plugins, Reloading reloading)
             throws ConfigException, IOException, InterruptedException {
         long t0 = System.nanoTime();
         LogSettings.apply(config.logging());
@@ -52,12 +82,24 @@ public final class ServedGateway implements AutoCloseable {
             observability.close();
             throw e;
         }
+        ConfigReloader reloader = reloading == null ? null : new ConfigReloader(reloading.file(),
+                reloading.overrides(), gw, config, r -> observability.reloaded(r, gw));
+        ConfigWatcher watcher = null;
         try {
-            adminPort = observability.startAdmin(config, gw);
+            adminPort = observability.startAdmin(config, gw, reloader);
+            if (reloader != null && reloading.watchFile()) {
+                watcher = ConfigWatcher.start(reloading.file(), () -> reloader.reload("file"));
+            }
         } catch (IOException | RuntimeException e) {
             gw.close();
             observability.close();
             throw e;
+        }
+        if (reloader != null && reloading.onSighup()) {
+            ReloadSignal.onHangup(() -> { // one SIGHUP handler: certificates (server.ssl ...) and the config file
+                gw.reloadCertificates();
+                reloader.reload("signal");
+            });
         }
         FdBudget.check(config);
         log.info("loomgate listening on {}:{}{} ({} threads, max {} connections), routes {}, admin {}, started in {} ms",
@@ -65,7 +107,7 @@ public final class ServedGateway implements AutoCloseable {
                 config.server().maxConnections(),
                 gw.routeIds(), adminPort == 0 ? "off" : config.admin().address() + ":" + adminPort,
                 (System.nanoTime() - t0) / 1_000_000);
-        return new ServedGateway(config, gw, observability, adminPort);
+        return new ServedGateway(config, gw, observability, adminPort, reloader, watcher);
     }
 
     /** Reloads the TLS certificates from their files (SIGHUP). */
@@ -100,8 +142,14 @@ public final class ServedGateway implements AutoCloseable {
         return gateway.routeIds();
     }
 
+    /** Reloads the file now, as POST /reload does; null when this gateway does not reload. */
+    public ConfigReloads.Result reload() {
+        return reloader == null ? null : reloader.reload("api");
+    }
+
     /** Stops accepting, lets requests in flight finish within the timeout, then closes everything. */
     public boolean drain(Duration timeout) throws InterruptedException {
+        stopWatching();
         try {
             return gateway.drain(timeout);
         } finally {
@@ -112,7 +160,14 @@ public final class ServedGateway implements AutoCloseable {
     /** Stops at once: listeners and pools closed, connections cut. */
     @Override
     public void close() {
+        stopWatching();
         gateway.close();
         observability.close();
+    }
+
+    private void stopWatching() {
+        if (watcher != null) {
+            watcher.close();
+        }
     }
 }
