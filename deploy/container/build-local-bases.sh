@@ -56,8 +56,9 @@ if ! exists "$build_image"; then
     mkdir -p "$r/bin" "$r/usr/bin" "$r/root" "$r/opt"
     glibc_into "$r"
     cp "$BUSYBOX" "$r/bin/busybox"
+    # No wget: busybox's cannot check certificates, and without wget or curl mvnw downloads Maven with Java.
     for applet in $("$BUSYBOX" --list); do
-        [[ $applet == busybox ]] || ln -sf /bin/busybox "$r/bin/$applet"
+        [[ $applet == busybox || $applet == wget ]] || ln -sf /bin/busybox "$r/bin/$applet"
     done
     cp -rL "$JDK" "$r/opt/java" # -L: Debian's packages link lib/security/cacerts to /etc/ssl
     for tool in java javac jar jlink jdeps; do ln -sf /opt/java/bin/$tool "$r/usr/bin/$tool"; done
