@@ -18,15 +18,15 @@ class DockerfileRulesTest {
 
     @Test
     void theDockerfilePassesTheRules() throws Exception {
-        ExternalTool.require(ExternalTool.onPath("python3"), "python3 is not installed");
-        ExternalTool r = lint(RepoRoot.find().resolve("Dockerfile"));
+        RepoScript.require(RepoScript.onPath("python3"), "python3 is not installed");
+        RepoScript r = lint(RepoRoot.find().resolve("Dockerfile"));
         assertThat(r.output()).isEmpty();
         assertThat(r.exit()).isZero();
     }
 
     @Test
     void eachBrokenRuleIsReportedWithItsLine(@TempDir Path dir) throws Exception {
-        ExternalTool.require(ExternalTool.onPath("python3"), "python3 is not installed");
+        RepoScript.require(RepoScript.onPath("python3"), "python3 is not installed");
         String good = Files.readString(RepoRoot.find().resolve("Dockerfile"));
         Path bad = dir.resolve("Dockerfile");
         Files.writeString(bad, good
@@ -35,15 +35,15 @@ class DockerfileRulesTest {
                 .replace("ENTRYPOINT [\"/opt/loomgate/jre/bin/java\",", "ENTRYPOINT /opt/loomgate/jre/bin/java")
                 .replace("\"-XX:+ExitOnOutOfMemoryError\",", "")
                 .replace("EXPOSE 8080 9901", "EXPOSE 8080"));
-        ExternalTool r = lint(bad);
+        RepoScript r = lint(bad);
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.output()).contains("DL3007", "debian:latest").contains("DL3002 the final stage's USER is root")
                 .contains("DL3025 ENTRYPOINT is in shell form").contains("LG002 port 9901")
                 .contains("LG003 the ENTRYPOINT lacks -XX:+ExitOnOutOfMemoryError");
     }
 
-    private static ExternalTool lint(Path dockerfile) throws Exception {
-        return ExternalTool.run(Duration.ofSeconds(60), Map.of(), List.of("python3",
+    private static RepoScript lint(Path dockerfile) throws Exception {
+        return RepoScript.run(Duration.ofSeconds(60), Map.of(), List.of("python3",
                 RepoRoot.find().resolve("deploy/container/lint-dockerfile.py").toString(), dockerfile.toString()));
     }
 }

@@ -21,7 +21,7 @@ class KubernetesManifestsIT {
     @Test
     void theManifestsRenderAndPassStrictSchemaValidation() throws Exception {
         requireTools();
-        ExternalTool r = validate(Map.of("LOOMGATE_JAR", JarProcess.jar().toString(),
+        RepoScript r = validate(Map.of("LOOMGATE_JAR", JarProcess.jar().toString(),
                 "JAVA", JarProcess.javaBinary()));
         assertThat(r.exit()).as(r.output()).isZero();
         assertThat(r.output()).contains("valid, 2 routes")
@@ -43,14 +43,14 @@ class KubernetesManifestsIT {
         Path deployment = copy.resolve("deployment.yaml");
         Files.writeString(deployment, Files.readString(deployment).replace("readOnlyRootFilesystem",
                 "readOnlyRootFileSystem"));
-        ExternalTool r = ExternalTool.run(Duration.ofMinutes(5), env(Map.of()),
+        RepoScript r = RepoScript.run(Duration.ofMinutes(5), env(Map.of()),
                 List.of("bash", copy.resolve("validate.sh").toString()));
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.output()).contains("Deployment loomgate is invalid").contains("readOnlyRootFileSystem");
     }
 
-    private static ExternalTool validate(Map<String, String> extra) throws Exception {
-        return ExternalTool.run(Duration.ofMinutes(5), env(extra),
+    private static RepoScript validate(Map<String, String> extra) throws Exception {
+        return RepoScript.run(Duration.ofMinutes(5), env(extra),
                 List.of("bash", RepoRoot.find().resolve("deploy/kubernetes/validate.sh").toString()));
     }
 
@@ -61,7 +61,7 @@ class KubernetesManifestsIT {
     }
 
     private static void requireTools() {
-        ExternalTool.require(Files.isExecutable(GO), "Go is not installed at " + GO + " (kubeconform is a Go tool)");
-        ExternalTool.require(ExternalTool.onPath("python3"), "python3 is not installed");
+        RepoScript.require(Files.isExecutable(GO), "Go is not installed at " + GO + " (kubeconform is a Go tool)");
+        RepoScript.require(RepoScript.onPath("python3"), "python3 is not installed");
     }
 }

@@ -11,9 +11,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
 /** Runs a script of the repository as a process: its exit status and output, with a deadline. */
-record ExternalTool(int exit, String output) {
+record RepoScript(int exit, String output) {
 
-    static ExternalTool run(Duration timeout, Map<String, String> env, List<String> cmd) throws Exception {
+    static RepoScript run(Duration timeout, Map<String, String> env, List<String> cmd) throws Exception {
         Path out = Files.createTempFile("tool", ".log");
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).directory(RepoRoot.find().toFile()).redirectErrorStream(true)
@@ -25,7 +25,7 @@ record ExternalTool(int exit, String output) {
                 throw new AssertionError("timed out after " + timeout + ": " + cmd + "\n"
                         + Files.readString(out, StandardCharsets.UTF_8));
             }
-            return new ExternalTool(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+            return new RepoScript(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
         } finally {
             Files.deleteIfExists(out);
         }
