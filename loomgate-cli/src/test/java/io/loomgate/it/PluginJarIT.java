@@ -165,7 +165,7 @@ class PluginJarIT {
                 """);
         try (JarProcess p = JarProcess.start(List.of(), List.of("validate", "--config", yaml.toString()), Map.of())) {
             assertThat(p.awaitExit(Duration.ofSeconds(20))).isEqualTo(2);
-            assertThat(p.output()).contains(yaml + ":6:").contains("route 'main'").contains("tga");
+            assertThat(p.output()).contains(yaml + ":7:").contains("route 'main'").contains("tga");
         }
         Files.writeString(yaml, Files.readString(yaml).replace("tga", "tag"));
         try (JarProcess p = JarProcess.start(List.of(), List.of("validate", "--config", yaml.toString()), Map.of())) {
