@@ -1,7 +1,8 @@
 package io.loomgate.config;
 
+import io.loomgate.extension.ExtensionFactory;
+import io.loomgate.extension.ExtensionRegistry;
 import io.loomgate.filter.ArgumentException;
-import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.ratelimit.RateLimitListener;
@@ -9,7 +10,6 @@ import io.loomgate.ratelimit.RateLimiting;
 import io.loomgate.resilience.CircuitBreakerFilterFactory;
 import io.loomgate.resilience.RetryFilter;
 import io.loomgate.resilience.RetryFilterFactory;
-import io.loomgate.route.PredicateFactory;
 import io.loomgate.route.PredicateRegistry;
 import io.loomgate.route.Route;
 import io.loomgate.route.RoutePredicate;
@@ -90,18 +90,7 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
         String context = "route '" + spec.id() + "'";
         List<RoutePredicate> built = new ArrayList<>();
         for (RouteSpec.ComponentSpec c : spec.predicates()) {
-            PredicateFactory f = predicates.find(c.name());
-            if (f == null) {
-                throw unknown(file, context, c, "predicate", predicates.names());
-            }
-            try {
-                built.add(f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList())));
-            } catch (IllegalArgumentException e) {
-                int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
-                throw new ConfigException(file, line, context, "predicate '" + c.name() + "': " + e.getMessage());
-            } catch (RuntimeException e) { // a plugin's factory that throws at start-up refuses the config
-                throw new ConfigException(file, c.line(), context, "predicate '" + c.name() + "' failed: " + e);
-            }
+            built.add(create(file, context, c, predicates));
         }
         List<GatewayFilter> chain = new ArrayList<>();
         for (RouteSpec.ComponentSpec c : spec.filters()) {
@@ -110,23 +99,10 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
                 chain.add(already);
                 continue;
             }
-            FilterFactory f = filters.find(c.name());
-            if (f == null) {
-                throw unknown(file, c.shared() ? c.context() : context, c, "filter", filters.names());
-            }
-            try {
-                GatewayFilter filter = f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList()));
-                chain.add(filter);
-                if (c.shared()) {
-                    shared.put(c, filter);
-                }
-            } catch (IllegalArgumentException e) {
-                int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
-                throw new ConfigException(file, line, c.shared() ? c.context() : context,
-                        "filter '" + c.name() + "': " + e.getMessage());
-            } catch (RuntimeException e) { // a plugin's factory that throws at start-up refuses the config
-                throw new ConfigException(file, c.line(), c.shared() ? c.context() : context,
-                        "filter '" + c.name() + "' failed: " + e);
+            GatewayFilter filter = create(file, c.shared() ? c.context() : context, c, filters);
+            chain.add(filter);
+            if (c.shared()) {
+                shared.put(c, filter);
             }
             if (chain.get(chain.size() - 1) instanceof RetryFilter
                     && chain.stream().filter(RetryFilter.class::isInstance).count() > 1) {
@@ -138,11 +114,26 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
                 spec.maxInFlight(), spec.queueTimeout(), spec.upgrades());
     }
 
-    private static ConfigException unknown(String file, String context, RouteSpec.ComponentSpec c, String kind,
-                                           Set<String> known) {
-        String hint = DidYouMean.hint(c.name(), known);
-        return new ConfigException(file, c.line(), context, "unknown " + kind + " '" + c.name() + "'"
-                + (hint.isEmpty() ? " (known: " + String.join(", ", known) + ")" : hint));
+    /** Finds the factory a predicate or filter names, binds its arguments and makes it. */
+    private static <T, F extends ExtensionFactory<T>> T create(String file, String context,
+                                                               RouteSpec.ComponentSpec c,
+                                                               ExtensionRegistry<F, ?> registry)
+            throws ConfigException {
+        F f = registry.find(c.name());
+        if (f == null) {
+            String hint = DidYouMean.hint(c.name(), registry.names());
+            throw new ConfigException(file, c.line(), context, "unknown " + registry.kind() + " '" + c.name() + "'"
+                    + (hint.isEmpty() ? " (known: " + String.join(", ", registry.names()) + ")" : hint));
+        }
+        try {
+            return f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList()));
+        } catch (IllegalArgumentException e) {
+            // An ArgumentException names the argument: point at the line it was written on.
+            int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();
+            throw new ConfigException(file, line, context, registry.kind() + " '" + c.name() + "': " + e.getMessage());
+        } catch (RuntimeException e) { // a plugin's factory that throws at start-up refuses the config
+            throw new ConfigException(file, c.line(), context, registry.kind() + " '" + c.name() + "' failed: " + e);
+        }
     }
 
     /** Specs from {@link ConfigLoader} hold checked URIs; specs built in code are checked here. */

@@ -1,15 +1,16 @@
 package io.loomgate.filter;
 
+import io.loomgate.extension.ExtensionArgs;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
 /** A factory for a built-in filter: its name, argument names and a constructor over checked arguments. */
-record BuiltinFilterFactory(String name, List<String> argNames, Function<FilterArgs, GatewayFilter> maker)
+record BuiltinFilterFactory(String name, List<String> argNames, Function<ExtensionArgs, GatewayFilter> maker)
         implements FilterFactory {
 
     @Override
     public GatewayFilter create(Map<String, String> args) {
-        return maker.apply(new FilterArgs(args));
+        return maker.apply(new ExtensionArgs(args));
     }
 }

@@ -1,5 +1,6 @@
 package io.loomgate.filter;
 
+import io.loomgate.http.Tokens;
 import java.util.Locale;
 import java.util.Set;
 
@@ -15,7 +16,7 @@ final class HeaderFields {
     }
 
     static String name(String argument, String name) {
-        if (name.isEmpty() || !isToken(name)) {
+        if (!Tokens.isToken(name)) {
             throw new IllegalArgumentException(argument + ": '" + name
                     + "' is not a valid header name (RFC 9110 token)");
         }
@@ -57,17 +58,5 @@ final class HeaderFields {
             }
         }
         return null;
-    }
-
-    static boolean isToken(String s) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
-                    || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-            if (!ok) {
-                return false;
-            }
-        }
-        return !s.isEmpty();
     }
 }

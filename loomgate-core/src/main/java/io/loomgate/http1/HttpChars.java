@@ -1,11 +1,13 @@
 package io.loomgate.http1;
 
+import io.loomgate.http.Tokens;
+
 /**
  * Byte classes of the HTTP grammar (RFC 9110 §5.6.2 tchar, §5.5 field-vchar) as lookup tables, so the parsers test a
  * byte with one array load, and the wording used when a byte is refused.
  */
 final class HttpChars {
-    /** tchar: the bytes of a token (method, field name, transfer coding, chunk extension). */
+    /** tchar ({@link Tokens#isTchar}) as a table: the bytes of a method, field name, transfer coding, extension. */
     static final boolean[] TCHAR = new boolean[256];
     /** Bytes allowed inside a field value: HTAB, SP, VCHAR and obs-text (0x80-0xFF). */
     static final boolean[] FIELD_VALUE = new boolean[256];
@@ -13,15 +15,8 @@ final class HttpChars {
     static final boolean[] QDTEXT = new boolean[256];
 
     static {
-        for (int c = '0'; c <= '9'; c++) {
-            TCHAR[c] = true;
-        }
-        for (int c = 'a'; c <= 'z'; c++) {
-            TCHAR[c] = true;
-            TCHAR[c - 32] = true;
-        }
-        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
-            TCHAR[c] = true;
+        for (int c = 0; c < 256; c++) {
+            TCHAR[c] = Tokens.isTchar(c);
         }
         FIELD_VALUE['\t'] = true;
         for (int c = 0x20; c <= 0x7e; c++) {

@@ -1,5 +1,6 @@
 package io.loomgate.route;
 
+import io.loomgate.http.Tokens;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -16,7 +17,7 @@ record HeaderPredicate(String name, Pattern regexp) implements RoutePredicate {
             args -> new HeaderPredicate(headerName(args.required("header")), args.optionalRegex("regexp")));
 
     private static String headerName(String name) {
-        if (!PredicateArgs.isToken(name)) {
+        if (!Tokens.isToken(name)) {
             throw new IllegalArgumentException("header: '" + name + "' is not a valid header name");
         }
         return name;

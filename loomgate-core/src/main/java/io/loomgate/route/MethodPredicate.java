@@ -1,5 +1,6 @@
 package io.loomgate.route;
 
+import io.loomgate.http.Tokens;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -18,7 +19,7 @@ record MethodPredicate(Set<String> methods) implements RoutePredicate {
 
     private static Set<String> methods(List<String> written) {
         for (String m : written) {
-            if (!PredicateArgs.isToken(m)) {
+            if (!Tokens.isToken(m)) {
                 throw new IllegalArgumentException("methods: '" + m + "' is not a method name");
             }
         }

@@ -1,5 +1,6 @@
 package io.loomgate.route;
 
+import io.loomgate.extension.ExtensionArgs;
 import java.util.List;
 import java.util.Map;
 
@@ -18,7 +19,7 @@ record PathPredicate(List<PathPattern> patterns, boolean matchTrailingSlash) imp
     }
 
     /** Spring Cloud Gateway's shorthand puts the flag last: {@code Path=/a,/b,false}. */
-    private static PathPredicate create(PredicateArgs args) {
+    private static PathPredicate create(ExtensionArgs args) {
         List<String> items = args.list("patterns");
         boolean flag = args.bool("matchTrailingSlash", true);
         String last = items.get(items.size() - 1);

@@ -20,17 +20,17 @@ class HeaderFiltersTest {
     void addRequestHeaderAppendsAfterExistingFields() throws IOException {
         TestExchange ex = TestExchange.get("/");
         ex.request().headers().add("X-Foo", "first");
-        run(AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Foo", "value", "bar")), ex);
+        run(HeaderFilter.ADD_REQUEST.create(Map.of("name", "X-Foo", "value", "bar")), ex);
         assertThat(ex.request().headers().all("x-foo")).containsExactly("first", "bar");
     }
 
     @Test
     void addRequestHeaderExpandsRouteVariables() throws IOException {
         TestExchange ex = TestExchange.get("/").variable("segment", "blue");
-        run(AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Color", "value", "is-{segment}")), ex);
+        run(HeaderFilter.ADD_REQUEST.create(Map.of("name", "X-Color", "value", "is-{segment}")), ex);
         assertThat(ex.request().headers().first("X-Color")).isEqualTo("is-blue");
         TestExchange json = TestExchange.get("/");
-        run(AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Json", "value", "{\"a\":1}")), json);
+        run(HeaderFilter.ADD_REQUEST.create(Map.of("name", "X-Json", "value", "{\"a\":1}")), json);
         assertThat(json.request().headers().first("X-Json")).isEqualTo("{\"a\":1}");
     }
 
@@ -38,9 +38,9 @@ class HeaderFiltersTest {
     void setRequestHeaderReplacesEveryField() throws IOException {
         TestExchange ex = TestExchange.get("/");
         ex.request().headers().add("X-Foo", "1").add("X-Foo", "2");
-        run(SetRequestHeaderFilter.FACTORY.create(Map.of("name", "x-foo", "value", "3")), ex);
+        run(HeaderFilter.SET_REQUEST.create(Map.of("name", "x-foo", "value", "3")), ex);
         assertThat(ex.request().headers().all("X-Foo")).containsExactly("3");
-        TestExchange absent = run(SetRequestHeaderFilter.FACTORY.create(Map.of("name", "X-New", "value", "v")),
+        TestExchange absent = run(HeaderFilter.SET_REQUEST.create(Map.of("name", "X-New", "value", "v")),
                 TestExchange.get("/"));
         assertThat(absent.request().headers().first("X-New")).isEqualTo("v");
     }
@@ -58,8 +58,8 @@ class HeaderFiltersTest {
     void responseHeaderFiltersEditTheResponseAfterProceed() throws IOException {
         TestExchange ex = TestExchange.get("/");
         FilterChains.run(List.of(
-                        AddResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Added", "value", "a")),
-                        SetResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Origin", "value", "replaced")),
+                        HeaderFilter.ADD_RESPONSE.create(Map.of("name", "X-Added", "value", "a")),
+                        HeaderFilter.SET_RESPONSE.create(Map.of("name", "X-Origin", "value", "replaced")),
                         RemoveResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Gone"))),
                 ex, exchange -> {
                     assertThat(exchange.request().headers().contains("X-Added")).isFalse();
@@ -73,23 +73,23 @@ class HeaderFiltersTest {
 
     @Test
     void valuesWithLineBreaksOrNulAreRefused() {
-        assertThatThrownBy(() -> AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Foo", "value", "a\r\nb")))
+        assertThatThrownBy(() -> HeaderFilter.ADD_REQUEST.create(Map.of("name", "X-Foo", "value", "a\r\nb")))
                 .hasMessage("value: header value must not contain CR, LF or NUL");
-        assertThatThrownBy(() -> SetResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Foo", "value", "a\nb")))
+        assertThatThrownBy(() -> HeaderFilter.SET_RESPONSE.create(Map.of("name", "X-Foo", "value", "a\nb")))
                 .hasMessage("value: header value must not contain CR, LF or NUL");
-        assertThatThrownBy(() -> AddResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Foo", "value", "a\0")))
+        assertThatThrownBy(() -> HeaderFilter.ADD_RESPONSE.create(Map.of("name", "X-Foo", "value", "a\0")))
                 .hasMessage("value: header value must not contain CR, LF or NUL");
     }
 
     @Test
     void namesMustBeTokensAndFramingIsOffLimits() {
-        assertThatThrownBy(() -> AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X Foo", "value", "a")))
+        assertThatThrownBy(() -> HeaderFilter.ADD_REQUEST.create(Map.of("name", "X Foo", "value", "a")))
                 .hasMessage("name: 'X Foo' is not a valid header name (RFC 9110 token)");
-        assertThatThrownBy(() -> SetResponseHeaderFilter.FACTORY.create(Map.of("name", "Content-Length", "value", "1")))
+        assertThatThrownBy(() -> HeaderFilter.SET_RESPONSE.create(Map.of("name", "Content-Length", "value", "1")))
                 .hasMessage("name: Content-Length cannot be changed by a filter; the proxy sets message framing");
         assertThatThrownBy(() -> RemoveRequestHeaderFilter.FACTORY.create(Map.of("name", "Host")))
                 .hasMessage("name: Host cannot be changed this way; HTTP/1.1 requires it");
-        assertThatThrownBy(() -> AddRequestHeaderFilter.FACTORY.create(Map.of("name", "X-Foo")))
+        assertThatThrownBy(() -> HeaderFilter.ADD_REQUEST.create(Map.of("name", "X-Foo")))
                 .hasMessage("missing argument 'value'");
     }
 }

@@ -1,0 +1,83 @@
+package io.loomgate.filter;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.ResponseHead;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Adds or sets one header field of the request (before proceeding) or of the response (after the origin, or a local
+ * reply, answered). The four configuration names are four {@link Mode}s of this one filter:
+ * {@code AddRequestHeader=X-Request-Red, blue} adds a field after any of the same name;
+ * {@code SetRequestHeader=X-Request-Red, blue} replaces every field of that name with one; likewise
+ * {@code AddResponseHeader} and {@code SetResponseHeader}. The value may use the route's variables
+ * ({@code {segment}}). Host cannot be added to a request (a second Host makes it invalid; SetRequestHeader replaces it).
+ */
+final class HeaderFilter implements GatewayFilter {
+
+    /** Which head, and whether the field is appended or replaces every field of its name. */
+    enum Mode {
+        ADD_REQUEST("AddRequestHeader", false, false),
+        SET_REQUEST("SetRequestHeader", false, true),
+        ADD_RESPONSE("AddResponseHeader", true, false),
+        SET_RESPONSE("SetResponseHeader", true, true);
+
+        private final String filterName;
+        private final boolean response;
+        private final boolean replaces;
+
+        Mode(String filterName, boolean response, boolean replaces) {
+            this.filterName = filterName;
+            this.response = response;
+            this.replaces = replaces;
+        }
+
+        private FilterFactory factory() {
+            return new BuiltinFilterFactory(filterName, List.of("name", "value"),
+                    args -> new HeaderFilter(this, args.required("name"), args.present("value")));
+        }
+    }
+
+    static final FilterFactory ADD_REQUEST = Mode.ADD_REQUEST.factory();
+    static final FilterFactory SET_REQUEST = Mode.SET_REQUEST.factory();
+    static final FilterFactory ADD_RESPONSE = Mode.ADD_RESPONSE.factory();
+    static final FilterFactory SET_RESPONSE = Mode.SET_RESPONSE.factory();
+
+    private final Mode mode;
+    private final String name;
+    private final HeaderValue value;
+
+    HeaderFilter(Mode mode, String name, String value) {
+        String checked = HeaderFields.name("name", name);
+        this.mode = mode;
+        this.name = mode == Mode.ADD_REQUEST
+                ? HeaderFields.notHost("name", checked, "use SetRequestHeader to replace it") : checked;
+        this.value = new HeaderValue(value);
+    }
+
+    @Override
+    public void filter(FilterExchange exchange, FilterChain chain) throws IOException {
+        if (!mode.response) {
+            edit(exchange.request().headers(), exchange);
+        }
+        chain.proceed(exchange);
+        ResponseHead response = exchange.response();
+        if (mode.response && response != null) {
+            edit(response.headers(), exchange);
+        }
+    }
+
+    private void edit(Headers headers, FilterExchange exchange) {
+        String v = value.valueFor(exchange);
+        if (mode.replaces) {
+            headers.set(name, v);
+        } else {
+            headers.add(name, v);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return mode.filterName + "[" + name + ": " + value + "]";
+    }
+}
