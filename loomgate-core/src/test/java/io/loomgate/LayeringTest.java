@@ -44,7 +44,7 @@ class LayeringTest {
             Map.entry("resilience", Set.of("filter", "http")),
             Map.entry("security", Set.of("http", "filter", "threads")),
             Map.entry("config", Set.of("http", "http2", "route", "filter", "upstream", "threads", "ratelimit",
-                    "resilience", "tls", "security", "extension")),
+                    "resilience", "tls", "security", "extension", "server")),
             Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads", "ratelimit",
                     "tls")),
             Map.entry("lab.backend", Set.of("server", "http", "http1", "threads")),

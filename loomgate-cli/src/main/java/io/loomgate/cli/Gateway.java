@@ -14,7 +14,6 @@ import io.loomgate.route.Route;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.HttpsRedirect;
 import io.loomgate.server.Listener;
-import io.loomgate.server.ListenerSettings;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.tls.ClientTls;
@@ -112,9 +111,6 @@ public final class Gateway implements AutoCloseable {
         BoundRoutes routes = BoundRoutes.bind(assembly.routes(), r -> upstreams.get(r.upstreamId()));
         ProxyHandler proxy = new ProxyHandler(routes,
                 new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits()), observers.exchanges());
-        ListenerSettings ls = new ListenerSettings(s.address(), s.port(), s.backlog(), s.maxConnections(),
-                s.headerTimeout(), s.idleTimeout(), s.readTimeout(), s.limits(), s.http2(),
-                s.underscoresInHeaders());
         Listener listener = null;
         Listener redirect = null;
         try {
@@ -122,10 +118,10 @@ public final class Gateway implements AutoCloseable {
             if (serverTls != null) {
                 reloader.watch("server.ssl", serverTls);
             }
-            listener = new Listener(ls, serverTls, proxy, ConnectionExecutors.create(s.threads(), "gw"),
+            listener = new Listener(s.listener(), serverTls, proxy, ConnectionExecutors.create(s.threads(), "gw"),
                     observers.connections()).start();
             if (config.tls().httpRedirectPort() != 0) {
-                redirect = new Listener(ls.withPort(config.tls().httpRedirectPort()),
+                redirect = new Listener(s.listener().withPort(config.tls().httpRedirectPort()),
                         new HttpsRedirect(listener.port()),
                         ConnectionExecutors.create(new ThreadModel.Virtual(), "redirect"),
                         ConnectionListener.NOOP).start();

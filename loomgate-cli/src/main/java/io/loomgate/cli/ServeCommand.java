@@ -96,12 +96,8 @@ final class ServeCommand implements Callable<Integer> {
                 }
                 model = new ThreadModel.Platform(platformThreads);
             }
-            GatewayConfig.ServerSpec ns = new GatewayConfig.ServerSpec(s.address(), port == null ? s.port() : port,
-                    model, s.maxConnections(), s.backlog(), s.headerTimeout(), s.idleTimeout(), s.readTimeout(),
-                    s.drainTimeout(), s.trustedProxies(), s.limits(), s.http2(),
-                    s.underscoresInHeaders());
-            GatewayConfig.AdminSpec admin = adminPort == null ? c.admin()
-                    : new GatewayConfig.AdminSpec(c.admin().address(), adminPort, c.admin().pinnedThreshold());
+            GatewayConfig.ServerSpec ns = s.with(port == null ? s.port() : port, model);
+            GatewayConfig.AdminSpec admin = adminPort == null ? c.admin() : c.admin().withPort(adminPort);
             if ((port != null || adminPort != null) && admin.enabled() && ns.port() != 0
                     && ns.port() == admin.port()) {
                 throw new IllegalArgumentException("the gateway and the admin listener would both use port "

@@ -42,7 +42,6 @@ public final class ConfigLoader {
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file");
     private static final List<String> LOGGING_KEYS = List.of("format", "levels");
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
-    private static final int DEFAULT_PLATFORM_THREADS = 200;
 
     private ConfigLoader() {
     }
@@ -117,24 +116,25 @@ public final class ConfigLoader {
     }
 
     private static GatewayConfig.ServerSpec server(Section s) throws ConfigException {
+        GatewayConfig.ServerSpec d = GatewayConfig.ServerSpec.DEFAULTS;
         return new GatewayConfig.ServerSpec(
-                address(s, "0.0.0.0"),
-                s.integer("port", 8080, 0, 65535), // 0: any free port (tests, the demo)
+                address(s, d.address()),
+                s.integer("port", d.port(), 0, 65535), // 0: any free port (tests, the demo)
                 threads(s),
-                s.integer("max-connections", 10_000, 1, Integer.MAX_VALUE),
-                s.integer("backlog", 4096, 1, Integer.MAX_VALUE),
-                s.duration("header-timeout", Duration.ofSeconds(10), false),
-                s.duration("idle-timeout", Duration.ofSeconds(60), false),
-                s.duration("read-timeout", Duration.ofSeconds(60), false),
-                s.duration("drain-timeout", Duration.ofSeconds(30), true),
+                s.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE),
+                s.integer("backlog", d.backlog(), 1, Integer.MAX_VALUE),
+                s.duration("header-timeout", d.headerTimeout(), false),
+                s.duration("idle-timeout", d.idleTimeout(), false),
+                s.duration("read-timeout", d.readTimeout(), false),
+                s.duration("drain-timeout", d.drainTimeout(), true),
                 trustedProxies(s),
                 new HttpLimits(
-                        s.integer("max-request-line", HttpLimits.DEFAULTS.maxRequestLineBytes(), 16, Integer.MAX_VALUE),
-                        s.integer("max-header-size", HttpLimits.DEFAULTS.maxHeaderBytes(), 64, Integer.MAX_VALUE),
-                        s.integer("max-headers", HttpLimits.DEFAULTS.maxHeaderCount(), 1, Integer.MAX_VALUE),
-                        HttpLimits.DEFAULTS.maxChunkLineBytes(), HttpLimits.DEFAULTS.maxTrailerBytes()),
+                        s.integer("max-request-line", d.limits().maxRequestLineBytes(), 16, Integer.MAX_VALUE),
+                        s.integer("max-header-size", d.limits().maxHeaderBytes(), 64, Integer.MAX_VALUE),
+                        s.integer("max-headers", d.limits().maxHeaderCount(), 1, Integer.MAX_VALUE),
+                        d.limits().maxChunkLineBytes(), d.limits().maxTrailerBytes()),
                 http2(Section.dotted(s.file(), "server.http2", s.node("http2"), s.lineOf("http2"), HTTP2_KEYS)),
-                s.bool("underscores-in-headers", false));
+                s.bool("underscores-in-headers", d.underscoresInHeaders()));
     }
 
     /** {@code server.http2}: Spring Boot's key; HTTP/2 stays off until asked for. */
@@ -155,7 +155,7 @@ public final class ConfigLoader {
      * models by editing one line.
      */
     private static ThreadModel threads(Section s) throws ConfigException {
-        String text = s.string("threads", "virtual");
+        String text = s.string("threads", GatewayConfig.ServerSpec.DEFAULTS.threads().toString());
         ThreadModel model;
         try {
             model = ThreadModel.parse(text);
@@ -165,7 +165,7 @@ public final class ConfigLoader {
         if (!s.has("platform-threads") || !(model instanceof ThreadModel.Platform written)) {
             return model;
         }
-        int n = s.integer("platform-threads", DEFAULT_PLATFORM_THREADS, 1, Integer.MAX_VALUE);
+        int n = s.integer("platform-threads", ThreadModel.Platform.DEFAULT_THREADS, 1, Integer.MAX_VALUE);
         if (text.trim().equalsIgnoreCase("platform")) {
             return new ThreadModel.Platform(n);
         }
@@ -190,8 +190,9 @@ public final class ConfigLoader {
     }
 
     private static GatewayConfig.AdminSpec admin(Section s) throws ConfigException {
-        return new GatewayConfig.AdminSpec(address(s, "127.0.0.1"), s.integer("port", 9901, 0, 65535),
-                s.duration("pinned-threshold", Duration.ofMillis(20), true));
+        GatewayConfig.AdminSpec d = GatewayConfig.AdminSpec.DEFAULTS;
+        return new GatewayConfig.AdminSpec(address(s, d.address()), s.integer("port", d.port(), 0, 65535),
+                s.duration("pinned-threshold", d.pinnedThreshold(), true));
     }
 
     /** A bind address, resolved now as the listener will resolve it, so a bad one fails here and not at start. */
@@ -232,8 +233,8 @@ public final class ConfigLoader {
     }
 
     private static GatewayConfig.AccessLogSpec accessLog(Section s) throws ConfigException {
-        boolean enabled = s.bool("enabled", true);
-        String format = s.string("format", "combined");
+        boolean enabled = s.bool("enabled", GatewayConfig.AccessLogSpec.DEFAULTS.enabled());
+        String format = s.string("format", GatewayConfig.AccessLogSpec.DEFAULTS.format());
         if (!format.equals("combined") && !format.equals("json")) {
             throw s.error("format", "expected combined or json, got '" + format + "'");
         }

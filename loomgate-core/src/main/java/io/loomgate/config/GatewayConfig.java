@@ -4,6 +4,7 @@ import io.loomgate.http.Cidr;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
+import io.loomgate.server.ListenerSettings;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.tls.ClientTlsSettings;
 import io.loomgate.tls.ServerTlsSettings;
@@ -97,6 +98,30 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
             this(address, port, threads, maxConnections, backlog, headerTimeout, idleTimeout, readTimeout,
                     drainTimeout, trustedProxies, limits, Http2Settings.DISABLED, false);
         }
+
+        /** An empty {@code server:} section: the listener's own defaults, virtual threads, a 30 s drain. */
+        public static final ServerSpec DEFAULTS = new ServerSpec(ListenerSettings.DEFAULTS, ThreadModel.VIRTUAL,
+                Duration.ofSeconds(30), List.of());
+
+        public ServerSpec {
+            trustedProxies = List.copyOf(trustedProxies);
+        }
+
+        private ServerSpec(ListenerSettings l, ThreadModel threads, Duration drainTimeout, List<Cidr> trusted) {
+            this(l.address(), l.port(), threads, l.maxConnections(), l.backlog(), l.headerTimeout(), l.idleTimeout(),
+                    l.readTimeout(), drainTimeout, trusted, l.limits(), l.http2(), l.underscoresInHeaders());
+        }
+
+        /** The client listener these settings describe. */
+        public ListenerSettings listener() {
+            return new ListenerSettings(address, port, backlog, maxConnections, headerTimeout, idleTimeout,
+                    readTimeout, limits, http2, underscoresInHeaders);
+        }
+
+        /** This spec with another port and thread model (the command line's overrides). */
+        public ServerSpec with(int newPort, ThreadModel newThreads) {
+            return new ServerSpec(listener().at(address, newPort), newThreads, drainTimeout, trustedProxies);
+        }
     }
 
     /**
@@ -104,6 +129,12 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
      * shortest pinned virtual-thread block reported at /pinned (default 20ms).
      */
     public record AdminSpec(String address, int port, Duration pinnedThreshold) {
+        public static final AdminSpec DEFAULTS = new AdminSpec("127.0.0.1", 9901, Duration.ofMillis(20));
+
+        public AdminSpec withPort(int newPort) {
+            return new AdminSpec(address, newPort, pinnedThreshold);
+        }
+
         public boolean enabled() {
             return port != 0;
         }
@@ -111,6 +142,7 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
 
     /** The {@code access-log:} section: enabled (default true), format {@code combined} (default) or {@code json}. */
     public record AccessLogSpec(boolean enabled, String format) {
+        public static final AccessLogSpec DEFAULTS = new AccessLogSpec(true, "combined");
     }
 
     /**

@@ -1,6 +1,5 @@
 package io.loomgate.observe;
 
-import io.loomgate.http.HttpLimits;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.route.Route;
@@ -51,6 +50,8 @@ public final class GatewayTelemetry implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(GatewayTelemetry.class);
     /** Admin connections are few and short: an operator's dashboard, a scraper, a probe. */
     private static final int ADMIN_MAX_CONNECTIONS = 64;
+    /** Idle and per-read limit of admin connections. */
+    private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
 
     private final GatewayMetrics metrics;
     private final AccessLog accessLog;
@@ -152,8 +153,9 @@ public final class GatewayTelemetry implements AutoCloseable {
         }
         metrics.bindUpstreams(upstreams);
         routes.get().forEach(r -> metrics.registerRoute(r.id()));
+        ListenerSettings d = ListenerSettings.DEFAULTS;
         ListenerSettings settings = new ListenerSettings(address, port, ADMIN_MAX_CONNECTIONS, ADMIN_MAX_CONNECTIONS,
-                Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofSeconds(30), HttpLimits.DEFAULTS);
+                d.headerTimeout(), ADMIN_TIMEOUT, ADMIN_TIMEOUT, d.limits());
         admin = new Listener(settings, tls, new AdminHandler(metrics, routes, upstreams, ready, reloads),
                 ConnectionExecutors.create(new ThreadModel.Cached(), "admin"), ConnectionListener.NOOP).start();
         return admin;

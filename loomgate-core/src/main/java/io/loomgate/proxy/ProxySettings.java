@@ -2,6 +2,7 @@ package io.loomgate.proxy;
 
 import io.loomgate.http.Cidr;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.server.ListenerSettings;
 import java.time.Duration;
 import java.util.List;
 
@@ -17,6 +18,7 @@ public record ProxySettings(List<Cidr> trustedProxies, Duration bodyReadTimeout,
         trustedProxies = List.copyOf(trustedProxies);
     }
 
-    public static final ProxySettings DEFAULTS = new ProxySettings(List.of(), Duration.ofSeconds(60),
+    /** No trusted proxies; origin reads bounded like the client listener's reads. */
+    public static final ProxySettings DEFAULTS = new ProxySettings(List.of(), ListenerSettings.DEFAULTS.readTimeout(),
             HttpLimits.DEFAULTS);
 }

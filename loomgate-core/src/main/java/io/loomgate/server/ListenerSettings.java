@@ -30,18 +30,31 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
                 Http2Settings.DISABLED, false);
     }
 
-    public static ListenerSettings defaults(String address, int port) {
-        return new ListenerSettings(address, port, 4096, 10_000, Duration.ofSeconds(10), Duration.ofSeconds(60),
-                Duration.ofSeconds(60), HttpLimits.DEFAULTS);
-    }
+    /**
+     * The one place these defaults are written: 0.0.0.0:8080, backlog 4096, 10,000 connections, 10 s for a head,
+     * 60 s idle, 60 s per read or write. An empty {@code server:} section of the gateway's configuration means these.
+     */
+    public static final ListenerSettings DEFAULTS = new ListenerSettings("0.0.0.0", 8080, 4096, 10_000,
+            Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(60), HttpLimits.DEFAULTS);
 
     public ListenerSettings withPort(int newPort) {
         return new ListenerSettings(address, newPort, backlog, maxConnections, headerTimeout, idleTimeout,
                 readTimeout, limits, http2, underscoresInHeaders);
     }
 
+    /** The defaults, listening on this address and port. */
+    public static ListenerSettings defaults(String address, int port) {
+        return DEFAULTS.at(address, port);
+    }
+
     public ListenerSettings withHttp2(Http2Settings newHttp2) {
         return new ListenerSettings(address, port, backlog, maxConnections, headerTimeout, idleTimeout,
                 readTimeout, limits, newHttp2, underscoresInHeaders);
+    }
+
+    /** These settings, listening on another address and port. */
+    public ListenerSettings at(String newAddress, int newPort) {
+        return new ListenerSettings(newAddress, newPort, backlog, maxConnections, headerTimeout, idleTimeout,
+                readTimeout, limits, http2, underscoresInHeaders);
     }
 }

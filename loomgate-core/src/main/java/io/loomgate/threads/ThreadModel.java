@@ -17,6 +17,9 @@ public sealed interface ThreadModel {
 
     /** A fixed pool of {@code threads} platform threads; connections beyond it wait for a free thread. */
     record Platform(int threads) implements ThreadModel {
+        /** The pool size of {@code platform} written without a size. */
+        public static final int DEFAULT_THREADS = 200;
+
         public Platform {
             if (threads < 1) {
                 throw new IllegalArgumentException("platform thread count must be at least 1, got " + threads);
@@ -53,7 +56,7 @@ public sealed interface ThreadModel {
             return new Cached();
         }
         if (t.equals("platform")) {
-            return new Platform(200);
+            return new Platform(Platform.DEFAULT_THREADS);
         }
         String n = null;
         if (t.startsWith("platform:")) {
