@@ -13,7 +13,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * position and limit say where), so nothing leaks between connections.
  */
 public final class BufferPool {
-    /** The size recycled; buffers of any other size (grown for a large head) are not. */
+    /**
+     * The size recycled; buffers of any other size (grown for a large head) are not. Connections size their
+     * HttpInput and HttpOutput with it, or their buffers would never be recycled.
+     */
     public static final int SIZE = 8192;
     static final int CAPACITY = 1024;
 

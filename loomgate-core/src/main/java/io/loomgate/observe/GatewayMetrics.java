@@ -79,7 +79,8 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         clientOpened = Counter.builder("loomgate.client.connections.opened")
                 .description("Client connections accepted").register(registry);
         clientRejected = Counter.builder("loomgate.client.connections.rejected")
-                .description("Client connections refused because max-connections was reached").register(registry);
+                .description("Client connections accepted but closed unserved because the listener was stopping")
+                .register(registry);
         rateLimits = new RateLimitMeters(registry);
         rateLimits.registerStore("redis");
     }

@@ -4,14 +4,18 @@ import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BufferPool;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.http1.HttpParseException;
 import io.loomgate.http2.Http2Connection;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.http2.Http2Stream;
+import io.loomgate.threads.Deadline;
 import io.loomgate.threads.WatchedInputStream;
 import io.loomgate.tls.ServerTls;
+import io.loomgate.threads.WatchedOutputStream;
+import io.loomgate.threads.Watchdog;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -33,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * {@link #abort()} for drain, guarded by {@link #closeLock} and the volatile {@link #draining} flag.
  *
  * <p>TLS: with a {@link ServerTls}, the connection's first act is the handshake, bounded by the header timeout (the
- * listener's watchdog closes a connection whose handshake is overdue, see {@link #abortIfHandshakeOverdue}). The
+ * listener's watchdog closes a connection whose handshake is overdue, see {@link #handshake}). The
  * plain socket stays the one that is cut, shut down and closed from other threads; the TLS socket is only read and
  * written by the connection's own thread.
  */
@@ -49,14 +53,14 @@ final class ClientConnection implements Runnable {
     /** What the connection reads and writes: {@link #raw}, or the TLS socket layered over it. Own thread only. */
     private Socket socket;
     private TlsInfo tlsInfo;
-    /** System.nanoTime() by which the TLS handshake must be done; 0 when none is running. */
-    private volatile long handshakeDeadline;
-    /** When the closing TLS alert began to be written (0: not writing): a client that stops reading stalls it. */
-    private volatile long closeNotifySince;
+    /** What the write deadline is armed for, for the log when it expires; written by the connection's thread. */
+    private volatile String overdue = "write to the client";
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
     private final ConnectionListener events;
     private final Runnable onClose;
+    private final Watchdog reads;
+    private final Watchdog writes;
     private final ReentrantLock closeLock = new ReentrantLock();
     private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();
 
@@ -67,18 +71,24 @@ final class ClientConnection implements Runnable {
     private InetSocketAddress remote;
     private InetSocketAddress local;
     private WatchedInputStream socketIn;
+    /** Armed around every write to the client; expires when the client stopped reading. */
+    private Deadline writeDeadline;
     private HttpInput in;
     private HttpOutput out;
-    private StallAwareOutputStream rawOut;
+    private WatchedOutputStream rawOut;
     private int requests;
 
+    /**
+     * @param reads  enforces the read deadlines (idle, head, body reads)
+     * @param writes enforces the write deadline: a write blocked longer than the read timeout aborts the connection
+     */
     ClientConnection(long id, Socket socket, ListenerSettings settings, ExchangeHandler handler,
-                     ConnectionListener events, Runnable onClose) {
-        this(id, socket, null, settings, handler, events, onClose);
+                     ConnectionListener events, Runnable onClose, Watchdog reads, Watchdog writes) {
+        this(id, socket, null, settings, handler, events, onClose, reads, writes);
     }
 
     ClientConnection(long id, Socket socket, ServerTls tls, ListenerSettings settings, ExchangeHandler handler,
-                     ConnectionListener events, Runnable onClose) {
+                     ConnectionListener events, Runnable onClose, Watchdog reads, Watchdog writes) {
         this.id = id;
         this.raw = socket;
         this.socket = socket;
@@ -87,6 +97,8 @@ final class ClientConnection implements Runnable {
         this.handler = handler;
         this.events = events;
         this.onClose = onClose;
+        this.reads = reads;
+        this.writes = writes;
     }
 
     @Override
@@ -98,13 +110,17 @@ final class ClientConnection implements Runnable {
         boolean served = false;
         try {
             raw.setTcpNoDelay(true);
+            // One deadline for everything this thread sends: the TLS handshake (header timeout), each write to
+            // the client and the close_notify (read timeout). Its expiry aborts the connection.
+            writeDeadline = writes.deadline(this::abortOverdueWrite);
             if (tls != null && !handshake()) {
                 return;
             }
-            socketIn = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput);
-            rawOut = new StallAwareOutputStream(socket.getOutputStream());
-            in = new HttpInput(socketIn, 8192, settings.limits());
-            out = new HttpOutput(rawOut, 8192);
+            socketIn = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput, reads);
+            rawOut = new WatchedOutputStream(socket.getOutputStream(), writeDeadline,
+                    settings.readTimeout().toNanos());
+            in = new HttpInput(socketIn, BufferPool.SIZE, settings.limits());
+            out = new HttpOutput(rawOut, BufferPool.SIZE);
             serve();
             served = true;
         } catch (IOException e) {
@@ -119,6 +135,9 @@ final class ClientConnection implements Runnable {
             if (socketIn != null) {
                 socketIn.close(); // also when drain closed the socket before this thread had made the stream
             }
+            if (writeDeadline != null) {
+                writeDeadline.close();
+            }
             events.connectionClosed(remote, requests);
             onClose.run();
         }
@@ -130,7 +149,8 @@ final class ClientConnection implements Runnable {
      * (there is no TLS channel to answer on), nobody else disturbed.
      */
     private boolean handshake() {
-        handshakeDeadline = (System.nanoTime() + settings.headerTimeout().toNanos()) | 1;
+        overdue = "TLS handshake";
+        writeDeadline.armAfter(settings.headerTimeout().toNanos());
         try {
             SSLSocket s = tls.handshake(raw);
             socket = s;
@@ -140,19 +160,20 @@ final class ClientConnection implements Runnable {
             log.debug("connection {}: TLS handshake failed: {}", id, e.toString());
             return false;
         } finally {
-            handshakeDeadline = 0;
+            writeDeadline.disarm();
+            overdue = "write to the client";
         }
     }
 
     /** The TLS close_notify alert, so the client knows the response ended where the connection did. */
     private void sendCloseNotify(SSLSocket s) {
-        closeNotifySince = System.nanoTime() | 1;
+        writeDeadline.armAfter(settings.readTimeout().toNanos());
         try {
             s.close();
         } catch (IOException e) {
             log.debug("connection {}: TLS close: {}", id, e.toString());
         } finally {
-            closeNotifySince = 0;
+            writeDeadline.disarm();
         }
     }
 
@@ -195,7 +216,7 @@ final class ClientConnection implements Runnable {
 
     /** Whether the first bytes are the HTTP/2 preface's first line (prior knowledge, RFC 9113 §3.3). */
     private boolean startsWithHttp2Preface(long headerNanos) throws IOException {
-        socketIn.setPhaseDeadline(System.nanoTime() + headerNanos, "connection preface");
+        socketIn.setPhaseTimeout(headerNanos, "connection preface");
         try {
             return in.startsWith(HTTP2_PREFACE_START);
         } catch (SocketTimeoutException e) {
@@ -258,7 +279,7 @@ final class ClientConnection implements Runnable {
 
     /** Reads one head within the header deadline; answers and returns null when it cannot be read. */
     private RequestHead readHead(long headerNanos) throws IOException {
-        socketIn.setPhaseDeadline(System.nanoTime() + headerNanos, "request head");
+        socketIn.setPhaseTimeout(headerNanos, "request head");
         try {
             RequestHead head = in.readRequestHead();
             if (head != null && !settings.underscoresInHeaders()) {
@@ -454,29 +475,15 @@ final class ClientConnection implements Runnable {
     }
 
     /**
-     * Aborts the connection if a write to the client has been blocked since before {@code cutoffNanos}: the client
-     * stopped reading. Called by the listener's watchdog thread; closing the socket wakes the blocked write with an
+     * The write deadline expired: a write to the client has been blocked longer than the read timeout, the client
+     * stopped reading. Runs on the write watchdog's thread; closing the socket wakes the blocked write with an
      * exception, and the exchange ends as a client failure.
      */
-    void abortIfWriteStalled(long cutoffNanos) {
-        StallAwareOutputStream o = rawOut;
-        long since = o == null ? 0 : o.blockedSinceNanos();
-        if (since == 0) {
-            since = closeNotifySince;
-        }
-        if (since != 0 && since - cutoffNanos < 0) {
-            log.debug("connection {}: client has not read for longer than the read timeout, aborting", id);
-            abort();
-        }
-    }
-
-    /** Called by the listener's watchdog: closes a connection whose TLS handshake is past the header timeout. */
-    void abortIfHandshakeOverdue(long now) {
-        long d = handshakeDeadline;
-        if (d != 0 && now - d >= 0) {
-            log.debug("connection {}: TLS handshake not complete within {}, closing", id, settings.headerTimeout());
-            abort();
-        }
+    private void abortOverdueWrite() {
+        String what = overdue;
+        log.debug("connection {}: {} not done within {}, aborting", id, what,
+                what.equals("TLS handshake") ? settings.headerTimeout() : settings.readTimeout());
+        abort();
     }
 
     /** Closes the socket whatever the connection is doing (drain timeout). */
@@ -494,6 +501,9 @@ final class ClientConnection implements Runnable {
             closed = true;
             if (socketIn != null) {
                 socketIn.close(); // stops the read watchdog looking at this connection
+            }
+            if (writeDeadline != null) {
+                writeDeadline.close();
             }
             try {
                 raw.close(); // the plain socket: never waits for a TLS lock another thread may hold

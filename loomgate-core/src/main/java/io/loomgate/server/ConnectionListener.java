@@ -16,7 +16,10 @@ public interface ConnectionListener {
     default void connectionClosed(InetSocketAddress remote, int requests) {
     }
 
-    /** A connection refused or closed at once because max-connections was reached. */
+    /**
+     * A connection accepted but closed at once, unserved, because the listener was stopping as it arrived. (At
+     * max-connections nothing is refused: the listener stops accepting and clients wait in the kernel's backlog.)
+     */
     default void connectionRejected(InetSocketAddress remote) {
     }
 }

@@ -2,6 +2,7 @@ package io.loomgate.server;
 
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.tls.ServerTls;
+import io.loomgate.threads.Watchdog;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -44,6 +45,10 @@ public final class Listener implements AutoCloseable {
     private final ConnectionListener events;
     private final ServerTls tls;
     private final Semaphore permits;
+    private final Watchdog reads;
+    /** Given, or started by {@link #start()} and closed by {@link #drain}; null before start. */
+    private Watchdog writes;
+    private final boolean ownsWrites;
     private final Set<ClientConnection> open = ConcurrentHashMap.newKeySet();
     private final ReentrantLock drainLock = new ReentrantLock();
     private final Condition connectionClosed = drainLock.newCondition();
@@ -59,12 +64,26 @@ public final class Listener implements AutoCloseable {
     /** A listener speaking TLS when {@code tls} is not null. */
     public Listener(ListenerSettings settings, ServerTls tls, ExchangeHandler handler, ExecutorService executor,
                     ConnectionListener events) {
+        this(settings, tls, handler, executor, events, Watchdog.shared(), null);
+    }
+
+    /**
+     * @param reads  enforces read deadlines (the shared watchdog in production, a driven one in tests)
+     * @param writes enforces the write deadline (writes to clients, TLS handshakes); null to start one at
+     *               {@link #start()} that looks four times per read timeout (or header timeout, with TLS, if
+     *               shorter; at least every 10 ms, at most every second) and stops with the listener
+     */
+    Listener(ListenerSettings settings, ServerTls tls, ExchangeHandler handler, ExecutorService executor,
+             ConnectionListener events, Watchdog reads, Watchdog writes) {
         this.tls = tls;
         this.settings = settings;
         this.handler = handler;
         this.executor = executor;
         this.events = events;
         this.permits = new Semaphore(settings.maxConnections());
+        this.reads = reads;
+        this.writes = writes;
+        this.ownsWrites = writes == null;
     }
 
     /** Binds and starts the accept loop; returns once bound. */
@@ -80,8 +99,13 @@ public final class Listener implements AutoCloseable {
                     + e.getMessage(), e);
         }
         serverSocket = ss;
+        if (ownsWrites) {
+            long timeout = settings.readTimeout().toNanos();
+            long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());
+            long tick = Math.clamp(shortest / 4, 10_000_000L, 1_000_000_000L);
+            writes = Watchdog.start("write-watchdog-" + port(), Duration.ofNanos(tick));
+        }
         acceptThread = ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
-        ConnectionExecutors.startDaemon("write-watchdog-" + port(), this::watchWrites);
         return this;
     }
 
@@ -112,40 +136,16 @@ public final class Listener implements AutoCloseable {
                 open.remove(self[0]);
                 permits.release();
                 signalClosed();
-            });
+            }, reads, writes);
             self[0] = c;
             open.add(c);
             try {
                 executor.execute(c);
-            } catch (RuntimeException e) { // executor shut down during drain
+            } catch (RuntimeException e) { // executor shut down during drain: refused unserved
                 open.remove(c);
                 permits.release();
                 closeQuietly(socket);
-            }
-        }
-    }
-
-    /**
-     * Once per tick, aborts connections whose write to the client has been blocked longer than the read timeout (see
-     * {@link StallAwareOutputStream}), and TLS connections whose handshake outlived the header timeout. One thread
-     * for all connections: a scan of 10,000 volatile reads a second.
-     */
-    private void watchWrites() {
-        long timeout = settings.readTimeout().toNanos();
-        long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());
-        long tick = Math.max(10_000_000L, Math.min(1_000_000_000L, shortest / 4));
-        while (!stopping || !open.isEmpty()) {
-            LockSupport.parkNanos(tick);
-            long now = System.nanoTime();
-            long cutoff = now - timeout;
-            for (ClientConnection c : open) {
-                c.abortIfWriteStalled(cutoff);
-                if (tls != null) {
-                    c.abortIfHandshakeOverdue(now);
-                }
-            }
-            if (stopping && serverSocket.isClosed() && open.isEmpty()) {
-                return;
+                events.connectionRejected((InetSocketAddress) socket.getRemoteSocketAddress());
             }
         }
     }
@@ -220,6 +220,9 @@ public final class Listener implements AutoCloseable {
         }
         executor.shutdown();
         executor.awaitTermination(1, TimeUnit.SECONDS);
+        if (ownsWrites && writes != null) {
+            writes.close();
+        }
         return clean;
     }
 

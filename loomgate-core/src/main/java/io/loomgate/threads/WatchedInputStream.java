@@ -6,32 +6,28 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 
 /**
- * A socket's input whose reads have deadlines enforced from outside, by {@link ReadWatchdog}, instead of by
- * {@code SO_TIMEOUT}. A socket read with a timeout makes a virtual thread park with a timer, and arming and
- * cancelling that timer (plus {@code setSoTimeout} itself) cost about a fifth of the gateway's CPU per request; an
- * untimed park plus a watchdog that looks every {@value ReadWatchdog#TICK_MILLIS} ms costs almost nothing. When a
- * deadline passes, the watchdog runs the {@code cut} action (the owner passes {@code socket::shutdownInput}), the
- * blocked read returns, and this stream turns that into a {@link SocketTimeoutException}. Timeouts are therefore
- * enforced within one tick of their deadline.
+ * A socket's input whose reads have deadlines enforced from outside, by a {@link Watchdog} (the shared one unless
+ * another is given), instead of by {@code SO_TIMEOUT} (see {@link Watchdog} for why). When a read overruns, the
+ * watchdog runs the {@code cut} action (the owner passes {@code socket::shutdownInput}), the blocked read returns, and
+ * this stream turns that into a {@link SocketTimeoutException}. Timeouts are therefore enforced within one tick of
+ * their deadline.
  *
  * <p>Two kinds of limit, both set by the owning thread: a per-read timeout (each read must return within it) and a
- * phase deadline (every read until {@link #clearPhaseDeadline()} must return by one instant: a whole request head,
- * however its bytes are spaced). A cut is final: the input is shut down, the connection is done.
+ * phase deadline ({@link #setPhaseTimeout}: every read until {@link #clearPhaseDeadline()} must return by one
+ * instant: a whole request head, however its bytes are spaced). A cut is final: the input is shut down, the connection is done.
  *
  * <p>Lifecycle: watched from construction until {@link #close()}, which the owner must call when it closes the
- * connection (registering once, rather than around every read, keeps a hash-set update off every read).
+ * connection (registering once, rather than around every read, keeps a set update off every read).
  */
 public final class WatchedInputStream extends InputStream {
     private final InputStream in;
-    private final CutAction cut;
+    private final Deadline deadline;
+    private final NanoClock clock;
     private long readTimeoutNanos;
     private long phaseDeadline;
     private String phase;
-    /** The deadline of the read in progress, 0 when none; read by the watchdog. */
-    private volatile long deadline;
-    private volatile String deadlineWhat;
-    /** What timed out, once the watchdog cut the input. */
-    private volatile String expired;
+    /** What timed out, once a read found its deadline expired; owner thread only. */
+    private String expired;
 
     /** What to do to a read that overran its deadline: usually {@code socket::shutdownInput}. */
     @FunctionalInterface
@@ -39,17 +35,28 @@ public final class WatchedInputStream extends InputStream {
         void cut() throws IOException;
     }
 
-    /** Registers with the watchdog for its whole life; {@link #close()} (the owner closing its socket) ends that. */
+    /** Watched by the shared watchdog for its whole life; {@link #close()} (the owner closing its socket) ends that. */
     public WatchedInputStream(InputStream in, CutAction cut) {
+        this(in, cut, Watchdog.shared());
+    }
+
+    /** Watched by this watchdog, on its clock. */
+    public WatchedInputStream(InputStream in, CutAction cut, Watchdog watchdog) {
         this.in = in;
-        this.cut = cut;
-        ReadWatchdog.watch(this);
+        this.deadline = watchdog.deadline(() -> {
+            try {
+                cut.cut();
+            } catch (IOException e) {
+                // already closed: the blocked read has ended anyway
+            }
+        });
+        this.clock = watchdog.clock();
     }
 
     /** Stops watching. Does not close the underlying stream: the owner closes its socket. Idempotent. */
     @Override
     public void close() {
-        ReadWatchdog.unwatch(this);
+        deadline.close();
     }
 
     /** Each read from now on must return within this; zero for no limit. */
@@ -57,7 +64,16 @@ public final class WatchedInputStream extends InputStream {
         this.readTimeoutNanos = timeout.toNanos();
     }
 
-    /** Every read until cleared must return by this instant (System.nanoTime); {@code what} names it in errors. */
+    /**
+     * Every read until {@link #clearPhaseDeadline()} must return within {@code nanos} from now (on the watchdog's
+     * clock): one deadline for the whole phase; {@code what} names it in errors.
+     */
+    public void setPhaseTimeout(long nanos, String what) {
+        this.phaseDeadline = clock.nanoTime() + nanos;
+        this.phase = what;
+    }
+
+    /** Like {@link #setPhaseTimeout}, with the end given as an instant of the watchdog's clock (System.nanoTime). */
     public void setPhaseDeadline(long deadlineNanos, String what) {
         this.phaseDeadline = deadlineNanos;
         this.phase = what;
@@ -65,11 +81,6 @@ public final class WatchedInputStream extends InputStream {
 
     public void clearPhaseDeadline() {
         this.phase = null;
-    }
-
-    /** Whether the watchdog cut this input. */
-    public boolean timedOut() {
-        return expired != null;
     }
 
     @Override
@@ -89,30 +100,33 @@ public final class WatchedInputStream extends InputStream {
         if (phase != null) {
             d = phaseDeadline;
             what = phase;
-            if (d - System.nanoTime() <= 0) {
+            if (d - clock.nanoTime() <= 0) {
                 throw new SocketTimeoutException(what + " not complete in time");
             }
         } else if (readTimeoutNanos > 0) {
-            d = System.nanoTime() + readTimeoutNanos;
+            d = clock.nanoTime() + readTimeoutNanos;
             what = "read";
         } else {
             return in.read(b, off, len);
         }
-        deadlineWhat = what;
-        deadline = d;
-        int n;
+        deadline.armAt(d);
+        int n = -1;
+        IOException failure = null;
         try {
             n = in.read(b, off, len);
         } catch (IOException e) {
-            if (expired != null) {
-                throw timeout(e);
-            }
-            throw e;
+            failure = e;
         } finally {
-            deadline = 0;
+            if (deadline.disarm()) {
+                expired = what;
+            }
         }
-        if (n < 0 && expired != null) {
-            throw timeout(null);
+        // Bytes that arrived as the deadline passed are still delivered; the next read reports the timeout.
+        if (expired != null && (failure != null || n < 0)) {
+            throw timeout(failure);
+        }
+        if (failure != null) {
+            throw failure;
         }
         return n;
     }
@@ -120,19 +134,6 @@ public final class WatchedInputStream extends InputStream {
     @Override
     public int available() throws IOException {
         return in.available();
-    }
-
-    /** Called by the watchdog thread: cuts the input if the read in progress is past its deadline. */
-    void cutIfOverdue(long now) {
-        long d = deadline;
-        if (d != 0 && now - d >= 0 && expired == null) {
-            expired = deadlineWhat;
-            try {
-                cut.cut();
-            } catch (IOException e) {
-                // already closed: the blocked read has ended anyway
-            }
-        }
     }
 
     private SocketTimeoutException timeout(IOException cause) {

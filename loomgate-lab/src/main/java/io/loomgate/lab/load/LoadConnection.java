@@ -5,35 +5,30 @@ import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.http1.HttpInput;
+import io.loomgate.threads.Deadline;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * One client connection of a load run, driven by its own virtual thread: sends the pre-encoded request, reads the
  * whole response, records it, and again, reconnecting whenever the connection was lost or the server asked to close.
  *
- * <p>Only its own thread uses the streams. The watching thread may close the socket from outside: at the end of the
- * run ({@link #abort()}), and when a response is overdue ({@link #expireIfOverdue}). That is how reads are bounded:
- * not by a socket timeout, because on a virtual thread a timed read arms and cancels a timer on every read, which
- * costs more than the rest of a small exchange; instead each request publishes its deadline and the watcher, which
- * looks a few times per timeout, closes the socket of a request past it. The deadline is claimed by compare-and-set,
- * by the watcher to expire it or by this thread when the response is complete, so the watcher can never close the
- * socket of the next request by mistake.
+ * <p>Only its own thread uses the streams. Other threads may close the socket from outside: the watching thread at
+ * the end of the run ({@link #abort()}), and the run's watchdog when a response is overdue. That is how reads are
+ * bounded: not by a socket timeout, because on a virtual thread a timed read arms and cancels a timer on every read,
+ * which costs more than the rest of a small exchange; instead each request arms its {@link Deadline} and the
+ * watchdog, which looks a few times per timeout, closes the socket of a request past it. The deadline claims the
+ * expiry by compare-and-set, so the watchdog can never close the socket of the next request by mistake.
  */
 final class LoadConnection implements Runnable {
     private static final int READ_BUFFER = 16 * 1024;
     /** After a failed connect, wait this long before the next attempt so a refused port does not spin a core. */
     private static final long CONNECT_RETRY_NANOS = 10_000_000L;
-    /** The deadline value of a connection not waiting for a response. */
-    private static final long IDLE = Long.MIN_VALUE;
-    /** The deadline value once the watcher has expired the request. */
-    private static final long EXPIRED = Long.MAX_VALUE;
 
     private final LoadRun run;
     private final int index;
@@ -41,7 +36,8 @@ final class LoadConnection implements Runnable {
     private final int timeoutMillis;
     private final long timeoutNanos;
     private final byte[] discard = new byte[READ_BUFFER];
-    private final AtomicLong deadline = new AtomicLong(IDLE);
+    /** Armed while a response is awaited; its expiry closes the socket. */
+    private final Deadline deadline;
     private volatile Socket socket;
     private HttpInput in;
     private OutputStream out;
@@ -55,6 +51,7 @@ final class LoadConnection implements Runnable {
         this.address = new InetSocketAddress(run.spec.target().getHost(), run.spec.port());
         this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, run.spec.timeout().toMillis());
         this.timeoutNanos = run.spec.timeout().toNanos();
+        this.deadline = run.watchdog.deadline(this::closeSocket);
     }
 
     @Override
@@ -81,6 +78,7 @@ final class LoadConnection implements Runnable {
                 exchange(intended, ticketed);
             }
         } finally {
+            deadline.close();
             closeSocket();
             run.connectionEnded();
         }
@@ -95,36 +93,28 @@ final class LoadConnection implements Runnable {
         closeSocket();
     }
 
-    /** Called by the watcher: if the response in flight is past its deadline, ends it as a timeout. */
-    void expireIfOverdue(long now) {
-        long d = deadline.get();
-        if (d != IDLE && d != EXPIRED && now - d > 0 && deadline.compareAndSet(d, EXPIRED)) {
-            closeSocket();
-        }
-    }
-
     private void exchange(long intended, boolean ticketed) {
         if (socket == null && !connect(ticketed)) {
             return;
         }
         long sent = System.nanoTime();
         long before = bytesRead;
-        deadline.set(sent + timeoutNanos);
+        deadline.armAt(sent + timeoutNanos);
         try {
             out.write(run.request);
             out.flush();
             int status = readResponse();
             long end = System.nanoTime();
-            if (deadline.getAndSet(IDLE) == EXPIRED) {
-                closeSocket(); // the watcher expired it just as it completed: it counts, the socket is gone
+            if (deadline.disarm()) {
+                closeSocket(); // the watchdog expired it just as it completed: it counts, the socket is gone
             }
             if (run.recordResponse(ticketed, intended, sent, end, status, bytesRead - before) && !served) {
                 served = true;
             }
         } catch (IOException | RuntimeException e) {
-            // Expired by the watcher, or reset, EOF before the response ended, or a malformed response: either way
+            // Expired by the watchdog, or reset, EOF before the response ended, or a malformed response: either way
             // the connection is unusable.
-            boolean expired = deadline.getAndSet(IDLE) == EXPIRED;
+            boolean expired = deadline.disarm();
             run.recordError(expired ? run.timeoutErrors : run.resetErrors, ticketed);
             closeSocket();
         }

@@ -5,9 +5,11 @@ import io.loomgate.http.RequestHead;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
+import io.loomgate.threads.Watchdog;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
@@ -17,8 +19,8 @@ import org.HdrHistogram.Histogram;
  * Drives HTTP/1.1 keep-alive load at one URL: one virtual thread per connection, each sending the same pre-encoded
  * request, in the closed model (next request when the previous is answered) or the open model (a fixed rate, latency
  * timed from each request's intended start). The calling thread watches: once a second it folds the latency
- * recorders into the totals and reports progress, a few times per timeout it expires overdue responses, and at
- * the deadline it stops the connections.
+ * recorders into the totals and reports progress, and at the deadline it stops the connections; a watchdog of the
+ * run's own expires overdue responses a few times per timeout.
  *
  * <p>Lifecycle of a run: warm-up (responses not recorded) → measured window (a duration, or a number of requests) →
  * stop (sockets closed, requests still in flight not counted) → {@link LoadResult}.
@@ -34,11 +36,15 @@ public final class LoadGenerator {
     /** Runs the load and returns what was measured; {@code progress} gets a report about once a second. */
     public static LoadResult run(LoadSpec spec, Consumer<Progress> progress) throws InterruptedException {
         byte[] request = encodeRequest(spec);
-        LoadRun run = new LoadRun(spec, request, System.nanoTime());
         Histogram corrected = new Histogram(LoadRun.HIGHEST_MICROS, 3);
         Histogram uncorrected = new Histogram(LoadRun.HIGHEST_MICROS, 3);
         long endNanos;
-        try (ExecutorService connections = ConnectionExecutors.create(ThreadModel.VIRTUAL, "load")) {
+        LoadRun run;
+        // Overdue responses are looked for four times per timeout (at most every 10 ms, at least every second).
+        Duration expiryTick = Duration.ofNanos(Math.clamp(spec.timeout().toNanos() / 4, 10_000_000L, TICK_NANOS));
+        try (Watchdog watchdog = Watchdog.start("load-watchdog", expiryTick);
+             ExecutorService connections = ConnectionExecutors.create(ThreadModel.VIRTUAL, "load")) {
+            run = new LoadRun(spec, request, System.nanoTime(), watchdog);
             for (int i = 0; i < spec.connections(); i++) {
                 connections.execute(new LoadConnection(run, i));
             }
@@ -60,18 +66,16 @@ public final class LoadGenerator {
 
     /**
      * Ticks once a second until the deadline (or, counting requests, until every connection ended). Also reports at
-     * the moment measurement begins, so a watcher (the showdown) can start its own counters then.
+     * the moment measurement begins, so a watcher (the showdown) can start its own counters then. Overdue responses
+     * are the run's watchdog's business.
      */
     private static long watch(LoadRun run, Histogram corrected, Histogram uncorrected, Consumer<Progress> progress)
             throws InterruptedException {
         long lastTick = run.startNanos;
         boolean measuring = run.measureStartNanos == run.startNanos;
-        // Overdue responses are looked for four times per timeout (at most every 10 ms, at least every second).
-        long expiryStep = Math.clamp(run.spec.timeout().toNanos() / 4, 10_000_000L, TICK_NANOS);
         while (true) {
             long now = System.nanoTime();
-            run.expireOverdue(now);
-            long wake = Math.min(Math.min(lastTick + TICK_NANOS, now + expiryStep), run.deadlineNanos);
+            long wake = Math.min(lastTick + TICK_NANOS, run.deadlineNanos);
             if (!measuring) {
                 wake = Math.min(wake, run.measureStartNanos);
             }

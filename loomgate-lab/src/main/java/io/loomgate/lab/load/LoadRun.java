@@ -1,5 +1,6 @@
 package io.loomgate.lab.load;
 
+import io.loomgate.threads.Watchdog;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -31,6 +32,8 @@ final class LoadRun {
     final long startNanos;
     final long measureStartNanos;
     final long deadlineNanos;
+    /** Expires overdue responses (see {@link LoadConnection}). */
+    final Watchdog watchdog;
     final Recorder corrected = new Recorder(HIGHEST_MICROS, 3);
     final Recorder uncorrected = new Recorder(HIGHEST_MICROS, 3);
     final LongAdder responses = new LongAdder();
@@ -45,8 +48,9 @@ final class LoadRun {
     private final List<LoadConnection> connections = new CopyOnWriteArrayList<>();
     private volatile boolean stopped;
 
-    LoadRun(LoadSpec spec, byte[] request, long startNanos) {
+    LoadRun(LoadSpec spec, byte[] request, long startNanos, Watchdog watchdog) {
         this.spec = spec;
+        this.watchdog = watchdog;
         this.request = request;
         this.startNanos = startNanos;
         this.measureStartNanos = startNanos + spec.warmup().toNanos();
@@ -137,13 +141,6 @@ final class LoadRun {
     /** Waits up to the timeout for every connection to end; says whether they all did. */
     boolean awaitConnections(long timeoutNanos) throws InterruptedException {
         return running.await(timeoutNanos, TimeUnit.NANOSECONDS);
-    }
-
-    /** Expires every response past its deadline (see {@link LoadConnection}); the watcher calls this often. */
-    void expireOverdue(long now) {
-        for (LoadConnection c : connections) {
-            c.expireIfOverdue(now);
-        }
     }
 
     /** Stops the run: no new request starts, and requests in flight are cut off by closing their sockets. */

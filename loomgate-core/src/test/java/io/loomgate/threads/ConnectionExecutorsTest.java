@@ -1,0 +1,66 @@
+package io.loomgate.threads;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The thread models as written in configuration, and the executors they become. */
+class ConnectionExecutorsTest {
+
+    @Test
+    void parsesEveryWrittenForm() {
+        assertThat(ThreadModel.parse(" Virtual ")).isEqualTo(ThreadModel.VIRTUAL);
+        assertThat(ThreadModel.parse("cached")).isInstanceOf(ThreadModel.Cached.class);
+        assertThat(ThreadModel.parse("platform")).isEqualTo(new ThreadModel.Platform(200));
+        assertThat(ThreadModel.parse("platform:16")).isEqualTo(new ThreadModel.Platform(16));
+        assertThat(ThreadModel.parse("platform(8)")).isEqualTo(new ThreadModel.Platform(8));
+        assertThat(ThreadModel.parse("platform:16").toString()).isEqualTo("platform:16");
+    }
+
+    @Test
+    void refusesWhatItCannotRun() {
+        assertThatThrownBy(() -> ThreadModel.parse("green"))
+                .hasMessage("expected a thread model: virtual, cached, platform or platform:N (N >= 1), got 'green'");
+        assertThatThrownBy(() -> ThreadModel.parse("platform:0"))
+                .hasMessage("platform thread count must be at least 1, got 0");
+        assertThatThrownBy(() -> ThreadModel.parse("platform:x")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void virtualConnectionsRunOnVirtualThreadsNamedByPrefix() throws Exception {
+        try (ExecutorService e = ConnectionExecutors.create(ThreadModel.VIRTUAL, "vt")) {
+            Thread t = e.submit(Thread::currentThread).get(30, TimeUnit.SECONDS);
+            assertThat(t.isVirtual()).isTrue();
+            assertThat(t.getName()).startsWith("vt-");
+        }
+    }
+
+    @Test
+    void aPlatformPoolRunsAtMostItsSizeAtOnce() throws Exception {
+        Set<Thread> seen = ConcurrentHashMap.newKeySet();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(2);
+        try (ExecutorService e = ConnectionExecutors.create(new ThreadModel.Platform(2), "pt")) {
+            for (int i = 0; i < 6; i++) {
+                e.execute(() -> {
+                    seen.add(Thread.currentThread());
+                    started.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException ex) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+            release.countDown();
+        }
+        assertThat(seen).hasSize(2).allMatch(t -> !t.isVirtual() && t.isDaemon() && t.getName().startsWith("pt-"));
+    }
+}
