@@ -27,7 +27,7 @@ public record RequestHead(String method, String target, String version, Headers 
     }
 
     public boolean isHttp11() {
-        return "HTTP/1.1".equals(version);
+        return HttpVersion.HTTP_1_1.equals(version);
     }
 
     public RequestHead withTarget(String newTarget) {

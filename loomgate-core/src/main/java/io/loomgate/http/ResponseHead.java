@@ -11,7 +11,7 @@ package io.loomgate.http;
 public record ResponseHead(String version, int status, String reason, Headers headers) {
 
     public static ResponseHead of(int status) {
-        return new ResponseHead("HTTP/1.1", status, Status.reason(status), new Headers());
+        return new ResponseHead(HttpVersion.HTTP_1_1, status, Status.reason(status), new Headers());
     }
 
     public ResponseHead withStatus(int newStatus) {

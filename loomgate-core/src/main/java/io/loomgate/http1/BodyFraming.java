@@ -2,6 +2,7 @@ package io.loomgate.http1;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http.HttpVersion;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -50,15 +51,16 @@ public sealed interface BodyFraming {
                 throw new HttpParseException(400, "Transfer-Encoding in an HTTP/1.0 request (RFC 9112 §6.1)");
             }
             return switch (FramingFields.transferCodings(headers, te, 400)) {
-                case FramingFields.CHUNKED -> CHUNKED;
+                case CHUNKED -> CHUNKED;
                 // RFC 9112 §6.3 rule 4: a request whose final coding is not chunked MUST get 400.
-                case FramingFields.NOT_CHUNKED_FINAL -> throw new HttpParseException(400,
+                case NOT_CHUNKED_FINAL -> throw new HttpParseException(400,
                         "Transfer-Encoding must end with chunked in a request (RFC 9112 §6.3)");
                 // RFC 9112 §7: chunked MUST NOT be applied more than once.
-                case FramingFields.CHUNKED_TWICE -> throw new HttpParseException(400,
+                case CHUNKED_TWICE -> throw new HttpParseException(400,
                         "Transfer-Encoding applies chunked more than once (RFC 9112 §7)");
-                // RFC 9112 §6.1: a server SHOULD answer 501 to a transfer coding it does not implement.
-                default -> throw new HttpParseException(501,
+                // RFC 9112 §6.1: a server SHOULD answer 501 to a transfer coding it does not implement (gzip etc.
+                // before chunked: we would have to decode it to know where the body ends for the origin).
+                case CODED_THEN_CHUNKED -> throw new HttpParseException(501,
                         "transfer codings other than chunked are not implemented (RFC 9112 §6.1)");
             };
         }
@@ -91,19 +93,19 @@ public sealed interface BodyFraming {
                 throw new HttpParseException(502, "origin sent both Transfer-Encoding and Content-Length"
                         + " (RFC 9112 §6.3)");
             }
-            if (!RequestHeadParser.HTTP_1_1.equals(head.version())) {
+            if (!HttpVersion.HTTP_1_1.equals(head.version())) {
                 throw new HttpParseException(502, "Transfer-Encoding in an HTTP/1.0 response (RFC 9112 §6.1)");
             }
             return switch (FramingFields.transferCodings(headers, te, 502)) {
-                case FramingFields.CHUNKED -> CHUNKED;
+                case CHUNKED -> CHUNKED;
                 // RFC 9112 §6.3 rule 4 would read a body whose final coding is not chunked until close, but the
                 // gateway decodes no other coding, never asked for one (TE is not forwarded), and re-framing would
                 // drop the label and hand the client bytes it cannot decode: refused, as nginx does.
-                case FramingFields.CODED_THEN_CHUNKED, FramingFields.NOT_CHUNKED_FINAL ->
+                case CODED_THEN_CHUNKED, NOT_CHUNKED_FINAL ->
                         throw new HttpParseException(502, "origin used the transfer coding '"
                                 + String.join(", ", headers.all(FramingFields.TRANSFER_ENCODING))
                                 + "'; only chunked is relayed (RFC 9112 §6.1)");
-                default -> throw new HttpParseException(502,
+                case CHUNKED_TWICE -> throw new HttpParseException(502,
                         "origin applied chunked more than once (RFC 9112 §7)");
             };
         }

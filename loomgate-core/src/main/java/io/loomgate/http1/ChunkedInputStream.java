@@ -16,17 +16,14 @@ import java.util.Objects;
  * when the body came from an origin.
  */
 final class ChunkedInputStream extends BodyInputStream {
-    private static final int SIZE = 0;
-    private static final int DATA = 1;
-    private static final int DONE = 2;
-    private static final int BROKEN = 3;
+    private enum State { SIZE, DATA, DONE, BROKEN }
 
     /** 16 hex digits fill a long; more can only be padding or an overflow attack, both refused. */
     private static final int MAX_SIZE_DIGITS = 16;
 
     private final HttpInput in;
     private final HttpLimits limits;
-    private int state = SIZE;
+    private State state = State.SIZE;
     private long remaining;
     private Headers trailers;
 
@@ -78,18 +75,18 @@ final class ChunkedInputStream extends BodyInputStream {
      */
     @Override
     public boolean awaitData() throws IOException {
-        if (state == DONE) {
+        if (state == State.DONE) {
             return false;
         }
-        if (state == DATA && remaining == 0 && in.buffered() >= 2) {
+        if (state == State.DATA && remaining == 0 && in.buffered() >= 2) {
             try {
                 readDataEnd();
             } catch (IOException e) {
                 throw broken(e);
             }
-            state = SIZE;
+            state = State.SIZE;
         }
-        if (state != BROKEN && in.buffered() == 0) {
+        if (state != State.BROKEN && in.buffered() == 0) {
             in.awaitBodyData();
         }
         return true;
@@ -97,7 +94,7 @@ final class ChunkedInputStream extends BodyInputStream {
 
     @Override
     public boolean isComplete() {
-        return state == DONE;
+        return state == State.DONE;
     }
 
     @Override
@@ -119,7 +116,7 @@ final class ChunkedInputStream extends BodyInputStream {
             remaining -= n;
             left -= n;
         }
-        return state == DONE;
+        return state == State.DONE;
     }
 
     /**
@@ -138,9 +135,9 @@ final class ChunkedInputStream extends BodyInputStream {
                 } catch (IOException e) {
                     throw broken(e);
                 }
-                state = SIZE;
+                state = State.SIZE;
                 break;
-            default:
+            case SIZE:
                 break;
         }
         long size;
@@ -151,14 +148,14 @@ final class ChunkedInputStream extends BodyInputStream {
                 // RFC 9112 §7.1.2: trailer-section = *( field-line CRLF ), then the final CRLF.
                 FieldLines.read(in, t, limits.maxTrailerBytes(), limits.maxHeaderCount(), 400, 400, "trailer");
                 trailers = t;
-                state = DONE;
+                state = State.DONE;
                 return false;
             }
         } catch (IOException e) {
             throw broken(e);
         }
         remaining = size;
-        state = DATA;
+        state = State.DATA;
         return true;
     }
 
@@ -298,7 +295,7 @@ final class ChunkedInputStream extends BodyInputStream {
     }
 
     private IOException broken(IOException e) {
-        state = BROKEN;
+        state = State.BROKEN;
         return e;
     }
 }

@@ -1,6 +1,7 @@
 package io.loomgate.http1;
 
 import io.loomgate.http.Headers;
+import io.loomgate.http.Tokens;
 
 /**
  * Reads the two fields that frame a body, Content-Length and Transfer-Encoding (RFC 9112 §6), across every field of
@@ -11,14 +12,17 @@ final class FramingFields {
     static final String TRANSFER_ENCODING = "Transfer-Encoding";
     static final String CONTENT_LENGTH = "Content-Length";
 
-    /** Transfer-Encoding outcome: chunked alone. */
-    static final int CHUNKED = 0;
-    /** Transfer-Encoding outcome: other codings, then chunked last (e.g. gzip, chunked). */
-    static final int CODED_THEN_CHUNKED = 1;
-    /** Transfer-Encoding outcome: the final coding is not chunked. */
-    static final int NOT_CHUNKED_FINAL = 2;
-    /** Transfer-Encoding outcome: chunked appears more than once (RFC 9112 §7: a sender MUST NOT do this). */
-    static final int CHUNKED_TWICE = 3;
+    /** What a message's Transfer-Encoding fields say, as far as framing is concerned. */
+    enum Codings {
+        /** Chunked alone. */
+        CHUNKED,
+        /** Other codings, then chunked last (e.g. gzip, chunked). */
+        CODED_THEN_CHUNKED,
+        /** The final coding is not chunked. */
+        NOT_CHUNKED_FINAL,
+        /** Chunked appears more than once (RFC 9112 §7: a sender MUST NOT do this). */
+        CHUNKED_TWICE
+    }
 
     /** Content-Length is 1*DIGIT; 18 digits keep any value inside a long. */
     private static final int MAX_LENGTH_DIGITS = 18;
@@ -28,12 +32,12 @@ final class FramingFields {
 
     /**
      * The transfer codings listed by every Transfer-Encoding field from index {@code first} on, as one of the
-     * outcomes above.
+     * {@link Codings}.
      *
      * @throws HttpParseException with {@code badStatus} when the list is empty or holds something that is not a
      *                            transfer-coding (RFC 9112 §6.1: transfer-coding = token *( OWS ";" OWS param ))
      */
-    static int transferCodings(Headers headers, int first, int badStatus) throws HttpParseException {
+    static Codings transferCodings(Headers headers, int first, int badStatus) throws HttpParseException {
         int codings = 0;
         int chunked = 0;
         boolean lastIsChunked = false;
@@ -53,7 +57,7 @@ final class FramingFields {
                     break;
                 }
                 int start = i;
-                while (i < len && isTchar(v.charAt(i))) {
+                while (i < len && Tokens.isTchar(v.charAt(i))) {
                     i++;
                 }
                 int end = i;
@@ -86,12 +90,12 @@ final class FramingFields {
             throw new HttpParseException(badStatus, "Transfer-Encoding without a coding (RFC 9112 §6.1)");
         }
         if (!lastIsChunked) {
-            return NOT_CHUNKED_FINAL;
+            return Codings.NOT_CHUNKED_FINAL;
         }
         if (chunked > 1) {
-            return CHUNKED_TWICE;
+            return Codings.CHUNKED_TWICE;
         }
-        return codings > 1 ? CODED_THEN_CHUNKED : CHUNKED;
+        return codings > 1 ? Codings.CODED_THEN_CHUNKED : Codings.CHUNKED;
     }
 
     /**
@@ -143,9 +147,5 @@ final class FramingFields {
             }
         }
         return length;
-    }
-
-    private static boolean isTchar(char c) {
-        return c < 256 && HttpChars.TCHAR[c];
     }
 }

@@ -20,10 +20,8 @@ import java.util.Objects;
  * needed) before any of it is sent, so a refused head leaves nothing behind.
  */
 public final class HttpOutput extends OutputStream {
-    private static final int REQUEST_LINE = 0;
-    private static final int STATUS_LINE = 1;
-    private static final int FIELD_NAME = 2;
-    private static final int FIELD_VALUE = 3;
+    /** Which part of a head a text is written into, for the message when it is refused. */
+    private enum Part { REQUEST_LINE, STATUS_LINE, FIELD_NAME, FIELD_VALUE }
 
     private final OutputStream out;
     private final int bufferSize;
@@ -45,11 +43,11 @@ public final class HttpOutput extends OutputStream {
         int start = count;
         try {
             // SP would split the request line differently for the next parser, so method and target refuse it too.
-            text(head.method(), REQUEST_LINE, true, "method");
+            text(head.method(), Part.REQUEST_LINE, true, "method");
             put((byte) ' ');
-            text(head.target(), REQUEST_LINE, true, "request-target");
+            text(head.target(), Part.REQUEST_LINE, true, "request-target");
             put((byte) ' ');
-            text(head.version(), REQUEST_LINE, true, "version");
+            text(head.version(), Part.REQUEST_LINE, true, "version");
             crlf();
             fields(head.headers());
         } catch (IllegalArgumentException e) {
@@ -67,7 +65,7 @@ public final class HttpOutput extends OutputStream {
         ensureBuffer();
         int start = count;
         try {
-            text(head.version(), STATUS_LINE, true, "version");
+            text(head.version(), Part.STATUS_LINE, true, "version");
             ensureCapacity(5);
             buf[count++] = ' ';
             buf[count++] = (byte) ('0' + status / 100);
@@ -75,7 +73,7 @@ public final class HttpOutput extends OutputStream {
             buf[count++] = (byte) ('0' + status % 10);
             buf[count++] = ' ';
             String reason = head.reason() != null ? head.reason() : Status.reason(status);
-            text(reason, STATUS_LINE, false, "reason phrase");
+            text(reason, Part.STATUS_LINE, false, "reason phrase");
             crlf();
             fields(head.headers());
         } catch (IllegalArgumentException e) {
@@ -175,11 +173,11 @@ public final class HttpOutput extends OutputStream {
     private void fields(Headers headers) {
         for (int i = 0, n = headers.size(); i < n; i++) {
             String name = headers.name(i);
-            text(name, FIELD_NAME, false, name);
+            text(name, Part.FIELD_NAME, false, name);
             ensureCapacity(2);
             buf[count++] = ':';
             buf[count++] = ' ';
-            text(headers.value(i), FIELD_VALUE, false, name);
+            text(headers.value(i), Part.FIELD_VALUE, false, name);
             crlf();
         }
         crlf();
@@ -190,7 +188,7 @@ public final class HttpOutput extends OutputStream {
      * that have no single byte.
      */
     @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int): the bulk low-byte copy wanted here
-    private void text(String s, int part, boolean noSpace, String what) {
+    private void text(String s, Part part, boolean noSpace, String what) {
         int n = s.length();
         ensureCapacity(n);
         byte[] b = buf;
@@ -234,7 +232,7 @@ public final class HttpOutput extends OutputStream {
         return 0;
     }
 
-    private static IllegalArgumentException refused(String s, int i, int part, String what) {
+    private static IllegalArgumentException refused(String s, int i, Part part, String what) {
         char c = s.charAt(i);
         String name = switch (c) {
             case '\r' -> "CR";
@@ -246,7 +244,7 @@ public final class HttpOutput extends OutputStream {
         String where = switch (part) {
             case REQUEST_LINE, STATUS_LINE -> what;
             case FIELD_NAME -> "header name";
-            default -> "value of header " + RequestHeadParser.printable(what);
+            case FIELD_VALUE -> "value of header " + RequestHeadParser.printable(what);
         };
         return new IllegalArgumentException(name + " at index " + i + " of " + where
                 + " refused (CWE-113 response splitting)");

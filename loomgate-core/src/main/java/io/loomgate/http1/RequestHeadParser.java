@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http.HttpVersion;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
 import java.io.EOFException;
@@ -14,8 +15,6 @@ import java.io.IOException;
  * repaired. Each rejection carries one status and names the rule it broke. Stateless.
  */
 final class RequestHeadParser {
-    static final String HTTP_1_1 = "HTTP/1.1";
-    static final String HTTP_1_0 = "HTTP/1.0";
 
     /** RFC 9112 §2.2 asks servers to ignore "at least one" empty line before a request: a few, not endless ones. */
     static final int MAX_LEADING_EMPTY_LINES = 4;
@@ -107,10 +106,10 @@ final class RequestHeadParser {
         if (end - start == 8 && b[start] == 'H' && b[start + 1] == 'T' && b[start + 2] == 'T' && b[start + 3] == 'P'
                 && b[start + 4] == '/' && b[start + 5] == '1' && b[start + 6] == '.') {
             if (b[start + 7] == '1') {
-                return HTTP_1_1;
+                return HttpVersion.HTTP_1_1;
             }
             if (b[start + 7] == '0') {
-                return HTTP_1_0;
+                return HttpVersion.HTTP_1_0;
             }
         }
         String text = new String(b, start, end - start, ISO_8859_1);
@@ -218,7 +217,7 @@ final class RequestHeadParser {
             throw new HttpParseException(400, count + " Host fields; exactly one is allowed (RFC 9112 §3.2)");
         }
         if (host == null) {
-            if (HTTP_1_1.equals(version)) {
+            if (HttpVersion.HTTP_1_1.equals(version)) {
                 throw new HttpParseException(400, "HTTP/1.1 request without a Host field (RFC 9112 §3.2)");
             }
             return;

@@ -1,5 +1,6 @@
 package io.loomgate.http1;
 
+import io.loomgate.http.HttpVersion;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
 import io.loomgate.http.Headers;
@@ -71,10 +72,10 @@ final class ResponseHeadParser {
         if (end - start >= 8 && b[start] == 'H' && b[start + 1] == 'T' && b[start + 2] == 'T' && b[start + 3] == 'P'
                 && b[start + 4] == '/' && b[start + 5] == '1' && b[start + 6] == '.') {
             if (b[start + 7] == '1') {
-                return RequestHeadParser.HTTP_1_1;
+                return HttpVersion.HTTP_1_1;
             }
             if (b[start + 7] == '0') {
-                return RequestHeadParser.HTTP_1_0;
+                return HttpVersion.HTTP_1_0;
             }
         }
         throw new HttpParseException(BAD, "status line does not start with HTTP/1.1 or HTTP/1.0 (RFC 9112 §2.3, §4)");

@@ -33,7 +33,6 @@ final class Http1ServerExchange implements ServerExchange {
     private boolean responseStarted;
     private boolean closeAfter;
     private boolean upgraded;
-    private ResponseBody responseBody;
     /** Where the output stood when the response head was encoded, and closeAfter before it: for retractResponse. */
     private long sentAtHead = -1;
     private int bufferedAtHead;
@@ -185,19 +184,15 @@ final class Http1ServerExchange implements ServerExchange {
         // not, and the loop closes the connection if the body was not read (see unreadBodyForbidsReuse).
         expectContinue = false;
         out.writeResponseHead(ours(head));
-        ResponseBody rb;
         if (headRequest) {
-            rb = new ResponseBodies.Discarding(out);
-        } else {
-            rb = switch (wire) {
-                case BodyFraming.Fixed f -> new ResponseBodies.Fixed(out, f.length());
-                case BodyFraming.Chunked c -> new ResponseBodies.Chunked(out);
-                case BodyFraming.UntilClose u -> new ResponseBodies.UntilClose(out);
-                case BodyFraming.None n -> new ResponseBodies.Discarding(out);
-            };
+            return new ResponseBodies.Discarding(out);
         }
-        responseBody = rb;
-        return rb;
+        return switch (wire) {
+            case BodyFraming.Fixed f -> new ResponseBodies.Fixed(out, f.length());
+            case BodyFraming.Chunked c -> new ResponseBodies.Chunked(out);
+            case BodyFraming.UntilClose u -> new ResponseBodies.UntilClose(out);
+            case BodyFraming.None n -> new ResponseBodies.Discarding(out);
+        };
     }
 
     /**
@@ -231,7 +226,6 @@ final class Http1ServerExchange implements ServerExchange {
         }
         out.discardBuffered(bufferedAtHead);
         responseStarted = false;
-        responseBody = null;
         closeAfter = closeAfterBeforeHead;
         sentAtHead = -1;
         return true;
@@ -253,10 +247,6 @@ final class Http1ServerExchange implements ServerExchange {
 
     boolean upgraded() {
         return upgraded;
-    }
-
-    ResponseBody responseBody() {
-        return responseBody;
     }
 
     /** Sends "100 Continue" before the first read of a body the client is holding back (RFC 9110 §10.1.1). */

@@ -1,6 +1,7 @@
 package io.loomgate.lab.load;
 
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http.HttpVersion;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
@@ -165,7 +166,7 @@ final class LoadConnection implements Runnable {
         if (head.headers().hasToken("Connection", "close")) {
             return false;
         }
-        return !"HTTP/1.0".equals(head.version()) || head.headers().hasToken("Connection", "keep-alive");
+        return !HttpVersion.HTTP_1_0.equals(head.version()) || head.headers().hasToken("Connection", "keep-alive");
     }
 
     private void closeSocket() {

@@ -1,6 +1,7 @@
 package io.loomgate.lab.load;
 
 import io.loomgate.http.Headers;
+import io.loomgate.http.HttpVersion;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.ConnectionExecutors;
@@ -131,7 +132,7 @@ public final class LoadGenerator {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256 + spec.body().length);
         try {
             HttpOutput out = new HttpOutput(bytes, 4096);
-            out.writeRequestHead(new RequestHead(spec.method(), spec.requestTarget(), "HTTP/1.1", headers));
+            out.writeRequestHead(new RequestHead(spec.method(), spec.requestTarget(), HttpVersion.HTTP_1_1, headers));
             out.write(spec.body());
             out.flush();
         } catch (IOException e) {
