@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http.HttpVersion;
 import io.loomgate.http.Status;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -19,7 +20,7 @@ final class ProtocolErrors {
     static void send(OutputStream out, int status, String detail) throws IOException {
         String body = status + " " + Status.reason(status) + ": " + sanitize(detail) + "\n";
         byte[] bodyBytes = body.getBytes(StandardCharsets.UTF_8);
-        String head = "HTTP/1.1 " + status + " " + Status.reason(status) + "\r\n"
+        String head = HttpVersion.HTTP_1_1 + " " + status + " " + Status.reason(status) + "\r\n"
                 + "Content-Type: text/plain; charset=utf-8\r\n"
                 + "Content-Length: " + bodyBytes.length + "\r\n"
                 + "Connection: close\r\n\r\n";
