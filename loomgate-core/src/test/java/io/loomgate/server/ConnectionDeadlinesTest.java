@@ -64,6 +64,8 @@ class ConnectionDeadlinesTest {
 
     /** The head deadline is enforced either by the watchdog's cut or by the check before the next read. */
     private void advanceUntilExpiredOrHeadRefused(RunningListener l, ListenerSettings s) {
+        // Accepted first (else "no connection open" would hold before the accept), then refused and closed.
+        RunningListener.await("connection accepted", () -> l.listener.openConnections() == 1);
         RunningListener.await("head deadline enforced", () -> {
             clock.advance(s.headerTimeout().plusSeconds(1));
             reads.check();
