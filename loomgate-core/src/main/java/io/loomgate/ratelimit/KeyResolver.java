@@ -1,6 +1,7 @@
 package io.loomgate.ratelimit;
 
 import io.loomgate.filter.FilterExchange;
+import io.loomgate.http.Tokens;
 import java.net.InetSocketAddress;
 
 /**
@@ -46,7 +47,7 @@ interface KeyResolver {
         }
         if (t.regionMatches(true, 0, "header:", 0, 7)) {
             String name = t.substring(7).trim();
-            if (name.isEmpty() || !name.chars().allMatch(KeyResolver::isTokenChar)) {
+            if (!Tokens.isToken(name)) {
                 throw new IllegalArgumentException("key-resolver: '" + text + "' needs a header name after "
                         + "'header:', like header:X-Api-Key");
             }
@@ -56,10 +57,5 @@ interface KeyResolver {
                 : "";
         throw new IllegalArgumentException("key-resolver: expected client-ip, header:<name>, route, path or "
                 + "principal, got '" + text + "'" + hint);
-    }
-
-    /** RFC 9110 token characters, the only ones a field name may have. */
-    private static boolean isTokenChar(int c) {
-        return c > 0x20 && c < 0x7f && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0;
     }
 }
