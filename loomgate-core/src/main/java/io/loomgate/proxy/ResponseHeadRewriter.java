@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
+import io.loomgate.http.HttpVersion;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 
@@ -55,7 +56,7 @@ final class ResponseHeadRewriter {
     /** Whether the origin lets its connection be reused after this response (RFC 9112 §9.3). */
     static boolean keepsAlive(ResponseHead head) {
         Headers h = head.headers();
-        if ("HTTP/1.1".equals(head.version())) {
+        if (HttpVersion.HTTP_1_1.equals(head.version())) {
             return !h.hasToken("Connection", "close");
         }
         return h.hasToken("Connection", "keep-alive");

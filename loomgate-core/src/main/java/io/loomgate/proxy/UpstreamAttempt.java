@@ -2,6 +2,7 @@ package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http.HttpVersion;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -127,7 +128,7 @@ final class UpstreamAttempt implements AutoCloseable {
         HttpOutput out = connection.output();
         requestSent = true;
         out.writeRequestHead(request.isHttp11() ? request
-                : new RequestHead(request.method(), request.target(), "HTTP/1.1", h));
+                : new RequestHead(request.method(), request.target(), HttpVersion.HTTP_1_1, h));
         sentNanos = System.nanoTime();
         if (!hadBody) {
             out.flush();
