@@ -71,7 +71,7 @@ class ListenerLifecycleTest {
         };
         ExecutorService stopped = ConnectionExecutors.create(ThreadModel.VIRTUAL, "refusing");
         stopped.shutdown(); // as during a drain: accepted connections can no longer be run
-        Listener listener = new Listener(ListenerSettings.defaults("127.0.0.1", 0), ex -> ex.respond(200, "no"),
+        Listener listener = new Listener(ListenerSettings.defaults("127.0.0.1", 0), null, ex -> ex.respond(200, "no"),
                 stopped, events, Watchdog.shared(), null).start();
         try (RawClient client = new RawClient(listener.port())) {
             client.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n");

@@ -22,7 +22,7 @@ final class RunningListener implements AutoCloseable {
 
     static RunningListener start(ListenerSettings settings, ExchangeHandler handler, ConnectionListener events,
                                  Watchdog reads, Watchdog writes) throws IOException {
-        return new RunningListener(new Listener(settings, handler,
+        return new RunningListener(new Listener(settings, null, handler,
                 ConnectionExecutors.create(ThreadModel.VIRTUAL, "test-conn"), events, reads, writes).start());
     }
 
