@@ -30,6 +30,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProxyHandler implements ExchangeHandler {
     private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
+    /**
+     * How long a retryable exchange waits for the first byte of a body the origin announced but has not started
+     * sending (see {@link UpstreamAttempt#awaitBodyStart}). Origins send a small body with its head or right after
+     * it; a stream that starts later passes after this wait, its head delayed by it.
+     */
+    static final int BODY_START_GRACE_MILLIS = 100;
 
     private final ProxySettings settings;
     private final ExchangeListener listener;
@@ -232,13 +238,20 @@ public final class ProxyHandler implements ExchangeHandler {
         try {
             attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
             relayRequestBody(x, attempt, retries.body(number));
-            x.response = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested,
+            ResponseHead head = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested,
                     interim -> relayInterim(x, interim));
-            if (x.response.status() == 101) {
-                Upgrades.checkSwitch(x.response, x.upgrades);
+            if (head.status() == 101) {
+                Upgrades.checkSwitch(head, x.upgrades);
             }
+            BodyFraming framing = BodyFraming.ofResponse(x.request.method(), head);
+            if (head.status() != 101 && retries.mayTryAgain(x)) {
+                // An origin killed between its head and its body would otherwise cost the client a 502 that a
+                // retry avoids: nothing of this response has reached the client yet.
+                attempt.awaitBodyStart(framing, BODY_START_GRACE_MILLIS);
+            }
+            x.response = head;
             x.upstreamNanos = System.nanoTime() - attempt.sentNanos();
-            x.upstreamFraming = BodyFraming.ofResponse(x.request.method(), x.response);
+            x.upstreamFraming = framing;
         } catch (IOException e) {
             throw classify(x, e, Stage.FORWARD);
         }

@@ -112,6 +112,15 @@ final class Retries {
         return spendRetry(x, facts);
     }
 
+    /**
+     * Whether a failure of the current attempt could still lead to another one (the route retries, this method is
+     * retried, retries are left; the budget is asked only when one is spent). Cheap: for deciding whether to spend
+     * a wait on making sure the current attempt's answer is whole enough to relay.
+     */
+    boolean mayTryAgain(Exchange x) {
+        return policy != null && retried < policy.retries() && policy.retriesMethod(x.request.method());
+    }
+
     /** After a response head with {@code status}: whether to drop it and try again. */
     boolean mayRetryStatus(Exchange x, int status, UpstreamAttempt.Facts facts) {
         if (policy == null || !policy.retriesStatus(status) || !policy.retriesMethod(x.request.method())) {

@@ -15,6 +15,7 @@ import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.PooledConnection;
 import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
@@ -274,6 +275,21 @@ final class UpstreamAttempt implements AutoCloseable {
             return null;
         } finally {
             connection.clearDeadline();
+        }
+    }
+
+    /**
+     * Makes sure the origin is still there after its head: when the body has bytes to come and none has arrived
+     * yet, waits up to {@code graceMillis} for the first; if the origin closes instead (it died between head and
+     * body), this fails as a reset, while nothing has gone to the client and the exchange may still try elsewhere.
+     * A body that is simply slow to start (a stream) passes after the grace.
+     */
+    void awaitBodyStart(BodyFraming framing, int graceMillis) throws IOException {
+        if (framing instanceof BodyFraming.None || framing instanceof BodyFraming.Fixed f && f.length() == 0) {
+            return;
+        }
+        if (connection.awaitData(graceMillis) == PooledConnection.Readiness.CLOSED) {
+            throw new EOFException("closed the connection after the response head, before its body");
         }
     }
 

@@ -121,6 +121,39 @@ public final class PooledConnection {
         }
     }
 
+    /** What {@link #awaitData} saw within its wait. */
+    public enum Readiness {
+        /** At least one byte is ready to read. */
+        DATA,
+        /** The origin closed the connection (end of stream, or reset). */
+        CLOSED,
+        /** Nothing arrived within the wait: the connection is as it was. */
+        QUIET
+    }
+
+    /**
+     * Waits at most {@code millis} for the origin's next byte without consuming it; bytes already buffered answer at
+     * once. A timed socket read (SO_TIMEOUT), as in {@link #isHealthy}: meant for rare paths, never every request.
+     */
+    public Readiness awaitData(int millis) {
+        if (input.buffered() > 0) {
+            return Readiness.DATA;
+        }
+        try {
+            int previousTimeout = socket.getSoTimeout();
+            socket.setSoTimeout(Math.max(1, millis));
+            try {
+                return input.awaitData() ? Readiness.DATA : Readiness.CLOSED;
+            } catch (SocketTimeoutException quiet) {
+                return Readiness.QUIET;
+            } finally {
+                socket.setSoTimeout(previousTimeout);
+            }
+        } catch (IOException e) {
+            return Readiness.CLOSED;
+        }
+    }
+
     UpstreamPool pool() {
         return pool;
     }
