@@ -20,6 +20,8 @@ import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.TlsMaterialException;
 import io.loomgate.tls.TlsReloader;
+import io.loomgate.upstream.JdkDnsCache;
+import io.loomgate.upstream.NameResolver;
 import io.loomgate.upstream.PoolListener;
 import io.loomgate.upstream.UpstreamDefinition;
 import io.loomgate.upstream.Upstreams;
@@ -88,6 +90,16 @@ public final class Gateway implements AutoCloseable {
     /** Starts with the built-in filters and predicates plus the plugins' (and the rate limiter's). */
     public static Gateway start(GatewayConfig config, Plugins plugins, Observers observers)
             throws ConfigException, IOException {
+        return start(config, plugins, observers, NameResolver.JDK);
+    }
+
+    /**
+     * As {@link #start(GatewayConfig, Plugins, Observers)}, with upstream host names looked up by {@code resolver}
+     * (at start, on reloads and on every DNS refresh); tests give one that reads a file they rewrite.
+     */
+    public static Gateway start(GatewayConfig config, Plugins plugins, Observers observers, NameResolver resolver)
+            throws ConfigException, IOException {
+        JdkDnsCache.shorten(); // before the first lookup of the JVM, or it has no effect (see docs/architecture.md)
         RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
         Plugins factories = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of()));
         GatewayAssembly assembly;
@@ -105,7 +117,8 @@ public final class Gateway implements AutoCloseable {
             rateLimiting.close();
             throw e;
         }
-        Upstreams upstreams = Upstreams.create(withTls(assembly.upstreams(), upstreamTls), observers.pools());
+        Upstreams upstreams = Upstreams.create(withTls(assembly.upstreams(), upstreamTls), observers.pools(),
+                resolver);
         GatewayConfig.ServerSpec s = config.server();
         // Resolved once, here: the assembly made one upstream per route, named in the route.
         BoundRoutes routes = BoundRoutes.bind(assembly.routes(), r -> upstreams.get(r.upstreamId()));
@@ -146,7 +159,7 @@ public final class Gateway implements AutoCloseable {
 
     private static List<UpstreamDefinition> withTls(List<UpstreamDefinition> definitions, ClientTls tls) {
         return definitions.stream()
-                .map(d -> tls == null ? d : new UpstreamDefinition(d.id(), d.endpoints(), d.settings().withTls(tls)))
+                .map(d -> tls == null ? d : d.withSettings(d.settings().withTls(tls)))
                 .toList();
     }
 

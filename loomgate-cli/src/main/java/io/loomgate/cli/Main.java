@@ -1,5 +1,6 @@
 package io.loomgate.cli;
 
+import io.loomgate.upstream.JdkDnsCache;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,6 +18,7 @@ public final class Main {
 
     public static void main(String[] args) {
         Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
+        JdkDnsCache.shorten(); // first, before any command looks a name up: the JDK reads the setting once
         System.exit(commandLine().execute(args));
     }
 

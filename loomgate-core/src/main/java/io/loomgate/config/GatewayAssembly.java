@@ -72,7 +72,7 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
         for (RouteSpec spec : config.routes()) {
             routes.add(route(file, spec, predicates, filters, shared));
             upstreams.add(new UpstreamDefinition(spec.id(), endpoints(file, spec), config.upstreamDefaults(),
-                    spec.balancing()));
+                    spec.balancing(), spec.dnsRefresh()));
         }
         try {
             return new GatewayAssembly(new RouteTable(routes), upstreams);

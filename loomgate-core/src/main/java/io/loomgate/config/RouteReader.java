@@ -1,6 +1,7 @@
 package io.loomgate.config;
 
 import io.loomgate.route.Route;
+import io.loomgate.upstream.UpstreamDefinition;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import java.util.Set;
 final class RouteReader {
     static final List<String> KEYS = List.of("id", "uri", "uris", "order", "predicates", "filters", "timeout",
             "preserve-host", "max-in-flight", "queue-timeout", "load-balancer", "hash", "health-check",
-            "outlier-detection", "upgrades");
+            "outlier-detection", "upgrades", "dns-refresh");
     private static final List<String> COMPONENT_KEYS = List.of("name", "args");
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
@@ -48,8 +49,7 @@ final class RouteReader {
             if (!shared.isEmpty()) {
                 List<RouteSpec.ComponentSpec> filters = new ArrayList<>(shared);
                 filters.addAll(r.filters());
-                r = new RouteSpec(r.id(), r.line(), r.uris(), r.order(), r.predicates(), filters, r.timeout(),
-                        r.preserveHost(), r.maxInFlight(), r.queueTimeout());
+                r = r.withFilters(filters); // keeps the route's balancing, upgrades and DNS refresh
             }
             routes.add(r);
         }
@@ -77,7 +77,17 @@ final class RouteReader {
                 Integer.MAX_VALUE), components(s, "predicates"), components(s, "filters"),
                 s.duration("timeout", DEFAULT_TIMEOUT, false), s.bool("preserve-host", true),
                 s.integer("max-in-flight", 0, 0, Integer.MAX_VALUE), s.duration("queue-timeout", Duration.ZERO, true),
-                BalancingReader.balancing(file, s, origins.weights()), upgrades(s));
+                BalancingReader.balancing(file, s, origins.weights()), upgrades(s), dnsRefresh(s));
+    }
+
+    /** {@code dns-refresh}: a duration, or {@code 0} / {@code off} to look names up on each dial instead. */
+    private static Duration dnsRefresh(Section s) throws ConfigException {
+        YamlNode n = s.node("dns-refresh");
+        if (n instanceof YamlNode.Scalar sc && !sc.isNull()
+                && (sc.text().trim().equalsIgnoreCase("off") || sc.text().trim().equals("0"))) {
+            return Duration.ZERO;
+        }
+        return s.duration("dns-refresh", UpstreamDefinition.DEFAULT_DNS_REFRESH, true);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.loomgate.config;
 
 import io.loomgate.route.Route;
 import io.loomgate.upstream.Balancing;
+import io.loomgate.upstream.UpstreamDefinition;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -23,10 +24,25 @@ import java.util.Set;
  * @param queueTimeout how long a request over max-in-flight waits (default 0: 503 at once)
  * @param balancing    the balancer, the endpoints' weights (one per uri), health checks and outlier detection
  * @param upgrades     protocols a request may upgrade to (default websocket; never h2c)
+ * @param dnsRefresh   how often host names among the uris are resolved again (default 30s; zero: off)
  */
 public record RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
                         List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
-                        Duration queueTimeout, Balancing balancing, Set<String> upgrades) {
+                        Duration queueTimeout, Balancing balancing, Set<String> upgrades, Duration dnsRefresh) {
+
+    /** With the default DNS refresh. */
+    public RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
+                     List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
+                     Duration queueTimeout, Balancing balancing, Set<String> upgrades) {
+        this(id, line, uris, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout, balancing,
+                upgrades, UpstreamDefinition.DEFAULT_DNS_REFRESH);
+    }
+
+    /** The same route with these filters (the shared ones put in front), everything else as it is. */
+    public RouteSpec withFilters(List<ComponentSpec> other) {
+        return new RouteSpec(id, line, uris, order, predicates, other, timeout, preserveHost, maxInFlight,
+                queueTimeout, balancing, upgrades, dnsRefresh);
+    }
 
     /** A route with equal weights, least-request balancing, no health checks and no outlier detection. */
     public RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,

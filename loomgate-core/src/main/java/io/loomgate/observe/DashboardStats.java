@@ -136,7 +136,8 @@ final class DashboardStats {
         for (UpstreamMember m : u.members()) {
             UpstreamPool p = m.pool();
             Map<String, Object> pm = new LinkedHashMap<>();
-            pm.put("endpoint", p.endpoint().authority());
+            pm.put("endpoint", p.endpoint().label());
+            pm.put("address", p.endpoint().address() == null ? null : p.endpoint().address().getHostAddress());
             pm.put("idle", p.idleCount());
             pm.put("inUse", p.inUseCount());
             pm.put("weight", m.weight());

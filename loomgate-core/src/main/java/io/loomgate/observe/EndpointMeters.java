@@ -2,8 +2,11 @@ package io.loomgate.observe;
 
 import io.loomgate.upstream.Endpoint;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -21,7 +24,7 @@ final class EndpointMeters {
 
     EndpointMeters(MeterRegistry registry, Endpoint endpoint) {
         this.registry = registry;
-        this.endpoint = endpoint.authority();
+        this.endpoint = endpoint.label();
         connects = Timer.builder("loomgate.upstream.connect")
                 .description("New upstream connections dialled, and how long the dial took")
                 .tag("endpoint", this.endpoint).register(registry);
@@ -31,6 +34,13 @@ final class EndpointMeters {
         reused = Counter.builder("loomgate.upstream.reused")
                 .description("Idle upstream connections handed out again")
                 .tag("endpoint", this.endpoint).register(registry);
+    }
+
+    /** Every meter registered for the endpoint, for removing them when it is gone. */
+    List<Meter> meters() {
+        List<Meter> all = new ArrayList<>(List.of(connects, connectFailures, reused));
+        all.addAll(evictions.values());
+        return all;
     }
 
     /** Reasons are a small closed set named by the pool (idle-timeout, closed-by-peer, discarded, ...). */

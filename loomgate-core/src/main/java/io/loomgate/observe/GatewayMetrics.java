@@ -15,6 +15,7 @@ import io.loomgate.upstream.Upstreams;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmInfoMetrics;
@@ -28,12 +29,17 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
 
@@ -67,6 +73,10 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     private final RateLimitMeters rateLimits;
     private volatile JvmGcMetrics gcMetrics;
     private volatile PinnedEventMonitor threadMonitor;
+    /** The upstreams served now, for the per-endpoint meters; null before {@link #bindUpstreams}. */
+    private volatile Supplier<Upstreams> upstreamSource;
+    private final ReentrantLock endpointMetersLock = new ReentrantLock();
+    private final Map<MemberKey, List<Meter>> memberMeters = new HashMap<>(); // guarded by endpointMetersLock
 
     public GatewayMetrics() {
         this(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
@@ -126,29 +136,107 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
      * Registers pool gauges for each upstream {@code current} supplies now. Each gauge reads the upstream of its id
      * from {@code current} when scraped, so after a live reload it counts the new pools, and 0 once its upstream is
      * gone; call again after a reload to add gauges for new upstream ids (those already registered are kept).
+     * The per-endpoint health gauges and ejection counters follow {@code current} by themselves: they are matched
+     * to the endpoints served at each scrape ({@link #syncEndpointMeters}).
      */
     public GatewayMetrics bindUpstreams(Supplier<Upstreams> current) {
         Upstreams all = current.get();
         if (all == null) {
             return this;
         }
+        upstreamSource = current;
         for (Upstream u : all.all()) {
             upstreamMeters(u.id());
             poolGauge(current, u.id(), "idle", UpstreamPool::idleCount);
             poolGauge(current, u.id(), "in_use", UpstreamPool::inUseCount);
-            for (UpstreamMember m : u.members()) {
-                String endpoint = m.endpoint().authority();
-                Gauge.builder("loomgate.upstream.endpoint.healthy", m, x -> x.healthy() && !x.ejected(System.nanoTime())
-                                ? 1 : 0)
-                        .description("1 while the endpoint may take the route's traffic (health check passing, not "
-                                + "ejected), else 0")
-                        .tag("route", u.id()).tag("endpoint", endpoint).register(registry);
-                FunctionCounter.builder("loomgate.upstream.ejections", m, UpstreamMember::timesEjected)
-                        .description("Times passive outlier detection ejected the endpoint from the route")
-                        .tag("route", u.id()).tag("endpoint", endpoint).register(registry);
-            }
         }
+        syncEndpointMeters();
         return this;
+    }
+
+    /**
+     * Makes the per-endpoint meters ({@code loomgate_upstream_endpoint_healthy{route,endpoint}},
+     * {@code loomgate_upstream_ejections_total}) match the endpoints served now: new ones (a live reload, a DNS
+     * change) get meters, those of endpoints that left are removed. Each meter finds its member anew on every read,
+     * so it reports the member serving now, never one a reload replaced. Runs before every scrape; cheap (a walk over
+     * the members).
+     */
+    void syncEndpointMeters() {
+        Supplier<Upstreams> source = upstreamSource;
+        Upstreams all = source == null ? null : source.get();
+        if (all == null) {
+            return;
+        }
+        endpointMetersLock.lock();
+        try {
+            Set<MemberKey> now = new HashSet<>();
+            for (Upstream u : all.all()) {
+                for (UpstreamMember m : u.members()) {
+                    MemberKey key = new MemberKey(u.id(), m.endpoint().label());
+                    now.add(key);
+                    if (!memberMeters.containsKey(key)) {
+                        memberMeters.put(key, registerMemberMeters(key));
+                    }
+                }
+            }
+            memberMeters.entrySet().removeIf(e -> {
+                if (now.contains(e.getKey())) {
+                    return false;
+                }
+                e.getValue().forEach(registry::remove);
+                return true;
+            });
+            // A pool's meters go with its endpoint (an address DNS no longer lists, an origin a reload dropped), so
+            // the series do not pile up as instances come and go; a late eviction from a draining pool may bring
+            // them back until the next scrape.
+            Set<Endpoint> pooled = new HashSet<>();
+            all.pools().forEach(p -> pooled.add(p.endpoint()));
+            endpoints.entrySet().removeIf(e -> {
+                if (pooled.contains(e.getKey())) {
+                    return false;
+                }
+                e.getValue().meters().forEach(registry::remove);
+                return true;
+            });
+        } finally {
+            endpointMetersLock.unlock();
+        }
+    }
+
+    /** One endpoint of one route's upstream, as its meters are labelled. */
+    private record MemberKey(String upstreamId, String endpoint) {
+        /** The member serving under this key now, or null when it left. */
+        UpstreamMember find(Supplier<Upstreams> source) {
+            Upstreams all = source == null ? null : source.get();
+            Upstream u = all == null ? null : all.get(upstreamId);
+            if (u == null) {
+                return null;
+            }
+            for (UpstreamMember m : u.members()) {
+                if (m.endpoint().label().equals(endpoint)) {
+                    return m;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** Meters that read through this object (held by the registry for as long as it lives), not a member. */
+    private List<Meter> registerMemberMeters(MemberKey key) {
+        Gauge healthy = Gauge.builder("loomgate.upstream.endpoint.healthy", this, g -> {
+                    UpstreamMember m = key.find(g.upstreamSource);
+                    return m == null ? Double.NaN : m.healthy() && !m.ejected(System.nanoTime()) ? 1 : 0;
+                })
+                .description("1 while the endpoint may take the route's traffic (health check passing, not "
+                        + "ejected), else 0")
+                .tag("route", key.upstreamId()).tag("endpoint", key.endpoint()).register(registry);
+        FunctionCounter ejections = FunctionCounter.builder("loomgate.upstream.ejections", this, g -> {
+                    UpstreamMember m = key.find(g.upstreamSource);
+                    return m == null ? 0 : m.timesEjected();
+                })
+                .description("Times passive outlier detection ejected the endpoint from the route")
+                .tag("route", key.upstreamId()).tag("endpoint", key.endpoint()).register(registry);
+        return List.of(healthy, ejections);
     }
 
     /** Counts a configuration reload: {@code loomgate_config_reloads_total{outcome}}. */
@@ -180,6 +268,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
      * @return the content type and the body
      */
     Scrape scrape(String accept) {
+        syncEndpointMeters();
         String type = accept != null && accept.contains("application/openmetrics-text")
                 ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
                 : "text/plain; version=0.0.4; charset=utf-8";

@@ -189,7 +189,7 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public String endpoint() {
-        return attempt == null ? null : attempt.endpoint().authority();
+        return attempt == null ? null : attempt.endpoint().label();
     }
 
     @Override

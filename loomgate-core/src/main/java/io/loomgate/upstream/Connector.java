@@ -129,8 +129,8 @@ final class Connector {
     }
 
     private Socket dial() throws IOException {
-        // Resolved on every dial so a DNS change reaches new connections (the JDK caches lookups for 30 s).
-        InetSocketAddress address = new InetSocketAddress(endpoint.host(), endpoint.port());
+        // An address DnsRefresh resolved, or (refresh off) the name looked up on every dial, through the JDK's cache.
+        InetSocketAddress address = endpoint.socketAddress();
         IOException failure;
         if (address.isUnresolved()) {
             failure = new ConnectException("connect to " + endpoint + " failed: unknown host " + endpoint.host());

@@ -11,7 +11,9 @@ import java.util.List;
  * only about 1/N of the keys. A key whose owner may not be chosen now (unhealthy, ejected, tried) walks on to the
  * next point whose owner may: its keys spread over the others instead of all landing on one neighbour.
  *
- * <p>The ring is built once from the upstream's members and never changes; immutable, so thread-safe.
+ * <p>The ring is built once from one generation of the upstream's members and never changes (a DNS change builds
+ * a new one: an endpoint's points depend only on its own label, so the others' stay where they were); immutable, so
+ * thread-safe.
  */
 final class HashRingBalancer implements LoadBalancer {
     static final int POINTS_PER_WEIGHT = 160;
@@ -30,7 +32,7 @@ final class HashRingBalancer implements LoadBalancer {
         int k = 0;
         for (UpstreamMember m : members) {
             for (int i = 0; i < m.weight() * POINTS_PER_WEIGHT; i++) {
-                hashes[k] = hash(m.endpoint().authority() + "#" + i);
+                hashes[k] = hash(m.endpoint().label() + "#" + i);
                 byPoint[k] = m;
                 k++;
             }

@@ -7,13 +7,14 @@ import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * and head within the check's timeout. Nothing here runs on a request's path: requests read only the verdict
  * ({@link UpstreamMember#healthy()}).
  *
- * <p>Lifecycle: {@link #start()} once, {@link #stop()} once; stop wakes every checker and they end.
+ * <p>Lifecycle: {@link #start()} once, {@link #stop()} once; stop wakes every checker and they end. In between,
+ * {@link #membersChanged()} follows the upstream's members (DNS): a member that joined gets its checker, one that
+ * left has its checker stopped, and the others keep theirs (and their verdicts).
  */
 final class HealthChecker {
     private static final Logger log = LoggerFactory.getLogger(HealthChecker.class);
@@ -33,8 +36,10 @@ final class HealthChecker {
     private final Upstream upstream;
     private final Balancing.HealthCheck check;
     private final PoolSettings settings;
-    private final CountDownLatch stopped = new CountDownLatch(1);
-    private final List<Thread> threads = new ArrayList<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Map<UpstreamMember, Checker> checkers = new IdentityHashMap<>(); // guarded by lock
+    private boolean started; // guarded by lock
+    private boolean stopped; // guarded by lock
 
     HealthChecker(Upstream upstream, Balancing.HealthCheck check, PoolSettings settings) {
         this.upstream = upstream;
@@ -43,23 +48,80 @@ final class HealthChecker {
     }
 
     void start() {
-        for (UpstreamMember m : upstream.members()) {
-            threads.add(ConnectionExecutors.startVirtual("loomgate-health-" + upstream.id() + "-" + m.endpoint(),
-                    () -> run(m)));
+        lock.lock();
+        try {
+            started = true;
+            if (!stopped) {
+                follow();
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
     void stop() {
-        stopped.countDown();
-        threads.forEach(Thread::interrupt);
+        lock.lock();
+        try {
+            stopped = true;
+            checkers.values().forEach(Checker::stop);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The upstream's members changed: checks the ones that joined, stops checking the ones that left. */
+    void membersChanged() {
+        lock.lock();
+        try {
+            if (started && !stopped) {
+                follow();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void follow() { // lock held
+        List<UpstreamMember> now = upstream.members();
+        checkers.entrySet().removeIf(e -> {
+            if (now.contains(e.getKey())) {
+                return false;
+            }
+            e.getValue().stop();
+            return true;
+        });
+        for (UpstreamMember m : now) {
+            checkers.computeIfAbsent(m, Checker::new);
+        }
     }
 
     /** The checker threads, for tests that wait for them to end. */
     List<Thread> threads() {
-        return threads;
+        lock.lock();
+        try {
+            return checkers.values().stream().map(c -> c.thread).toList();
+        } finally {
+            lock.unlock();
+        }
     }
 
-    private void run(UpstreamMember member) {
+    /** One member's checks, on a thread of its own until stopped. */
+    private final class Checker {
+        private final CountDownLatch stopped = new CountDownLatch(1);
+        private final Thread thread;
+
+        Checker(UpstreamMember member) {
+            thread = ConnectionExecutors.startVirtual("loomgate-health-" + upstream.id() + "-" + member.endpoint(),
+                    () -> run(member, stopped));
+        }
+
+        void stop() {
+            stopped.countDown();
+            thread.interrupt();
+        }
+    }
+
+    private void run(UpstreamMember member, CountDownLatch stopped) {
         long interval = check.interval().toNanos();
         // The first check comes within the first interval, at a random point, so a fleet starting together spreads.
         long wait = ThreadLocalRandom.current().nextLong(Math.max(1, interval / 4));
@@ -86,7 +148,7 @@ final class HealthChecker {
     String probe(Endpoint endpoint) {
         int timeoutMillis = (int) Math.max(1, check.timeout().toMillis());
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), timeoutMillis);
+            socket.connect(endpoint.socketAddress(), timeoutMillis);
             // Off the request path, a timed read is the simple deadline: one per check, not per request.
             socket.setSoTimeout(timeoutMillis);
             socket.setTcpNoDelay(true);

@@ -8,31 +8,47 @@ import java.util.function.LongSupplier;
  * Answers "which endpoints exist, and which one now": a named set of members (one per endpoint: its pool, weight and
  * health as this upstream sees it), a load balancer to choose among the ones that may take traffic, and the outlier
  * bookkeeping that decides which may. The pools may be shared with other upstreams naming the same endpoint.
- * Thread-safe; the member list never changes.
+ * Thread-safe.
+ *
+ * <p>The members change only when a host name's addresses change ({@link DnsRefresh}): the new list and a balancer
+ * built for it (a hash ring is rebuilt, so about 1/N of the keys move) are published together in one volatile write,
+ * and a request reads them once, so it never mixes two lists. Members of endpoints that stay are the same objects,
+ * keeping their health verdict and ejection.
  *
  * <p>Selection never leaves a route without capacity: when every member is unhealthy or ejected, all of them are
  * candidates again (Envoy's panic mode), since answering 503 for a route that may still work is worse than trying.
  */
 public final class Upstream {
     private final String id;
-    private final List<UpstreamMember> members;
-    private final List<UpstreamPool> pools;
-    private final List<Endpoint> endpoints;
     private final Balancing balancing;
-    private final LoadBalancer balancer;
     private final LongSupplier nanoTime;
+    private volatile Members current;
+
+    /** One generation of members with the balancer made for exactly them. */
+    private record Members(List<UpstreamMember> list, LoadBalancer balancer) {
+    }
 
     Upstream(String id, List<UpstreamMember> members, Balancing balancing, LongSupplier nanoTime) {
+        this.id = id;
+        this.balancing = balancing;
+        this.nanoTime = nanoTime;
+        this.current = generation(members);
+    }
+
+    private Members generation(List<UpstreamMember> members) {
         if (members.isEmpty()) {
             throw new IllegalArgumentException("upstream '" + id + "' has no endpoints");
         }
-        this.id = id;
-        this.members = List.copyOf(members);
-        this.pools = this.members.stream().map(UpstreamMember::pool).toList();
-        this.endpoints = this.pools.stream().map(UpstreamPool::endpoint).toList();
-        this.balancing = balancing;
-        this.balancer = LoadBalancer.of(balancing.policy(), this.members);
-        this.nanoTime = nanoTime;
+        List<UpstreamMember> list = List.copyOf(members);
+        return new Members(list, LoadBalancer.of(balancing.policy(), list));
+    }
+
+    /**
+     * Serves these members from now on (a DNS change); requests that already chose a member finish with it. Called
+     * by {@link Upstreams} only, under its membership lock.
+     */
+    void replaceMembers(List<UpstreamMember> members) {
+        current = generation(members);
     }
 
     public String id() {
@@ -56,6 +72,9 @@ public final class Upstream {
      * @param tried members earlier attempts of this exchange used
      */
     public UpstreamMember select(long hash, List<UpstreamMember> tried) {
+        Members generation = current;
+        List<UpstreamMember> members = generation.list();
+        LoadBalancer balancer = generation.balancer();
         long now = nanoTime.getAsLong();
         List<UpstreamMember> candidates = null; // null while every member qualifies: the common case allocates nothing
         for (int i = 0; i < members.size(); i++) {
@@ -103,6 +122,7 @@ public final class Upstream {
             return;
         }
         long now = nanoTime.getAsLong();
+        List<UpstreamMember> members = current.list();
         int ejected = 0;
         for (UpstreamMember m : members) {
             if (m.ejected(now)) {
@@ -115,18 +135,19 @@ public final class Upstream {
         }
     }
 
+    /** The members serving now: one per endpoint, a host name's addresses in place of the name. */
     public List<UpstreamMember> members() {
-        return members;
+        return current.list();
     }
 
-    /** One pool per endpoint, in the order the definition lists the endpoints. */
+    /** One pool per member, in the order of {@link #members()}. */
     public List<UpstreamPool> pools() {
-        return pools;
+        return current.list().stream().map(UpstreamMember::pool).toList();
     }
 
-    /** In the order the definition lists them. */
+    /** The endpoints of {@link #members()}, in their order. */
     public List<Endpoint> endpoints() {
-        return endpoints;
+        return current.list().stream().map(UpstreamMember::endpoint).toList();
     }
 
     /**
@@ -134,11 +155,11 @@ public final class Upstream {
      * sharing them, so this is for shutdown: {@link Upstreams#close()} is the usual way.
      */
     public void close() {
-        pools.forEach(UpstreamPool::close);
+        pools().forEach(UpstreamPool::close);
     }
 
     @Override
     public String toString() {
-        return "upstream '" + id + "' " + members;
+        return "upstream '" + id + "' " + current.list();
     }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.upstream.Balancing;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -111,5 +112,28 @@ class BalancingConfigErrorsTest {
                 "gateway.yaml", Map.of()));
         assertThat(a.routes().routes().get(0).filters().get(0).toString()).contains("retries=5")
                 .contains("first=PT0.01S").contains("factor=3");
+    }
+
+    @Test
+    void dnsRefreshIsReadPerRouteAndZeroOrOffTurnsItOff() throws Exception {
+        Duration[] got = new Duration[4];
+        String[] written = {null, "dns-refresh: 5s", "dns-refresh: off", "dns-refresh: 0"};
+        for (int i = 0; i < written.length; i++) {
+            String yaml = written[i] == null ? route("uri: http://a:8080") : route("uri: http://a:8080", written[i]);
+            GatewayAssembly a = GatewayAssembly.build(ConfigLoader.parse(yaml, "gateway.yaml", Map.of()));
+            got[i] = a.upstreams().get(0).dnsRefresh();
+        }
+        assertThat(got).containsExactly(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ZERO, Duration.ZERO);
+        assertThat(refusal(route("uri: http://a:8080", "dns-refresh: often")))
+                .startsWith("gateway.yaml:4: route 'users': dns-refresh: ");
+    }
+
+    @Test
+    void sharedFiltersLeaveARoutesBalancingAndDnsRefreshAlone() throws Exception {
+        GatewayConfig c = ConfigLoader.parse("default-filters: [ \"AddResponseHeader=X-A, 1\" ]\n"
+                + route("uri: http://a:8080", "load-balancer: round-robin", "dns-refresh: 2s"), "gateway.yaml",
+                Map.of());
+        assertThat(c.routes().get(0).balancing().policy()).isEqualTo(Balancing.Policy.ROUND_ROBIN);
+        assertThat(c.routes().get(0).dnsRefresh()).isEqualTo(Duration.ofSeconds(2));
     }
 }

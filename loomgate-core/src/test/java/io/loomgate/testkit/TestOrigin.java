@@ -108,6 +108,7 @@ public final class TestOrigin implements AutoCloseable {
     private final ConcurrentLinkedQueue<Reply> script = new ConcurrentLinkedQueue<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final AtomicInteger connections = new AtomicInteger();
+    private final AtomicInteger open = new AtomicInteger();
     private volatile Function<Recorded, Reply> fallback = r -> Reply.ok("hello from origin");
 
     private final String scheme;
@@ -117,10 +118,22 @@ public final class TestOrigin implements AutoCloseable {
     }
 
     private TestOrigin(ServerSocket socket, String scheme) throws IOException {
+        this(socket, scheme, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    private TestOrigin(ServerSocket socket, String scheme, InetSocketAddress bindTo) throws IOException {
         server = socket;
         this.scheme = scheme;
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4096);
+        server.bind(bindTo, 4096);
         ConnectionExecutors.startDaemon("test-origin-" + server.getLocalPort(), this::acceptLoop);
+    }
+
+    /**
+     * A plain origin listening on this address and port (0: any free one), e.g. three origins on 127.0.0.2,
+     * 127.0.0.3 and 127.0.0.4 with one port, the instances behind one host name.
+     */
+    public static TestOrigin at(InetAddress address, int port) throws IOException {
+        return new TestOrigin(new ServerSocket(), "http", new InetSocketAddress(address, port));
     }
 
     /** An https origin presenting the context's certificate; {@code needClientAuth} requires a client certificate. */
@@ -136,7 +149,7 @@ public final class TestOrigin implements AutoCloseable {
     }
 
     public String uri() {
-        return scheme + "://127.0.0.1:" + port();
+        return scheme + "://" + server.getInetAddress().getHostAddress() + ":" + port();
     }
 
     /** The same origin named by host name ({@code https://localhost:port}), for certificate name checks. */
@@ -177,6 +190,11 @@ public final class TestOrigin implements AutoCloseable {
         return connections.get();
     }
 
+    /** Connections open now: accepted and not yet closed by either side. */
+    public int openConnectionCount() {
+        return open.get();
+    }
+
     private void acceptLoop() {
         while (!server.isClosed()) {
             try {
@@ -184,6 +202,7 @@ public final class TestOrigin implements AutoCloseable {
                 s.setTcpNoDelay(true); // head and body go out in separate writes: no Nagle + delayed-ACK stalls
                 sockets.add(s);
                 int n = connections.incrementAndGet();
+                open.incrementAndGet();
                 ConnectionExecutors.startVirtual("test-origin-conn-" + n, () -> serve(s, n));
             } catch (IOException e) {
                 return;
@@ -212,6 +231,8 @@ public final class TestOrigin implements AutoCloseable {
             }
         } catch (IOException e) {
             // the gateway closed the connection: fine for an origin
+        } finally {
+            open.decrementAndGet();
         }
     }
 
