@@ -33,6 +33,11 @@ final class FrameWriter {
         frame(Frames.SETTINGS, 0, 0, p, 0, p.length);
     }
 
+    /** The client connection preface (RFC 9113 §3.4), before the client's SETTINGS. */
+    void preface() throws IOException {
+        write(Frames.PREFACE.clone());
+    }
+
     void settingsAck() throws IOException {
         frame(Frames.SETTINGS, Frames.FLAG_ACK, 0, new byte[0], 0, 0);
     }

@@ -49,6 +49,11 @@ final class Frames {
     private Frames() {
     }
 
+    /** The 32-bit big-endian integer at {@code at}. */
+    static int getInt(byte[] b, int at) {
+        return ((b[at] & 0xff) << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8) | (b[at + 3] & 0xff);
+    }
+
     static String errorName(int code) {
         return switch (code) {
             case NO_ERROR -> "NO_ERROR";

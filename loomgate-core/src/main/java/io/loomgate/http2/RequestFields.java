@@ -107,7 +107,7 @@ final class RequestFields implements HpackDecoder.FieldSink {
         return value;
     }
 
-    private static boolean validName(String name) {
+    static boolean validName(String name) {
         if (name.isEmpty()) {
             return false;
         }
@@ -120,7 +120,7 @@ final class RequestFields implements HpackDecoder.FieldSink {
         return true;
     }
 
-    private static boolean validValue(String v) {
+    static boolean validValue(String v) {
         for (int i = 0; i < v.length(); i++) {
             char c = v.charAt(i);
             if (c == 0 || c == '\r' || c == '\n') {
