@@ -38,7 +38,7 @@ public final class ConfigLoader {
     private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl");
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
     private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
-            "connect-timeout", "ssl");
+            "connect-timeout", "ssl", "http2", "http2-max-connections");
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file");
     private static final List<String> LOGGING_KEYS = List.of("format", "levels");
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
@@ -315,6 +315,7 @@ public final class ConfigLoader {
                 s.integer("max-idle", d.maxIdle(), 0, Integer.MAX_VALUE),
                 s.duration("idle-timeout", d.idleTimeout(), false),
                 s.duration("connect-timeout", d.connectTimeout(), false),
-                limits);
+                limits).withHttp2(s.bool("http2", false),
+                s.integer("http2-max-connections", PoolSettings.DEFAULT_HTTP2_MAX_CONNECTIONS, 1, 1024));
     }
 }

@@ -71,8 +71,8 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
         Map<RouteSpec.ComponentSpec, GatewayFilter> shared = new IdentityHashMap<>();
         for (RouteSpec spec : config.routes()) {
             routes.add(route(file, spec, predicates, filters, shared));
-            upstreams.add(new UpstreamDefinition(spec.id(), endpoints(file, spec), config.upstreamDefaults(),
-                    spec.balancing(), spec.dnsRefresh()));
+            upstreams.add(new UpstreamDefinition(spec.id(), endpoints(file, spec, config.upstreamDefaults().http2()),
+                    config.upstreamDefaults(), spec.balancing(), spec.dnsRefresh()));
         }
         try {
             return new GatewayAssembly(new RouteTable(routes), upstreams);
@@ -137,12 +137,13 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
     }
 
     /** Specs from {@link ConfigLoader} hold checked URIs; specs built in code are checked here. */
-    private static List<Endpoint> endpoints(String file, RouteSpec spec) throws ConfigException {
+    /** @param offerH2 {@code upstream.http2}: https endpoints negotiate h2 by ALPN */
+    private static List<Endpoint> endpoints(String file, RouteSpec spec, boolean offerH2) throws ConfigException {
         List<Endpoint> out = new ArrayList<>();
         for (URI uri : spec.uris()) {
             try {
                 UpstreamUri u = UpstreamUri.of(uri);
-                out.add(new Endpoint(u.host(), u.port(), u.tls()));
+                out.add(new Endpoint(u.host(), u.port(), u.tls(), u.h2c() || u.tls() && offerH2));
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(file, spec.line(), "route '" + spec.id() + "'", "uri: " + e.getMessage());
             }

@@ -4,15 +4,17 @@ import java.net.URI;
 import java.util.Locale;
 
 /**
- * An upstream address as configuration writes it: {@code http://host[:port]} or {@code https://host[:port]} with an
- * optional trailing '/', the port defaulting to 80 or 443. Parsed by hand because {@link URI#getHost()} gives null for names with '_' (common for
+ * An upstream address as configuration writes it: {@code http://host[:port]}, {@code https://host[:port]} or
+ * {@code h2c://host[:port]} (HTTP/2 with prior knowledge) with an optional trailing '/', the port defaulting to 80
+ * or 443. Parsed by hand because {@link URI#getHost()} gives null for names with '_' (common for
  * container hostnames). Hosts may be names, IPv4 literals or bracketed IPv6 literals.
  *
  * @param host the host as written, without brackets
  * @param port 1..65535
  * @param tls  https
+ * @param h2c  h2c: HTTP/2 with prior knowledge on a plain connection
  */
-record UpstreamUri(String host, int port, boolean tls) {
+record UpstreamUri(String host, int port, boolean tls, boolean h2c) {
 
     /**
      * @throws IllegalArgumentException saying what was expected
@@ -25,10 +27,12 @@ record UpstreamUri(String host, int port, boolean tls) {
                     + "'uris', got '" + text + "'");
         }
         boolean tls = lower.startsWith("https://");
-        if (!tls && !lower.startsWith("http://")) {
-            throw new IllegalArgumentException("expected http://host:port or https://host:port, got '" + text + "'");
+        boolean h2c = lower.startsWith("h2c://");
+        if (!tls && !h2c && !lower.startsWith("http://")) {
+            throw new IllegalArgumentException("expected http://host:port, https://host:port or h2c://host:port, got '"
+                    + text + "'");
         }
-        String authority = t.substring(tls ? "https://".length() : "http://".length());
+        String authority = t.substring(t.indexOf("://") + 3);
         if (authority.endsWith("/")) {
             authority = authority.substring(0, authority.length() - 1);
         }
@@ -54,7 +58,7 @@ record UpstreamUri(String host, int port, boolean tls) {
         if (host.isEmpty() || !host.matches("[A-Za-z0-9._:%-]+")) {
             throw new IllegalArgumentException("invalid host '" + host + "' in '" + text + "'");
         }
-        return new UpstreamUri(host, port == null ? (tls ? 443 : 80) : port(port, text), tls);
+        return new UpstreamUri(host, port == null ? (tls ? 443 : 80) : port(port, text), tls, h2c);
     }
 
     private static int port(String port, String text) {
@@ -69,9 +73,9 @@ record UpstreamUri(String host, int port, boolean tls) {
         throw new IllegalArgumentException("port must be 1..65535 in '" + text + "'");
     }
 
-    /** {@code http://host:port} (or https), brackets around an IPv6 literal. */
+    /** {@code http://host:port} (or https, h2c), brackets around an IPv6 literal. */
     URI toUri() {
-        return URI.create((tls ? "https://" : "http://") + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port);
+        return URI.create((tls ? "https://" : h2c ? "h2c://" : "http://") + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port);
     }
 
     /** Reads back what {@link #toUri()} made (its authority may be registry-based when the host has '_'). */

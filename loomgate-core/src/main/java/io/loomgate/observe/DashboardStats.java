@@ -140,6 +140,11 @@ final class DashboardStats {
             pm.put("address", p.endpoint().address() == null ? null : p.endpoint().address().getHostAddress());
             pm.put("idle", p.idleCount());
             pm.put("inUse", p.inUseCount());
+            if (p.http2() != null) {
+                pm.put("protocol", p.http2().http1Only() ? "http/1.1 (ALPN)" : "h2");
+                pm.put("http2Connections", p.http2ConnectionCount());
+                pm.put("http2Streams", p.http2StreamCount());
+            }
             pm.put("weight", m.weight());
             pm.put("inFlight", m.inFlight());
             pm.put("healthy", m.healthy());

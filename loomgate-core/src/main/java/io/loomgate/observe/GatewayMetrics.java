@@ -149,6 +149,11 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
             upstreamMeters(u.id());
             poolGauge(current, u.id(), "idle", UpstreamPool::idleCount);
             poolGauge(current, u.id(), "in_use", UpstreamPool::inUseCount);
+            if (u.pools().stream().anyMatch(p -> p.http2() != null)) {
+                // HTTP/2 endpoints: multiplexed connections, and the streams (attempts) on them
+                poolGauge(current, u.id(), "http2", UpstreamPool::http2ConnectionCount);
+                poolGauge(current, u.id(), "http2_streams", UpstreamPool::http2StreamCount);
+            }
         }
         syncEndpointMeters();
         return this;

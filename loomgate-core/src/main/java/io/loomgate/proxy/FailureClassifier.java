@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http1.HttpParseException;
+import io.loomgate.http2.Http2StreamException;
 import io.loomgate.proxy.ProxyFailure.Kind;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.PoolExhaustedException;
@@ -30,6 +31,9 @@ final class FailureClassifier {
         /** Relaying the response body: a failed read is the origin's, a failed write the client's. */
         RESPONSE_BODY
     }
+
+    /** Tries of a request whose stream the origin refused (nothing processed): a burst during a GOAWAY may hit two. */
+    static final int MAX_REFUSED_RETRIES = 3;
 
     private FailureClassifier() {
     }
@@ -73,6 +77,8 @@ final class FailureClassifier {
                         + e.getMessage(), e);
                 case EOFException eof -> new ProxyFailure(Kind.UPSTREAM_RESET, where
                         + " closed the connection before responding", e);
+                case Http2StreamException h when h.refused() -> new ProxyFailure(Kind.UPSTREAM_RESET, where
+                        + " refused the stream before processing it: " + e.getMessage(), e);
                 default -> new ProxyFailure(Kind.UPSTREAM_RESET, where + " failed: " + e.getMessage(), e);
             };
             case CLIENT_WRITE -> new ProxyFailure(Kind.CLIENT_ABORTED, "client went away before the response head: "
@@ -92,6 +98,11 @@ final class FailureClassifier {
      * and body replay.
      */
     static boolean mayRetry(ProxyFailure failure, UpstreamAttempt.Facts attempt) {
+        if (failure.getCause() instanceof Http2StreamException h && h.refused()) {
+            // REFUSED_STREAM, or above a GOAWAY's last stream id: the origin processed nothing (RFC 9113 §8.7), so
+            // any method may go again; only a body already consumed cannot.
+            return attempt.number() < MAX_REFUSED_RETRIES && !attempt.responseStarted() && !attempt.hadBody();
+        }
         return failure.retryable()
                 && attempt.number() == 0
                 && attempt.reused()

@@ -243,7 +243,7 @@ public final class ProxyHandler implements ExchangeHandler {
             if (head.status() == 101) {
                 Upgrades.checkSwitch(head, x.upgrades);
             }
-            BodyFraming framing = BodyFraming.ofResponse(x.request.method(), head);
+            BodyFraming framing = attempt.responseFraming(x.request.method(), head);
             if (head.status() != 101 && retries.mayTryAgain(x)) {
                 // An origin killed between its head and its body would otherwise cost the client a 502 that a
                 // retry avoids: nothing of this response has reached the client yet.
@@ -301,11 +301,18 @@ public final class ProxyHandler implements ExchangeHandler {
         long length = x.upstreamFraming instanceof BodyFraming.Fixed f ? f.length() : -1;
         try {
             x.bytesOut = BodyRelay.copy(body, out, length);
+            if (x.attempt.uploadUnfinished()) {
+                // An HTTP/2 origin answered in full before taking the whole request body: the rest of it is never
+                // read, so the client's connection cannot carry another request (the upload is cancelled).
+                x.requestBodyCut = true;
+                x.downstream.closeAfterResponse();
+            }
             out.finish(body.trailers());
         } catch (IOException e) {
             throw classify(x, e, Stage.RESPONSE_BODY);
         }
         x.attempt.finish(body.isComplete() && answer.originKeepsAlive() && !x.requestBodyCut);
+        x.bytesIn = Math.max(x.bytesIn, x.attempt.uploaded()); // an HTTP/2 upload of unknown length, now joined
     }
 
     private void sendLocalReply(Exchange x) throws IOException {

@@ -96,8 +96,9 @@ final class Retries {
 
     /** After a failed attempt: whether another one follows (it may wait out a back-off first). */
     boolean mayRetry(Exchange x, ProxyFailure f, UpstreamAttempt.Facts facts) {
-        if (facts.number() == 0 && FailureClassifier.mayRetry(f, facts)) {
-            return true; // a stale keep-alive connection: the request never reached a live origin
+        if (FailureClassifier.mayRetry(f, facts)) {
+            // a stale keep-alive connection (first try only), or a refused HTTP/2 stream: never processed
+            return true;
         }
         if (policy == null || !countsAgainstEndpoint(f)) {
             return false;

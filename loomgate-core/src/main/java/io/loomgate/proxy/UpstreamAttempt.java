@@ -11,7 +11,10 @@ import io.loomgate.http1.BodyInputStream;
 import io.loomgate.http1.ChunkedOutputStream;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.http1.HttpParseException;
+import io.loomgate.http2.Http2ClientStream;
+import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.Http2Pool;
 import io.loomgate.upstream.PooledConnection;
 import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
@@ -19,6 +22,8 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One try at getting a response from one endpoint: owns the connection it checked out from {@link #connect} until
@@ -30,8 +35,17 @@ import java.time.Duration;
  * the connection unless {@link #finish} already settled it. Every I/O method throws the raw {@link IOException};
  * the caller classifies it once ({@link FailureClassifier}). The endpoint's in-flight count covers the attempt from
  * construction to close.
+ *
+ * <p>HTTP/2 endpoints ({@link Endpoint#http2()}): the attempt leases a stream slot on one of the endpoint's
+ * multiplexed connections instead of a connection ({@link Http2Pool}), and is one {@link Http2ClientStream}: the same
+ * phases, the head translated to HTTP/2 fields, the body as DATA frames. A request body of unknown length (chunked,
+ * or an HTTP/2 client's without content-length: streaming, gRPC) is sent by a virtual thread of its own while the
+ * response is read, so a bidirectional stream flows both ways at once; a known length is sent before the head is
+ * awaited, as over HTTP/1.1. {@link #finish} with anything left unfinished, or {@link #close}, resets the stream
+ * (RST_STREAM CANCEL), so the origin stops working on a request the client gave up.
  */
 final class UpstreamAttempt implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(UpstreamAttempt.class);
     /** Informational (1xx) heads accepted before the final one; more is an origin gone wrong (or hostile): 502. */
     static final int MAX_INTERIM_RESPONSES = 32;
 
@@ -50,6 +64,14 @@ final class UpstreamAttempt implements AutoCloseable {
     private final UpstreamPool pool;
     private final int number;
     private PooledConnection connection;
+    /** The stream slot leased when the endpoint speaks HTTP/2 (null otherwise, or when it fell back to HTTP/1.1). */
+    private Http2Pool.Lease h2Lease;
+    private Http2ClientStream stream;
+    /** Sends a body of unknown length to an HTTP/2 origin while the response is read; null when none. */
+    private Thread upload;
+    /** How the upload ended badly, if it did: a client read failure outranks the reset it causes upstream. */
+    private volatile IOException uploadFailure;
+    private volatile long uploaded;
     private boolean requestSent;
     private boolean hadBody;
     private boolean idempotent;
@@ -86,7 +108,7 @@ final class UpstreamAttempt implements AutoCloseable {
 
     /** Whether the connection served an earlier exchange; false before {@link #connect}. */
     boolean reused() {
-        return connection != null && connection.reused();
+        return h2Lease != null ? h2Lease.reused() : connection != null && connection.reused();
     }
 
     /** System.nanoTime() when the request head was written; 0 before. */
@@ -103,7 +125,19 @@ final class UpstreamAttempt implements AutoCloseable {
      * connections (one of them just failed) and dials.
      */
     void connect(long deadlineNanos) throws IOException {
+        Http2Pool h2 = pool.http2();
+        if (h2 != null) {
+            h2Lease = h2.acquire(deadlineNanos);
+            if (h2Lease != null) {
+                return;
+            }
+        }
         connection = pool.acquire(deadlineNanos, number > 0);
+    }
+
+    /** Whether this attempt is a stream on an HTTP/2 connection. */
+    boolean isHttp2() {
+        return h2Lease != null;
     }
 
     /**
@@ -111,6 +145,10 @@ final class UpstreamAttempt implements AutoCloseable {
      * framing fields are the ones this side will use. Flushed at once when no body follows.
      */
     void sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException {
+        if (h2Lease != null) {
+            sendHttp2Head(request, framing, preserveHost);
+            return;
+        }
         Headers h = request.headers();
         Endpoint e = endpoint();
         if (!preserveHost || !h.contains("Host")) {
@@ -137,6 +175,30 @@ final class UpstreamAttempt implements AutoCloseable {
     }
 
     /**
+     * Opens the stream with the request head as HTTP/2 fields: Host becomes {@code :authority} (the endpoint's
+     * unless the route preserves the client's), connection-specific fields stay out, content-length is sent for a
+     * known length.
+     */
+    private void sendHttp2Head(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException {
+        Headers h = request.headers();
+        Endpoint e = endpoint();
+        String host = h.first("Host");
+        String authority = preserveHost && host != null ? host
+                : e.port() == e.defaultPort() ? e.host() : e.authority();
+        if (framing instanceof BodyFraming.Fixed f) {
+            h.set("Content-Length", Long.toString(f.length()));
+        } else {
+            h.remove("Content-Length");
+        }
+        hadBody = !(framing instanceof BodyFraming.None || framing instanceof BodyFraming.Fixed f && f.length() == 0);
+        idempotent = Method.isIdempotent(request.method());
+        requestSent = true;
+        stream = h2Lease.connection().open(request.method(), e.tls() ? "https" : "http", authority, request.target(),
+                h, !hadBody);
+        sentNanos = System.nanoTime();
+    }
+
+    /**
      * Streams the client's body to the origin in the framing the head announced; returns the bytes copied. A failure
      * reading the client comes out as {@link BodyRelay.ReadFailed}, writing the origin as
      * {@link BodyRelay.WriteFailed}.
@@ -149,6 +211,9 @@ final class UpstreamAttempt implements AutoCloseable {
             throws IOException {
         if (framing instanceof BodyFraming.None) {
             return 0;
+        }
+        if (stream != null) {
+            return relayHttp2Body(body, framing, timeout);
         }
         HttpOutput out = connection.output();
         ChunkedOutputStream chunks = framing instanceof BodyFraming.Chunked ? new ChunkedOutputStream(out) : null;
@@ -179,6 +244,50 @@ final class UpstreamAttempt implements AutoCloseable {
         return n;
     }
 
+    /**
+     * The body as DATA frames. A known length is sent now; an unknown one (a stream: gRPC, uploads of any size) by a
+     * virtual thread of its own while this thread goes on to read the response, and 0 is returned.
+     */
+    private long relayHttp2Body(BodyInputStream body, BodyFraming framing, Duration timeout) throws IOException {
+        stream.setTimeouts(timeout, timeout);
+        if (!hadBody) {
+            return 0;
+        }
+        if (framing instanceof BodyFraming.Fixed f) {
+            long n = BodyRelay.copy(body, stream.requestBody(), f.length());
+            try {
+                stream.endRequest(body.trailers());
+            } catch (IOException e) {
+                throw new BodyRelay.WriteFailed(e);
+            }
+            return n;
+        }
+        Http2ClientStream s = stream;
+        upload = ConnectionExecutors.startVirtual("h2-upload-" + endpoint().authority() + "-" + s.id(), () -> {
+            try {
+                uploaded = BodyRelay.copy(body, s.requestBody(), -1);
+                s.endRequest(body.trailers());
+            } catch (BodyRelay.ReadFailed e) {
+                uploadFailure = e; // the client's fault: the stream is reset so the origin stops waiting for it
+                s.cancel();
+            } catch (IOException e) {
+                uploadFailure = e instanceof BodyRelay.WriteFailed ? e : new BodyRelay.WriteFailed(e);
+                s.cancel();
+            }
+        });
+        return 0;
+    }
+
+    /** Whether an HTTP/2 upload of unknown length is still sending (or waiting for the client). */
+    boolean uploadUnfinished() {
+        return upload != null && !stream.requestEnded();
+    }
+
+    /** Bytes of the request body sent by the upload thread so far (HTTP/2, unknown length). */
+    long uploaded() {
+        return uploaded;
+    }
+
     /** Whether the origin gave its final answer before the request body was all sent (the upload was stopped). */
     boolean answeredEarly() {
         return earlyHead != null;
@@ -186,6 +295,9 @@ final class UpstreamAttempt implements AutoCloseable {
 
     /** Whether the origin has sent bytes not read yet (after a failed upload: maybe its early answer). */
     boolean hasResponseBytes() {
+        if (stream != null) {
+            return stream.hasHead();
+        }
         try {
             return connection.input().available() > 0;
         } catch (IOException e) {
@@ -237,6 +349,9 @@ final class UpstreamAttempt implements AutoCloseable {
      * the request asked for an upgrade.
      */
     ResponseHead readHead(Duration timeout, boolean upgradeRequested, InterimSink interim) throws IOException {
+        if (stream != null) {
+            return readHttp2Head(timeout, interim);
+        }
         ResponseHead head = earlyHead;
         earlyHead = null;
         while (head == null) {
@@ -285,6 +400,9 @@ final class UpstreamAttempt implements AutoCloseable {
      * A body that is simply slow to start (a stream) passes after the grace.
      */
     void awaitBodyStart(BodyFraming framing, int graceMillis) throws IOException {
+        if (stream != null) {
+            return; // HTTP/2: a connection that dies now fails the stream, and the body read reports it
+        }
         if (framing instanceof BodyFraming.None || framing instanceof BodyFraming.Fixed f && f.length() == 0) {
             return;
         }
@@ -293,8 +411,52 @@ final class UpstreamAttempt implements AutoCloseable {
         }
     }
 
+    /** The final head from an HTTP/2 origin (interim ones passed on as over HTTP/1.1), within {@code timeout}. */
+    private ResponseHead readHttp2Head(Duration timeout, InterimSink interim) throws IOException {
+        if (headDeadline == 0) {
+            headDeadline = System.nanoTime() + timeout.toNanos();
+        }
+        while (true) {
+            ResponseHead head;
+            try {
+                head = stream.awaitHead(headDeadline);
+            } catch (IOException e) {
+                IOException failed = uploadFailure; // the client's read failure explains the reset it caused
+                throw failed != null && !(failed instanceof BodyRelay.WriteFailed) ? failed : e;
+            }
+            responseStarted = true;
+            if (!head.isInformational()) {
+                return head;
+            }
+            if (++interims > MAX_INTERIM_RESPONSES) {
+                throw new HttpParseException(502, "more than " + MAX_INTERIM_RESPONSES
+                        + " informational responses before the final one");
+            }
+            if (head.status() != 100) {
+                interim.accept(head);
+            }
+        }
+    }
+
+    /**
+     * How the response body is framed: from the head's fields (RFC 9112 §6.3) over HTTP/1.1; over HTTP/2 the stream
+     * frames it, so a head that ended the stream has an empty body and one without content-length a body of unknown
+     * length (which an HTTP/1.1 client gets chunked).
+     */
+    BodyFraming responseFraming(String method, ResponseHead head) throws HttpParseException {
+        BodyFraming f = BodyFraming.ofResponse(method, head);
+        if (stream != null && stream.endedWithHead() && !(f instanceof BodyFraming.None)) {
+            return new BodyFraming.Fixed(0);
+        }
+        return f;
+    }
+
     /** The response body in the origin's framing; each read waits at most {@code readTimeout}. */
     BodyInputStream openBody(BodyFraming framing, HttpLimits limits, Duration readTimeout) {
+        if (stream != null) {
+            stream.setTimeouts(readTimeout, readTimeout);
+            return framing instanceof BodyFraming.None ? BodyFraming.NONE.open(null, limits) : new Http2UpstreamBody(stream);
+        }
         connection.setReadTimeout(readTimeout);
         return framing.open(connection.input(), limits);
     }
@@ -311,6 +473,10 @@ final class UpstreamAttempt implements AutoCloseable {
         }
         settled = true;
         pool.state().attemptEnded();
+        if (h2Lease != null) {
+            finishHttp2(reusable);
+            return;
+        }
         if (connection == null) {
             return;
         }
@@ -318,6 +484,28 @@ final class UpstreamAttempt implements AutoCloseable {
             pool.release(connection);
         } else {
             pool.discard(connection);
+        }
+    }
+
+    /** A clean stream is simply over; anything else is reset, and the upload thread waited for (briefly). */
+    private void finishHttp2(boolean clean) {
+        if (stream == null) {
+            h2Lease.connection().unreserve();
+            return;
+        }
+        if (!clean || !stream.isComplete()) {
+            stream.cancel();
+        }
+        Thread t = upload;
+        if (t != null) {
+            try {
+                // The reset fails the upload's next write; a read from a silent client ends by its own timeout.
+                if (!t.join(Duration.ofSeconds(1))) {
+                    log.debug("{}: upload thread still reading the client after the stream ended", this);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -331,6 +519,7 @@ final class UpstreamAttempt implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "attempt " + number + " to " + endpoint() + (reused() ? " (reused connection)" : "");
+        return "attempt " + number + " to " + endpoint() + (stream != null ? " (h2 " + stream + ")" : "")
+                + (reused() ? " (reused connection)" : "");
     }
 }

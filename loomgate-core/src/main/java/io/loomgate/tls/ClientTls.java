@@ -67,6 +67,20 @@ public final class ClientTls implements Reloadable {
      * two or three of them); throws what JSSE threw ({@link TlsFailures} names it).
      */
     public SSLSocket handshake(Socket raw, String host, int port, Duration timeout) throws IOException {
+        return handshake(raw, host, port, timeout, HTTP_1_1);
+    }
+
+    /** ALPN offer of an HTTP/1.1-only client. */
+    public static final List<String> HTTP_1_1 = List.of("http/1.1");
+    /** ALPN offer of a client that prefers HTTP/2 and falls back to HTTP/1.1. */
+    public static final List<String> H2_OR_HTTP_1_1 = List.of("h2", "http/1.1");
+
+    /**
+     * As {@link #handshake(Socket, String, int, Duration)}, offering these ALPN protocols; the origin's choice is
+     * the returned socket's {@code getApplicationProtocol()} (empty when it chose none).
+     */
+    public SSLSocket handshake(Socket raw, String host, int port, Duration timeout, List<String> alpn)
+            throws IOException {
         SSLSocket s = (SSLSocket) factory.createSocket(raw, host, port, true);
         SSLParameters p = s.getSSLParameters();
         p.setProtocols(settings.protocols().toArray(String[]::new));
@@ -79,7 +93,7 @@ public final class ClientTls implements Reloadable {
         if (!isIpLiteral(host)) {
             p.setServerNames(List.of(new SNIHostName(host)));
         }
-        p.setApplicationProtocols(new String[] {"http/1.1"});
+        p.setApplicationProtocols(alpn.toArray(String[]::new));
         s.setSSLParameters(p);
         int previous = raw.getSoTimeout();
         raw.setSoTimeout((int) Math.max(1, Math.min(timeout.toMillis(), Integer.MAX_VALUE)));

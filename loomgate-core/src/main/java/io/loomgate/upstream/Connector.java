@@ -88,10 +88,52 @@ final class Connector {
         }
     }
 
+    /**
+     * A connection dialled for HTTP/2: the plain socket (which other threads close), the socket to talk on (TLS
+     * over the plain one for https) and whether the origin speaks HTTP/2 on it (prior knowledge for h2c; ALPN chose
+     * {@code h2} for https).
+     */
+    record Dialled(Socket raw, Socket socket, boolean h2) {
+    }
+
+    /**
+     * Dials for {@link Http2Pool}: h2c as is, https offering {@code h2, http/1.1} by ALPN. When the origin chose
+     * HTTP/1.1 the socket is closed and {@code h2} is false: the endpoint's HTTP/1.1 pool takes over.
+     */
+    Dialled dialHttp2() throws IOException {
+        long start = System.nanoTime();
+        Socket raw = dial();
+        try {
+            raw.setSoTimeout(0);
+            if (!endpoint.tls()) {
+                listener.connected(endpoint, System.nanoTime() - start);
+                return new Dialled(raw, raw, true);
+            }
+            SSLSocket s = handshake(raw, ClientTls.H2_OR_HTTP_1_1);
+            if (!"h2".equals(s.getApplicationProtocol())) {
+                log.info("upstream {}: the origin chose {} by ALPN, not h2; its requests go over HTTP/1.1", endpoint,
+                        s.getApplicationProtocol() == null || s.getApplicationProtocol().isEmpty() ? "no protocol"
+                                : s.getApplicationProtocol());
+                raw.close();
+                return new Dialled(raw, s, false);
+            }
+            listener.connected(endpoint, System.nanoTime() - start);
+            return new Dialled(raw, s, true);
+        } catch (IOException | RuntimeException e) {
+            raw.close();
+            listener.connectFailed(endpoint, e);
+            throw e;
+        }
+    }
+
     private SSLSocket handshake(Socket raw) throws IOException {
+        return handshake(raw, ClientTls.HTTP_1_1);
+    }
+
+    private SSLSocket handshake(Socket raw, java.util.List<String> alpn) throws IOException {
         ClientTls tls = settings.tls() != null ? settings.tls() : DefaultTls.INSTANCE;
         try {
-            SSLSocket s = tls.handshake(raw, endpoint.host(), endpoint.port(), settings.connectTimeout());
+            SSLSocket s = tls.handshake(raw, endpoint.host(), endpoint.port(), settings.connectTimeout(), alpn);
             if (!reportedCauses.isEmpty()) {
                 reportedCauses.clear();
             }

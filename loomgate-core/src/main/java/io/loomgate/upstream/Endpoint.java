@@ -5,18 +5,32 @@ import java.net.InetSocketAddress;
 
 /**
  * One origin instance, the key of a connection pool: a plain and a TLS connection to the same host and port are
- * different endpoints with different pools, and so are two addresses of one host name.
+ * different endpoints with different pools, and so are two addresses of one host name, and an HTTP/1.1 and an HTTP/2
+ * endpoint.
  *
  * @param host    name or literal address, as configured: what Host and TLS (SNI, certificate check) name
  * @param port    TCP port
  * @param tls     whether connections speak TLS ({@code https://})
  * @param address where connections go: one of the addresses {@code host} resolved to ({@link DnsRefresh}); null
  *                when the host is resolved on each dial instead (a literal, or a name with DNS refresh off)
+ * @param http2   whether requests go over multiplexed HTTP/2 connections: with prior knowledge on a plain endpoint
+ *                ({@code h2c://}), negotiated by ALPN on a TLS one ({@code https://} with {@code upstream.http2}),
+ *                falling back to HTTP/1.1 when the origin picks it
  */
-public record Endpoint(String host, int port, boolean tls, InetAddress address) {
+public record Endpoint(String host, int port, boolean tls, InetAddress address, boolean http2) {
+    /** An HTTP/1.1 endpoint at a resolved address (null: resolved on each dial). */
+    public Endpoint(String host, int port, boolean tls, InetAddress address) {
+        this(host, port, tls, address, false);
+    }
+
     /** An endpoint resolved on each dial. */
+    public Endpoint(String host, int port, boolean tls, boolean http2) {
+        this(host, port, tls, null, http2);
+    }
+
+    /** An HTTP/1.1 endpoint resolved on each dial. */
     public Endpoint(String host, int port, boolean tls) {
-        this(host, port, tls, null);
+        this(host, port, tls, null, false);
     }
 
     /** A plain {@code http://} endpoint. */
@@ -49,12 +63,12 @@ public record Endpoint(String host, int port, boolean tls, InetAddress address) 
 
     /** This endpoint at one of its host's addresses. */
     public Endpoint at(InetAddress resolved) {
-        return new Endpoint(host, port, tls, resolved);
+        return new Endpoint(host, port, tls, resolved, http2);
     }
 
     /** The endpoint as configured, without a resolved address. */
     public Endpoint configured() {
-        return address == null ? this : new Endpoint(host, port, tls, null);
+        return address == null ? this : new Endpoint(host, port, tls, null, http2);
     }
 
     /** Whether the host is a DNS name (what {@link DnsRefresh} re-resolves), not a literal IPv4 or IPv6 address. */
@@ -64,6 +78,6 @@ public record Endpoint(String host, int port, boolean tls, InetAddress address) 
 
     @Override
     public String toString() {
-        return tls ? "https://" + label() : label();
+        return tls ? "https://" + label() + (http2 ? " (h2)" : "") : http2 ? "h2c://" + label() : label();
     }
 }

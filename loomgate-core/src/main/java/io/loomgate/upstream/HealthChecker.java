@@ -5,6 +5,8 @@ import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
+import io.loomgate.http2.Http2ClientConnection;
+import io.loomgate.http2.Http2ClientStream;
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
 import java.net.Socket;
@@ -144,8 +146,55 @@ final class HealthChecker {
         }
     }
 
+    /**
+     * The check over the endpoint's own protocol for an h2c origin (which may not speak HTTP/1.1 at all): a
+     * connection of its own, one stream, {@code GET path}, the head within the check's timeout, then closed.
+     */
+    private String probeH2c(Endpoint endpoint) {
+        int timeoutMillis = (int) Math.max(1, check.timeout().toMillis());
+        long deadline = System.nanoTime() + check.timeout().toNanos();
+        Http2ClientConnection c = null;
+        try (Socket socket = new Socket()) {
+            socket.connect(endpoint.socketAddress(), timeoutMillis);
+            socket.setTcpNoDelay(true);
+            // The reader thread parks on the socket untimed: closing the socket below (or the connection) ends it.
+            c = new Http2ClientConnection("health-" + endpoint.authority(), socket.getInputStream(),
+                    socket.getOutputStream(), () -> closeQuietly(socket), settings.limits().maxHeaderBytes(),
+                    () -> { }).start();
+            if (!c.tryReserve()) {
+                return "GET " + check.path() + " over h2c: the connection took no stream";
+            }
+            Headers h = new Headers();
+            h.add("user-agent", "loomgate-health-check");
+            Http2ClientStream stream = c.open("GET", "http", endpoint.port() == 80 ? endpoint.host()
+                    : endpoint.authority(), check.path(), h, true);
+            ResponseHead head = stream.awaitHead(deadline);
+            for (int interim = 0; head.isInformational() && interim < 10; interim++) {
+                head = stream.awaitHead(deadline);
+            }
+            return check.expects(head.status()) ? null : "GET " + check.path() + " answered " + head.status();
+        } catch (IOException e) {
+            return "GET " + check.path() + " over h2c failed: " + e;
+        } finally {
+            if (c != null) {
+                c.close("health check done");
+            }
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // gone either way
+        }
+    }
+
     /** One check: null if it passed, else what went wrong (for the log line when the verdict changes). */
     String probe(Endpoint endpoint) {
+        if (endpoint.http2() && !endpoint.tls()) {
+            return probeH2c(endpoint);
+        }
         int timeoutMillis = (int) Math.max(1, check.timeout().toMillis());
         try (Socket socket = new Socket()) {
             socket.connect(endpoint.socketAddress(), timeoutMillis);

@@ -15,9 +15,14 @@ import java.util.Objects;
  * @param connectTimeout how long a TCP connect may take. Positive; default 2 s.
  * @param limits         limits on response heads read from the origin
  * @param tls            TLS to {@code https://} endpoints ({@code upstream.ssl}); null: the JDK's trust store only
+ * @param http2          whether {@code https://} endpoints offer {@code h2} by ALPN ({@code upstream.http2}, default
+ *                       false); {@code h2c://} endpoints speak HTTP/2 whatever this says
+ * @param http2MaxConnections most HTTP/2 connections open to one endpoint; another opens only when the others carry
+ *                       the origin's SETTINGS_MAX_CONCURRENT_STREAMS each. At least 1; default 8.
  */
 public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
-                           HttpLimits limits, ClientTls tls) {
+                           HttpLimits limits, ClientTls tls, boolean http2, int http2MaxConnections) {
+    public static final int DEFAULT_HTTP2_MAX_CONNECTIONS = 8;
     public static final PoolSettings DEFAULTS = new PoolSettings(4096, 1024, Duration.ofSeconds(60),
             Duration.ofSeconds(2), HttpLimits.DEFAULTS);
 
@@ -26,8 +31,20 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
         this(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, null);
     }
 
+    public PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
+                        HttpLimits limits, ClientTls tls) {
+        this(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, false, DEFAULT_HTTP2_MAX_CONNECTIONS);
+    }
+
     public PoolSettings withTls(ClientTls clientTls) {
-        return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, clientTls);
+        return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, clientTls, http2,
+                http2MaxConnections);
+    }
+
+    /** These settings with {@code upstream.http2} and {@code upstream.http2-max-connections}. */
+    public PoolSettings withHttp2(boolean offerH2, int maxHttp2Connections) {
+        return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, offerH2,
+                maxHttp2Connections);
     }
 
     public PoolSettings {
@@ -36,6 +53,9 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
         Objects.requireNonNull(limits, "limits");
         if (maxConnections < 1) {
             throw new IllegalArgumentException("max-connections must be at least 1, not " + maxConnections);
+        }
+        if (http2MaxConnections < 1) {
+            throw new IllegalArgumentException("http2-max-connections must be at least 1, not " + http2MaxConnections);
         }
         if (maxIdle < 0) {
             throw new IllegalArgumentException("max-idle must not be negative, not " + maxIdle);

@@ -44,6 +44,8 @@ public final class UpstreamPool {
     private final LongSupplier nanoTime;
     private final long idleTimeoutNanos;
     private final EndpointState state;
+    /** The endpoint's HTTP/2 connections when it speaks HTTP/2 ({@link Endpoint#http2()}), else null. */
+    private final Http2Pool http2;
 
     private final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock. Head = most recently released.
@@ -75,6 +77,16 @@ public final class UpstreamPool {
         this.nanoTime = nanoTime;
         this.idleTimeoutNanos = settings.idleTimeout().toNanos();
         this.state = new EndpointState(endpoint);
+        this.http2 = endpoint.http2() ? new Http2Pool(endpoint, settings, connector, listener) : null;
+    }
+
+    /**
+     * The endpoint's HTTP/2 connections, null when it speaks HTTP/1.1. Attempts lease streams there first; this
+     * pool's HTTP/1.1 connections serve an https origin that chose HTTP/1.1 by ALPN ({@link Http2Pool#acquire}
+     * answers null then).
+     */
+    public Http2Pool http2() {
+        return http2;
     }
 
     public Endpoint endpoint() {
@@ -327,6 +339,9 @@ public final class UpstreamPool {
      * a whole idle timeout: a connection released right now is the soonest that can come due.
      */
     long cleanup(long nowNanos) {
+        if (http2 != null) {
+            http2.cleanup(System.nanoTime()); // its connections keep System.nanoTime, whatever clock ages these
+        }
         List<PooledConnection> expired = new ArrayList<>();
         long nextDelay;
         lock.lock();
@@ -364,6 +379,9 @@ public final class UpstreamPool {
      * Idempotent.
      */
     public void drain() {
+        if (http2 != null) {
+            http2.drain(false);
+        }
         List<PooledConnection> idleNow;
         lock.lock();
         try {
@@ -388,6 +406,9 @@ public final class UpstreamPool {
      * or discarded. Threads waiting for a slot wake and fail. Idempotent.
      */
     void close() {
+        if (http2 != null) {
+            http2.drain(true);
+        }
         List<PooledConnection> idleNow;
         lock.lock();
         try {
@@ -422,6 +443,16 @@ public final class UpstreamPool {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** HTTP/2 connections open now (0 for an HTTP/1.1 endpoint). */
+    public int http2ConnectionCount() {
+        return http2 == null ? 0 : http2.connectionCount();
+    }
+
+    /** Streams in flight on the HTTP/2 connections (0 for an HTTP/1.1 endpoint). */
+    public int http2StreamCount() {
+        return http2 == null ? 0 : http2.streamCount();
     }
 
     /** Connections dialled successfully since the pool was made. */
