@@ -114,7 +114,7 @@ class ConfigErrorsTest {
     @Test
     void upstreamUrisMustBeHttpOrHttps() {
         assertThat(refusal("routes:\n  - id: a\n    uri: ftp://a:21\n").getMessage())
-                .isEqualTo("gateway.yaml:3: route 'a': uri: expected http://host:port or https://host:port, got "
+                .isEqualTo("gateway.yaml:3: route 'a': uri: expected http://host:port, https://host:port or h2c://host:port, got "
                         + "'ftp://a:21'");
         assertThat(refusal("routes:\n  - id: a\n    uri: http://a:1/api\n").getMessage())
                 .isEqualTo("gateway.yaml:3: route 'a': uri: expected http://host:port without a path, query or user "

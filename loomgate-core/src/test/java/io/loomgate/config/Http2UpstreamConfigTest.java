@@ -1,0 +1,79 @@
+package io.loomgate.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.UpstreamDefinition;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@code h2c://} uris and the {@code upstream.http2*} keys: what they build, and bad values named by file:line:key. */
+class Http2UpstreamConfigTest {
+
+    private static GatewayAssembly load(String yaml) throws ConfigException {
+        return GatewayAssembly.build(ConfigLoader.parse(yaml, "gateway.yaml", Map.of()));
+    }
+
+    private static ConfigException refusal(String yaml) {
+        try {
+            load(yaml);
+        } catch (ConfigException e) {
+            return e;
+        }
+        throw new AssertionError("accepted:\n" + yaml);
+    }
+
+    @Test
+    void h2cUriMakesAnHttp2EndpointAndWeightsStillWork() throws Exception {
+        GatewayAssembly a = load("""
+                routes:
+                  - id: grpc
+                    uris:
+                      - h2c://10.0.0.1:50051;weight=3
+                      - uri: h2c://10.0.0.2:50051
+                    predicates: [ "Path=/**" ]
+                """);
+        UpstreamDefinition d = a.upstreams().get(0);
+        assertThat(d.endpoints()).containsExactly(new Endpoint("10.0.0.1", 50051, false, true),
+                new Endpoint("10.0.0.2", 50051, false, true));
+        assertThat(d.balancing().weights()).containsExactly(3, 1);
+        assertThat(d.endpoints().get(0).toString()).isEqualTo("h2c://10.0.0.1:50051");
+    }
+
+    @Test
+    void upstreamHttp2OffersH2ToHttpsOriginsOnly() throws Exception {
+        GatewayAssembly a = load("""
+                upstream:
+                  http2: true
+                  http2-max-connections: 3
+                routes:
+                  - id: tls
+                    uri: https://origin.example
+                  - id: plain
+                    uri: http://origin.example:8080
+                """);
+        assertThat(a.upstreams().get(0).endpoints().get(0).http2()).isTrue();
+        assertThat(a.upstreams().get(1).endpoints().get(0).http2()).isFalse();
+        assertThat(a.upstreams().get(0).settings().http2MaxConnections()).isEqualTo(3);
+    }
+
+    @Test
+    void withoutTheKeyHttpsStaysHttp11() throws Exception {
+        GatewayAssembly a = load("routes:\n  - id: tls\n    uri: https://origin.example\n");
+        assertThat(a.upstreams().get(0).endpoints().get(0).http2()).isFalse();
+    }
+
+    @Test
+    void badValuesAreNamedWithFileLineAndKey() {
+        assertThat(refusal("upstream:\n  http2: maybe\n").getMessage())
+                .startsWith("gateway.yaml:2: upstream.http2: expected true or false");
+        assertThat(refusal("upstream:\n  http2-max-connections: 0\n").getMessage())
+                .startsWith("gateway.yaml:2: upstream.http2-max-connections: expected an integer 1..1024");
+        assertThat(refusal("upstream:\n  http2-max-conections: 2\n").getMessage())
+                .contains("gateway.yaml:2", "did you mean 'http2-max-connections'");
+        assertThat(refusal("routes:\n  - id: r\n    uri: h2c://host:99999\n").getMessage())
+                .startsWith("gateway.yaml:3:").contains("port must be 1..65535 in 'h2c://host:99999'");
+        assertThat(refusal("routes:\n  - id: r\n    uri: h2://host:80\n").getMessage())
+                .startsWith("gateway.yaml:3:").contains("h2c://host:port");
+    }
+}
