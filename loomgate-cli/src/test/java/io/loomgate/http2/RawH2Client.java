@@ -8,6 +8,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -41,6 +43,8 @@ final class RawH2Client implements AutoCloseable {
     private final DataInputStream in;
     private final OutputStream out;
     private final HpackDecoder decoder = new HpackDecoder(4096);
+    /** Frames read past while waiting for GOAWAY, handed out again by {@link #read()} before the socket's. */
+    private final Deque<Frame> putBack = new ArrayDeque<>();
 
     RawH2Client(int port, int... settings) throws IOException {
         socket = new Socket();
@@ -126,6 +130,10 @@ final class RawH2Client implements AutoCloseable {
 
     /** The next frame, or null at the end of the connection. */
     Frame read() throws IOException {
+        Frame kept = putBack.pollFirst();
+        if (kept != null) {
+            return kept;
+        }
         byte[] h = new byte[9];
         try {
             in.readFully(h);
@@ -149,9 +157,21 @@ final class RawH2Client implements AutoCloseable {
         }
     }
 
-    /** Reads until GOAWAY (returned) or the end of the connection (null). */
+    /**
+     * Reads until GOAWAY (returned) or the end of the connection (null). The frames before it are kept for later
+     * reads, in order: GOAWAY may overtake a stream's HEADERS or DATA that a test reads next (a drain test's
+     * in-flight response), and those must not be lost.
+     */
     Frame awaitGoAway() throws IOException {
-        return await(f -> f.type() == Frames.GOAWAY);
+        Deque<Frame> before = new ArrayDeque<>();
+        while (true) {
+            Frame f = read();
+            if (f == null || f.type() == Frames.GOAWAY) {
+                putBack.addAll(before); // read() took any kept earlier first, so the order is the wire's
+                return f;
+            }
+            before.addLast(f);
+        }
     }
 
     /** Decodes a HEADERS frame's block (END_HEADERS expected) to a map; keeps the decoder's table in step. */
