@@ -97,7 +97,9 @@ public final class HttpInput extends InputStream {
      * @throws java.io.EOFException if the stream ends inside the head
      */
     public RequestHead readRequestHead() throws IOException {
-        return RequestHeadParser.parse(this, limits);
+        RequestHead head = RequestHeadParser.parse(this, limits);
+        releaseIfDrained();
+        return head;
     }
 
     /**
@@ -108,7 +110,23 @@ public final class HttpInput extends InputStream {
      * @throws java.io.EOFException if the stream ends before or inside the head
      */
     public ResponseHead readResponseHead() throws IOException {
-        return ResponseHeadParser.parse(this, limits);
+        ResponseHead head = ResponseHeadParser.parse(this, limits);
+        releaseIfDrained();
+        return head;
+    }
+
+    /**
+     * Gives the buffer back once a head was read and nothing follows it. A head's strings are copies, so the buffer
+     * is not needed until the next read; without this, a request waiting for its origin (all of them, with a slow
+     * origin and thousands of connections) would hold an 8 KiB buffer that holds nothing.
+     */
+    private void releaseIfDrained() {
+        if (pos == lim && buf != null) {
+            BufferPool.give(buf);
+            buf = null;
+            pos = 0;
+            lim = 0;
+        }
     }
 
     /**

@@ -67,6 +67,31 @@ class HttpInputBufferTest {
     }
 
     @Test
+    void aHeadWithNothingAfterItLeavesNoBufferHeldWhileItsAnswerIsAwaited() throws IOException {
+        HttpInput in = Wire.input(lines("GET /a HTTP/1.1", "Host: h", ""));
+        assertThat(in.readRequestHead().target()).isEqualTo("/a");
+        assertThat(in.holdsBuffer()).as("buffer held while the request waits for its origin").isFalse();
+
+        HttpInput origin = Wire.input(lines("HTTP/1.1 200 OK", "Content-Length: 2", ""));
+        assertThat(origin.readResponseHead().status()).isEqualTo(200);
+        assertThat(origin.holdsBuffer()).as("buffer held while the body has not come").isFalse();
+    }
+
+    @Test
+    void bytesAfterAHeadKeepTheBufferForTheNextReader() throws IOException {
+        HttpInput in = Wire.input(lines("GET /a HTTP/1.1", "Host: h", "") + lines("GET /b HTTP/1.1", "Host: h", ""));
+        assertThat(in.readRequestHead().target()).isEqualTo("/a");
+        assertThat(in.holdsBuffer()).isTrue();
+        assertThat(in.readRequestHead().target()).isEqualTo("/b");
+        assertThat(in.holdsBuffer()).isFalse();
+
+        HttpInput origin = Wire.input(lines("HTTP/1.1 200 OK", "Content-Length: 2", "") + "ok");
+        assertThat(origin.readResponseHead().status()).isEqualTo(200);
+        assertThat(origin.holdsBuffer()).isTrue();
+        assertThat(origin.read()).isEqualTo('o');
+    }
+
+    @Test
     void largeReadsGoStraightIntoTheCallersArray() throws IOException {
         WatchedStream socket = new WatchedStream(ChunkyInputStream.whole(new byte[5000]));
         HttpInput in = new HttpInput(socket, 64, HttpLimits.DEFAULTS);
