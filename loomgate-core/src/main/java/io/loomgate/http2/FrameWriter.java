@@ -8,15 +8,39 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Writes frames to one connection for all its streams. A ReentrantLock (not synchronized: virtual threads block on
  * the socket while holding it) keeps each frame, and each header block with its CONTINUATION frames, contiguous.
- * Each frame is one write: header and payload are copied into one array, so small frames do not cost two packets.
+ * Frames are built straight into one buffer (header and payload together, no array per frame).
+ *
+ * <p>Batching (the server connection): the thread that adds frames to an empty batch promises to write it, yields
+ * once (so the other streams the scheduler has ready add their frames), then writes the whole batch and flushes: one
+ * write, and over TLS one record, for many frames instead of one each. Under light load nothing else is ready and
+ * the yield returns at once. A thread that adds to a promised batch returns without waiting; if the write then
+ * fails, the connection is dead and its next frame fails ({@link #failed}). A batch of {@link #MAX_BATCH} bytes is
+ * written at once by whoever fills it, so a batch never holds more than that plus one frame. {@link #flush} writes
+ * what is gathered now: before the output is half-closed or the socket closed. Without batching (the client
+ * connection) every call writes and flushes before it returns.
  */
 final class FrameWriter {
+    /** A batch this large is written by the thread that filled it, without waiting for the promised write. */
+    static final int MAX_BATCH = 64 * 1024;
+    private static final int FIRST_BUFFER = 1024;
+
     private final OutputStream out;
+    private final boolean batching;
     private final ReentrantLock lock = new ReentrantLock();
+    // guarded by lock; the buffer is dropped after each write so an idle connection holds none
+    private byte[] buf;
+    private int count;
+    private boolean writePromised;
     private volatile boolean failed;
 
+    /** A writer whose every call writes and flushes before it returns. */
     FrameWriter(OutputStream out) {
+        this(out, false);
+    }
+
+    FrameWriter(OutputStream out, boolean batching) {
         this.out = out;
+        this.batching = batching;
     }
 
     boolean failed() {
@@ -35,11 +59,24 @@ final class FrameWriter {
 
     /** The client connection preface (RFC 9113 §3.4), before the client's SETTINGS. */
     void preface() throws IOException {
-        write(Frames.PREFACE.clone());
+        boolean promised;
+        lock.lock();
+        try {
+            checkNotFailed();
+            reserve(Frames.PREFACE.length);
+            System.arraycopy(Frames.PREFACE, 0, buf, count, Frames.PREFACE.length);
+            count += Frames.PREFACE.length;
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
     }
 
     void settingsAck() throws IOException {
-        frame(Frames.SETTINGS, Frames.FLAG_ACK, 0, new byte[0], 0, 0);
+        frame(Frames.SETTINGS, Frames.FLAG_ACK, 0, null, 0, 0);
     }
 
     void pingAck(byte[] payload) throws IOException {
@@ -56,15 +93,39 @@ final class FrameWriter {
     }
 
     void rstStream(int streamId, int code) throws IOException {
-        byte[] p = new byte[4];
-        putInt(p, 0, code);
-        frame(Frames.RST_STREAM, 0, streamId, p, 0, 4);
+        lock.lock();
+        boolean promised;
+        try {
+            checkNotFailed();
+            reserve(Frames.HEADER_LENGTH + 4);
+            header(buf, count, 4, Frames.RST_STREAM, 0, streamId);
+            putInt(buf, count + Frames.HEADER_LENGTH, code);
+            count += Frames.HEADER_LENGTH + 4;
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
     }
 
     void windowUpdate(int streamId, int increment) throws IOException {
-        byte[] p = new byte[4];
-        putInt(p, 0, increment);
-        frame(Frames.WINDOW_UPDATE, 0, streamId, p, 0, 4);
+        lock.lock();
+        boolean promised;
+        try {
+            checkNotFailed();
+            reserve(Frames.HEADER_LENGTH + 4);
+            header(buf, count, 4, Frames.WINDOW_UPDATE, 0, streamId);
+            putInt(buf, count + Frames.HEADER_LENGTH, increment);
+            count += Frames.HEADER_LENGTH + 4;
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
     }
 
     void data(int streamId, byte[] b, int off, int len, boolean endStream) throws IOException {
@@ -73,33 +134,59 @@ final class FrameWriter {
 
     /** One header block: a HEADERS frame and as many CONTINUATION frames as {@code maxFrameSize} needs. */
     void headers(int streamId, byte[] block, int maxFrameSize, boolean endStream) throws IOException {
+        boolean promised;
         lock.lock();
         try {
+            checkNotFailed();
             int first = Math.min(block.length, maxFrameSize);
-            int flags = (endStream ? Frames.FLAG_END_STREAM : 0) | (first == block.length ? Frames.FLAG_END_HEADERS : 0);
-            frame(Frames.HEADERS, flags, streamId, block, 0, first);
+            int flags = (endStream ? Frames.FLAG_END_STREAM : 0)
+                    | (first == block.length ? Frames.FLAG_END_HEADERS : 0);
+            append(Frames.HEADERS, flags, streamId, block, 0, first);
             int off = first;
             while (off < block.length) {
                 int n = Math.min(block.length - off, maxFrameSize);
-                frame(Frames.CONTINUATION, off + n == block.length ? Frames.FLAG_END_HEADERS : 0, streamId, block, off,
-                        n);
+                append(Frames.CONTINUATION, off + n == block.length ? Frames.FLAG_END_HEADERS : 0, streamId, block,
+                        off, n);
                 off += n;
+            }
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
+    }
+
+    /** A header block (that fits one frame) and a DATA frame together: a response's head and first bytes. */
+    void headersAndData(int streamId, byte[] block, byte[] b, int off, int len, boolean endStream)
+            throws IOException {
+        boolean promised;
+        lock.lock();
+        try {
+            checkNotFailed();
+            append(Frames.HEADERS, Frames.FLAG_END_HEADERS, streamId, block, 0, block.length);
+            append(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, streamId, b, off, len);
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
+    }
+
+    /** Writes what is gathered now (before the output is half-closed or the socket closed). */
+    void flush() throws IOException {
+        lock.lock();
+        try {
+            if (count > 0) {
+                checkNotFailed();
+                writeOut();
             }
         } finally {
             lock.unlock();
         }
-    }
-
-    /** A header block (that fits one frame) and a DATA frame in one write: a response's head and first bytes. */
-    void headersAndData(int streamId, byte[] block, byte[] b, int off, int len, boolean endStream)
-            throws IOException {
-        byte[] f = new byte[2 * Frames.HEADER_LENGTH + block.length + len];
-        header(f, 0, block.length, Frames.HEADERS, Frames.FLAG_END_HEADERS, streamId);
-        System.arraycopy(block, 0, f, Frames.HEADER_LENGTH, block.length);
-        int at = Frames.HEADER_LENGTH + block.length;
-        header(f, at, len, Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, streamId);
-        System.arraycopy(b, off, f, at + Frames.HEADER_LENGTH, len);
-        write(f);
     }
 
     private static void header(byte[] f, int at, int len, int type, int flags, int streamId) {
@@ -112,25 +199,99 @@ final class FrameWriter {
     }
 
     private void frame(int type, int flags, int streamId, byte[] payload, int off, int len) throws IOException {
-        byte[] f = new byte[Frames.HEADER_LENGTH + len];
-        header(f, 0, len, type, flags, streamId);
-        System.arraycopy(payload, off, f, Frames.HEADER_LENGTH, len);
-        write(f);
-    }
-
-    private void write(byte[] f) throws IOException {
+        boolean promised;
         lock.lock();
         try {
-            if (failed) {
-                throw new IOException("connection output failed earlier");
+            checkNotFailed();
+            append(type, flags, streamId, payload, off, len);
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
+    }
+
+    /** Under the lock: one frame into the buffer. */
+    private void append(int type, int flags, int streamId, byte[] payload, int off, int len) {
+        reserve(Frames.HEADER_LENGTH + len);
+        header(buf, count, len, type, flags, streamId);
+        if (len > 0) {
+            System.arraycopy(payload, off, buf, count + Frames.HEADER_LENGTH, len);
+        }
+        count += Frames.HEADER_LENGTH + len;
+    }
+
+    private void reserve(int n) {
+        if (buf == null) {
+            buf = new byte[Math.max(FIRST_BUFFER, n)];
+        } else if (count + n > buf.length) {
+            buf = java.util.Arrays.copyOf(buf, Math.max(2 * buf.length, count + n));
+        }
+    }
+
+    /**
+     * Under the lock, after frames were added: writes now (no batching, or a full batch), or returns whether this
+     * thread has just promised to write the batch (it was the first to add to it).
+     */
+    private boolean afterAppend() throws IOException {
+        if (!batching || count >= MAX_BATCH) {
+            writeOut();
+            return false;
+        }
+        if (writePromised) {
+            return false;
+        }
+        writePromised = true;
+        return true;
+    }
+
+    /** Keeps the promise: lets the other ready threads add their frames, then writes them all in one go. */
+    private void writePromisedBatch() throws IOException {
+        Thread.yield();
+        lock.lock();
+        try {
+            writePromised = false;
+            if (count > 0) {
+                checkNotFailed();
+                writeOut();
             }
-            out.write(f);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: writes and flushes the buffer. A stream's thread may carry an interrupt (its client reset the
+     * stream); a virtual thread interrupted in a socket write closes the socket, which is every stream's, so the
+     * interrupt is held back for the write and restored after it.
+     */
+    private void writeOut() throws IOException {
+        if (count == 0) {
+            return;
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            out.write(buf, 0, count);
             out.flush();
         } catch (IOException e) {
             failed = true;
             throw e;
         } finally {
-            lock.unlock();
+            count = 0;
+            buf = null;
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void checkNotFailed() throws IOException {
+        if (failed) {
+            count = 0;
+            buf = null;
+            throw new IOException("connection output failed earlier");
         }
     }
 

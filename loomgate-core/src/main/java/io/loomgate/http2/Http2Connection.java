@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * <p>State and threads: reader-only state (the header block being assembled, the HPACK decoder, the last stream id,
  * the rate limits) is plain fields. What stream threads also touch (the stream map, send windows, the peer's
  * settings, the GOAWAY state) is guarded by {@link #lock}, a ReentrantLock that is never held across I/O. Frames are
- * written by whichever thread has one to send, through {@link FrameWriter}.
+ * added by whichever thread has one to send to the {@link FrameWriter}'s batch, which one of them writes.
  *
  * <p>Defences (each has a test): Rapid Reset (client resets over a rate → GOAWAY ENHANCE_YOUR_CALM), CONTINUATION
  * flood (a header block is bounded in bytes and frames across CONTINUATIONs), HPACK bomb (decoded list size bounded:
@@ -92,7 +92,7 @@ public final class Http2Connection {
         this.socketIn = socketIn;
         this.in = alreadyRead.length == 0 ? socketIn
                 : new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(alreadyRead), socketIn);
-        this.writer = new FrameWriter(out);
+        this.writer = new FrameWriter(out, true);
         this.settings = settings;
         this.handler = handler;
         this.maxHeaderListSize = limits.maxHeaderBytes();
@@ -134,6 +134,16 @@ public final class Http2Connection {
             log.debug("h2 connection {}: client closed", id);
         } finally {
             endAll("connection closed");
+            flushOutput(); // frames other threads added to a batch still go out before the caller closes
+        }
+    }
+
+    /** Writes the frames gathered for the next batch now; the output is about to be half-closed or closed. */
+    private void flushOutput() {
+        try {
+            writer.flush();
+        } catch (IOException e) {
+            log.debug("h2 connection {}: final flush failed: {}", id, e.toString());
         }
     }
 
@@ -195,6 +205,7 @@ public final class Http2Connection {
      * socket with unread input (which makes the kernel send RST and drop what is unsent) does not swallow the GOAWAY.
      */
     private void linger() {
+        flushOutput();
         endOutput.run();
         socketIn.setReadTimeout(Duration.ofSeconds(1));
         byte[] sink = new byte[8192];
@@ -1048,6 +1059,7 @@ public final class Http2Connection {
             lock.unlock();
         }
         if (end) {
+            flushOutput();
             endOutput.run();
         }
     }
