@@ -209,7 +209,9 @@ final class Http2ServerExchange implements ServerExchange {
 
         @Override
         public void flush() throws IOException {
-            if (!out.isFinished()) {
+            // A fixed-length body that is complete waits for finish(): its last bytes then leave in the DATA frame
+            // that ends the stream, not in one of their own followed by an empty END_STREAM frame (a second write).
+            if (!out.isFinished() && !(expected > 0 && written == expected)) {
                 out.flush();
             }
         }
