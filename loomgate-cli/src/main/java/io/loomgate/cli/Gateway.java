@@ -120,8 +120,9 @@ public final class Gateway implements AutoCloseable {
         Upstreams upstreams = Upstreams.create(withTls(assembly.upstreams(), upstreamTls), observers.pools(),
                 resolver);
         GatewayConfig.ServerSpec s = config.server();
-        // Resolved once, here: the assembly made one upstream per route, named in the route.
-        BoundRoutes routes = BoundRoutes.bind(assembly.routes(), r -> upstreams.get(r.upstreamId()));
+        // Resolved once, here: each route bound to the upstream built from the definition the assembly paired it with.
+        BoundRoutes routes = BoundRoutes.bind(assembly.routes(),
+                r -> upstreams.get(assembly.upstreamOf().get(r).id()));
         ProxyHandler proxy = new ProxyHandler(routes,
                 new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits()), observers.exchanges());
         Listener listener = null;
@@ -197,7 +198,8 @@ public final class Gateway implements AutoCloseable {
         }
         Serving before = serving;
         Upstreams.Reconciled r = before.upstreams().reconcile(withTls(next.upstreams(), clientTls), pools);
-        BoundRoutes routes = BoundRoutes.bind(next.routes(), route -> r.next().get(route.upstreamId()));
+        BoundRoutes routes = BoundRoutes.bind(next.routes(),
+                route -> r.next().get(next.upstreamOf().get(route).id()));
         proxy.swapRoutes(routes);
         serving = new Serving(next, r.next());
         r.commit();
@@ -251,6 +253,11 @@ public final class Gateway implements AutoCloseable {
     /** The routes served now. */
     public List<Route> routes() {
         return serving.assembly().routes().routes();
+    }
+
+    /** The routes served now, each bound to its upstream. */
+    public BoundRoutes boundRoutes() {
+        return proxy.routes();
     }
 
     /** The upstreams served now. */

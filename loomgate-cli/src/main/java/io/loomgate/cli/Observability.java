@@ -49,7 +49,7 @@ final class Observability implements AutoCloseable {
             }
             gw.tlsReloader().watch("admin.ssl", tls);
         }
-        return telemetry.startAdmin(cfg.admin().address(), cfg.admin().port(), tls, gw::routes, gw::upstreams,
+        return telemetry.startAdmin(cfg.admin().address(), cfg.admin().port(), tls, gw::boundRoutes, gw::upstreams,
                 () -> !gw.listener().isStopping(), reloads).port();
     }
 

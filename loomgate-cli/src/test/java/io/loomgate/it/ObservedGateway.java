@@ -1,5 +1,6 @@
 package io.loomgate.it;
 
+import io.loomgate.config.GatewayConfig;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.observe.AccessLogFormat;
 import io.loomgate.observe.AdminHandler;
@@ -66,25 +67,27 @@ final class ObservedGateway implements AutoCloseable {
         List<UpstreamDefinition> definitions = new ArrayList<>();
         for (int i = 0; i < routeIdAndPrefix.length; i += 2) {
             String id = routeIdAndPrefix[i];
-            routes.add(new Route(id, i, List.of(new PathPrefix(routeIdAndPrefix[i + 1])), List.of(), id,
+            routes.add(new Route(id, i, List.of(new PathPrefix(routeIdAndPrefix[i + 1])), List.of(),
                     Duration.ofSeconds(5), true, 0, Duration.ZERO));
             definitions.add(new UpstreamDefinition(id, List.of(new Endpoint("127.0.0.1", originPort)),
                     PoolSettings.DEFAULTS));
         }
         RouteTable table = new RouteTable(routes);
 
-        PinnedEventMonitor monitor = new PinnedEventMonitor().start();
+        PinnedEventMonitor monitor = new PinnedEventMonitor(GatewayConfig.AdminSpec.DEFAULTS.pinnedThreshold(),
+                PinnedEventMonitor.DEFAULT_CAPACITY).start();
         GatewayMetrics metrics = new GatewayMetrics().bindJvm().bindVirtualThreads(monitor);
         AccessLog accessLog = new AccessLog(format, 1024, batch -> accessLines.addAll(List.of(batch.split("\n"))),
                 metrics.registry()).start();
         telemetry = GatewayTelemetry.of(metrics, accessLog, monitor);
         this.metrics = metrics;
         upstreams = Upstreams.create(definitions, telemetry.poolListener());
-        ProxyHandler proxy = new ProxyHandler(BoundRoutes.bind(table, r -> upstreams.get(r.upstreamId())),
+        // each route to the upstream named after it, as the assembly pairs them
+        ProxyHandler proxy = new ProxyHandler(BoundRoutes.bind(table, r -> upstreams.get(r.id())),
                 ProxySettings.DEFAULTS, telemetry.exchangeListener());
         gateway = new Listener(ListenerSettings.defaults("127.0.0.1", 0), proxy,
                 ConnectionExecutors.create(ThreadModel.VIRTUAL, "gw"), telemetry.connectionListener()).start();
-        admin = telemetry.startAdmin("127.0.0.1", 0, table::routes, upstreams, () -> true);
+        admin = telemetry.startAdmin("127.0.0.1", 0, proxy::routes, upstreams, () -> true);
     }
 
     int port() {

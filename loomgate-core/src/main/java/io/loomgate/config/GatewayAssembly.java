@@ -19,19 +19,30 @@ import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.UpstreamDefinition;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * The runtime objects a configuration describes: the route table (predicates and filters built through the
- * registries) and the upstream definitions (one per route, id = route id).
+ * registries) and, for each route, the upstream definition its {@code uri}/{@code uris} make. An upstream is named
+ * after the route that declares it (its name labels metrics and {@code /routes}); the pairing is this map, so a
+ * route never carries an upstream id.
+ *
+ * @param upstreamOf each route of {@code routes}, with the upstream that serves it, in file order
  */
-public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstreams) {
+public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> upstreamOf) {
 
     public GatewayAssembly {
-        upstreams = List.copyOf(upstreams);
+        upstreamOf = Collections.unmodifiableMap(new LinkedHashMap<>(upstreamOf));
+    }
+
+    /** Every upstream definition, in file order. */
+    public List<UpstreamDefinition> upstreams() {
+        return List.copyOf(upstreamOf.values());
     }
 
     /** Builds them with the built-in predicates and filters; fails with the file and line of the offending route,
@@ -66,16 +77,18 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
     public static GatewayAssembly build(GatewayConfig config, PredicateRegistry predicates, FilterRegistry filters)
             throws ConfigException {
         String file = config.source() == null ? "<config>" : config.source().toString();
-        List<Route> routes = new ArrayList<>();
-        List<UpstreamDefinition> upstreams = new ArrayList<>();
+        Map<Route, UpstreamDefinition> upstreamOf = new LinkedHashMap<>();
         Map<RouteSpec.ComponentSpec, GatewayFilter> shared = new IdentityHashMap<>();
         for (RouteSpec spec : config.routes()) {
-            routes.add(route(file, spec, predicates, filters, shared));
-            upstreams.add(new UpstreamDefinition(spec.id(), endpoints(file, spec, config.upstreamDefaults().http2()),
-                    config.upstreamDefaults(), spec.balancing(), spec.dnsRefresh()));
+            UpstreamDefinition upstream = new UpstreamDefinition(spec.id(),
+                    endpoints(file, spec, config.upstreamDefaults().http2()), config.upstreamDefaults(),
+                    spec.balancing(), spec.dnsRefresh());
+            if (upstreamOf.put(route(file, spec, predicates, filters, shared), upstream) != null) {
+                throw new ConfigException(file, spec.line(), "routes", "duplicate route id '" + spec.id() + "'");
+            }
         }
         try {
-            return new GatewayAssembly(new RouteTable(routes), upstreams);
+            return new GatewayAssembly(new RouteTable(new ArrayList<>(upstreamOf.keySet())), upstreamOf);
         } catch (IllegalArgumentException e) {
             throw new ConfigException(file, 0, "routes", e.getMessage());
         }
@@ -110,7 +123,7 @@ public record GatewayAssembly(RouteTable routes, List<UpstreamDefinition> upstre
                         + "by one policy");
             }
         }
-        return new Route(spec.id(), spec.order(), built, chain, spec.id(), spec.timeout(), spec.preserveHost(),
+        return new Route(spec.id(), spec.order(), built, chain, spec.timeout(), spec.preserveHost(),
                 spec.maxInFlight(), spec.queueTimeout(), spec.upgrades());
     }
 

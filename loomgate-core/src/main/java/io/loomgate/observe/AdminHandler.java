@@ -1,6 +1,7 @@
 package io.loomgate.observe;
 
 import io.loomgate.http.ResponseHead;
+import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.ServerExchange;
@@ -42,7 +43,7 @@ public final class AdminHandler implements ExchangeHandler {
             + "/threads?format=text /pinned /api/stats\n";
 
     private final GatewayMetrics metrics;
-    private final Supplier<List<Route>> routes;
+    private final Supplier<BoundRoutes> routes;
     private final Supplier<Upstreams> upstreams;
     private final BooleanSupplier ready;
     private final ConfigReloads reloads;
@@ -51,11 +52,11 @@ public final class AdminHandler implements ExchangeHandler {
 
     /**
      * @param metrics   the gateway's metrics
-     * @param routes    the routes now loaded (e.g. {@code routeTable::routes})
+     * @param routes    the routes now loaded, bound to their upstreams
      * @param upstreams the upstreams, or null when not built (pools then show as empty)
      * @param ready     config loaded, listeners bound, not draining
      */
-    public AdminHandler(GatewayMetrics metrics, Supplier<List<Route>> routes, Upstreams upstreams,
+    public AdminHandler(GatewayMetrics metrics, Supplier<BoundRoutes> routes, Upstreams upstreams,
                         BooleanSupplier ready) {
         this(metrics, routes, () -> upstreams, ready, null);
     }
@@ -67,14 +68,14 @@ public final class AdminHandler implements ExchangeHandler {
      * @param ready     config loaded, listeners bound, not draining
      * @param reloads   live reload, or null when there is none (/reload then answers 404)
      */
-    public AdminHandler(GatewayMetrics metrics, Supplier<List<Route>> routes, Supplier<Upstreams> upstreams,
+    public AdminHandler(GatewayMetrics metrics, Supplier<BoundRoutes> routes, Supplier<Upstreams> upstreams,
                         BooleanSupplier ready, ConfigReloads reloads) {
         this.metrics = metrics;
         this.routes = routes;
         this.upstreams = upstreams;
         this.ready = ready;
         this.reloads = reloads;
-        this.stats = new DashboardStats(metrics, routes, upstreams);
+        this.stats = new DashboardStats(metrics, () -> routes.get().routes(), upstreams);
         this.dashboard = resource("dashboard.html");
     }
 
@@ -155,15 +156,15 @@ public final class AdminHandler implements ExchangeHandler {
 
     private List<Map<String, Object>> routes() {
         List<Map<String, Object>> out = new ArrayList<>();
-        for (Route r : routes.get()) {
+        BoundRoutes served = routes.get();
+        for (Route r : served.routes()) {
+            Upstream u = served.upstreamOf(r);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", r.id());
             m.put("order", r.order());
             m.put("predicates", r.predicates().stream().map(Object::toString).toList());
             m.put("filters", r.filters().stream().map(Object::toString).toList());
-            m.put("upstream", r.upstreamId());
-            Upstreams all = upstreams.get();
-            Upstream u = all == null ? null : all.get(r.upstreamId());
+            m.put("upstream", u == null ? null : u.id());
             m.put("loadBalancer", u == null ? null : u.balancing().policy().configName());
             m.put("endpoints", u == null ? List.of() : DashboardStats.pools(u));
             m.put("timeoutMillis", r.timeout() == null ? null : r.timeout().toMillis());

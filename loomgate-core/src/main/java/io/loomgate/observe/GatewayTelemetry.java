@@ -2,7 +2,7 @@ package io.loomgate.observe;
 
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.ratelimit.RateLimitListener;
-import io.loomgate.route.Route;
+import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
@@ -43,8 +43,6 @@ public final class GatewayTelemetry implements AutoCloseable {
      *                          shortest pinned block to report
      */
     public record Settings(AccessLogFormat accessLog, int accessLogCapacity, Duration pinnedThreshold) {
-        public static final Settings DEFAULTS = new Settings(AccessLogFormat.COMBINED, AccessLog.DEFAULT_CAPACITY,
-                PinnedEventMonitor.DEFAULT_THRESHOLD);
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayTelemetry.class);
@@ -132,10 +130,10 @@ public final class GatewayTelemetry implements AutoCloseable {
      * Registers the per-upstream pool gauges and every route's meters (so idle routes show zeros), then starts the
      * admin listener.
      *
-     * @param routes the routes now loaded, e.g. {@code routeTable::routes}
+     * @param routes the routes now loaded, bound to their upstreams (e.g. {@code proxy::routes})
      * @param ready  config loaded, listeners bound, not draining
      */
-    public Listener startAdmin(String address, int port, Supplier<List<Route>> routes, Upstreams upstreams,
+    public Listener startAdmin(String address, int port, Supplier<BoundRoutes> routes, Upstreams upstreams,
                                BooleanSupplier ready) throws IOException {
         return startAdmin(address, port, null, routes, () -> upstreams, ready, null);
     }
@@ -145,14 +143,14 @@ public final class GatewayTelemetry implements AutoCloseable {
      * upstreams a live reload replaces: each is read from its supplier on every request and scrape, and
      * {@code /reload} reaches {@code reloads} (null: no live reload).
      */
-    public Listener startAdmin(String address, int port, ServerTls tls, Supplier<List<Route>> routes,
+    public Listener startAdmin(String address, int port, ServerTls tls, Supplier<BoundRoutes> routes,
                                Supplier<Upstreams> upstreams, BooleanSupplier ready, ConfigReloads reloads)
             throws IOException {
         if (admin != null) {
             throw new IllegalStateException("admin listener already started");
         }
         metrics.bindUpstreams(upstreams);
-        routes.get().forEach(r -> metrics.registerRoute(r.id()));
+        routes.get().routes().forEach(r -> metrics.registerRoute(r.id()));
         ListenerSettings d = ListenerSettings.DEFAULTS;
         ListenerSettings settings = new ListenerSettings(address, port, ADMIN_MAX_CONNECTIONS, ADMIN_MAX_CONNECTIONS,
                 d.headerTimeout(), ADMIN_TIMEOUT, ADMIN_TIMEOUT, d.limits());

@@ -31,7 +31,6 @@ import org.slf4j.LoggerFactory;
  * listener, so that is all of the gateway's. It is clamped at zero in case a thread started earlier ends.
  */
 public final class PinnedEventMonitor implements AutoCloseable {
-    public static final Duration DEFAULT_THRESHOLD = Duration.ofMillis(20);
     public static final int DEFAULT_CAPACITY = 100;
     /** Distinct stacks logged before the monitor stops logging new ones (the ring and counter go on). */
     static final int MAX_LOGGED_STACKS = 1000;
@@ -56,10 +55,6 @@ public final class PinnedEventMonitor implements AutoCloseable {
         }
         this.threshold = threshold;
         this.recent = new BoundedRing<>(capacity);
-    }
-
-    public PinnedEventMonitor() {
-        this(DEFAULT_THRESHOLD, DEFAULT_CAPACITY);
     }
 
     /**

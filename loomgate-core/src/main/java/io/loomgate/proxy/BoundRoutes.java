@@ -40,8 +40,7 @@ public final class BoundRoutes {
         for (Route r : table.routes()) {
             Upstream upstream = upstreamOf.apply(r);
             if (upstream == null) {
-                throw new IllegalArgumentException("route '" + r.id() + "' names unknown upstream '"
-                        + r.upstreamId() + "'");
+                throw new IllegalArgumentException("route '" + r.id() + "' has no upstream");
             }
             bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout()),
                     retryOf(r)));
@@ -72,5 +71,11 @@ public final class BoundRoutes {
     /** The routes in match order. */
     public List<Route> routes() {
         return table.routes();
+    }
+
+    /** The upstream this route forwards to; null if the route is not in this table. */
+    public Upstream upstreamOf(Route route) {
+        BoundRoute b = bound.get(route);
+        return b == null ? null : b.upstream();
     }
 }

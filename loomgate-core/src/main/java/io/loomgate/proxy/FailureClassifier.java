@@ -38,6 +38,12 @@ final class FailureClassifier {
     private FailureClassifier() {
     }
 
+    /** The same, for an exchange: the endpoint of its current attempt and its route's name and timeout. */
+    static ProxyFailure of(Exchange x, IOException e, Stage stage) {
+        return classify(e, stage, x.attempt == null ? null : x.attempt.endpoint(), x.routeId(),
+                x.route == null ? null : x.route.route().timeout());
+    }
+
     /**
      * The failure for {@code e}, thrown at {@code stage} while talking to {@code endpoint} for {@code routeId}
      * ({@code headTimeout} is the route's, named when no head came in time). A {@link ProxyFailure} is returned

@@ -1,10 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.filter.FilterChains;
-import io.loomgate.filter.FilterExchange;
 import io.loomgate.http.Headers;
-import io.loomgate.http.Method;
-import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
@@ -14,10 +11,7 @@ import io.loomgate.resilience.FallbackForward;
 import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.ServerExchange;
-import io.loomgate.upstream.Upstream;
-import io.loomgate.upstream.UpstreamMember;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,16 +24,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ProxyHandler implements ExchangeHandler {
     private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
-    /**
-     * How long a retryable exchange waits for the first byte of a body the origin announced but has not started
-     * sending (see {@link UpstreamAttempt#awaitBodyStart}). Origins send a small body with its head or right after
-     * it; a stream that starts later passes after this wait, its head delayed by it.
-     */
-    static final int BODY_START_GRACE_MILLIS = 100;
 
     private final ProxySettings settings;
     private final ExchangeListener listener;
     private final ForwardedHeaders forwarded;
+    private final UpstreamForwarder forwarder;
     /** The one place the runtime routing table lives; {@link #swapRoutes} replaces it whole. */
     private volatile BoundRoutes routes;
 
@@ -48,6 +37,7 @@ public final class ProxyHandler implements ExchangeHandler {
         this.settings = settings;
         this.listener = listener;
         this.forwarded = new ForwardedHeaders(settings.trustedProxies());
+        this.forwarder = new UpstreamForwarder(listener);
     }
 
     /**
@@ -71,7 +61,7 @@ public final class ProxyHandler implements ExchangeHandler {
         try {
             proxy(x);
         } catch (IOException e) { // upstream failures are classified where they happen; what is left is the client
-            failure = classify(x, e, Stage.CLIENT_WRITE);
+            failure = FailureClassifier.of(x, e, Stage.CLIENT_WRITE);
         } catch (RuntimeException e) { // a filter's bug or a broken invariant: answered, not hidden
             failure = new ProxyFailure(Kind.INTERNAL, "internal error: " + e, e);
         }
@@ -80,7 +70,7 @@ public final class ProxyHandler implements ExchangeHandler {
 
     /** The phase chart: see package-info. */
     private void proxy(Exchange x) throws IOException {
-        if (answeredLocally(x)) {
+        if (RequestScreen.answeredLocally(x)) {
             return;
         }
         matchRoute(x);
@@ -104,29 +94,6 @@ public final class ProxyHandler implements ExchangeHandler {
     }
 
     // ---- phases before the upstream ----
-
-    /** Requests the gateway answers itself without a route: {@code OPTIONS *}; CONNECT and the like are refused. */
-    private boolean answeredLocally(Exchange x) throws IOException {
-        RequestHead r = x.request;
-        if (r.target().equals("*") && r.method().equals(Method.OPTIONS)) {
-            ResponseHead head = ResponseHead.of(200);
-            head.headers().add("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE");
-            LocalReplies.send(x.downstream, head, new byte[0]);
-            x.status = 200;
-            return true; // reported by end(), like every exchange
-        }
-        if (r.method().equals(Method.CONNECT)) {
-            throw new ProxyFailure(Kind.BAD_REQUEST, 405, "CONNECT is not supported by this gateway", null);
-        }
-        if (r.target().charAt(0) != '/') {
-            throw new ProxyFailure(Kind.BAD_REQUEST, "request target must be origin-form", null);
-        }
-        if (DotSegments.present(r.path())) {
-            throw new ProxyFailure(Kind.BAD_REQUEST, "path contains a dot-segment ('.' or '..'), which could "
-                    + "reach a path no route allows", null);
-        }
-        return false;
-    }
 
     private void matchRoute(Exchange x) throws ProxyFailure {
         x.client = forwarded.clientIp(x.downstream.remoteAddress().getAddress(), x.request.headers());
@@ -170,7 +137,7 @@ public final class ProxyHandler implements ExchangeHandler {
     /** requestFilters → forward → responseFilters; a breaker's fallback runs its route's chain instead, once. */
     private void runFilters(Exchange x) throws IOException {
         try {
-            FilterChains.run(x.route.route().filters(), x, this::forward);
+            FilterChains.run(x.route.route().filters(), x, forwarder);
         } catch (FallbackForward fallback) {
             BoundRoute from = x.route;
             x.request = x.request.withPath(fallback.path());
@@ -183,107 +150,12 @@ public final class ProxyHandler implements ExchangeHandler {
             x.route = m.route();
             x.variables = m.variables();
             try {
-                FilterChains.run(x.route.route().filters(), x, this::forward);
+                FilterChains.run(x.route.route().filters(), x, forwarder);
             } catch (FallbackForward again) {
                 throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' is open and so is its "
                         + "fallback route '" + x.route.route().id() + "'", null);
             }
         }
-    }
-
-    // ---- the chain's last link: attempts until one gets a response head worth relaying ----
-
-    private void forward(FilterExchange fx) throws IOException {
-        Exchange x = (Exchange) fx;
-        Retries retries = Retries.start(x, x.route.retry(), listener);
-        Upstream upstream = x.route.upstream();
-        long hash = RequestKey.hash(upstream.balancing().hashKey(), x.request, x.clientAddress());
-        List<UpstreamMember> tried = new ArrayList<>(2);
-        for (int n = 0; ; n++) {
-            UpstreamMember member = upstream.select(hash, tried);
-            try {
-                tryUpstream(x, member, n, retries);
-            } catch (ProxyFailure f) {
-                UpstreamAttempt failed = x.attempt;
-                failed.close();
-                upstream.recordOutcome(member, !Retries.countsAgainstEndpoint(f));
-                if (!retries.mayRetry(x, f, failed.facts())) {
-                    throw f;
-                }
-                tried.add(member);
-                continue;
-            }
-            int status = x.response.status();
-            upstream.recordOutcome(member, status < 502 || status > 504);
-            if (!retries.mayRetryStatus(x, status, x.attempt.facts())) {
-                return;
-            }
-            x.attempt.close(); // the answer is not relayed: the connection goes with it
-            x.response = null;
-            tried.add(member);
-        }
-    }
-
-    /** One attempt: connect → sendHead → relayBody → readHead, to the member the balancer chose. */
-    private void tryUpstream(Exchange x, UpstreamMember member, int number, Retries retries) throws ProxyFailure {
-        Route route = x.route.route();
-        UpstreamAttempt attempt = new UpstreamAttempt(member, number);
-        x.attempt = attempt;
-        try {
-            attempt.connect(retries.tryDeadline(route.timeout()));
-        } catch (IOException e) {
-            throw classify(x, e, Stage.CONNECT);
-        }
-        listener.upstreamAcquired(x, attempt.reused());
-        try {
-            attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
-            relayRequestBody(x, attempt, retries.body(number));
-            ResponseHead head = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested,
-                    interim -> relayInterim(x, interim));
-            if (head.status() == 101) {
-                Upgrades.checkSwitch(head, x.upgrades);
-            }
-            BodyFraming framing = attempt.responseFraming(x.request.method(), head);
-            if (head.status() != 101 && retries.mayTryAgain(x)) {
-                // An origin killed between its head and its body would otherwise cost the client a 502 that a
-                // retry avoids: nothing of this response has reached the client yet.
-                attempt.awaitBodyStart(framing, BODY_START_GRACE_MILLIS);
-            }
-            x.response = head;
-            x.upstreamNanos = System.nanoTime() - attempt.sentNanos();
-            x.upstreamFraming = framing;
-        } catch (IOException e) {
-            throw classify(x, e, Stage.FORWARD);
-        }
-        listener.responseHeadReceived(x);
-    }
-
-    /**
-     * Streams the client's body to the origin. An origin may answer before it has read the body (413, 401; RFC 9112
-     * §9.5): when its answer starts arriving mid-upload, or the upload fails because it closed, the upload stops and
-     * the answer is read and relayed (as HAProxy does), with the client's connection closed after it, since the rest
-     * of its body is never read. A write failure with no answer behind it stays a failure.
-     */
-    private void relayRequestBody(Exchange x, UpstreamAttempt attempt, BodyInputStream body) throws IOException {
-        try {
-            x.bytesIn = attempt.relayBody(body, x.downstream.requestFraming(), x.route.route().timeout(),
-                    interim -> relayInterim(x, interim));
-            if (!attempt.answeredEarly()) {
-                return;
-            }
-        } catch (BodyRelay.WriteFailed e) {
-            if (!attempt.hasResponseBytes()) { // the origin closed with nothing to say: a failure, as before
-                throw e;
-            }
-        }
-        log.debug("{}: origin answered before the whole request body was sent; upload stopped", x);
-        x.requestBodyCut = true;
-        x.downstream.closeAfterResponse();
-    }
-
-    private static void relayInterim(Exchange x, ResponseHead interim) throws IOException {
-        ResponseHeadRewriter.interim(interim);
-        x.downstream.sendInterim(interim);
     }
 
     // ---- phases after the upstream answered ----
@@ -296,7 +168,7 @@ public final class ProxyHandler implements ExchangeHandler {
         try {
             out = x.downstream.sendHead(x.response, answer.framing());
         } catch (IOException e) {
-            throw classify(x, e, Stage.CLIENT_WRITE);
+            throw FailureClassifier.of(x, e, Stage.CLIENT_WRITE);
         }
         long length = x.upstreamFraming instanceof BodyFraming.Fixed f ? f.length() : -1;
         try {
@@ -309,7 +181,7 @@ public final class ProxyHandler implements ExchangeHandler {
             }
             out.finish(body.trailers());
         } catch (IOException e) {
-            throw classify(x, e, Stage.RESPONSE_BODY);
+            throw FailureClassifier.of(x, e, Stage.RESPONSE_BODY);
         }
         x.attempt.finish(body.isComplete() && answer.originKeepsAlive() && !x.requestBodyCut);
         x.bytesIn = Math.max(x.bytesIn, x.attempt.uploaded()); // an HTTP/2 upload of unknown length, now joined
@@ -329,11 +201,6 @@ public final class ProxyHandler implements ExchangeHandler {
     }
 
     // ---- the end ----
-
-    private static ProxyFailure classify(Exchange x, IOException e, Stage stage) {
-        return FailureClassifier.classify(e, stage, x.attempt == null ? null : x.attempt.endpoint(),
-                x.routeId(), x.route == null ? null : x.route.route().timeout());
-    }
 
     /** The one place an exchange's end is reported: exchangeEnd, or exchangeFailed and the failure answered. */
     private void end(Exchange x, ProxyFailure failure) throws IOException {

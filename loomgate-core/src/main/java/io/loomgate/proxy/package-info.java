@@ -3,13 +3,13 @@
  * thread by {@link io.loomgate.proxy.ProxyHandler}.
  *
  * <pre>
- *  answeredLocally ── OPTIONS * → 200; CONNECT → 405; not origin-form, dot-segment → 400
+ *  RequestScreen ──── OPTIONS * → 200; CONNECT → 405; not origin-form, dot-segment → 400
  *  matchRoute ─────── BoundRoutes (route + upstream + admission, bound at start-up) → no route → 404
  *  admit ──────────── route over max-in-flight after queue-timeout → 503 + Retry-After
  *  prepareUpstreamRequest   hop-by-hop out (never Host or forwarding fields); Upgrade kept only for the route's
  *                           upgrades (never h2c); X-Forwarded-*, Forwarded, Via, traceparent in
  *  ┌ requestFilters (route filters, before proceed) ─── a filter may reply locally (RedirectTo)
- *  │ forward (the chain's last link): attempts until one gets a response head
+ *  │ UpstreamForwarder (the chain's last link): attempts until one gets a response head
  *  │   tryUpstream = one UpstreamAttempt (owns its connection until finish or close):
  *  │     select endpoint → connect ─── refused 502, timeout 502, pool full 503
  *  │     sendHead → relayBody → readHead (1xx passed on) ─── no head in time 504, reset/invalid 502
@@ -25,7 +25,7 @@
  *  end: exchangeEnd | exchangeFailed + LocalReplies.answer — the one place an exchange's end is reported
  * </pre>
  * Every {@code IOException} becomes a {@link io.loomgate.proxy.ProxyFailure} in one function,
- * {@code FailureClassifier.classify}, from its type and the stage it came from. "Downstream" is the client side,
+ * {@code FailureClassifier.classify} (called through {@code FailureClassifier.of} with the exchange), from its type and the stage it came from. "Downstream" is the client side,
  * "upstream" the origin side, everywhere.
  */
 package io.loomgate.proxy;

@@ -9,13 +9,14 @@ import java.util.stream.Collectors;
 
 /**
  * One configured route: when it applies (predicates, all must hold), what to do to the exchange (filters, in order)
- * and where to send it (an upstream, by id). Immutable.
+ * and how long to wait for the origin. Immutable. Which upstream serves it is not the route's to say: the assembly
+ * pairs each route with the upstream its {@code uri}/{@code uris} make, and the proxy binds them once
+ * ({@code proxy.BoundRoutes}), so a route never names an upstream by id.
  *
  * @param id           unique name, used in logs and metrics
  * @param order        lower first; routes of equal order keep their file order
  * @param predicates   all must match
  * @param filters      applied in order around the forwarding core
- * @param upstreamId   the upstream that serves this route
  * @param timeout      how long to wait for the response head from the origin
  * @param preserveHost send the client's Host upstream (true) or the upstream's authority (false)
  * @param maxInFlight  most requests forwarded at once on this route, 0 for no limit
@@ -24,7 +25,7 @@ import java.util.stream.Collectors;
  *                     after a 101 no route or filter sees what passes, so others are removed from the request
  */
 public record Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
-                    String upstreamId, Duration timeout, boolean preserveHost, int maxInFlight,
+                    Duration timeout, boolean preserveHost, int maxInFlight,
                     Duration queueTimeout, Set<String> upgrades) {
     /** What a route allows to upgrade to when it does not say. */
     public static final Set<String> DEFAULT_UPGRADES = Set.of("websocket");
@@ -37,8 +38,8 @@ public record Route(String id, int order, List<RoutePredicate> predicates, List<
 
     /** A route that allows the default upgrades only. */
     public Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
-                 String upstreamId, Duration timeout, boolean preserveHost, int maxInFlight, Duration queueTimeout) {
-        this(id, order, predicates, filters, upstreamId, timeout, preserveHost, maxInFlight, queueTimeout,
+                 Duration timeout, boolean preserveHost, int maxInFlight, Duration queueTimeout) {
+        this(id, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout,
                 DEFAULT_UPGRADES);
     }
 

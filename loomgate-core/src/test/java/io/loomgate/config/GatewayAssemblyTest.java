@@ -34,7 +34,7 @@ class GatewayAssemblyTest {
                 Map.of()));
         RouteMatch users = a.routes().match(get("/users/42?x=1"));
         assertThat(users.route().id()).isEqualTo("users");
-        assertThat(users.route().upstreamId()).isEqualTo("users");
+        assertThat(a.upstreamOf().get(users.route()).id()).isEqualTo("users");
         assertThat(users.route().filters()).hasSize(1);
         assertThat(users.route().timeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(a.routes().match(get("/other")).route().id()).isEqualTo("default");

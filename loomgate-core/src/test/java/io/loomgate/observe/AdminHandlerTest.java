@@ -4,12 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.route.PredicateContext;
 import io.loomgate.route.Route;
 import io.loomgate.route.RoutePredicate;
+import io.loomgate.route.RouteTable;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
+import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.PoolListener;
+import io.loomgate.upstream.PoolSettings;
+import io.loomgate.upstream.UpstreamDefinition;
+import io.loomgate.upstream.Upstreams;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -36,15 +43,22 @@ class AdminHandlerTest {
 
     private final GatewayMetrics metrics = new GatewayMetrics();
     private final AtomicBoolean ready = new AtomicBoolean();
-    private final List<Route> routes = List.of(
-            new Route("users", 1, List.of(new PathIs("/users/**")), List.of(), "users-up", Duration.ofSeconds(5),
+    private final RouteTable table = new RouteTable(List.of(
+            new Route("users", 1, List.of(new PathIs("/users/**")), List.of(), Duration.ofSeconds(5),
                     false, 100, Duration.ofMillis(250)),
-            new Route("orders", 2, List.of(new PathIs("/orders/**")), List.of(), "orders-up", Duration.ofSeconds(5),
-                    true, 0, Duration.ZERO));
-    private final AdminHandler handler = new AdminHandler(metrics, () -> routes, null, ready::get);
+            new Route("orders", 2, List.of(new PathIs("/orders/**")), List.of(), Duration.ofSeconds(5),
+                    true, 0, Duration.ZERO)));
+    // upstreams named apart from their routes: /routes must show the upstream a route is bound to, not its own id
+    private final Upstreams upstreams = Upstreams.create(List.of(
+            new UpstreamDefinition("users-up", List.of(new Endpoint("127.0.0.1", 9)), PoolSettings.DEFAULTS),
+            new UpstreamDefinition("orders-up", List.of(new Endpoint("127.0.0.1", 9)), PoolSettings.DEFAULTS)),
+            PoolListener.NOOP);
+    private final BoundRoutes routes = BoundRoutes.bind(table, r -> upstreams.get(r.id() + "-up"));
+    private final AdminHandler handler = new AdminHandler(metrics, () -> routes, upstreams, ready::get);
 
     @AfterEach
     void close() {
+        upstreams.close();
         metrics.close();
     }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.loomgate.proxy.BoundRoutes;
+import io.loomgate.route.RouteTable;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.threads.ConnectionExecutors;
 import java.time.Duration;
@@ -68,7 +70,8 @@ class PinnedEventMonitorTest {
         assertThat(scraped.value("loomgate_pinned_events_total")).isEqualTo(monitor.pinnedTotal());
 
         FakeServerExchange x = FakeServerExchange.get("/pinned");
-        new AdminHandler(metrics, List::of, null, () -> true).handle(x);
+        new AdminHandler(metrics, () -> BoundRoutes.bind(new RouteTable(List.of()), r -> null), null, () -> true)
+                .handle(x);
         JsonNode pinned = new ObjectMapper().readTree(x.bodyText());
         assertThat(pinned.get("enabled").asBoolean()).isTrue();
         assertThat(pinned.get("thresholdMillis").asDouble()).isEqualTo(20.0);

@@ -64,15 +64,15 @@ final class ProxyRig implements AutoCloseable {
         return out;
     }
 
-    /** The routes bound to this rig's upstreams (route i to upstream i, by the route's upstream id). */
+    /** The routes bound to this rig's upstreams (route i to upstream i, which has the route's id). */
     BoundRoutes bind(Object... routes) {
         List<Route> table = new ArrayList<>();
         for (int i = 0; i < routes.length; i += 3) {
             String id = (String) routes[i];
-            table.add(new Route(id, i, List.of(new PathPrefix((String) routes[i + 1])), List.of(), id,
+            table.add(new Route(id, i, List.of(new PathPrefix((String) routes[i + 1])), List.of(),
                     Duration.ofSeconds(5), true, 0, Duration.ZERO));
         }
-        return BoundRoutes.bind(new RouteTable(table), r -> upstreams.get(r.upstreamId()));
+        return BoundRoutes.bind(new RouteTable(table), r -> upstreams.get(r.id()));
     }
 
     int port() {

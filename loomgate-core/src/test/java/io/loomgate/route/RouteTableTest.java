@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class RouteTableTest {
 
     static Route route(String id, int order, RoutePredicate... predicates) {
-        return new Route(id, order, List.of(predicates), List.of(), id, Duration.ofSeconds(30), true, 0,
+        return new Route(id, order, List.of(predicates), List.of(), Duration.ofSeconds(30), true, 0,
                 Duration.ZERO);
     }
 

@@ -1,0 +1,132 @@
+package io.loomgate.proxy;
+
+import io.loomgate.filter.FilterChain;
+import io.loomgate.filter.FilterExchange;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import io.loomgate.proxy.FailureClassifier.Stage;
+import io.loomgate.route.Route;
+import io.loomgate.upstream.Upstream;
+import io.loomgate.upstream.UpstreamMember;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The filter chain's last link: upstream attempts, each an {@link UpstreamAttempt} to the member the balancer chose,
+ * until one gets a response head worth relaying or the route's {@code Retry} policy says stop. Every attempt's
+ * outcome is reported to the upstream (outlier detection, the balancer's in-flight counts); a failed or retried
+ * attempt is closed here, the one whose head is relayed is left on the exchange for {@link ProxyHandler} to finish.
+ */
+final class UpstreamForwarder implements FilterChain {
+    private static final Logger log = LoggerFactory.getLogger(UpstreamForwarder.class);
+    /**
+     * How long a retryable exchange waits for the first byte of a body the origin announced but has not started
+     * sending (see {@link UpstreamAttempt#awaitBodyStart}). Origins send a small body with its head or right after
+     * it; a stream that starts later passes after this wait, its head delayed by it.
+     */
+    static final int BODY_START_GRACE_MILLIS = 100;
+
+    private final ExchangeListener listener;
+
+    UpstreamForwarder(ExchangeListener listener) {
+        this.listener = listener;
+    }
+
+    @Override
+    public void proceed(FilterExchange fx) throws IOException {
+        Exchange x = (Exchange) fx;
+        Retries retries = Retries.start(x, x.route.retry(), listener);
+        Upstream upstream = x.route.upstream();
+        long hash = RequestKey.hash(upstream.balancing().hashKey(), x.request, x.clientAddress());
+        List<UpstreamMember> tried = new ArrayList<>(2);
+        for (int n = 0; ; n++) {
+            UpstreamMember member = upstream.select(hash, tried);
+            try {
+                tryUpstream(x, member, n, retries);
+            } catch (ProxyFailure f) {
+                UpstreamAttempt failed = x.attempt;
+                failed.close();
+                upstream.recordOutcome(member, !Retries.countsAgainstEndpoint(f));
+                if (!retries.mayRetry(x, f, failed.facts())) {
+                    throw f;
+                }
+                tried.add(member);
+                continue;
+            }
+            int status = x.response.status();
+            upstream.recordOutcome(member, status < 502 || status > 504);
+            if (!retries.mayRetryStatus(x, status, x.attempt.facts())) {
+                return;
+            }
+            x.attempt.close(); // the answer is not relayed: the connection goes with it
+            x.response = null;
+            tried.add(member);
+        }
+    }
+
+    /** One attempt: connect → sendHead → relayBody → readHead, to the member the balancer chose. */
+    private void tryUpstream(Exchange x, UpstreamMember member, int number, Retries retries) throws ProxyFailure {
+        Route route = x.route.route();
+        UpstreamAttempt attempt = new UpstreamAttempt(member, number);
+        x.attempt = attempt;
+        try {
+            attempt.connect(retries.tryDeadline(route.timeout()));
+        } catch (IOException e) {
+            throw FailureClassifier.of(x, e, Stage.CONNECT);
+        }
+        listener.upstreamAcquired(x, attempt.reused());
+        try {
+            attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
+            relayRequestBody(x, attempt, retries.body(number));
+            ResponseHead head = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested,
+                    interim -> relayInterim(x, interim));
+            if (head.status() == 101) {
+                Upgrades.checkSwitch(head, x.upgrades);
+            }
+            BodyFraming framing = attempt.responseFraming(x.request.method(), head);
+            if (head.status() != 101 && retries.mayTryAgain(x)) {
+                // An origin killed between its head and its body would otherwise cost the client a 502 that a
+                // retry avoids: nothing of this response has reached the client yet.
+                attempt.awaitBodyStart(framing, BODY_START_GRACE_MILLIS);
+            }
+            x.response = head;
+            x.upstreamNanos = System.nanoTime() - attempt.sentNanos();
+            x.upstreamFraming = framing;
+        } catch (IOException e) {
+            throw FailureClassifier.of(x, e, Stage.FORWARD);
+        }
+        listener.responseHeadReceived(x);
+    }
+
+    /**
+     * Streams the client's body to the origin. An origin may answer before it has read the body (413, 401; RFC 9112
+     * §9.5): when its answer starts arriving mid-upload, or the upload fails because it closed, the upload stops and
+     * the answer is read and relayed (as HAProxy does), with the client's connection closed after it, since the rest
+     * of its body is never read. A write failure with no answer behind it stays a failure.
+     */
+    private void relayRequestBody(Exchange x, UpstreamAttempt attempt, BodyInputStream body) throws IOException {
+        try {
+            x.bytesIn = attempt.relayBody(body, x.downstream.requestFraming(), x.route.route().timeout(),
+                    interim -> relayInterim(x, interim));
+            if (!attempt.answeredEarly()) {
+                return;
+            }
+        } catch (BodyRelay.WriteFailed e) {
+            if (!attempt.hasResponseBytes()) { // the origin closed with nothing to say: a failure, as before
+                throw e;
+            }
+        }
+        log.debug("{}: origin answered before the whole request body was sent; upload stopped", x);
+        x.requestBodyCut = true;
+        x.downstream.closeAfterResponse();
+    }
+
+    static void relayInterim(Exchange x, ResponseHead interim) throws IOException {
+        ResponseHeadRewriter.interim(interim);
+        x.downstream.sendInterim(interim);
+    }
+}
