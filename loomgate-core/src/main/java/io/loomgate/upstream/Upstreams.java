@@ -338,6 +338,12 @@ public final class Upstreams {
         return sweeper.thread();
     }
 
+    /** The health-check threads of one upstream now, for tests; empty without a health check. */
+    List<Thread> healthCheckThreads(String id) {
+        HealthChecker checker = healthCheckers.get(id);
+        return checker == null ? List.of() : checker.threads();
+    }
+
     /** The DNS threads, for tests that check they end; empty when no name is refreshed. */
     List<Thread> dnsThreads() {
         return dns == null ? List.of() : dns.threads();

@@ -127,6 +127,36 @@ class EndpointsFollowDnsTest {
     }
 
     @Test
+    void anAddressThatJoinsIsHealthCheckedAndOneThatLeavesIsNoLonger() throws Exception {
+        try (TestOrigin two = TestOrigin.at(ip("127.0.0.2"), 0)) {
+            two.fallback(r -> TestOrigin.Reply.ok("fine"));
+            HostsFile hosts = new HostsFile(dir.resolve("hosts")).map("svc.test", "127.0.0.2");
+            Balancing.HealthCheck check = new Balancing.HealthCheck("/health", Duration.ofMillis(50),
+                    Duration.ofMillis(500), 1, 1, 200, 399);
+            Upstreams all = start(hosts, FAST, new Balancing(Balancing.Policy.ROUND_ROBIN, null, List.of(1), check,
+                    null), new Endpoint("svc.test", two.port()));
+            Upstream api = all.get("api");
+            await(() -> two.received().stream().anyMatch(r -> r.target().equals("/health")), "127.0.0.2 checked");
+
+            hosts.map("svc.test", "127.0.0.2", "127.0.0.7"); // nothing listens on 127.0.0.7
+            await(() -> api.members().size() == 2, "127.0.0.7 joined");
+            UpstreamMember joined = member(api, "127.0.0.7");
+            await(() -> !joined.healthy(), "the joined address checked, and found dead");
+            assertThat(member(api, "127.0.0.2").healthy()).isTrue();
+
+            List<Thread> checkers = all.healthCheckThreads("api");
+            assertThat(checkers).hasSize(2);
+            hosts.map("svc.test", "127.0.0.7");
+            await(() -> api.members().size() == 1, "127.0.0.2 left");
+            assertThat(all.healthCheckThreads("api")).hasSize(1).isSubsetOf(checkers);
+            Thread gone = checkers.stream().filter(t -> !all.healthCheckThreads("api").contains(t)).findFirst()
+                    .orElseThrow();
+            assertThat(gone.join(Duration.ofSeconds(5))).as("the leaving address's checker ended").isTrue();
+            assertThat(gone.getName()).contains("127.0.0.2");
+        }
+    }
+
+    @Test
     void aFailedLookupKeepsTheLastGoodSet() {
         HostsFile hosts = new HostsFile(dir.resolve("hosts")).map("svc.test", "127.0.0.2", "127.0.0.3");
         Upstream api = start(hosts, FAST, plain(1), new Endpoint("svc.test", 8080)).get("api");
