@@ -7,7 +7,6 @@ import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.WatchedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
@@ -47,7 +46,7 @@ public final class Http2Connection {
 
     private final long id;
     private final WatchedInputStream socketIn;
-    private final InputStream in;
+    private final FrameInput in;
     private final FrameWriter writer;
     private final Http2Settings settings;
     private final StreamHandler handler;
@@ -90,8 +89,8 @@ public final class Http2Connection {
                            Duration readTimeout, Runnable endOutput, StreamHandler handler) {
         this.id = id;
         this.socketIn = socketIn;
-        this.in = alreadyRead.length == 0 ? socketIn
-                : new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(alreadyRead), socketIn);
+        this.in = new FrameInput(alreadyRead.length == 0 ? socketIn
+                : new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(alreadyRead), socketIn));
         this.writer = new FrameWriter(out, true);
         this.settings = settings;
         this.handler = handler;
@@ -263,7 +262,7 @@ public final class Http2Connection {
         // Between frames the idle timeout applies; once GOAWAY was sent and every stream is done (output half-closed)
         // the client only has to notice and close, so it gets a short while.
         socketIn.setReadTimeout(outputEnded() ? Duration.ofSeconds(2) : idleTimeout);
-        int got = in.read(head, 0, Frames.HEADER_LENGTH);
+        int got = in.awaitRead(head, 0, Frames.HEADER_LENGTH);
         if (got < 0) {
             return false;
         }

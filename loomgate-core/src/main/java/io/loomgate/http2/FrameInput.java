@@ -1,0 +1,78 @@
+package io.loomgate.http2;
+
+import java.io.IOException;
+import java.io.InputStream;
+
+/**
+ * The connection's input as its frame reader reads it. Waiting for the next frame ({@link #awaitRead}) reads
+ * straight from the socket when nothing is buffered, so an idle connection holds no buffer. Once a frame has begun,
+ * the rest of it is read with whatever frames came with it, in one read into a small buffer that is dropped when
+ * drained: a client's burst of HEADERS frames costs a couple of reads instead of two per frame (its header, then
+ * its payload). Reads at least as large as the buffer (DATA payloads) go straight to the socket. Reader thread only.
+ */
+final class FrameInput extends InputStream {
+    static final int BUFFER_SIZE = 4096;
+
+    private final InputStream in;
+    private byte[] buf;
+    private int pos;
+    private int lim;
+
+    FrameInput(InputStream in) {
+        this.in = in;
+    }
+
+    /** Reads the first bytes of the next frame: from the buffer, or straight from the socket (no buffer held). */
+    int awaitRead(byte[] b, int off, int len) throws IOException {
+        if (pos < lim) {
+            return fromBuffer(b, off, len);
+        }
+        return in.read(b, off, len);
+    }
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return n < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        if (pos < lim) {
+            return fromBuffer(b, off, len);
+        }
+        if (len >= BUFFER_SIZE) {
+            return in.read(b, off, len);
+        }
+        byte[] fresh = new byte[BUFFER_SIZE];
+        int n = in.read(fresh, 0, BUFFER_SIZE);
+        if (n <= 0) {
+            return n;
+        }
+        buf = fresh;
+        pos = 0;
+        lim = n;
+        return fromBuffer(b, off, len);
+    }
+
+    private int fromBuffer(byte[] b, int off, int len) {
+        int n = Math.min(len, lim - pos);
+        System.arraycopy(buf, pos, b, off, n);
+        pos += n;
+        if (pos == lim) {
+            buf = null;
+            pos = 0;
+            lim = 0;
+        }
+        return n;
+    }
+
+    @Override
+    public int available() throws IOException {
+        return pos < lim ? lim - pos : in.available();
+    }
+}
