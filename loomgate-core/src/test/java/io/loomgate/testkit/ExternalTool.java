@@ -15,7 +15,10 @@ public final class ExternalTool {
     private ExternalTool() {
     }
 
-    /** The tool's path, looked for on PATH, in $GOBIN and $HOME/go/bin (where .ci/run's go install puts it). */
+    /**
+     * The tool's path, looked for on PATH, in $GOBIN and $HOME/go/bin (where .ci/run's go install puts it), and in
+     * /usr/sbin.
+     */
     public static Path require(String name, String howToInstall) {
         List<Path> dirs = new ArrayList<>();
         String path = System.getenv("PATH");
@@ -29,6 +32,7 @@ public final class ExternalTool {
             dirs.add(Path.of(gobin));
         }
         dirs.add(Path.of(System.getProperty("user.home"), "go", "bin"));
+        dirs.add(Path.of("/usr/sbin")); // nghttpd (Debian's nghttp2-server) lives here, off a normal user's PATH
         for (Path d : dirs) {
             Path p = d.resolve(name);
             if (Files.isExecutable(p)) {
