@@ -67,6 +67,8 @@ final class UpstreamAttempt implements AutoCloseable {
     /** The stream slot leased when the endpoint speaks HTTP/2 (null otherwise, or when it fell back to HTTP/1.1). */
     private Http2Pool.Lease h2Lease;
     private Http2ClientStream stream;
+    /** Whether the leased slot was handed to {@code open} (which consumes it, whether it succeeds or not). */
+    private boolean leaseUsed;
     /** Sends a body of unknown length to an HTTP/2 origin while the response is read; null when none. */
     private Thread upload;
     /** How the upload ended badly, if it did: a client read failure outranks the reset it causes upstream. */
@@ -193,6 +195,7 @@ final class UpstreamAttempt implements AutoCloseable {
         hadBody = !(framing instanceof BodyFraming.None || framing instanceof BodyFraming.Fixed f && f.length() == 0);
         idempotent = Method.isIdempotent(request.method());
         requestSent = true;
+        leaseUsed = true;
         stream = h2Lease.connection().open(request.method(), e.tls() ? "https" : "http", authority, request.target(),
                 h, !hadBody);
         sentNanos = System.nanoTime();
@@ -490,7 +493,9 @@ final class UpstreamAttempt implements AutoCloseable {
     /** A clean stream is simply over; anything else is reset, and the upload thread waited for (briefly). */
     private void finishHttp2(boolean clean) {
         if (stream == null) {
-            h2Lease.connection().unreserve();
+            if (!leaseUsed) {
+                h2Lease.connection().unreserve();
+            }
             return;
         }
         if (!clean || !stream.isComplete()) {

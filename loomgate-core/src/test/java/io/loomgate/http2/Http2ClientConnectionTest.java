@@ -1,0 +1,184 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.ResponseHead;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The client connection against a scripted origin on a real socket: what it does with the frames an origin may send
+ * (refusals, GOAWAY, malformed heads, trailers, windows), one case each.
+ */
+class Http2ClientConnectionTest {
+    private ServerSocket server;
+    private Socket client;
+    private Socket origin;
+    private DataInputStream fromClient;
+    private FrameWriter toClient;
+    private Http2ClientConnection conn;
+
+    @BeforeEach
+    void connect() throws IOException {
+        server = new ServerSocket(0);
+        client = new Socket("127.0.0.1", server.getLocalPort());
+        origin = server.accept();
+        origin.setSoTimeout(20_000);
+        fromClient = new DataInputStream(origin.getInputStream());
+        toClient = new FrameWriter(origin.getOutputStream());
+        conn = new Http2ClientConnection("test", client.getInputStream(), client.getOutputStream(), () -> {
+            try {
+                client.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        }, 65_536, () -> { }).start();
+        byte[] preface = new byte[Frames.PREFACE.length];
+        fromClient.readFully(preface);
+        assertThat(preface).isEqualTo(Frames.PREFACE);
+        toClient.settings(new int[] {Frames.SETTINGS_MAX_CONCURRENT_STREAMS, 10});
+        conn.awaitSettings(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        conn.close("test over");
+        origin.close();
+        server.close();
+    }
+
+    /** Reads frames from the client until one of this type on this stream. */
+    private byte[] await(int type, int stream) throws IOException {
+        while (true) {
+            byte[] h = new byte[9];
+            fromClient.readFully(h);
+            int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
+            byte[] p = new byte[len];
+            fromClient.readFully(p);
+            if ((h[3] & 0xff) == type && Frames.getInt(h, 5) == stream) {
+                return p;
+            }
+        }
+    }
+
+    private Http2ClientStream get(boolean endStream) throws IOException {
+        assertThat(conn.tryReserve()).isTrue();
+        Http2ClientStream s = conn.open("GET", "http", "origin", "/", new Headers(), endStream);
+        await(Frames.HEADERS, s.id());
+        return s;
+    }
+
+    private static byte[] head(String... namesAndValues) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            HpackEncoder.field(out, namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return out.toByteArray();
+    }
+
+    private static long in(int seconds) {
+        return System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    }
+
+    @Test
+    void aResponseWithBodyAndTrailers() throws Exception {
+        Http2ClientStream s = get(true);
+        toClient.headers(s.id(), head(":status", "200", "content-type", "text/plain"), 16_384, false);
+        toClient.data(s.id(), "hello".getBytes(), 0, 5, false);
+        toClient.headers(s.id(), head("grpc-status", "0"), 16_384, true);
+        ResponseHead h = s.awaitHead(in(10));
+        assertThat(h.status()).isEqualTo(200);
+        assertThat(new String(s.body().readAllBytes())).isEqualTo("hello");
+        assertThat(s.body().trailers().first("grpc-status")).isEqualTo("0");
+        assertThat(s.isComplete()).isTrue();
+        assertThat(conn.activeStreams()).isZero();
+    }
+
+    @Test
+    void refusedStreamIsMarkedRefused() throws Exception {
+        Http2ClientStream s = get(true);
+        toClient.rstStream(s.id(), Frames.REFUSED_STREAM);
+        assertThatThrownBy(() -> s.awaitHead(in(10))).isInstanceOfSatisfying(Http2StreamException.class,
+                e -> assertThat(e.refused()).isTrue());
+        assertThat(conn.isUsable()).isTrue();
+    }
+
+    @Test
+    void goAwayRefusesStreamsAboveTheLastIdAndLetsTheOthersFinish() throws Exception {
+        Http2ClientStream first = get(true);
+        Http2ClientStream second = get(true);
+        toClient.goAway(first.id(), Frames.NO_ERROR, "bye");
+        assertThatThrownBy(() -> second.awaitHead(in(10))).isInstanceOfSatisfying(Http2StreamException.class,
+                e -> assertThat(e.refused()).isTrue());
+        assertThat(conn.tryReserve()).as("no new streams after GOAWAY").isFalse();
+        toClient.headers(first.id(), head(":status", "204"), 16_384, true);
+        assertThat(first.awaitHead(in(10)).status()).isEqualTo(204);
+        assertThat(first.endedWithHead()).isTrue();
+        long end = in(10);
+        while (!conn.isDead()) {
+            assertThat(System.nanoTime() - end).as("closes after its last stream").isNegative();
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void aMalformedHeadFailsOnlyItsStream() throws Exception {
+        Http2ClientStream bad = get(true);
+        toClient.headers(bad.id(), head(":status", "200", "connection", "close"), 16_384, true);
+        assertThatThrownBy(() -> bad.awaitHead(in(10))).isInstanceOf(Http2StreamException.class)
+                .hasMessageContaining("connection-specific");
+        byte[] rst = await(Frames.RST_STREAM, bad.id());
+        assertThat(Frames.getInt(rst, 0)).isEqualTo(Frames.PROTOCOL_ERROR);
+        Http2ClientStream good = get(true);
+        toClient.headers(good.id(), head(":status", "200"), 16_384, true);
+        assertThat(good.awaitHead(in(10)).status()).isEqualTo(200);
+    }
+
+    @Test
+    void cancelSendsRstStreamCancel() throws Exception {
+        Http2ClientStream s = get(true);
+        s.cancel();
+        byte[] rst = await(Frames.RST_STREAM, s.id());
+        assertThat(Frames.getInt(rst, 0)).isEqualTo(Frames.CANCEL);
+        assertThat(conn.activeStreams()).isZero();
+    }
+
+    @Test
+    void theHeadWaitHasADeadline() throws Exception {
+        Http2ClientStream s = get(true);
+        assertThatThrownBy(() -> s.awaitHead(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100)))
+                .isInstanceOf(SocketTimeoutException.class);
+    }
+
+    @Test
+    void theUploadWaitsForTheOriginsWindowAndNoLonger() throws Exception {
+        Http2ClientStream s = get(false);
+        s.setTimeouts(Duration.ofSeconds(10), Duration.ofMillis(300));
+        byte[] window = new byte[Frames.DEFAULT_WINDOW];
+        s.requestBody().write(window); // exactly the initial window: goes out
+        assertThatThrownBy(() -> s.requestBody().write(new byte[1])).isInstanceOf(SocketTimeoutException.class)
+                .hasMessageContaining("window");
+    }
+
+    @Test
+    void theOriginsConnectionEndingFailsEveryStream() throws Exception {
+        Http2ClientStream a = get(true);
+        Http2ClientStream b = get(true);
+        origin.close();
+        assertThatThrownBy(() -> a.awaitHead(in(10))).isInstanceOf(IOException.class)
+                .hasMessageContaining("upstream connection");
+        assertThatThrownBy(() -> b.awaitHead(in(10))).isInstanceOf(IOException.class);
+        assertThat(conn.isDead()).isTrue();
+    }
+}
