@@ -23,7 +23,8 @@ class GatewayJarIT {
         }
         assertThat(entries).contains("io/loomgate/cli/Main.class", "io/loomgate/proxy/ProxyHandler.class");
         assertThat(entries).noneMatch(e -> e.startsWith("io/loomgate/lab/") || e.startsWith("io/loomgate/cli/lab/")
-                || e.startsWith("org/postgresql/") || e.startsWith("com/zaxxer/") || e.endsWith(".txz"));
+                || e.startsWith("org/postgresql/") || e.startsWith("com/zaxxer/") || e.endsWith(".txz")
+                || e.startsWith("io/grpc/") || e.startsWith("io/netty/")); // grpc-java is for the tests only
     }
 
     @Test

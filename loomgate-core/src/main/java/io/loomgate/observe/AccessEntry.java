@@ -22,16 +22,17 @@ import java.util.Locale;
  * @param traceId       W3C trace id or null
  * @param failure       failure kind, lower case, or null
  * @param principal     who called, as an authentication filter established it, or null
+ * @param grpcStatus    the grpc-status of a gRPC call, -1 for other exchanges
  */
 record AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                    long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
-                   String traceId, String failure, String principal) {
+                   String traceId, String failure, String principal, int grpcStatus) {
 
     static AccessEntry of(ExchangeView x, long nowMillis) {
         long total = x.totalNanos();
         return new AccessEntry(nowMillis - total / 1_000_000, x.clientAddress(), x.method(), x.target(), x.status(),
                 x.bytesOut(), x.bytesIn(), total, x.upstreamNanos(), x.routeId(), x.upstreamId(), x.endpoint(),
                 x.traceId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT),
-                x.principal());
+                x.principal(), x.grpcStatus());
     }
 }

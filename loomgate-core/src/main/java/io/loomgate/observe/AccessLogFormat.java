@@ -104,6 +104,9 @@ public enum AccessLogFormat {
                     .append(" endpoint=").append(dash(e.endpoint()))
                     .append(" trace=").append(dash(e.traceId()))
                     .append(" failure=").append(dash(e.failure()));
+            if (e.grpcStatus() >= 0) {
+                out.append(" grpc=").append(e.grpcStatus()); // only gRPC calls: other lines stay as they were
+            }
         }
 
         /** One generator for the whole batch, objects separated by newlines. */
@@ -132,6 +135,9 @@ public enum AccessLogFormat {
                     g.writeStringField("trace_id", e.traceId());
                     g.writeStringField("failure", e.failure());
                     g.writeStringField("principal", e.principal());
+                    if (e.grpcStatus() >= 0) {
+                        g.writeNumberField("grpc_status", e.grpcStatus());
+                    }
                     g.writeEndObject();
                 }
             } catch (IOException ex) {

@@ -333,6 +333,10 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         }
         m.finished(exchange.method(), exchange.status(), exchange.totalNanos(), exchange.upstreamNanos(),
                 exchange.bytesIn(), exchange.bytesOut());
+        int grpc = exchange.grpcStatus();
+        if (grpc >= 0) {
+            m.grpcFinished(grpc);
+        }
         return m;
     }
 

@@ -50,7 +50,7 @@ final class Labels {
             case BAD_RESPONSE -> "bad_response";
             case POOL_EXHAUSTED -> "pool_exhausted";
             case UPSTREAM_TLS -> "tls";
-            case BAD_REQUEST, NO_ROUTE, OVERLOADED, CLIENT_ABORTED, INTERNAL -> null;
+            case BAD_REQUEST, NO_ROUTE, OVERLOADED, DEADLINE_EXCEEDED, CLIENT_ABORTED, INTERNAL -> null;
         };
     }
 }

@@ -1,5 +1,6 @@
 package io.loomgate.observe;
 
+import io.loomgate.grpc.GrpcStatus;
 import io.loomgate.proxy.ProxyFailure;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -28,6 +29,8 @@ final class RouteMeters {
     final String routeId;
     private final LazyCounters requests;
     private final LazyCounters failures;
+    /** gRPC calls by the grpc-status their client got: one slot per code, and one for codes gRPC does not define. */
+    private final LazyCounters grpcCalls;
     final Timer total;
     final Timer upstream;
     final Counter bytesIn;
@@ -51,6 +54,12 @@ final class RouteMeters {
                 .description("Exchanges that failed, by route and failure kind")
                 .tag("route", routeId)
                 .tag("kind", kinds[i].name().toLowerCase(Locale.ROOT))
+                .register(registry));
+        GrpcStatus[] codes = GrpcStatus.values();
+        grpcCalls = new LazyCounters(codes.length + 1, i -> Counter.builder("loomgate.grpc.requests")
+                .description("gRPC calls answered, by route and the grpc-status the client got")
+                .tag("route", routeId)
+                .tag("grpc_status", i < codes.length ? codes[i].name() : "OTHER")
                 .register(registry));
         total = Timer.builder("loomgate.request.duration")
                 .description("Time from the request head read to the end of the response, by route")
@@ -94,6 +103,11 @@ final class RouteMeters {
         if (bytesOutCount > 0) {
             bytesOut.increment(bytesOutCount);
         }
+    }
+
+    /** Counts one gRPC call by its status code (an array read after the first of each code). */
+    void grpcFinished(int code) {
+        grpcCalls.get(code < grpcCalls.size() - 1 ? code : grpcCalls.size() - 1).increment();
     }
 
     void failed(ProxyFailure.Kind kind) {

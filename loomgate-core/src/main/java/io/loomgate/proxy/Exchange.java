@@ -6,6 +6,7 @@ import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.server.ServerExchange;
+import io.loomgate.threads.Deadline;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -27,8 +28,11 @@ final class Exchange implements FilterExchange, ExchangeView {
      *  which metrics and logs keep reporting (its in-flight count went up at routeMatched). */
     BoundRoute matchedRoute;
     Map<String, String> variables = Map.of();
-    /** The current (or last) try upstream; it owns the connection, the exchange only points at it. */
-    UpstreamAttempt attempt;
+    /**
+     * The current (or last) try upstream; it owns the connection, the exchange only points at it. Volatile: a gRPC
+     * deadline's watchdog reads it to cancel the attempt in flight ({@link #deadlinePassed()}).
+     */
+    volatile UpstreamAttempt attempt;
     ResponseHead response;
     BodyFraming upstreamFraming;
     ResponseHead localReply;
@@ -51,12 +55,42 @@ final class Exchange implements FilterExchange, ExchangeView {
     InetAddress client; // resolved once, before routing (ForwardedHeaders.clientIp)
     long requestBodyLimit = -1;
     private LimitedRequestBody limitedBody;
+    /** A gRPC call (application/grpc over HTTP/2): the gateway's own answers are gRPC statuses, never HTML. */
+    boolean grpc;
+    /** When the gRPC call must have ended (System.nanoTime(), from its grpc-timeout); 0 when it sent none. */
+    long grpcDeadline;
+    /** {@link #grpcDeadline} on the shared watchdog; null without one. Closed when the exchange ends. */
+    Deadline deadline;
+    /** Set by the watchdog once the gRPC deadline passed (it then cancelled the attempt in flight). */
+    volatile boolean deadlineExpired;
+    /** The grpc-status the client got (-1 until known, and for every exchange that is not gRPC). */
+    int grpcStatus = -1;
+    /** The response body being relayed: a gRPC call that fails after its head still ends with trailers here. */
+    ServerExchange.ResponseBody responseOut;
 
     Exchange(ServerExchange downstream, long startNanos) {
         this.downstream = downstream;
         this.startNanos = startNanos;
         this.request = downstream.request();
         this.originalTarget = request.target();
+    }
+
+    /**
+     * The watchdog's action when the gRPC deadline passes (on the watchdog's thread, must not block): cancels the
+     * upstream attempt in flight, which ends whatever the exchange's thread waits for upstream; that thread then
+     * reports the failure as {@code DEADLINE_EXCEEDED}.
+     */
+    void deadlinePassed() {
+        deadlineExpired = true;
+        UpstreamAttempt a = attempt;
+        if (a != null) {
+            a.abort();
+        }
+    }
+
+    /** Whether the gRPC deadline (if any) has passed, as the watchdog saw it or the clock says. */
+    boolean pastDeadline() {
+        return deadlineExpired || grpcDeadline != 0 && System.nanoTime() - grpcDeadline >= 0;
     }
 
     // ---- FilterExchange ----
@@ -230,6 +264,11 @@ final class Exchange implements FilterExchange, ExchangeView {
     @Override
     public ProxyFailure failure() {
         return failure;
+    }
+
+    @Override
+    public int grpcStatus() {
+        return grpcStatus;
     }
 
     @Override

@@ -48,4 +48,12 @@ public interface ExchangeView {
     default String principal() {
         return null;
     }
+
+    /**
+     * The grpc-status the client got, for a gRPC call (from the origin's trailers or trailers-only head, or the
+     * gateway's own answer; 2, UNKNOWN, when the response carried none); -1 for every exchange that is not gRPC.
+     */
+    default int grpcStatus() {
+        return -1;
+    }
 }

@@ -1,5 +1,9 @@
 package io.loomgate.proxy;
 
+import io.loomgate.grpc.Grpc;
+import io.loomgate.grpc.GrpcMessage;
+import io.loomgate.grpc.GrpcStatus;
+import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http.Status;
 import io.loomgate.http1.BodyFraming;
@@ -9,7 +13,10 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The only writer of responses the gateway makes itself (404, 502, 503, 504 …): short, specific, plain text, and
- * marked with Via so a client can tell the gateway's answer from the origin's.
+ * marked with Via so a client can tell the gateway's answer from the origin's. A gRPC call is never answered with
+ * text: it gets a gRPC status ({@link GrpcReplies} chooses it), as a trailers-only response (one HEADERS frame with
+ * END_STREAM: {@code :status 200}, {@code content-type: application/grpc}, {@code grpc-status},
+ * {@code grpc-message}), or in trailers when the origin's head had already gone out.
  */
 final class LocalReplies {
     private LocalReplies() {
@@ -48,6 +55,58 @@ final class LocalReplies {
         ServerExchange.ResponseBody out = sx.sendHead(head, new BodyFraming.Fixed(body.length));
         out.write(body);
         out.finish(null);
+    }
+
+    /**
+     * Answers a failed gRPC call: trailers-only before any response head; after one (the origin's), its body ends with
+     * trailers carrying the status, which is how every gRPC call ends. A client that went away gets nothing, and a
+     * body that cannot end cleanly (a content-length not met) is aborted by rethrowing, as for any exchange.
+     */
+    static void answerGrpc(Exchange x, ProxyFailure failure, GrpcStatus status) throws IOException {
+        ServerExchange sx = x.downstream;
+        if (failure.kind() == ProxyFailure.Kind.CLIENT_ABORTED) {
+            throw failure;
+        }
+        if (!sx.isResponseStarted()) {
+            sendGrpc(sx, null, status, failure.getMessage());
+            return;
+        }
+        if (x.responseOut == null) {
+            throw failure;
+        }
+        Headers trailers = new Headers(2);
+        trailers.add("grpc-status", status.text());
+        trailers.add("grpc-message", GrpcMessage.encode(failure.getMessage()));
+        try {
+            x.responseOut.finish(trailers);
+        } catch (IOException e) {
+            failure.addSuppressed(e);
+            throw failure;
+        }
+    }
+
+    /**
+     * A trailers-only gRPC answer: status 200, no body, the status in the head. The fields of {@code from} (a
+     * filter's reply: Retry-After, X-RateLimit-*, WWW-Authenticate) go along as response metadata, except its
+     * content type and length.
+     */
+    static void sendGrpc(ServerExchange sx, ResponseHead from, GrpcStatus status, String message) throws IOException {
+        ResponseHead head = ResponseHead.of(200);
+        Headers h = head.headers();
+        if (from != null) {
+            from.headers().forEach((name, value) -> {
+                if (!name.equalsIgnoreCase("Content-Type") && !name.equalsIgnoreCase("Content-Length")) {
+                    h.add(name, value);
+                }
+            });
+        }
+        h.set("content-type", Grpc.CONTENT_TYPE);
+        h.set("grpc-status", status.text());
+        if (message != null && !message.isEmpty()) {
+            h.set("grpc-message", GrpcMessage.encode(message));
+        }
+        h.set("Via", ForwardedHeaders.VIA);
+        sx.sendHead(head, BodyFraming.NONE).finish(null);
     }
 
     /** A reply a filter asked for (RedirectTo and the like), body as given. */

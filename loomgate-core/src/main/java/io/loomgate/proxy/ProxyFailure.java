@@ -44,6 +44,13 @@ public final class ProxyFailure extends IOException {
         BAD_RESPONSE(Source.UPSTREAM, 502, true, false),
         /** The upstream failed after the response head was sent on: the client connection is aborted. */
         UPSTREAM_ABORTED(Source.UPSTREAM, 502, false, false),
+        /**
+         * A gRPC call's deadline ({@code grpc-timeout}, counted from when its head was read) passed before it ended:
+         * the upstream attempt was cancelled. The client chose the deadline, so this is routine, not the origin's
+         * fault (it does not count against the endpoint). Answered {@code DEADLINE_EXCEEDED}; 504 is only what the
+         * metrics' status class would say if no gRPC answer could be sent.
+         */
+        DEADLINE_EXCEEDED(Source.DOWNSTREAM, 504, true, false),
         /** The client went away or stalled while we were proxying. */
         CLIENT_ABORTED(Source.DOWNSTREAM, 400, false, false),
         /** A bug or an unexpected state in the gateway. */
@@ -113,6 +120,7 @@ public final class ProxyFailure extends IOException {
     /** Client hang-ups and routing misses are routine (debug); upstream trouble is worth a warning; bugs an error. */
     public boolean isRoutine() {
         return kind == Kind.CLIENT_ABORTED || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
+                || kind == Kind.DEADLINE_EXCEEDED
                 || kind == Kind.UPSTREAM_TLS; // the connector logged its cause once at warn; every request is noise
     }
 

@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.filter.FilterChains;
+import io.loomgate.grpc.GrpcStatus;
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
@@ -65,11 +66,28 @@ public final class ProxyHandler implements ExchangeHandler {
         } catch (RuntimeException e) { // a filter's bug or a broken invariant: answered, not hidden
             failure = new ProxyFailure(Kind.INTERNAL, "internal error: " + e, e);
         }
+        if (failure != null && failure.source() == ProxyFailure.Source.UPSTREAM && cancelledByClient()) {
+            failure = new ProxyFailure(Kind.CLIENT_ABORTED, "client cancelled the request (stream reset) while it was "
+                    + "being proxied: " + failure.getMessage(), failure);
+        }
+        if (x.deadline != null) {
+            failure = GrpcCalls.endDeadline(x, failure);
+        }
         end(x, failure);
+    }
+
+    /**
+     * Whether the request's thread was interrupted: an HTTP/2 client reset its stream, which also closed the upstream
+     * socket the thread was blocked on. The upstream failure that follows is the client's doing, not the origin's
+     * (gRPC clients reset the stream whenever their deadline passes).
+     */
+    static boolean cancelledByClient() {
+        return Thread.currentThread().isInterrupted();
     }
 
     /** The phase chart: see package-info. */
     private void proxy(Exchange x) throws IOException {
+        GrpcCalls.recognise(x);
         if (RequestScreen.answeredLocally(x)) {
             return;
         }
@@ -170,7 +188,9 @@ public final class ProxyHandler implements ExchangeHandler {
         } catch (IOException e) {
             throw FailureClassifier.of(x, e, Stage.CLIENT_WRITE);
         }
+        x.responseOut = out;
         long length = x.upstreamFraming instanceof BodyFraming.Fixed f ? f.length() : -1;
+        Headers trailers;
         try {
             x.bytesOut = BodyRelay.copy(body, out, length);
             if (x.attempt.uploadUnfinished()) {
@@ -179,15 +199,29 @@ public final class ProxyHandler implements ExchangeHandler {
                 x.requestBodyCut = true;
                 x.downstream.closeAfterResponse();
             }
-            out.finish(body.trailers());
+            trailers = body.trailers();
+            out.finish(trailers);
         } catch (IOException e) {
             throw FailureClassifier.of(x, e, Stage.RESPONSE_BODY);
         }
-        x.attempt.finish(body.isComplete() && answer.originKeepsAlive() && !x.requestBodyCut);
+        if (x.grpc) {
+            x.grpcStatus = GrpcCalls.statusSent(x.response, trailers);
+        }
+        // A gRPC deadline that expired meanwhile may have cancelled the attempt: disarmed first, it cannot cancel it
+        // once its connection is back in the pool.
+        boolean expired = x.deadline != null && x.deadline.disarm();
+        x.attempt.finish(!expired && body.isComplete() && answer.originKeepsAlive() && !x.requestBodyCut);
         x.bytesIn = Math.max(x.bytesIn, x.attempt.uploaded()); // an HTTP/2 upload of unknown length, now joined
     }
 
     private void sendLocalReply(Exchange x) throws IOException {
+        if (x.grpc) {
+            GrpcStatus status = GrpcReplies.statusFor(x.localReply.status());
+            x.status = 200;
+            x.grpcStatus = status.code();
+            LocalReplies.sendGrpc(x.downstream, x.localReply, status, GrpcCalls.replyText(x));
+            return;
+        }
         x.status = x.localReply.status();
         LocalReplies.send(x.downstream, x.localReply, x.localReplyBody);
     }
@@ -215,10 +249,19 @@ public final class ProxyHandler implements ExchangeHandler {
                 && x.downstream.retractResponse()) {
             log.debug("{}: no byte of the response had reached the client: answered {} instead", x, failure.status());
         }
+        GrpcStatus grpc = x.grpc ? GrpcReplies.statusFor(failure) : null;
+        boolean answered = failure.kind() != Kind.CLIENT_ABORTED;
+        if (grpc != null && answered) {
+            x.grpcStatus = grpc.code();
+        }
         if (!x.downstream.isResponseStarted()) {
-            x.status = failure.status();
+            x.status = grpc != null && answered ? 200 : failure.status();
         }
         listener.exchangeFailed(x);
-        LocalReplies.answer(x.downstream, failure);
+        if (grpc != null) {
+            LocalReplies.answerGrpc(x, failure, grpc);
+        } else {
+            LocalReplies.answer(x.downstream, failure);
+        }
     }
 }

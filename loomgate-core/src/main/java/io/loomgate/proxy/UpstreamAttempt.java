@@ -63,10 +63,11 @@ final class UpstreamAttempt implements AutoCloseable {
     private final UpstreamMember member;
     private final UpstreamPool pool;
     private final int number;
-    private PooledConnection connection;
+    /** Volatile (with {@link #stream}) only for {@link #abort()}, which another thread may call. */
+    private volatile PooledConnection connection;
     /** The stream slot leased when the endpoint speaks HTTP/2 (null otherwise, or when it fell back to HTTP/1.1). */
     private Http2Pool.Lease h2Lease;
-    private Http2ClientStream stream;
+    private volatile Http2ClientStream stream;
     /** Whether the leased slot was handed to {@code open} (which consumes it, whether it succeeds or not). */
     private boolean leaseUsed;
     /** Sends a body of unknown length to an HTTP/2 origin while the response is read; null when none. */
@@ -510,6 +511,29 @@ final class UpstreamAttempt implements AutoCloseable {
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Cancels the attempt from another thread (a gRPC deadline's watchdog) without blocking. An HTTP/2 stream is
+     * reset (RST_STREAM CANCEL, from a virtual thread of its own: writing a frame may wait for the shared connection,
+     * and the watchdog must not), which fails every wait on it; an HTTP/1.1 connection's socket is closed, which fails
+     * whatever the owner waits on (a write, the head, a body read). The owner then discards as after any failure.
+     * Safe because the exchange disarms its deadline before this attempt can {@link #finish} and give the connection
+     * back; an abort that loses that race only cancels what the attempt then discards anyway.
+     */
+    void abort() {
+        Http2ClientStream s = stream;
+        if (s != null) {
+            ConnectionExecutors.startVirtual("grpc-deadline-" + s.id(), s::cancel);
+        }
+        PooledConnection c = connection;
+        if (c != null) {
+            try {
+                c.socket().close();
+            } catch (IOException e) {
+                // closing is all we wanted; the owner sees the failure on its next read or write
             }
         }
     }

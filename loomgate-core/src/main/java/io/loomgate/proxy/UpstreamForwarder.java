@@ -50,8 +50,10 @@ final class UpstreamForwarder implements FilterChain {
             } catch (ProxyFailure f) {
                 UpstreamAttempt failed = x.attempt;
                 failed.close();
-                upstream.recordOutcome(member, !Retries.countsAgainstEndpoint(f));
-                if (!retries.mayRetry(x, f, failed.facts())) {
+                // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
+                boolean notTheOrigins = x.deadlineExpired || ProxyHandler.cancelledByClient();
+                upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
+                if (notTheOrigins || x.pastDeadline() || !retries.mayRetry(x, f, failed.facts())) {
                     throw f;
                 }
                 tried.add(member);
@@ -59,7 +61,7 @@ final class UpstreamForwarder implements FilterChain {
             }
             int status = x.response.status();
             upstream.recordOutcome(member, status < 502 || status > 504);
-            if (!retries.mayRetryStatus(x, status, x.attempt.facts())) {
+            if (x.pastDeadline() || !retries.mayRetryStatus(x, status, x.attempt.facts())) {
                 return;
             }
             x.attempt.close(); // the answer is not relayed: the connection goes with it
@@ -74,16 +76,19 @@ final class UpstreamForwarder implements FilterChain {
         UpstreamAttempt attempt = new UpstreamAttempt(member, number);
         x.attempt = attempt;
         try {
-            attempt.connect(retries.tryDeadline(route.timeout()));
+            attempt.connect(GrpcCalls.withinDeadline(x, retries.tryDeadline(route.timeout())));
         } catch (IOException e) {
             throw FailureClassifier.of(x, e, Stage.CONNECT);
         }
         listener.upstreamAcquired(x, attempt.reused());
         try {
+            if (x.grpcDeadline != 0) {
+                GrpcCalls.passDeadlineOn(x, attempt);
+            }
             attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
             relayRequestBody(x, attempt, retries.body(number));
-            ResponseHead head = attempt.readHead(retries.tryTimeout(route.timeout()), x.upgradeRequested,
-                    interim -> relayInterim(x, interim));
+            ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(route.timeout())),
+                    x.upgradeRequested, interim -> relayInterim(x, interim));
             if (head.status() == 101) {
                 Upgrades.checkSwitch(head, x.upgrades);
             }

@@ -3,6 +3,9 @@
  * thread by {@link io.loomgate.proxy.ProxyHandler}.
  *
  * <pre>
+ *  GrpcCalls ──────── POST + application/grpc… = a gRPC call: the gateway's answers become gRPC statuses
+ *                     (GrpcReplies); over HTTP/1.1 → 505; grpc-timeout → the call's deadline on the shared
+ *                     watchdog (it cancels the attempt in flight), malformed → INTERNAL
  *  RequestScreen ──── OPTIONS * → 200; CONNECT → 405; not origin-form, dot-segment → 400
  *  matchRoute ─────── BoundRoutes (route + upstream + admission, bound at start-up) → no route → 404
  *  admit ──────────── route over max-in-flight after queue-timeout → 503 + Retry-After
@@ -22,7 +25,8 @@
  *      └─ upstream dies mid-body → the client connection is aborted, never a truncated body that looks complete;
  *         but while no byte has left the write buffer the response is retracted and answered 502
  *  tunnel (after 101): two pipes until either side closes; the attempt then discards the connection
- *  end: exchangeEnd | exchangeFailed + LocalReplies.answer — the one place an exchange's end is reported
+ *  end: exchangeEnd | exchangeFailed + LocalReplies.answer (answerGrpc for a gRPC call: trailers-only,
+ *       or trailers after a relayed head) — the one place an exchange's end is reported
  * </pre>
  * Every {@code IOException} becomes a {@link io.loomgate.proxy.ProxyFailure} in one function,
  * {@code FailureClassifier.classify} (called through {@code FailureClassifier.of} with the exchange), from its type and the stage it came from. "Downstream" is the client side,

@@ -53,6 +53,17 @@ class AccessLogTest {
     }
 
     @Test
+    void aGrpcCallCarriesItsStatusInBothFormatsAndOtherLinesStayAsTheyWere() throws Exception {
+        FakeExchange x = FakeExchange.ok("rpc", "POST", 200, 12).withBytes(3, 512);
+        AccessEntry grpc = AccessEntry.of(x.asGrpc(14), START + 12);
+        assertThat(AccessLogFormat.COMBINED.format(grpc)).endsWith(" failure=- grpc=14");
+        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(grpc)).get("grpc_status").asInt())
+                .isEqualTo(14);
+        assertThat(AccessLogFormat.COMBINED.format(entry(x))).endsWith(" failure=-");
+        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(x))).has("grpc_status")).isFalse();
+    }
+
+    @Test
     void jsonLineIsOneObjectWithNamedFields() throws Exception {
         FakeExchange x = FakeExchange.ok("users", "POST", 201, 12).withBytes(3, 512);
         JsonNode n = new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(x)));

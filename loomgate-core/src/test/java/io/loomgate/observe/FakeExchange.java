@@ -23,4 +23,11 @@ record FakeExchange(String routeId, String method, String target, String clientA
         return new FakeExchange(routeId, method, target, clientAddress, upstreamId, endpoint, status, startNanos,
                 upstreamNanos, totalNanos, in, out, traceId, failure);
     }
+
+    /** This exchange as a gRPC call whose client got grpc-status {@code code}. */
+    ExchangeView asGrpc(int code) {
+        return (ExchangeView) java.lang.reflect.Proxy.newProxyInstance(ExchangeView.class.getClassLoader(),
+                new Class<?>[] {ExchangeView.class}, (proxy, method, args) -> method.getName().equals("grpcStatus")
+                        ? (Object) code : method.invoke(this, args));
+    }
 }

@@ -23,12 +23,27 @@ class GatewayMetricsTest {
         return new PrometheusText(metrics.scrape(null).body());
     }
 
-    private void complete(FakeExchange x) {
+    private void complete(io.loomgate.proxy.ExchangeView x) {
         metrics.exchangeStart(x);
         metrics.routeMatched(x);
         metrics.upstreamAcquired(x, false);
         metrics.responseHeadReceived(x);
         metrics.exchangeEnd(x);
+    }
+
+    @Test
+    void gRpcCallsAreCountedByTheStatusTheirClientGotAndOthersAreNot() {
+        complete(FakeExchange.ok("rpc", "POST", 200, 3).asGrpc(0));
+        complete(FakeExchange.ok("rpc", "POST", 200, 3).asGrpc(14));
+        complete(FakeExchange.ok("rpc", "POST", 200, 3).asGrpc(14));
+        complete(FakeExchange.ok("rpc", "POST", 200, 3).asGrpc(42)); // not a gRPC code: counted, as OTHER
+        complete(FakeExchange.ok("rpc", "POST", 200, 3));
+
+        PrometheusText s = scrape();
+        assertThat(s.value("loomgate_grpc_requests_total", "grpc_status=OK", "route=rpc")).isEqualTo(1);
+        assertThat(s.value("loomgate_grpc_requests_total", "grpc_status=UNAVAILABLE", "route=rpc")).isEqualTo(2);
+        assertThat(s.value("loomgate_grpc_requests_total", "grpc_status=OTHER", "route=rpc")).isEqualTo(1);
+        assertThat(s.value("loomgate_requests_total", "route=rpc", "method=POST", "status=2xx")).isEqualTo(5);
     }
 
     @Test
