@@ -129,6 +129,11 @@ class GrpcGatewayAnswersTest {
             origin.fallback(r -> Reply.ok("late").delayed(Duration.ofSeconds(10)));
             ManagedChannel channel = GrpcEcho.plaintext(gw.port());
             try {
+                // Open the connection first (a call no route matches): on a busy machine connecting alone can
+                // outlast a short deadline, and the call would expire in the client before reaching the gateway.
+                gatewayAnswered(statusOf(() -> ClientCalls.blockingUnaryCall(channel, GrpcEcho.method("Warm",
+                        io.grpc.MethodDescriptor.MethodType.UNARY).toBuilder().setFullMethodName("test.Warm/Up")
+                        .build(), CallOptions.DEFAULT.withDeadlineAfter(20, TimeUnit.SECONDS), GrpcEcho.text("x"))));
                 long t0 = System.nanoTime();
                 StatusRuntimeException e = callFails(channel, GrpcEcho.text("hello"), Duration.ofMillis(500));
                 assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
