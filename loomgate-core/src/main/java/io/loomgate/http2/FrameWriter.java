@@ -93,31 +93,22 @@ final class FrameWriter {
     }
 
     void rstStream(int streamId, int code) throws IOException {
-        lock.lock();
-        boolean promised;
-        try {
-            checkNotFailed();
-            reserve(Frames.HEADER_LENGTH + 4);
-            header(buf, count, 4, Frames.RST_STREAM, 0, streamId);
-            putInt(buf, count + Frames.HEADER_LENGTH, code);
-            count += Frames.HEADER_LENGTH + 4;
-            promised = afterAppend();
-        } finally {
-            lock.unlock();
-        }
-        if (promised) {
-            writePromisedBatch();
-        }
+        fourByteFrame(Frames.RST_STREAM, streamId, code);
     }
 
     void windowUpdate(int streamId, int increment) throws IOException {
+        fourByteFrame(Frames.WINDOW_UPDATE, streamId, increment);
+    }
+
+    /** A frame whose payload is one 32-bit value (RST_STREAM's error code, WINDOW_UPDATE's increment), batched. */
+    private void fourByteFrame(int type, int streamId, int value) throws IOException {
         lock.lock();
         boolean promised;
         try {
             checkNotFailed();
             reserve(Frames.HEADER_LENGTH + 4);
-            header(buf, count, 4, Frames.WINDOW_UPDATE, 0, streamId);
-            putInt(buf, count + Frames.HEADER_LENGTH, increment);
+            header(buf, count, 4, type, 0, streamId);
+            putInt(buf, count + Frames.HEADER_LENGTH, value);
             count += Frames.HEADER_LENGTH + 4;
             promised = afterAppend();
         } finally {
