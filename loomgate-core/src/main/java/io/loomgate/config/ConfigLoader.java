@@ -5,6 +5,7 @@ import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.threads.ThreadModel;
+import io.loomgate.upstream.Http2KeepAlive;
 import io.loomgate.upstream.PoolSettings;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -38,7 +39,8 @@ public final class ConfigLoader {
     private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl");
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
     private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
-            "connect-timeout", "ssl", "http2", "http2-max-connections");
+            "connect-timeout", "ssl", "http2", "http2-max-connections", "http2-keepalive-interval",
+            "http2-keepalive-timeout");
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file");
     private static final List<String> LOGGING_KEYS = List.of("format", "levels");
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
@@ -316,6 +318,9 @@ public final class ConfigLoader {
                 s.duration("idle-timeout", d.idleTimeout(), false),
                 s.duration("connect-timeout", d.connectTimeout(), false),
                 limits).withHttp2(s.bool("http2", false),
-                s.integer("http2-max-connections", PoolSettings.DEFAULT_HTTP2_MAX_CONNECTIONS, 1, 1024));
+                s.integer("http2-max-connections", PoolSettings.DEFAULT_HTTP2_MAX_CONNECTIONS, 1, 1024))
+                .withHttp2KeepAlive(new Http2KeepAlive(
+                        s.duration("http2-keepalive-interval", Http2KeepAlive.DEFAULTS.interval(), true),
+                        s.duration("http2-keepalive-timeout", Http2KeepAlive.DEFAULTS.timeout(), false)));
     }
 }

@@ -83,6 +83,11 @@ final class FrameWriter {
         frame(Frames.PING, Frames.FLAG_ACK, 0, payload, 0, 8);
     }
 
+    /** A PING the peer must acknowledge (the upstream keep-alive's probe). */
+    void ping(byte[] payload) throws IOException {
+        frame(Frames.PING, 0, 0, payload, 0, 8);
+    }
+
     void goAway(int lastStreamId, int code, String debug) throws IOException {
         byte[] d = debug == null ? new byte[0] : debug.getBytes(StandardCharsets.UTF_8);
         byte[] p = new byte[8 + Math.min(d.length, 256)];

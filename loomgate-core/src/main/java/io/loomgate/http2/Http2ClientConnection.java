@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -38,6 +39,14 @@ import org.slf4j.LoggerFactory;
  * <p>Memory: each stream buffers at most its receive window ({@link #STREAM_WINDOW}) of response body; the window is
  * reopened only as the request thread reads. The connection window is reopened as DATA arrives (the stream windows
  * bound the buffering), so one slow client never stalls the other streams of the connection.
+ *
+ * <p>Keep-alive ({@link #keepAlive}): a multiplexed connection may sit idle for long, and a NAT or firewall (or an
+ * origin) that dropped it silently would otherwise be found only when a request fails on it. A second virtual
+ * thread sends a PING after the connection was silent (no frame read) for the interval, at most one outstanding;
+ * if nothing at all is read within the timeout the connection is closed, so its streams fail (and are retried as
+ * the route allows) and new ones go to a fresh connection. Any frame read counts as an answer, as in grpc-java: a
+ * PING ACK queued behind DATA is late but the connection is alive. A GOAWAY ENHANCE_YOUR_CALM after our PINGs
+ * (gRPC servers say {@code too_many_pings}) is reported so the pool slows down for the next connection.
  */
 public final class Http2ClientConnection {
     private static final Logger log = LoggerFactory.getLogger(Http2ClientConnection.class);
@@ -83,6 +92,15 @@ public final class Http2ClientConnection {
     private boolean blockEndStream;
     private int blockFrames;
     private Thread reader;
+    // keep-alive: the reader writes lastReadNanos; the keep-alive thread waits on keepAliveWake (under lock)
+    private final Condition keepAliveWake = lock.newCondition();
+    private volatile long lastReadNanos = System.nanoTime();
+    private volatile boolean pingOutstanding;
+    private long keepAliveIntervalNanos;
+    private long keepAliveTimeoutNanos;
+    private java.util.function.LongConsumer onTooManyPings = interval -> { };
+    private long pingsSent; // guarded by lock
+    private long pingAcks; // guarded by lock
 
     /**
      * @param name        names the reader thread and log lines (the endpoint and a connection number)
@@ -102,7 +120,24 @@ public final class Http2ClientConnection {
         this.onCapacity = onCapacity;
     }
 
-    /** Sends the preface and our SETTINGS, then starts the reader thread. */
+    /**
+     * Turns on the PING keep-alive (before {@link #start}): a PING after {@code intervalNanos} without a frame from
+     * the origin, the connection closed when nothing is read within {@code timeoutNanos} of it.
+     *
+     * @param onTooManyPings told the interval in use when the origin answers our PINGs with GOAWAY ENHANCE_YOUR_CALM
+     */
+    public Http2ClientConnection keepAlive(long intervalNanos, long timeoutNanos,
+                                           java.util.function.LongConsumer onTooManyPings) {
+        if (intervalNanos <= 0 || timeoutNanos <= 0) {
+            throw new IllegalArgumentException("keep-alive interval and timeout must be positive");
+        }
+        this.keepAliveIntervalNanos = intervalNanos;
+        this.keepAliveTimeoutNanos = timeoutNanos;
+        this.onTooManyPings = onTooManyPings;
+        return this;
+    }
+
+    /** Sends the preface and our SETTINGS, then starts the reader thread (and the keep-alive's, when on). */
     public Http2ClientConnection start() throws IOException {
         writer.preface();
         writer.settings(new int[] {
@@ -111,6 +146,9 @@ public final class Http2ClientConnection {
                 Frames.SETTINGS_MAX_HEADER_LIST_SIZE, maxHeaderListSize});
         writer.windowUpdate(0, CONNECTION_WINDOW - Frames.DEFAULT_WINDOW);
         reader = ConnectionExecutors.startVirtual("h2-upstream-" + name, this::readLoop);
+        if (keepAliveIntervalNanos > 0) {
+            ConnectionExecutors.startVirtual("h2-upstream-keepalive-" + name, this::keepAliveLoop);
+        }
         return this;
     }
 
@@ -471,6 +509,7 @@ public final class Http2ClientConnection {
                 s.failLocked(new IOException("upstream connection " + name + " " + why));
             }
             windowOpened.signalAll();
+            keepAliveWake.signalAll();
         } finally {
             lock.unlock();
         }
@@ -495,6 +534,10 @@ public final class Http2ClientConnection {
             return false;
         }
         readFully(head, got, Frames.HEADER_LENGTH - got);
+        lastReadNanos = System.nanoTime();
+        if (pingOutstanding) {
+            answered();
+        }
         int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
         int type = head[3] & 0xff;
         int flags = head[4] & 0xff;
@@ -787,6 +830,13 @@ public final class Http2ClientConnection {
         }
         if ((flags & Frames.FLAG_ACK) == 0) {
             writer.pingAck(payload);
+        } else {
+            lock.lock();
+            try {
+                pingAcks++;
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -801,8 +851,10 @@ public final class Http2ClientConnection {
         int last = Frames.getInt(payload, 0) & 0x7fffffff;
         int code = Frames.getInt(payload, 4);
         log.debug("h2 upstream {}: GOAWAY last stream {} {}", name, last, Frames.errorName(code));
+        boolean calmDown;
         lock.lock();
         try {
+            calmDown = code == Frames.ENHANCE_YOUR_CALM && pingsSent > 0;
             goingAway = true;
             for (Http2ClientStream s : new ArrayList<>(streams.values())) {
                 if (s.id() > last) {
@@ -814,6 +866,12 @@ public final class Http2ClientConnection {
             windowOpened.signalAll();
         } finally {
             lock.unlock();
+        }
+        if (calmDown) {
+            String debug = new String(payload, 8, payload.length - 8, java.nio.charset.StandardCharsets.UTF_8);
+            log.warn("h2 upstream {}: the origin sent GOAWAY ENHANCE_YOUR_CALM ({}) after our keep-alive PINGs "
+                    + "every {}ms", name, debug, TimeUnit.NANOSECONDS.toMillis(keepAliveIntervalNanos));
+            onTooManyPings.accept(keepAliveIntervalNanos);
         }
         afterRemoval();
     }
@@ -866,6 +924,100 @@ public final class Http2ClientConnection {
         writer.rstStream(stream, code);
         if (s != null) {
             afterRemoval();
+        }
+    }
+
+    // ---------------------------------------------------------------- keep-alive, on its own thread
+
+    /** The reader read a frame while a PING was outstanding: wake the keep-alive thread. */
+    private void answered() {
+        lock.lock();
+        try {
+            pingOutstanding = false;
+            keepAliveWake.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Until the connection dies: waits for {@code interval} of silence, sends a PING, and closes the connection if
+     * nothing is read within the timeout. One PING at most in flight, so the origin never sees more than one per
+     * interval.
+     */
+    private void keepAliveLoop() {
+        byte[] payload = new byte[8];
+        try {
+            while (true) {
+                lock.lock();
+                try {
+                    long quietLeft;
+                    while (deadWhy == null
+                            && (quietLeft = lastReadNanos + keepAliveIntervalNanos - System.nanoTime()) > 0) {
+                        keepAliveWake.awaitNanos(quietLeft);
+                    }
+                    if (deadWhy != null) {
+                        return;
+                    }
+                    pingsSent++;
+                    pingOutstanding = true;
+                    FrameWriter.putInt(payload, 4, (int) pingsSent);
+                } finally {
+                    lock.unlock();
+                }
+                long sentAt = System.nanoTime();
+                writeUninterrupted(() -> writer.ping(payload));
+                boolean alive;
+                lock.lock();
+                try {
+                    long left;
+                    while (deadWhy == null && lastReadNanos - sentAt < 0
+                            && (left = sentAt + keepAliveTimeoutNanos - System.nanoTime()) > 0) {
+                        keepAliveWake.awaitNanos(left);
+                    }
+                    if (deadWhy != null) {
+                        return;
+                    }
+                    alive = lastReadNanos - sentAt >= 0;
+                    pingOutstanding = false;
+                } finally {
+                    lock.unlock();
+                }
+                if (!alive) {
+                    String why = "no answer to a keep-alive PING within "
+                            + TimeUnit.NANOSECONDS.toMillis(keepAliveTimeoutNanos) + "ms";
+                    log.warn("h2 upstream {}: {}; closing it (its streams fail, new ones use another connection)",
+                            name, why);
+                    // No GOAWAY first: a write to a connection that stopped answering may block; closing the
+                    // socket cannot, and it also ends any write stuck on it.
+                    die("closed: " + why);
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            die("keep-alive PING write failed: " + e.getMessage());
+        }
+    }
+
+    /** PINGs sent by the keep-alive, and PING ACKs read. */
+    public long pingsSent() {
+        lock.lock();
+        try {
+            return pingsSent;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** PING ACKs the origin sent. */
+    public long pingAcks() {
+        lock.lock();
+        try {
+            return pingAcks;
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP/2 connections of one endpoint ({@code h2c://}, or {@code https://} with {@code upstream.http2}): few
@@ -23,10 +25,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * so new requests open a new one. An https origin that chooses HTTP/1.1 by ALPN makes {@link #acquire} answer null
  * from then on: the endpoint's HTTP/1.1 pool serves it (decided once per pool; a reload or restart asks again).
  *
+ * <p>Keep-alive: each connection PINGs the origin after {@code http2-keepalive-interval} of silence and closes when
+ * nothing comes back within {@code http2-keepalive-timeout} (see {@link Http2ClientConnection#keepAlive}). An origin
+ * that answers the PINGs with GOAWAY ENHANCE_YOUR_CALM ({@code too_many_pings}) doubles the interval for this
+ * endpoint's next connections, up to {@link Http2KeepAlive#MAX_INTERVAL}, as grpc-java does.
+ *
  * <p>Thread-safe: the list and counters are guarded by {@code lock}, never held across I/O (dialling happens after
  * a slot is reserved and the lock released, as in {@link UpstreamPool}).
  */
 public final class Http2Pool {
+    private static final Logger log = LoggerFactory.getLogger(Http2Pool.class);
     /** Read buffer of a connection's reader: a few frames, so small frames cost one system call between them. */
     private static final int READ_BUFFER = 16 * 1024 + 9;
 
@@ -48,12 +56,15 @@ public final class Http2Pool {
     private volatile boolean http1Only;
     private final AtomicLong nextId = new AtomicLong();
     private final AtomicLong connects = new AtomicLong();
+    /** The keep-alive interval new connections get: the configured one, doubled by each too_many_pings. */
+    private final AtomicLong keepAliveIntervalNanos;
 
     Http2Pool(Endpoint endpoint, PoolSettings settings, Connector connector, PoolListener listener) {
         this.endpoint = endpoint;
         this.settings = settings;
         this.connector = connector;
         this.listener = listener;
+        this.keepAliveIntervalNanos = new AtomicLong(settings.http2KeepAlive().interval().toNanos());
     }
 
     /**
@@ -166,6 +177,10 @@ public final class Http2Pool {
             Http2ClientConnection c = new Http2ClientConnection(endpoint.authority() + "#" + nextId.incrementAndGet(),
                     new BufferedInputStream(d.socket().getInputStream(), READ_BUFFER), d.socket().getOutputStream(),
                     closeSocket, settings.limits().maxHeaderBytes(), this::capacityChanged);
+            long interval = keepAliveIntervalNanos.get();
+            if (interval > 0) {
+                c.keepAlive(interval, settings.http2KeepAlive().timeout().toNanos(), this::tooManyPings);
+            }
             c.start();
             // Streams wait for the origin's SETTINGS: opening more than its MAX_CONCURRENT_STREAMS would get them
             // refused.
@@ -176,6 +191,20 @@ public final class Http2Pool {
             closeSocket.run();
             throw e;
         }
+    }
+
+    /** The origin said our PINGs (every {@code usedNanos}) were too many: the next connections ping half as often. */
+    private void tooManyPings(long usedNanos) {
+        long max = Http2KeepAlive.MAX_INTERVAL.toNanos();
+        long now = keepAliveIntervalNanos.accumulateAndGet(Math.min(max, usedNanos * 2), Math::max);
+        log.warn("upstream {}: the origin refused PINGs every {}ms (ENHANCE_YOUR_CALM); new connections ping after "
+                + "{}ms of silence", endpoint, TimeUnit.NANOSECONDS.toMillis(usedNanos),
+                TimeUnit.NANOSECONDS.toMillis(now));
+    }
+
+    /** The keep-alive interval the next connection gets, in nanoseconds (0: off). */
+    public long keepAliveIntervalNanos() {
+        return keepAliveIntervalNanos.get();
     }
 
     /** A connection freed a slot or stopped taking streams: wake the waiters, if any. */

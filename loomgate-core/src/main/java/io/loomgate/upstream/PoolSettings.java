@@ -19,9 +19,11 @@ import java.util.Objects;
  *                       false); {@code h2c://} endpoints speak HTTP/2 whatever this says
  * @param http2MaxConnections most HTTP/2 connections open to one endpoint; another opens only when the others carry
  *                       the origin's SETTINGS_MAX_CONCURRENT_STREAMS each. At least 1; default 8.
+ * @param http2KeepAlive PING keep-alive of HTTP/2 connections; default {@link Http2KeepAlive#DEFAULTS}
  */
 public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
-                           HttpLimits limits, ClientTls tls, boolean http2, int http2MaxConnections) {
+                           HttpLimits limits, ClientTls tls, boolean http2, int http2MaxConnections,
+                           Http2KeepAlive http2KeepAlive) {
     public static final int DEFAULT_HTTP2_MAX_CONNECTIONS = 8;
     public static final PoolSettings DEFAULTS = new PoolSettings(4096, 1024, Duration.ofSeconds(60),
             Duration.ofSeconds(2), HttpLimits.DEFAULTS);
@@ -33,24 +35,32 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
 
     public PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
                         HttpLimits limits, ClientTls tls) {
-        this(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, false, DEFAULT_HTTP2_MAX_CONNECTIONS);
+        this(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, false, DEFAULT_HTTP2_MAX_CONNECTIONS,
+                Http2KeepAlive.DEFAULTS);
     }
 
     public PoolSettings withTls(ClientTls clientTls) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, clientTls, http2,
-                http2MaxConnections);
+                http2MaxConnections, http2KeepAlive);
     }
 
     /** These settings with {@code upstream.http2} and {@code upstream.http2-max-connections}. */
     public PoolSettings withHttp2(boolean offerH2, int maxHttp2Connections) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, offerH2,
-                maxHttp2Connections);
+                maxHttp2Connections, http2KeepAlive);
+    }
+
+    /** These settings with {@code upstream.http2-keepalive-interval} and {@code -timeout}. */
+    public PoolSettings withHttp2KeepAlive(Http2KeepAlive keepAlive) {
+        return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, http2,
+                http2MaxConnections, keepAlive);
     }
 
     public PoolSettings {
         Objects.requireNonNull(idleTimeout, "idleTimeout");
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(http2KeepAlive, "http2KeepAlive");
         if (maxConnections < 1) {
             throw new IllegalArgumentException("max-connections must be at least 1, not " + maxConnections);
         }

@@ -3,7 +3,9 @@ package io.loomgate.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.Http2KeepAlive;
 import io.loomgate.upstream.UpstreamDefinition;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +66,25 @@ class Http2UpstreamConfigTest {
     }
 
     @Test
+    void keepAliveDefaultsConfiguredValuesAndOff() throws Exception {
+        String route = "routes:\n  - id: grpc\n    uri: h2c://10.0.0.1:50051\n";
+        assertThat(load(route).upstreams().get(0).settings().http2KeepAlive()).isEqualTo(Http2KeepAlive.DEFAULTS);
+        assertThat(Http2KeepAlive.DEFAULTS.interval()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(Http2KeepAlive.DEFAULTS.timeout()).isEqualTo(Duration.ofSeconds(20));
+        Http2KeepAlive set = load("upstream:\n  http2-keepalive-interval: 45s\n  http2-keepalive-timeout: 5s\n"
+                + route).upstreams().get(0).settings().http2KeepAlive();
+        assertThat(set).isEqualTo(new Http2KeepAlive(Duration.ofSeconds(45), Duration.ofSeconds(5)));
+        Http2KeepAlive off = load("upstream:\n  http2-keepalive-interval: 0s\n" + route).upstreams().get(0)
+                .settings().http2KeepAlive();
+        assertThat(off.enabled()).isFalse();
+    }
+
+    @Test
     void badValuesAreNamedWithFileLineAndKey() {
+        assertThat(refusal("upstream:\n  http2-keepalive-timeout: 0s\n").getMessage())
+                .startsWith("gateway.yaml:2: upstream.http2-keepalive-timeout: expected a duration longer than 0");
+        assertThat(refusal("upstream:\n  http2-keepalive-interval: often\n").getMessage())
+                .startsWith("gateway.yaml:2: upstream.http2-keepalive-interval:");
         assertThat(refusal("upstream:\n  http2: maybe\n").getMessage())
                 .startsWith("gateway.yaml:2: upstream.http2: expected true or false");
         assertThat(refusal("upstream:\n  http2-max-connections: 0\n").getMessage())

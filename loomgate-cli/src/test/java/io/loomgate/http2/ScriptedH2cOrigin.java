@@ -1,0 +1,175 @@
+package io.loomgate.http2;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An h2c origin on a raw socket whose behaviour a test scripts per connection: it answers every request with 200
+ * and {@code ok}, and answers PINGs with an ACK, with nothing at all (a connection a NAT dropped silently), or with
+ * GOAWAY ENHANCE_YOUR_CALM {@code too_many_pings} (a gRPC server's answer to pings it finds too frequent).
+ */
+final class ScriptedH2cOrigin implements AutoCloseable {
+    enum PingAnswer { ACK, CALM_DOWN }
+
+    /** One accepted connection: what the origin saw on it, and the switch that makes it go silent. */
+    static final class Conn {
+        final Socket socket;
+        private final OutputStream out;
+        private final ReentrantLock writeLock = new ReentrantLock();
+        /** Read and drop everything from now on: no answers, no ACKs (the peer sees a dead connection). */
+        volatile boolean silent;
+        volatile boolean endedByPeer;
+        final List<Long> pingNanos = new CopyOnWriteArrayList<>();
+        /** For each PING: how long the origin had written nothing before it (the gateway's silence is longer). */
+        final List<Long> quietBeforePingNanos = new CopyOnWriteArrayList<>();
+        volatile long lastWriteNanos = System.nanoTime();
+        volatile int requests;
+        /** Requests (HEADERS) that arrived while silent, left unanswered. */
+        volatile int unanswered;
+
+        Conn(Socket socket) throws IOException {
+            this.socket = socket;
+            this.out = socket.getOutputStream();
+        }
+
+        void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+            byte[] f = new byte[9 + payload.length];
+            f[0] = (byte) (payload.length >>> 16);
+            f[1] = (byte) (payload.length >>> 8);
+            f[2] = (byte) payload.length;
+            f[3] = (byte) type;
+            f[4] = (byte) flags;
+            FrameWriter.putInt(f, 5, stream);
+            System.arraycopy(payload, 0, f, 9, payload.length);
+            writeLock.lock();
+            try {
+                out.write(f);
+                out.flush();
+                lastWriteNanos = System.nanoTime();
+            } finally {
+                writeLock.unlock();
+            }
+        }
+    }
+
+    private final ServerSocket server;
+    private final List<Conn> connections = new CopyOnWriteArrayList<>();
+    volatile PingAnswer pingAnswer = PingAnswer.ACK;
+
+    ScriptedH2cOrigin() throws IOException {
+        server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        Thread.ofVirtual().name("scripted-h2c-accept").start(this::accept);
+    }
+
+    String uri() {
+        return "h2c://127.0.0.1:" + server.getLocalPort();
+    }
+
+    List<Conn> connections() {
+        return connections;
+    }
+
+    private void accept() {
+        while (!server.isClosed()) {
+            try {
+                Socket s = server.accept();
+                Conn c = new Conn(s);
+                connections.add(c);
+                Thread.ofVirtual().name("scripted-h2c-conn").start(() -> serve(c));
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private void serve(Conn c) {
+        try {
+            DataInputStream in = new DataInputStream(c.socket.getInputStream());
+            byte[] preface = new byte[Frames.PREFACE.length];
+            in.readFully(preface);
+            c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
+            while (true) {
+                byte[] h = new byte[9];
+                in.readFully(h);
+                int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
+                byte[] p = new byte[len];
+                in.readFully(p);
+                int type = h[3] & 0xff;
+                int flags = h[4] & 0xff;
+                int stream = Frames.getInt(h, 5) & 0x7fffffff;
+                if (type == Frames.PING && (flags & Frames.FLAG_ACK) == 0) {
+                    long now = System.nanoTime();
+                    c.quietBeforePingNanos.add(now - c.lastWriteNanos);
+                    c.pingNanos.add(now);
+                }
+                if (c.silent) {
+                    if (type == Frames.HEADERS) {
+                        c.unanswered++;
+                    }
+                    continue;
+                }
+                switch (type) {
+                    case Frames.SETTINGS -> {
+                        if ((flags & Frames.FLAG_ACK) == 0) {
+                            c.frame(Frames.SETTINGS, Frames.FLAG_ACK, 0, new byte[0]);
+                        }
+                    }
+                    case Frames.PING -> {
+                        if ((flags & Frames.FLAG_ACK) == 0) {
+                            if (pingAnswer == PingAnswer.ACK) {
+                                c.frame(Frames.PING, Frames.FLAG_ACK, 0, p);
+                            } else {
+                                byte[] debug = "too_many_pings".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                                byte[] g = new byte[8 + debug.length];
+                                FrameWriter.putInt(g, 0, 0);
+                                FrameWriter.putInt(g, 4, Frames.ENHANCE_YOUR_CALM);
+                                System.arraycopy(debug, 0, g, 8, debug.length);
+                                c.frame(Frames.GOAWAY, 0, 0, g);
+                            }
+                        }
+                    }
+                    case Frames.HEADERS -> {
+                        if ((flags & Frames.FLAG_END_STREAM) != 0) {
+                            c.requests++;
+                            answer(c, stream);
+                        }
+                    }
+                    case Frames.DATA -> {
+                        if ((flags & Frames.FLAG_END_STREAM) != 0) {
+                            c.requests++;
+                            answer(c, stream);
+                        }
+                    }
+                    default -> {
+                        // WINDOW_UPDATE, GOAWAY, RST_STREAM: nothing to do for these tests
+                    }
+                }
+            }
+        } catch (IOException e) {
+            c.endedByPeer = true;
+        }
+    }
+
+    private static void answer(Conn c, int stream) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        HpackEncoder.field(b, ":status", "200");
+        HpackEncoder.field(b, "content-type", "text/plain");
+        c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS, stream, b.toByteArray());
+        c.frame(Frames.DATA, Frames.FLAG_END_STREAM, stream, "ok".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        for (Conn c : connections) {
+            c.socket.close();
+        }
+    }
+}
