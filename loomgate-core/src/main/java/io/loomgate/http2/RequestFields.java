@@ -94,7 +94,13 @@ final class RequestFields implements HpackDecoder.FieldSink {
         switch (name) {
             case ":method" -> method = once(name, method, value);
             case ":scheme" -> scheme = once(name, scheme, value);
-            case ":authority" -> authority = once(name, authority, value);
+            case ":authority" -> {
+                if (authority == null) {
+                    // Host first, where an HTTP/1.1 request carries it: no regular field has come yet (above).
+                    headers.add("host", value);
+                }
+                authority = once(name, authority, value);
+            }
             case ":path" -> path = once(name, path, value);
             default -> problem = "unknown pseudo-field '" + name + "' in a request (RFC 9113 §8.3)";
         }
@@ -152,18 +158,17 @@ final class RequestFields implements HpackDecoder.FieldSink {
             }
         }
         if (problem == null && authority != null) {
-            String host = headers.first("host");
-            if (host != null && !host.equalsIgnoreCase(authority)) {
+            // Field 0 is the host that :authority made; a Host field the client sent as well comes later.
+            int sent = headers.indexOf("host", 1);
+            if (sent >= 0 && !headers.value(sent).equalsIgnoreCase(authority)) {
                 problem = "Host differs from :authority (RFC 9113 §8.3.1)";
             } else if (authority.isEmpty() || authority.indexOf('@') >= 0) {
                 problem = "invalid :authority";
             } else {
-                // Host first, where an HTTP/1.1 request carries it.
-                headers.remove("host");
-                Headers withHost = new Headers(headers.size() + 2);
-                withHost.add("host", authority);
-                headers.forEach(withHost::add);
-                return finish(streamId, withHost, method.equals("CONNECT") ? authority : path);
+                for (; sent >= 0; sent = headers.indexOf("host", sent)) {
+                    headers.removeAt(sent);
+                }
+                return finish(streamId, headers, method.equals("CONNECT") ? authority : path);
             }
         }
         return finish(streamId, headers, path);

@@ -1,0 +1,72 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.loomgate.http.RequestHead;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** An HTTP/2 request's fields become the RequestHead an HTTP/1.1 request would: Host first, cookies joined. */
+class RequestTranslationTest {
+    private static RequestHead translate(String... namesAndValues) throws Http2Exception {
+        RequestFields f = new RequestFields(false);
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            f.field(namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return f.toRequest(1);
+    }
+
+    private static List<String> fields(RequestHead r) {
+        List<String> out = new ArrayList<>();
+        r.headers().forEach((n, v) -> out.add(n + ": " + v));
+        return out;
+    }
+
+    @Test
+    void authorityBecomesTheFirstFieldHost() throws Exception {
+        RequestHead r = translate(":method", "GET", ":scheme", "http", ":path", "/a?b", ":authority", "example.org",
+                "accept", "*/*", "cookie", "a=1", "x-one", "1", "cookie", "b=2");
+        assertThat(r.method()).isEqualTo("GET");
+        assertThat(r.target()).isEqualTo("/a?b");
+        assertThat(fields(r)).containsExactly("host: example.org", "accept: */*", "x-one: 1", "cookie: a=1; b=2");
+    }
+
+    @Test
+    void aHostFieldThatAgreesWithAuthorityIsNotRepeated() throws Exception {
+        RequestHead r = translate(":method", "GET", ":scheme", "http", ":path", "/", ":authority", "example.org",
+                "host", "EXAMPLE.org", "accept", "*/*", "host", "example.org");
+        assertThat(fields(r)).containsExactly("host: example.org", "accept: */*");
+    }
+
+    @Test
+    void aHostFieldThatDiffersFromAuthorityIsMalformed() {
+        assertThatThrownBy(() -> translate(":method", "GET", ":scheme", "http", ":path", "/", ":authority", "a.org",
+                "host", "b.org"))
+                .isInstanceOf(Http2Exception.class).hasMessageContaining("Host differs from :authority");
+    }
+
+    @Test
+    void withoutAuthorityTheClientsHostStays() throws Exception {
+        RequestHead r = translate(":method", "GET", ":scheme", "http", ":path", "/", "accept", "*/*",
+                "host", "example.org");
+        assertThat(fields(r)).containsExactly("accept: */*", "host: example.org");
+    }
+
+    @Test
+    void connectTargetsTheAuthority() throws Exception {
+        RequestHead r = translate(":method", "CONNECT", ":authority", "example.org:443");
+        assertThat(r.target()).isEqualTo("example.org:443");
+        assertThat(fields(r)).containsExactly("host: example.org:443");
+    }
+
+    @Test
+    void invalidOrRepeatedAuthorityIsMalformed() {
+        assertThatThrownBy(() -> translate(":method", "GET", ":scheme", "http", ":path", "/", ":authority", "u@h"))
+                .isInstanceOf(Http2Exception.class).hasMessageContaining("invalid :authority");
+        assertThatThrownBy(() -> translate(":method", "GET", ":scheme", "http", ":path", "/", ":authority", "a",
+                ":authority", "a"))
+                .isInstanceOf(Http2Exception.class).hasMessageContaining("repeated pseudo-field");
+    }
+}
