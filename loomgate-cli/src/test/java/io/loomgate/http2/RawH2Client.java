@@ -68,7 +68,7 @@ final class RawH2Client implements AutoCloseable {
     }
 
     static byte[] block(String... namesAndValues) {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        HeaderBlock b = new HeaderBlock(64);
         for (int i = 0; i < namesAndValues.length; i += 2) {
             HpackEncoder.field(b, namesAndValues[i], namesAndValues[i + 1]);
         }

@@ -130,18 +130,24 @@ final class FrameWriter {
 
     /** One header block: a HEADERS frame and as many CONTINUATION frames as {@code maxFrameSize} needs. */
     void headers(int streamId, byte[] block, int maxFrameSize, boolean endStream) throws IOException {
+        headers(streamId, block, block.length, maxFrameSize, endStream);
+    }
+
+    /** One header block, {@code block[0, blockLength)}: a HEADERS frame and the CONTINUATION frames it needs. */
+    void headers(int streamId, byte[] block, int blockLength, int maxFrameSize, boolean endStream)
+            throws IOException {
         boolean promised;
         lock.lock();
         try {
             checkNotFailed();
-            int first = Math.min(block.length, maxFrameSize);
+            int first = Math.min(blockLength, maxFrameSize);
             int flags = (endStream ? Frames.FLAG_END_STREAM : 0)
-                    | (first == block.length ? Frames.FLAG_END_HEADERS : 0);
+                    | (first == blockLength ? Frames.FLAG_END_HEADERS : 0);
             append(Frames.HEADERS, flags, streamId, block, 0, first);
             int off = first;
-            while (off < block.length) {
-                int n = Math.min(block.length - off, maxFrameSize);
-                append(Frames.CONTINUATION, off + n == block.length ? Frames.FLAG_END_HEADERS : 0, streamId, block,
+            while (off < blockLength) {
+                int n = Math.min(blockLength - off, maxFrameSize);
+                append(Frames.CONTINUATION, off + n == blockLength ? Frames.FLAG_END_HEADERS : 0, streamId, block,
                         off, n);
                 off += n;
             }
@@ -155,13 +161,13 @@ final class FrameWriter {
     }
 
     /** A header block (that fits one frame) and a DATA frame together: a response's head and first bytes. */
-    void headersAndData(int streamId, byte[] block, byte[] b, int off, int len, boolean endStream)
+    void headersAndData(int streamId, byte[] block, int blockLength, byte[] b, int off, int len, boolean endStream)
             throws IOException {
         boolean promised;
         lock.lock();
         try {
             checkNotFailed();
-            append(Frames.HEADERS, Frames.FLAG_END_HEADERS, streamId, block, 0, block.length);
+            append(Frames.HEADERS, Frames.FLAG_END_HEADERS, streamId, block, 0, blockLength);
             append(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, streamId, b, off, len);
             promised = afterAppend();
         } finally {

@@ -1,26 +1,28 @@
 package io.loomgate.http2;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
-
 /**
  * Encodes header blocks (RFC 7541) without using the dynamic table: exact static-table matches are indexed, other
  * fields are literals without indexing (their name indexed when the static table has it), Huffman-coded when that is
  * shorter. Using no dynamic table keeps no state per connection and makes the peer's SETTINGS_HEADER_TABLE_SIZE
  * irrelevant; the cost is a few bytes per repeated field. Stateless, so shared.
+ *
+ * <p>Allocation-free per field (it runs for every field of every response): the static table is searched by name
+ * and then among that name's entries, and strings are Huffman-coded from their characters, not from a copy.
  */
 final class HpackEncoder {
     private HpackEncoder() {
     }
 
     /** Appends one field; {@code name} must already be lower case. */
-    static void field(ByteArrayOutputStream out, String name, String value) {
-        int exact = StaticTable.indexOf(name, value);
-        if (exact != 0) {
-            integer(out, 0x80, 7, exact);
-            return;
-        }
+    static void field(HeaderBlock out, String name, String value) {
         int nameIndex = StaticTable.indexOfName(name);
+        if (nameIndex != 0) {
+            int exact = StaticTable.indexOf(nameIndex, value);
+            if (exact != 0) {
+                integer(out, 0x80, 7, exact);
+                return;
+            }
+        }
         integer(out, 0x00, 4, nameIndex);
         if (nameIndex == 0) {
             string(out, name);
@@ -28,7 +30,7 @@ final class HpackEncoder {
         string(out, value);
     }
 
-    static void integer(ByteArrayOutputStream out, int firstByteBits, int prefixBits, int value) {
+    static void integer(HeaderBlock out, int firstByteBits, int prefixBits, int value) {
         int max = (1 << prefixBits) - 1;
         if (value < max) {
             out.write(firstByteBits | value);
@@ -43,15 +45,17 @@ final class HpackEncoder {
         out.write(value);
     }
 
-    static void string(ByteArrayOutputStream out, String s) {
-        byte[] raw = s.getBytes(StandardCharsets.ISO_8859_1);
-        int huffLen = Huffman.encodedLength(raw);
-        if (huffLen < raw.length) {
+    /** A string literal: its ISO-8859-1 bytes (a character above 0xff is sent as '?'), Huffman-coded if shorter. */
+    static void string(HeaderBlock out, String s) {
+        int huffLen = Huffman.encodedLength(s);
+        if (huffLen < s.length()) {
             integer(out, 0x80, 7, huffLen);
-            Huffman.encode(raw, out);
+            Huffman.encode(s, out);
         } else {
-            integer(out, 0x00, 7, raw.length);
-            out.writeBytes(raw);
+            integer(out, 0x00, 7, s.length());
+            for (int i = 0; i < s.length(); i++) {
+                out.write(Huffman.latin1(s.charAt(i)));
+            }
         }
     }
 }

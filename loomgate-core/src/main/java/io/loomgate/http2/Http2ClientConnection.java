@@ -3,7 +3,6 @@ package io.loomgate.http2;
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.threads.ConnectionExecutors;
-import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -315,7 +314,7 @@ public final class Http2ClientConnection {
      */
     public Http2ClientStream open(String method, String scheme, String authority, String path, Headers fields,
                                   boolean endStream) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + fields.size() * 32);
+        HeaderBlock out = new HeaderBlock(64 + fields.size() * 32);
         HpackEncoder.field(out, ":method", method);
         HpackEncoder.field(out, ":scheme", scheme);
         HpackEncoder.field(out, ":authority", authority);
@@ -380,7 +379,7 @@ public final class Http2ClientConnection {
     }
 
     void writeTrailers(int stream, Headers trailers) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        HeaderBlock out = new HeaderBlock(64);
         for (int i = 0; i < trailers.size(); i++) {
             String n = trailers.name(i).toLowerCase(Locale.ROOT);
             if (!n.isEmpty() && n.charAt(0) != ':') {

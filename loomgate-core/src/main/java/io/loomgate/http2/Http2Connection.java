@@ -841,7 +841,7 @@ public final class Http2Connection {
         writer.windowUpdate(stream, credit);
     }
 
-    void writeHeaders(Http2Stream s, byte[] block, boolean endStream) throws IOException {
+    void writeHeaders(Http2Stream s, HeaderBlock block, boolean endStream) throws IOException {
         flushPendingHead(s);
         int frameSize;
         lock.lock();
@@ -854,7 +854,7 @@ public final class Http2Connection {
         } finally {
             lock.unlock();
         }
-        writer.headers(s.id(), block, frameSize, endStream);
+        writer.headers(s.id(), block.array(), block.length(), frameSize, endStream);
         if (endStream) {
             afterLocalEnd(s);
         }
@@ -862,7 +862,7 @@ public final class Http2Connection {
 
     /** Writes a response head held back by {@link Http2Stream#sendHead}, alone. */
     private void flushPendingHead(Http2Stream s) throws IOException {
-        byte[] head = s.pendingHead;
+        HeaderBlock head = s.pendingHead;
         if (head != null) {
             s.pendingHead = null;
             writeHeaders(s, head, false);
@@ -871,14 +871,14 @@ public final class Http2Connection {
 
     /** Sends DATA as the stream and connection windows allow, waiting (up to the read timeout) for window. */
     void writeData(Http2Stream s, byte[] b, int off, int len, boolean endStream) throws IOException {
-        byte[] head = s.pendingHead;
+        HeaderBlock head = s.pendingHead;
         if (head != null) {
             boolean together;
             lock.lock();
             try {
                 // Together only when the head fits one frame and the first DATA can go at once; a shut window must
                 // not hold the head back.
-                together = head.length <= peerMaxFrameSize && (len == 0 || s.sendWindow > 0 && connSendWindow > 0);
+                together = head.length() <= peerMaxFrameSize && (len == 0 || s.sendWindow > 0 && connSendWindow > 0);
             } finally {
                 lock.unlock();
             }
@@ -935,10 +935,10 @@ public final class Http2Connection {
                 lock.unlock();
             }
             boolean last = endStream && n == len;
-            byte[] pending = s.pendingHead;
+            HeaderBlock pending = s.pendingHead;
             if (pending != null) {
                 s.pendingHead = null;
-                writer.headersAndData(s.id(), pending, b, off, n, last);
+                writer.headersAndData(s.id(), pending.array(), pending.length(), b, off, n, last);
             } else {
                 writer.data(s.id(), b, off, n, last);
             }

@@ -3,14 +3,12 @@ package io.loomgate.http2;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.util.ArrayDeque;
-import java.util.Locale;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -48,7 +46,7 @@ public final class Http2Stream {
     // stream thread only
     private boolean responseStarted;
     /** The response head's block, not yet written (see {@link #sendHead}). */
-    byte[] pendingHead;
+    HeaderBlock pendingHead;
     private final boolean headRequest;
     private final boolean bodyless;
 
@@ -111,18 +109,26 @@ public final class Http2Stream {
      * returned stream and {@link ResponseOut#finish finish} it.
      */
     public ResponseOut sendHead(ResponseHead head, boolean endStream) throws IOException {
+        return sendHead(head, endStream, -1);
+    }
+
+    /**
+     * As {@link #sendHead(ResponseHead, boolean)}, for a body of {@code bodyLength} bytes (-1: unknown): a short
+     * body is gathered in a buffer of its own size, not one of a kilobyte.
+     */
+    public ResponseOut sendHead(ResponseHead head, boolean endStream, long bodyLength) throws IOException {
         if (responseStarted) {
             throw new IllegalStateException("response head already sent");
         }
         responseStarted = true;
-        byte[] block = encode(head.status(), head.headers());
+        HeaderBlock block = encode(head.status(), head.headers());
         if (endStream) {
             conn.writeHeaders(this, block, true);
         } else {
             // Held until the body's first flush (the seam allows it): HEADERS and the first DATA leave in one write.
             pendingHead = block;
         }
-        return new ResponseOut(endStream);
+        return new ResponseOut(endStream, bodyLength);
     }
 
     /** Ends the stream abnormally (RST_STREAM) unless it already ended. */
@@ -140,16 +146,38 @@ public final class Http2Stream {
         reset(Frames.INTERNAL_ERROR);
     }
 
-    static byte[] encode(int status, Headers headers) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + headers.size() * 24);
-        HpackEncoder.field(out, ":status", Integer.toString(status));
+    static HeaderBlock encode(int status, Headers headers) {
+        HeaderBlock out = new HeaderBlock(16 + headers.size() * 24);
+        int statusIndex = StaticTable.indexOf(STATUS_INDEX, statusText(status));
+        if (statusIndex != 0) {
+            HpackEncoder.integer(out, 0x80, 7, statusIndex);
+        } else {
+            HpackEncoder.field(out, ":status", Integer.toString(status));
+        }
         fields(out, headers);
-        return out.toByteArray();
+        return out;
     }
 
-    static void fields(ByteArrayOutputStream out, Headers headers) {
+    /** The static table's first {@code :status} entry. */
+    private static final int STATUS_INDEX = StaticTable.indexOfName(":status");
+
+    /** The static table's statuses as the strings it holds (no string made for them), others as null. */
+    private static String statusText(int status) {
+        return switch (status) {
+            case 200 -> "200";
+            case 204 -> "204";
+            case 206 -> "206";
+            case 304 -> "304";
+            case 400 -> "400";
+            case 404 -> "404";
+            case 500 -> "500";
+            default -> "";
+        };
+    }
+
+    static void fields(HeaderBlock out, Headers headers) {
         for (int i = 0; i < headers.size(); i++) {
-            String name = headers.name(i).toLowerCase(Locale.ROOT);
+            String name = LowerCaseNames.of(headers.name(i));
             switch (name) {
                 case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade" -> {
                     // connection-specific: meaningless in HTTP/2 and malformed if sent (RFC 9113 §8.2.2)
@@ -298,12 +326,15 @@ public final class Http2Stream {
 
     /** The response body: buffers up to one frame, then sends DATA as the windows allow. */
     public final class ResponseOut extends OutputStream {
+        private final long bodyLength;
         private byte[] buf;
         private int count;
+        private long written;
         private boolean finished;
 
-        ResponseOut(boolean ended) {
+        ResponseOut(boolean ended, long bodyLength) {
             this.finished = ended;
+            this.bodyLength = bodyLength;
         }
 
         @Override
@@ -323,21 +354,26 @@ public final class Http2Stream {
             while (len > 0) {
                 if (count == 0 && len >= frame) {
                     conn.writeData(Http2Stream.this, b, off, frame, false);
+                    written += frame;
                     off += frame;
                     len -= frame;
                     continue;
                 }
                 if (buf == null) {
-                    buf = new byte[Math.min(frame, Math.max(len, 1024))];
+                    int first = bodyLength > 0 && bodyLength < 1024 ? (int) bodyLength : 1024;
+                    buf = new byte[Math.min(frame, Math.max(len, first))];
                 } else if (buf.length < frame && count + len > buf.length) {
                     buf = java.util.Arrays.copyOf(buf, Math.min(frame, Math.max(buf.length * 2, count + len)));
                 }
                 int n = Math.min(len, buf.length - count);
                 System.arraycopy(b, off, buf, count, n);
                 count += n;
+                written += n;
                 off += n;
                 len -= n;
-                if (count == buf.length) {
+                // A full buffer is sent, unless it holds the end of a body of known length: that leaves with finish()
+                // in the DATA frame that ends the stream, not followed by an empty one.
+                if (count == buf.length && written != bodyLength) {
                     flush();
                 }
             }
@@ -359,9 +395,9 @@ public final class Http2Stream {
             finished = true;
             if (responseTrailers != null && !responseTrailers.isEmpty() && !headRequest) {
                 flush();
-                ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+                HeaderBlock out = new HeaderBlock(64);
                 fields(out, responseTrailers);
-                conn.writeHeaders(Http2Stream.this, out.toByteArray(), true);
+                conn.writeHeaders(Http2Stream.this, out, true);
             } else {
                 conn.writeData(Http2Stream.this, buf == null ? new byte[0] : buf, 0, count, true);
                 count = 0;

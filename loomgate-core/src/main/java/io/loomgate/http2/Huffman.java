@@ -91,19 +91,26 @@ final class Huffman {
     }
 
     /** The length in bytes of {@code s} (ISO-8859-1 octets) once Huffman-coded. */
-    static int encodedLength(byte[] s) {
+    /** The octet a header string's character is sent as: ISO-8859-1, '?' for what it cannot encode. */
+    static int latin1(char c) {
+        return c <= 0xff ? c : '?';
+    }
+
+    /** The length in bytes of {@code s}'s ISO-8859-1 octets Huffman-coded. */
+    static int encodedLength(String s) {
         long bits = 0;
-        for (byte b : s) {
-            bits += LENGTHS[b & 0xff];
+        for (int i = 0; i < s.length(); i++) {
+            bits += LENGTHS[latin1(s.charAt(i))];
         }
         return (int) ((bits + 7) >> 3);
     }
 
-    static void encode(byte[] s, ByteArrayOutputStream out) {
+    /** Huffman-codes {@code s}'s ISO-8859-1 octets. */
+    static void encode(String s, HeaderBlock out) {
         long acc = 0;
         int bits = 0;
-        for (byte b : s) {
-            int sym = b & 0xff;
+        for (int i = 0; i < s.length(); i++) {
+            int sym = latin1(s.charAt(i));
             acc = (acc << LENGTHS[sym]) | CODES[sym];
             bits += LENGTHS[sym];
             while (bits >= 8) {

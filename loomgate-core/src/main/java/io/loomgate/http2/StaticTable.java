@@ -69,12 +69,11 @@ final class StaticTable {
             {"via", ""},
             {"www-authenticate", ""},
     };
-    /** "name\0value" and "name" to the lowest index that has them. */
+    /** Each name to the lowest index that has it; a name's entries are consecutive from there. */
     private static final Map<String, Integer> INDEX = new HashMap<>();
 
     static {
         for (int i = SIZE; i >= 1; i--) {
-            INDEX.put(ENTRIES[i - 1][0] + '\0' + ENTRIES[i - 1][1], i);
             INDEX.put(ENTRIES[i - 1][0], i);
         }
     }
@@ -92,8 +91,19 @@ final class StaticTable {
 
     /** The index of this exact field, or 0. */
     static int indexOf(String name, String value) {
-        Integer i = INDEX.get(name + '\0' + value);
-        return i == null ? 0 : i;
+        int nameIndex = indexOfName(name);
+        return nameIndex == 0 ? 0 : indexOf(nameIndex, value);
+    }
+
+    /** The index of the entry with the name at {@code nameIndex} and this value, or 0. */
+    static int indexOf(int nameIndex, String value) {
+        String name = ENTRIES[nameIndex - 1][0];
+        for (int i = nameIndex; i <= SIZE && ENTRIES[i - 1][0].equals(name); i++) {
+            if (ENTRIES[i - 1][1].equals(value)) {
+                return i;
+            }
+        }
+        return 0;
     }
 
     /** The index of an entry with this name, or 0. */

@@ -113,7 +113,7 @@ final class Http2ServerExchange implements ServerExchange {
             }
         }
         boolean endStream = headRequest || noBody;
-        Http2Stream.ResponseOut out = stream.sendHead(head, endStream);
+        Http2Stream.ResponseOut out = stream.sendHead(head, endStream, fixed);
         responseBody = new StreamResponse(out, endStream ? 0 : fixed);
         return responseBody;
     }

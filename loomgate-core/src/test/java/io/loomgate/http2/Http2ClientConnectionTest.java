@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -80,7 +79,7 @@ class Http2ClientConnectionTest {
     }
 
     private static byte[] head(String... namesAndValues) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        HeaderBlock out = new HeaderBlock(64);
         for (int i = 0; i < namesAndValues.length; i += 2) {
             HpackEncoder.field(out, namesAndValues[i], namesAndValues[i + 1]);
         }
