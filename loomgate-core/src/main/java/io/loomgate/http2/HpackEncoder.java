@@ -1,5 +1,7 @@
 package io.loomgate.http2;
 
+import java.io.ByteArrayOutputStream;
+
 /**
  * Encodes header blocks (RFC 7541) without using the dynamic table: exact static-table matches are indexed, other
  * fields are literals without indexing (their name indexed when the static table has it), Huffman-coded when that is
@@ -28,6 +30,25 @@ final class HpackEncoder {
             string(out, name);
         }
         string(out, value);
+    }
+
+    /** {@link #field(HeaderBlock, String, String)} for a block built in a ByteArrayOutputStream (tests use them). */
+    static void field(ByteArrayOutputStream out, String name, String value) {
+        HeaderBlock b = new HeaderBlock(name.length() + value.length() + 8);
+        field(b, name, value);
+        out.write(b.array(), 0, b.length());
+    }
+
+    static void integer(ByteArrayOutputStream out, int firstByteBits, int prefixBits, int value) {
+        HeaderBlock b = new HeaderBlock(8);
+        integer(b, firstByteBits, prefixBits, value);
+        out.write(b.array(), 0, b.length());
+    }
+
+    static void string(ByteArrayOutputStream out, String s) {
+        HeaderBlock b = new HeaderBlock(s.length() + 8);
+        string(b, s);
+        out.write(b.array(), 0, b.length());
     }
 
     static void integer(HeaderBlock out, int firstByteBits, int prefixBits, int value) {
