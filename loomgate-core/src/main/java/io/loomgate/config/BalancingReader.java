@@ -14,7 +14,7 @@ final class BalancingReader {
     static final List<String> ROUTE_KEYS = List.of("load-balancer", "hash", "health-check", "outlier-detection");
     private static final List<String> HASH_KEYS = List.of("key");
     private static final List<String> HEALTH_KEYS = List.of("path", "interval", "timeout", "healthy-threshold",
-            "unhealthy-threshold", "expected-statuses");
+            "unhealthy-threshold", "expected-statuses", "grpc", "grpc-service");
     private static final List<String> OUTLIER_KEYS = List.of("consecutive-failures", "base-ejection-time",
             "max-ejection-percent");
     private static final List<String> URI_KEYS = List.of("uri", "weight");
@@ -151,7 +151,34 @@ final class BalancingReader {
         }
         return new Balancing.HealthCheck(path, h.duration("interval", d.interval(), false),
                 h.duration("timeout", d.timeout(), false), h.integer("healthy-threshold", d.healthyThreshold(), 1, 100),
-                h.integer("unhealthy-threshold", d.unhealthyThreshold(), 1, 100), min, max);
+                h.integer("unhealthy-threshold", d.unhealthyThreshold(), 1, 100), min, max,
+                grpcService(h));
+    }
+
+    /** A gRPC health check needs HTTP/2: refused for {@code http://} origins, which the gateway speaks HTTP/1.1 to. */
+    static void checkGrpcHealth(Section s, List<URI> uris, Balancing balancing) throws ConfigException {
+        if (balancing.healthCheck() == null || !balancing.healthCheck().grpc()) {
+            return;
+        }
+        for (URI u : uris) {
+            if ("http".equalsIgnoreCase(u.getScheme())) {
+                throw s.error("health-check", "a gRPC health check needs HTTP/2 to the origin (h2c:// or https:// "
+                        + "with upstream.http2), but " + u + " is HTTP/1.1");
+            }
+        }
+    }
+
+    /**
+     * {@code grpc: true} (and {@code grpc-service}, "" by default: the server as a whole) make the check a call of
+     * the gRPC health service; null: a GET of the path.
+     */
+    private static String grpcService(Section h) throws ConfigException {
+        String service = h.string("grpc-service", null);
+        boolean grpc = h.bool("grpc", service != null);
+        if (service != null && !grpc) {
+            throw h.error("grpc-service", "is for gRPC health checks: set grpc: true, or remove it");
+        }
+        return grpc ? (service == null ? "" : service.trim()) : null;
     }
 
     private static Balancing.OutlierDetection outliers(String file, Section s) throws ConfigException {

@@ -1,6 +1,7 @@
 package io.loomgate.config;
 
 import io.loomgate.route.Route;
+import io.loomgate.upstream.Balancing;
 import io.loomgate.upstream.UpstreamDefinition;
 import java.net.URI;
 import java.time.Duration;
@@ -73,11 +74,13 @@ final class RouteReader {
                     + ")");
         }
         BalancingReader.Origins origins = BalancingReader.origins(file, s, context);
+        Balancing balancing = BalancingReader.balancing(file, s, origins.weights());
+        BalancingReader.checkGrpcHealth(s, origins.uris(), balancing);
         return new RouteSpec(id, s.line(), origins.uris(), s.integer("order", 0, Integer.MIN_VALUE,
                 Integer.MAX_VALUE), components(s, "predicates"), components(s, "filters"),
                 s.duration("timeout", DEFAULT_TIMEOUT, false), s.bool("preserve-host", true),
                 s.integer("max-in-flight", 0, 0, Integer.MAX_VALUE), s.duration("queue-timeout", Duration.ZERO, true),
-                BalancingReader.balancing(file, s, origins.weights()), upgrades(s), dnsRefresh(s));
+                balancing, upgrades(s), dnsRefresh(s));
     }
 
     /** {@code dns-refresh}: a duration, or {@code 0} / {@code off} to look names up on each dial instead. */

@@ -76,11 +76,25 @@ public record Balancing(Policy policy, String hashKey, List<Integer> weights, He
      * An active health check: {@code GET path} on a connection of its own every {@code interval} (jittered), answered
      * within {@code timeout} with a status in {@code [minStatus, maxStatus]}. An endpoint turns unhealthy after
      * {@code unhealthyThreshold} failed checks in a row and healthy again after {@code healthyThreshold} good ones.
+     * With {@code grpcService} (not null) the check is instead a call of the standard gRPC health service,
+     * {@code grpc.health.v1.Health/Check} for that service name ("" for the server as a whole), passed when it answers
+     * SERVING.
      */
     public record HealthCheck(String path, Duration interval, Duration timeout, int healthyThreshold,
-                              int unhealthyThreshold, int minStatus, int maxStatus) {
+                              int unhealthyThreshold, int minStatus, int maxStatus, String grpcService) {
         public static final HealthCheck DEFAULTS = new HealthCheck("/health", Duration.ofSeconds(2),
                 Duration.ofSeconds(1), 2, 2, 200, 399);
+
+        /** A {@code GET path} check. */
+        public HealthCheck(String path, Duration interval, Duration timeout, int healthyThreshold,
+                           int unhealthyThreshold, int minStatus, int maxStatus) {
+            this(path, interval, timeout, healthyThreshold, unhealthyThreshold, minStatus, maxStatus, null);
+        }
+
+        /** Whether the check calls {@code grpc.health.v1.Health/Check} rather than {@code GET path}. */
+        public boolean grpc() {
+            return grpcService != null;
+        }
 
         public HealthCheck {
             if (!path.startsWith("/")) {

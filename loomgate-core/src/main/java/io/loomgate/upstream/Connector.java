@@ -126,6 +126,25 @@ final class Connector {
         }
     }
 
+    /**
+     * Dials for a health check: the protocol the endpoint's traffic uses. Plain for {@code http://} (HTTP/1.1) and
+     * {@code h2c://} (h2), TLS for {@code https://} offering {@code h2} first by ALPN when the endpoint is HTTP/2;
+     * unlike {@link #dialHttp2} the socket stays open whichever protocol the origin chose, and {@code h2} says which.
+     */
+    Dialled dialForCheck() throws IOException {
+        Socket raw = dial();
+        try {
+            if (!endpoint.tls()) {
+                return new Dialled(raw, raw, endpoint.http2());
+            }
+            SSLSocket s = handshake(raw, endpoint.http2() ? ClientTls.H2_OR_HTTP_1_1 : ClientTls.HTTP_1_1);
+            return new Dialled(raw, s, "h2".equals(s.getApplicationProtocol()));
+        } catch (IOException | RuntimeException e) {
+            raw.close();
+            throw e;
+        }
+    }
+
     private SSLSocket handshake(Socket raw) throws IOException {
         return handshake(raw, ClientTls.HTTP_1_1);
     }

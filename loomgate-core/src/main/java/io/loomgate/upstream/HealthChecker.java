@@ -10,6 +10,7 @@ import io.loomgate.http2.Http2ClientStream;
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,9 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Active health checks for one upstream: one virtual thread per member that, every interval (±10% jitter, so the
  * checks of many gateways and endpoints do not beat in step), opens a connection of its own (never a pooled one,
- * whose state belongs to requests), sends {@code GET path} with {@code Connection: close}, and reads the status line
- * and head within the check's timeout. Nothing here runs on a request's path: requests read only the verdict
- * ({@link UpstreamMember#healthy()}).
+ * whose state belongs to requests) in the protocol the endpoint's traffic uses (HTTP/1.1, TLS, h2 for h2c and for
+ * https origins that chose h2 by ALPN), sends {@code GET path} (or calls the gRPC health service, see
+ * {@link GrpcHealth}), and reads the answer within the check's timeout. Nothing here runs on a request's path:
+ * requests read only the verdict ({@link UpstreamMember#healthy()}).
  *
  * <p>Lifecycle: {@link #start()} once, {@link #stop()} once; stop wakes every checker and they end. In between,
  * {@link #membersChanged()} follows the upstream's members (DNS): a member that joined gets its checker, one that
@@ -127,9 +129,11 @@ final class HealthChecker {
         long interval = check.interval().toNanos();
         // The first check comes within the first interval, at a random point, so a fleet starting together spreads.
         long wait = ThreadLocalRandom.current().nextLong(Math.max(1, interval / 4));
+        // One connector per member: it logs a TLS failure's cause once, not at every check.
+        Connector connector = new Connector(member.endpoint(), checkSettings(), PoolListener.NOOP);
         try {
             while (!stopped.await(wait, TimeUnit.NANOSECONDS)) {
-                String problem = probe(member.endpoint());
+                String problem = probe(connector);
                 if (member.checked(problem == null, check)) {
                     if (member.healthy()) {
                         log.info("upstream '{}': {} is healthy again", upstream.id(), member.endpoint());
@@ -146,63 +150,57 @@ final class HealthChecker {
         }
     }
 
-    /**
-     * The check over the endpoint's own protocol for an h2c origin (which may not speak HTTP/1.1 at all): a
-     * connection of its own, one stream, {@code GET path}, the head within the check's timeout, then closed.
-     */
-    private String probeH2c(Endpoint endpoint) {
-        int timeoutMillis = (int) Math.max(1, check.timeout().toMillis());
-        long deadline = System.nanoTime() + check.timeout().toNanos();
-        Http2ClientConnection c = null;
-        try (Socket socket = new Socket()) {
-            socket.connect(endpoint.socketAddress(), timeoutMillis);
-            socket.setTcpNoDelay(true);
-            // The reader thread parks on the socket untimed: closing the socket below (or the connection) ends it.
-            c = new Http2ClientConnection("health-" + endpoint.authority(), socket.getInputStream(),
-                    socket.getOutputStream(), () -> closeQuietly(socket), settings.limits().maxHeaderBytes(),
-                    () -> { }).start();
-            if (!c.tryReserve()) {
-                return "GET " + check.path() + " over h2c: the connection took no stream";
-            }
-            Headers h = new Headers();
-            h.add("user-agent", "loomgate-health-check");
-            Http2ClientStream stream = c.open("GET", "http", endpoint.port() == 80 ? endpoint.host()
-                    : endpoint.authority(), check.path(), h, true);
-            ResponseHead head = stream.awaitHead(deadline);
-            for (int interim = 0; head.isInformational() && interim < 10; interim++) {
-                head = stream.awaitHead(deadline);
-            }
-            return check.expects(head.status()) ? null : "GET " + check.path() + " answered " + head.status();
-        } catch (IOException e) {
-            return "GET " + check.path() + " over h2c failed: " + e;
-        } finally {
-            if (c != null) {
-                c.close("health check done");
-            }
-        }
-    }
-
-    private static void closeQuietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException ignored) {
-            // gone either way
-        }
+    /** The settings a check dials with: the pool's (TLS, limits) with the check's timeout for connect and handshake. */
+    private PoolSettings checkSettings() {
+        return new PoolSettings(settings.maxConnections(), settings.maxIdle(), settings.idleTimeout(), check.timeout(),
+                settings.limits(), settings.tls(), settings.http2(), settings.http2MaxConnections(),
+                settings.http2KeepAlive());
     }
 
     /** One check: null if it passed, else what went wrong (for the log line when the verdict changes). */
     String probe(Endpoint endpoint) {
-        if (endpoint.http2() && !endpoint.tls()) {
-            return probeH2c(endpoint);
+        return probe(new Connector(endpoint, checkSettings(), PoolListener.NOOP));
+    }
+
+    /**
+     * One check over the protocol the endpoint's traffic uses: HTTP/1.1 for {@code http://}, h2 for {@code h2c://},
+     * TLS for {@code https://} (with h2 when ALPN picks it for an {@code upstream.http2} endpoint). An h2c-only origin
+     * does not speak HTTP/1.1, and a TLS origin no plain text at all.
+     */
+    String probe(Connector connector) {
+        Endpoint endpoint = connector.endpoint();
+        String what = check.grpc() ? "gRPC health check" + (check.grpcService().isEmpty() ? ""
+                : " of '" + check.grpcService() + "'") : "GET " + check.path();
+        long deadline = System.nanoTime() + check.timeout().toNanos();
+        Connector.Dialled d;
+        try {
+            d = connector.dialForCheck();
+        } catch (IOException e) {
+            return what + " failed: " + e;
         }
+        try {
+            if (d.h2()) {
+                return probeH2(endpoint, d, deadline, what);
+            }
+            if (check.grpc()) {
+                return what + ": " + endpoint + " does not speak HTTP/2, which gRPC needs";
+            }
+            return probeHttp1(endpoint, d.socket(), what);
+        } finally {
+            closeQuietly(d.raw());
+            if (d.socket() != d.raw()) {
+                closeQuietly(d.socket());
+            }
+        }
+    }
+
+    private String probeHttp1(Endpoint endpoint, Socket socket, String what) {
         int timeoutMillis = (int) Math.max(1, check.timeout().toMillis());
-        try (Socket socket = new Socket()) {
-            socket.connect(endpoint.socketAddress(), timeoutMillis);
+        try {
             // Off the request path, a timed read is the simple deadline: one per check, not per request.
             socket.setSoTimeout(timeoutMillis);
-            socket.setTcpNoDelay(true);
             Headers h = new Headers();
-            h.add("Host", endpoint.port() == 80 ? endpoint.host() : endpoint.authority());
+            h.add("Host", authority(endpoint));
             h.add("User-Agent", "loomgate-health-check");
             h.add("Connection", "close");
             HttpOutput out = new HttpOutput(socket.getOutputStream(), BUFFER_SIZE);
@@ -213,9 +211,68 @@ final class HealthChecker {
             for (int interim = 0; head.isInformational() && interim < 10; interim++) {
                 head = in.readResponseHead();
             }
-            return check.expects(head.status()) ? null : "GET " + check.path() + " answered " + head.status();
+            return check.expects(head.status()) ? null : what + " answered " + head.status();
         } catch (IOException e) {
-            return "GET " + check.path() + " failed: " + e;
+            return what + " failed: " + e;
+        }
+    }
+
+    /**
+     * The check over h2: a connection of its own, one stream ({@code GET path}, or the gRPC health call), the answer
+     * within the check's timeout, then closed.
+     */
+    private String probeH2(Endpoint endpoint, Connector.Dialled d, long deadline, String what) {
+        Http2ClientConnection c = null;
+        Socket raw = d.raw();
+        try {
+            // The reader thread parks on the socket untimed: closing the socket (or the connection) below ends it.
+            c = new Http2ClientConnection("health-" + endpoint.authority(), d.socket().getInputStream(),
+                    d.socket().getOutputStream(), () -> closeQuietly(raw), settings.limits().maxHeaderBytes(),
+                    () -> { }).start();
+            if (!c.tryReserve()) {
+                return what + " over h2: the connection took no stream";
+            }
+            String scheme = endpoint.tls() ? "https" : "http";
+            Headers h = new Headers();
+            h.add("user-agent", "loomgate-health-check");
+            if (!check.grpc()) {
+                Http2ClientStream stream = c.open("GET", scheme, authority(endpoint), check.path(), h, true);
+                ResponseHead head = finalHead(stream, deadline);
+                return check.expects(head.status()) ? null : what + " answered " + head.status();
+            }
+            h.add("content-type", "application/grpc");
+            Http2ClientStream stream = c.open("POST", scheme, authority(endpoint), GrpcHealth.PATH, h, false);
+            Duration left = Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
+            stream.setTimeouts(left, left);
+            stream.requestBody().write(GrpcHealth.request(check.grpcService()));
+            stream.endRequest(null);
+            return GrpcHealth.verdict(finalHead(stream, deadline), stream, what);
+        } catch (IOException e) {
+            return what + " over h2 failed: " + e;
+        } finally {
+            if (c != null) {
+                c.close("health check done");
+            }
+        }
+    }
+
+    private static ResponseHead finalHead(Http2ClientStream stream, long deadline) throws IOException {
+        ResponseHead head = stream.awaitHead(deadline);
+        for (int interim = 0; head.isInformational() && interim < 10; interim++) {
+            head = stream.awaitHead(deadline);
+        }
+        return head;
+    }
+
+    private static String authority(Endpoint endpoint) {
+        return endpoint.port() == (endpoint.tls() ? 443 : 80) ? endpoint.host() : endpoint.authority();
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // gone either way
         }
     }
 }

@@ -46,6 +46,24 @@ class BalancingConfigErrorsTest {
     }
 
     @Test
+    void grpcHealthChecksAreReadAndNeedHttp2() throws Exception {
+        Balancing.HealthCheck all = ConfigLoader.parse(route("uri: h2c://a:50051", "health-check: { grpc: true }"),
+                "gateway.yaml", Map.of()).routes().get(0).balancing().healthCheck();
+        assertThat(all.grpc()).isTrue();
+        assertThat(all.grpcService()).isEmpty();
+        Balancing.HealthCheck one = ConfigLoader.parse(route("uri: h2c://a:50051",
+                "health-check: { grpc: true, grpc-service: shop.Cart }"), "gateway.yaml", Map.of()).routes().get(0)
+                .balancing().healthCheck();
+        assertThat(one.grpcService()).isEqualTo("shop.Cart");
+        assertThat(ConfigLoader.parse(route("uri: h2c://a:50051", "health-check: { path: /ready }"),
+                "gateway.yaml", Map.of()).routes().get(0).balancing().healthCheck().grpc()).isFalse();
+        assertThat(refusal(route("uri: h2c://a:50051", "health-check: { grpc: false, grpc-service: shop.Cart }")))
+                .startsWith("gateway.yaml:4: route 'users' health-check: grpc-service: is for gRPC health checks");
+        assertThat(refusal(route("uri: http://a:8080", "health-check: { grpc: true }")))
+                .startsWith("gateway.yaml:4: route 'users': health-check: a gRPC health check needs HTTP/2");
+    }
+
+    @Test
     void leastRequestIsTheDefault() throws Exception {
         GatewayConfig c = ConfigLoader.parse(route("uri: http://a:8080"), "gateway.yaml", Map.of());
         assertThat(c.routes().get(0).balancing().policy()).isEqualTo(Balancing.Policy.LEAST_REQUEST);
