@@ -74,13 +74,18 @@ final class GrpcEcho implements AutoCloseable {
     private final Server server;
 
     GrpcEcho() throws IOException {
+        this(InsecureServerCredentials.create());
+    }
+
+    /** The service with these credentials: {@code TlsServerCredentials} for a gRPC origin over TLS (h2 by ALPN). */
+    GrpcEcho(io.grpc.ServerCredentials credentials) throws IOException {
         ServerServiceDefinition service = ServerServiceDefinition.builder(SERVICE)
                 .addMethod(UNARY, ServerCalls.asyncUnaryCall(this::unary))
                 .addMethod(SERVER_STREAM, ServerCalls.asyncServerStreamingCall(this::serverStream))
                 .addMethod(CLIENT_STREAM, ServerCalls.asyncClientStreamingCall(this::clientStream))
                 .addMethod(BIDI, ServerCalls.asyncBidiStreamingCall(this::bidi))
                 .build();
-        server = io.grpc.Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(service)
+        server = io.grpc.Grpc.newServerBuilderForPort(0, credentials).addService(service)
                 .maxInboundMessageSize(64 << 20).build().start();
     }
 
