@@ -9,6 +9,10 @@ import java.io.InputStream;
  * the rest of it is read with whatever frames came with it, in one read into a small buffer that is dropped when
  * drained: a client's burst of HEADERS frames costs a couple of reads instead of two per frame (its header, then
  * its payload). Reads at least as large as the buffer (DATA payloads) go straight to the socket. Reader thread only.
+ *
+ * <p>The bytes read before the connection knew it was HTTP/2 (the preface and what came with it) are its first
+ * buffer, rather than a {@link java.io.SequenceInputStream} in front of the socket, which would stay in the chain (and
+ * in the parked reader's stack, one frame deeper) for the connection's whole life.
  */
 final class FrameInput extends InputStream {
     static final int BUFFER_SIZE = 4096;
@@ -18,8 +22,13 @@ final class FrameInput extends InputStream {
     private int pos;
     private int lim;
 
-    FrameInput(InputStream in) {
+    /** @param alreadyRead read first, before the socket; taken over, not copied */
+    FrameInput(InputStream in, byte[] alreadyRead) {
         this.in = in;
+        if (alreadyRead.length > 0) {
+            buf = alreadyRead;
+            lim = alreadyRead.length;
+        }
     }
 
     /** Reads the first bytes of the next frame: from the buffer, or straight from the socket (no buffer held). */

@@ -56,12 +56,14 @@ public final class Http2Connection {
     private final Duration readTimeout;
     private final Runnable endOutput;
     private final HpackDecoder decoder = new HpackDecoder(HEADER_TABLE_SIZE);
-    private final RateLimit resets;
+    /** Made at the first stream reset: most connections never see one. */
+    private RateLimit resets;
     private final RateLimit control;
     final ReentrantLock lock = new ReentrantLock();
     private final Condition windowOpened = lock.newCondition();
     // guarded by lock
-    private final Map<Integer, Http2Stream> streams = new HashMap<>();
+    /** The shared empty map while no stream is open (see {@link #removeStream}); a HashMap while some are. */
+    private Map<Integer, Http2Stream> streams = Map.of();
     private int connSendWindow = Frames.DEFAULT_WINDOW;
     private int peerInitialWindow = Frames.DEFAULT_WINDOW;
     private int peerMaxFrameSize = Frames.DEFAULT_MAX_FRAME_SIZE;
@@ -89,8 +91,7 @@ public final class Http2Connection {
                            Duration readTimeout, Runnable endOutput, StreamHandler handler) {
         this.id = id;
         this.socketIn = socketIn;
-        this.in = new FrameInput(alreadyRead.length == 0 ? socketIn
-                : new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(alreadyRead), socketIn));
+        this.in = new FrameInput(socketIn, alreadyRead);
         this.writer = new FrameWriter(out, true);
         this.settings = settings;
         this.handler = handler;
@@ -99,13 +100,13 @@ public final class Http2Connection {
         this.idleTimeout = idleTimeout;
         this.readTimeout = readTimeout;
         this.endOutput = endOutput;
-        this.resets = new RateLimit(2 * settings.maxResetsPerSecond(), settings.maxResetsPerSecond());
         this.control = new RateLimit(2 * settings.maxControlPerSecond(), settings.maxControlPerSecond());
     }
 
     /** Reads frames until the connection ends; returns normally when it ended cleanly or with a GOAWAY sent. */
     public void serve() throws IOException {
         try {
+            writer.readerIs(Thread.currentThread());
             socketIn.setReadTimeout(readTimeout);
             byte[] preface = new byte[Frames.PREFACE.length];
             readFully(preface, preface.length);
@@ -118,8 +119,8 @@ public final class Http2Connection {
                     Frames.SETTINGS_MAX_HEADER_LIST_SIZE, maxHeaderListSize,
                     Frames.SETTINGS_ENABLE_PUSH, 0});
             writer.windowUpdate(0, CONNECTION_WINDOW - Frames.DEFAULT_WINDOW);
-            while (readFrame()) {
-                // one frame at a time
+            while (awaitFrame()) {
+                readFrame();
             }
         } catch (Http2Exception e) {
             log.debug("h2 connection {}: {} {}", id, Frames.errorName(e.code()), e.getMessage());
@@ -226,7 +227,7 @@ public final class Http2Connection {
         try {
             ended = true;
             left = new ArrayList<>(streams.values());
-            streams.clear();
+            streams = Map.of();
             for (Http2Stream s : left) {
                 s.markReset(why);
             }
@@ -257,8 +258,13 @@ public final class Http2Connection {
         }
     }
 
-    /** Reads and handles one frame; false at a clean end of the connection. */
-    private boolean readFrame() throws IOException, Http2Exception {
+    /**
+     * Waits for the next frame and reads its header; false at a clean end of the connection. Kept apart from
+     * {@link #readFrame}, and small: an idle connection's reader is parked in here, and a parked virtual thread keeps
+     * its frames in a stack chunk on the heap, so the frame it waits in should be a small one (readFrame's, compiled
+     * with the frame handlers inlined, is large).
+     */
+    private boolean awaitFrame() throws IOException {
         // Between frames the idle timeout applies; once GOAWAY was sent and every stream is done (output half-closed)
         // the client only has to notice and close, so it gets a short while.
         socketIn.setReadTimeout(outputEnded() ? Duration.ofSeconds(2) : idleTimeout);
@@ -268,6 +274,11 @@ public final class Http2Connection {
         }
         socketIn.setReadTimeout(readTimeout);
         readFully9(got);
+        return true;
+    }
+
+    /** Reads the rest of the frame whose header {@link #awaitFrame} read, and handles it. */
+    private void readFrame() throws IOException, Http2Exception {
         int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
         int type = head[3] & 0xff;
         int flags = head[4] & 0xff;
@@ -308,7 +319,6 @@ public final class Http2Connection {
                     e.getMessage());
             resetFromReader(e.streamId(), e.code(), e.getMessage());
         }
-        return true;
     }
 
     private void readFully9(int already) throws IOException {
@@ -541,6 +551,9 @@ public final class Http2Connection {
         lock.lock();
         try {
             s.sendWindow = peerInitialWindow;
+            if (streams.isEmpty()) {
+                streams = new HashMap<>(); // the shared empty map cannot take it
+            }
             streams.put(stream, s);
         } finally {
             lock.unlock();
@@ -651,7 +664,7 @@ public final class Http2Connection {
         Http2Stream s;
         lock.lock();
         try {
-            s = streams.remove(stream);
+            s = removeStream(stream);
             if (s != null) {
                 s.markReset("reset by the client");
                 if (s.thread != null) {
@@ -663,6 +676,9 @@ public final class Http2Connection {
             }
         } finally {
             lock.unlock();
+        }
+        if (s != null && resets == null) {
+            resets = new RateLimit(2 * settings.maxResetsPerSecond(), settings.maxResetsPerSecond());
         }
         if (s != null && !resets.tryAcquire()) {
             // Rapid Reset (CVE-2023-44487): streams opened and cancelled faster than any real client does.
@@ -976,7 +992,7 @@ public final class Http2Connection {
                 s.markReset("response complete");
             }
             if (stopClient || s.remoteClosed) {
-                streams.remove(s.id());
+                removeStream(s.id());
             }
         } finally {
             lock.unlock();
@@ -991,10 +1007,26 @@ public final class Http2Connection {
         endOutputIfDone();
     }
 
+    /**
+     * Under the lock: removes a stream. A HashMap keeps its table when emptied, so once the last stream leaves the map
+     * is dropped for the shared empty one: an idle connection holds no map (48 bytes) and no table (80 bytes); the
+     * next stream makes a new one.
+     */
+    private Http2Stream removeStream(int stream) {
+        if (streams.isEmpty()) {
+            return null; // the shared empty map refuses remove
+        }
+        Http2Stream s = streams.remove(stream);
+        if (s != null && streams.isEmpty()) {
+            streams = Map.of();
+        }
+        return s;
+    }
+
     /** Under the lock: a stream both sides have ended leaves the map. */
     private void closeIfDone(Http2Stream s) {
         if (s.localClosed && s.remoteClosed) {
-            streams.remove(s.id());
+            removeStream(s.id());
         }
     }
 
@@ -1011,7 +1043,7 @@ public final class Http2Connection {
             send = (always || !s.localClosed && !s.isReset()) && !ended;
             s.localClosed = true;
             s.markReset(why);
-            streams.remove(s.id());
+            removeStream(s.id());
             windowOpened.signalAll();
         } finally {
             lock.unlock();

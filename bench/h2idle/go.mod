@@ -1,0 +1,3 @@
+module loomgate.bench/h2idle
+
+go 1.22
