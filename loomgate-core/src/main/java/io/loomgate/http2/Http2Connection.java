@@ -119,8 +119,8 @@ public final class Http2Connection {
                     Frames.SETTINGS_MAX_HEADER_LIST_SIZE, maxHeaderListSize,
                     Frames.SETTINGS_ENABLE_PUSH, 0});
             writer.windowUpdate(0, CONNECTION_WINDOW - Frames.DEFAULT_WINDOW);
-            while (awaitFrame()) {
-                readFrame();
+            while (readFrame()) {
+                // one frame at a time
             }
         } catch (Http2Exception e) {
             log.debug("h2 connection {}: {} {}", id, Frames.errorName(e.code()), e.getMessage());
@@ -258,13 +258,8 @@ public final class Http2Connection {
         }
     }
 
-    /**
-     * Waits for the next frame and reads its header; false at a clean end of the connection. Kept apart from
-     * {@link #readFrame}, and small: an idle connection's reader is parked in here, and a parked virtual thread keeps
-     * its frames in a stack chunk on the heap, so the frame it waits in should be a small one (readFrame's, compiled
-     * with the frame handlers inlined, is large).
-     */
-    private boolean awaitFrame() throws IOException {
+    /** Reads and handles one frame; false at a clean end of the connection. */
+    private boolean readFrame() throws IOException, Http2Exception {
         // Between frames the idle timeout applies; once GOAWAY was sent and every stream is done (output half-closed)
         // the client only has to notice and close, so it gets a short while.
         socketIn.setReadTimeout(outputEnded() ? Duration.ofSeconds(2) : idleTimeout);
@@ -274,11 +269,6 @@ public final class Http2Connection {
         }
         socketIn.setReadTimeout(readTimeout);
         readFully9(got);
-        return true;
-    }
-
-    /** Reads the rest of the frame whose header {@link #awaitFrame} read, and handles it. */
-    private void readFrame() throws IOException, Http2Exception {
         int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
         int type = head[3] & 0xff;
         int flags = head[4] & 0xff;
@@ -319,6 +309,7 @@ public final class Http2Connection {
                     e.getMessage());
             resetFromReader(e.streamId(), e.code(), e.getMessage());
         }
+        return true;
     }
 
     private void readFully9(int already) throws IOException {
