@@ -64,7 +64,8 @@ class LayeringTest {
             "redis.clients", Set.of("ratelimit"),
             "org.apache.commons.pool2", Set.of("ratelimit"),
             "io.github.resilience4j", Set.of("resilience"),
-            "com.nimbusds", Set.of("security"));
+            "com.nimbusds", Set.of("security"),
+            "org.conscrypt", Set.of("tls"));
 
     private static final Pattern REF = Pattern.compile("\\bio\\.loomgate\\.([a-z0-9]+(?:\\.[a-z0-9]+)?)");
 

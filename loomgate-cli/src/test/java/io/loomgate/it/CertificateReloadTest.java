@@ -40,6 +40,7 @@ class CertificateReloadTest {
                        address: 127.0.0.1
                        port: 0
                        ssl:
+                         provider: ${TLS_PROVIDER}
                          certificate: ${CERT}
                          certificate-private-key: ${KEY}
                      admin:

@@ -45,6 +45,7 @@ class ClientCertificateTest {
                   address: 127.0.0.1
                   port: 0
                   ssl:
+                    provider: ${TLS_PROVIDER}
                     certificate: ${CERT}
                     certificate-private-key: ${KEY}
                     client-auth: %s

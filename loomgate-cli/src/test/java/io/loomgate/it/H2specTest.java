@@ -55,6 +55,7 @@ class H2specTest {
                        http2:
                          enabled: true
                        ssl:
+                         provider: ${TLS_PROVIDER}
                          certificate: ${CERT}
                          certificate-private-key: ${KEY}
                      admin:

@@ -35,6 +35,7 @@ class Http2ClientOverTlsTest {
                        http2:
                          enabled: true
                        ssl:
+                         provider: ${TLS_PROVIDER}
                          certificate: ${CERT}
                          certificate-private-key: ${KEY}
                      admin:

@@ -49,6 +49,7 @@ class TlsLoadTest {
                   port: 0
                   header-timeout: 60s
                   ssl:
+                    provider: ${TLS_PROVIDER}
                     certificate: ${CERT}
                     certificate-private-key: ${KEY}
                 admin:
@@ -68,6 +69,7 @@ class TlsLoadTest {
                   port: 0
                   header-timeout: 60s
                   ssl:
+                    provider: ${TLS_PROVIDER}
                     certificate: ${CERT}
                     certificate-private-key: ${KEY}
                 admin:

@@ -57,6 +57,7 @@ class TlsTerminationTest {
                   header-timeout: 5s
                   http-redirect-port: ${REDIRECT}
                   ssl:
+                    provider: ${TLS_PROVIDER}
                     certificate: ${MAIN_CERT}
                     certificate-private-key: ${MAIN_KEY}
                     server-names:
@@ -176,6 +177,7 @@ class TlsTerminationTest {
                   http2:
                     enabled: true
                   ssl:
+                    provider: ${TLS_PROVIDER}
                     certificate: ${CERT}
                     certificate-private-key: ${KEY}
                 admin:

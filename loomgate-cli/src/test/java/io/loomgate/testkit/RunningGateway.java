@@ -13,11 +13,16 @@ import java.util.Map;
 
 /**
  * A gateway started in the test's JVM from YAML text, on an ephemeral port. {@code ${ORIGIN}} (and any other
- * variable given) is substituted like an environment variable.
+ * variable given) is substituted like an environment variable. {@code ${TLS_PROVIDER}} defaults to the system
+ * property {@value #TLS_PROVIDER_PROPERTY} (else {@code jdk}): the TLS tests put it under {@code server.ssl}, and the
+ * build runs them once per provider.
  */
 public final class RunningGateway implements AutoCloseable {
     private static final HttpClient CLIENT = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
             .connectTimeout(Duration.ofSeconds(5)).build();
+
+    /** The system property that picks {@code server.ssl.provider} for the TLS tests (jdk or conscrypt). */
+    public static final String TLS_PROVIDER_PROPERTY = "loomgate.test.tls-provider";
 
     private final Gateway gateway;
 
@@ -33,10 +38,16 @@ public final class RunningGateway implements AutoCloseable {
     public static RunningGateway start(String yaml, Map<String, String> vars, Gateway.Observers observers)
             throws Exception {
         Map<String, String> env = new HashMap<>(vars);
+        env.putIfAbsent("TLS_PROVIDER", tlsProvider());
         String full = yaml.contains("server:") ? yaml
                 : "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  port: 0\n" + yaml;
         GatewayConfig cfg = ConfigLoader.parse(full, "test.yaml", env);
         return new RunningGateway(Gateway.start(cfg, observers));
+    }
+
+    /** The provider the TLS tests run against in this JVM: jdk unless the build asks for another. */
+    public static String tlsProvider() {
+        return System.getProperty(TLS_PROVIDER_PROPERTY, "jdk");
     }
 
     /** One route {@code Path=/**} to this origin, plus extra YAML lines for the route. */

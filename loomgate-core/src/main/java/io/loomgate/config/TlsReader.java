@@ -8,6 +8,7 @@ import io.loomgate.tls.NamedKeySource;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.ServerTlsSettings;
 import io.loomgate.tls.TlsMaterialException;
+import io.loomgate.tls.TlsProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,7 +26,7 @@ final class TlsReader {
     private static final List<String> IDENTITY_KEYS = List.of("certificate", "certificate-private-key", "key-store",
             "key-store-password", "key-store-type", "key-alias", "key-password");
     static final List<String> SERVER_SSL_KEYS = concat(IDENTITY_KEYS, List.of("enabled", "server-names",
-            "enabled-protocols", "ciphers", "client-auth", "trust-certificate", "session-resumption"));
+            "enabled-protocols", "ciphers", "client-auth", "trust-certificate", "session-resumption", "provider"));
     private static final List<String> SERVER_NAME_KEYS = concat(List.of("server-name"), IDENTITY_KEYS);
     static final List<String> UPSTREAM_SSL_KEYS = concat(IDENTITY_KEYS, List.of("trust-certificate", "insecure",
             "enabled-protocols", "ciphers"));
@@ -80,7 +81,7 @@ final class TlsReader {
         ServerTlsSettings settings;
         try {
             settings = new ServerTlsSettings(certificates, protocols(s), strings(s, "ciphers"), auth, trust,
-                    s.bool("session-resumption", true), alpn);
+                    s.bool("session-resumption", true), alpn, provider(s));
         } catch (IllegalArgumentException e) {
             throw s.error("enabled-protocols", e.getMessage());
         }
@@ -184,6 +185,22 @@ final class TlsReader {
         } catch (IllegalArgumentException e) {
             throw s.error("client-auth", "expected none, want or need, got '" + text + "'");
         }
+    }
+
+    /** {@code provider: jdk | conscrypt}; conscrypt is refused where it cannot run (JDK < 24, no native library). */
+    private static TlsProvider provider(Section s) throws ConfigException {
+        String text = s.string("provider", "jdk");
+        TlsProvider p;
+        try {
+            p = TlsProvider.valueOf(text.trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw s.error("provider", "expected jdk or conscrypt, got '" + text + "'");
+        }
+        String unavailable = p.unavailableReason();
+        if (unavailable != null) {
+            throw s.error("provider", unavailable);
+        }
+        return p;
     }
 
     private static List<String> protocols(Section s) throws ConfigException {

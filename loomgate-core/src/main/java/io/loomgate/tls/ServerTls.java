@@ -29,10 +29,10 @@ public final class ServerTls implements Reloadable {
     private final SSLSocketFactory factory;
     private final SSLParameters parameters;
 
-    private ServerTls(ServerTlsSettings settings, Material material, SSLContext context) {
+    private ServerTls(ServerTlsSettings settings, Material material, SSLContext context, SSLSocketFactory factory) {
         this.settings = settings;
         this.material = material;
-        this.factory = context.getSocketFactory();
+        this.factory = factory;
         this.parameters = parameters(settings, context);
     }
 
@@ -50,13 +50,22 @@ public final class ServerTls implements Reloadable {
         Material material = Material.load(settings.certificates(),
                 settings.trustCertificate() == null ? null : () -> Trust.fromPem(settings.trustCertificate()),
                 settings.files());
+        KeyManager[] keys = {material.keys};
+        TrustManager[] trust = material.trust == null ? null : new TrustManager[] {material.trust};
         try {
+            if (settings.provider() == TlsProvider.CONSCRYPT) {
+                String unavailable = settings.provider().unavailableReason();
+                if (unavailable != null) {
+                    throw new IllegalStateException(unavailable); // the config reader refuses this first
+                }
+                SSLContext context = ConscryptTls.serverContext(keys, trust, settings.sessionResumption());
+                return new ServerTls(settings, material, context, ConscryptTls.socketFactory(context));
+            }
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {material.keys},
-                    material.trust == null ? null : new TrustManager[] {material.trust}, null);
-            return new ServerTls(settings, material, context);
+            context.init(keys, trust, null);
+            return new ServerTls(settings, material, context, context.getSocketFactory());
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK cannot make a TLS context", e);
+            throw new IllegalStateException("cannot make a TLS context with provider " + settings.provider(), e);
         }
     }
 
@@ -104,9 +113,16 @@ public final class ServerTls implements Reloadable {
      * {@value #TICKET_COUNT_PROPERTY}).
      */
     public SSLSocket handshake(Socket raw) throws IOException {
-        SSLSocket s = (SSLSocket) factory.createSocket(raw, null, true);
+        // Conscrypt has no server-side layering call (the one taking already-read bytes); its client-style one
+        // makes the same engine socket, turned to server mode below before any byte moves.
+        SSLSocket s = (SSLSocket) (settings.provider() == TlsProvider.CONSCRYPT
+                ? factory.createSocket(raw, null, raw.getPort(), true)
+                : factory.createSocket(raw, null, true));
         s.setUseClientMode(false);
         s.setSSLParameters(parameters);
+        if (settings.provider() == TlsProvider.CONSCRYPT) {
+            ConscryptTls.configure(s, settings.sessionResumption());
+        }
         s.startHandshake();
         if (!settings.sessionResumption()) {
             s.getSession().invalidate();

@@ -15,10 +15,11 @@ import java.util.Objects;
  * @param trustCertificate     PEM CAs for client certificates (required with want/need)
  * @param sessionResumption    whether clients may resume sessions (tickets, session ids); default true
  * @param applicationProtocols ALPN protocols in preference order, e.g. {@code http/1.1}
+ * @param provider             the TLS implementation (default the JDK's)
  */
 public record ServerTlsSettings(List<NamedKeySource> certificates, List<String> protocols, List<String> ciphers,
                                 ClientAuth clientAuth, Path trustCertificate, boolean sessionResumption,
-                                List<String> applicationProtocols) {
+                                List<String> applicationProtocols, TlsProvider provider) {
     public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
     public ServerTlsSettings {
@@ -27,6 +28,7 @@ public record ServerTlsSettings(List<NamedKeySource> certificates, List<String> 
         ciphers = List.copyOf(ciphers);
         applicationProtocols = List.copyOf(applicationProtocols);
         Objects.requireNonNull(clientAuth, "clientAuth");
+        Objects.requireNonNull(provider, "provider");
         if (certificates.isEmpty() || certificates.get(0).serverName() != null) {
             throw new IllegalArgumentException("the first certificate is the default one and has no server name");
         }
@@ -37,6 +39,14 @@ public record ServerTlsSettings(List<NamedKeySource> certificates, List<String> 
         TlsProtocols.check(protocols);
     }
 
+    /** The JDK's provider. */
+    public ServerTlsSettings(List<NamedKeySource> certificates, List<String> protocols, List<String> ciphers,
+                             ClientAuth clientAuth, Path trustCertificate, boolean sessionResumption,
+                             List<String> applicationProtocols) {
+        this(certificates, protocols, ciphers, clientAuth, trustCertificate, sessionResumption, applicationProtocols,
+                TlsProvider.JDK);
+    }
+
     /** A listener with one PEM certificate and every default. */
     public static ServerTlsSettings of(KeySource source) {
         return new ServerTlsSettings(List.of(new NamedKeySource(null, source)), DEFAULT_PROTOCOLS, List.of(),
@@ -45,24 +55,34 @@ public record ServerTlsSettings(List<NamedKeySource> certificates, List<String> 
 
     public ServerTlsSettings withClientAuth(ClientAuth auth, Path trust) {
         return new ServerTlsSettings(certificates, protocols, ciphers, auth, trust, sessionResumption,
-                applicationProtocols);
+                applicationProtocols, provider);
     }
 
     public ServerTlsSettings withServerName(String serverName, KeySource source) {
         List<NamedKeySource> more = new ArrayList<>(certificates);
         more.add(new NamedKeySource(serverName, source));
         return new ServerTlsSettings(more, protocols, ciphers, clientAuth, trustCertificate, sessionResumption,
-                applicationProtocols);
+                applicationProtocols, provider);
     }
 
     public ServerTlsSettings withProtocols(List<String> enabled) {
         return new ServerTlsSettings(certificates, enabled, ciphers, clientAuth, trustCertificate, sessionResumption,
-                applicationProtocols);
+                applicationProtocols, provider);
     }
 
     public ServerTlsSettings withSessionResumption(boolean on) {
         return new ServerTlsSettings(certificates, protocols, ciphers, clientAuth, trustCertificate, on,
-                applicationProtocols);
+                applicationProtocols, provider);
+    }
+
+    public ServerTlsSettings withProvider(TlsProvider p) {
+        return new ServerTlsSettings(certificates, protocols, ciphers, clientAuth, trustCertificate, sessionResumption,
+                applicationProtocols, p);
+    }
+
+    public ServerTlsSettings withApplicationProtocols(List<String> alpn) {
+        return new ServerTlsSettings(certificates, protocols, ciphers, clientAuth, trustCertificate, sessionResumption,
+                alpn, provider);
     }
 
     /** Every file whose change reloads the listener's certificates. */

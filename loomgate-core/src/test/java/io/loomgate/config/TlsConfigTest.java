@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.testkit.TestPki;
 import io.loomgate.tls.ClientAuth;
+import io.loomgate.tls.TlsProvider;
 import io.loomgate.upstream.Endpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,6 +69,7 @@ class TlsConfigTest {
         assertThat(ssl.certificates()).hasSize(2);
         assertThat(ssl.certificates().get(1).serverName()).isEqualTo("*.internal.example");
         assertThat(ssl.sessionResumption()).isTrue();
+        assertThat(ssl.provider()).isEqualTo(TlsProvider.JDK);
         assertThat(c.tls().httpRedirectPort()).isEqualTo(8080);
         assertThat(c.tls().admin()).isNull();
     }
@@ -123,6 +125,24 @@ class TlsConfigTest {
                     certificate-private-key: ${KEY}
                     enabled-protocols: [ TLSv1.3, TLSv1.1 ]
                 """)).startsWith("gateway.yaml:5: server.ssl.enabled-protocols: protocol 'TLSv1.1' is not allowed");
+    }
+
+    @Test
+    void theProviderIsJdkOrConscryptAndAnythingElseIsRefusedAtItsLine() throws Exception {
+        assertThat(parse("""
+                server:
+                  ssl:
+                    certificate: ${CERT}
+                    certificate-private-key: ${KEY}
+                    provider: Conscrypt
+                """).tls().server().provider()).isEqualTo(TlsProvider.CONSCRYPT);
+        assertThat(refusal("""
+                server:
+                  ssl:
+                    certificate: ${CERT}
+                    certificate-private-key: ${KEY}
+                    provider: openssl
+                """)).isEqualTo("gateway.yaml:5: server.ssl.provider: expected jdk or conscrypt, got 'openssl'");
     }
 
     @Test

@@ -1,0 +1,78 @@
+package io.loomgate.tls;
+
+import java.security.GeneralSecurityException;
+import java.security.Provider;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManager;
+import org.conscrypt.Conscrypt;
+
+/**
+ * The only class that touches Conscrypt, so the JDK provider never loads it (nor its native library).
+ *
+ * <p>Conscrypt is used as a private {@link Provider} instance handed to {@link SSLContext#getInstance(String,
+ * Provider)}; it is never installed JVM-wide, so nothing else in the gateway (the upstream client, Redis, JWKS
+ * fetches) changes implementation behind our back.
+ *
+ * <p>Its sockets are always the engine socket ({@code ConscryptEngineSocket}: BoringSSL works on byte buffers, and
+ * the reads and writes are ordinary Java socket streams, which park a virtual thread). Never the file-descriptor
+ * socket, which does blocking I/O inside native code and so holds its carrier for as long as a client stalls.
+ */
+final class ConscryptTls {
+    private ConscryptTls() {
+    }
+
+    /** Loaded on first use only: creating it loads the native library. */
+    private static final class Holder {
+        static final Provider PROVIDER = Conscrypt.newProvider();
+    }
+
+    static String unavailableReason(int jdkFeature) {
+        if (jdkFeature < TlsProvider.CONSCRYPT_MIN_JDK) {
+            return "provider conscrypt needs JDK " + TlsProvider.CONSCRYPT_MIN_JDK + " or newer (this is JDK "
+                    + jdkFeature + "): its socket blocks inside synchronized, which pins virtual threads' carriers"
+                    + " before JEP 491; use provider: jdk";
+        }
+        try {
+            if (!Conscrypt.isAvailable()) {
+                Conscrypt.checkAvailability();
+            }
+            return null;
+        } catch (Throwable t) { // UnsatisfiedLinkError, NoClassDefFoundError: the native library does not load
+            Throwable root = t;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            return "provider conscrypt is not available on this platform (its native library did not load: "
+                    + root + "); use provider: jdk";
+        }
+    }
+
+    static SSLContext serverContext(KeyManager[] keys, TrustManager[] trust, boolean sessionResumption)
+            throws GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS", Holder.PROVIDER);
+        context.init(keys, trust, null);
+        if (!sessionResumption) {
+            // TLS 1.2 session ids: BoringSSL keeps a server-side cache; with size 1 and the session invalidated after
+            // each handshake nothing is left to resume. TLS 1.3 tickets are off per socket (configure).
+            context.getServerSessionContext().setSessionCacheSize(1);
+        }
+        return context;
+    }
+
+    static SSLSocketFactory socketFactory(SSLContext context) {
+        SSLSocketFactory factory = context.getSocketFactory();
+        Conscrypt.setUseEngineSocket(factory, true);
+        return factory;
+    }
+
+    /** Per-socket settings SSLParameters cannot carry. */
+    static void configure(SSLSocket socket, boolean sessionResumption) {
+        if (!Conscrypt.isConscrypt(socket)) {
+            throw new IllegalStateException("expected a Conscrypt socket, got " + socket.getClass().getName());
+        }
+        Conscrypt.setUseSessionTickets(socket, sessionResumption);
+    }
+}

@@ -1,0 +1,24 @@
+package io.loomgate.tls;
+
+/**
+ * Which TLS implementation runs a listener's handshakes and records ({@code server.ssl.provider}).
+ *
+ * <p>The upstream client and every other TLS user in the gateway stay on the JDK's: only listeners switch.
+ */
+public enum TlsProvider {
+    /** The JDK's own (JSSE): always available, the default. */
+    JDK,
+    /**
+     * Google's Conscrypt (BoringSSL through JNI), on its engine socket only. Needs JDK 24 or newer: its socket holds
+     * {@code synchronized} monitors around blocking socket I/O, which pin a virtual thread's carrier before JEP 491.
+     */
+    CONSCRYPT;
+
+    /** The oldest JDK on which a virtual thread blocked inside {@code synchronized} releases its carrier. */
+    public static final int CONSCRYPT_MIN_JDK = 24;
+
+    /** Why this provider cannot run in this JVM, or null when it can. */
+    public String unavailableReason() {
+        return this == JDK ? null : ConscryptTls.unavailableReason(Runtime.version().feature());
+    }
+}

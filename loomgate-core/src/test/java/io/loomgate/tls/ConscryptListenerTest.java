@@ -1,0 +1,137 @@
+package io.loomgate.tls;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.TestPki;
+import io.loomgate.threads.ConnectionExecutors;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
+import org.conscrypt.Conscrypt;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code server.ssl.provider: conscrypt} at the socket level: the engine socket (never the file-descriptor one, which
+ * blocks in native code), refused on JDKs where its {@code synchronized} I/O would pin carriers, and session
+ * resumption really off when asked (the benchmark's new-connection workload must measure full handshakes), with
+ * {@code openssl s_client} as the client that tries to resume. The listener-level behaviour (SNI, ALPN, client-auth,
+ * reload, deadlines, pinning) is covered by the TLS tests of loomgate-cli, which the build runs once per provider.
+ */
+class ConscryptListenerTest {
+    private static TestPki pki;
+    private static TestPki.Issued server;
+    private final List<ServerSocket> listeners = new ArrayList<>();
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        pki = TestPki.create("Conscrypt CA");
+        server = pki.issue("server", "localhost", "localhost");
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        for (ServerSocket s : listeners) {
+            s.close();
+        }
+    }
+
+    private ServerTlsSettings settings(boolean resumption) {
+        return ServerTlsSettings.of(KeySource.pem(server.cert(), server.key())).withProvider(TlsProvider.CONSCRYPT)
+                .withSessionResumption(resumption);
+    }
+
+    /** A listener that handshakes each connection with {@code tls}, reports the socket, writes a line and closes. */
+    private BlockingQueue<Object> serve(ServerTls tls) throws IOException {
+        ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        listeners.add(listener);
+        BlockingQueue<Object> handshakes = new ArrayBlockingQueue<>(16);
+        ConnectionExecutors.startVirtual("conscrypt-accept", () -> {
+            while (!listener.isClosed()) {
+                try (Socket raw = listener.accept()) {
+                    raw.setSoTimeout(30_000);
+                    try (SSLSocket s = tls.handshake(raw)) {
+                        handshakes.add(s);
+                        s.getOutputStream().write("hello\n".getBytes(StandardCharsets.US_ASCII));
+                        s.getOutputStream().flush();
+                    } catch (IOException | RuntimeException e) {
+                        handshakes.add(e);
+                    }
+                } catch (IOException e) {
+                    return; // closed by the test
+                }
+            }
+        });
+        return handshakes;
+    }
+
+    @Test
+    void handshakesRunOnConscryptsEngineSocketNeverItsFileDescriptorSocket() throws Exception {
+        BlockingQueue<Object> handshakes = serve(ServerTls.create(settings(true)));
+        int port = listeners.get(0).getLocalPort();
+        try (SSLSocket client = (SSLSocket) pki.clientContext(null).getSocketFactory()
+                .createSocket("localhost", port)) {
+            client.startHandshake();
+            assertThat(client.getSession().getPeerPrincipal().getName()).isEqualTo("CN=localhost");
+            Object served = handshakes.poll(60, TimeUnit.SECONDS);
+            assertThat(served).isInstanceOf(SSLSocket.class);
+            assertThat(Conscrypt.isConscrypt((SSLSocket) served)).isTrue();
+            assertThat(served.getClass().getName()).contains("EngineSocket").doesNotContain("FileDescriptor");
+        }
+    }
+
+    @Test
+    void olderJdksAreRefusedBecauseTheSocketBlocksInsideSynchronized() {
+        assertThat(ConscryptTls.unavailableReason(21)).contains("needs JDK 24 or newer").contains("pins")
+                .contains("provider: jdk");
+        assertThat(ConscryptTls.unavailableReason(23)).isNotNull();
+        assertThat(ConscryptTls.unavailableReason(Runtime.version().feature())).isNull(); // the build runs on 25
+        assertThat(TlsProvider.JDK.unavailableReason()).isNull();
+    }
+
+    @Test
+    void withResumptionOffNeitherATls13TicketNorATls12SessionIdResumes() throws Exception {
+        TestPki.requireOpenssl();
+        serve(ServerTls.create(settings(false)));
+        int port = listeners.get(0).getLocalPort();
+        assertThat(resumes(port, "-tls1_3")).as("TLS 1.3 resumed").isFalse();
+        assertThat(resumes(port, "-tls1_2")).as("TLS 1.2 resumed").isFalse();
+    }
+
+    @Test
+    void withResumptionOnAClientResumes() throws Exception { // the control: the check above can see a resumption
+        TestPki.requireOpenssl();
+        serve(ServerTls.create(settings(true)));
+        int port = listeners.get(0).getLocalPort();
+        assertThat(resumes(port, "-tls1_3")).as("TLS 1.3 resumed").isTrue();
+    }
+
+    /** Connects twice with openssl, the second time offering the first session; whether the server took it. */
+    private static boolean resumes(int port, String version) throws IOException {
+        Path session = Files.createTempFile(pki.dir(), "session", ".pem");
+        Files.delete(session);
+        String first = TestPki.run(sClient(port, version, "-sess_out", session));
+        assertThat(first).contains("New, TLSv1." + version.charAt(version.length() - 1));
+        if (!Files.exists(session)) {
+            return false; // nothing to resume with: no ticket, no session id
+        }
+        String second = TestPki.run(sClient(port, version, "-sess_in", session));
+        return second.contains("Reused, TLSv1.");
+    }
+
+    private static List<String> sClient(int port, String version, String sessionOption, Path session) {
+        return List.of("openssl", "s_client", version, "-connect", "127.0.0.1:" + port, "-servername", "localhost",
+                "-CAfile", pki.caCert().toString(), "-ign_eof", sessionOption, session.toString());
+    }
+}
