@@ -2,6 +2,7 @@ package io.loomgate.tls;
 
 import java.security.GeneralSecurityException;
 import java.security.Provider;
+import java.util.List;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
@@ -47,6 +48,28 @@ final class ConscryptTls {
             }
             return "provider conscrypt is not available on this platform (its native library did not load: "
                     + root + "); use provider: jdk";
+        }
+    }
+
+    /** BoringSSL's TLS 1.3 suites: always all enabled, whatever the socket is told (Conscrypt drops the names). */
+    static final List<String> TLS13_SUITES = List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+            "TLS_CHACHA20_POLY1305_SHA256");
+
+    /**
+     * Refuses a {@code ciphers} list Conscrypt would not honour: with TLS 1.3 enabled, one that names some but not
+     * all of TLS 1.3's suites (JSSE would narrow TLS 1.3 to them; BoringSSL would silently enable all three).
+     *
+     * @throws IllegalArgumentException saying what to write instead
+     */
+    static void checkCiphers(List<String> ciphers, List<String> protocols) {
+        if (ciphers.isEmpty() || !protocols.contains("TLSv1.3")) {
+            return;
+        }
+        List<String> named = TLS13_SUITES.stream().filter(ciphers::contains).toList();
+        if (named.size() != TLS13_SUITES.size()) {
+            throw new IllegalArgumentException("with provider conscrypt and TLSv1.3 enabled, ciphers must name all"
+                    + " three TLS 1.3 suites " + TLS13_SUITES + " (BoringSSL cannot narrow TLS 1.3), got " + named
+                    + "; list them all, or use provider: jdk");
         }
     }
 

@@ -58,6 +58,7 @@ public final class ServerTls implements Reloadable {
                 if (unavailable != null) {
                     throw new IllegalStateException(unavailable); // the config reader refuses this first
                 }
+                ConscryptTls.checkCiphers(settings.ciphers(), settings.protocols());
                 SSLContext context = ConscryptTls.serverContext(keys, trust, settings.sessionResumption());
                 return new ServerTls(settings, material, context, ConscryptTls.socketFactory(context));
             }

@@ -146,6 +146,28 @@ class TlsConfigTest {
     }
 
     @Test
+    void conscryptRefusesACipherListThatWouldNarrowTls13() throws Exception {
+        assertThat(refusal("""
+                server:
+                  ssl:
+                    certificate: ${CERT}
+                    certificate-private-key: ${KEY}
+                    provider: conscrypt
+                    ciphers: [ TLS_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 ]
+                """)).startsWith("gateway.yaml:6: server.ssl.ciphers: with provider conscrypt and TLSv1.3 enabled,"
+                + " ciphers must name all three TLS 1.3 suites");
+        assertThat(parse("""
+                server:
+                  ssl:
+                    certificate: ${CERT}
+                    certificate-private-key: ${KEY}
+                    provider: conscrypt
+                    enabled-protocols: [ TLSv1.2 ]
+                    ciphers: [ TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 ]
+                """).tls().server().ciphers()).containsExactly("TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
+    }
+
+    @Test
     void clientAuthNeedsTheCasThatSignClientCertificates() {
         assertThat(refusal("""
                 server:
