@@ -2,6 +2,7 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.TestPki;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * (deploy/container/build-local-bases.sh, no registry needed), the Maven build inside the image offline against the
  * local repository, then the container answering /health/ready, its HEALTHCHECK passing, a non-root user, a JRE
  * without the desktop modules, and SIGTERM (podman stop) draining to exit status 0. Whatever cannot run here is in
- * deploy/container/lint-dockerfile.py, which {@link DockerfileRulesTest} runs.
+ * deploy/container/lint-dockerfile.py, which {@link DockerfileRulesTest} runs. Also: the image's glibc and /tmp are
+ * enough for {@code server.ssl.provider: conscrypt} (its native library is extracted to /tmp and linked at start).
  */
 class ContainerImageIT {
     private static final String PODMAN = "podman";
@@ -103,6 +106,36 @@ class ContainerImageIT {
         assertThat(exitOf("stop", "-t", "40", NAME)).isZero();
         assertThat(podmanOut("inspect", "--format", "{{.State.ExitCode}}", NAME).strip()).isEqualTo("0");
         assertThat(logs()).contains("SIGTERM received: draining").contains("drained cleanly");
+    }
+
+    @Test
+    void theImageRunsTheConscryptProvidersNativeLibrary() throws Exception {
+        TestPki pki = TestPki.create("Image CA");
+        TestPki.Issued cert = pki.issue("server", "localhost", "localhost");
+        Path dir = Files.createTempDirectory("loomgate-image-tls");
+        Files.copy(cert.cert(), dir.resolve("server.crt"));
+        Files.copy(cert.key(), dir.resolve("server.key"));
+        Files.writeString(dir.resolve("gateway.yaml"), """
+                server:
+                  port: 8443
+                  ssl:
+                    certificate: server.crt
+                    certificate-private-key: server.key
+                    provider: conscrypt
+                routes:
+                  - { id: a, uri: "http://127.0.0.1:9", predicates: [ "Path=/**" ] }
+                """);
+        try (var files = Files.list(dir)) { // the container's user is 10001, not the test's
+            for (Path f : files.toList()) {
+                Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+            }
+        }
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        // validate builds the listener's SSLContext: Conscrypt loads (and links) its native library to do so, and
+        // a library that cannot load is a config error naming server.ssl.provider, exit 2.
+        String out = podmanOut("run", "--rm", "-v", dir + ":/tls:ro", TAG, "validate", "--config",
+                "/tls/gateway.yaml");
+        assertThat(out).contains("/tls/gateway.yaml: valid");
     }
 
     private static String logs() throws Exception {
