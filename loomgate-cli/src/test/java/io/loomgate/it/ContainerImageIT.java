@@ -133,8 +133,8 @@ class ContainerImageIT {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         // validate builds the listener's SSLContext: Conscrypt loads (and links) its native library to do so, and
         // a library that cannot load is a config error naming server.ssl.provider, exit 2.
-        String out = podmanOut("run", "--rm", "-v", dir + ":/tls:ro", TAG, "validate", "--config",
-                "/tls/gateway.yaml");
+        String out = podmanOut("run", "--rm", "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=4096:4096",
+                "-v", dir + ":/tls:ro", TAG, "validate", "--config", "/tls/gateway.yaml");
         assertThat(out).contains("/tls/gateway.yaml: valid");
     }
 
