@@ -281,6 +281,22 @@ final class FrameWriter {
     }
 
     /**
+     * Interrupts a stream's handler thread (its client reset the stream; the interrupt ends whatever the thread waits
+     * on upstream) while no thread is inside a socket write of this connection: under the lock that every write
+     * holds. A virtual thread interrupted while blocked in a socket write closes that socket, which is every
+     * stream's (seen as a Rapid Reset client getting end-of-stream instead of GOAWAY); an interrupt that is already
+     * set when a write starts is held back by {@link #writeOut}.
+     */
+    void interruptBetweenWrites(Thread handler) {
+        lock.lock();
+        try {
+            handler.interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Under the lock: writes and flushes the buffer. A stream's thread may carry an interrupt (its client reset the
      * stream); a virtual thread interrupted in a socket write closes the socket, which is every stream's, so the
      * interrupt is held back for the write and restored after it.

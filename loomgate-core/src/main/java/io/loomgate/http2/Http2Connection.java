@@ -653,20 +653,23 @@ public final class Http2Connection {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "RST_STREAM on idle stream " + stream);
         }
         Http2Stream s;
+        Thread handler = null;
         lock.lock();
         try {
             s = removeStream(stream);
             if (s != null) {
                 s.markReset("reset by the client");
-                if (s.thread != null) {
-                    // Wakes a handler blocked on its upstream: interrupting a virtual thread in a socket read closes
-                    // that socket, which cancels the upstream request at once.
-                    s.thread.interrupt();
-                }
+                handler = s.thread;
                 windowOpened.signalAll();
             }
         } finally {
             lock.unlock();
+        }
+        if (handler != null) {
+            // Wakes a handler blocked on its upstream: interrupting a virtual thread in a socket read closes that
+            // socket, which cancels the upstream request at once. Outside the connection's lock: the writer's lock
+            // is taken for it.
+            writer.interruptBetweenWrites(handler);
         }
         if (s != null && resets == null) {
             resets = new RateLimit(2 * settings.maxResetsPerSecond(), settings.maxResetsPerSecond());
@@ -1059,8 +1062,9 @@ public final class Http2Connection {
             lock.unlock();
         }
         if (s != null) {
-            if (s.thread != null) {
-                s.thread.interrupt();
+            Thread handler = s.thread;
+            if (handler != null) {
+                writer.interruptBetweenWrites(handler);
             }
             resetLocally(s, code, why, true);
         } else {
