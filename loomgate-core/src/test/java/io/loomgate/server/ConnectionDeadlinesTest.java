@@ -77,7 +77,9 @@ class ConnectionDeadlinesTest {
     void aClientThatStopsReadingIsAbortedAfterTheReadTimeout() throws Exception {
         ListenerSettings s = RunningListener.settings(HEADER, LONG, READ);
         CompletableFuture<Throwable> handlerFailure = new CompletableFuture<>();
+        CompletableFuture<Void> handling = new CompletableFuture<>();
         ExchangeHandler endless = ex -> {
+            handling.complete(null);
             try {
                 ServerExchange.ResponseBody body = ex.sendHead(io.loomgate.http.ResponseHead.of(200),
                         io.loomgate.http1.BodyFraming.CHUNKED);
@@ -93,6 +95,8 @@ class ConnectionDeadlinesTest {
         try (RunningListener l = RunningListener.start(s, endless, ConnectionListener.NOOP, reads, writes);
              RawClient client = new RawClient(l.port())) {
             client.send("GET /forever HTTP/1.1\r\nHost: t\r\n\r\n");
+            // The head read first: a clock moved while it is still being read would expire its deadline (408).
+            handling.get(30, TimeUnit.SECONDS);
             // The client reads nothing: the socket buffers fill and the handler's write blocks.
             advanceUntilExpired(clock, writes, READ.plusSeconds(1));
             assertThat(handlerFailure.get(30, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
