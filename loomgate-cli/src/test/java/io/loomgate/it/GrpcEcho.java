@@ -1,5 +1,6 @@
 package io.loomgate.it;
 
+import io.grpc.CallOptions;
 import io.grpc.ChannelCredentials;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.InsecureServerCredentials;
@@ -19,6 +20,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -93,6 +95,31 @@ final class GrpcEcho implements AutoCloseable {
         return MethodDescriptor.<byte[], byte[]>newBuilder().setType(type)
                 .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
                 .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
+    }
+
+    /** Call options with a deadline this many seconds away. */
+    static CallOptions deadline(long seconds) {
+        return CallOptions.DEFAULT.withDeadlineAfter(seconds, TimeUnit.SECONDS);
+    }
+
+    /** An observer that completes {@code result} with the first message (or the call's failure). */
+    static StreamObserver<byte[]> observer(CompletableFuture<String> result) {
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(byte[] value) {
+                result.complete(text(value));
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                result.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                result.complete("completed without a message");
+            }
+        };
     }
 
     static byte[] text(String s) {

@@ -1,9 +1,10 @@
 package io.loomgate.it;
 
+import static io.loomgate.it.GrpcEcho.deadline;
+import static io.loomgate.it.GrpcEcho.observer;
 import static io.loomgate.it.GrpcGatewayAnswersTest.statusOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -62,10 +63,6 @@ class GrpcOriginOverTlsTest {
                     uri: https://localhost:${ORIGIN_PORT}
                     predicates: [ "Path=/test.Echo/**" ]
                 """, Map.of("CA", trustedCa.toString(), "ORIGIN_PORT", Integer.toString(origin.port())));
-    }
-
-    private static CallOptions deadline(long seconds) {
-        return CallOptions.DEFAULT.withDeadlineAfter(seconds, TimeUnit.SECONDS);
     }
 
     @Test
@@ -145,22 +142,4 @@ class GrpcOriginOverTlsTest {
         }
     }
 
-    private static StreamObserver<byte[]> observer(CompletableFuture<String> result) {
-        return new StreamObserver<>() {
-            @Override
-            public void onNext(byte[] value) {
-                result.complete(GrpcEcho.text(value));
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                result.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                result.complete("no message");
-            }
-        };
-    }
 }

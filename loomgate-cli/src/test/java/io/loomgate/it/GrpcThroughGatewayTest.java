@@ -1,5 +1,7 @@
 package io.loomgate.it;
 
+import static io.loomgate.it.GrpcEcho.deadline;
+import static io.loomgate.it.GrpcEcho.observer;
 import static io.loomgate.it.GrpcGatewayAnswersTest.statusOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,10 +76,6 @@ class GrpcThroughGatewayTest {
         gateway.close();
         metrics.close();
         origin.close();
-    }
-
-    private static CallOptions deadline(long seconds) {
-        return CallOptions.DEFAULT.withDeadlineAfter(seconds, TimeUnit.SECONDS);
     }
 
     @Test
@@ -238,22 +236,4 @@ class GrpcThroughGatewayTest {
         }
     }
 
-    private static StreamObserver<byte[]> observer(CompletableFuture<String> result) {
-        return new StreamObserver<>() {
-            @Override
-            public void onNext(byte[] value) {
-                result.complete(GrpcEcho.text(value));
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                result.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                result.complete("completed without a message");
-            }
-        };
-    }
 }
