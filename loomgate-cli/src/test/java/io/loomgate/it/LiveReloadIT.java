@@ -110,7 +110,7 @@ class LiveReloadIT {
             try {
                 for (int n = 1; n <= REWRITES; n++) {
                     write(yaml, generation(n, ""));
-                    awaitStatus(port, "/gen/" + n + "/probe", 200);
+                    awaitStatus(gw, port, "/gen/" + n + "/probe", 200);
                     HttpResponse<String> stable = get(port, "/stable/check");
                     assertThat(stable.headers().firstValue("X-Generation")).as("generation %d", n).hasValue("" + n);
                     assertThat(stable.body()).startsWith(n % 2 == 0 ? "A " : "B ");
@@ -183,7 +183,7 @@ class LiveReloadIT {
                 write(yaml, generation(1, ""));
                 Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(gw.pid())).inheritIO().start();
                 assertThat(kill.waitFor()).isZero();
-                awaitStatus(port, "/gen/1/probe", 200);
+                awaitStatus(gw, port, "/gen/1/probe", 200);
                 assertThat(compact(get(admin, "/reload").body())).contains("\"outcome\":\"applied\"")
                         .contains("\"trigger\":\"signal\"");
                 assertThat(get(port, "/stable/x").headers().firstValue("X-Generation")).hasValue("1");
@@ -249,7 +249,8 @@ class LiveReloadIT {
                 HttpResponse.BodyHandlers.ofString());
     }
 
-    private void awaitStatus(int port, String path, int status) throws Exception {
+    /** Polls until the path answers the status; on failure the gateway's log says what its reloads did. */
+    private void awaitStatus(JarProcess gw, int port, String path, int status) throws Exception {
         long deadline = System.nanoTime() + SETTLE.toNanos();
         List<Integer> seen = new ArrayList<>();
         while (System.nanoTime() < deadline) {
@@ -260,7 +261,8 @@ class LiveReloadIT {
             seen.add(s);
             Thread.sleep(20);
         }
-        throw new AssertionError(path + " never answered " + status + " within " + SETTLE + "; saw " + seen);
+        throw new AssertionError(path + " never answered " + status + " within " + SETTLE + "; saw " + seen
+                + "\n--- gateway output ---\n" + gw.output());
     }
 
     /** The admin listener's JSON, compacted, so assertions can name {@code "outcome":"applied"}. */

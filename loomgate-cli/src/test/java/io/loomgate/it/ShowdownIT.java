@@ -59,8 +59,9 @@ class ShowdownIT {
         assertThat(names).containsExactly("proxy", "hello", "blocking", "db", "pinning");
         assertThat(report.get("scenarios").get(0).get("limitRequestsPerSecond").asDouble()).isEqualTo(200.0);
         JsonNode pinning = report.get("scenarios").get(4).get("details");
-        assertThat(pinning.get("pinnedEvents virtual:pinned").asLong()).isPositive();
-        assertThat(pinning.get("pinnedEvents virtual:unpinned").asLong()).isZero();
+        assertThat(pinning.get("handlerPinnedEvents virtual:pinned").asLong()).isPositive();
+        // Only the handler's own wait counts: a loaded JVM may pin once in its own machinery (seen: 1 event).
+        assertThat(pinning.get("handlerPinnedEvents virtual:unpinned").asLong()).as(pinning.toString()).isZero();
 
         String html = Files.readString(out.resolve("bench-report.html"));
         assertThat(html).contains("<svg", "proxy", "pinning").doesNotContain("<script", " src=");

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * {@code pinning}: the backend on virtual threads with a small carrier pool, its handler blocking while pinned to
@@ -15,6 +16,12 @@ import java.util.Map;
  * ({@code jdk.VirtualThreadPinned}) and their stack top is reported.
  */
 final class PinningScenario implements Scenario {
+    /**
+     * The backend's deliberately pinning wait (and its upcall, in case the native frames hide the caller): the events
+     * the scenario is about have one of them on their stack.
+     */
+    static final Set<String> BLOCKERS = Set.of("io.loomgate.lab.backend.PinnedBlock.blockPinned",
+            "io.loomgate.lab.backend.PinnedBlock.sleepInUpcall");
     private final BenchSettings s;
 
     PinningScenario(BenchSettings settings) {
@@ -56,8 +63,9 @@ final class PinningScenario implements Scenario {
             }
             models.add(BenchContext.modelResult(model, m));
             BenchContext.noteRun(details, model, m);
-            PinnedEvents events = PinnedEvents.read(jfr);
+            PinnedEvents events = PinnedEvents.read(jfr, BLOCKERS);
             details.put("pinnedEvents " + model, events.count());
+            details.put("handlerPinnedEvents " + model, events.fromBlocker());
             if (events.count() > 0) {
                 details.put("pinnedStackTop " + model, events.stackTop());
                 details.put("pinnedReason " + model, events.reason());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
 import jdk.jfr.Recording;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
@@ -47,16 +48,19 @@ class ProcessStatsTest {
             recording.stop();
             recording.dump(file);
         }
-        PinnedEvents events = PinnedEvents.read(file);
+        String blocker = ProcessStatsTest.class.getName() + ".blockPinned";
+        PinnedEvents events = PinnedEvents.read(file, Set.of(blocker));
         if (Runtime.version().feature() >= 24) {
             // JEP 491: monitors no longer pin, and nothing else here does.
             assertThat(events.count()).isZero();
+            assertThat(events.fromBlocker()).isZero();
             assertThat(events.stackTop()).isEqualTo("-");
         } else {
             assertThat(events.count()).isPositive();
-            assertThat(events.stackTop()).startsWith(ProcessStatsTest.class.getName() + ".blockPinned");
+            assertThat(events.fromBlocker()).isEqualTo(events.count());
+            assertThat(events.stackTop()).startsWith(blocker);
         }
-        assertThat(PinnedEvents.read(dir.resolve("missing.jfr")).count()).isZero();
+        assertThat(PinnedEvents.read(dir.resolve("missing.jfr"), Set.of(blocker)).count()).isZero();
     }
 
     private static void blockPinned(Object monitor) {
