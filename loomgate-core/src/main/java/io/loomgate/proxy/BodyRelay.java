@@ -15,8 +15,12 @@ import java.io.OutputStream;
  * gets a larger one, up to {@link #MAX_BUFFER}, for few system calls on bulk transfers.
  */
 final class BodyRelay {
-    /** Largest buffer, for bulk transfers: few system calls per megabyte. */
-    static final int MAX_BUFFER = 64 * 1024;
+    /**
+     * Largest buffer, for bulk transfers: few system calls per megabyte. 128 KiB because the JDK's socket streams
+     * move at most that much per system call (NioSocketImpl's MAX_BUFFER_SIZE): 64 KiB took 16 reads and 16 writes
+     * per MB through the proxy, 128 KiB takes 8.5 of each, 256 KiB no fewer (docs/performance.md, issue 15).
+     */
+    static final int MAX_BUFFER = 128 * 1024;
     /** For a tunnel's pipes (unknown length): big enough for bulk, small enough for many at once. */
     static final int UNKNOWN_LENGTH_BUFFER = 16 * 1024;
     /** First buffer, and the size used for slow senders. */
