@@ -119,12 +119,17 @@ public final class ConfigLoader {
 
     private static GatewayConfig.ServerSpec server(Section s) throws ConfigException {
         GatewayConfig.ServerSpec d = GatewayConfig.ServerSpec.DEFAULTS;
+        String address = address(s, d.address());
+        int port = s.integer("port", d.port(), 0, 65535); // 0: any free port (tests, the demo)
+        ThreadModel threads = threads(s);
+        int maxConnections = s.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE);
         return new GatewayConfig.ServerSpec(
-                address(s, d.address()),
-                s.integer("port", d.port(), 0, 65535), // 0: any free port (tests, the demo)
-                threads(s),
-                s.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE),
-                s.integer("backlog", d.backlog(), 1, Integer.MAX_VALUE),
+                address,
+                port,
+                threads,
+                maxConnections,
+                // As HAProxy does: room in the accept queue for every client allowed at once (issue 15)
+                s.integer("backlog", Math.max(d.backlog(), maxConnections), 1, Integer.MAX_VALUE),
                 s.duration("header-timeout", d.headerTimeout(), false),
                 s.duration("idle-timeout", d.idleTimeout(), false),
                 s.duration("read-timeout", d.readTimeout(), false),

@@ -31,10 +31,14 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
     }
 
     /**
-     * The one place these defaults are written: 0.0.0.0:8080, backlog 4096, 10,000 connections, 10 s for a head,
+     * The one place these defaults are written: 0.0.0.0:8080, backlog 10,000, 10,000 connections, 10 s for a head,
      * 60 s idle, 60 s per read or write. An empty {@code server:} section of the gateway's configuration means these.
+     * The backlog is max-connections, as HAProxy's is its maxconn: when every allowed client reconnects at once (a
+     * restart, a load balancer's failover, a benchmark's next run) they all fit the accept queue, where a shorter
+     * one makes the kernel drop SYNs and handshake ACKs and the clients wait out TCP's retransmissions (1 s, 3 s,
+     * 7 s...). The kernel caps it at {@code net.core.somaxconn}; {@link ListenBacklog} warns when it does.
      */
-    public static final ListenerSettings DEFAULTS = new ListenerSettings("0.0.0.0", 8080, 4096, 10_000,
+    public static final ListenerSettings DEFAULTS = new ListenerSettings("0.0.0.0", 8080, 10_000, 10_000,
             Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(60), HttpLimits.DEFAULTS);
 
     public ListenerSettings withPort(int newPort) {
