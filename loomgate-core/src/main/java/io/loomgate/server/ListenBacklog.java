@@ -1,6 +1,7 @@
 package io.loomgate.server;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,8 +27,9 @@ final class ListenBacklog {
 
     /** The kernel's cap read from {@code file}; empty where there is none (not Linux) or it cannot be read. */
     static OptionalInt cap(Path file) {
-        try {
-            return OptionalInt.of(Integer.parseInt(Files.readString(file, StandardCharsets.US_ASCII).strip()));
+        // Not Files.readString: procfs reports a size of 0, and readString then returned "4" of "4096" (JDK 25).
+        try (InputStream in = Files.newInputStream(file)) {
+            return OptionalInt.of(Integer.parseInt(new String(in.readAllBytes(), StandardCharsets.US_ASCII).strip()));
         } catch (IOException | NumberFormatException | SecurityException e) {
             return OptionalInt.empty();
         }

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalInt;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,5 +61,12 @@ class ListenBacklogTest {
         assertThat(ListenBacklog.cap(dir.resolve("absent"))).isEmpty();
         Files.writeString(file, "not a number");
         assertThat(ListenBacklog.cap(file)).isEmpty();
+    }
+
+    @Test
+    void theCapIsReadWholeFromProcfsWhoseFilesSayTheyAreEmpty() throws IOException {
+        Assumptions.assumeTrue(Files.isReadable(ListenBacklog.SOMAXCONN), "no " + ListenBacklog.SOMAXCONN + " here");
+        int expected = Integer.parseInt(Files.readAllLines(ListenBacklog.SOMAXCONN).get(0).strip());
+        assertThat(ListenBacklog.cap(ListenBacklog.SOMAXCONN)).hasValue(expected);
     }
 }
