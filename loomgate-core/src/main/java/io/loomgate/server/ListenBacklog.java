@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * the ACKs that finish handshakes it had already answered: such a client believes it is connected and sends its
  * request, which is dropped too and resent only on TCP's backoff (0.2 s, 0.6 s, 1.4 s, 3 s, 6.2 s...), so its answer
  * comes seconds late although the gateway never saw it wait. Saying so at startup points at the sysctl instead of
- * the gateway (issue 15: W1 at 10,000 connections, with somaxconn 4096).
+ * the gateway (issue 15: W1 at 10,000 connections, with somaxconn 4096). At INFO, not WARN: with the default
+ * backlog (10,000) on a stock kernel (4096) it is what most hosts print, and only storms of thousands care.
  */
 final class ListenBacklog {
     private static final Logger log = LoggerFactory.getLogger(ListenBacklog.class);
@@ -50,7 +51,7 @@ final class ListenBacklog {
     }
 
     /** Logs {@link #shortfall} for a listener just bound. */
-    static void warnIfCapped(ListenerSettings settings, String where) {
-        shortfall(settings.backlog(), cap(SOMAXCONN), settings.maxConnections(), where).ifPresent(log::warn);
+    static void reportIfCapped(ListenerSettings settings, String where) {
+        shortfall(settings.backlog(), cap(SOMAXCONN), settings.maxConnections(), where).ifPresent(log::info);
     }
 }

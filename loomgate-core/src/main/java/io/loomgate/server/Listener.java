@@ -99,7 +99,7 @@ public final class Listener implements AutoCloseable {
                     + e.getMessage(), e);
         }
         serverSocket = ss;
-        ListenBacklog.warnIfCapped(settings, settings.address() + ":" + port());
+        ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
             long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());

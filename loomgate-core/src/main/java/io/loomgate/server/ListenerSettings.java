@@ -36,7 +36,7 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
      * The backlog is max-connections, as HAProxy's is its maxconn: when every allowed client reconnects at once (a
      * restart, a load balancer's failover, a benchmark's next run) they all fit the accept queue, where a shorter
      * one makes the kernel drop SYNs and handshake ACKs and the clients wait out TCP's retransmissions (1 s, 3 s,
-     * 7 s...). The kernel caps it at {@code net.core.somaxconn}; {@link ListenBacklog} warns when it does.
+     * 7 s...). The kernel caps it at {@code net.core.somaxconn}; {@link ListenBacklog} says so at startup.
      */
     public static final ListenerSettings DEFAULTS = new ListenerSettings("0.0.0.0", 8080, 10_000, 10_000,
             Duration.ofSeconds(10), Duration.ofSeconds(60), Duration.ofSeconds(60), HttpLimits.DEFAULTS);

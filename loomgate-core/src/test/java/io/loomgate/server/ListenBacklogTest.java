@@ -14,7 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The accept backlog: by default room for every connection the listener allows (HAProxy's rule), and a startup
- * warning naming the sysctl when the kernel caps it below what was asked.
+ * line naming the sysctl when the kernel caps it below what was asked.
  */
 class ListenBacklogTest {
 
