@@ -3,6 +3,7 @@ package io.loomgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.testkit.JarProcess;
+import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
 import java.net.InetAddress;
@@ -17,13 +18,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * 10,000 client connections open at once, each served twice, with zero errors, in a gateway process whose file
  * descriptors are limited like this machine's (20,000): admission control (max-connections, the upstream pool's
- * max-connections) keeps the gateway inside its budget instead of failing accepts or dials.
+ * max-connections) keeps the gateway inside its budget instead of failing accepts or dials. Between the two rounds
+ * every connection is idle long enough to give its thread up (the parked-connection gauge reaches 10,000), so the
+ * second round is 10,000 resumptions; when the clients close, the parked connections end and every gauge is 0.
  */
 class ManyConnectionsIT {
     private static final int CONNECTIONS = 10_000;
@@ -38,7 +42,7 @@ class ManyConnectionsIT {
                   port: 0
                   max-connections: 10000
                 admin:
-                  port: 0
+                  port: ${ADMIN}
                 upstream:
                   max-connections: 2000
                 routes:
@@ -46,9 +50,13 @@ class ManyConnectionsIT {
                     uri: ${ORIGIN}
                     predicates: [ "Path=/**" ]
                 """);
+        int admin;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) { // port 0 would turn the admin listener off
+            admin = probe.getLocalPort();
+        }
         try (TestOrigin origin = new TestOrigin();
              JarProcess gw = JarProcess.start(List.of("-Xmx512m"), List.of("serve", "--config", yaml.toString()),
-                     Map.of("ORIGIN", origin.uri()))) {
+                     Map.of("ORIGIN", origin.uri(), "ADMIN", Integer.toString(admin)))) {
             int port = gw.awaitListening(Duration.ofSeconds(20));
             List<RawClient> clients = new ArrayList<>(CONNECTIONS);
             AtomicInteger ok = new AtomicInteger();
@@ -70,6 +78,8 @@ class ManyConnectionsIT {
                 for (Future<RawClient> f : opened) {
                     clients.add(f.get());
                 }
+                // Idle: each connection's thread hands it to the listener's selector after the hand-off delay.
+                awaitGauge(admin, "loomgate_client_connections_parked", CONNECTIONS);
                 // Every connection is still open: a second request on each.
                 List<Future<?>> second = new ArrayList<>();
                 for (int i = 0; i < CONNECTIONS; i++) {
@@ -90,8 +100,28 @@ class ManyConnectionsIT {
             }
             assertThat(errors).isEmpty();
             assertThat(ok.get()).isEqualTo(2 * CONNECTIONS);
+            // Closed by their clients (most while parked again): each ended once, nothing left counted.
+            awaitGauge(admin, "loomgate_client_connections_parked", 0);
+            awaitGauge(admin, "loomgate_client_connections", 0);
             assertThat(gw.output()).doesNotContain("Too many open files").doesNotContain("accept on port");
         }
+    }
+
+    /** Polls the admin /metrics until the gauge has the value; fails after a deadline generous for a loaded machine. */
+    private static void awaitGauge(int admin, String name, int expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        double last = Double.NaN;
+        while (System.nanoTime() - deadline < 0) {
+            try (RawClient c = new RawClient(admin)) {
+                last = new PrometheusText(c.send("GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+                        .read().bodyText()).value(name);
+            }
+            if (last == expected) {
+                return;
+            }
+            LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+        }
+        assertThat(last).as(name).isEqualTo(expected);
     }
 
     private static void request(RawClient c, String path, AtomicInteger ok, List<String> errors) {

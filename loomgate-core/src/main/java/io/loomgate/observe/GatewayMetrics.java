@@ -66,6 +66,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     private final ConcurrentMap<String, UpstreamMeters> upstreams = new ConcurrentHashMap<>();
     private final ConcurrentMap<Endpoint, EndpointMeters> endpoints = new ConcurrentHashMap<>();
     private final AtomicInteger clientConnections = new AtomicInteger();
+    private final AtomicInteger parkedConnections = new AtomicInteger();
     private final Counter clientOpened;
     private final Counter clientRejected;
     private final BoundedRing<RecentError> recentErrors = new BoundedRing<>(RECENT_ERRORS);
@@ -86,6 +87,9 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         this.registry = registry;
         Gauge.builder("loomgate.client.connections", clientConnections, AtomicInteger::get)
                 .description("Client connections open now").register(registry);
+        Gauge.builder("loomgate.client.connections.parked", parkedConnections, AtomicInteger::get)
+                .description("Idle keep-alive client connections waiting without a thread (in the listener's selector)")
+                .register(registry);
         clientOpened = Counter.builder("loomgate.client.connections.opened")
                 .description("Client connections accepted").register(registry);
         clientRejected = Counter.builder("loomgate.client.connections.rejected")
@@ -373,6 +377,16 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     @Override
     public void connectionClosed(InetSocketAddress remote, int requests) {
         clientConnections.decrementAndGet();
+    }
+
+    @Override
+    public void connectionParked() {
+        parkedConnections.incrementAndGet();
+    }
+
+    @Override
+    public void connectionUnparked() {
+        parkedConnections.decrementAndGet();
     }
 
     @Override

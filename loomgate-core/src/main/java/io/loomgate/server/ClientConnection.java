@@ -12,6 +12,7 @@ import io.loomgate.http2.Http2Connection;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.Deadline;
+import io.loomgate.threads.NanoClock;
 import io.loomgate.threads.WatchedInputStream;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.threads.WatchedOutputStream;
@@ -22,7 +23,11 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.util.concurrent.locks.ReentrantLock;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * listener's watchdog closes a connection whose handshake is overdue, see {@link #handshake}). The
  * plain socket stays the one that is cut, shut down and closed from other threads; the TLS socket is only read and
  * written by the connection's own thread.
+ *
+ * <p>Idle keep-alive connections ({@link IdleConnections}): on a plain socket accepted as a channel, run on a virtual
+ * thread, a connection that has no next request within the hand-off delay is parked in the listener's selector and
+ * its thread ends (a parked virtual thread keeps a stack chunk of about 5 KB); when bytes arrive, {@link #run()} runs
+ * again on a new thread and the loop goes on where it stopped. While parked, the poller owns the connection: its
+ * streams and deadlines are dropped (remade on resume) and {@link #endParked()} is how it ends.
  */
 final class ClientConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
@@ -58,16 +69,41 @@ final class ClientConnection implements Runnable {
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
     private final ConnectionListener events;
-    private final Runnable onClose;
+    /** Told once when the connection ends (the listener's bookkeeping: one shared instance, not one per connection). */
+    private final Consumer<ClientConnection> onClose;
     private final Watchdog reads;
     private final Watchdog writes;
-    private final ReentrantLock closeLock = new ReentrantLock();
+    /** Where idle connections park; null when this connection keeps its thread while idle. */
+    private final IdleConnections idleConnections;
+    /** How long the first idle wait blocks on the thread before the connection parks. */
+    private final long handoffNanos;
     private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(ClientConnection.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private volatile boolean draining;
     private volatile Http2Connection h2;
     private volatile boolean idle = true;
-    private boolean closed;
+    /** Set once, by whoever closes first (CAS through {@link #CLOSED}). */
+    @SuppressWarnings("unused")
+    private volatile boolean closed;
+    /** Held by the idle-connection poller (between {@link #park} and the poller resuming or ending it). */
+    private volatile boolean parked;
+    /** When a parked connection's idle timeout passes (on the read watchdog's clock); read by the poller. */
+    private long parkedUntil;
+    /** Whether the previous request came within the hand-off delay (see awaitOrPark). Own thread only. */
+    private boolean busy;
+    /** Whether the connection was resumed after a park and has not waited since. Own thread only. */
+    private boolean afterPark;
+    /** Whether {@link #run()} ran before: a later run is a resumption after parking. Own thread only. */
+    private boolean started;
     private InetSocketAddress remote;
     private InetSocketAddress local;
     private WatchedInputStream socketIn;
@@ -83,12 +119,17 @@ final class ClientConnection implements Runnable {
      * @param writes enforces the write deadline: a write blocked longer than the read timeout aborts the connection
      */
     ClientConnection(long id, Socket socket, ListenerSettings settings, ExchangeHandler handler,
-                     ConnectionListener events, Runnable onClose, Watchdog reads, Watchdog writes) {
-        this(id, socket, null, settings, handler, events, onClose, reads, writes);
+                     ConnectionListener events, Consumer<ClientConnection> onClose, Watchdog reads, Watchdog writes) {
+        this(id, socket, null, settings, handler, events, onClose, reads, writes, null, Duration.ZERO);
     }
 
+    /**
+     * @param idleConnections where the connection parks when idle longer than {@code handoff}; null never to park
+     *                        (also a TLS connection, or one not accepted as a channel, never parks)
+     */
     ClientConnection(long id, Socket socket, ServerTls tls, ListenerSettings settings, ExchangeHandler handler,
-                     ConnectionListener events, Runnable onClose, Watchdog reads, Watchdog writes) {
+                     ConnectionListener events, Consumer<ClientConnection> onClose, Watchdog reads, Watchdog writes,
+                     IdleConnections idleConnections, Duration handoff) {
         this.id = id;
         this.raw = socket;
         this.socket = socket;
@@ -99,48 +140,71 @@ final class ClientConnection implements Runnable {
         this.onClose = onClose;
         this.reads = reads;
         this.writes = writes;
+        boolean canPark = idleConnections != null && tls == null && socket.getChannel() != null
+                && handoff.compareTo(settings.idleTimeout()) < 0;
+        this.idleConnections = canPark ? idleConnections : null;
+        this.handoffNanos = handoff.toNanos();
     }
 
+    /** Serves the connection; after a park, runs again on a new thread and carries on where it stopped. */
     @Override
     public void run() {
-        remote = (InetSocketAddress) raw.getRemoteSocketAddress();
-        local = (InetSocketAddress) raw.getLocalSocketAddress();
-        Thread.currentThread().setName("conn-" + id + "-" + remote.getAddress().getHostAddress() + ":" + remote.getPort());
-        events.connectionOpened(remote);
+        boolean resumed = started;
+        started = true;
+        if (!resumed) {
+            remote = (InetSocketAddress) raw.getRemoteSocketAddress();
+            local = (InetSocketAddress) raw.getLocalSocketAddress();
+        }
+        Thread.currentThread().setName(
+                "conn-" + id + "-" + remote.getAddress().getHostAddress() + ":" + remote.getPort());
+        if (!resumed) {
+            events.connectionOpened(remote);
+        }
         boolean served = false;
+        boolean handedOff = false;
         try {
-            raw.setTcpNoDelay(true);
-            // One deadline for everything this thread sends: the TLS handshake (header timeout), each write to
-            // the client and the close_notify (read timeout). Its expiry aborts the connection.
-            writeDeadline = writes.deadline(this::abortOverdueWrite);
-            if (tls != null && !handshake()) {
-                return;
+            if (!resumed) {
+                raw.setTcpNoDelay(true);
+                // One deadline for everything this thread sends: the TLS handshake (header timeout), each write to
+                // the client and the close_notify (read timeout). Its expiry aborts the connection.
+                writeDeadline = writes.deadline(this::abortOverdueWrite);
+                if (tls != null && !handshake()) {
+                    return;
+                }
+            } else {
+                writeDeadline = writes.deadline(this::abortOverdueWrite);
             }
-            socketIn = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput, reads);
-            rawOut = new WatchedOutputStream(socket.getOutputStream(), writeDeadline,
-                    settings.readTimeout().toNanos());
-            in = new HttpInput(socketIn, BufferPool.SIZE, settings.limits());
-            out = new HttpOutput(rawOut, BufferPool.SIZE);
-            serve();
-            served = true;
+            openStreams();
+            handedOff = serve();
+            served = !handedOff;
         } catch (IOException e) {
             log.debug("connection {} ended: {}", id, e.toString());
         } catch (RuntimeException e) {
             log.error("connection {}: unexpected failure", id, e);
         } finally {
-            if (served && socket instanceof SSLSocket s) {
-                sendCloseNotify(s);
+            if (!handedOff) {
+                if (served && socket instanceof SSLSocket s) {
+                    sendCloseNotify(s);
+                }
+                close();
+                if (socketIn != null) {
+                    socketIn.close(); // also when drain closed the socket before this thread had made the stream
+                }
+                if (writeDeadline != null) {
+                    writeDeadline.close();
+                }
+                events.connectionClosed(remote, requests);
+                onClose.accept(this);
             }
-            close();
-            if (socketIn != null) {
-                socketIn.close(); // also when drain closed the socket before this thread had made the stream
-            }
-            if (writeDeadline != null) {
-                writeDeadline.close();
-            }
-            events.connectionClosed(remote, requests);
-            onClose.run();
         }
+    }
+
+    /** The watched streams over the socket; made at the start and again on every resumption after a park. */
+    private void openStreams() throws IOException {
+        socketIn = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput, reads);
+        rawOut = new WatchedOutputStream(socket.getOutputStream(), writeDeadline, settings.readTimeout().toNanos());
+        in = new HttpInput(socketIn, BufferPool.SIZE, settings.limits());
+        out = new HttpOutput(rawOut, BufferPool.SIZE);
     }
 
     /**
@@ -177,26 +241,27 @@ final class ClientConnection implements Runnable {
         }
     }
 
-    private void serve() throws IOException {
+    /** The keep-alive loop; returns true when the connection was handed to the idle poller (thread done). */
+    private boolean serve() throws IOException {
         long headerNanos = settings.headerTimeout().toNanos();
         while (!draining) {
             idle = true;
             if (in.buffered() == 0) {
                 out.releaseBuffer();
-                socketIn.setReadTimeout(settings.idleTimeout());
-                try {
-                    if (!in.awaitData()) {
-                        return; // the client closed between requests: the normal end of keep-alive
-                    }
-                } catch (SocketTimeoutException e) {
-                    log.debug("connection {} idle for {}, closing", id, settings.idleTimeout());
-                    return;
+                // Only virtual threads park: the platform models are the classic thread-per-connection baseline.
+                Boolean next = idleConnections != null && Thread.currentThread().isVirtual() ? awaitOrPark()
+                        : Boolean.valueOf(awaitNextRequest(settings.idleTimeout()));
+                if (next == null) {
+                    return true;
+                }
+                if (!next) {
+                    return false;
                 }
             }
             idle = false;
             if (requests == 0 && settings.http2().enabled() && startsWithHttp2Preface(headerNanos)) {
                 serveHttp2();
-                return;
+                return false;
             }
             if (draining) {
                 // Drain began while this request's first bytes arrived: answer it, then close.
@@ -204,14 +269,126 @@ final class ClientConnection implements Runnable {
             }
             RequestHead head = readHead(headerNanos);
             if (head == null) {
-                return;
+                return false;
             }
             socketIn.setReadTimeout(settings.readTimeout());
             if (!serveOne(head)) {
-                return;
+                return false;
             }
             requests++;
         }
+        return false;
+    }
+
+    /** Waits on this thread for the next request's first byte; false when the client closed or the wait timed out. */
+    private boolean awaitNextRequest(Duration timeout) throws IOException {
+        socketIn.setReadTimeout(timeout);
+        try {
+            return in.awaitData(); // false: the client closed between requests, the normal end of keep-alive
+        } catch (SocketTimeoutException e) {
+            log.debug("connection {} idle for {}, closing", id, timeout);
+            return false;
+        }
+    }
+
+    /**
+     * The idle wait of a connection that may park. Returns true (a request is coming), false (the client closed or
+     * the idle timeout passed) or null (parked: this thread is done).
+     *
+     * <p>Two kinds of wait, because a wait that can end softly after the hand-off delay needs a timed park, and a
+     * timed park arms and cancels a JDK timer: measured at W2, 1.9 more futex calls per request when every wait was
+     * timed. So a <em>busy</em> connection, one whose previous request came within the hand-off delay of the response
+     * before it, waits as before: untimed, under the read watchdog's idle deadline, without parking. Every other wait
+     * (after a connection's first request, after a pause longer than the hand-off delay, after a resumption) blocks
+     * for the hand-off delay, then parks. What that costs: a connection that falls silent right after a quick
+     * exchange keeps its thread until its next request or the idle timeout, as every connection did before; its next
+     * wait after that may park. (A shorter "busy" mark, a few milliseconds, was tried: on a loaded core the time
+     * between a response and the next request's bytes stretches past it and the timers came back.)
+     */
+    private Boolean awaitOrPark() throws IOException {
+        NanoClock clock = reads.clock();
+        long start = clock.nanoTime();
+        if (busy) {
+            boolean next = awaitNextRequest(settings.idleTimeout());
+            busy = clock.nanoTime() - start < handoffNanos;
+            return next;
+        }
+        // SO_TIMEOUT, not the watchdog: a watchdog's expiry cuts the input for good, this wait must end softly.
+        socketIn.setReadTimeout(Duration.ZERO);
+        raw.setSoTimeout((int) Math.max(1, handoffNanos / 1_000_000));
+        try {
+            boolean next = in.awaitData();
+            // The wait before a connection's first request says nothing about how it is used, and the first wait
+            // after a resumption ends at once on bytes that came while parked: neither is learned from.
+            busy = requests > 0 && !afterPark;
+            afterPark = false;
+            return next;
+        } catch (SocketTimeoutException e) {
+            // quiet for the hand-off delay: park
+        } finally {
+            raw.setSoTimeout(0);
+        }
+        return park(start + settings.idleTimeout().toNanos()) ? null : Boolean.FALSE;
+    }
+
+    /**
+     * Hands the idle connection to the poller: no thread, no streams, no deadlines while parked. False when it
+     * could not (the listener is closing, or drain began): the caller ends the connection.
+     */
+    private boolean park(long idleEnd) throws IOException {
+        if (draining) {
+            return false;
+        }
+        socketIn.close();
+        writeDeadline.close();
+        socketIn = null;
+        writeDeadline = null;
+        in = null;
+        out = null;
+        rawOut = null;
+        raw.getChannel().configureBlocking(false);
+        parkedUntil = idleEnd;
+        afterPark = true;
+        parked = true;
+        // Drain sets draining, then looks at parked; this sets parked, then looks at draining: one of the two sees
+        // the other (both volatile), so a connection parking as drain begins is closed by one of them.
+        if (draining || !idleConnections.park(this)) {
+            parked = false;
+            raw.getChannel().configureBlocking(true);
+            return false;
+        }
+        return true;
+    }
+
+    /** The channel a parked connection waits on. */
+    SocketChannel channel() {
+        return raw.getChannel();
+    }
+
+    /** When a parked connection's idle timeout passes, on the read watchdog's clock. */
+    long parkedUntil() {
+        return parkedUntil;
+    }
+
+    /**
+     * The end of a parked connection (idle timeout, drain, the listener closing, a channel closed meanwhile), on the
+     * poller's thread: the same close and the same events, once, as a connection ending on its own thread.
+     */
+    void endParked() {
+        parked = false;
+        close();
+        events.connectionClosed(remote, requests);
+        onClose.accept(this);
+    }
+
+    /** The poller gives the connection back: a new thread runs it next. */
+    void leavePoller() {
+        parked = false;
+    }
+
+    /** Whether the connection is handed to the idle poller now (for tests and drain). */
+    boolean isParked() {
+        return parked;
     }
 
     /** Whether the first bytes are the HTTP/2 preface's first line (prior knowledge, RFC 9113 §3.3). */
@@ -469,7 +646,9 @@ final class ClientConnection implements Runnable {
             c.drain(); // GOAWAY: streams in flight finish, then the connection ends itself
             return;
         }
-        if (idle) {
+        if (parked) {
+            idleConnections.evict(this);
+        } else if (idle) {
             close();
         }
     }
@@ -489,29 +668,30 @@ final class ClientConnection implements Runnable {
     /** Closes the socket whatever the connection is doing (drain timeout). */
     void abort() {
         draining = true;
+        if (parked) {
+            // Closing a parked channel here would cancel its key behind the poller's back; the poller ends it.
+            idleConnections.evict(this);
+            return;
+        }
         close();
     }
 
     private void close() {
-        closeLock.lock();
+        if (!CLOSED.compareAndSet(this, false, true)) {
+            return;
+        }
+        WatchedInputStream watched = socketIn;
+        if (watched != null) {
+            watched.close(); // stops the read watchdog looking at this connection
+        }
+        Deadline d = writeDeadline;
+        if (d != null) {
+            d.close();
+        }
         try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (socketIn != null) {
-                socketIn.close(); // stops the read watchdog looking at this connection
-            }
-            if (writeDeadline != null) {
-                writeDeadline.close();
-            }
-            try {
-                raw.close(); // the plain socket: never waits for a TLS lock another thread may hold
-            } catch (IOException e) {
-                log.debug("connection {}: close failed: {}", id, e.toString());
-            }
-        } finally {
-            closeLock.unlock();
+            raw.close(); // the plain socket: never waits for a TLS lock another thread may hold
+        } catch (IOException e) {
+            log.debug("connection {}: close failed: {}", id, e.toString());
         }
     }
 

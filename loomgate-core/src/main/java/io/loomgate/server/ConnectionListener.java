@@ -16,6 +16,17 @@ public interface ConnectionListener {
     default void connectionClosed(InetSocketAddress remote, int requests) {
     }
 
+    /** An idle keep-alive connection gave its thread up to wait in the listener's selector. On the poller's thread. */
+    default void connectionParked() {
+    }
+
+    /**
+     * A parked connection left the selector: it runs on a thread again, or it ends ({@link #connectionClosed}
+     * follows). On the poller's thread.
+     */
+    default void connectionUnparked() {
+    }
+
     /**
      * A connection accepted but closed at once, unserved, because the listener was stopping as it arrived. (At
      * max-connections nothing is refused: the listener stops accepting and clients wait in the kernel's backlog.)

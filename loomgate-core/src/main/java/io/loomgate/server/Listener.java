@@ -9,8 +9,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.nio.channels.ServerSocketChannel;
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
@@ -34,10 +36,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>TLS: with a {@link ServerTls} every connection starts with its handshake, on its own thread, never on the
  * accept loop, so a client that opens a connection and sends nothing delays nobody.
+ *
+ * <p>Idle connections: a plain listener accepts channels ({@link ServerSocketChannel}, read through their blocking
+ * socket adaptors) so that a keep-alive connection idle longer than {@link #IDLE_HANDOFF} can park in the listener's
+ * {@link IdleConnections} instead of keeping a virtual thread (see docs/architecture.md, "Idle connections"). TLS
+ * connections keep their thread while idle.
  */
 public final class Listener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Listener.class);
     private static final AtomicLong CONNECTION_IDS = new AtomicLong();
+    /** How long an idle keep-alive connection waits on its own thread before it parks (see IdleConnections). */
+    static final Duration IDLE_HANDOFF = Duration.ofSeconds(1);
 
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
@@ -55,6 +64,10 @@ public final class Listener implements AutoCloseable {
     private volatile boolean stopping;
     private ServerSocket serverSocket;
     private Thread acceptThread;
+    /** Where idle plain connections park; null with TLS, and before start. */
+    private IdleConnections idleConnections;
+    private Duration idleHandoff = IDLE_HANDOFF;
+    private final Consumer<ClientConnection> connectionEnded = this::connectionEnded;
 
     public Listener(ListenerSettings settings, ExchangeHandler handler, ExecutorService executor,
                     ConnectionListener events) {
@@ -86,9 +99,26 @@ public final class Listener implements AutoCloseable {
         this.ownsWrites = writes == null;
     }
 
+    /** Another hand-off delay than {@link #IDLE_HANDOFF}, before {@link #start()} (tests: park sooner). */
+    Listener idleHandoff(Duration delay) {
+        this.idleHandoff = delay;
+        return this;
+    }
+
+    /** Connections parked in the idle poller now (0 on a TLS listener). */
+    int parkedConnections() {
+        return idleConnections == null ? 0 : idleConnections.parked();
+    }
+
+    /** How many times connections were parked in the idle poller, in all (0 on a TLS listener). */
+    long parks() {
+        return idleConnections == null ? 0 : idleConnections.parks();
+    }
+
     /** Binds and starts the accept loop; returns once bound. */
     public Listener start() throws IOException {
-        ServerSocket ss = new ServerSocket();
+        // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park.
+        ServerSocket ss = tls == null ? ServerSocketChannel.open().socket() : new ServerSocket();
         ss.setReuseAddress(true);
         try {
             ss.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
@@ -100,6 +130,9 @@ public final class Listener implements AutoCloseable {
         }
         serverSocket = ss;
         ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
+        if (tls == null) {
+            idleConnections = IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
+        }
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
             long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());
@@ -132,13 +165,8 @@ public final class Listener implements AutoCloseable {
                 continue;
             }
             long id = CONNECTION_IDS.incrementAndGet();
-            ClientConnection[] self = new ClientConnection[1];
-            ClientConnection c = new ClientConnection(id, socket, tls, settings, handler, events, () -> {
-                open.remove(self[0]);
-                permits.release();
-                signalClosed();
-            }, reads, writes);
-            self[0] = c;
+            ClientConnection c = new ClientConnection(id, socket, tls, settings, handler, events, connectionEnded,
+                    reads, writes, idleConnections, idleHandoff);
             open.add(c);
             try {
                 executor.execute(c);
@@ -149,6 +177,13 @@ public final class Listener implements AutoCloseable {
                 events.connectionRejected((InetSocketAddress) socket.getRemoteSocketAddress());
             }
         }
+    }
+
+    /** A connection's end: its permit back, drain told. One instance for all connections (idle memory). */
+    private void connectionEnded(ClientConnection c) {
+        open.remove(c);
+        permits.release();
+        signalClosed();
     }
 
     private void signalClosed() {
@@ -218,6 +253,9 @@ public final class Listener implements AutoCloseable {
         }
         for (ClientConnection c : open) {
             c.abort();
+        }
+        if (idleConnections != null) {
+            idleConnections.close(); // ends what is still parked (the aborts above closed their sockets)
         }
         executor.shutdown();
         executor.awaitTermination(1, TimeUnit.SECONDS);
