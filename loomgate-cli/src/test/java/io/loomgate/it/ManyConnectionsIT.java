@@ -6,6 +6,7 @@ import io.loomgate.testkit.JarProcess;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * descriptors are limited like this machine's (20,000): admission control (max-connections, the upstream pool's
  * max-connections) keeps the gateway inside its budget instead of failing accepts or dials. Between the two rounds
  * every connection is idle long enough to give its thread up (the parked-connection gauge reaches 10,000), so the
- * second round is 10,000 resumptions; when the clients close, the parked connections end and every gauge is 0.
+ * second round is 10,000 resumptions; when the clients close, the parked connections end and every gauge is 0, as is
+ * the number of sockets the gateway still holds on its port (a failure keeps the gateway's log and thread dump).
  */
 class ManyConnectionsIT {
     private static final int CONNECTIONS = 10_000;
@@ -100,10 +102,60 @@ class ManyConnectionsIT {
             }
             assertThat(errors).isEmpty();
             assertThat(ok.get()).isEqualTo(2 * CONNECTIONS);
-            // Closed by their clients (most while parked again): each ended once, nothing left counted.
-            awaitGauge(admin, "loomgate_client_connections_parked", 0);
-            awaitGauge(admin, "loomgate_client_connections", 0);
+            // Closed by their clients (most while parked again): each ended once, nothing left counted, and the
+            // count is the truth: the gateway holds no socket of the listener's port any more.
+            try {
+                awaitGauge(admin, "loomgate_client_connections_parked", 0);
+                awaitGauge(admin, "loomgate_client_connections", 0);
+                assertThat(gatewaySockets(port)).as("the gateway's sockets on its port").isZero();
+            } catch (AssertionError e) {
+                throw keepEvidence(e, gw, admin, port);
+            }
             assertThat(gw.output()).doesNotContain("Too many open files").doesNotContain("accept on port");
+        }
+    }
+
+    /**
+     * Sockets of the listener's port the gateway still holds (ESTABLISHED or CLOSE_WAIT in /proc/net/tcp, local port
+     * {@code port}): what the open-connection gauge must agree with. The clients' ends have other local ports.
+     */
+    private static long gatewaySockets(int port) throws IOException {
+        String local = String.format(":%04X ", port);
+        try (var lines = Files.lines(Path.of("/proc/net/tcp"))) {
+            return lines.skip(1).map(String::trim)
+                    .filter(l -> l.split("\\s+")[1].endsWith(local.trim()))
+                    .map(l -> l.split("\\s+")[3])
+                    .filter(state -> state.equals("01") || state.equals("08")) // ESTABLISHED, CLOSE_WAIT
+                    .count();
+        }
+    }
+
+    /**
+     * A failed count keeps what explains it: the gauges, the gateway's sockets on its port, its thread dump and its
+     * log, written under target/ (the process's log is deleted when it ends).
+     */
+    private static AssertionError keepEvidence(AssertionError e, JarProcess gw, int admin, int port) {
+        Path kept = Path.of("target", "ManyConnectionsIT-gateway-" + gw.pid() + ".log");
+        StringBuilder facts = new StringBuilder();
+        try {
+            String metrics = get(admin, "/metrics");
+            PrometheusText p = new PrometheusText(metrics);
+            facts.append("loomgate_client_connections ").append(p.value("loomgate_client_connections"))
+                    .append(", parked ").append(p.value("loomgate_client_connections_parked"))
+                    .append(", gateway sockets on port ").append(port).append(": ").append(gatewaySockets(port));
+            Files.createDirectories(kept.getParent());
+            Files.writeString(kept, facts + "\n\n--- threads\n" + get(admin, "/threads?format=text")
+                    + "\n--- gateway log\n" + gw.output());
+        } catch (IOException | RuntimeException io) {
+            e.addSuppressed(io);
+        }
+        return new AssertionError(e.getMessage() + "; " + facts + "; gateway log and threads kept in "
+                + kept.toAbsolutePath(), e);
+    }
+
+    private static String get(int admin, String path) throws IOException {
+        try (RawClient c = new RawClient(admin)) {
+            return c.send("GET " + path + " HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n").read().bodyText();
         }
     }
 
@@ -112,10 +164,7 @@ class ManyConnectionsIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         double last = Double.NaN;
         while (System.nanoTime() - deadline < 0) {
-            try (RawClient c = new RawClient(admin)) {
-                last = new PrometheusText(c.send("GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-                        .read().bodyText()).value(name);
-            }
+            last = new PrometheusText(get(admin, "/metrics")).value(name);
             if (last == expected) {
                 return;
             }

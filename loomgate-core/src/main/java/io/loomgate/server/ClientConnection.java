@@ -25,6 +25,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -79,10 +80,23 @@ final class ClientConnection implements Runnable {
     private final long handoffNanos;
     private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();
     private static final VarHandle CLOSED;
+    private static final VarHandle ENDED;
+    private static final VarHandle PARK_STATE;
+    /** Park states: a thread of its own runs the connection (also before the first park, and when ended). */
+    static final int RUNNING = 0;
+    /** Handed to the idle poller: queued or registered with its selector, no thread. */
+    static final int PARKED = 1;
+    /** Taken off the selector to run again on a new thread (the poller's until that thread starts). */
+    static final int RESUMING = 2;
+    /** Taken off the selector to be ended (idle timeout, drain, the listener's end, a failure). */
+    static final int CLOSING = 3;
 
     static {
         try {
-            CLOSED = MethodHandles.lookup().findVarHandle(ClientConnection.class, "closed", boolean.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            CLOSED = lookup.findVarHandle(ClientConnection.class, "closed", boolean.class);
+            ENDED = lookup.findVarHandle(ClientConnection.class, "ended", boolean.class);
+            PARK_STATE = lookup.findVarHandle(ClientConnection.class, "parkState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -94,10 +108,20 @@ final class ClientConnection implements Runnable {
     /** Set once, by whoever closes first (CAS through {@link #CLOSED}). */
     @SuppressWarnings("unused")
     private volatile boolean closed;
-    /** Held by the idle-connection poller (between {@link #park} and the poller resuming or ending it). */
-    private volatile boolean parked;
+    /** Set once, by whoever ends the connection first (CAS through {@link #ENDED}): its events and permit, once. */
+    @SuppressWarnings("unused")
+    private volatile boolean ended;
+    /**
+     * {@link #RUNNING}, {@link #PARKED}, {@link #RESUMING} or {@link #CLOSING} (CAS through {@link #PARK_STATE}).
+     * Whoever moves a connection out of PARKED owns it from then on; every other party loses the CAS and leaves it
+     * alone, so a connection that is both readable and evicted (or expired, or shut down) is resumed or ended once.
+     */
+    @SuppressWarnings("unused")
+    private volatile int parkState;
     /** When a parked connection's idle timeout passes (on the read watchdog's clock); read by the poller. */
     private long parkedUntil;
+    /** The selection key while registered with the idle poller's selector; the poller's thread only. */
+    SelectionKey key;
     /** Whether the previous request came within the hand-off delay (see awaitOrPark). Own thread only. */
     private boolean busy;
     /** Whether the connection was resumed after a park and has not waited since. Own thread only. */
@@ -154,15 +178,15 @@ final class ClientConnection implements Runnable {
         if (!resumed) {
             remote = (InetSocketAddress) raw.getRemoteSocketAddress();
             local = (InetSocketAddress) raw.getLocalSocketAddress();
-        }
-        Thread.currentThread().setName(
-                "conn-" + id + "-" + remote.getAddress().getHostAddress() + ":" + remote.getPort());
-        if (!resumed) {
             events.connectionOpened(remote);
         }
         boolean served = false;
         boolean handedOff = false;
         try {
+            // Inside the try: whatever fails from here on (even an Error while the name is built) ends the
+            // connection below, so a resumed connection can never be lost between the poller and this thread.
+            Thread.currentThread().setName(
+                    "conn-" + id + "-" + remote.getAddress().getHostAddress() + ":" + remote.getPort());
             if (!resumed) {
                 raw.setTcpNoDelay(true);
                 // One deadline for everything this thread sends: the TLS handshake (header timeout), each write to
@@ -183,19 +207,38 @@ final class ClientConnection implements Runnable {
             log.error("connection {}: unexpected failure", id, e);
         } finally {
             if (!handedOff) {
-                if (served && socket instanceof SSLSocket s) {
-                    sendCloseNotify(s);
+                try {
+                    if (served && socket instanceof SSLSocket s) {
+                        sendCloseNotify(s);
+                    }
+                    close();
+                    WatchedInputStream watched = socketIn;
+                    if (watched != null) {
+                        watched.close(); // also when drain closed the socket before this thread made the stream
+                    }
+                    Deadline d = writeDeadline;
+                    if (d != null) {
+                        d.close();
+                    }
+                } finally {
+                    finish();
                 }
-                close();
-                if (socketIn != null) {
-                    socketIn.close(); // also when drain closed the socket before this thread had made the stream
-                }
-                if (writeDeadline != null) {
-                    writeDeadline.close();
-                }
-                events.connectionClosed(remote, requests);
-                onClose.accept(this);
             }
+        }
+    }
+
+    /**
+     * The connection's bookkeeping end, exactly once whoever calls it and however often (its own thread, the idle
+     * poller, both after a race): the closed event and the listener's permit.
+     */
+    private void finish() {
+        if (!ENDED.compareAndSet(this, false, true)) {
+            return;
+        }
+        try {
+            events.connectionClosed(remote, requests);
+        } finally {
+            onClose.accept(this);
         }
     }
 
@@ -349,15 +392,25 @@ final class ClientConnection implements Runnable {
         raw.getChannel().configureBlocking(false);
         parkedUntil = idleEnd;
         afterPark = true;
-        parked = true;
-        // Drain sets draining, then looks at parked; this sets parked, then looks at draining: one of the two sees
-        // the other (both volatile), so a connection parking as drain begins is closed by one of them.
+        parkState = PARKED;
+        // Drain sets draining, then looks at the park state; this sets PARKED, then looks at draining: one of the two
+        // sees the other (both volatile), so a connection parking as drain begins is closed by one of them.
         if (draining || !idleConnections.park(this)) {
-            parked = false;
+            if (!PARK_STATE.compareAndSet(this, PARKED, RUNNING)) {
+                return true; // the poller took it meanwhile (drain's eviction): it ends it, this thread is done
+            }
             raw.getChannel().configureBlocking(true);
             return false;
         }
         return true;
+    }
+
+    /**
+     * The poller takes a parked connection off the selector, to {@link #RESUMING} or {@link #CLOSING}; false when
+     * another party took it first (or it is not parked), and then the caller must leave it alone.
+     */
+    boolean takeOff(int next) {
+        return PARK_STATE.compareAndSet(this, PARKED, next);
     }
 
     /** The channel a parked connection waits on. */
@@ -375,20 +428,22 @@ final class ClientConnection implements Runnable {
      * poller's thread: the same close and the same events, once, as a connection ending on its own thread.
      */
     void endParked() {
-        parked = false;
-        close();
-        events.connectionClosed(remote, requests);
-        onClose.accept(this);
+        parkState = CLOSING;
+        try {
+            close();
+        } finally {
+            finish();
+        }
     }
 
-    /** The poller gives the connection back: a new thread runs it next. */
+    /** The poller gives a {@link #RESUMING} connection back: a new thread runs it next. */
     void leavePoller() {
-        parked = false;
+        parkState = RUNNING;
     }
 
     /** Whether the connection is handed to the idle poller now (for tests and drain). */
     boolean isParked() {
-        return parked;
+        return parkState == PARKED;
     }
 
     /** Whether the first bytes are the HTTP/2 preface's first line (prior knowledge, RFC 9113 §3.3). */
@@ -646,8 +701,8 @@ final class ClientConnection implements Runnable {
             c.drain(); // GOAWAY: streams in flight finish, then the connection ends itself
             return;
         }
-        if (parked) {
-            idleConnections.evict(this);
+        if (parkState == PARKED) {
+            idleConnections.evict(this, false);
         } else if (idle) {
             close();
         }
@@ -668,15 +723,17 @@ final class ClientConnection implements Runnable {
     /** Closes the socket whatever the connection is doing (drain timeout). */
     void abort() {
         draining = true;
-        if (parked) {
-            // Closing a parked channel here would cancel its key behind the poller's back; the poller ends it.
-            idleConnections.evict(this);
+        if (parkState != RUNNING) {
+            // Closing a parked channel here would cancel its key behind the poller's back; the poller ends it (or,
+            // if it resumed it meanwhile, closes its socket as this would have).
+            idleConnections.evict(this, true);
             return;
         }
         close();
     }
 
-    private void close() {
+    /** Closes the socket; idempotent, from any thread (the bookkeeping end is {@link #finish()}). */
+    void close() {
         if (!CLOSED.compareAndSet(this, false, true)) {
             return;
         }

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +42,7 @@ final class IdleConnections implements AutoCloseable {
     private final ReentrantLock queueLock = new ReentrantLock();
     private final ArrayDeque<ClientConnection> arriving = new ArrayDeque<>();
     private final ArrayDeque<ClientConnection> evicted = new ArrayDeque<>();
-    private final List<ClientConnection> ready = new ArrayList<>();
+    private final ArrayDeque<ClientConnection> evictedHard = new ArrayDeque<>();
     private final Thread thread;
     private boolean closed; // guarded by queueLock
     private volatile int parked;
@@ -86,14 +85,20 @@ final class IdleConnections implements AutoCloseable {
         return true;
     }
 
-    /** Drain: closes this connection if it is parked (or about to be); a connection resumed meanwhile is left alone. */
-    void evict(ClientConnection c) {
+    /**
+     * Drain: ends this connection if it is parked (or about to be). A connection resumed meanwhile is left to finish
+     * its request, unless {@code hard} (drain's timeout, an abort): then its socket is closed as abort would have.
+     */
+    void evict(ClientConnection c, boolean hard) {
         queueLock.lock();
         try {
             if (closed) {
+                if (hard) {
+                    c.close(); // nothing is registered any more: closing the channel here is safe
+                }
                 return;
             }
-            evicted.add(c);
+            (hard ? evictedHard : evicted).add(c);
         } finally {
             queueLock.unlock();
         }
@@ -131,9 +136,17 @@ final class IdleConnections implements AutoCloseable {
         long nextSweep = System.nanoTime() + SWEEP_NANOS;
         try {
             while (true) {
-                // No parked connection: nothing to sweep, sleep until one arrives.
-                long wait = selector.keys().isEmpty() ? 0 : Math.max(1, (nextSweep - System.nanoTime()) / 1_000_000);
-                selector.select(wait);
+                if (hasQueued()) {
+                    // Work queued while this thread was busy: its wakeup may already be spent (selectNow, below
+                    // and in closeExpired, clears a pending wakeup), so never block on it. This check is what
+                    // makes a lost wakeup impossible: a park or eviction queued after it wakes the select below.
+                    selector.selectNow();
+                } else {
+                    // No parked connection: nothing to sweep, sleep until one arrives (its wakeup ends the select).
+                    long wait = selector.keys().isEmpty() ? 0
+                            : Math.max(1, (nextSweep - System.nanoTime()) / 1_000_000);
+                    selector.select(wait);
+                }
                 if (takeQueued()) {
                     break;
                 }
@@ -144,70 +157,139 @@ final class IdleConnections implements AutoCloseable {
                     nextSweep = now + SWEEP_NANOS;
                 }
             }
-        } catch (IOException | RuntimeException e) {
-            log.error("idle-connection poller failed; closing its parked connections", e);
+        } catch (Throwable e) { // even an Error: shutDown below still ends every connection this poller holds
+            log.error("idle-connection poller failed; ending its parked connections", e);
         } finally {
             shutDown();
         }
     }
 
+    /** Whether parks, evictions or the close wait to be taken. */
+    private boolean hasQueued() {
+        queueLock.lock();
+        try {
+            return closed || !arriving.isEmpty() || !evicted.isEmpty() || !evictedHard.isEmpty();
+        } finally {
+            queueLock.unlock();
+        }
+    }
+
     /** Registers arrivals and handles evictions; true once the poller is closed. */
-    private boolean takeQueued() throws IOException {
+    private boolean takeQueued() {
         List<ClientConnection> in;
         List<ClientConnection> out;
+        List<ClientConnection> outHard;
         boolean stop;
         queueLock.lock();
         try {
-            in = arriving.isEmpty() ? List.of() : new ArrayList<>(arriving);
-            out = evicted.isEmpty() ? List.of() : new ArrayList<>(evicted);
-            arriving.clear();
-            evicted.clear();
+            in = drainQueue(arriving);
+            out = drainQueue(evicted);
+            outHard = drainQueue(evictedHard);
             stop = closed;
         } finally {
             queueLock.unlock();
         }
         for (ClientConnection c : in) {
-            if (c.isDraining()) {
-                c.endParked();
-                continue;
-            }
-            try {
-                c.channel().register(selector, SelectionKey.OP_READ, c);
-                parked++;
-                parks++;
-                events.connectionParked();
-            } catch (ClosedChannelException e) {
-                c.endParked(); // closed between its last read and here: end it once, here
-            }
+            register(c);
         }
         for (ClientConnection c : out) {
-            SelectionKey key = c.channel().keyFor(selector);
-            if (key != null && key.isValid()) {
-                key.cancel();
-                left();
-                c.endParked();
+            end(c); // not parked any more (resumed meanwhile, or ended): left alone
+        }
+        for (ClientConnection c : outHard) {
+            if (!end(c)) {
+                c.close(); // resumed meanwhile: abort closes its socket, its own thread ends it
             }
         }
         return stop;
+    }
+
+    private static List<ClientConnection> drainQueue(ArrayDeque<ClientConnection> q) {
+        if (q.isEmpty()) {
+            return List.of();
+        }
+        List<ClientConnection> all = new ArrayList<>(q);
+        q.clear();
+        return all;
+    }
+
+    /** Registers an arrival for reads; a connection that cannot be registered is ended here, once. */
+    private void register(ClientConnection c) {
+        if (!c.isParked()) {
+            return; // evicted before it arrived here: already ended by whoever took it
+        }
+        if (c.isDraining()) {
+            end(c);
+            return;
+        }
+        try {
+            c.key = c.channel().register(selector, SelectionKey.OP_READ, c);
+        } catch (Throwable e) { // closed meanwhile, or anything unforeseen: never left neither parked nor ended
+            if (!(e instanceof ClosedChannelException)) {
+                log.warn("{}: could not be parked, closing it: {}", c, e.toString());
+            }
+            end(c);
+            return;
+        }
+        parked++;
+        parks++;
+        events.connectionParked();
+    }
+
+    /**
+     * Takes a parked connection off the selector to end it: false when it was not parked any more (another path took
+     * it first). Failures are contained: the connection's bookkeeping end still runs.
+     */
+    private boolean end(ClientConnection c) {
+        if (!takeOff(c, ClientConnection.CLOSING)) {
+            return false;
+        }
+        try {
+            c.endParked();
+        } catch (Throwable e) {
+            log.warn("{}: failed while ending it: {}", c, e.toString());
+        }
+        return true;
+    }
+
+    /**
+     * The one way off the selector: wins the connection's park state (exactly one party does) and, if it was
+     * registered, cancels its key and counts it out once.
+     */
+    private boolean takeOff(ClientConnection c, int next) {
+        if (!c.takeOff(next)) {
+            return false;
+        }
+        SelectionKey key = c.key;
+        if (key != null) {
+            c.key = null;
+            key.cancel();
+            left();
+        }
+        return true;
     }
 
     /** Connections with bytes (or EOF) waiting go back to a thread of their own. */
     private void resumeReady() throws IOException {
         var selected = selector.selectedKeys();
         while (!selected.isEmpty()) {
-            for (SelectionKey key : selected) {
-                key.cancel();
-                left();
-                ready.add((ClientConnection) key.attachment());
+            List<ClientConnection> ready = new ArrayList<>(selected.size());
+            try {
+                for (SelectionKey key : selected) {
+                    ClientConnection c = (ClientConnection) key.attachment();
+                    if (takeOff(c, ClientConnection.RESUMING)) {
+                        ready.add(c);
+                    }
+                }
+                selected.clear();
+                // A cancelled key leaves the channel only at the selector's next selection; selectNow deregisters
+                // them now (so a connection parking again registers afresh) and may find more ready keys: looped.
+                selector.selectNow();
+            } finally {
+                // Each taken off the selector is resumed or ended, whatever failed above.
+                for (ClientConnection c : ready) {
+                    resume(c);
+                }
             }
-            selected.clear();
-            // A cancelled key leaves the channel only at the selector's next selection; until then the channel
-            // cannot go back to blocking mode. selectNow deregisters them (and may find more ready keys: looped).
-            selector.selectNow();
-            for (ClientConnection c : ready) {
-                resume(c);
-            }
-            ready.clear();
         }
     }
 
@@ -217,30 +299,32 @@ final class IdleConnections implements AutoCloseable {
         events.connectionUnparked();
     }
 
+    /** Runs a {@link ClientConnection#RESUMING} connection on a new thread, or ends it if that fails in any way. */
     private void resume(ClientConnection c) {
         try {
             c.channel().configureBlocking(true);
-        } catch (IOException e) { // closed meanwhile (drain's abort): end it here, once
-            c.endParked();
-            return;
-        }
-        c.leavePoller();
-        try {
+            c.leavePoller();
             executor.execute(c);
-        } catch (RejectedExecutionException e) { // the executor is shutting down: the listener is closing
+            return;
+        } catch (ClosedChannelException | RejectedExecutionException e) {
+            // closed meanwhile (drain's abort), or the executor is shutting down with the listener
+            log.debug("{}: not resumed: {}", c, e.toString());
+        } catch (Throwable e) {
+            log.warn("{}: could not be resumed, closing it: {}", c, e.toString());
+        }
+        try {
             c.endParked();
+        } catch (Throwable e) {
+            log.warn("{}: failed while ending it: {}", c, e.toString());
         }
     }
 
     private void closeExpired(long now) throws IOException {
         boolean any = false;
-        for (SelectionKey key : selector.keys()) {
+        for (SelectionKey key : List.copyOf(selector.keys())) {
             ClientConnection c = (ClientConnection) key.attachment();
-            if (key.isValid() && now - c.parkedUntil() >= 0) {
-                key.cancel();
-                left();
-                log.debug("{} idle too long while parked, closing", c);
-                c.endParked();
+            if (now - c.parkedUntil() >= 0 && end(c)) {
+                log.debug("{} idle too long while parked, closed", c);
                 any = true;
             }
         }
@@ -250,25 +334,34 @@ final class IdleConnections implements AutoCloseable {
         }
     }
 
+    /** The poller's end: every connection it holds (registered, queued, being resumed) is ended, once each. */
     private void shutDown() {
+        List<ClientConnection> queued;
         queueLock.lock();
         try {
             closed = true;
+            queued = new ArrayList<>(arriving);
+            queued.addAll(evicted);
+            queued.addAll(evictedHard);
+            arriving.clear();
+            evicted.clear();
+            evictedHard.clear();
         } finally {
             queueLock.unlock();
         }
-        for (SelectionKey key : selector.keys()) {
-            if (key.isValid()) {
-                key.cancel();
-                left();
-                ((ClientConnection) key.attachment()).endParked();
-            }
+        List<SelectionKey> keys;
+        try {
+            keys = List.copyOf(selector.keys());
+        } catch (Throwable e) {
+            keys = List.of();
+            log.error("idle-connection poller: its keys are unreadable", e);
         }
-        for (ClientConnection c : arriving) {
-            c.endParked();
+        for (SelectionKey key : keys) {
+            end((ClientConnection) key.attachment());
         }
-        arriving.clear();
-        evicted.clear();
+        for (ClientConnection c : queued) {
+            end(c);
+        }
         try {
             selector.close();
         } catch (IOException e) {
