@@ -321,7 +321,8 @@ final class IdleConnections implements AutoCloseable {
 
     private void closeExpired(long now) throws IOException {
         boolean any = false;
-        for (SelectionKey key : List.copyOf(selector.keys())) {
+        // Cancelling keys while iterating is safe: cancelled keys leave the key set only at the next selection.
+        for (SelectionKey key : selector.keys()) {
             ClientConnection c = (ClientConnection) key.attachment();
             if (now - c.parkedUntil() >= 0 && end(c)) {
                 log.debug("{} idle too long while parked, closed", c);
