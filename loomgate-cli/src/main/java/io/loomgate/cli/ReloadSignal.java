@@ -15,13 +15,9 @@ final class ReloadSignal {
     }
 
     static void onHangup(Runnable reload) {
-        try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
-                log.info("SIGHUP received: reloading the certificates and the configuration");
-                ConnectionExecutors.startDaemon("loomgate-reload", reload);
-            });
-        } catch (IllegalArgumentException e) { // -Xrs, or a platform without SIGHUP
-            log.warn("cannot handle SIGHUP ({}); the file watch and POST /reload still reload", e.getMessage());
-        }
+        ShutdownSignals.install("HUP", sig -> {
+            log.info("SIGHUP received: reloading the certificates and the configuration");
+            ConnectionExecutors.startDaemon("loomgate-reload", reload);
+        }, "a SIGHUP will not reload; the file watch and POST /reload still do");
     }
 }

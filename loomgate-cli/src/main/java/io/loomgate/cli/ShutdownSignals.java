@@ -14,15 +14,26 @@ public final class ShutdownSignals {
     private ShutdownSignals() {
     }
 
-    /** Runs {@code reload} on a fresh thread at each SIGHUP (certificates read again), instead of the JVM's exit. */
-    static void onHangup(Runnable reload) {
+    /**
+     * Installs a handler and says so when it could not be. A signal this process inherited as ignored (a gateway
+     * started under {@code nohup}, or by a supervisor that ignores SIGHUP) cannot be handled: the JVM keeps it
+     * ignored, and {@code Signal.handle} reports that only by returning {@code SIG_IGN}, so the handler would be
+     * silently absent.
+     *
+     * @return whether the handler is in place
+     */
+    static boolean install(String name, sun.misc.SignalHandler handler, String otherwise) {
         try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
-                log.info("SIGHUP received: reloading certificates");
-                ConnectionExecutors.startDaemon("sighup", reload);
-            });
-        } catch (IllegalArgumentException e) {
-            log.debug("cannot handle SIGHUP: {}", e.getMessage());
+            sun.misc.SignalHandler old = sun.misc.Signal.handle(new sun.misc.Signal(name), handler);
+            if (old == sun.misc.SignalHandler.SIG_IGN) {
+                log.warn("SIG{} is ignored by this process (inherited from whatever started it, e.g. nohup) and "
+                        + "cannot be handled: {}", name, otherwise);
+                return false;
+            }
+            return true;
+        } catch (IllegalArgumentException e) { // -Xrs, or a platform without the signal
+            log.warn("cannot handle SIG{} ({}): {}", name, e.getMessage(), otherwise);
+            return false;
         }
     }
 
@@ -38,11 +49,7 @@ public final class ShutdownSignals {
             ConnectionExecutors.startDaemon("shutdown", () -> System.exit(drain.getAsInt()));
         };
         for (String name : new String[] {"TERM", "INT"}) {
-            try {
-                sun.misc.Signal.handle(new sun.misc.Signal(name), handler);
-            } catch (IllegalArgumentException e) {
-                log.debug("cannot handle SIG{}: {}", name, e.getMessage());
-            }
+            install(name, handler, "it will not drain the gateway");
         }
     }
 }

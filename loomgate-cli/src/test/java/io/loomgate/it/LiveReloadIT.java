@@ -207,6 +207,19 @@ class LiveReloadIT {
     }
 
     @Test
+    void aSighupInheritedAsIgnoredIsNamedAtStartAndTheFileWatchStillReloads(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("gateway.yaml");
+        write(yaml, generation(0, ""));
+        try (JarProcess gw = JarProcess.startWithHangupIgnored(JarProcess.jar(), List.of("-Xmx256m"),
+                List.of("serve", "--config", yaml.toString()))) {
+            int port = gw.awaitListening(Duration.ofSeconds(30));
+            assertThat(gw.output()).contains("SIGHUP is ignored by this process", "a SIGHUP will not reload");
+            write(yaml, generation(1, ""));
+            awaitStatus(gw, port, "/gen/1/probe", 200);
+        }
+    }
+
+    @Test
     void aRequestInFlightFinishesOnTheRouteItStartedWith(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("gateway.yaml");
         write(yaml, generation(0, ""));

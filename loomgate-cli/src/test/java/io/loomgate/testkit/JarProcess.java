@@ -57,10 +57,25 @@ public final class JarProcess implements AutoCloseable {
         return start(jar(), jvmArgs, args, env);
     }
 
-    /** Starts {@code java <jvmArgs> -jar <jar> <args>} with extra environment variables. */
+    /**
+     * Starts {@code java <jvmArgs> -jar <jar> <args>} with extra environment variables. It runs under {@code env
+     * --default-signal=HUP}: a test runner started under {@code nohup} passes SIGHUP on as ignored, and a gateway
+     * that inherits it so cannot reload on SIGHUP (it says so at start), which is not what the tests are about.
+     */
     public static JarProcess start(Path jar, List<String> jvmArgs, List<String> args, Map<String, String> env)
             throws IOException {
-        List<String> cmd = new ArrayList<>();
+        return start(List.of("env", "--default-signal=HUP"), jar, jvmArgs, args, env);
+    }
+
+    /** As {@link #start(Path, List, List, Map)}, with SIGHUP inherited as ignored, as {@code nohup} leaves it. */
+    public static JarProcess startWithHangupIgnored(Path jar, List<String> jvmArgs, List<String> args)
+            throws IOException {
+        return start(List.of("env", "--ignore-signal=HUP"), jar, jvmArgs, args, Map.of());
+    }
+
+    private static JarProcess start(List<String> launcher, Path jar, List<String> jvmArgs, List<String> args,
+            Map<String, String> env) throws IOException {
+        List<String> cmd = new ArrayList<>(launcher); // env(1) execs java: the process's pid stays the JVM's
         cmd.add(javaBinary());
         cmd.addAll(jvmArgs);
         cmd.add("-jar");
