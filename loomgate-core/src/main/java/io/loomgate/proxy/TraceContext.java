@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -8,7 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * always sends upstream a new parent id for this hop, so the origin's spans hang under the gateway's.
  */
 final class TraceContext {
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private TraceContext() {
     }
@@ -16,19 +17,31 @@ final class TraceContext {
     /** Rewrites traceparent on the request and returns the trace id. */
     static String propagate(Headers h) {
         String incoming = h.first("traceparent");
-        String traceId = null;
-        String flags = "01";
+        // The new header is built in one Latin-1 array and becomes one String (no hex strings and concatenation).
+        byte[] out = new byte[55];
+        ThreadLocalRandom r = ThreadLocalRandom.current();
         if (incoming != null && h.count("traceparent") == 1 && isValid(incoming)) {
-            traceId = incoming.substring(3, 35);
-            flags = incoming.substring(53, 55);
+            for (int i = 3; i < 35; i++) {
+                out[i] = (byte) incoming.charAt(i); // the trace id, checked lower-case hex by isValid
+            }
+            out[53] = (byte) incoming.charAt(53);
+            out[54] = (byte) incoming.charAt(54);
         } else {
             h.remove("tracestate"); // belongs to a trace we are not continuing
+            hex(r.nextLong(), out, 3);
+            hex(r.nextLong(), out, 19);
+            out[53] = '0';
+            out[54] = '1';
         }
-        if (traceId == null) {
-            traceId = randomHex(16);
-        }
-        h.set("traceparent", "00-" + traceId + "-" + randomHex(8) + "-" + flags);
-        return traceId;
+        out[0] = '0';
+        out[1] = '0';
+        out[2] = '-';
+        out[35] = '-';
+        hex(r.nextLong(), out, 36);
+        out[52] = '-';
+        String traceparent = new String(out, StandardCharsets.ISO_8859_1);
+        h.set("traceparent", traceparent);
+        return traceparent.substring(3, 35);
     }
 
     /** Version 00: {@code 00-<32 hex>-<16 hex>-<2 hex>}, ids not all zero, lower-case hex. */
@@ -59,15 +72,10 @@ final class TraceContext {
         return true;
     }
 
-    private static String randomHex(int bytes) {
-        ThreadLocalRandom r = ThreadLocalRandom.current();
-        char[] out = new char[bytes * 2];
-        for (int i = 0; i < out.length; i += 16) {
-            long v = r.nextLong();
-            for (int j = 0; j < 16 && i + j < out.length; j++) {
-                out[i + j] = HEX[(int) (v >>> (j * 4)) & 0xf];
-            }
+    /** Sixteen lower-case hex digits of {@code v} into {@code out} from {@code at}. */
+    private static void hex(long v, byte[] out, int at) {
+        for (int j = 0; j < 16; j++) {
+            out[at + j] = HEX[(int) (v >>> (j * 4)) & 0xf];
         }
-        return new String(out);
     }
 }

@@ -15,7 +15,8 @@ final class MatchContext implements PredicateContext {
     private final RequestHead request;
     private final WeightGroups weights;
     private final InetAddress clientIp;
-    private final Map<String, String> variables = new LinkedHashMap<>();
+    /** Made when a predicate first binds a variable: most routes (and "/**") bind none. */
+    private Map<String, String> variables;
     private Map<String, String> draws;
     private String routeId;
 
@@ -32,7 +33,9 @@ final class MatchContext implements PredicateContext {
 
     void startRoute(String id) {
         routeId = id;
-        variables.clear();
+        if (variables != null) {
+            variables.clear();
+        }
     }
 
     @Override
@@ -42,7 +45,15 @@ final class MatchContext implements PredicateContext {
 
     @Override
     public Map<String, String> variables() {
+        if (variables == null) {
+            variables = new LinkedHashMap<>();
+        }
         return variables;
+    }
+
+    /** What the current route's predicates bound so far: an empty map, not a new one, when nothing. */
+    Map<String, String> boundVariables() {
+        return variables == null ? Map.of() : variables;
     }
 
     @Override

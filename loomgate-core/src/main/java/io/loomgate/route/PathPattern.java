@@ -30,6 +30,8 @@ final class PathPattern {
     private final boolean ignoreCase;
     private final List<Element> elements;
     private final List<String> variables;
+    /** The pattern is {@code **} alone: any value (after the leading '/' of a path) matches, binding nothing. */
+    private final boolean matchesAll;
 
     private PathPattern(String text, char separator, boolean ignoreCase, List<Element> elements,
                         List<String> variables) {
@@ -38,6 +40,7 @@ final class PathPattern {
         this.ignoreCase = ignoreCase;
         this.elements = elements;
         this.variables = variables;
+        this.matchesAll = elements.size() == 1 && elements.get(0) instanceof AnySegments && variables.isEmpty();
     }
 
     /** A path pattern; it must start with '/'. */
@@ -67,10 +70,16 @@ final class PathPattern {
             }
             v = v.substring(1);
         }
+        if (matchesAll) {
+            return Map.of(); // "/**": every path, nothing bound; no need to split it
+        }
         String[] segments = split(v, separator);
         String[] bound = new String[variables.size()];
         if (!matchFrom(0, segments, 0, bound)) {
             return null;
+        }
+        if (bound.length == 0) {
+            return Map.of();
         }
         Map<String, String> result = new LinkedHashMap<>();
         for (int i = 0; i < bound.length; i++) {

@@ -40,7 +40,9 @@ record PathPredicate(List<PathPattern> patterns, boolean matchTrailingSlash) imp
                 vars = pattern.match(path.substring(0, path.length() - 1));
             }
             if (vars != null) {
-                context.variables().putAll(vars);
+                if (!vars.isEmpty()) {
+                    context.variables().putAll(vars);
+                }
                 return true;
             }
         }

@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
@@ -57,7 +58,9 @@ public final class RouteTable {
         for (Route route : routes) {
             context.startRoute(route.id());
             if (allHold(route, context)) {
-                return new RouteMatch(route, Collections.unmodifiableMap(new LinkedHashMap<>(context.variables())));
+                Map<String, String> bound = context.boundVariables();
+                return new RouteMatch(route, bound.isEmpty() ? Map.of()
+                        : Collections.unmodifiableMap(new LinkedHashMap<>(bound)));
             }
         }
         return null;
