@@ -1,7 +1,10 @@
 package io.loomgate.tls;
 
 import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PrivateKey;
 import java.security.Provider;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.List;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
@@ -70,6 +73,28 @@ final class ConscryptTls {
             throw new IllegalArgumentException("with provider conscrypt and TLSv1.3 enabled, ciphers must name all"
                     + " three TLS 1.3 suites " + TLS13_SUITES + " (BoringSSL cannot narrow TLS 1.3), got " + named
                     + "; list them all, or use provider: jdk");
+        }
+    }
+
+    /**
+     * The identity with its private key re-made by Conscrypt's own {@link KeyFactory}, so BoringSSL holds it as a
+     * native key from now on. Handed a JDK key, Conscrypt parses its PKCS#8 bytes into a new native key in every
+     * handshake (for an EC key that includes computing the public point, which the JDK's encoding leaves out), and
+     * drops it for the garbage collector's finalization. A key type Conscrypt's factory does not make stays as it
+     * was (and is converted per handshake, as before).
+     */
+    static Identity nativeForm(Identity loaded) {
+        PrivateKey key = loaded.key();
+        if (key.getClass().getName().startsWith("org.conscrypt.") || !"PKCS#8".equals(key.getFormat())
+                || key.getEncoded() == null) {
+            return loaded;
+        }
+        try {
+            PrivateKey converted = KeyFactory.getInstance(key.getAlgorithm(), Holder.PROVIDER)
+                    .generatePrivate(new PKCS8EncodedKeySpec(key.getEncoded()));
+            return new Identity(loaded.chain(), converted);
+        } catch (GeneralSecurityException e) {
+            return loaded; // e.g. EdDSA or RSASSA-PSS: no factory for it here
         }
     }
 

@@ -16,15 +16,28 @@ final class Material {
         X509ExtendedTrustManager build() throws TlsMaterialException;
     }
 
+    /**
+     * Turns a loaded identity into the form the TLS provider signs with, once per load (not per handshake): the
+     * identity as it is for JSSE; for Conscrypt a key BoringSSL holds natively ({@link ConscryptTls#nativeForm}).
+     */
+    @FunctionalInterface
+    interface KeyForm {
+        Identity convert(Identity loaded);
+
+        KeyForm AS_LOADED = identity -> identity;
+    }
+
     private final List<NamedKeySource> sources;
+    private final KeyForm keyForm;
     private final TrustBuilder trustBuilder;
     private final List<Path> files;
     final SniKeyManager keys;
     final Trust.Swappable trust;
 
-    private Material(List<NamedKeySource> sources, TrustBuilder trustBuilder, List<Path> files, SniKeyManager keys,
-                     Trust.Swappable trust) {
+    private Material(List<NamedKeySource> sources, KeyForm keyForm, TrustBuilder trustBuilder, List<Path> files,
+                     SniKeyManager keys, Trust.Swappable trust) {
         this.sources = sources;
+        this.keyForm = keyForm;
         this.trustBuilder = trustBuilder;
         this.files = files;
         this.keys = keys;
@@ -34,16 +47,23 @@ final class Material {
     /** Loads everything once; fails on the first file that cannot be used. {@code trust} may be null (no trust). */
     static Material load(List<NamedKeySource> sources, TrustBuilder trust, List<Path> files)
             throws TlsMaterialException {
-        SniKeyManager keys = new SniKeyManager(entries(sources));
+        return load(sources, KeyForm.AS_LOADED, trust, files);
+    }
+
+    /** As {@link #load(List, TrustBuilder, List)}, with every identity put in {@code keyForm} at each (re)load. */
+    static Material load(List<NamedKeySource> sources, KeyForm keyForm, TrustBuilder trust, List<Path> files)
+            throws TlsMaterialException {
+        SniKeyManager keys = new SniKeyManager(entries(sources, keyForm));
         X509ExtendedTrustManager tm = trust == null ? null : trust.build();
-        return new Material(List.copyOf(sources), trust, List.copyOf(files), keys,
+        return new Material(List.copyOf(sources), keyForm, trust, List.copyOf(files), keys,
                 tm == null ? null : new Trust.Swappable(tm));
     }
 
-    private static List<SniKeyManager.Entry> entries(List<NamedKeySource> sources) throws TlsMaterialException {
+    private static List<SniKeyManager.Entry> entries(List<NamedKeySource> sources, KeyForm keyForm)
+            throws TlsMaterialException {
         List<SniKeyManager.Entry> out = new ArrayList<>();
         for (NamedKeySource s : sources) {
-            out.add(new SniKeyManager.Entry(s.serverName(), s.source().load()));
+            out.add(new SniKeyManager.Entry(s.serverName(), keyForm.convert(s.source().load())));
         }
         return out;
     }
@@ -53,7 +73,7 @@ final class Material {
      * old set stays and the exception says which file and why.
      */
     void reload() throws TlsMaterialException {
-        List<SniKeyManager.Entry> next = entries(sources);
+        List<SniKeyManager.Entry> next = entries(sources, keyForm);
         X509ExtendedTrustManager nextTrust = trustBuilder == null ? null : trustBuilder.build();
         keys.replace(next);
         if (trust != null && nextTrust != null) {

@@ -47,17 +47,20 @@ public final class ServerTls implements Reloadable {
             // JVM-wide and read once, when JSSE first configures itself: set before any SSLContext is made.
             System.setProperty(TICKET_COUNT_PROPERTY, "0");
         }
+        if (settings.provider() == TlsProvider.CONSCRYPT) {
+            String unavailable = settings.provider().unavailableReason();
+            if (unavailable != null) {
+                throw new IllegalStateException(unavailable); // the config reader refuses this first
+            }
+        }
         Material material = Material.load(settings.certificates(),
+                settings.provider() == TlsProvider.CONSCRYPT ? ConscryptTls::nativeForm : Material.KeyForm.AS_LOADED,
                 settings.trustCertificate() == null ? null : () -> Trust.fromPem(settings.trustCertificate()),
                 settings.files());
         KeyManager[] keys = {material.keys};
         TrustManager[] trust = material.trust == null ? null : new TrustManager[] {material.trust};
         try {
             if (settings.provider() == TlsProvider.CONSCRYPT) {
-                String unavailable = settings.provider().unavailableReason();
-                if (unavailable != null) {
-                    throw new IllegalStateException(unavailable); // the config reader refuses this first
-                }
                 ConscryptTls.checkCiphers(settings.ciphers(), settings.protocols());
                 SSLContext context = ConscryptTls.serverContext(keys, trust, settings.sessionResumption());
                 return new ServerTls(settings, material, context, ConscryptTls.socketFactory(context));
@@ -115,9 +118,11 @@ public final class ServerTls implements Reloadable {
      */
     public SSLSocket handshake(Socket raw) throws IOException {
         // Conscrypt has no server-side layering call (the one taking already-read bytes); its client-style one
-        // makes the same engine socket, turned to server mode below before any byte moves.
+        // makes the same engine socket, turned to server mode below before any byte moves. It is given the peer's
+        // address as text: without a host name, Conscrypt looks up the InetAddress's "original host name" by
+        // reflection in every handshake, which the JDK refuses with an exception (a few percent of a handshake).
         SSLSocket s = (SSLSocket) (settings.provider() == TlsProvider.CONSCRYPT
-                ? factory.createSocket(raw, null, raw.getPort(), true)
+                ? factory.createSocket(raw, peerAddress(raw), raw.getPort(), true)
                 : factory.createSocket(raw, null, true));
         s.setUseClientMode(false);
         s.setSSLParameters(parameters);
@@ -129,6 +134,16 @@ public final class ServerTls implements Reloadable {
             s.getSession().invalidate();
         }
         return s;
+    }
+
+    /** What picks and hands out the certificates (for tests in this package). */
+    SniKeyManager keyManager() {
+        return material.keys;
+    }
+
+    private static String peerAddress(Socket raw) {
+        java.net.InetAddress address = raw.getInetAddress();
+        return address == null ? null : address.getHostAddress();
     }
 
     public ServerTlsSettings settings() {

@@ -11,6 +11,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.PrivateKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -115,6 +116,52 @@ class ConscryptListenerTest {
         serve(ServerTls.create(settings(true)));
         int port = listeners.get(0).getLocalPort();
         assertThat(resumes(port, "-tls1_3")).as("TLS 1.3 resumed").isTrue();
+    }
+
+    @Test
+    void theKeyIsMadeConscryptNativeOnceAtLoadAndAgainWhenItsFilesAreReloaded() throws Exception {
+        Path dir = Files.createTempDirectory(pki.dir(), "native-key");
+        Path cert = dir.resolve("server.crt");
+        Path key = dir.resolve("server.key");
+        TestPki.replace(server.cert(), cert);
+        TestPki.replace(server.key(), key);
+        ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(cert, key))
+                .withProvider(TlsProvider.CONSCRYPT).withSessionResumption(false));
+        BlockingQueue<Object> handshakes = serve(tls);
+        int port = listeners.get(0).getLocalPort();
+
+        PrivateKey loaded = servedKey(tls);
+        // Conscrypt's own key class: BoringSSL signs with it as it is, instead of parsing a JDK key's PKCS#8 bytes
+        // into a new native key in every handshake.
+        assertThat(loaded.getClass().getName()).startsWith("org.conscrypt.");
+        assertThat(servedSubject(port, handshakes)).isEqualTo("CN=localhost");
+        assertThat(servedSubject(port, handshakes)).isEqualTo("CN=localhost");
+        assertThat(servedKey(tls)).isSameAs(loaded);
+
+        TestPki.Issued renewed = pki.issue("renewed", "renewed.localhost", "localhost");
+        TestPki.replace(renewed.key(), key);
+        TestPki.replace(renewed.cert(), cert);
+        tls.reload();
+        PrivateKey reloaded = servedKey(tls);
+        assertThat(reloaded).isNotSameAs(loaded);
+        assertThat(reloaded.getClass().getName()).startsWith("org.conscrypt.");
+        assertThat(servedSubject(port, handshakes)).isEqualTo("CN=renewed.localhost");
+    }
+
+    /** The key the next handshake without SNI signs with. */
+    private static PrivateKey servedKey(ServerTls tls) {
+        SniKeyManager keys = tls.keyManager();
+        return keys.getPrivateKey(keys.chooseEngineServerAlias("EC", null, null));
+    }
+
+    private static String servedSubject(int port, BlockingQueue<Object> handshakes) throws Exception {
+        try (SSLSocket client = (SSLSocket) pki.clientContext(null).getSocketFactory()
+                .createSocket("localhost", port)) {
+            client.startHandshake();
+            String subject = client.getSession().getPeerPrincipal().getName();
+            assertThat(handshakes.poll(60, TimeUnit.SECONDS)).isInstanceOf(SSLSocket.class);
+            return subject;
+        }
     }
 
     /** Connects twice with openssl, the second time offering the first session; whether the server took it. */
