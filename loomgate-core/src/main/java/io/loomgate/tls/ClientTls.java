@@ -70,6 +70,14 @@ public final class ClientTls implements Reloadable {
         return handshake(raw, host, port, timeout, HTTP_1_1);
     }
 
+    /**
+     * An unconnected socket to dial an origin with before {@link #handshake} layers TLS over it: JSSE then reads each
+     * record in one system call instead of two ({@link RecordBufferedSocket}).
+     */
+    public static Socket unconnectedSocket() {
+        return new RecordBufferedSocket();
+    }
+
     /** ALPN offer of an HTTP/1.1-only client. */
     public static final List<String> HTTP_1_1 = List.of("http/1.1");
     /** ALPN offer of a client that prefers HTTP/2 and falls back to HTTP/1.1. */

@@ -48,7 +48,8 @@ final class Connector {
     private final Set<String> reportedCauses = ConcurrentHashMap.newKeySet();
 
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener) {
-        this(endpoint, settings, listener, Connector::dialSocket);
+        this(endpoint, settings, listener, (address, timeout) -> dialSocket(
+                endpoint.tls() ? ClientTls.unconnectedSocket() : new Socket(), address, timeout));
     }
 
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener, Dialer dialer) {
@@ -216,8 +217,8 @@ final class Connector {
         return (int) Math.max(1, Math.min(settings.connectTimeout().toMillis(), Integer.MAX_VALUE));
     }
 
-    private static Socket dialSocket(InetSocketAddress address, int timeoutMillis) throws IOException {
-        Socket socket = new Socket();
+    /** Connects {@code socket}: a plain one, or for https one JSSE reads a record at a time from. */
+    private static Socket dialSocket(Socket socket, InetSocketAddress address, int timeoutMillis) throws IOException {
         try {
             socket.setTcpNoDelay(true);
             socket.setKeepAlive(true);
