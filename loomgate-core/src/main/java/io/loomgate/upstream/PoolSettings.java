@@ -10,7 +10,10 @@ import java.util.Objects;
  *
  * @param maxConnections most connections open to one endpoint (idle + in use + being dialled); acquire waits beyond
  *                       it. At least 1; default 4096.
- * @param maxIdle        most idle connections kept; more are closed on release. 0 disables reuse; default 1024.
+ * @param maxIdle        most idle connections kept; more are closed on release. 0 disables reuse; default 4096, as
+ *                       many as max-connections: requests that wait on their origin together come back together, and
+ *                       a lower cap closed the surplus of each such burst only to dial it again for the next one
+ *                       (W9: 45% of upstream requests dialled with 1024; idle-timeout bounds what is kept)
  * @param idleTimeout    an idle connection older than this is closed. Positive; default 60 s.
  * @param connectTimeout how long a TCP connect may take. Positive; default 2 s.
  * @param limits         limits on response heads read from the origin
@@ -25,7 +28,7 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
                            HttpLimits limits, ClientTls tls, boolean http2, int http2MaxConnections,
                            Http2KeepAlive http2KeepAlive) {
     public static final int DEFAULT_HTTP2_MAX_CONNECTIONS = 8;
-    public static final PoolSettings DEFAULTS = new PoolSettings(4096, 1024, Duration.ofSeconds(60),
+    public static final PoolSettings DEFAULTS = new PoolSettings(4096, 4096, Duration.ofSeconds(60),
             Duration.ofSeconds(2), HttpLimits.DEFAULTS);
 
     public PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,

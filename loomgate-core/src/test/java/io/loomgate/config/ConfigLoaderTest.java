@@ -38,7 +38,7 @@ class ConfigLoaderTest {
             access-log: { enabled: true, format: combined }
             upstream:
               max-connections: 4096
-              max-idle: 1024
+              max-idle: 4096
               idle-timeout: 60s
               connect-timeout: 2s
             routes:
