@@ -147,6 +147,21 @@ final class RawH2Client implements AutoCloseable {
         return new Frame(h[3] & 0xff, h[4] & 0xff, stream, p);
     }
 
+    /** The next frame if one arrives within {@code millis}, else null (also at the end of the connection). */
+    Frame readWithin(int millis) throws IOException {
+        if (!putBack.isEmpty()) {
+            return putBack.pollFirst();
+        }
+        socket.setSoTimeout(millis);
+        try {
+            return read();
+        } catch (java.net.SocketTimeoutException e) {
+            return null;
+        } finally {
+            socket.setSoTimeout(20_000);
+        }
+    }
+
     /** Reads until a frame matches (returned) or the connection ends (null). Response heads are decoded on the way. */
     Frame await(Predicate<Frame> wanted) throws IOException {
         while (true) {

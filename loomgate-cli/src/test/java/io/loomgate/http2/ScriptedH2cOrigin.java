@@ -13,7 +13,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * An h2c origin on a raw socket whose behaviour a test scripts per connection: it answers every request with 200
  * and {@code ok}, and answers PINGs with an ACK, with nothing at all (a connection a NAT dropped silently), or with
- * GOAWAY ENHANCE_YOUR_CALM {@code too_many_pings} (a gRPC server's answer to pings it finds too frequent).
+ * GOAWAY ENHANCE_YOUR_CALM {@code too_many_pings} (a gRPC server's answer to pings it finds too frequent). With open
+ * windows it grants the peer the largest flow-control windows and a small socket receive buffer, and can stop
+ * reading ({@link #pauseReading}): the peer's writes then block in the socket, not on flow control.
  */
 final class ScriptedH2cOrigin implements AutoCloseable {
     enum PingAnswer { ACK, CALM_DOWN }
@@ -33,6 +35,10 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         volatile int requests;
         /** Requests (HEADERS) that arrived while silent, left unanswered. */
         volatile int unanswered;
+        /** Streams whose HEADERS did not end them (a request body follows), in order. */
+        final List<Integer> uploads = new CopyOnWriteArrayList<>();
+        /** Streams the peer reset (RST_STREAM), in order. */
+        final List<Integer> resets = new CopyOnWriteArrayList<>();
 
         Conn(Socket socket) throws IOException {
             this.socket = socket;
@@ -61,11 +67,37 @@ final class ScriptedH2cOrigin implements AutoCloseable {
 
     private final ServerSocket server;
     private final List<Conn> connections = new CopyOnWriteArrayList<>();
+    private final boolean openWindows;
+    /** While set, no connection reads its next frame until it is counted down. */
+    private volatile java.util.concurrent.CountDownLatch paused;
     volatile PingAnswer pingAnswer = PingAnswer.ACK;
 
     ScriptedH2cOrigin() throws IOException {
-        server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        this(false);
+    }
+
+    /** @param openWindows the largest windows for the peer, and a small receive buffer (see the class comment) */
+    ScriptedH2cOrigin(boolean openWindows) throws IOException {
+        this.openWindows = openWindows;
+        server = new ServerSocket();
+        if (openWindows) {
+            server.setReceiveBufferSize(16 * 1024); // inherited by accepted sockets: the peer's writes block sooner
+        }
+        server.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 50);
         Thread.ofVirtual().name("scripted-h2c-accept").start(this::accept);
+    }
+
+    /** Every connection stops reading before its next frame (what the peer writes piles up in the socket). */
+    void pauseReading() {
+        paused = new java.util.concurrent.CountDownLatch(1);
+    }
+
+    void resumeReading() {
+        java.util.concurrent.CountDownLatch p = paused;
+        paused = null;
+        if (p != null) {
+            p.countDown();
+        }
     }
 
     String uri() {
@@ -94,8 +126,22 @@ final class ScriptedH2cOrigin implements AutoCloseable {
             DataInputStream in = new DataInputStream(c.socket.getInputStream());
             byte[] preface = new byte[Frames.PREFACE.length];
             in.readFully(preface);
-            c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
+            if (openWindows) {
+                byte[] initialWindow = new byte[6];
+                initialWindow[1] = Frames.SETTINGS_INITIAL_WINDOW_SIZE;
+                FrameWriter.putInt(initialWindow, 2, Integer.MAX_VALUE);
+                c.frame(Frames.SETTINGS, 0, 0, initialWindow);
+                byte[] connectionWindow = new byte[4];
+                FrameWriter.putInt(connectionWindow, 0, Integer.MAX_VALUE - 65_535);
+                c.frame(Frames.WINDOW_UPDATE, 0, 0, connectionWindow);
+            } else {
+                c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
+            }
             while (true) {
+                java.util.concurrent.CountDownLatch gate = paused;
+                if (gate != null) {
+                    gate.await();
+                }
                 byte[] h = new byte[9];
                 in.readFully(h);
                 int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
@@ -139,8 +185,11 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                         if ((flags & Frames.FLAG_END_STREAM) != 0) {
                             c.requests++;
                             answer(c, stream);
+                        } else {
+                            c.uploads.add(stream);
                         }
                     }
+                    case Frames.RST_STREAM -> c.resets.add(stream);
                     case Frames.DATA -> {
                         if ((flags & Frames.FLAG_END_STREAM) != 0) {
                             c.requests++;
@@ -148,12 +197,14 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                         }
                     }
                     default -> {
-                        // WINDOW_UPDATE, GOAWAY, RST_STREAM: nothing to do for these tests
+                        // WINDOW_UPDATE, GOAWAY: nothing to do for these tests
                     }
                 }
             }
         } catch (IOException e) {
             c.endedByPeer = true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

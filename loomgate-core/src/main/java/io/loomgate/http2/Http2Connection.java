@@ -223,6 +223,7 @@ public final class Http2Connection {
     /** The connection is over: every stream still open is reset so its thread stops waiting. */
     private void endAll(String why) {
         List<Http2Stream> left;
+        List<Runnable> cancels = new ArrayList<>();
         lock.lock();
         try {
             ended = true;
@@ -230,11 +231,16 @@ public final class Http2Connection {
             streams = Map.of();
             for (Http2Stream s : left) {
                 s.markReset(why);
+                if (s.onCancel != null) {
+                    cancels.add(s.onCancel);
+                }
             }
             windowOpened.signalAll();
         } finally {
             lock.unlock();
         }
+        // The client is gone: what its streams' handlers still wait for upstream is cancelled.
+        cancels.forEach(c -> cancelHandler(c, null));
     }
 
     /**
@@ -654,23 +660,20 @@ public final class Http2Connection {
         }
         Http2Stream s;
         Thread handler = null;
+        Runnable cancel = null;
         lock.lock();
         try {
             s = removeStream(stream);
             if (s != null) {
                 s.markReset("reset by the client");
-                handler = s.thread;
+                cancel = s.onCancel;
+                handler = cancel == null ? s.thread : null;
                 windowOpened.signalAll();
             }
         } finally {
             lock.unlock();
         }
-        if (handler != null) {
-            // Wakes a handler blocked on its upstream: interrupting a virtual thread in a socket read closes that
-            // socket, which cancels the upstream request at once. Outside the connection's lock: the writer's lock
-            // is taken for it.
-            writer.interruptBetweenWrites(handler);
-        }
+        cancelHandler(cancel, handler);
         if (s != null && resets == null) {
             resets = new RateLimit(2 * settings.maxResetsPerSecond(), settings.maxResetsPerSecond());
         }
@@ -1052,6 +1055,25 @@ public final class Http2Connection {
         endOutputIfDone();
     }
 
+    /**
+     * Ends what a reset stream's handler is doing upstream. The handler's own cancel (its upstream attempt's abort:
+     * RST_STREAM to an HTTP/2 origin, the socket of an HTTP/1.1 one closed) when it registered one; else its thread
+     * is interrupted (a virtual thread interrupted in a socket read closes that socket), under the writer's lock so
+     * that it never lands in a write to the client. The interrupt cannot tell a socket the thread owns from one that
+     * other streams share (a multiplexed upstream connection), which is why the proxy registers a cancel.
+     */
+    private void cancelHandler(Runnable cancel, Thread handler) {
+        if (cancel != null) {
+            try {
+                cancel.run();
+            } catch (RuntimeException e) {
+                log.warn("h2 connection {}: cancelling a reset stream's work failed", id, e);
+            }
+        } else if (handler != null) {
+            writer.interruptBetweenWrites(handler);
+        }
+    }
+
     /** A stream error found by the reader. */
     private void resetFromReader(int stream, int code, String why) throws IOException {
         Http2Stream s;
@@ -1062,10 +1084,16 @@ public final class Http2Connection {
             lock.unlock();
         }
         if (s != null) {
-            Thread handler = s.thread;
-            if (handler != null) {
-                writer.interruptBetweenWrites(handler);
+            Runnable cancel;
+            Thread handler;
+            lock.lock();
+            try {
+                cancel = s.onCancel;
+                handler = cancel == null ? s.thread : null;
+            } finally {
+                lock.unlock();
             }
+            cancelHandler(cancel, handler);
             resetLocally(s, code, why, true);
         } else {
             writer.rstStream(stream, code);

@@ -43,6 +43,8 @@ public final class Http2Stream {
     boolean localClosed;
     private String resetWhy;
     Thread thread;
+    /** What ends the handler's work when the client cancels; null: the handler's thread is interrupted instead. */
+    Runnable onCancel;
     // stream thread only
     private boolean responseStarted;
     /** The response head's block, not yet written (see {@link #sendHead}). */
@@ -129,6 +131,26 @@ public final class Http2Stream {
             pendingHead = block;
         }
         return new ResponseOut(endStream, bodyLength);
+    }
+
+    /**
+     * Registers what ends the handler's work when the client resets this stream or its connection ends: it runs on
+     * the connection's frame reader and must not block (an upstream attempt's abort). Without one, the handler's
+     * thread is interrupted, which is only safe while it is not writing to a socket other streams share. Runs at once
+     * if the stream is already reset.
+     */
+    public void onClientCancel(Runnable action) {
+        boolean already;
+        conn.lock.lock();
+        try {
+            onCancel = action;
+            already = resetWhy != null;
+        } finally {
+            conn.lock.unlock();
+        }
+        if (already) {
+            action.run();
+        }
     }
 
     /** Ends the stream abnormally (RST_STREAM) unless it already ended. */

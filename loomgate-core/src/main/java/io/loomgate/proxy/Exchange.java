@@ -88,6 +88,24 @@ final class Exchange implements FilterExchange, ExchangeView {
         }
     }
 
+    /** Set when the client cancelled the request (HTTP/2 RST_STREAM): no attempt is started or retried after it. */
+    volatile boolean clientCancelled;
+
+    /**
+     * The client cancelled the request (on its connection's reader thread, must not block): the attempt in flight is
+     * aborted, which ends whatever the exchange's thread waits for upstream. Not an interrupt: the thread may be
+     * blocked writing to an upstream HTTP/2 connection other exchanges share, whose socket an interrupt would close.
+     * Written before the attempt is read, and {@link UpstreamForwarder} sets the attempt before it reads this, so a
+     * new attempt is either aborted here or sees the flag.
+     */
+    void clientCancelled() {
+        clientCancelled = true;
+        UpstreamAttempt a = attempt;
+        if (a != null) {
+            a.abort();
+        }
+    }
+
     /** Whether the gRPC deadline (if any) has passed, as the watchdog saw it or the clock says. */
     boolean pastDeadline() {
         return deadlineExpired || grpcDeadline != 0 && System.nanoTime() - grpcDeadline >= 0;

@@ -57,6 +57,7 @@ public final class ProxyHandler implements ExchangeHandler {
     @Override
     public void handle(ServerExchange downstream) throws IOException {
         Exchange x = new Exchange(downstream, System.nanoTime());
+        downstream.onClientCancel(x::clientCancelled);
         listener.exchangeStart(x);
         ProxyFailure failure = null;
         try {
@@ -66,7 +67,7 @@ public final class ProxyHandler implements ExchangeHandler {
         } catch (RuntimeException e) { // a filter's bug or a broken invariant: answered, not hidden
             failure = new ProxyFailure(Kind.INTERNAL, "internal error: " + e, e);
         }
-        if (failure != null && failure.source() == ProxyFailure.Source.UPSTREAM && cancelledByClient()) {
+        if (failure != null && failure.source() == ProxyFailure.Source.UPSTREAM && cancelledByClient(x)) {
             failure = new ProxyFailure(Kind.CLIENT_ABORTED, "client cancelled the request (stream reset) while it was "
                     + "being proxied: " + failure.getMessage(), failure);
         }
@@ -77,12 +78,12 @@ public final class ProxyHandler implements ExchangeHandler {
     }
 
     /**
-     * Whether the request's thread was interrupted: an HTTP/2 client reset its stream, which also closed the upstream
-     * socket the thread was blocked on. The upstream failure that follows is the client's doing, not the origin's
-     * (gRPC clients reset the stream whenever their deadline passes).
+     * Whether an HTTP/2 client reset the stream ({@link Exchange#clientCancelled()} aborted the attempt), or, for a
+     * handler path that registered no cancel, interrupted the thread. The upstream failure that follows is the
+     * client's doing, not the origin's (gRPC clients reset the stream whenever their deadline passes).
      */
-    static boolean cancelledByClient() {
-        return Thread.currentThread().isInterrupted();
+    static boolean cancelledByClient(Exchange x) {
+        return x.clientCancelled || Thread.currentThread().isInterrupted();
     }
 
     /** The phase chart: see package-info. */

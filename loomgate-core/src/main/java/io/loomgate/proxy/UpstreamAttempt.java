@@ -22,6 +22,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,6 +88,15 @@ final class UpstreamAttempt implements AutoCloseable {
     private long headDeadline;
     /** A final head that arrived while the body was being sent: the upload stopped, readHead returns it. */
     private ResponseHead earlyHead;
+    /**
+     * {@link #LIVE} until either {@link #abort} (another thread) or {@link #finish} (the owner) ends it, whichever
+     * comes first: an abort after finish must not touch a connection already back in the pool, and a finish after an
+     * abort must not give back a connection the abort closed.
+     */
+    private final AtomicInteger phase = new AtomicInteger(LIVE);
+    private static final int LIVE = 0;
+    private static final int ABORTED = 1;
+    private static final int SETTLED = 2;
 
     /** @param number 0 for the first attempt of an exchange; a later one dials a fresh connection */
     UpstreamAttempt(UpstreamMember member, int number) {
@@ -132,10 +142,19 @@ final class UpstreamAttempt implements AutoCloseable {
         if (h2 != null) {
             h2Lease = h2.acquire(deadlineNanos);
             if (h2Lease != null) {
+                failIfAborted();
                 return;
             }
         }
         connection = pool.acquire(deadlineNanos, number > 0);
+        failIfAborted(); // an abort that came before the connection did not see it
+    }
+
+    /** After a connection or stream was set: an abort that ran before could not reach it, so this ends it. */
+    private void failIfAborted() throws IOException {
+        if (phase.get() == ABORTED) {
+            throw new IOException(this + " cancelled");
+        }
     }
 
     /** Whether this attempt is a stream on an HTTP/2 connection. */
@@ -200,6 +219,7 @@ final class UpstreamAttempt implements AutoCloseable {
         stream = h2Lease.connection().open(request.method(), e.tls() ? "https" : "http", authority, request.target(),
                 h, !hadBody);
         sentNanos = System.nanoTime();
+        failIfAborted(); // close() resets the stream
     }
 
     /**
@@ -476,6 +496,9 @@ final class UpstreamAttempt implements AutoCloseable {
             throw new IllegalStateException("attempt " + number + " to " + endpoint() + " already finished");
         }
         settled = true;
+        if (!phase.compareAndSet(LIVE, SETTLED)) {
+            reusable = false; // aborted: its connection was closed, or its stream reset
+        }
         pool.state().attemptEnded();
         if (h2Lease != null) {
             finishHttp2(reusable);
@@ -516,17 +539,21 @@ final class UpstreamAttempt implements AutoCloseable {
     }
 
     /**
-     * Cancels the attempt from another thread (a gRPC deadline's watchdog) without blocking. An HTTP/2 stream is
-     * reset (RST_STREAM CANCEL, from a virtual thread of its own: writing a frame may wait for the shared connection,
-     * and the watchdog must not), which fails every wait on it; an HTTP/1.1 connection's socket is closed, which fails
-     * whatever the owner waits on (a write, the head, a body read). The owner then discards as after any failure.
-     * Safe because the exchange disarms its deadline before this attempt can {@link #finish} and give the connection
-     * back; an abort that loses that race only cancels what the attempt then discards anyway.
+     * Cancels the attempt from another thread (a gRPC deadline's watchdog, an HTTP/2 client's RST_STREAM) without
+     * blocking. An HTTP/2 stream is reset (RST_STREAM CANCEL, from a virtual thread of its own: writing a frame may
+     * wait for the shared connection, and the caller must not), which fails every wait on it and the owner's next
+     * write, while the connection goes on serving its other streams; an HTTP/1.1 connection's socket is closed, which
+     * fails whatever the owner waits on (a write, the head, a body read). The owner then discards as after any
+     * failure. Once {@link #finish} has settled the attempt this does nothing: its connection may already serve
+     * another exchange.
      */
     void abort() {
+        if (!phase.compareAndSet(LIVE, ABORTED)) {
+            return;
+        }
         Http2ClientStream s = stream;
         if (s != null) {
-            ConnectionExecutors.startVirtual("grpc-deadline-" + s.id(), s::cancel);
+            ConnectionExecutors.startVirtual("h2-upstream-cancel-" + s.id(), s::cancel);
         }
         PooledConnection c = connection;
         if (c != null) {

@@ -51,7 +51,7 @@ final class UpstreamForwarder implements FilterChain {
                 UpstreamAttempt failed = x.attempt;
                 failed.close();
                 // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
-                boolean notTheOrigins = x.deadlineExpired || ProxyHandler.cancelledByClient();
+                boolean notTheOrigins = x.deadlineExpired || ProxyHandler.cancelledByClient(x);
                 upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
                 if (notTheOrigins || x.pastDeadline() || !retries.mayRetry(x, f, failed.facts())) {
                     throw f;
@@ -75,6 +75,9 @@ final class UpstreamForwarder implements FilterChain {
         Route route = x.route.route();
         UpstreamAttempt attempt = new UpstreamAttempt(member, number);
         x.attempt = attempt;
+        if (x.clientCancelled) {
+            attempt.abort(); // the cancel came before this attempt was visible to it: connect fails at once
+        }
         try {
             attempt.connect(GrpcCalls.withinDeadline(x, retries.tryDeadline(route.timeout())));
         } catch (IOException e) {

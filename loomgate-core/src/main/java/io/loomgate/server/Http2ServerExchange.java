@@ -78,6 +78,11 @@ final class Http2ServerExchange implements ServerExchange {
     }
 
     @Override
+    public void onClientCancel(Runnable action) {
+        stream.onClientCancel(action);
+    }
+
+    @Override
     public void sendInterim(ResponseHead head) throws IOException {
         if (!head.isInformational() || head.status() == 101) {
             throw new IllegalArgumentException("not an interim status: " + head.status());

@@ -46,6 +46,14 @@ public interface ServerExchange {
         return null;
     }
 
+    /**
+     * Registers what ends the handler's work when the client cancels this request while it is handled (an HTTP/2
+     * client's RST_STREAM, or its connection ending). It runs on another thread and must not block. Without one the
+     * handler's thread is interrupted. HTTP/1.1 has no such signal: there it is never called.
+     */
+    default void onClientCancel(Runnable action) {
+    }
+
     /** Sends an informational (1xx, not 101) head at once. */
     void sendInterim(ResponseHead head) throws IOException;
 
