@@ -45,6 +45,8 @@ final class RawH2Client implements AutoCloseable {
     private final HpackDecoder decoder = new HpackDecoder(4096);
     /** Frames read past while waiting for GOAWAY, handed out again by {@link #read()} before the socket's. */
     private final Deque<Frame> putBack = new ArrayDeque<>();
+    /** Frames held for {@link #inOneWrite}, or null. */
+    private ByteArrayOutputStream corked;
 
     RawH2Client(int port, int... settings) throws IOException {
         socket = new Socket();
@@ -115,6 +117,26 @@ final class RawH2Client implements AutoCloseable {
         frame(Frames.PING, 0, 0, p);
     }
 
+    /**
+     * Sends the frames the action writes in one write, so the server reads them as one burst (a test whose frames
+     * must all arrive before the server can act on the first).
+     */
+    void inOneWrite(IoAction action) throws IOException {
+        corked = new ByteArrayOutputStream();
+        try {
+            action.run();
+        } finally {
+            byte[] all = corked.toByteArray();
+            corked = null;
+            out.write(all);
+            out.flush();
+        }
+    }
+
+    interface IoAction {
+        void run() throws IOException;
+    }
+
     void frame(int type, int flags, int stream, byte[] payload) throws IOException {
         byte[] f = new byte[9 + payload.length];
         f[0] = (byte) (payload.length >>> 16);
@@ -124,6 +146,10 @@ final class RawH2Client implements AutoCloseable {
         f[4] = (byte) flags;
         FrameWriter.putInt(f, 5, stream);
         System.arraycopy(payload, 0, f, 9, payload.length);
+        if (corked != null) {
+            corked.write(f);
+            return;
+        }
         out.write(f);
         out.flush();
     }

