@@ -26,7 +26,7 @@ class IdleConnectionParkingTest {
     private static final ExchangeHandler ECHO = ex -> ex.respond(200, ex.request().target() + "#" + ex.requestIndex());
 
     /** Counts the connection events the metrics see. */
-    static final class Counting implements ConnectionListener {
+    static class Counting implements ConnectionListener {
         final AtomicInteger opened = new AtomicInteger();
         final AtomicInteger closed = new AtomicInteger();
 

@@ -7,7 +7,6 @@ import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.threads.Watchdog;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,21 +37,9 @@ class ParkedConnectionChurnTest {
     private static final int ROUNDS = 5;
 
     /** Counts every connection event, so that a double end or a lost one shows. */
-    static final class Ledger implements ConnectionListener {
-        final AtomicInteger opened = new AtomicInteger();
-        final AtomicInteger closed = new AtomicInteger();
+    static final class Ledger extends IdleConnectionParkingTest.Counting {
         final AtomicInteger parked = new AtomicInteger();
         final AtomicInteger parkedHighWater = new AtomicInteger();
-
-        @Override
-        public void connectionOpened(InetSocketAddress remote) {
-            opened.incrementAndGet();
-        }
-
-        @Override
-        public void connectionClosed(InetSocketAddress remote, int requests) {
-            closed.incrementAndGet();
-        }
 
         @Override
         public void connectionParked() {
