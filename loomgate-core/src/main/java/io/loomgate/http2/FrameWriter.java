@@ -76,8 +76,33 @@ final class FrameWriter {
         }
     }
 
-    void settingsAck() throws IOException {
-        frame(Frames.SETTINGS, Frames.FLAG_ACK, 0, null, 0, 0);
+    /** What the peer's SETTINGS change, applied by {@link #applyAndAcknowledge}; takes no I/O and no writer lock. */
+    @FunctionalInterface
+    interface SettingsChange {
+        void apply() throws Http2Exception;
+    }
+
+    /**
+     * Applies the peer's SETTINGS and queues their ACK in one step under this writer's lock, so no frame that the new
+     * settings let through (a DATA frame a raised SETTINGS_INITIAL_WINDOW_SIZE unblocked on another stream's thread)
+     * is written before the ACK: a peer may read up to the ACK and take what came before it as sent under the old
+     * settings (h2spec 6.9.2/1 does exactly that, and dropped the DATA frame it then waited for). If the change
+     * throws, nothing is queued and the exception is the connection's error.
+     */
+    void applyAndAcknowledge(SettingsChange change) throws IOException, Http2Exception {
+        boolean promised;
+        lock.lock();
+        try {
+            checkNotFailed();
+            change.apply();
+            append(Frames.SETTINGS, Frames.FLAG_ACK, 0, null, 0, 0);
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
     }
 
     void pingAck(byte[] payload) throws IOException {

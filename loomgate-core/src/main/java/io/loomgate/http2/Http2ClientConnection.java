@@ -779,17 +779,23 @@ public final class Http2ClientConnection {
         if (payload.length % 6 != 0) {
             throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "SETTINGS of " + payload.length + " bytes");
         }
-        boolean more = false;
+        int concurrentBefore = peerMaxConcurrent();
+        writer.applyAndAcknowledge(() -> applySettings(payload));
+        if (peerMaxConcurrent() > concurrentBefore) {
+            onCapacity.run();
+        }
+    }
+
+    /** The peer's SETTINGS values in order, under the writer's lock (see FrameWriter#applyAndAcknowledge). */
+    private void applySettings(byte[] payload) throws Http2Exception {
         lock.lock();
         try {
             for (int i = 0; i < payload.length; i += 6) {
                 int key = ((payload[i] & 0xff) << 8) | (payload[i + 1] & 0xff);
                 long value = Frames.getInt(payload, i + 2) & 0xffffffffL;
                 switch (key) {
-                    case Frames.SETTINGS_MAX_CONCURRENT_STREAMS -> {
-                        more = value > peerMaxConcurrent;
-                        peerMaxConcurrent = (int) Math.min(value, Integer.MAX_VALUE);
-                    }
+                    case Frames.SETTINGS_MAX_CONCURRENT_STREAMS ->
+                            peerMaxConcurrent = (int) Math.min(value, Integer.MAX_VALUE);
                     case Frames.SETTINGS_INITIAL_WINDOW_SIZE -> {
                         if (value > Frames.MAX_WINDOW) {
                             throw Http2Exception.connection(Frames.FLOW_CONTROL_ERROR, "initial window over 2^31-1");
@@ -817,9 +823,14 @@ public final class Http2ClientConnection {
         } finally {
             lock.unlock();
         }
-        writer.settingsAck();
-        if (more) {
-            onCapacity.run();
+    }
+
+    private int peerMaxConcurrent() {
+        lock.lock();
+        try {
+            return peerMaxConcurrent;
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -700,6 +700,11 @@ public final class Http2Connection {
         if (!control.tryAcquire()) {
             throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "SETTINGS flood");
         }
+        writer.applyAndAcknowledge(() -> applySettings(payload));
+    }
+
+    /** The peer's SETTINGS values in order (RFC 9113 §6.5.3), under the writer's lock: see FrameWriter. */
+    private void applySettings(byte[] payload) throws Http2Exception {
         for (int i = 0; i < payload.length; i += 6) {
             int key = ((payload[i] & 0xff) << 8) | (payload[i + 1] & 0xff);
             long value = ((payload[i + 2] & 0xffL) << 24) | ((payload[i + 3] & 0xff) << 16)
@@ -733,7 +738,6 @@ public final class Http2Connection {
                 }
             }
         }
-        writer.settingsAck();
     }
 
     private void changeInitialWindow(int value) throws Http2Exception {
