@@ -43,6 +43,26 @@ public final class BufferPool {
         return new byte[size];
     }
 
+    /**
+     * A recycled standard-size buffer, or null when none waits here (or the lock is contended): for a holder that
+     * would rather do without than allocate (see {@link HttpInput#awaitDataBuffered}).
+     */
+    static byte[] takeRecycled() {
+        if (!LOCK.tryLock()) {
+            return null;
+        }
+        try {
+            if (count == 0) {
+                return null;
+            }
+            byte[] b = FREE[--count];
+            FREE[count] = null;
+            return b;
+        } finally {
+            LOCK.unlock();
+        }
+    }
+
     /** Hands a buffer back; the caller must not touch it afterwards. */
     static void give(byte[] buffer) {
         if (buffer == null || buffer.length != SIZE || !LOCK.tryLock()) {

@@ -74,6 +74,44 @@ public final class HttpInput extends InputStream {
     }
 
     /**
+     * {@link #awaitData()} for a connection whose next message is expected soon (a busy keep-alive connection): waits
+     * with a read buffer, so the read that ends the wait takes the whole message, where the one-byte wait needs a
+     * second read for the rest (W2: one system call per request). Only a buffer the pool already holds is used: a
+     * busy connection may still fall silent and wait to its idle timeout, and the buffers so held stay within the
+     * pool's bound (with none free, this is the one-byte wait). The buffer goes back to the pool if the wait ends
+     * without bytes: the end of the stream, a timeout or an error.
+     */
+    public boolean awaitDataBuffered() throws IOException {
+        if (pos < lim) {
+            return true;
+        }
+        if (buf == null && bufferSize == BufferPool.SIZE) {
+            buf = BufferPool.takeRecycled();
+        }
+        if (buf == null) {
+            return awaitData();
+        }
+        pos = 0;
+        lim = 0;
+        yieldBeforeWait();
+        int n;
+        try {
+            do {
+                n = in.read(buf, 0, buf.length);
+            } while (n == 0);
+        } catch (IOException | RuntimeException e) {
+            releaseIfDrained();
+            throw e;
+        }
+        if (n < 0) {
+            releaseIfDrained();
+            return false;
+        }
+        lim = n;
+        return true;
+    }
+
+    /**
      * {@link #awaitData()} inside a body: once the first byte came, also takes what the socket already holds (without
      * blocking), so a slow peer's piece is relayed whole rather than its first byte alone.
      */

@@ -293,7 +293,7 @@ final class ClientConnection implements Runnable {
                 out.releaseBuffer();
                 // Only virtual threads park: the platform models are the classic thread-per-connection baseline.
                 Boolean next = idleConnections != null && Thread.currentThread().isVirtual() ? awaitOrPark()
-                        : Boolean.valueOf(awaitNextRequest(settings.idleTimeout()));
+                        : Boolean.valueOf(awaitNextRequest(settings.idleTimeout(), false));
                 if (next == null) {
                     return true;
                 }
@@ -323,11 +323,16 @@ final class ClientConnection implements Runnable {
         return false;
     }
 
-    /** Waits on this thread for the next request's first byte; false when the client closed or the wait timed out. */
-    private boolean awaitNextRequest(Duration timeout) throws IOException {
+    /**
+     * Waits on this thread for the next request's first bytes; false when the client closed or the wait timed out.
+     * {@code buffered}: wait holding a read buffer, so one read takes the whole request (a busy connection, whose
+     * wait is short); otherwise wait for one byte holding none (an idle connection may wait long).
+     */
+    private boolean awaitNextRequest(Duration timeout, boolean buffered) throws IOException {
         socketIn.setReadTimeout(timeout);
         try {
-            return in.awaitData(); // false: the client closed between requests, the normal end of keep-alive
+            // false: the client closed between requests, the normal end of keep-alive
+            return buffered ? in.awaitDataBuffered() : in.awaitData();
         } catch (SocketTimeoutException e) {
             log.debug("connection {} idle for {}, closing", id, timeout);
             return false;
@@ -352,7 +357,7 @@ final class ClientConnection implements Runnable {
         NanoClock clock = reads.clock();
         long start = clock.nanoTime();
         if (busy) {
-            boolean next = awaitNextRequest(settings.idleTimeout());
+            boolean next = awaitNextRequest(settings.idleTimeout(), true);
             busy = clock.nanoTime() - start < handoffNanos;
             return next;
         }

@@ -67,6 +67,61 @@ class HttpInputBufferTest {
     }
 
     @Test
+    void aBusyConnectionsWaitTakesTheWholeRequestInOneRead() throws IOException {
+        String two = lines("GET /a HTTP/1.1", "Host: h", "") + lines("GET /b HTTP/1.1", "Host: h", "");
+        WatchedStream socket = new WatchedStream(new ChunkyInputStream(bytes(two), "one request a read",
+                two.length() / 2));
+        HttpInput in = new HttpInput(socket, BufferPool.SIZE, HttpLimits.DEFAULTS);
+        socket.owner = in;
+
+        BufferPool.give(new byte[BufferPool.SIZE]);
+        assertThat(in.awaitDataBuffered()).isTrue();
+        assertThat(in.readRequestHead().target()).isEqualTo("/a");
+        BufferPool.give(new byte[BufferPool.SIZE]);
+        assertThat(in.awaitDataBuffered()).isTrue();
+        assertThat(in.readRequestHead().target()).isEqualTo("/b");
+        // one read per request, each into a whole buffer (the one-byte wait needs two)
+        assertThat(socket.asked).containsExactly(BufferPool.SIZE, BufferPool.SIZE);
+
+        assertThat(in.awaitDataBuffered()).isFalse();
+        assertThat(in.holdsBuffer()).as("no buffer kept once the stream ended").isFalse();
+    }
+
+    @Test
+    void aBusyWaitWithNoRecycledBufferWaitsForOneByteHoldingNone() throws IOException {
+        while (BufferPool.takeRecycled() != null) {
+            // empty the pool: the wait must not allocate a buffer to hold while it waits
+        }
+        String one = lines("GET /a HTTP/1.1", "Host: h", "");
+        WatchedStream socket = new WatchedStream(ChunkyInputStream.whole(bytes(one)));
+        HttpInput in = new HttpInput(socket, BufferPool.SIZE, HttpLimits.DEFAULTS);
+        socket.owner = in;
+        assertThat(in.awaitDataBuffered()).isTrue();
+        assertThat(socket.asked.get(0)).isEqualTo(1);
+        assertThat(socket.heldBuffer.get(0)).isFalse();
+        assertThat(in.readRequestHead().target()).isEqualTo("/a");
+    }
+
+    @Test
+    void aBusyWaitThatFailsGivesItsBufferBack() {
+        InputStream failing = new InputStream() {
+            @Override
+            public int read() {
+                throw new AssertionError("not byte by byte");
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                throw new java.net.SocketTimeoutException("idle");
+            }
+        };
+        HttpInput in = new HttpInput(failing, BufferPool.SIZE, HttpLimits.DEFAULTS);
+        BufferPool.give(new byte[BufferPool.SIZE]);
+        assertThatThrownBy(in::awaitDataBuffered).isInstanceOf(java.net.SocketTimeoutException.class);
+        assertThat(in.holdsBuffer()).isFalse();
+    }
+
+    @Test
     void aHeadWithNothingAfterItLeavesNoBufferHeldWhileItsAnswerIsAwaited() throws IOException {
         HttpInput in = Wire.input(lines("GET /a HTTP/1.1", "Host: h", ""));
         assertThat(in.readRequestHead().target()).isEqualTo("/a");
