@@ -39,6 +39,11 @@ final class FrameInput extends InputStream {
         return in.read(b, off, len);
     }
 
+    /** Whether bytes of the next frames are buffered here (then the connection is not idle: it may not park). */
+    boolean holdsBytes() {
+        return pos < lim;
+    }
+
     @Override
     public int read() throws IOException {
         byte[] one = new byte[1];

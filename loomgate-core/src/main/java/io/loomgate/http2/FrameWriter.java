@@ -283,7 +283,7 @@ final class FrameWriter {
      */
     private Thread reader; // plain: only the reader's own comparison must see it, and it sees its own write
 
-    /** The thread that reads the connection's frames; set once, by that thread, before it writes. */
+    /** The thread that reads the connection's frames; set by that thread before it writes (again after a park). */
     void readerIs(Thread t) {
         reader = t;
     }

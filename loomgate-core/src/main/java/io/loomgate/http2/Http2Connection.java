@@ -34,6 +34,12 @@ import org.slf4j.LoggerFactory;
  * 431 for that request), SETTINGS and PING floods (rate → ENHANCE_YOUR_CALM), zero-window stall (a stream waiting
  * for send window longer than the read timeout is reset), stream-id exhaustion (after maxStreamsPerConnection
  * streams, GOAWAY asks for a new connection), MAX_CONCURRENT_STREAMS (more are refused with REFUSED_STREAM).
+ *
+ * <p>Idle connections ({@link Parking}, h2c only): when no stream is open, no handler runs, nothing is buffered and no
+ * GOAWAY was sent or received, a reader that found no frame within the hand-off delay gives the connection to the
+ * listener's idle poller and its thread ends ({@link #serve()} returns true); the next bytes resume it on a new
+ * thread ({@link #resume}). Everything else (HPACK table, settings, windows, stream ids, the rate limits) stays as it
+ * is in this object, so a request after the park decodes against the same table and the floods count on.
  */
 public final class Http2Connection {
     private static final Logger log = LoggerFactory.getLogger(Http2Connection.class);
@@ -44,9 +50,14 @@ public final class Http2Connection {
     /** CONTINUATION frames allowed in one header block: a real block needs a handful. */
     static final int MAX_CONTINUATIONS = 32;
 
+    /** Returned by {@link #awaitOrPark} when the connection was parked. */
+    private static final int PARKED = -2;
+    private static final byte[] NOTHING = new byte[0];
+
     private final long id;
-    private final WatchedInputStream socketIn;
-    private final FrameInput in;
+    /** The socket's input and the frame reader's: dropped while parked, made anew on resume. Reader thread only. */
+    private WatchedInputStream socketIn;
+    private FrameInput in;
     private final FrameWriter writer;
     private final Http2Settings settings;
     private final StreamHandler handler;
@@ -55,6 +66,8 @@ public final class Http2Connection {
     private final Duration idleTimeout;
     private final Duration readTimeout;
     private final Runnable endOutput;
+    /** How the connection parks while idle; null when it keeps its thread (TLS, platform threads). */
+    private final Parking parking;
     private final HpackDecoder decoder = new HpackDecoder(HEADER_TABLE_SIZE);
     /** Made at the first stream reset: most connections never see one. */
     private RateLimit resets;
@@ -70,6 +83,8 @@ public final class Http2Connection {
     private boolean goAwaySent;
     private boolean outputEnded;
     private boolean ended;
+    /** Stream handlers still running: a handler may write after its stream left the map, so none may be parked. */
+    private int handlers;
     // reader thread only
     private volatile int lastStreamId;
     private int streamsOpened;
@@ -80,6 +95,29 @@ public final class Http2Connection {
     private int blockLength;
     private boolean blockEndStream;
     private int blockFrames;
+    /** Whether the last idle wait ended within the hand-off delay: the next waits untimed (see awaitOrPark). */
+    private boolean busy;
+    /** Whether the connection was resumed after a park and has not waited since. */
+    private boolean afterPark;
+
+    /**
+     * How an idle server connection gives up its reader thread: the listener's idle poller (see
+     * {@code io.loomgate.server.IdleConnections}). Called on the reader thread only.
+     */
+    public interface Parking {
+        /** How long the reader waits on its thread for the next frame before it looks whether it may park. */
+        long handOffNanos();
+
+        /** Bounds the socket's next reads (SO_TIMEOUT) to this many milliseconds; 0 unbounds them. */
+        void boundReads(int millis) throws IOException;
+
+        /**
+         * Hands the idle connection to the poller, with this much of its idle timeout left: true when the reader's
+         * thread is done (parked, or ended by the poller), false when nothing changed (drain began: the reader
+         * goes on, under GOAWAY).
+         */
+        boolean park(long idleLeftNanos) throws IOException;
+    }
 
     /**
      * @param alreadyRead bytes read from the socket before the connection knew it was HTTP/2 (starting with the
@@ -89,6 +127,13 @@ public final class Http2Connection {
     public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
                            Http2Settings settings, HttpLimits limits, Duration idleTimeout,
                            Duration readTimeout, Runnable endOutput, StreamHandler handler) {
+        this(id, socketIn, alreadyRead, out, settings, limits, idleTimeout, readTimeout, endOutput, handler, null);
+    }
+
+    /** @param parking how the connection parks while idle; null to keep its reader thread throughout */
+    public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
+                           Http2Settings settings, HttpLimits limits, Duration idleTimeout,
+                           Duration readTimeout, Runnable endOutput, StreamHandler handler, Parking parking) {
         this.id = id;
         this.socketIn = socketIn;
         this.in = new FrameInput(socketIn, alreadyRead);
@@ -100,28 +145,36 @@ public final class Http2Connection {
         this.idleTimeout = idleTimeout;
         this.readTimeout = readTimeout;
         this.endOutput = endOutput;
+        this.parking = parking;
         this.control = new RateLimit(2 * settings.maxControlPerSecond(), settings.maxControlPerSecond());
     }
 
-    /** Reads frames until the connection ends; returns normally when it ended cleanly or with a GOAWAY sent. */
-    public void serve() throws IOException {
+    /**
+     * Reads the preface, then frames until the connection ends or parks. Returns false when it ended (cleanly or
+     * with a GOAWAY sent), true when it was handed to the idle poller: the caller's thread is done with it.
+     */
+    public boolean serve() throws IOException {
+        return run(true);
+    }
+
+    /**
+     * Carries on after a park, on the calling (new) thread, reading from the socket's new input; returns as
+     * {@link #serve()}.
+     */
+    public boolean resume(WatchedInputStream socketIn) throws IOException {
+        this.socketIn = socketIn;
+        this.in = new FrameInput(socketIn, NOTHING);
+        return run(false);
+    }
+
+    private boolean run(boolean start) throws IOException {
+        boolean parked = false;
         try {
             writer.readerIs(Thread.currentThread());
-            socketIn.setReadTimeout(readTimeout);
-            byte[] preface = new byte[Frames.PREFACE.length];
-            readFully(preface, preface.length);
-            if (!java.util.Arrays.equals(preface, Frames.PREFACE)) {
-                throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "invalid connection preface");
+            if (start) {
+                start();
             }
-            writer.settings(new int[] {
-                    Frames.SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams(),
-                    Frames.SETTINGS_INITIAL_WINDOW_SIZE, settings.initialWindowSize(),
-                    Frames.SETTINGS_MAX_HEADER_LIST_SIZE, maxHeaderListSize,
-                    Frames.SETTINGS_ENABLE_PUSH, 0});
-            writer.windowUpdate(0, CONNECTION_WINDOW - Frames.DEFAULT_WINDOW);
-            while (readFrame()) {
-                // one frame at a time
-            }
+            parked = readFrames();
         } catch (Http2Exception e) {
             log.debug("h2 connection {}: {} {}", id, Frames.errorName(e.code()), e.getMessage());
             endAll("connection error: " + Frames.errorName(e.code()));
@@ -133,9 +186,154 @@ public final class Http2Connection {
         } catch (EOFException e) {
             log.debug("h2 connection {}: client closed", id);
         } finally {
-            endAll("connection closed");
-            flushOutput(); // frames other threads added to a batch still go out before the caller closes
+            if (!parked) {
+                endAll("connection closed");
+                flushOutput(); // frames other threads added to a batch still go out before the caller closes
+            }
         }
+        return parked;
+    }
+
+    /** The preface, and our SETTINGS and connection window. */
+    private void start() throws IOException, Http2Exception {
+        socketIn.setReadTimeout(readTimeout);
+        byte[] preface = new byte[Frames.PREFACE.length];
+        readFully(preface, preface.length);
+        if (!java.util.Arrays.equals(preface, Frames.PREFACE)) {
+            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "invalid connection preface");
+        }
+        writer.settings(new int[] {
+                Frames.SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams(),
+                Frames.SETTINGS_INITIAL_WINDOW_SIZE, settings.initialWindowSize(),
+                Frames.SETTINGS_MAX_HEADER_LIST_SIZE, maxHeaderListSize,
+                Frames.SETTINGS_ENABLE_PUSH, 0});
+        writer.windowUpdate(0, CONNECTION_WINDOW - Frames.DEFAULT_WINDOW);
+    }
+
+    /** One frame at a time until the connection ends (false) or parks (true). */
+    private boolean readFrames() throws IOException, Http2Exception {
+        while (true) {
+            int got = parking != null && !in.holdsBytes() ? awaitOrPark() : awaitFrame();
+            if (got == PARKED) {
+                return true;
+            }
+            if (got < 0) {
+                return false;
+            }
+            readFrame(got);
+        }
+    }
+
+    /**
+     * The wait for the next frame of a connection that may park; returns what {@link FrameInput#awaitRead} does,
+     * or {@link #PARKED}.
+     *
+     * <p>As for HTTP/1.1 (ClientConnection.awaitOrPark): a timed wait arms and cancels a JDK timer, so a <em>busy</em>
+     * connection, whose previous wait ended within the hand-off delay, waits untimed under the watchdog's idle
+     * deadline as before, and learns from how long that took. Every other wait blocks for the hand-off delay at a
+     * time (SO_TIMEOUT: a watchdog's expiry would cut the input for good): when it passes with nothing in flight the
+     * connection parks, otherwise (a stream still answering) it waits another hand-off delay, up to the idle timeout.
+     * The waits of a connection's first stream, and the first after a resumption, say nothing about its use and are
+     * not learned from (a client's SETTINGS ACK comes right after its first request). The price: a busy connection
+     * that falls silent keeps its thread until its next frame or its idle timeout.
+     */
+    private int awaitOrPark() throws IOException {
+        long start = System.nanoTime();
+        long handOff = parking.handOffNanos();
+        if (busy || !mayBecomeIdle()) {
+            int got = awaitFrame();
+            busy = System.nanoTime() - start < handOff;
+            return got;
+        }
+        long idleEnd = start + idleTimeout.toNanos();
+        socketIn.setReadTimeout(Duration.ZERO);
+        while (true) {
+            long left = idleEnd - System.nanoTime();
+            if (left <= 0) {
+                parking.boundReads(0);
+                throw new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
+            }
+            parking.boundReads((int) Math.max(1, Math.min(handOff, left) / 1_000_000));
+            try {
+                int got = in.awaitRead(head, 0, Frames.HEADER_LENGTH);
+                parking.boundReads(0);
+                busy = streamsOpened > 1 && !afterPark && System.nanoTime() - start < handOff;
+                afterPark = false;
+                return got;
+            } catch (SocketTimeoutException e) {
+                // quiet for the hand-off delay: park if nothing is in flight, else wait on
+            }
+            if (isIdle()) {
+                parking.boundReads(0);
+                if (park(idleEnd - System.nanoTime())) {
+                    return PARKED;
+                }
+                if (!mayBecomeIdle()) {
+                    return awaitFrame(); // drain began meanwhile: GOAWAY is sent, the client finishes
+                }
+            }
+        }
+    }
+
+    /** Whether no GOAWAY was sent or received: a connection that is ending never parks. */
+    private boolean mayBecomeIdle() {
+        lock.lock();
+        try {
+            return !goAwaySent;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether nothing is in flight: no stream, no handler, no header block, no GOAWAY. Reader thread. */
+    private boolean isIdle() {
+        if (block != null || in.holdsBytes()) {
+            return false;
+        }
+        lock.lock();
+        try {
+            return streams.isEmpty() && handlers == 0 && !goAwaySent;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops the input and hands the connection over; restores the input if it was not taken. */
+    private boolean park(long idleLeftNanos) throws IOException {
+        FrameInput keptIn = in;
+        WatchedInputStream keptSocketIn = socketIn;
+        in = null;
+        socketIn = null;
+        afterPark = true;
+        busy = false;
+        // Once handed over, the poller may resume the connection on a new thread at once: nothing after this.
+        if (parking.park(idleLeftNanos)) {
+            return true;
+        }
+        in = keptIn;
+        socketIn = keptSocketIn;
+        afterPark = false;
+        return false;
+    }
+
+    /**
+     * The GOAWAY (NO_ERROR) that ends a parked connection (its idle timeout, drain), as bytes for the poller to write
+     * without blocking; no stream was opened after {@link #lastStreamId}, and none will be.
+     */
+    public byte[] goAwayWhileParked(String why) {
+        lock.lock();
+        try {
+            goAwaySent = true;
+        } finally {
+            lock.unlock();
+        }
+        java.io.ByteArrayOutputStream frame = new java.io.ByteArrayOutputStream(64);
+        try {
+            new FrameWriter(frame).goAway(lastStreamId, Frames.NO_ERROR, why);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e); // a ByteArrayOutputStream does not fail
+        }
+        return frame.toByteArray();
     }
 
     /** Writes the frames gathered for the next batch now; the output is about to be half-closed or closed. */
@@ -264,15 +462,16 @@ public final class Http2Connection {
         }
     }
 
-    /** Reads and handles one frame; false at a clean end of the connection. */
-    private boolean readFrame() throws IOException, Http2Exception {
+    /** Waits for the first bytes of the next frame: what {@link FrameInput#awaitRead} returns (-1 at the end). */
+    private int awaitFrame() throws IOException {
         // Between frames the idle timeout applies; once GOAWAY was sent and every stream is done (output half-closed)
         // the client only has to notice and close, so it gets a short while.
         socketIn.setReadTimeout(outputEnded() ? Duration.ofSeconds(2) : idleTimeout);
-        int got = in.awaitRead(head, 0, Frames.HEADER_LENGTH);
-        if (got < 0) {
-            return false;
-        }
+        return in.awaitRead(head, 0, Frames.HEADER_LENGTH);
+    }
+
+    /** Reads and handles the frame whose first {@code got} bytes are in {@link #head}. */
+    private void readFrame(int got) throws IOException, Http2Exception {
         socketIn.setReadTimeout(readTimeout);
         readFully9(got);
         int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
@@ -315,7 +514,6 @@ public final class Http2Connection {
                     e.getMessage());
             resetFromReader(e.streamId(), e.code(), e.getMessage());
         }
-        return true;
     }
 
     private void readFully9(int already) throws IOException {
@@ -552,6 +750,7 @@ public final class Http2Connection {
                 streams = new HashMap<>(); // the shared empty map cannot take it
             }
             streams.put(stream, s);
+            handlers++; // every stream put here gets a handler thread below (runStream or refuseWith431)
         } finally {
             lock.unlock();
         }
@@ -631,6 +830,12 @@ public final class Http2Connection {
             resetLocally(s, Frames.INTERNAL_ERROR, "handler returned without finishing the response");
         }
         Thread.interrupted(); // a client reset may have interrupted this thread after the handler was done
+        lock.lock();
+        try {
+            handlers--; // after its last write: the connection may park from now on
+        } finally {
+            lock.unlock();
+        }
     }
 
     private void onPriority(int stream, byte[] payload) throws Http2Exception {

@@ -23,6 +23,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.SelectionKey;
@@ -52,6 +53,12 @@ import org.slf4j.LoggerFactory;
  * its thread ends (a parked virtual thread keeps a stack chunk of about 5 KB); when bytes arrive, {@link #run()} runs
  * again on a new thread and the loop goes on where it stopped. While parked, the poller owns the connection: its
  * streams and deadlines are dropped (remade on resume) and {@link #endParked()} is how it ends.
+ *
+ * <p>An idle h2c connection parks the same way ({@link Http2Connection.Parking}: no stream open, nothing in flight,
+ * quiet for the hand-off delay) and resumes into {@link Http2Connection#resume}; its {@link Http2Connection} (HPACK
+ * table, settings, windows) and its output stream, which the frame writer holds, stay as they are. While parked, drain
+ * and the idle timeout end it with a GOAWAY written by the poller ({@link #endParked()}). h2 over TLS keeps its thread:
+ * a TLS socket cannot be registered with a selector.
  */
 final class ClientConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
@@ -195,11 +202,15 @@ final class ClientConnection implements Runnable {
                 if (tls != null && !handshake()) {
                     return;
                 }
-            } else {
+            } else if (h2 == null) {
                 writeDeadline = writes.deadline(this::abortOverdueWrite);
             }
-            openStreams();
-            handedOff = serve();
+            if (resumed && h2 != null) {
+                handedOff = resumeHttp2();
+            } else {
+                openStreams();
+                handedOff = serve();
+            }
             served = !handedOff;
         } catch (IOException e) {
             log.debug("connection {} ended: {}", id, e.toString());
@@ -303,8 +314,7 @@ final class ClientConnection implements Runnable {
             }
             idle = false;
             if (requests == 0 && settings.http2().enabled() && startsWithHttp2Preface(headerNanos)) {
-                serveHttp2();
-                return false;
+                return serveHttp2();
             }
             if (draining) {
                 // Drain began while this request's first bytes arrived: answer it, then close.
@@ -435,9 +445,26 @@ final class ClientConnection implements Runnable {
     void endParked() {
         parkState = CLOSING;
         try {
+            Http2Connection c = h2;
+            if (c != null) {
+                goAwayWhileParked(c);
+            }
             close();
         } finally {
             finish();
+        }
+    }
+
+    /**
+     * An HTTP/2 connection's end while parked is announced with GOAWAY (RFC 9113 §6.8): a small write into the empty
+     * send buffer of a non-blocking channel, so the poller never blocks; if it does not fit, the close alone says it.
+     */
+    private void goAwayWhileParked(Http2Connection c) {
+        try {
+            ByteBuffer frame = ByteBuffer.wrap(c.goAwayWhileParked(draining ? "server shutting down" : "idle timeout"));
+            raw.getChannel().write(frame);
+        } catch (IOException | RuntimeException e) {
+            log.debug("connection {}: GOAWAY while parked not sent: {}", id, e.toString());
         }
     }
 
@@ -465,18 +492,86 @@ final class ClientConnection implements Runnable {
 
     /**
      * The connection speaks HTTP/2 from here on: one {@link Http2Connection} reads its frames on this thread and
-     * runs each stream's exchange on a virtual thread of its own, through the same handler.
+     * runs each stream's exchange on a virtual thread of its own, through the same handler. Returns true when it was
+     * parked (this thread is done), false when it ended.
      */
-    private void serveHttp2() throws IOException {
+    private boolean serveHttp2() throws IOException {
         out.releaseBuffer();
-        Http2Connection c = new Http2Connection(id, socketIn, in.takeBuffered(), rawOut, settings.http2(),
+        byte[] alreadyRead = in.takeBuffered();
+        in = null; // HTTP/1.1's buffers are done with: the frame reader has its own
+        out = null;
+        // Only virtual threads park: the platform models are the classic thread-per-connection baseline.
+        Http2Connection.Parking parking = idleConnections != null && Thread.currentThread().isVirtual()
+                ? new Http2Parking() : null;
+        Http2Connection c = new Http2Connection(id, socketIn, alreadyRead, rawOut, settings.http2(),
                 settings.limits(), settings.idleTimeout(), settings.readTimeout(),
-                this::shutdownOutput, this::serveStream);
+                this::shutdownOutput, this::serveStream, parking);
         h2 = c;
         if (draining) {
             c.drain();
         }
-        c.serve();
+        return c.serve();
+    }
+
+    /** An h2c connection resumed after a park: a new input, the same HTTP/2 state; drain may have begun meanwhile. */
+    private boolean resumeHttp2() throws IOException {
+        socketIn = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput, reads);
+        if (draining) {
+            h2.drain();
+        }
+        return h2.resume(socketIn);
+    }
+
+    /** How this connection's HTTP/2 frame reader parks it (see {@link Http2Connection.Parking}). */
+    private final class Http2Parking implements Http2Connection.Parking {
+        @Override
+        public long handOffNanos() {
+            return handoffNanos;
+        }
+
+        @Override
+        public void boundReads(int millis) throws IOException {
+            raw.setSoTimeout(millis);
+        }
+
+        @Override
+        public boolean park(long idleLeftNanos) throws IOException {
+            return parkHttp2(idleLeftNanos);
+        }
+    }
+
+    /**
+     * Hands an idle h2c connection to the poller; false when drain began (nothing changed: the reader goes on under
+     * the GOAWAY sent here), true when this thread is done with it (parked, or ended here or by the poller).
+     *
+     * <p>Unlike HTTP/1.1's {@link #park}, PARKED comes first and the input is dropped only after drain was looked at:
+     * drain writes a GOAWAY through the frame writer when it finds the connection RUNNING, and that write must never
+     * meet a channel in non-blocking mode. Drain sets draining, then looks at the park state; this sets PARKED, then
+     * looks at draining: if drain saw RUNNING, this sees draining and backs off before touching the socket, and if
+     * drain saw PARKED, the poller ends the connection with its own GOAWAY.
+     */
+    private boolean parkHttp2(long idleLeftNanos) throws IOException {
+        parkState = PARKED;
+        if (draining) {
+            if (!PARK_STATE.compareAndSet(this, PARKED, RUNNING)) {
+                return true; // drain's eviction took it: the poller sends GOAWAY and ends it
+            }
+            h2.drain();
+            return false;
+        }
+        // The output stream and its write deadline stay: the frame writer writes through them after the resume.
+        WatchedInputStream watched = socketIn;
+        socketIn = null;
+        watched.close();
+        raw.getChannel().configureBlocking(false);
+        parkedUntil = reads.clock().nanoTime() + idleLeftNanos;
+        if (!idleConnections.park(this)) {
+            // The listener is closing: the connection ends here, as the poller would have ended it.
+            if (PARK_STATE.compareAndSet(this, PARKED, CLOSING)) {
+                endParked();
+            }
+        }
+        return true;
     }
 
     private void serveStream(Http2Stream stream) throws IOException {
@@ -703,6 +798,11 @@ final class ClientConnection implements Runnable {
         draining = true;
         Http2Connection c = h2;
         if (c != null) {
+            if (parkState != RUNNING) {
+                // Parked: the poller sends GOAWAY and closes it. Being resumed: its new thread sees draining.
+                idleConnections.evict(this, false);
+                return;
+            }
             c.drain(); // GOAWAY: streams in flight finish, then the connection ends itself
             return;
         }

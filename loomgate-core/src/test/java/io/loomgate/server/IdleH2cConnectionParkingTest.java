@@ -1,0 +1,258 @@
+package io.loomgate.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.http2.Http2Settings;
+import io.loomgate.server.IdleConnectionParkingTest.Counting;
+import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.threads.ThreadModel;
+import io.loomgate.threads.Watchdog;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Idle h2c (prior knowledge) connections parked in the listener's selector without a thread, on real sockets with a
+ * raw HTTP/2 client: resumed by the next frame with their HPACK table intact, PING answered, ended by the idle timeout
+ * and by drain with a GOAWAY, closed by the client, the Rapid Reset defence counting across parks, and many of them
+ * churning at once, each counted closed exactly once.
+ */
+class IdleH2cConnectionParkingTest {
+    private static final Duration SHORT_HANDOFF = Duration.ofMillis(20);
+    private static final Http2Settings H2C = Http2Settings.DISABLED.withEnabled(true);
+    /** Echoes the path and the x-tenant field; /hang waits until its stream is reset (its thread interrupted). */
+    private static final ExchangeHandler HANDLER = ex -> {
+        if (ex.request().target().equals("/hang")) {
+            try {
+                new CountDownLatch(1).await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                return; // reset by the client: nothing left to answer
+            }
+        }
+        ex.respond(200, ex.request().target() + ":" + ex.request().headers().first("x-tenant"));
+    };
+
+    private static Listener start(Duration idleTimeout, Http2Settings h2, ConnectionListener events)
+            throws IOException {
+        ListenerSettings s = RunningListener.settings(Duration.ofSeconds(10), idleTimeout, Duration.ofSeconds(60))
+                .withHttp2(h2);
+        return new Listener(s, null, HANDLER, ConnectionExecutors.create(ThreadModel.VIRTUAL, "h2-park-test"),
+                events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).start();
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            b.writeBytes(p);
+        }
+        return b.toByteArray();
+    }
+
+    @Test
+    void anIdleH2cConnectionParksAndResumesWithItsHpackTableIntact() throws Exception {
+        Counting events = new Counting();
+        try (Listener l = start(Duration.ofSeconds(60), H2C, events); H2cWire c = new H2cWire(l.port())) {
+            // x-tenant: acme enters the client's and the server's dynamic tables (index 62).
+            c.headers(1, H2cWire.get("/a", H2cWire.indexedLiteral("x-tenant", "acme")));
+            assertThat(c.body(1)).isEqualTo("/a:acme");
+            RunningListener.await("the idle h2c connection parks", () -> l.parkedConnections() == 1);
+            for (int i = 1; i <= 3; i++) { // resumed, parked again...
+                int stream = 1 + 2 * i;
+                // Only the index: it decodes only if the table kept the entry across the park.
+                c.headers(stream, H2cWire.get("/b", H2cWire.indexed(62)));
+                assertThat(c.body(stream)).isEqualTo("/b:acme");
+                long parks = 1 + i;
+                RunningListener.await("parked again", () -> l.parks() == parks && l.parkedConnections() == 1);
+            }
+            assertThat(c.holds(H2cWire.GOAWAY)).isFalse();
+            assertThat(l.openConnections()).isEqualTo(1);
+            assertThat(events.closed.get()).isZero();
+        }
+    }
+
+    @Test
+    void aPingWhileParkedIsAnsweredAndTheConnectionParksAgain() throws Exception {
+        try (Listener l = start(Duration.ofSeconds(60), H2C, ConnectionListener.NOOP);
+             H2cWire c = new H2cWire(l.port())) {
+            c.headers(1, H2cWire.get("/a", new byte[0]));
+            assertThat(c.body(1)).isEqualTo("/a:null");
+            RunningListener.await("parked", () -> l.parks() == 1 && l.parkedConnections() == 1);
+            byte[] opaque = {1, 2, 3, 4, 5, 6, 7, 8};
+            c.send(H2cWire.frame(H2cWire.PING, 0, 0, opaque));
+            H2cWire.Frame ack = c.next(H2cWire.PING);
+            assertThat(ack.flags() & H2cWire.ACK).isEqualTo(H2cWire.ACK);
+            assertThat(ack.payload()).isEqualTo(opaque);
+            RunningListener.await("parked again", () -> l.parks() == 2 && l.parkedConnections() == 1);
+        }
+    }
+
+    @Test
+    void theIdleTimeoutWhileParkedSendsGoAwayThenCloses() throws Exception {
+        Counting events = new Counting();
+        try (Listener l = start(Duration.ofMillis(1000), H2C, events); H2cWire c = new H2cWire(l.port())) {
+            c.headers(1, H2cWire.get("/a", new byte[0]));
+            assertThat(c.body(1)).isEqualTo("/a:null");
+            RunningListener.await("parked", () -> l.parks() == 1);
+            H2cWire.Frame goAway = c.next(H2cWire.GOAWAY);
+            assertThat(goAway.is(H2cWire.GOAWAY)).as("GOAWAY before the close").isTrue();
+            assertThat(goAway.int32(0)).as("last stream id").isEqualTo(1);
+            assertThat(goAway.int32(4)).as("NO_ERROR").isZero();
+            assertThat(c.next()).as("then the close").isSameAs(H2cWire.END);
+            RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);
+            assertThat(l.parkedConnections()).isZero();
+        }
+    }
+
+    @Test
+    void drainWhileParkedSendsGoAwayAndEndsTheConnections() throws Exception {
+        Counting events = new Counting();
+        Listener l = start(Duration.ofSeconds(60), H2C, events);
+        List<H2cWire> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                H2cWire c = new H2cWire(l.port());
+                clients.add(c);
+                c.headers(1, H2cWire.get("/a", new byte[0]));
+                assertThat(c.body(1)).isEqualTo("/a:null");
+            }
+            RunningListener.await("all parked", () -> l.parkedConnections() == 10);
+            CompletableFuture<Boolean> drained = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return l.drain(Duration.ofSeconds(60));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            for (H2cWire c : clients) {
+                H2cWire.Frame goAway = c.next(H2cWire.GOAWAY);
+                assertThat(goAway.is(H2cWire.GOAWAY)).as("GOAWAY on drain").isTrue();
+                assertThat(goAway.int32(4)).isZero();
+                assertThat(c.next()).isSameAs(H2cWire.END);
+            }
+            assertThat(drained.get(30, TimeUnit.SECONDS)).as("nothing was busy").isTrue();
+            assertThat(l.openConnections()).isZero();
+            assertThat(events.closed.get()).isEqualTo(10);
+        } finally {
+            for (H2cWire c : clients) {
+                c.close();
+            }
+            l.close();
+        }
+    }
+
+    @Test
+    void aClientClosingWhileParkedIsCountedClosedOnce() throws Exception {
+        Counting events = new Counting();
+        try (Listener l = start(Duration.ofSeconds(60), H2C, events)) {
+            try (H2cWire c = new H2cWire(l.port())) {
+                c.headers(1, H2cWire.get("/a", new byte[0]));
+                assertThat(c.body(1)).isEqualTo("/a:null");
+                RunningListener.await("parked", () -> l.parkedConnections() == 1);
+            } // FIN while parked
+            try (H2cWire c = new H2cWire(l.port())) {
+                c.headers(1, H2cWire.get("/a", new byte[0]));
+                assertThat(c.body(1)).isEqualTo("/a:null");
+                RunningListener.await("parked", () -> l.parks() == 2 && l.parkedConnections() == 1);
+                c.reset(); // RST while parked
+            }
+            RunningListener.await("both closed once", () -> events.closed.get() == 2 && l.openConnections() == 0);
+            assertThat(l.parkedConnections()).isZero();
+            assertThat(events.opened.get()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void rapidResetIsStillCutOffWhenTheResetsComeBetweenParks() throws Exception {
+        // One reset a second, a burst of two: the third reset within a couple of seconds trips it, however many
+        // parks came between (the rate limit lives in the connection's state, not its thread).
+        Http2Settings strict = new Http2Settings(true, 100, H2C.initialWindowSize(), 100_000, 1, 50);
+        try (Listener l = start(Duration.ofSeconds(60), strict, ConnectionListener.NOOP);
+             H2cWire c = new H2cWire(l.port())) {
+            H2cWire.Frame goAway = null;
+            int cycles = 0;
+            for (int stream = 1; goAway == null && stream < 40; stream += 2) {
+                cycles++;
+                c.send(concat(H2cWire.frame(H2cWire.HEADERS, H2cWire.END_HEADERS | H2cWire.END_STREAM, stream,
+                                H2cWire.get("/hang", new byte[0])),
+                        H2cWire.frame(H2cWire.RST_STREAM, 0, stream, new byte[] {0, 0, 0, 8})));
+                long parks = cycles;
+                RunningListener.await("parked after the reset, or cut off",
+                        () -> l.parks() == parks || c.holds(H2cWire.GOAWAY));
+                if (c.holds(H2cWire.GOAWAY)) {
+                    goAway = c.next(H2cWire.GOAWAY);
+                }
+            }
+            assertThat(goAway).as("GOAWAY").isNotNull();
+            assertThat(goAway.int32(4)).isEqualTo(H2cWire.ENHANCE_YOUR_CALM);
+            assertThat(cycles).as("the resets were counted across parks").isBetween(3, 19);
+            assertThat(l.parks()).as("parks between the resets").isGreaterThanOrEqualTo(2);
+        }
+    }
+
+    @Test
+    void manyH2cConnectionsParkResumeAndCloseConcurrently() throws Exception {
+        // Each client's next request comes between 0 and 3 hand-off delays after its last response (before, around
+        // and after the park), then it ends by FIN at once, FIN or RST after a pause, or a PING and a FIN.
+        Counting events = new Counting();
+        int clients = 150;
+        int rounds = 4;
+        try (Listener l = start(Duration.ofSeconds(60), H2C, events);
+             ExecutorService vt = Executors.newVirtualThreadPerTaskExecutor()) {
+            List<Future<Integer>> answered = new ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                int ending = i % 4;
+                answered.add(vt.submit(() -> {
+                    int ok = 0;
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    try (H2cWire c = new H2cWire(l.port())) {
+                        for (int r = 0; r < rounds; r++) {
+                            LockSupport.parkNanos(random.nextLong(3 * SHORT_HANDOFF.toNanos()));
+                            int stream = 1 + 2 * r;
+                            byte[] tenant = r == 0 ? H2cWire.indexedLiteral("x-tenant", "t" + ending)
+                                    : H2cWire.indexed(62);
+                            c.headers(stream, H2cWire.get("/r" + r, tenant));
+                            if (c.body(stream).equals("/r" + r + ":t" + ending)) {
+                                ok++;
+                            }
+                        }
+                        switch (ending) {
+                            case 0 -> { } // FIN at once
+                            case 1 -> LockSupport.parkNanos(random.nextLong(5 * SHORT_HANDOFF.toNanos()));
+                            case 2 -> {
+                                LockSupport.parkNanos(random.nextLong(5 * SHORT_HANDOFF.toNanos()));
+                                c.reset();
+                            }
+                            default -> {
+                                LockSupport.parkNanos(random.nextLong(3 * SHORT_HANDOFF.toNanos()));
+                                c.send(H2cWire.frame(H2cWire.PING, 0, 0, new byte[8]));
+                                c.next(H2cWire.PING);
+                            }
+                        }
+                    }
+                    return ok;
+                }));
+            }
+            int total = 0;
+            for (Future<Integer> f : answered) {
+                total += f.get(180, TimeUnit.SECONDS);
+            }
+            assertThat(total).isEqualTo(clients * rounds);
+            RunningListener.await("all closed once", () -> events.closed.get() == clients);
+            assertThat(events.opened.get()).isEqualTo(clients);
+            assertThat(l.openConnections()).isZero();
+            RunningListener.await("none parked", () -> l.parkedConnections() == 0);
+            assertThat(l.parks()).as("some waits did park").isPositive();
+        }
+    }
+}
