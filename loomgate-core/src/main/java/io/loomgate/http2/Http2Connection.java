@@ -101,8 +101,8 @@ public final class Http2Connection {
     private boolean afterPark;
 
     /**
-     * How an idle server connection gives up its reader thread: the listener's idle poller (see
-     * {@code io.loomgate.server.IdleConnections}). Called on the reader thread only.
+     * How an idle server connection gives up its reader thread: the listener's idle poller (IdleConnections, in the
+     * server package). Called on the reader thread only.
      */
     public interface Parking {
         /** How long the reader waits on its thread for the next frame before it looks whether it may park. */
