@@ -306,10 +306,12 @@ public final class Http2Connection {
         socketIn = null;
         afterPark = true;
         busy = false;
+        writer.readerIs(null); // the ended thread would stay reachable from the writer (its object and name: ~250 B)
         // Once handed over, the poller may resume the connection on a new thread at once: nothing after this.
         if (parking.park(idleLeftNanos)) {
             return true;
         }
+        writer.readerIs(Thread.currentThread());
         in = keptIn;
         socketIn = keptSocketIn;
         afterPark = false;
