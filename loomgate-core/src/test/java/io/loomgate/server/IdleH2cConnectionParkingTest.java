@@ -31,8 +31,14 @@ import org.junit.jupiter.api.Test;
 class IdleH2cConnectionParkingTest {
     private static final Duration SHORT_HANDOFF = Duration.ofMillis(20);
     private static final Http2Settings H2C = Http2Settings.DISABLED.withEnabled(true);
-    /** Echoes the path and the x-tenant field; /hang waits until its stream is reset (its thread interrupted). */
+    /**
+     * Echoes the path and the x-tenant field; /slow answers after five hand-off delays; /hang waits until its stream
+     * is reset (its thread interrupted).
+     */
     private static final ExchangeHandler HANDLER = ex -> {
+        if (ex.request().target().equals("/slow")) {
+            LockSupport.parkNanos(5 * SHORT_HANDOFF.toNanos());
+        }
         if (ex.request().target().equals("/hang")) {
             try {
                 new CountDownLatch(1).await(60, TimeUnit.SECONDS);
@@ -78,6 +84,21 @@ class IdleH2cConnectionParkingTest {
             assertThat(c.holds(H2cWire.GOAWAY)).isFalse();
             assertThat(l.openConnections()).isEqualTo(1);
             assertThat(events.closed.get()).isZero();
+        }
+    }
+
+    @Test
+    void aConnectionWhoseStreamOutlastsTheHandOffParksOnceTheStreamIsDone() throws Exception {
+        // The reader's wait begins while the stream is open and the hand-off delay passes before it ends: the reader
+        // must look again (another timed wait), not fall back to an untimed one that would keep its thread.
+        try (Listener l = start(Duration.ofSeconds(60), H2C, ConnectionListener.NOOP);
+             H2cWire c = new H2cWire(l.port())) {
+            c.headers(1, H2cWire.get("/slow", new byte[0]));
+            assertThat(c.body(1)).isEqualTo("/slow:null");
+            RunningListener.await("parked after the slow stream", () -> l.parkedConnections() == 1);
+            c.headers(3, H2cWire.get("/slow", new byte[0]));
+            assertThat(c.body(3)).isEqualTo("/slow:null");
+            RunningListener.await("parked again", () -> l.parks() == 2 && l.parkedConnections() == 1);
         }
     }
 
