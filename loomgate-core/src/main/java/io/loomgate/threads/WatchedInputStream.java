@@ -3,6 +3,8 @@ package io.loomgate.threads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.time.Duration;
 
 /**
@@ -18,9 +20,15 @@ import java.time.Duration;
  *
  * <p>Lifecycle: watched from construction until {@link #close()}, which the owner must call when it closes the
  * connection (registering once, rather than around every read, keeps a set update off every read).
+ *
+ * <p>Direct reads: over a socket that is a channel (a plain one; TLS sockets have none), {@link #read(ByteBuffer)}
+ * reads straight into a direct buffer under the same deadlines, so bulk bodies skip the JDK's copy through its
+ * temporary direct buffer into a heap array ({@link #directReader()}, docs/performance.md, W4).
  */
-public final class WatchedInputStream extends InputStream {
+public final class WatchedInputStream extends InputStream implements ReadableByteChannel {
     private final InputStream in;
+    /** The socket's channel for direct reads, or null (TLS, a socket without a channel). */
+    private final ReadableByteChannel channel;
     private final Deadline deadline;
     private final NanoClock clock;
     private long readTimeoutNanos;
@@ -42,7 +50,16 @@ public final class WatchedInputStream extends InputStream {
 
     /** Watched by this watchdog, on its clock. */
     public WatchedInputStream(InputStream in, CutAction cut, Watchdog watchdog) {
+        this(in, null, cut, watchdog);
+    }
+
+    /**
+     * Watched by this watchdog, with {@code channel} (the socket's own, {@code socket.getChannel()}; null for none)
+     * for {@link #read(ByteBuffer)}. The cut must end a blocked channel read too: shutting the input down does.
+     */
+    public WatchedInputStream(InputStream in, ReadableByteChannel channel, CutAction cut, Watchdog watchdog) {
         this.in = in;
+        this.channel = channel;
         this.deadline = watchdog.deadline(() -> {
             try {
                 cut.cut();
@@ -92,34 +109,85 @@ public final class WatchedInputStream extends InputStream {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        if (expired != null) {
-            throw timeout(null);
-        }
-        long d;
-        String what;
-        if (phase != null) {
-            d = phaseDeadline;
-            what = phase;
-            if (d - clock.nanoTime() <= 0) {
-                throw new SocketTimeoutException(what + " not complete in time");
-            }
-        } else if (readTimeoutNanos > 0) {
-            d = clock.nanoTime() + readTimeoutNanos;
-            what = "read";
-        } else {
+        if (!arm()) {
             return in.read(b, off, len);
         }
-        deadline.armAt(d);
         int n = -1;
         IOException failure = null;
         try {
             n = in.read(b, off, len);
         } catch (IOException e) {
             failure = e;
-        } finally {
+        } catch (RuntimeException | Error e) {
             if (deadline.disarm()) {
-                expired = what;
+                expired = armedFor();
             }
+            throw e;
+        }
+        return disarm(n, failure);
+    }
+
+    /** This stream as a channel for direct reads, or null when its socket has no channel. */
+    public ReadableByteChannel directReader() {
+        return channel == null ? null : this;
+    }
+
+    /**
+     * Reads from the socket's channel into {@code dst} (a direct buffer: no copy on the way) under the same
+     * deadlines as {@link #read(byte[], int, int)}. Only when {@link #directReader()} is not null.
+     */
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        if (channel == null) {
+            throw new UnsupportedOperationException("no channel under this socket's stream");
+        }
+        if (!arm()) {
+            return channel.read(dst);
+        }
+        int n = -1;
+        IOException failure = null;
+        try {
+            n = channel.read(dst);
+        } catch (IOException e) {
+            failure = e;
+        } catch (RuntimeException | Error e) {
+            if (deadline.disarm()) {
+                expired = armedFor();
+            }
+            throw e;
+        }
+        return disarm(n, failure);
+    }
+
+    /** Arms the deadline for a read; false when no limit applies. Throws when the limit has already passed. */
+    private boolean arm() throws IOException {
+        if (expired != null) {
+            throw timeout(null);
+        }
+        long d;
+        if (phase != null) {
+            d = phaseDeadline;
+            if (d - clock.nanoTime() <= 0) {
+                throw new SocketTimeoutException(phase + " not complete in time");
+            }
+        } else if (readTimeoutNanos > 0) {
+            d = clock.nanoTime() + readTimeoutNanos;
+        } else {
+            return false;
+        }
+        deadline.armAt(d);
+        return true;
+    }
+
+    /** What the armed read was limited by: the phase, else the per-read timeout (neither changes during a read). */
+    private String armedFor() {
+        return phase != null ? phase : "read";
+    }
+
+    /** Ends an armed read: its result, or the timeout when the watchdog cut it. */
+    private int disarm(int n, IOException failure) throws IOException {
+        if (deadline.disarm()) {
+            expired = armedFor();
         }
         // Bytes that arrived as the deadline passed are still delivered; the next read reports the timeout.
         if (expired != null && (failure != null || n < 0)) {
@@ -134,6 +202,12 @@ public final class WatchedInputStream extends InputStream {
     @Override
     public int available() throws IOException {
         return in.available();
+    }
+
+    /** Whether the channel is open (as a channel); true without one. */
+    @Override
+    public boolean isOpen() {
+        return channel == null || channel.isOpen();
     }
 
     private SocketTimeoutException timeout(IOException cause) {
