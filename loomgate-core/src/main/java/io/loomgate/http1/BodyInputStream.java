@@ -3,6 +3,7 @@ package io.loomgate.http1;
 import io.loomgate.http.Headers;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 
 /**
  * A message body that knows where it ends. Reading returns -1 exactly at the end of the body and never consumes a
@@ -21,6 +22,23 @@ public abstract class BodyInputStream extends InputStream {
      */
     public boolean awaitData() throws IOException {
         return !isComplete();
+    }
+
+    /**
+     * Whether {@link #read(ByteBuffer)} reads the connection straight into the buffer (a plain socket's channel,
+     * a body whose bytes are not parsed: fixed length or until close). False by default: use the byte[] reads.
+     */
+    public boolean readsDirect() {
+        return false;
+    }
+
+    /**
+     * Reads body bytes into {@code dst} (a direct buffer, for no copy through the heap), like
+     * {@link #read(byte[], int, int)}: at most {@code dst.remaining()}, -1 at the end of the body. Only when
+     * {@link #readsDirect()}.
+     */
+    public int read(ByteBuffer dst) throws IOException {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no direct reads");
     }
 
     /** The trailer fields of a chunked body, available once complete; empty for other framings. */

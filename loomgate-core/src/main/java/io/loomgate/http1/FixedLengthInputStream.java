@@ -2,6 +2,7 @@ package io.loomgate.http1;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 
 /**
@@ -43,6 +44,36 @@ final class FixedLengthInputStream extends BodyInputStream {
             return -1;
         }
         int n = in.read(b, off, (int) Math.min(len, remaining));
+        if (n < 0) {
+            throw truncated();
+        }
+        remaining -= n;
+        return n;
+    }
+
+    @Override
+    public boolean readsDirect() {
+        return in.readsDirect();
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        if (!dst.hasRemaining()) {
+            return 0;
+        }
+        if (remaining == 0) {
+            return -1;
+        }
+        int limit = dst.limit();
+        if (dst.remaining() > remaining) {
+            dst.limit(dst.position() + (int) remaining); // never a byte of the next message
+        }
+        int n;
+        try {
+            n = in.read(dst);
+        } finally {
+            dst.limit(limit);
+        }
         if (n < 0) {
             throw truncated();
         }

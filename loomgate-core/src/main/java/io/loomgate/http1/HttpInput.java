@@ -5,6 +5,8 @@ import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -30,6 +32,8 @@ public final class HttpInput extends InputStream {
     static final int TOO_LONG = -2;
 
     private final InputStream in;
+    /** Reads the same socket as {@code in} into direct buffers, or null (TLS, tests over plain streams). */
+    private final ReadableByteChannel direct;
     private final int bufferSize;
     private final HttpLimits limits;
     private final byte[] oneByte = new byte[1];
@@ -39,10 +43,19 @@ public final class HttpInput extends InputStream {
 
     /** @param in the socket's stream; @param bufferSize read buffer size (8 KiB typical) */
     public HttpInput(InputStream in, int bufferSize, HttpLimits limits) {
+        this(in, null, bufferSize, limits);
+    }
+
+    /**
+     * @param direct the same socket as {@code in}, as a channel with the same deadlines (see
+     *               {@code WatchedInputStream.directReader()}), for {@link #read(ByteBuffer)}; null for none
+     */
+    public HttpInput(InputStream in, ReadableByteChannel direct, int bufferSize, HttpLimits limits) {
         if (bufferSize < 1) {
             throw new IllegalArgumentException("buffer size must be positive, got " + bufferSize);
         }
         this.in = Objects.requireNonNull(in, "in");
+        this.direct = direct;
         this.bufferSize = bufferSize;
         this.limits = Objects.requireNonNull(limits, "limits");
     }
@@ -259,6 +272,35 @@ public final class HttpInput extends InputStream {
         System.arraycopy(buf, pos, b, off, n);
         pos += n;
         return n;
+    }
+
+    /** Whether {@link #read(ByteBuffer)} reads the socket straight into a direct buffer. */
+    boolean readsDirect() {
+        return direct != null;
+    }
+
+    /**
+     * Reads into {@code dst}: buffered bytes first, else one read of the socket's channel straight into it (for a
+     * direct buffer, no copy in the JVM). At most {@code dst.remaining()} bytes; -1 at end of stream. Only when
+     * {@link #readsDirect()}.
+     */
+    int read(ByteBuffer dst) throws IOException {
+        if (!dst.hasRemaining()) {
+            return 0;
+        }
+        if (pos < lim) {
+            int n = Math.min(dst.remaining(), lim - pos);
+            dst.put(buf, pos, n);
+            pos += n;
+            return n;
+        }
+        if (buf != null) { // the empty buffer goes back to the pool meanwhile: the read may wait long on a slow peer
+            BufferPool.give(buf);
+            buf = null;
+            pos = 0;
+            lim = 0;
+        }
+        return direct.read(dst);
     }
 
     @Override

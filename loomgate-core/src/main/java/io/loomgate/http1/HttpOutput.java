@@ -6,6 +6,8 @@ import io.loomgate.http.ResponseHead;
 import io.loomgate.http.Status;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -24,16 +26,27 @@ public final class HttpOutput extends OutputStream {
     private enum Part { REQUEST_LINE, STATUS_LINE, FIELD_NAME, FIELD_VALUE }
 
     private final OutputStream out;
+    /** Writes to the same socket as {@code out} from direct buffers, or null (TLS, tests over plain streams). */
+    private final WritableByteChannel direct;
     private final int bufferSize;
     private byte[] buf;
     private int count;
     private long sent;
 
     public HttpOutput(OutputStream out, int bufferSize) {
+        this(out, null, bufferSize);
+    }
+
+    /**
+     * @param direct the same socket as {@code out}, as a channel with the same write deadline (see
+     *               {@code WatchedOutputStream.directWriter()}), for {@link #write(ByteBuffer)}; null for none
+     */
+    public HttpOutput(OutputStream out, WritableByteChannel direct, int bufferSize) {
         if (bufferSize < 1) {
             throw new IllegalArgumentException("buffer size must be positive, got " + bufferSize);
         }
         this.out = Objects.requireNonNull(out, "out");
+        this.direct = direct;
         this.bufferSize = bufferSize;
     }
 
@@ -122,6 +135,25 @@ public final class HttpOutput extends OutputStream {
         }
         System.arraycopy(b, off, buf, count, len);
         count += len;
+    }
+
+    /** Whether {@link #write(ByteBuffer)} writes straight to the socket's channel. */
+    public boolean writesDirect() {
+        return direct != null;
+    }
+
+    /**
+     * Sends what is buffered, then all of {@code src} straight to the socket's channel (for a direct buffer, no copy
+     * in the JVM). Only when {@link #writesDirect()}.
+     */
+    public void write(ByteBuffer src) throws IOException {
+        int len = src.remaining();
+        if (len == 0) {
+            return;
+        }
+        flushBuffer();
+        sent += len;
+        direct.write(src);
     }
 
     /**

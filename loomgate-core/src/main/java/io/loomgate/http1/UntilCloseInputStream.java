@@ -1,6 +1,7 @@
 package io.loomgate.http1;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.Objects;
 
 /**
@@ -35,6 +36,24 @@ final class UntilCloseInputStream extends BodyInputStream {
             return -1;
         }
         int n = in.read(b, off, len);
+        ended = n < 0;
+        return n;
+    }
+
+    @Override
+    public boolean readsDirect() {
+        return in.readsDirect();
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        if (!dst.hasRemaining()) {
+            return 0;
+        }
+        if (ended) {
+            return -1;
+        }
+        int n = in.read(dst);
         ended = n < 0;
         return n;
     }

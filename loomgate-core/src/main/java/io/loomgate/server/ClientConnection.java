@@ -255,10 +255,13 @@ final class ClientConnection implements Runnable {
 
     /** The watched streams over the socket; made at the start and again on every resumption after a park. */
     private void openStreams() throws IOException {
-        socketIn = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput, reads);
-        rawOut = new WatchedOutputStream(socket.getOutputStream(), writeDeadline, settings.readTimeout().toNanos());
-        in = new HttpInput(socketIn, BufferPool.SIZE, settings.limits());
-        out = new HttpOutput(rawOut, BufferPool.SIZE);
+        // The channel (plain sockets only) lets bulk bodies move through direct buffers (BodyRelay, W4).
+        SocketChannel channel = socket.getChannel();
+        socketIn = new WatchedInputStream(socket.getInputStream(), channel, raw::shutdownInput, reads);
+        rawOut = new WatchedOutputStream(socket.getOutputStream(), channel, writeDeadline,
+                settings.readTimeout().toNanos());
+        in = new HttpInput(socketIn, socketIn.directReader(), BufferPool.SIZE, settings.limits());
+        out = new HttpOutput(rawOut, rawOut.directWriter(), BufferPool.SIZE);
     }
 
     /**

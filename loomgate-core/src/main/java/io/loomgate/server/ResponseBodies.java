@@ -4,6 +4,7 @@ import io.loomgate.http.Headers;
 import io.loomgate.http1.ChunkedOutputStream;
 import io.loomgate.http1.HttpOutput;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /** The four ways a response body reaches the client, one class each. */
 final class ResponseBodies {
@@ -33,6 +34,19 @@ final class ResponseBodies {
         public void write(byte[] b, int off, int len) throws IOException {
             check(len);
             out.write(b, off, len);
+            written += len;
+        }
+
+        @Override
+        public boolean writesDirect() {
+            return out.writesDirect();
+        }
+
+        @Override
+        public void write(ByteBuffer src) throws IOException {
+            int len = src.remaining();
+            check(len);
+            out.write(src);
             written += len;
         }
 
@@ -112,6 +126,16 @@ final class ResponseBodies {
 
         UntilClose(HttpOutput out) {
             this.out = out;
+        }
+
+        @Override
+        public boolean writesDirect() {
+            return out.writesDirect();
+        }
+
+        @Override
+        public void write(ByteBuffer src) throws IOException {
+            out.write(src);
         }
 
         @Override

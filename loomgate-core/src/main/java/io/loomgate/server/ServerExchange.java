@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -114,6 +115,19 @@ public interface ServerExchange {
          * complete), writes the last chunk and these trailers (null or empty for none), and flushes.
          */
         public abstract void finish(Headers trailers) throws IOException;
+
+        /**
+         * Whether {@link #write(ByteBuffer)} writes straight to the client's socket (a plain HTTP/1.1
+         * connection, a body sent as it comes: fixed length or until close). False by default.
+         */
+        public boolean writesDirect() {
+            return false;
+        }
+
+        /** Writes all of {@code src} (a direct buffer: no copy through the heap). Only when {@link #writesDirect()}. */
+        public void write(ByteBuffer src) throws IOException {
+            throw new UnsupportedOperationException(getClass().getSimpleName() + " has no direct writes");
+        }
     }
 
     /** The two raw directions of an upgraded connection. */

@@ -3,6 +3,7 @@ package io.loomgate.upstream;
 import io.loomgate.http1.BufferPool;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
+import io.loomgate.threads.Watchdog;
 import io.loomgate.threads.WatchedInputStream;
 import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ClientTlsSettings;
@@ -13,6 +14,7 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.channels.SocketChannel;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLSocket;
@@ -49,7 +51,7 @@ final class Connector {
 
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener) {
         this(endpoint, settings, listener, (address, timeout) -> dialSocket(
-                endpoint.tls() ? ClientTls.unconnectedSocket() : new Socket(), address, timeout));
+                endpoint.tls() ? ClientTls.unconnectedSocket() : SocketChannel.open().socket(), address, timeout));
     }
 
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener, Dialer dialer) {
@@ -73,10 +75,12 @@ final class Connector {
             if (endpoint.tls()) {
                 socket = handshake(raw);
             }
-            watched = new WatchedInputStream(socket.getInputStream(), raw::shutdownInput);
+            // A plain socket is a channel: bulk bodies move through direct buffers (BodyRelay, W4); TLS has none.
+            SocketChannel channel = socket.getChannel();
+            watched = new WatchedInputStream(socket.getInputStream(), channel, raw::shutdownInput, Watchdog.shared());
             PooledConnection connection = new PooledConnection(pool, id, socket, watched,
-                    new HttpInput(watched, BUFFER_SIZE, settings.limits()),
-                    new HttpOutput(socket.getOutputStream(), BUFFER_SIZE));
+                    new HttpInput(watched, watched.directReader(), BUFFER_SIZE, settings.limits()),
+                    new HttpOutput(socket.getOutputStream(), channel, BUFFER_SIZE));
             listener.connected(endpoint, System.nanoTime() - start);
             return connection;
         } catch (IOException | RuntimeException e) {
