@@ -1,8 +1,10 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.server.ServerExchange;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 
 /**
  * Copies a body from one side to the other, flushing whenever nothing more is waiting, so each piece the sender
@@ -13,6 +15,14 @@ import java.io.OutputStream;
  * origin, thousands of slow-body attackers) is relayed with a small buffer that is dropped whenever it has caught up,
  * and is then waited for with no buffer at all ({@link BodyInputStream#awaitData()}); a sender that fills its buffer
  * gets a larger one, up to {@link #MAX_BUFFER}, for few system calls on bulk transfers.
+ *
+ * <p>Bulk between plain sockets: once the sender fills the largest heap buffer, and when both sides can (a body
+ * read as it is, fixed length or until close, from a plain socket, to a plain HTTP/1.1 client as it is), each piece
+ * goes through a direct buffer of {@link DirectBuffers} instead: read from one socket's channel, written to the
+ * other's, no copy in the JVM (a heap array costs two per byte: the JDK stages it through a temporary direct
+ * buffer both ways). The direct buffer is held for one piece only; when the pool is all in use the piece goes
+ * through the heap as before. The deadlines are the same: the channels' reads and writes are armed like the
+ * streams' (WatchedInputStream, WatchedOutputStream).
  */
 final class BodyRelay {
     /**
@@ -21,6 +31,12 @@ final class BodyRelay {
      * per MB through the proxy, 128 KiB takes 8.5 of each, 256 KiB no fewer (docs/performance.md, issue 15).
      */
     static final int MAX_BUFFER = 128 * 1024;
+    /**
+     * A bulk piece through a direct buffer. A channel read has no 128 KiB cap, and larger pieces pay: per MB relayed,
+     * 128 KiB took 20 system calls, 256 KiB 13-14, 512 KiB 10-11, 1 MiB 8-9 with no less CPU than 512 KiB
+     * (docs/performance.md, W4).
+     */
+    static final int DIRECT_BUFFER = 512 * 1024;
     /** For a tunnel's pipes (unknown length): big enough for bulk, small enough for many at once. */
     static final int UNKNOWN_LENGTH_BUFFER = 16 * 1024;
     /** First buffer, and the size used for slow senders. */
@@ -50,11 +66,58 @@ final class BodyRelay {
      * the caller can blame the right side.
      */
     static long copy(BodyInputStream from, OutputStream to, long length) throws IOException {
+        return copy(from, to, length, DirectBuffers.SHARED);
+    }
+
+    /** {@link #copy(BodyInputStream, OutputStream, long)} with bulk pieces through {@code directs} when possible. */
+    static long copy(BodyInputStream from, OutputStream to, long length, DirectBuffers directs) throws IOException {
+        ServerExchange.ResponseBody direct = from.readsDirect() && to instanceof ServerExchange.ResponseBody body
+                && body.writesDirect() ? body : null;
         long total = 0;
         int size = length >= 0 && length < FIRST_BUFFER ? (int) Math.max(length, 1) : FIRST_BUFFER;
         byte[] buffer = null;
         boolean slow = true; // until the sender shows it keeps up, its first byte is awaited without a buffer
         while (true) {
+            if (direct != null && size == MAX_BUFFER) { // a bulk sender: try the piece without the heap
+                ByteBuffer piece = directs.take();
+                if (piece != null) {
+                    int n;
+                    long waited;
+                    boolean caughtUp;
+                    try {
+                        long t0 = System.nanoTime();
+                        try {
+                            n = from.read(piece);
+                        } catch (IOException e) {
+                            throw new ReadFailed(e);
+                        }
+                        waited = System.nanoTime() - t0;
+                        if (n < 0) {
+                            return total;
+                        }
+                        piece.flip();
+                        try {
+                            direct.write(piece);
+                            caughtUp = from.available() == 0;
+                            if (caughtUp) {
+                                to.flush(); // nothing is buffered after a direct write; kept for the contract
+                            }
+                        } catch (IOException e) {
+                            throw new WriteFailed(e);
+                        }
+                    } finally {
+                        directs.give(piece);
+                    }
+                    total += n;
+                    if (waited > SLOW_READ_NANOS && caughtUp && n < piece.capacity()) {
+                        // The sender slowed down: back to small heap buffers, its next byte awaited without one.
+                        slow = true;
+                        size = FIRST_BUFFER;
+                        buffer = null;
+                    }
+                    continue;
+                }
+            }
             int n;
             boolean awaited = false;
             long waited;

@@ -38,8 +38,13 @@ final class ProxyRig implements AutoCloseable {
 
     /** @param routes route id, path prefix, origin port; repeated */
     ProxyRig(Object... routes) throws IOException {
+        this(ProxySettings.DEFAULTS, routes);
+    }
+
+    /** With these proxy settings (a short body read timeout, say). */
+    ProxyRig(ProxySettings settings, Object... routes) throws IOException {
         upstreams = Upstreams.create(definitions(routes), PoolListener.NOOP);
-        proxy = new ProxyHandler(bind(routes), ProxySettings.DEFAULTS, new ExchangeListener() {
+        proxy = new ProxyHandler(bind(routes), settings, new ExchangeListener() {
             @Override
             public void exchangeEnd(ExchangeView x) {
                 events.add("end " + x.routeId() + " " + x.status());
