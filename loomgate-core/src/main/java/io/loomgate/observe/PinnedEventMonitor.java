@@ -18,17 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches the JDK's own virtual-thread events through one JFR {@link RecordingStream}:
- * {@code jdk.VirtualThreadPinned} above a threshold (kept in a bounded ring of recent events, counted, and logged
- * once per distinct stack), and {@code jdk.VirtualThreadStart}/{@code jdk.VirtualThreadEnd}, whose difference is the
- * number of virtual threads alive. One stream serves both because each stream is a JFR recording with its own buffers
- * and parsing thread.
+ * Watches the JDK's {@code jdk.VirtualThreadPinned} events above a threshold through one JFR {@link RecordingStream}
+ * (kept in a bounded ring of recent events, counted, and logged once per distinct stack), and reports the number of
+ * the gateway's virtual threads alive, which {@link ConnectionExecutors} counts as it makes them.
+ *
+ * <p>The stream records no event per virtual thread ({@code jdk.VirtualThreadStart}/{@code End} are off): with a
+ * virtual thread per HTTP/2 stream they were two events per request, each with the JFR thread checkpoint its thread
+ * needs, and the stream's parsing of them cost about 3% of W8's CPU (docs/performance.md).
  *
  * <p>Lifecycle: new → {@link #start()} (returns once the stream has delivered its first flush, so events from then on
- * are seen) → {@link #close()}. JFR delivers events in batches about once a second, so the counts lag by that much.
- *
- * <p>The alive count covers virtual threads started after {@link #start()}: the CLI starts the monitor before any
- * listener, so that is all of the gateway's. It is clamped at zero in case a thread started earlier ends.
+ * are seen) → {@link #close()}. JFR delivers events in batches about once a second, so the pinned count lags by that
+ * much; the thread counts do not lag.
  */
 public final class PinnedEventMonitor implements AutoCloseable {
     public static final int DEFAULT_CAPACITY = 100;
@@ -42,8 +42,6 @@ public final class PinnedEventMonitor implements AutoCloseable {
     private final Duration threshold;
     private final BoundedRing<PinnedEvent> recent;
     private final AtomicLong pinned = new AtomicLong();
-    private final AtomicLong started = new AtomicLong();
-    private final AtomicLong ended = new AtomicLong();
     private final Set<String> loggedStacks = ConcurrentHashMap.newKeySet();
     private final CountDownLatch firstFlush = new CountDownLatch(1);
     private volatile RecordingStream stream;
@@ -78,9 +76,9 @@ public final class PinnedEventMonitor implements AutoCloseable {
 
     /**
      * Opens and starts the stream on a daemon thread without waiting for it: JFR takes about a second to come up,
-     * and the gateway's start-up must not wait for its monitor. Pinned events and virtual threads started before the
-     * stream is up are not seen (the alive count is clamped at zero for threads that end later). A stream that cannot
-     * be opened is logged, and the monitor then reports nothing.
+     * and the gateway's start-up must not wait for its monitor. Pinned events before the stream is up are not seen. A
+     * stream that cannot be opened is logged, and the monitor then reports no pinned events (the thread counts do
+     * not need it).
      */
     public PinnedEventMonitor startInBackground() {
         ConnectionExecutors.startDaemon("loomgate-jfr-monitor", () -> {
@@ -88,7 +86,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
             try {
                 s = open();
             } catch (RuntimeException | LinkageError e) {
-                LOG.warn("pinned-event monitor not started, so no pinned events and no virtual-thread count: {}",
+                LOG.warn("pinned-event monitor not started, so no pinned events are reported: {}",
                         e.toString());
                 return;
             }
@@ -106,11 +104,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
         RecordingStream s = new RecordingStream();
         s.setMaxAge(Duration.ofMinutes(1));
         s.enable("jdk.VirtualThreadPinned").withThreshold(threshold).withStackTrace();
-        s.enable("jdk.VirtualThreadStart").withoutStackTrace();
-        s.enable("jdk.VirtualThreadEnd").withoutStackTrace();
         s.onEvent("jdk.VirtualThreadPinned", this::onPinned);
-        s.onEvent("jdk.VirtualThreadStart", e -> started.incrementAndGet());
-        s.onEvent("jdk.VirtualThreadEnd", e -> ended.incrementAndGet());
         s.onFlush(firstFlush::countDown);
         return s;
     }
@@ -129,14 +123,14 @@ public final class PinnedEventMonitor implements AutoCloseable {
         return recent.newestFirst();
     }
 
-    /** Virtual threads started minus ended since start (see the class comment for what it covers). */
+    /** The gateway's virtual threads alive now: started by {@link ConnectionExecutors} and not yet ended. */
     public long virtualThreadsAlive() {
-        return Math.max(0, started.get() - ended.get());
+        return ConnectionExecutors.virtualThreadsAlive();
     }
 
-    /** Virtual threads started since start. */
+    /** The gateway's virtual threads started since the JVM started. */
     public long virtualThreadsStarted() {
-        return started.get();
+        return ConnectionExecutors.virtualThreadsStarted();
     }
 
     @Override

@@ -4,6 +4,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The only place in Loomgate that makes threads. Everything else receives an executor (for connections) or asks here
@@ -11,6 +12,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * "virtual vs platform(200)" comparison honest: the same code runs with a different executor injected.
  */
 public final class ConnectionExecutors {
+    /*
+     * The virtual threads made here, counted as they run. Counting here, rather than from JFR's
+     * jdk.VirtualThreadStart/End events, matters for HTTP/2: a thread per stream made those two events, and the JFR
+     * thread checkpoint each event's thread needs, per request, and parsing them cost about 3% of W8's CPU
+     * (docs/performance.md, "HTTP/2 CPU per request").
+     */
+    private static final LongAdder VIRTUAL_STARTED = new LongAdder();
+    private static final LongAdder VIRTUAL_ENDED = new LongAdder();
+
     private ConnectionExecutors() {
     }
 
@@ -20,8 +30,10 @@ public final class ConnectionExecutors {
      */
     public static ExecutorService create(ThreadModel model, String prefix) {
         return switch (model) {
-            case ThreadModel.Virtual v -> Executors.newThreadPerTaskExecutor(
-                    Thread.ofVirtual().name(prefix + "-", 0).factory());
+            case ThreadModel.Virtual v -> {
+                ThreadFactory virtual = Thread.ofVirtual().name(prefix + "-", 0).factory();
+                yield Executors.newThreadPerTaskExecutor(r -> virtual.newThread(counted(r)));
+            }
             case ThreadModel.Platform p -> Executors.newFixedThreadPool(p.threads(), platformFactory(prefix));
             case ThreadModel.Cached c -> Executors.newCachedThreadPool(platformFactory(prefix));
         };
@@ -34,7 +46,30 @@ public final class ConnectionExecutors {
 
     /** Starts a named virtual thread for a short side task (the second direction of a tunnel, a drain). */
     public static Thread startVirtual(String name, Runnable task) {
-        return Thread.ofVirtual().name(name).start(task);
+        return Thread.ofVirtual().name(name).start(counted(task));
+    }
+
+    /** Virtual threads made here that have started running, since the JVM started. */
+    public static long virtualThreadsStarted() {
+        return VIRTUAL_STARTED.sum();
+    }
+
+    /** Virtual threads made here that are running or blocked now: started and not yet ended. */
+    public static long virtualThreadsAlive() {
+        // ended first: a thread that ends between the two reads is then counted as alive, never as less than none
+        long ended = VIRTUAL_ENDED.sum();
+        return Math.max(0, VIRTUAL_STARTED.sum() - ended);
+    }
+
+    private static Runnable counted(Runnable task) {
+        return () -> {
+            VIRTUAL_STARTED.increment();
+            try {
+                task.run();
+            } finally {
+                VIRTUAL_ENDED.increment();
+            }
+        };
     }
 
     private static ThreadFactory platformFactory(String prefix) {
