@@ -79,7 +79,8 @@ public final class Http2Connection {
     private Map<Integer, Http2Stream> streams = Map.of();
     private int connSendWindow = Frames.DEFAULT_WINDOW;
     private int peerInitialWindow = Frames.DEFAULT_WINDOW;
-    private int peerMaxFrameSize = Frames.DEFAULT_MAX_FRAME_SIZE;
+    /** Written under lock; volatile so that each response write reads it without the lock. */
+    private volatile int peerMaxFrameSize = Frames.DEFAULT_MAX_FRAME_SIZE;
     private boolean goAwaySent;
     private boolean outputEnded;
     private boolean ended;
@@ -1053,12 +1054,8 @@ public final class Http2Connection {
     }
 
     int peerMaxFrameSize() {
-        lock.lock();
-        try {
-            return peerMaxFrameSize;
-        } finally {
-            lock.unlock();
-        }
+        // No lock: every ResponseOut.write asks, and the lock is contended by all of the connection's streams
+        return peerMaxFrameSize;
     }
 
     void sendWindowUpdate(int stream, int credit) throws IOException {

@@ -49,8 +49,9 @@ public interface ServerExchange {
 
     /**
      * Registers what ends the handler's work when the client cancels this request while it is handled (an HTTP/2
-     * client's RST_STREAM, or its connection ending). It runs on another thread and must not block. Without one the
-     * handler's thread is interrupted. HTTP/1.1 has no such signal: there it is never called.
+     * client's RST_STREAM, or its connection ending). It runs on another thread, must not block, and must be
+     * idempotent (a reset racing the registration may run it twice). Without one the handler's thread is
+     * interrupted. HTTP/1.1 has no such signal: there it is never called.
      */
     default void onClientCancel(Runnable action) {
     }
