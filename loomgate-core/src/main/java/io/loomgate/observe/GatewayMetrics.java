@@ -259,11 +259,12 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     public GatewayMetrics bindVirtualThreads(PinnedEventMonitor monitor) {
         threadMonitor = monitor;
         Gauge.builder("loomgate.virtual.threads", monitor, PinnedEventMonitor::virtualThreadsAlive)
-                .description("Virtual threads alive (started minus ended, from JFR; lags up to ~1 s)")
+                .description("The gateway's virtual threads alive (started minus ended, counted where they are"
+                        + " made)")
                 .register(registry);
         FunctionCounter.builder("loomgate.virtual.threads.started", monitor,
                         PinnedEventMonitor::virtualThreadsStarted)
-                .description("Virtual threads started since the monitor started").register(registry);
+                .description("The gateway's virtual threads started").register(registry);
         FunctionCounter.builder("loomgate.pinned.events", monitor, PinnedEventMonitor::pinnedTotal)
                 .description("Virtual threads that blocked while pinned to their carrier longer than "
                         + monitor.threshold().toMillis() + " ms")
