@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -13,8 +14,9 @@ import java.util.Set;
  * remove the Host a {@code preserve-host} route forwards, or the chain a trusted proxy before us wrote.
  */
 final class HopByHop {
-    private static final String[] FIXED = {"Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Upgrade",
-        "Transfer-Encoding"};
+    /** The names removed whatever Connection says (matched by {@link #isFixed}, which must list the same). */
+    static final List<String> FIXED = List.of("Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Upgrade",
+            "Transfer-Encoding");
     /** End-to-end by definition; a Connection token naming one of these is ignored. */
     static final Set<String> IMMUNE = Set.of("host", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto",
             "x-forwarded-port", "forwarded", "via");
@@ -38,9 +40,24 @@ final class HopByHop {
                 start = end + 1;
             }
         }
-        h.remove("Connection");
-        for (String name : FIXED) {
-            h.remove(name);
+        // Then Connection and the fixed names in one pass (a remove per name was seven passes over every field, twice
+        // per request: about 1% of HTTP/2's /hello CPU), from the end so that a removal moves nothing still to see.
+        for (int i = h.size() - 1; i >= 0; i--) {
+            if (isFixed(h.name(i))) {
+                h.removeAt(i);
+            }
         }
+    }
+
+    /** Whether this name is Connection or one of {@link #FIXED}, ignoring case; the length rules most out at once. */
+    static boolean isFixed(String name) {
+        return switch (name.length()) {
+            case 2 -> name.equalsIgnoreCase("TE");
+            case 7 -> name.equalsIgnoreCase("Trailer") || name.equalsIgnoreCase("Upgrade");
+            case 10 -> name.equalsIgnoreCase("Keep-Alive") || name.equalsIgnoreCase("Connection");
+            case 16 -> name.equalsIgnoreCase("Proxy-Connection");
+            case 17 -> name.equalsIgnoreCase("Transfer-Encoding");
+            default -> false;
+        };
     }
 }
