@@ -1,0 +1,2 @@
+module slowreq
+go 1.21
