@@ -56,9 +56,11 @@ final class ScriptedH2cOrigin implements AutoCloseable {
             System.arraycopy(payload, 0, f, 9, payload.length);
             writeLock.lock();
             try {
+                // Stamped before the write: the gateway may read the frame before a stamp taken after the flush
+                // (this thread descheduled in between), which made a PING look early by that delay.
+                lastWriteNanos = System.nanoTime();
                 out.write(f);
                 out.flush();
-                lastWriteNanos = System.nanoTime();
             } finally {
                 writeLock.unlock();
             }
