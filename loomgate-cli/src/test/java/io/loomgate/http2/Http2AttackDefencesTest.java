@@ -176,9 +176,11 @@ class Http2AttackDefencesTest {
         try (TestOrigin origin = new TestOrigin();
              RunningGateway gw = gateway(origin, "", "max-streams-per-connection: 3");
              RawH2Client c = new RawH2Client(gw.port())) {
-            // One burst: stream 7 must reach the server before streams 1-5 are answered, or the server, done with
-            // every stream it took, half-closes first and stream 7 meets the end of the connection instead of
-            // RST_STREAM (also correct: it is above GOAWAY's last stream id; but not what this test shows).
+            // One burst, so that stream 7 usually reaches the server while streams 1-5 are still open and is refused
+            // with RST_STREAM. If streams 1-5 are all answered before the frame reader gets to stream 7 (seen once in
+            // a clean-clone run), the server half-closes after them and stream 7 meets the end of the
+            // connection instead: also correct (RFC 9113 §6.8: it is above GOAWAY's last stream id, so it was not
+            // processed and may be retried). Either way, it must never reach the origin.
             c.inOneWrite(() -> {
                 c.get(1, "/1");
                 c.get(3, "/2");
@@ -186,11 +188,13 @@ class Http2AttackDefencesTest {
                 c.get(7, "/4");
             });
             RawH2Client.Frame goAway = c.awaitGoAway();
+            assertThat(goAway).as("GOAWAY").isNotNull();
             assertThat(goAway.errorCode()).isEqualTo(Frames.NO_ERROR);
             assertThat(((goAway.payload()[3] & 0xff))).as("last stream id").isEqualTo(5);
             RawH2Client.Frame refused = c.await(f -> f.is(Frames.RST_STREAM, 7));
-            assertThat(refused).as("stream 7 refused").isNotNull();
-            assertThat(refused.errorCode()).isEqualTo(Frames.REFUSED_STREAM);
+            if (refused != null) {
+                assertThat(refused.errorCode()).as("stream 7 refused").isEqualTo(Frames.REFUSED_STREAM);
+            }
             assertThat(c.isClosedByPeer()).as("closed once streams 1-5 are answered").isTrue();
             assertThat(origin.received()).extracting(TestOrigin.Recorded::target).containsExactlyInAnyOrder(
                     "/1", "/2", "/3");
