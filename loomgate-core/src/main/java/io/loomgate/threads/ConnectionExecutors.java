@@ -21,28 +21,6 @@ public final class ConnectionExecutors {
     private static final LongAdder VIRTUAL_STARTED = new LongAdder();
     private static final LongAdder VIRTUAL_ENDED = new LongAdder();
 
-    /**
-     * The JDK's system property choosing how virtual threads wait for sockets (read once, at the first blocking
-     * socket operation of a virtual thread).
-     */
-    public static final String POLLER_MODE = "jdk.pollerMode";
-    /** Platform poller threads: each socket wake-up queues its virtual thread behind those already queued. */
-    public static final String SYSTEM_THREADS = "1";
-
-    static {
-        // Before any virtual thread of ours exists (this class makes them all), unless the operator chose a mode.
-        // Why: the JDK's Linux default polls sockets on a virtual thread per carrier that yields after every poll
-        // that found ready sockets, so under sustained load it and the threads it wakes stay on the carrier's local
-        // queue, which the scheduler drains before it looks at work queued from platform threads. That work is
-        // every new connection (the accept loop), every parked connection resumed by IdleConnections and every
-        // timed wait that expired: it waited until the load stopped (requests of 4-10 s at 256 connections on one
-        // core, wrk's timeouts in bench/tls-origin; docs/performance.md). With platform pollers every wake-up is
-        // queued the same way, in arrival order.
-        if (System.getProperty(POLLER_MODE) == null) {
-            System.setProperty(POLLER_MODE, SYSTEM_THREADS);
-        }
-    }
-
     private ConnectionExecutors() {
     }
 
