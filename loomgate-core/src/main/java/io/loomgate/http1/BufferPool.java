@@ -29,18 +29,8 @@ public final class BufferPool {
 
     /** A buffer of {@code size} bytes, recycled when it is the standard size. */
     static byte[] take(int size) {
-        if (size == SIZE && LOCK.tryLock()) {
-            try {
-                if (count > 0) {
-                    byte[] b = FREE[--count];
-                    FREE[count] = null;
-                    return b;
-                }
-            } finally {
-                LOCK.unlock();
-            }
-        }
-        return new byte[size];
+        byte[] recycled = size == SIZE ? takeRecycled() : null;
+        return recycled != null ? recycled : new byte[size];
     }
 
     /**
