@@ -86,8 +86,10 @@ final class UpstreamAttempt implements AutoCloseable {
     private int interims;
     /** When the response head must have arrived (System.nanoTime), set by the first head read; 0 before. */
     private long headDeadline;
-    /** A final head that arrived while the body was being sent: the upload stopped, readHead returns it. */
+    /** A final head read while the body was being sent: readHead returns it. */
     private ResponseHead earlyHead;
+    /** Whether the upload stopped for {@link #earlyHead} before the whole body was sent. */
+    private boolean uploadStopped;
     /**
      * {@link #LIVE} until either {@link #abort} (another thread) or {@link #finish} (the owner) ends it, whichever
      * comes first: an abort after finish must not touch a connection already back in the pool, and a finish after an
@@ -243,10 +245,9 @@ final class UpstreamAttempt implements AutoCloseable {
         ChunkedOutputStream chunks = framing instanceof BodyFraming.Chunked ? new ChunkedOutputStream(out) : null;
         long length = chunks != null ? -1 : ((BodyFraming.Fixed) framing).length();
         AnswerWatch watched = new AnswerWatch(chunks != null ? chunks : out);
-        long n = 0;
         while (true) {
             try {
-                n += BodyRelay.copy(body, watched, length);
+                BodyRelay.copy(body, watched, length);
                 break;
             } catch (BodyRelay.WriteFailed e) {
                 if (!(e.getCause() instanceof OriginAnswered)) {
@@ -255,7 +256,11 @@ final class UpstreamAttempt implements AutoCloseable {
                 out.flush(); // what was written so far goes out in order; the upload may resume after an interim
                 earlyHead = readOneHead(timeout, interim);
                 if (earlyHead != null) {
-                    return n;
+                    // The watch looks after every piece, the last one too: an origin that read a fixed-length body
+                    // whole may answer before the watch looks. That answer came in time, and the client's body was
+                    // read whole, so its connection stays open.
+                    uploadStopped = watched.written() != length;
+                    return watched.written();
                 }
                 // An interim head mid-upload had its own timeout; the wait for the final head starts after the body.
                 headDeadline = 0;
@@ -265,7 +270,7 @@ final class UpstreamAttempt implements AutoCloseable {
             chunks.finish(body.trailers());
         }
         out.flush();
-        return n;
+        return watched.written();
     }
 
     /**
@@ -314,7 +319,7 @@ final class UpstreamAttempt implements AutoCloseable {
 
     /** Whether the origin gave its final answer before the request body was all sent (the upload was stopped). */
     boolean answeredEarly() {
-        return earlyHead != null;
+        return uploadStopped;
     }
 
     /** Whether the origin has sent bytes not read yet (after a failed upload: maybe its early answer). */
@@ -343,6 +348,7 @@ final class UpstreamAttempt implements AutoCloseable {
      */
     private final class AnswerWatch extends OutputStream {
         private final OutputStream out;
+        private long written;
 
         AnswerWatch(OutputStream out) {
             this.out = out;
@@ -356,9 +362,15 @@ final class UpstreamAttempt implements AutoCloseable {
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             out.write(b, off, len);
+            written += len;
             if (connection.input().available() > 0) {
                 throw new OriginAnswered();
             }
+        }
+
+        /** Bytes of the body written so far. */
+        long written() {
+            return written;
         }
 
         @Override
