@@ -114,6 +114,26 @@ class TlsTerminationTest {
     }
 
     @Test
+    void aBulkDownloadCrossesTheTlsListenerWholeAndEncrypted() throws Exception {
+        // Large enough for the bulk path a plain listener takes (direct buffers written to the client's channel).
+        // JSSE's socket hands out the raw socket's channel when there is one: were the bulk path taken here, the body
+        // would reach the client as plaintext and its TLS layer would fail.
+        byte[] body = new byte[6 * 1024 * 1024 + 7];
+        for (int i = 0; i < body.length; i++) {
+            body[i] = (byte) (i * 31 + (i >>> 11));
+        }
+        origin.enqueue(new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + body.length),
+                List.of(body), Duration.ZERO, Duration.ZERO, TestOrigin.Effect.NONE));
+        HttpClient c = HttpClient.newBuilder().sslContext(client).version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(https("/bulk"))).timeout(Duration.ofSeconds(30))
+                .build();
+        HttpResponse<byte[]> r = c.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).as("every byte, through TLS").isEqualTo(body);
+    }
+
+    @Test
     void curlGetsThroughOverTls13AndTls12WithAlpnHttp11() throws Exception {
         TestPki.requireTool("curl", "--version");
         for (String[] version : new String[][] {{"--tlsv1.3", "TLSv1.3"}, {"--tlsv1.2", "TLSv1.2"}}) {

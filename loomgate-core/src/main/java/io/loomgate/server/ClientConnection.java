@@ -255,8 +255,11 @@ final class ClientConnection implements Runnable {
 
     /** The watched streams over the socket; made at the start and again on every resumption after a park. */
     private void openStreams() throws IOException {
-        // The channel (plain sockets only) lets bulk bodies move through direct buffers (BodyRelay, W4).
-        SocketChannel channel = socket.getChannel();
+        // The channel (plain sockets only) lets bulk bodies move through direct buffers (BodyRelay, W4). Never a TLS
+        // connection's: JSSE's layered socket answers getChannel() with the raw socket's channel, and bytes written
+        // there would bypass the encryption. The TLS listener accepts classic sockets, which have none, so this
+        // only matters if it ever accepts channels (TlsTerminationTest sends a bulk body through it).
+        SocketChannel channel = tls == null ? socket.getChannel() : null;
         socketIn = new WatchedInputStream(socket.getInputStream(), channel, raw::shutdownInput, reads);
         rawOut = new WatchedOutputStream(socket.getOutputStream(), channel, writeDeadline,
                 settings.readTimeout().toNanos());
