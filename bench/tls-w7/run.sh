@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# W7's shape by hand, to study its occasional collapse (docs/performance.md, "W7's collapses are not explained"):
+# the gateway pinned to core 0 with a GC log, the harness's Go origin (100 ms) and wrk on core 1; a 20 s /hello
+# warm-up at 256 connections, then REPS times: wrk 3 s at 2000 TLS connections (as run.sh's warm-up), 1 s pause,
+# wrk 10 s at 2000 new connections (the measured run). Prints requests/s, the gateway's CPU ticks and the GC pauses
+# of each measured run; the GC log is /tmp/tls-w7.gc.log, the gateway's log /tmp/tls-w7.gateway.log.
+#
+#   bench/tls-w7/run.sh                               # JSSE (bench/gw-tls.yaml), 4 repetitions
+#   CFG=bench/gw-tls-conscrypt.yaml HEAP=-Xmx512m REPS="1 2" bench/tls-w7/run.sh
+#
+# Needs one earlier ../shared/bench/run.sh with a TLS workload: its origin binary and certificate are reused
+# (/tmp/loomgate-bench/bin/backend, /tmp/loomgate-bench/tls/). JAR= the gateway jar (default: the build's).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+cd "$ROOT"
+JAR=${JAR:-$ROOT/loomgate-cli/target/loomgate-gateway.jar}
+CFG=${CFG:-bench/gw-tls.yaml}
+JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java | head -1)}
+export BENCH_TLS_CERT=/tmp/loomgate-bench/tls/cert.pem BENCH_TLS_KEY=/tmp/loomgate-bench/tls/key.pem
+ulimit -n "$(ulimit -Hn)"
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+taskset -c 1 /tmp/loomgate-bench/bin/backend -addr 127.0.0.1:18080 -latency 100ms > /dev/null 2>&1 &
+pids+=($!)
+taskset -c 0 "$JAVA" ${HEAP:--Xmx256m} -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -Xlog:gc:file=/tmp/tls-w7.gc.log \
+    -jar "$JAR" serve --config "$CFG" > /tmp/tls-w7.gateway.log 2>&1 &
+G=$!
+pids+=("$G")
+ready=0
+for _ in $(seq 150); do
+    if curl -sk -o /dev/null https://127.0.0.1:18081/hello; then ready=1; break; fi
+    sleep 0.2
+done
+(( ready )) || { echo "the gateway did not answer; see /tmp/tls-w7.gateway.log" >&2; exit 1; }
+taskset -c 1 wrk -t1 -c256 -d20s https://127.0.0.1:18081/hello > /dev/null
+ticks() { awk '{ print $14 + $15 }' "/proc/$G/stat"; }
+pauses() { grep -c Pause /tmp/tls-w7.gc.log || true; }
+for rep in ${REPS:-1 2 3 4}; do
+    taskset -c 1 wrk -t1 -c2000 -d3s --timeout 5s https://127.0.0.1:18081/api/data > /dev/null 2>&1 || true
+    sleep 1
+    g0=$(pauses); t0=$(ticks)
+    out=$(taskset -c 1 wrk -t1 -c2000 -d10s --timeout 5s https://127.0.0.1:18081/api/data 2>&1 || true)
+    t1=$(ticks); g1=$(pauses)
+    echo "rep $rep: $(grep Requests/sec <<< "$out" | awk '{ print $2 }') req/s, gateway CPU $((t1 - t0)) ticks," \
+        "GC pauses $((g1 - g0)) $(grep -E 'Socket errors' <<< "$out" || true)"
+done
