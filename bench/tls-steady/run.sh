@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The TLS workloads W5-W7 of ../shared/bench/run.sh once the JVM has compiled the handshake: run.sh's warm-up
+# (/hello over 256 keep-alive connections) makes only 256 handshakes per round, so its W6 and W7 meet a gateway whose
+# C2 compiler is still compiling JSSE's handshake on the same pinned core (docs/performance.md, "Session 24"). Here
+# every proxy gets the same longer warm-up, new connections included, and then the same workloads, with the same
+# tools and pinning as run.sh: the proxy on core 0, wrk and the harness's Go origin (100 ms /api/data) on core 1.
+#
+#   bench/tls-steady/run.sh                          # loomgate (bench/gw-tls.yaml) and haproxy-t1, interleaved, 2 rounds
+#   PROXIES="loomgate-conscrypt haproxy" ROUNDS=1 bench/tls-steady/run.sh
+#
+# Prints per proxy and workload: requests/s (W6: handshakes/s), the proxy's CPU µs per request (whole process, JIT
+# included), wrk's timeouts, and for Loomgate the C2 compiler thread's CPU in the measured window (0 once compiled).
+# Needs one earlier ../shared/bench/run.sh with a TLS workload (its origin binary and certificate are reused from
+# /tmp/loomgate-bench) and haproxy. JAR= the gateway jar (default: the build's).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SHARED=${SHARED:-$(cd "$ROOT/../shared/bench" && pwd)}
+cd "$ROOT"
+JAR=${JAR:-$ROOT/loomgate-cli/target/loomgate-gateway.jar}
+JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java | head -1)}
+WARM_NEW=${WARM_NEW:-60s}
+export BENCH_TLS_CERT=/tmp/loomgate-bench/tls/cert.pem BENCH_TLS_KEY=/tmp/loomgate-bench/tls/key.pem
+export BENCH_TLS_PEM=/tmp/loomgate-bench/tls/bench.pem
+ulimit -n "$(ulimit -Hn)"
+URL=https://127.0.0.1:18081
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+taskset -c 1 /tmp/loomgate-bench/bin/backend -addr 127.0.0.1:18080 -latency 100ms > /dev/null 2>&1 &
+pids+=($!)
+
+start_proxy() {
+    case $1 in
+        loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
+                      --config bench/gw-tls.yaml > /tmp/tls-steady.$1.log 2>&1 & ;;
+        loomgate-conscrypt) taskset -c 0 "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" \
+                      serve --config bench/gw-tls-conscrypt.yaml > /tmp/tls-steady.$1.log 2>&1 & ;;
+        haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/haproxy-t1-tls.cfg" > /tmp/tls-steady.$1.log 2>&1 & ;;
+        *) echo "unknown proxy $1" >&2; exit 2 ;;
+    esac
+    P=$!
+    pids+=("$P")
+    for _ in $(seq 300); do
+        curl -sk -o /dev/null "$URL/hello" && return 0
+        sleep 0.2
+    done
+    echo "$1 did not answer; see /tmp/tls-steady.$1.log" >&2
+    exit 1
+}
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+c2_ticks() { # the C2 compiler thread(s) of a JVM; 0 for anything else
+    local t sum=0
+    for t in /proc/"$1"/task/*; do
+        [[ $(cat "$t/comm" 2>/dev/null) == C2* ]] && sum=$((sum + $(awk '{ print $14 + $15 }' "$t/stat")))
+    done
+    echo "$sum"
+}
+measure() { # name proxy_pid wrk-args...: a 3 s warm-up run, then 10 s measured, as run.sh
+    local name=$1 pid=$2 out t0 t1 c0 c1 rps timeouts
+    shift 2
+    taskset -c 1 wrk -t1 -d3s --timeout 5s "$@" > /dev/null 2>&1 || true
+    t0=$(ticks "$pid"); c0=$(c2_ticks "$pid")
+    out=$(taskset -c 1 wrk -t1 -d10s --timeout 5s "$@" 2>&1 || true)
+    t1=$(ticks "$pid"); c1=$(c2_ticks "$pid")
+    rps=$(awk '/Requests\/sec/ { print $2 }' <<< "$out")
+    timeouts=$(sed -n 's/.*timeout \([0-9]*\).*/\1/p' <<< "$out")
+    printf '  %-3s %9s req/s  %8s CPU us/req  timeouts %-4s  C2 %5.1f s\n' "$name" "$rps" \
+        "$(awk -v t=$((t1 - t0)) -v r="$rps" 'BEGIN { if (r > 0) printf "%.1f", t * 10000 / (r * 10); else print "-" }')" \
+        "${timeouts:-0}" "$(awk -v c=$((c1 - c0)) 'BEGIN { printf "%.1f", c / 100 }')"
+}
+
+for round in $(seq "${ROUNDS:-2}"); do
+    for proxy in ${PROXIES:-loomgate haproxy}; do
+        start_proxy "$proxy"
+        echo "round $round, $proxy (warm-up: 20 s /hello at 256 connections, $WARM_NEW of new connections at 64)"
+        taskset -c 1 wrk -t1 -c256 -d20s "$URL/hello" > /dev/null
+        taskset -c 1 wrk -t1 -c64 -d"$WARM_NEW" -H 'Connection: close' "$URL/hello" > /dev/null
+        measure W5 "$P" -c256 "$URL/hello"
+        measure W6 "$P" -c64 -H 'Connection: close' "$URL/hello"
+        measure W7 "$P" -c2000 "$URL/api/data"
+        kill "$P"; wait "$P" 2>/dev/null || true
+        sleep 2
+    done
+done
