@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The TLS workloads W5-W7 of ../shared/bench/run.sh once the JVM has compiled the handshake: run.sh's warm-up
+# The TLS workloads W5-W7 and W9 of ../shared/bench/run.sh once the JVM has compiled the handshake: run.sh's warm-up
 # (/hello over 256 keep-alive connections) makes only 256 handshakes per round, so its W6 and W7 meet a gateway whose
 # C2 compiler is still compiling JSSE's handshake on the same pinned core (docs/performance.md, "Session 24"). Here
 # every proxy gets the same longer warm-up, new connections included, and then the same workloads, with the same
-# tools and pinning as run.sh: the proxy on core 0, wrk and the harness's Go origin (100 ms /api/data) on core 1.
+# tools and pinning as run.sh: the proxy on core 0, wrk (h2load for W9, h2 by ALPN) and the harness's Go origin
+# (100 ms /api/data) on core 1, in run.sh's order (W5, W6, W9, W7).
 #
 #   bench/tls-steady/run.sh                          # loomgate (bench/gw-tls.yaml) and haproxy-t1, interleaved, 2 rounds
 #   PROXIES="loomgate-conscrypt haproxy" ROUNDS=1 bench/tls-steady/run.sh
@@ -11,7 +12,7 @@
 # Prints per proxy and workload: requests/s (W6: handshakes/s), the proxy's CPU µs per request (whole process, JIT
 # included), wrk's timeouts, and for Loomgate the C2 compiler thread's CPU in the measured window (0 once compiled).
 # Needs one earlier ../shared/bench/run.sh with a TLS workload (its origin binary and certificate are reused from
-# /tmp/loomgate-bench) and haproxy. JAR= the gateway jar (default: the build's).
+# /tmp/loomgate-bench), haproxy, wrk and h2load. JAR= the gateway jar (default: the build's).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -70,6 +71,19 @@ measure() { # name proxy_pid wrk-args...: a 3 s warm-up run, then 10 s measured,
         "${timeouts:-0}" "$(awk -v c=$((c1 - c0)) 'BEGIN { printf "%.1f", c / 100 }')"
 }
 
+measure_h2() { # name proxy_pid clients streams path: h2load by ALPN h2, 3 s warm-up then 10 s, as run.sh's W9
+    local name=$1 pid=$2 out t0 t1 c0 c1 rps
+    taskset -c 1 h2load -t1 -c"$3" -m"$4" -D3 "$URL$5" > /dev/null 2>&1 || true
+    sleep 1
+    t0=$(ticks "$pid"); c0=$(c2_ticks "$pid")
+    out=$(taskset -c 1 h2load -t1 -c"$3" -m"$4" -D10 "$URL$5" 2>&1 || true)
+    t1=$(ticks "$pid"); c1=$(c2_ticks "$pid")
+    rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<< "$out")
+    printf '  %-3s %9s req/s  %8s CPU us/req  %-14s  C2 %5.1f s\n' "$name" "$rps" \
+        "$(awk -v t=$((t1 - t0)) -v r="$rps" 'BEGIN { if (r > 0) printf "%.1f", t * 10000 / (r * 10); else print "-" }')" \
+        "$(grep -o '[0-9]* failed' <<< "$out" | head -1)" "$(awk -v c=$((c1 - c0)) 'BEGIN { printf "%.1f", c / 100 }')"
+}
+
 for round in $(seq "${ROUNDS:-2}"); do
     for proxy in ${PROXIES:-loomgate haproxy}; do
         start_proxy "$proxy"
@@ -78,6 +92,7 @@ for round in $(seq "${ROUNDS:-2}"); do
         taskset -c 1 wrk -t1 -c64 -d"$WARM_NEW" -H 'Connection: close' "$URL/hello" > /dev/null
         measure W5 "$P" -c256 "$URL/hello"
         measure W6 "$P" -c64 -H 'Connection: close' "$URL/hello"
+        measure_h2 W9 "$P" 200 10 /api/data
         measure W7 "$P" -c2000 "$URL/api/data"
         kill "$P"; wait "$P" 2>/dev/null || true
         sleep 2
