@@ -1,4 +1,5 @@
-// Command h2idle measures the memory a proxy holds per idle HTTP/2 connection (h2c, prior knowledge).
+// Command h2idle measures the memory a proxy holds per idle HTTP/2 connection (h2c, prior knowledge; with -tls, h2
+// over TLS by ALPN).
 //
 // It opens -n connections; on each it sends the preface, an empty SETTINGS and one request (GET -path) on stream 1.
 // With -mode=complete (the default) it reads that response to its end: the connection then holds one stream that
@@ -19,6 +20,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -64,6 +66,7 @@ func main() {
 	pid := flag.Int("pid", 0, "the proxy's process id: sample its RSS before and while the connections are held")
 	jcmd := flag.String("jcmd", "", "path of jcmd: also sample the JVM's live heap (GC.class_histogram)")
 	top := flag.Int("top", 15, "classes listed by growth")
+	useTLS := flag.Bool("tls", false, "speak TLS and ask for h2 by ALPN (the proxy's certificate is not verified)")
 	flag.Parse()
 	if *mode != "complete" && *mode != "open" {
 		fmt.Fprintln(os.Stderr, "-mode is complete or open")
@@ -86,6 +89,9 @@ func main() {
 	start := time.Now()
 	run(*n, *parallel, func(i int) {
 		c, err := net.DialTimeout("tcp", *addr, *timeout)
+		if err == nil && *useTLS {
+			c, err = overTLS(c, *timeout)
+		}
 		if err == nil {
 			cc := &conn{c: c, r: bufio.NewReaderSize(c, 1024)}
 			if err = setUp(cc, req, *mode == "complete", *timeout); err == nil {
@@ -334,4 +340,20 @@ func report(before, held map[string]int64, conns int64, top int) {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "h2idle:", err)
 	os.Exit(1)
+}
+
+// overTLS runs a TLS handshake over c offering only h2, and fails unless the proxy chose it.
+func overTLS(c net.Conn, timeout time.Duration) (net.Conn, error) {
+	t := tls.Client(c, &tls.Config{InsecureSkipVerify: true, NextProtos: []string{"h2"}})
+	t.SetDeadline(time.Now().Add(timeout))
+	if err := t.Handshake(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	t.SetDeadline(time.Time{})
+	if p := t.ConnectionState().NegotiatedProtocol; p != "h2" {
+		c.Close()
+		return nil, fmt.Errorf("ALPN chose %q, not h2", p)
+	}
+	return t, nil
 }

@@ -4,6 +4,7 @@
 # Loomgate also the live heap by class, from jcmd GC.class_histogram).
 #
 #   bench/h2idle/run.sh [loomgate|haproxy|nginx] [h2idle flags, e.g. -n 5000 -mode open -path '/api/data?delay=600000']
+#   TLS=1 bench/h2idle/run.sh [loomgate|haproxy] -n 5000    # h2 over TLS by ALPN (a fresh ECDSA P-256 certificate)
 #
 # Loomgate runs from $JAR (default loomgate-cli/target/loomgate.jar: ./loomgate build first) with JVM_OPTS (default:
 # the launcher's heap flags, -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders, as the harness runs it). Needs Go (/usr/local/go/bin/go), and haproxy or nginx for those peers. Everything it starts
@@ -35,6 +36,13 @@ await_port() { # port: waits up to 60 s for a listener
 }
 
 (cd "$HERE" && "$GO" build -o "$WORK/h2idle" .)
+tls=()
+if [[ -n ${TLS:-} ]]; then # the same kind of certificate as run.sh's TLS workloads
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+        -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2> /dev/null
+    cat "$WORK/cert.pem" "$WORK/key.pem" > "$WORK/bench.pem"
+    tls=(-tls)
+fi
 (cd "$BACKEND_SRC" && "$GO" build -o "$WORK/backend" .)
 ORIGIN=$(free_port)
 PORT=$(free_port)
@@ -52,7 +60,10 @@ server:
   max-connections: 20000
   http2:
     enabled: true
-admin:
+${TLS:+  ssl:
+    certificate: $WORK/cert.pem
+    certificate-private-key: $WORK/key.pem
+}admin:
   port: 0
 access-log:
   enabled: false
@@ -67,10 +78,13 @@ YAML
             --config "$WORK/gw.yaml" > "$WORK/proxy.log" 2>&1 &
         jcmd=(-jcmd "$JAVA_HOME/bin/jcmd") ;;
     haproxy)
+        hacfg=haproxy-t1-h2c.cfg
+        [[ -z ${TLS:-} ]] || hacfg=haproxy-t1-tls.cfg
         sed -e "s/127.0.0.1:18081/127.0.0.1:$PORT/; s/127.0.0.1:18080/127.0.0.1:$ORIGIN/" \
-            -e "s#pidfile .*#pidfile $WORK/haproxy.pid#" "$PEERS/haproxy-t1-h2c.cfg" > "$WORK/haproxy.cfg"
-        haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/proxy.log" 2>&1 & ;;
+            -e "s#pidfile .*#pidfile $WORK/haproxy.pid#" "$PEERS/$hacfg" > "$WORK/haproxy.cfg"
+        BENCH_TLS_PEM=$WORK/bench.pem haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/proxy.log" 2>&1 & ;;
     nginx)
+        [[ -z ${TLS:-} ]] || { echo "TLS=1 is for loomgate and haproxy" >&2; exit 2; }
         mkdir -p "$WORK/nginx/logs" "$WORK/nginx/tmp"
         sed -e "s/127.0.0.1:18081/127.0.0.1:$PORT/; s/127.0.0.1:18080/127.0.0.1:$ORIGIN/" \
             "$PEERS/nginx-w1-h2c.conf" > "$WORK/nginx.conf"
@@ -87,7 +101,7 @@ echo "h2idle: $PROXY pid $PROXY_PID on 127.0.0.1:$PORT, origin 127.0.0.1:$ORIGIN
 # Warm-up: a gateway that has served a while has its connection code compiled, and a parked virtual thread's stack
 # chunk is smaller with compiled frames than with interpreted ones, so the figure moves until the JIT has settled.
 for round in 1 2 3 4 5; do
-    "$WORK/h2idle" -addr "127.0.0.1:$PORT" -n 2000 -hold 0s >> "$WORK/warmup.txt"
+    "$WORK/h2idle" -addr "127.0.0.1:$PORT" "${tls[@]}" -n 2000 -hold 0s >> "$WORK/warmup.txt"
 done
 sleep 2
-"$WORK/h2idle" -addr "127.0.0.1:$PORT" -pid "$PROXY_PID" "${jcmd[@]}" "$@"
+"$WORK/h2idle" -addr "127.0.0.1:$PORT" "${tls[@]}" -pid "$PROXY_PID" "${jcmd[@]}" "$@"
