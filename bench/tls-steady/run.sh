@@ -57,31 +57,32 @@ c2_ticks() { # the C2 compiler thread(s) of a JVM; 0 for anything else
     done
     echo "$sum"
 }
+row() { # name rps errors t0 t1 c0 c1: one result line; CPU per request and C2's seconds from the tick counts
+    printf '  %-3s %9s req/s  %8s CPU us/req  %-14s  C2 %5.1f s\n' "$1" "$2" \
+        "$(awk -v t=$(($5 - $4)) -v r="$2" 'BEGIN { if (r > 0) printf "%.1f", t * 10000 / (r * 10); else print "-" }')" \
+        "$3" "$(awk -v c=$(($7 - $6)) 'BEGIN { printf "%.1f", c / 100 }')"
+}
+
 measure() { # name proxy_pid wrk-args...: a 3 s warm-up run, then 10 s measured, as run.sh
-    local name=$1 pid=$2 out t0 t1 c0 c1 rps timeouts
+    local name=$1 pid=$2 out t0 t1 c0 c1 timeouts
     shift 2
     taskset -c 1 wrk -t1 -d3s --timeout 5s "$@" > /dev/null 2>&1 || true
     t0=$(ticks "$pid"); c0=$(c2_ticks "$pid")
     out=$(taskset -c 1 wrk -t1 -d10s --timeout 5s "$@" 2>&1 || true)
     t1=$(ticks "$pid"); c1=$(c2_ticks "$pid")
-    rps=$(awk '/Requests\/sec/ { print $2 }' <<< "$out")
     timeouts=$(sed -n 's/.*timeout \([0-9]*\).*/\1/p' <<< "$out")
-    printf '  %-3s %9s req/s  %8s CPU us/req  timeouts %-4s  C2 %5.1f s\n' "$name" "$rps" \
-        "$(awk -v t=$((t1 - t0)) -v r="$rps" 'BEGIN { if (r > 0) printf "%.1f", t * 10000 / (r * 10); else print "-" }')" \
-        "${timeouts:-0}" "$(awk -v c=$((c1 - c0)) 'BEGIN { printf "%.1f", c / 100 }')"
+    row "$name" "$(awk '/Requests\/sec/ { print $2 }' <<< "$out")" "timeouts ${timeouts:-0}" "$t0" "$t1" "$c0" "$c1"
 }
 
 measure_h2() { # name proxy_pid clients streams path: h2load by ALPN h2, 3 s warm-up then 10 s, as run.sh's W9
-    local name=$1 pid=$2 out t0 t1 c0 c1 rps
+    local name=$1 pid=$2 out t0 t1 c0 c1
     taskset -c 1 h2load -t1 -c"$3" -m"$4" -D3 "$URL$5" > /dev/null 2>&1 || true
     sleep 1
     t0=$(ticks "$pid"); c0=$(c2_ticks "$pid")
     out=$(taskset -c 1 h2load -t1 -c"$3" -m"$4" -D10 "$URL$5" 2>&1 || true)
     t1=$(ticks "$pid"); c1=$(c2_ticks "$pid")
-    rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<< "$out")
-    printf '  %-3s %9s req/s  %8s CPU us/req  %-14s  C2 %5.1f s\n' "$name" "$rps" \
-        "$(awk -v t=$((t1 - t0)) -v r="$rps" 'BEGIN { if (r > 0) printf "%.1f", t * 10000 / (r * 10); else print "-" }')" \
-        "$(grep -o '[0-9]* failed' <<< "$out" | head -1)" "$(awk -v c=$((c1 - c0)) 'BEGIN { printf "%.1f", c / 100 }')"
+    row "$name" "$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' <<< "$out")" \
+        "$(grep -o '[0-9]* failed' <<< "$out" | head -1)" "$t0" "$t1" "$c0" "$c1"
 }
 
 for round in $(seq "${ROUNDS:-2}"); do
