@@ -278,7 +278,8 @@ class Http2UpstreamTest {
     }
 
     private static String tlsUpstream(H2Origin origin) {
-        return "upstream:\n  http2: true\n  ssl:\n    trust-certificate: ${CA}\n" + route(origin.httpsUri());
+        return "upstream:\n  http2: true\n  ssl:\n    provider: ${TLS_PROVIDER}\n    trust-certificate: ${CA}\n"
+                + route(origin.httpsUri());
     }
 
     private static String run(List<String> cmd) throws Exception {

@@ -9,12 +9,14 @@ import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ClientTlsSettings;
 import io.loomgate.tls.KeySource;
 import io.loomgate.tls.TlsFailures;
+import io.loomgate.tls.TlsProvider;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
@@ -24,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * https:// origins: verified against a private CA given as upstream.ssl.trust-certificate, host name checked, a
  * client certificate presented where the origin requires one; an expired, misnamed or untrusted certificate is a
- * 502, and the cause is named the way an operator searches for it.
+ * 502, and the cause is named the way an operator searches for it. Run once per provider (the build's Conscrypt pass
+ * sets {@code upstream.ssl.provider: conscrypt}).
  */
 class HttpsOriginTest {
     private static TestPki pki;
@@ -68,6 +71,7 @@ class HttpsOriginTest {
                   port: 0
                 upstream:
                   ssl:
+                    provider: ${TLS_PROVIDER}
                     trust-certificate: ${CA}
                     certificate: ${CLIENT_CERT}
                     certificate-private-key: ${CLIENT_KEY}
@@ -111,11 +115,17 @@ class HttpsOriginTest {
 
     @Test
     void handshakeFailuresAreNamedByCause() throws Exception {
-        ClientTls tls = ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert()));
+        ClientTls tls = ClientTls.create(settings());
         assertThat(failure(tls, expired)).isEqualTo("certificate for host 'localhost' expired");
         assertThat(failure(tls, misnamed)).isEqualTo("host name mismatch: the certificate is not for 'localhost'");
         assertThat(failure(tls, untrusted))
                 .isEqualTo("certificate for host 'localhost' is signed by an unknown CA");
+    }
+
+    /** upstream.ssl as the gateway above has it, with the provider this pass tests. */
+    private static ClientTlsSettings settings() {
+        return ClientTlsSettings.DEFAULTS.withTrust(pki.caCert())
+                .withProvider(TlsProvider.valueOf(RunningGateway.tlsProvider().toUpperCase(Locale.ROOT)));
     }
 
     private static String failure(ClientTls tls, TestOrigin origin) throws Exception {
@@ -135,19 +145,19 @@ class HttpsOriginTest {
     @Test
     void theGatewayPresentsItsClientCertificateToAnOriginThatRequiresOne() throws Exception {
         assertThat(gateway.get("/mutual/x").statusCode()).isEqualTo(200);
-        ClientTls withoutCertificate = ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert()));
+        ClientTls withoutCertificate = ClientTls.create(settings());
         String refused = failure(withoutCertificate, mutual);
         // The origin's certificate_required alert, or, when our request was still being written as it closed, the
         // broken pipe that its closing left: a refusal either way.
         assertThat(refused).startsWith("TLS handshake with 'localhost' failed:");
-        ClientTls withCertificate = ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert())
+        ClientTls withCertificate = ClientTls.create(settings()
                 .withIdentity(KeySource.pem(gatewayClient.cert(), gatewayClient.key())));
         assertThat(failure(withCertificate, mutual)).isEqualTo("no failure");
     }
 
     @Test
     void aNewConnectionToTheSameOriginResumesTheTlsSession() throws Exception {
-        ClientTls tls = ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert()));
+        ClientTls tls = ClientTls.create(settings());
         byte[] first;
         try (Socket raw = new Socket(InetAddress.getLoopbackAddress(), good.port());
              SSLSocket s = tls.handshake(raw, "localhost", good.port(), Duration.ofSeconds(10))) {

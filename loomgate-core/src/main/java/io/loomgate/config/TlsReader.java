@@ -29,7 +29,7 @@ final class TlsReader {
             "enabled-protocols", "ciphers", "client-auth", "trust-certificate", "session-resumption", "provider"));
     private static final List<String> SERVER_NAME_KEYS = concat(List.of("server-name"), IDENTITY_KEYS);
     static final List<String> UPSTREAM_SSL_KEYS = concat(IDENTITY_KEYS, List.of("trust-certificate", "insecure",
-            "enabled-protocols", "ciphers"));
+            "enabled-protocols", "ciphers", "provider"));
 
     private final String file;
     private final Path base;
@@ -106,7 +106,7 @@ final class TlsReader {
         ClientTlsSettings settings;
         try {
             settings = new ClientTlsSettings(path(s, "trust-certificate"), insecure, identity, protocols(s),
-                    strings(s, "ciphers"));
+                    strings(s, "ciphers"), provider(s));
         } catch (IllegalArgumentException e) {
             throw s.error("enabled-protocols", e.getMessage());
         }
@@ -114,6 +114,8 @@ final class TlsReader {
             ClientTls.create(settings);
         } catch (TlsMaterialException e) {
             throw located(s, e);
+        } catch (IllegalArgumentException e) {
+            throw s.error("ciphers", e.getMessage());
         }
         return settings;
     }

@@ -29,11 +29,11 @@ public final class ClientTls implements Reloadable {
     private final SSLSocketFactory factory;
     private final SSLContext context;
 
-    private ClientTls(ClientTlsSettings settings, Material material, SSLContext context) {
+    private ClientTls(ClientTlsSettings settings, Material material, SSLContext context, SSLSocketFactory factory) {
         this.settings = settings;
         this.material = material;
         this.context = context;
-        this.factory = context.getSocketFactory();
+        this.factory = factory;
     }
 
     public static ClientTls create(ClientTlsSettings settings) throws TlsMaterialException {
@@ -47,14 +47,28 @@ public final class ClientTls implements Reloadable {
         };
         List<NamedKeySource> identity = settings.identity() == null ? List.of()
                 : List.of(new NamedKeySource(null, settings.identity()));
-        Material material = Material.load(identity, trust, settings.files());
+        boolean conscrypt = settings.provider() == TlsProvider.CONSCRYPT;
+        if (conscrypt) {
+            String unavailable = settings.provider().unavailableReason();
+            if (unavailable != null) {
+                throw new IllegalStateException(unavailable); // the config reader refuses this first
+            }
+            ConscryptTls.checkCiphers(settings.ciphers(), settings.protocols());
+        }
+        Material material = Material.load(identity,
+                conscrypt ? ConscryptTls::nativeForm : Material.KeyForm.AS_LOADED, trust, settings.files());
+        KeyManager[] keys = identity.isEmpty() ? null : new KeyManager[] {material.keys};
+        TrustManager[] trustManagers = {material.trust};
         try {
+            if (conscrypt) {
+                SSLContext context = ConscryptTls.clientContext(keys, trustManagers);
+                return new ClientTls(settings, material, context, ConscryptTls.socketFactory(context));
+            }
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(identity.isEmpty() ? null : new KeyManager[] {material.keys},
-                    new TrustManager[] {material.trust}, null);
-            return new ClientTls(settings, material, context);
+            context.init(keys, trustManagers, null);
+            return new ClientTls(settings, material, context, context.getSocketFactory());
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("the JDK cannot make a TLS context", e);
+            throw new IllegalStateException("cannot make a TLS context with provider " + settings.provider(), e);
         }
     }
 
@@ -71,11 +85,12 @@ public final class ClientTls implements Reloadable {
     }
 
     /**
-     * An unconnected socket to dial an origin with before {@link #handshake} layers TLS over it: JSSE then reads each
-     * record in one system call instead of two ({@link RecordBufferedSocket}).
+     * An unconnected socket to dial an origin with before {@link #handshake} layers TLS over it. For JSSE, one that
+     * reads each record in one system call instead of two ({@link RecordBufferedSocket}); Conscrypt's socket reads
+     * into a record-sized buffer of its own, so it gets the plain socket (a second buffer would only add a copy).
      */
-    public static Socket unconnectedSocket() {
-        return new RecordBufferedSocket();
+    public Socket unconnectedSocket() {
+        return settings.provider() == TlsProvider.CONSCRYPT ? new Socket() : new RecordBufferedSocket();
     }
 
     /** ALPN offer of an HTTP/1.1-only client. */

@@ -17,8 +17,8 @@ import org.conscrypt.Conscrypt;
  * The only class that touches Conscrypt, so the JDK provider never loads it (nor its native library).
  *
  * <p>Conscrypt is used as a private {@link Provider} instance handed to {@link SSLContext#getInstance(String,
- * Provider)}; it is never installed JVM-wide, so nothing else in the gateway (the upstream client, Redis, JWKS
- * fetches) changes implementation behind our back.
+ * Provider)}; it is never installed JVM-wide, so nothing else in the gateway (Redis, JWKS fetches, and the listeners
+ * or the upstream client when their own {@code provider} is {@code jdk}) changes implementation behind our back.
  *
  * <p>Its sockets are always the engine socket ({@code ConscryptEngineSocket}: BoringSSL works on byte buffers, and
  * the reads and writes are ordinary Java socket streams, which park a virtual thread). Never the file-descriptor
@@ -107,6 +107,17 @@ final class ConscryptTls {
             // each handshake nothing is left to resume. TLS 1.3 tickets are off per socket (configure).
             context.getServerSessionContext().setSessionCacheSize(1);
         }
+        return context;
+    }
+
+    /**
+     * A client context for origins: its session cache, keyed by host and port, resumes sessions as JSSE's does. The
+     * trust managers are the JDK's (and ours), called by Conscrypt with the socket, so the host name is checked the
+     * same way as with JSSE.
+     */
+    static SSLContext clientContext(KeyManager[] keys, TrustManager[] trust) throws GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS", Holder.PROVIDER);
+        context.init(keys, trust, null);
         return context;
     }
 

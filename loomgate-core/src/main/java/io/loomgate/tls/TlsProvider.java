@@ -1,9 +1,10 @@
 package io.loomgate.tls;
 
 /**
- * Which TLS implementation runs a listener's handshakes and records ({@code server.ssl.provider}).
+ * Which TLS implementation runs the handshakes and records of a listener ({@code server.ssl.provider}) or of the
+ * connections to {@code https://} origins ({@code upstream.ssl.provider}).
  *
- * <p>The upstream client and every other TLS user in the gateway stay on the JDK's: only listeners switch.
+ * <p>Every other TLS user in the gateway (Redis, JWKS fetches, health checks' own clients) stays on the JDK's.
  */
 public enum TlsProvider {
     /** The JDK's own (JSSE): always available, the default. */

@@ -94,7 +94,7 @@ final class Trust {
         @Override
         public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
                 throws CertificateException {
-            anyOf(tm -> tm.checkServerTrusted(chain, authType, socket));
+            anyOf(tm -> tm.checkServerTrusted(chain, jdkAuthType(authType), socket));
         }
 
         @Override
@@ -106,7 +106,7 @@ final class Trust {
         @Override
         public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
                 throws CertificateException {
-            anyOf(tm -> tm.checkServerTrusted(chain, authType, engine));
+            anyOf(tm -> tm.checkServerTrusted(chain, jdkAuthType(authType), engine));
         }
 
         @Override
@@ -116,7 +116,17 @@ final class Trust {
 
         @Override
         public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            anyOf(tm -> tm.checkServerTrusted(chain, authType));
+            anyOf(tm -> tm.checkServerTrusted(chain, jdkAuthType(authType)));
+        }
+
+        /**
+         * The key exchange name the JDK's checker knows for TLS 1.3. BoringSSL (Conscrypt) names TLS 1.3's key
+         * exchange "GENERIC", which the JDK's end-entity check refuses as "Unknown authType"; JSSE passes "UNKNOWN"
+         * for the same handshake, which the check accepts for a certificate that may sign (key usage
+         * digitalSignature). Every other name is passed as it came.
+         */
+        static String jdkAuthType(String authType) {
+            return "GENERIC".equals(authType) ? "UNKNOWN" : authType;
         }
 
         @Override

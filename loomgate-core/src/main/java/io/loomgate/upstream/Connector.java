@@ -51,7 +51,7 @@ final class Connector {
 
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener) {
         this(endpoint, settings, listener, (address, timeout) -> dialSocket(
-                endpoint.tls() ? ClientTls.unconnectedSocket() : SocketChannel.open().socket(), address, timeout));
+                endpoint.tls() ? tls(settings).unconnectedSocket() : SocketChannel.open().socket(), address, timeout));
     }
 
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener, Dialer dialer) {
@@ -155,7 +155,7 @@ final class Connector {
     }
 
     private SSLSocket handshake(Socket raw, java.util.List<String> alpn) throws IOException {
-        ClientTls tls = settings.tls() != null ? settings.tls() : DefaultTls.INSTANCE;
+        ClientTls tls = tls(settings);
         try {
             SSLSocket s = tls.handshake(raw, endpoint.host(), endpoint.port(), settings.connectTimeout(), alpn);
             if (!reportedCauses.isEmpty()) {
@@ -179,6 +179,11 @@ final class Connector {
             }
             throw new UpstreamTlsException(endpoint + ": " + why, e);
         }
+    }
+
+    /** The origin TLS of these settings: {@code upstream.ssl}'s, or the JDK defaults'. */
+    private static ClientTls tls(PoolSettings settings) {
+        return settings.tls() != null ? settings.tls() : DefaultTls.INSTANCE;
     }
 
     /** The JDK's trust store only, made when the first https endpoint without {@code upstream.ssl} dials. */

@@ -146,6 +146,22 @@ class TlsConfigTest {
     }
 
     @Test
+    void upstreamSslTakesTheProviderToo() throws Exception {
+        assertThat(parse("upstream:\n  ssl:\n    insecure: true\n").tls().upstream().provider())
+                .isEqualTo(TlsProvider.JDK);
+        assertThat(parse("upstream:\n  ssl:\n    provider: conscrypt\n").tls().upstream().provider())
+                .isEqualTo(TlsProvider.CONSCRYPT);
+        assertThat(refusal("upstream:\n  ssl:\n    provider: boring\n"))
+                .isEqualTo("gateway.yaml:3: upstream.ssl.provider: expected jdk or conscrypt, got 'boring'");
+        assertThat(refusal("""
+                upstream:
+                  ssl:
+                    provider: conscrypt
+                    ciphers: [ TLS_AES_256_GCM_SHA384 ]
+                """)).startsWith("gateway.yaml:4: upstream.ssl.ciphers: with provider conscrypt and TLSv1.3 enabled,");
+    }
+
+    @Test
     void conscryptRefusesACipherListThatWouldNarrowTls13() throws Exception {
         assertThat(refusal("""
                 server:
