@@ -6,7 +6,11 @@ import io.loomgate.threads.WatchedInputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSocket;
 
 /**
  * A connection to one endpoint, lent by its pool to one exchange at a time.
@@ -22,6 +26,10 @@ public final class PooledConnection {
     enum State { IDLE, IN_USE, CLOSED }
 
     private static final int HEALTH_CHECK_READ_MILLIS = 1;
+    /** Idle longer than this, a plain connection is probed (a non-blocking read) before it is lent again. */
+    static final long PROBE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Idle longer than this, a TLS connection is probed (a 1 ms timed read) before it is lent again. */
+    static final long TLS_PROBE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final UpstreamPool pool;
     private final long id;
@@ -93,16 +101,28 @@ public final class PooledConnection {
     }
 
     /**
-     * Whether this idle connection can carry a new request (OkHttp's {@code isHealthy}). The cheap check (socket
-     * open both ways, no unread bytes) always runs; with {@code extensive}, a 1 ms read as well: any byte or end of
-     * stream then means the origin closed the connection or is talking out of turn, and either way it is unusable.
-     * Called by the pool on acquire, outside its lock.
+     * Whether this idle connection, idle for {@code idleForNanos}, can carry a new request (OkHttp's
+     * {@code isHealthy}). The cheap check (socket open both ways, no unread bytes) always runs. After a long idle,
+     * long enough for the origin to have given up on it, a read as well: any byte or end of stream then means the
+     * origin closed the connection or is talking out of turn, and either way it is unusable. Called by the pool on
+     * acquire, outside its lock.
+     *
+     * <p>A plain connection is probed with one non-blocking read of its channel after a second of idleness: no
+     * wait, no timer. A TLS connection has no channel to read without blocking (its bytes belong to the TLS
+     * layer), so it gets a 1 ms timed read, and only after {@link #TLS_PROBE_AFTER_IDLE_NANOS} (OkHttp's figure):
+     * the timer that ends a timed read on a virtual thread is a task submitted from outside the carrier, which runs
+     * only once the carrier's own queue is empty. Under saturation that took seconds (docs/performance.md,
+     * "Session 25"), with the request waiting behind it.
      */
-    boolean isHealthy(boolean extensive) {
+    boolean isHealthy(long idleForNanos) {
         if (socket.isClosed() || socket.isInputShutdown() || socket.isOutputShutdown() || input.buffered() > 0) {
             return false;
         }
-        if (!extensive) {
+        SocketChannel channel = socket instanceof SSLSocket ? null : socket.getChannel();
+        if (channel != null) {
+            return idleForNanos <= PROBE_AFTER_IDLE_NANOS || quietNow(channel);
+        }
+        if (idleForNanos <= TLS_PROBE_AFTER_IDLE_NANOS) {
             return true;
         }
         try {
@@ -121,6 +141,23 @@ public final class PooledConnection {
         }
     }
 
+    /**
+     * One non-blocking read: true when nothing is there (the origin neither wrote nor closed). A byte read here is
+     * lost, which does not matter: a connection with one is discarded.
+     */
+    private static boolean quietNow(SocketChannel channel) {
+        try {
+            channel.configureBlocking(false);
+            try {
+                return channel.read(ByteBuffer.allocate(1)) == 0;
+            } finally {
+                channel.configureBlocking(true);
+            }
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** What {@link #awaitData} saw within its wait. */
     public enum Readiness {
         /** At least one byte is ready to read. */
@@ -133,7 +170,8 @@ public final class PooledConnection {
 
     /**
      * Waits at most {@code millis} for the origin's next byte without consuming it; bytes already buffered answer at
-     * once. A timed socket read (SO_TIMEOUT), as in {@link #isHealthy}: meant for rare paths, never every request.
+     * once. A timed socket read (SO_TIMEOUT), as in {@link #isHealthy}'s TLS probe: meant for rare paths, never every
+     * request.
      */
     public Readiness awaitData(int millis) {
         if (input.buffered() > 0) {

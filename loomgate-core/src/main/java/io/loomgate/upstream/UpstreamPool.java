@@ -35,7 +35,6 @@ public final class UpstreamPool {
      * connections that sat long enough for an origin's keep-alive timeout to be plausible get it; a recently used
      * connection that the origin closed anyway fails on first use and the proxy retries on a fresh one.
      */
-    static final long EXTENSIVE_CHECK_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Endpoint endpoint;
     private final PoolSettings settings;
@@ -122,8 +121,7 @@ public final class UpstreamPool {
             if (lease.idle == null) {
                 return dial();
             }
-            // The timed read costs a millisecond: only after an idle long enough for the origin to have given up.
-            if (lease.idle.isHealthy(lease.idleForNanos > EXTENSIVE_CHECK_AFTER_IDLE_NANOS)) {
+            if (lease.idle.isHealthy(lease.idleForNanos)) {
                 reuses.increment();
                 listener.reused(endpoint);
                 return lease.idle;

@@ -13,12 +13,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The health check on acquire: a connection idle for more than a second gets a 1 ms read, and one the origin closed
- * (or wrote to out of turn) is discarded for a new dial. A recently used one is trusted and lent as reused, and the
+ * The health check on acquire: a plain connection idle for more than a second gets a non-blocking read, and one the
+ * origin closed (or wrote to out of turn) is discarded for a new dial. A recently used one is trusted and lent as reused, and the
  * proxy's retry covers it. The idle time is stepped on the pool's clock, never slept.
  */
 class StaleConnectionTest {
-    private static final long LONG_IDLE = UpstreamPool.EXTENSIVE_CHECK_AFTER_IDLE_NANOS + 1;
+    private static final long LONG_IDLE = PooledConnection.PROBE_AFTER_IDLE_NANOS + 1;
 
     private final AtomicLong clock = new AtomicLong();
     private final RecordingPoolListener listener = new RecordingPoolListener();
@@ -87,7 +87,7 @@ class StaleConnectionTest {
     void recentlyUsedConnectionClosedByOriginIsStillLentAsReused() throws Exception {
         PooledConnection stale = idleConnection();
         server.accepted(0).close();
-        clock.addAndGet(UpstreamPool.EXTENSIVE_CHECK_AFTER_IDLE_NANOS); // exactly at the threshold: not yet checked
+        clock.addAndGet(PooledConnection.PROBE_AFTER_IDLE_NANOS); // exactly at the threshold: not yet checked
 
         PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
 
