@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Issue 11's "https:// origin at 256 connections": each proxy (plain HTTP on 127.0.0.1:18081, pinned to core 0)
 # forwards /hello to an https origin (nginx, one worker, TLS 1.3 with the harness's ECDSA P-256 certificate, on
-# core 1), verifying its certificate; wrk (core 1) runs 256 keep-alive connections for 10 s after a 10 s warm-up.
+# core 1), verifying its certificate; wrk (core 1) runs 256 keep-alive connections for 10 s after a warm-up (WARMUP).
 # Reported per proxy: requests/s, p99, and the proxy's CPU µs per request (utime+stime of its process from /proc).
 #
-#   bench/tls-origin/run.sh [loomgate haproxy nginx]    # JAR= the gateway jar (default: the build's)
+#   bench/tls-origin/run.sh [loomgate loomgate-conscrypt haproxy nginx]    # JAR= the gateway jar (default: the
+#                                                                           # build's); WARMUP= (10s)
+# loomgate-conscrypt is Loomgate with upstream.ssl.provider: conscrypt.
 #
 # Same method as ../shared/bench/run.sh (its certificate, one core each, ratios within one run), not part of it.
 # Needs nginx, haproxy, wrk, openssl; a JDK 25 for Loomgate. Stops everything it starts.
@@ -16,6 +18,8 @@ JAR=${JAR:-$ROOT/loomgate-cli/target/loomgate-gateway.jar}
 JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java | head -1)}
 JVM_OPTS=${JVM_OPTS:--Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders}
 CONNS=${CONNS:-256}
+# 10 s, as the harness warms up; 60s lets the JIT finish compiling the JDK's TLS client (docs/performance.md).
+WARMUP=${WARMUP:-10s}
 WORK=$(mktemp -d /tmp/tls-origin.XXXXXX)
 TLS=$WORK/tls
 ulimit -n "$(ulimit -Hn)"
@@ -66,13 +70,15 @@ start_proxy() { # name: starts it on core 0 at 127.0.0.1:18081, prints its pid
     local name=$1 dir=$WORK/$1
     mkdir -p "$dir/logs" "$dir/tmp"
     case $name in
-    loomgate)
+    loomgate|loomgate-conscrypt)
+        local provider=jdk
+        [ "$name" = loomgate-conscrypt ] && provider=conscrypt
         cat > "$dir/gw.yaml" <<CONF
 server: { address: 127.0.0.1, port: 18081, max-connections: 10000 }
 admin: { port: 19901 }
 access-log: { enabled: false }
 upstream:
-  ssl: { trust-certificate: $TLS/cert.pem }
+  ssl: { trust-certificate: $TLS/cert.pem, provider: $provider }
 routes:
   - id: origin
     uri: https://127.0.0.1:18443
@@ -138,7 +144,7 @@ for name in $PROXIES; do
     pid=$(start_proxy "$name")
     pids+=("$pid")
     await http://127.0.0.1:18081/hello
-    taskset -c 1 wrk -t1 -c"$CONNS" -d10s http://127.0.0.1:18081/hello > /dev/null   # warm-up
+    taskset -c 1 wrk -t1 -c"$CONNS" -d"$WARMUP" http://127.0.0.1:18081/hello > /dev/null   # warm-up
     # nginx's master forks the worker that does the work: measure the whole tree.
     tree="$pid $(pgrep -P "$pid" | tr '\n' ' ' || true)"
     before=0; for p in $tree; do before=$((before + $(cpu_ticks "$p"))); done
