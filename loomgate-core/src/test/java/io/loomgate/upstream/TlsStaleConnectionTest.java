@@ -1,0 +1,131 @@
+package io.loomgate.upstream;
+
+import static io.loomgate.upstream.TestPools.within;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.TestPki;
+import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.tls.ClientTls;
+import io.loomgate.tls.ClientTlsSettings;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLServerSocket;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The health check of a TLS connection: no probe before {@link PooledConnection#TLS_PROBE_AFTER_IDLE_NANOS} of
+ * idleness (its probe is a timed read, whose timer can wait behind a busy carrier), then a 1 ms read that finds an
+ * origin's close. Against a real TLS server that completes handshakes and closes on demand; idle time is stepped on
+ * the pool's clock.
+ */
+class TlsStaleConnectionTest {
+    private static TestPki pki;
+    private static TestPki.Issued cert;
+
+    private final AtomicLong clock = new AtomicLong();
+    private final RecordingPoolListener listener = new RecordingPoolListener();
+    private SSLServerSocket server;
+    private final List<SSLSocket> accepted = new CopyOnWriteArrayList<>();
+    private UpstreamPool pool;
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        TestPki.requireOpenssl();
+        pki = TestPki.create("stale TLS CA");
+        cert = pki.issue("origin", "localhost", "localhost");
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        server = (SSLServerSocket) pki.serverContext(cert).getServerSocketFactory().createServerSocket();
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        ConnectionExecutors.startDaemon("tls-stale-origin", this::acceptAll);
+        PoolSettings settings = TestPools.settings(10, 10)
+                .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert())));
+        Endpoint endpoint = new Endpoint("localhost", server.getLocalPort(), true);
+        pool = new UpstreamPool(new Connector(endpoint, settings, listener), settings, listener, clock::get);
+    }
+
+    private void acceptAll() {
+        while (!server.isClosed()) {
+            try {
+                SSLSocket s = (SSLSocket) server.accept();
+                s.startHandshake(); // completes while the pool's dial waits for it
+                accepted.add(s);
+            } catch (IOException e) {
+                if (server.isClosed()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        pool.close();
+        server.close();
+        for (SSLSocket s : accepted) {
+            s.close();
+        }
+    }
+
+    @Test
+    void aTlsConnectionIdleUnderTheThresholdIsLentWithoutAProbe() throws Exception {
+        PooledConnection idle = idleConnection();
+        accepted.get(0).close(); // the origin gave up on it: only a probe would notice
+        clock.addAndGet(PooledConnection.TLS_PROBE_AFTER_IDLE_NANOS); // far past a plain connection's 1 s
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isSameAs(idle);
+        assertThat(connection.reused()).isTrue();
+        assertThat(listener.events).containsExactly("connected", "reused");
+    }
+
+    @Test
+    void aTlsConnectionIdleOverTheThresholdClosedByTheOriginIsReplaced() throws Exception {
+        PooledConnection stale = idleConnection();
+        accepted.get(0).close();
+        clock.addAndGet(PooledConnection.TLS_PROBE_AFTER_IDLE_NANOS + 1);
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isNotSameAs(stale);
+        assertThat(connection.reused()).isFalse();
+        assertThat(stale.socket().isClosed()).isTrue();
+        assertThat(listener.events).containsExactly("connected", "evicted:closed-by-peer", "connected");
+    }
+
+    @Test
+    void aHealthyTlsConnectionIdleOverTheThresholdIsLentAgain() throws Exception {
+        PooledConnection idle = idleConnection();
+        clock.addAndGet(PooledConnection.TLS_PROBE_AFTER_IDLE_NANOS + 1);
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isSameAs(idle);
+        assertThat(connection.socket().getSoTimeout()).isZero(); // the probe's 1 ms timeout was undone
+    }
+
+    /** A connection dialled (handshake done on both sides) and released idle. */
+    private PooledConnection idleConnection() throws Exception {
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (accepted.isEmpty() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(accepted).hasSize(1);
+        pool.release(connection);
+        return connection;
+    }
+}
