@@ -48,11 +48,8 @@ public final class ClientTls implements Reloadable {
         List<NamedKeySource> identity = settings.identity() == null ? List.of()
                 : List.of(new NamedKeySource(null, settings.identity()));
         boolean conscrypt = settings.provider() == TlsProvider.CONSCRYPT;
+        settings.provider().requireAvailable();
         if (conscrypt) {
-            String unavailable = settings.provider().unavailableReason();
-            if (unavailable != null) {
-                throw new IllegalStateException(unavailable); // the config reader refuses this first
-            }
             ConscryptTls.checkCiphers(settings.ciphers(), settings.protocols());
         }
         Material material = Material.load(identity,

@@ -47,12 +47,7 @@ public final class ServerTls implements Reloadable {
             // JVM-wide and read once, when JSSE first configures itself: set before any SSLContext is made.
             System.setProperty(TICKET_COUNT_PROPERTY, "0");
         }
-        if (settings.provider() == TlsProvider.CONSCRYPT) {
-            String unavailable = settings.provider().unavailableReason();
-            if (unavailable != null) {
-                throw new IllegalStateException(unavailable); // the config reader refuses this first
-            }
-        }
+        settings.provider().requireAvailable();
         Material material = Material.load(settings.certificates(),
                 settings.provider() == TlsProvider.CONSCRYPT ? ConscryptTls::nativeForm : Material.KeyForm.AS_LOADED,
                 settings.trustCertificate() == null ? null : () -> Trust.fromPem(settings.trustCertificate()),

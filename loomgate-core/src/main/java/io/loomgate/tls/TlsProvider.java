@@ -18,6 +18,17 @@ public enum TlsProvider {
     /** The oldest JDK on which a virtual thread blocked inside {@code synchronized} releases its carrier. */
     public static final int CONSCRYPT_MIN_JDK = 24;
 
+    /**
+     * Throws when this provider cannot run in this JVM (the config reader refuses such a config first, naming its
+     * key; this is the guard for code that builds settings itself).
+     */
+    void requireAvailable() {
+        String unavailable = unavailableReason();
+        if (unavailable != null) {
+            throw new IllegalStateException(unavailable);
+        }
+    }
+
     /** Why this provider cannot run in this JVM, or null when it can. */
     public String unavailableReason() {
         return this == JDK ? null : ConscryptTls.unavailableReason(Runtime.version().feature());
