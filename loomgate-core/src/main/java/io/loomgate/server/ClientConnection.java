@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * plain socket stays the one that is cut, shut down and closed from other threads; the TLS socket is only read and
  * written by the connection's own thread.
  *
- * <p>Idle keep-alive connections ({@link IdleConnections}): on a plain socket accepted as a channel, run on a virtual
+ * <p>Idle keep-alive connections ({@link IdleConnections}): on a socket accepted as a channel, run on a virtual
  * thread, a connection that has no next request within the hand-off delay is parked in the listener's selector and
  * its thread ends (a parked virtual thread keeps a stack chunk of about 5 KB); when bytes arrive, {@link #run()} runs
  * again on a new thread and the loop goes on where it stopped. While parked, the poller owns the connection: its
@@ -57,8 +57,11 @@ import org.slf4j.LoggerFactory;
  * <p>An idle h2c connection parks the same way ({@link Http2Connection.Parking}: no stream open, nothing in flight,
  * quiet for the hand-off delay) and resumes into {@link Http2Connection#resume}; its {@link Http2Connection} (HPACK
  * table, settings, windows) and its output stream, which the frame writer holds, stay as they are. While parked, drain
- * and the idle timeout end it with a GOAWAY written by the poller ({@link #endParked()}). h2 over TLS keeps its thread:
- * a TLS socket cannot be registered with a selector.
+ * and the idle timeout end it with a GOAWAY written by the poller ({@link #endParked()}).
+ *
+ * <p>TLS connections park too when the listener drives the JDK's engine over the accepted channel
+ * ({@link ServerTls#drivesEngine()}): the TLS socket's state stays with the connection, the selector watches the
+ * channel, and a GOAWAY while parked goes through the engine. Conscrypt's connections keep their thread.
  */
 final class ClientConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
@@ -156,7 +159,7 @@ final class ClientConnection implements Runnable {
 
     /**
      * @param idleConnections where the connection parks when idle longer than {@code handoff}; null never to park
-     *                        (also a TLS connection, or one not accepted as a channel, never parks)
+     *                        (a connection not accepted as a channel, or on Conscrypt's TLS, never parks)
      */
     ClientConnection(long id, Socket socket, ServerTls tls, ListenerSettings settings, ExchangeHandler handler,
                      ConnectionListener events, Consumer<ClientConnection> onClose, Watchdog reads, Watchdog writes,
@@ -171,7 +174,7 @@ final class ClientConnection implements Runnable {
         this.onClose = onClose;
         this.reads = reads;
         this.writes = writes;
-        boolean canPark = idleConnections != null && tls == null && socket.getChannel() != null
+        boolean canPark = idleConnections != null && (tls == null || tls.drivesEngine()) && socket.getChannel() != null
                 && handoff.compareTo(settings.idleTimeout()) < 0;
         this.idleConnections = canPark ? idleConnections : null;
         this.handoffNanos = handoff.toNanos();
@@ -467,8 +470,14 @@ final class ClientConnection implements Runnable {
      */
     private void goAwayWhileParked(Http2Connection c) {
         try {
-            ByteBuffer frame = ByteBuffer.wrap(c.goAwayWhileParked(draining ? "server shutting down" : "idle timeout"));
-            raw.getChannel().write(frame);
+            byte[] frame = c.goAwayWhileParked(draining ? "server shutting down" : "idle timeout");
+            if (tls == null) {
+                raw.getChannel().write(ByteBuffer.wrap(frame));
+            } else {
+                // One TLS record through the engine; on the non-blocking channel a write that would block throws
+                // (tls-channel's NeedsWriteException) instead of waiting.
+                socket.getOutputStream().write(frame);
+            }
         } catch (IOException | RuntimeException e) {
             log.debug("connection {}: GOAWAY while parked not sent: {}", id, e.toString());
         }

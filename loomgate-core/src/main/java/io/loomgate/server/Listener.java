@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Idle connections: a plain listener accepts channels ({@link ServerSocketChannel}, read through their blocking
  * socket adaptors) so that a keep-alive connection idle longer than {@link #IDLE_HANDOFF} can park in the listener's
- * {@link IdleConnections} instead of keeping a virtual thread (see docs/architecture.md, "Idle connections"). TLS
- * connections keep their thread while idle.
+ * {@link IdleConnections} instead of keeping a virtual thread (see docs/architecture.md, "Idle connections"). A TLS
+ * listener with the JDK's provider accepts channels too and parks the same way ({@link ServerTls#drivesEngine()});
+ * Conscrypt's accepts classic sockets, whose connections keep their thread while idle.
  */
 public final class Listener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Listener.class);
@@ -118,7 +119,7 @@ public final class Listener implements AutoCloseable {
     /** Binds and starts the accept loop; returns once bound. */
     public Listener start() throws IOException {
         // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park.
-        ServerSocket ss = tls == null ? ServerSocketChannel.open().socket() : new ServerSocket();
+        ServerSocket ss = tls == null || tls.drivesEngine() ? ServerSocketChannel.open().socket() : new ServerSocket();
         ss.setReuseAddress(true);
         try {
             ss.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
@@ -130,7 +131,7 @@ public final class Listener implements AutoCloseable {
         }
         serverSocket = ss;
         ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
-        if (tls == null) {
+        if (tls == null || tls.drivesEngine()) {
             idleConnections = IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
         }
         if (ownsWrites) {

@@ -7,18 +7,22 @@ import java.util.Arrays;
 import java.util.List;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
+import tlschannel.ServerTlsChannel;
 
 /**
  * TLS for one listener: turns an accepted TCP socket into a server-side {@link SSLSocket} with the listener's
  * protocols, ciphers, client-auth and ALPN, presenting the certificate the client's SNI name picks. Certificates are
  * {@link Reloadable}: a reload changes what new handshakes get and leaves open connections alone.
  *
- * <p>The socket is layered over the accepted one, which the caller keeps: closing (or shutting down input on) the
- * plain socket is how deadlines and drain end a TLS connection without waiting for any TLS lock.
+ * <p>With the JDK's provider the TLS socket is an {@link EngineSocket}: JSSE's engine driven over the accepted
+ * channel, which lets an idle connection park without a thread or buffers; with Conscrypt it is Conscrypt's socket
+ * layered over the accepted one. Either way the caller keeps the accepted socket: closing (or shutting down input on)
+ * it is how deadlines and drain end a TLS connection without waiting for any TLS lock.
  */
 public final class ServerTls implements Reloadable {
     /** JDK property (JDK 21+) for the number of TLS 1.3 session tickets a server sends; 0 turns them off. */
@@ -26,12 +30,14 @@ public final class ServerTls implements Reloadable {
 
     private final ServerTlsSettings settings;
     private final Material material;
+    private final SSLContext context;
     private final SSLSocketFactory factory;
     private final SSLParameters parameters;
 
     private ServerTls(ServerTlsSettings settings, Material material, SSLContext context, SSLSocketFactory factory) {
         this.settings = settings;
         this.material = material;
+        this.context = context;
         this.factory = factory;
         this.parameters = parameters(settings, context);
     }
@@ -106,12 +112,37 @@ public final class ServerTls implements Reloadable {
     }
 
     /**
-     * Layers TLS over an accepted socket and runs the handshake on the calling thread. The caller bounds it (by
+     * Puts TLS over an accepted socket and runs the handshake on the calling thread. The caller bounds it (by
      * closing {@code raw} when its deadline passes). With session resumption off, the session is invalidated at
      * once, so TLS 1.2 session ids cannot be resumed either (TLS 1.3 tickets are off via
      * {@value #TICKET_COUNT_PROPERTY}).
      */
     public SSLSocket handshake(Socket raw) throws IOException {
+        SSLSocket s = drivesEngine() && raw.getChannel() != null ? engineSocket(raw) : layeredSocket(raw);
+        s.startHandshake();
+        if (!settings.sessionResumption()) {
+            s.getSession().invalidate();
+        }
+        return s;
+    }
+
+    /** The JDK's engine over the accepted channel (see {@link EngineSocket} for why not JSSE's socket). */
+    private SSLSocket engineSocket(Socket raw) throws IOException {
+        ServerTlsChannel channel = ServerTlsChannel.newBuilder(new SocketTransport(raw), context)
+                .withEngineFactory(this::engine)
+                .build();
+        return new EngineSocket(raw, channel);
+    }
+
+    private SSLEngine engine(SSLContext c) {
+        SSLEngine e = c.createSSLEngine();
+        e.setUseClientMode(false);
+        e.setSSLParameters(parameters);
+        return e;
+    }
+
+    /** The provider's socket layered over the accepted one: Conscrypt's, or JSSE's over a socket with no channel. */
+    private SSLSocket layeredSocket(Socket raw) throws IOException {
         // Conscrypt has no server-side layering call (the one taking already-read bytes); its client-style one
         // makes the same engine socket, turned to server mode below before any byte moves. It is given the peer's
         // address as text: without a host name, Conscrypt looks up the InetAddress's "original host name" by
@@ -124,11 +155,16 @@ public final class ServerTls implements Reloadable {
         if (settings.provider() == TlsProvider.CONSCRYPT) {
             ConscryptTls.configure(s, settings.sessionResumption());
         }
-        s.startHandshake();
-        if (!settings.sessionResumption()) {
-            s.getSession().invalidate();
-        }
         return s;
+    }
+
+    /**
+     * Whether connections are driven through an SSLEngine over the accepted channel ({@link EngineSocket}): with
+     * the JDK's provider. Such a connection can park while idle, as a plain one does; Conscrypt's stays a layered
+     * socket with its thread.
+     */
+    public boolean drivesEngine() {
+        return settings.provider() == TlsProvider.JDK;
     }
 
     /** What picks and hands out the certificates (for tests in this package). */

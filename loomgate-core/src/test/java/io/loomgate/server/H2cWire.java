@@ -55,9 +55,12 @@ final class H2cWire implements AutoCloseable {
 
     /** Connects, sends the preface and an empty SETTINGS, and starts collecting frames. */
     H2cWire(int port) throws IOException {
-        socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
-        socket.setTcpNoDelay(true);
+        this(plain(port));
+    }
+
+    /** Over a socket the test connected itself, e.g. TLS with ALPN h2; then the same preface and SETTINGS. */
+    H2cWire(Socket connected) throws IOException {
+        socket = connected;
         out = socket.getOutputStream();
         DataInputStream in = new DataInputStream(socket.getInputStream());
         Thread.ofVirtual().name("h2c-wire-reader").start(() -> collect(in));
@@ -65,6 +68,13 @@ final class H2cWire implements AutoCloseable {
         start.writeBytes(PREFACE);
         start.writeBytes(frame(SETTINGS, 0, 0, new byte[0]));
         send(start.toByteArray());
+    }
+
+    private static Socket plain(int port) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+        s.setTcpNoDelay(true);
+        return s;
     }
 
     private void collect(DataInputStream in) {

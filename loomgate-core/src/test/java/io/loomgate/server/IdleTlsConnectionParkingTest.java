@@ -1,0 +1,202 @@
+package io.loomgate.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import io.loomgate.http2.Http2Settings;
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.TestPki;
+import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.threads.ThreadModel;
+import io.loomgate.threads.Watchdog;
+import io.loomgate.tls.KeySource;
+import io.loomgate.tls.ServerTls;
+import io.loomgate.tls.ServerTlsSettings;
+import io.loomgate.tls.TlsProvider;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Idle TLS keep-alive connections (the JDK's provider, driven through its engine) parked in the listener's selector
+ * without a thread, as plain ones are: over real TLS handshakes, resumed by the next request with the same TLS
+ * session going on, closed by the idle timeout, and many at once. Conscrypt's layered socket keeps its thread.
+ */
+class IdleTlsConnectionParkingTest {
+    private static final Duration SHORT_HANDOFF = Duration.ofMillis(20);
+    private static final ExchangeHandler ECHO = ex -> ex.respond(200, ex.request().target() + "#" + ex.requestIndex());
+    /** For HTTP/2: the path and the x-tenant field, which shows whether an HPACK table entry survived a park. */
+    private static final ExchangeHandler TENANT = ex ->
+            ex.respond(200, ex.request().target() + ":" + ex.request().headers().first("x-tenant"));
+    private static TestPki pki;
+    private static TestPki.Issued server;
+    private static SSLContext client;
+
+    @BeforeAll
+    static void certificates() throws Exception {
+        pki = TestPki.create("Parking CA");
+        server = pki.issue("server", "localhost", "localhost");
+        client = pki.clientContext(null);
+    }
+
+    private static Listener start(TlsProvider provider, Duration idleTimeout, int maxConnections,
+                                  IdleConnectionParkingTest.Counting events) throws Exception {
+        ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(server.cert(), server.key()))
+                .withProvider(provider));
+        ListenerSettings d = RunningListener.settings(Duration.ofSeconds(10), idleTimeout, Duration.ofSeconds(60));
+        ListenerSettings s = new ListenerSettings(d.address(), d.port(), d.backlog(), maxConnections,
+                d.headerTimeout(), d.idleTimeout(), d.readTimeout(), d.limits());
+        return new Listener(s, tls, ECHO, ConnectionExecutors.create(ThreadModel.VIRTUAL, "tls-park-test"), events,
+                Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).start();
+    }
+
+    /** A TLS listener offering h2 by ALPN (and HTTP/1.1), answering with {@link #TENANT}. */
+    private static Listener startH2(Duration idleTimeout, IdleConnectionParkingTest.Counting events)
+            throws Exception {
+        ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(server.cert(), server.key()))
+                .withApplicationProtocols(List.of("h2", "http/1.1")));
+        ListenerSettings s = RunningListener.settings(Duration.ofSeconds(10), idleTimeout, Duration.ofSeconds(60))
+                .withHttp2(Http2Settings.DISABLED.withEnabled(true));
+        return new Listener(s, tls, TENANT, ConnectionExecutors.create(ThreadModel.VIRTUAL, "tls-h2-park-test"),
+                events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).start();
+    }
+
+    /** An HTTP/2 client over TLS, h2 agreed by ALPN. */
+    private static H2cWire h2Client(int port) throws IOException {
+        SSLSocket s = (SSLSocket) client.getSocketFactory().createSocket("127.0.0.1", port);
+        SSLParameters p = s.getSSLParameters();
+        p.setApplicationProtocols(new String[] {"h2"});
+        p.setServerNames(List.of(new SNIHostName("localhost")));
+        s.setSSLParameters(p);
+        s.setSoTimeout(10_000);
+        s.startHandshake();
+        assertThat(s.getApplicationProtocol()).isEqualTo("h2");
+        return new H2cWire(s);
+    }
+
+    @Test
+    void anIdleTlsConnectionParksAndItsNextRequestsAreAnsweredOverTheSameSession() throws Exception {
+        IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
+        try (Listener l = start(TlsProvider.JDK, Duration.ofSeconds(60), 100, events);
+             RawClient c = RawClient.tls(client, l.port(), "localhost")) {
+            c.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(c.read().bodyText()).isEqualTo("/a#0");
+            RunningListener.await("the idle TLS connection parks", () -> l.parkedConnections() == 1);
+            for (int i = 1; i <= 3; i++) { // resumed on a new thread, parked again, ...
+                c.send("GET /b HTTP/1.1\r\nHost: t\r\n\r\n");
+                assertThat(c.read().bodyText()).isEqualTo("/b#" + i);
+                long parks = 1 + i;
+                RunningListener.await("parked again", () -> l.parks() == parks && l.parkedConnections() == 1);
+            }
+            assertThat(l.openConnections()).isEqualTo(1);
+            assertThat(events.closed.get()).isZero();
+        }
+    }
+
+    @Test
+    void theIdleTimeoutClosesAParkedTlsConnectionAndGivesItsPermitBack() throws Exception {
+        IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
+        try (Listener l = start(TlsProvider.JDK, Duration.ofMillis(1000), 1, events);
+             RawClient first = RawClient.tls(client, l.port(), "localhost")) {
+            first.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(first.read().status()).isEqualTo(200);
+            RunningListener.await("parked", () -> l.parks() == 1);
+            assertThat(first.isClosedByPeer()).as("closed by the idle timeout while parked").isTrue();
+            RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);
+            try (RawClient second = RawClient.tls(client, l.port(), "localhost")) { // the one permit is free
+                second.send("GET /b HTTP/1.1\r\nHost: t\r\n\r\n");
+                assertThat(second.read().bodyText()).isEqualTo("/b#0");
+            }
+        }
+    }
+
+    @Test
+    void manyParkedTlsConnectionsAllResumeWithTheirNextRequest() throws Exception {
+        IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
+        int n = 100;
+        List<RawClient> clients = new ArrayList<>();
+        try (Listener l = start(TlsProvider.JDK, Duration.ofSeconds(60), 1000, events)) {
+            try {
+                for (int i = 0; i < n; i++) {
+                    RawClient c = RawClient.tls(client, l.port(), "localhost");
+                    clients.add(c);
+                    c.send("GET /first HTTP/1.1\r\nHost: t\r\n\r\n");
+                    assertThat(c.read().bodyText()).isEqualTo("/first#0");
+                }
+                RunningListener.await("all parked", () -> l.parkedConnections() == n);
+                for (RawClient c : clients) { // every request first, then every answer: resumptions overlap
+                    c.send("GET /second HTTP/1.1\r\nHost: t\r\n\r\n");
+                }
+                for (RawClient c : clients) {
+                    assertThat(c.read().bodyText()).isEqualTo("/second#1");
+                }
+                assertThat(l.openConnections()).isEqualTo(n);
+            } finally {
+                for (RawClient c : clients) {
+                    c.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void anIdleHttp2ConnectionOverTlsParksAndResumesWithItsHpackTableIntact() throws Exception {
+        IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
+        try (Listener l = startH2(Duration.ofSeconds(60), events); H2cWire c = h2Client(l.port())) {
+            // x-tenant: acme enters the client's and the server's dynamic tables (index 62).
+            c.headers(1, H2cWire.get("/a", H2cWire.indexedLiteral("x-tenant", "acme")));
+            assertThat(c.body(1)).isEqualTo("/a:acme");
+            RunningListener.await("the idle h2 connection parks", () -> l.parkedConnections() == 1);
+            for (int i = 1; i <= 3; i++) {
+                int stream = 1 + 2 * i;
+                c.headers(stream, H2cWire.get("/b", H2cWire.indexed(62))); // decodes only if the table survived
+                assertThat(c.body(stream)).isEqualTo("/b:acme");
+                long parks = 1 + i;
+                RunningListener.await("parked again", () -> l.parks() == parks && l.parkedConnections() == 1);
+            }
+            assertThat(c.holds(H2cWire.GOAWAY)).isFalse();
+            assertThat(events.closed.get()).isZero();
+        }
+    }
+
+    @Test
+    void theIdleTimeoutWhileParkedSendsAnEncryptedGoAwayThenCloses() throws Exception {
+        IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
+        try (Listener l = startH2(Duration.ofMillis(1000), events); H2cWire c = h2Client(l.port())) {
+            c.headers(1, H2cWire.get("/a", new byte[0]));
+            assertThat(c.body(1)).isEqualTo("/a:null");
+            RunningListener.await("parked", () -> l.parks() == 1);
+            // The client reads frames through its TLS socket: a GOAWAY written in clear would be a TLS error here.
+            H2cWire.Frame goAway = c.next(H2cWire.GOAWAY);
+            assertThat(goAway.is(H2cWire.GOAWAY)).as("GOAWAY before the close").isTrue();
+            assertThat(goAway.int32(0)).as("last stream id").isEqualTo(1);
+            assertThat(goAway.int32(4)).as("NO_ERROR").isZero();
+            assertThat(c.next()).as("then the close").isSameAs(H2cWire.END);
+            RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);
+        }
+    }
+
+    @Test
+    void aConscryptConnectionKeepsItsThreadWhileIdle() throws Exception {
+        assumeThat(TlsProvider.CONSCRYPT.unavailableReason()).as("Conscrypt runs here").isNull();
+        IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
+        try (Listener l = start(TlsProvider.CONSCRYPT, Duration.ofSeconds(60), 100, events);
+             RawClient c = RawClient.tls(client, l.port(), "localhost")) {
+            c.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(c.read().bodyText()).isEqualTo("/a#0");
+            // Not a wait for readiness: idle time must pass for a park to be possible (ten hand-off delays).
+            LockSupport.parkNanos(SHORT_HANDOFF.toNanos() * 10);
+            c.send("GET /b HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(c.read().bodyText()).isEqualTo("/b#1");
+            assertThat(l.parks()).isZero();
+        }
+    }
+}
