@@ -7,8 +7,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
-import java.util.function.BiFunction;
 import java.util.List;
+import java.util.function.BiFunction;
 import javax.net.ssl.HandshakeCompletedListener;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
@@ -25,8 +25,10 @@ import tlschannel.TlsChannel;
  *
  * <p>Why not JSSE's own layered socket: that socket reads each record in two system calls (its 5-byte header, then
  * its body) and keeps its buffers (about 7 KB) for the connection's life; here a read takes whatever has arrived
- * into one buffer, and the buffers are given back whenever they are empty (tls-channel's opportunistic release),
- * so a connection waiting for its next request holds only the one its read is waiting in.
+ * into one buffer, and the buffers are given back whenever they are empty (tls-channel's opportunistic release).
+ * Above all, the accepted channel stays the connection's: an idle connection can park in the listener's selector
+ * with no thread and no buffer, as a plain one does. A read that outlives the socket's {@code SO_TIMEOUT} (the
+ * hand-off wait, see {@link SocketTransport}) throws {@link SocketTimeoutException} and leaves the TLS state usable.
  *
  * <p>Threading as for JSSE's socket: the connection's own thread reads and writes (tls-channel's read and write
  * locks are {@code ReentrantLock}s, so a virtual thread blocked in either never pins its carrier); other threads end
