@@ -118,8 +118,10 @@ public final class Listener implements AutoCloseable {
 
     /** Binds and starts the accept loop; returns once bound. */
     public Listener start() throws IOException {
-        // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park.
-        ServerSocket ss = tls == null || tls.drivesEngine() ? ServerSocketChannel.open().socket() : new ServerSocket();
+        // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park;
+        // Conscrypt layers its socket over a classic one, and its connections keep their thread.
+        boolean parksIdle = tls == null || tls.drivesEngine();
+        ServerSocket ss = parksIdle ? ServerSocketChannel.open().socket() : new ServerSocket();
         ss.setReuseAddress(true);
         try {
             ss.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
@@ -131,7 +133,7 @@ public final class Listener implements AutoCloseable {
         }
         serverSocket = ss;
         ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
-        if (tls == null || tls.drivesEngine()) {
+        if (parksIdle) {
             idleConnections = IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
         }
         if (ownsWrites) {

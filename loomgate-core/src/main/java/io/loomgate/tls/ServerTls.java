@@ -12,6 +12,7 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
+import tlschannel.HeapBufferAllocator;
 import tlschannel.ServerTlsChannel;
 
 /**
@@ -27,6 +28,9 @@ import tlschannel.ServerTlsChannel;
 public final class ServerTls implements Reloadable {
     /** JDK property (JDK 21+) for the number of TLS 1.3 session tickets a server sends; 0 turns them off. */
     static final String TICKET_COUNT_PROPERTY = "jdk.tls.server.newSessionTicketCount";
+
+    /** tls-channel's buffers, made when needed and given back when empty (its default allocator, stated). */
+    private static final HeapBufferAllocator HEAP = new HeapBufferAllocator();
 
     private final ServerTlsSettings settings;
     private final Material material;
@@ -130,6 +134,8 @@ public final class ServerTls implements Reloadable {
     private SSLSocket engineSocket(Socket raw) throws IOException {
         ServerTlsChannel channel = ServerTlsChannel.newBuilder(new SocketTransport(raw), context)
                 .withEngineFactory(this::engine)
+                .withPlainBufferAllocator(HEAP)
+                .withEncryptedBufferAllocator(HEAP) // SocketTransport reads into the buffers' arrays
                 .build();
         return new EngineSocket(raw, channel);
     }

@@ -14,7 +14,8 @@ import java.nio.channels.SocketChannel;
  * tls-channel reports as {@code NeedsReadException} and survives (any read exception would end the TLS channel);
  * that soft timeout is how an idle connection learns it may hand its thread to the idle poller.
  *
- * <p>tls-channel's buffers are heap buffers (its default), read into through their arrays.
+ * <p>Reads go into the buffers' arrays: {@link ServerTls} gives tls-channel heap buffers (its default, stated there
+ * so that nobody swaps in direct ones, which this transport could not read into with a timeout).
  */
 final class SocketTransport implements ByteChannel {
     private final SocketChannel channel;
@@ -27,9 +28,6 @@ final class SocketTransport implements ByteChannel {
 
     @Override
     public int read(ByteBuffer dst) throws IOException {
-        if (!dst.hasArray()) {
-            return channel.read(dst);
-        }
         try {
             int n = in.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
             if (n > 0) {
