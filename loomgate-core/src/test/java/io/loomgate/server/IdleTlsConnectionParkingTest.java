@@ -94,7 +94,9 @@ class IdleTlsConnectionParkingTest {
                 c.send("GET /b HTTP/1.1\r\nHost: t\r\n\r\n");
                 assertThat(c.read().bodyText()).isEqualTo("/b#" + i);
                 long parks = 1 + i;
-                RunningListener.await("parked again", () -> l.parks() == parks && l.parkedConnections() == 1);
+                // At least one park per request: over TLS a resumed connection whose first read times out on part
+                // of a record parks once more (correctly: tls-channel keeps the part), so the count may run ahead.
+                RunningListener.await("parked again", () -> l.parks() >= parks && l.parkedConnections() == 1);
             }
             assertThat(l.openConnections()).isEqualTo(1);
             assertThat(events.closed.get()).isZero();
@@ -160,7 +162,8 @@ class IdleTlsConnectionParkingTest {
                 c.headers(stream, H2cWire.get("/b", H2cWire.indexed(62))); // decodes only if the table survived
                 assertThat(c.body(stream)).isEqualTo("/b:acme");
                 long parks = 1 + i;
-                RunningListener.await("parked again", () -> l.parks() == parks && l.parkedConnections() == 1);
+                // At least one park per request, as above.
+                RunningListener.await("parked again", () -> l.parks() >= parks && l.parkedConnections() == 1);
             }
             assertThat(c.holds(H2cWire.GOAWAY)).isFalse();
             assertThat(events.closed.get()).isZero();
