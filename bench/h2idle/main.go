@@ -109,10 +109,12 @@ func main() {
 	os.Stdout.Sync()
 
 	time.Sleep(*hold)
+	var heapHeld map[string]int64
 	if *pid > 0 && opened > 0 {
 		var heap1 map[string]int64
 		if *jcmd != "" {
 			heap1 = histogram(*jcmd, *pid) // first, so both RSS samples follow a full GC
+			heapHeld = heap1
 		}
 		rss1 := rss(*pid)
 		fmt.Printf("RSS before_kb=%d held_kb=%d per_connection_bytes=%d\n", rss0/1024, rss1/1024,
@@ -138,6 +140,15 @@ func main() {
 		if cc != nil {
 			cc.c.Close()
 		}
+	}
+	if *pid > 0 && *jcmd != "" && opened > 0 && heapHeld != nil {
+		// What the connections held, from the other side: the live heap while held against after they closed
+		// (the proxy has had time to see every FIN). Unlike before-vs-held it does not count what the warm-up
+		// left behind and the hold freed (a JIT's or JFR's working set), which can shrink the first figure.
+		time.Sleep(3 * time.Second)
+		heapAfter := histogram(*jcmd, *pid)
+		fmt.Printf("HEAP_RELEASED held_bytes=%d after_bytes=%d per_connection_bytes=%d\n", heapHeld["(total)"],
+			heapAfter["(total)"], (heapHeld["(total)"]-heapAfter["(total)"])/opened)
 	}
 	e, _ := firstErr.Load().(string)
 	fmt.Printf("RESULT requested=%d opened=%d failed=%d alive_after_hold=%d first_error=%q\n",
@@ -304,16 +315,19 @@ func histogram(jcmd string, pid int) map[string]int64 {
 		fail(fmt.Errorf("jcmd GC.class_histogram: %v", err))
 	}
 	h := map[string]int64{}
+	var total int64
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) >= 4 && strings.HasSuffix(f[0], ":") {
+		// Filler arrays are dead space, not objects: the serial collector's full GC leaves some garbage where it
+		// lies instead of moving everything after it (MarkSweepDeadRatio), and the histogram counts the filler.
+		// Its size swings by megabytes between samples, so it is left out of every figure.
+		if len(f) >= 4 && strings.HasSuffix(f[0], ":") && f[3] != "[Ljdk.internal.vm.FillerElement;" {
 			bytes, _ := strconv.ParseInt(f[2], 10, 64)
 			h[f[3]] += bytes
-		} else if len(f) == 3 && f[0] == "Total" {
-			total, _ := strconv.ParseInt(f[2], 10, 64)
-			h["(total)"] = total
+			total += bytes
 		}
 	}
+	h["(total)"] = total
 	return h
 }
 

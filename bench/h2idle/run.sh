@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory per idle HTTP/2 (h2c, prior knowledge) connection: starts the shared bench backend and one proxy on free
 # ports, warms the proxy with one h2idle round, then runs h2idle with the proxy's pid (RSS before vs while held; for
-# Loomgate also the live heap by class, from jcmd GC.class_histogram).
+# Loomgate also the live heap by class, from jcmd GC.class_histogram: before vs held, and held vs after the
+# connections closed (HEAP_RELEASED), both without the serial collector's filler arrays, dead space not objects).
 #
 #   bench/h2idle/run.sh [loomgate|haproxy|nginx] [h2idle flags, e.g. -n 5000 -mode open -path '/api/data?delay=600000']
 #   TLS=1 bench/h2idle/run.sh [loomgate|haproxy] -n 5000    # h2 over TLS by ALPN (a fresh ECDSA P-256 certificate)

@@ -27,6 +27,7 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -106,6 +107,10 @@ class TlsTerminationTest {
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.body()).isEqualTo("hello from origin");
             assertThat(r.sslSession().orElseThrow().getProtocol()).isEqualTo(protocol);
+            if (jdkProvider()) { // BoringSSL follows the client's order in TLS 1.3, and it cannot be configured
+                // The JDK client offers AES-256-GCM first; the listener's order (AES-128-GCM first) decides.
+                assertThat(r.sslSession().orElseThrow().getCipherSuite()).contains("_AES_128_GCM_");
+            }
             TestOrigin.Recorded seen = seen("/hello-" + protocol);
             assertThat(seen.header("X-Forwarded-Proto")).isEqualTo("https");
             assertThat(seen.header("Forwarded")).contains("proto=https");
@@ -184,6 +189,24 @@ class TlsTerminationTest {
             assertThat(c.get("/alpn").status()).isEqualTo(200);
             assertThat(c.get("/alpn-again").status()).isEqualTo(200); // keep-alive over TLS
         }
+    }
+
+    private static boolean jdkProvider() {
+        return RunningGateway.tlsProvider().equals("jdk");
+    }
+
+    @Test
+    void aClientOfferingOnlyProtocolsTheListenerDoesNotSpeakIsRefusedWithNoApplicationProtocol() throws Exception {
+        // JSSE's behaviour (RFC 7301 §3.2); Conscrypt goes on without ALPN, and the client then speaks HTTP/1.1.
+        Assumptions.assumeTrue(jdkProvider(), "the JDK's provider");
+        try (SSLSocket s = (SSLSocket) client.getSocketFactory().createSocket("127.0.0.1", gateway.port())) {
+            SSLParameters p = s.getSSLParameters();
+            p.setApplicationProtocols(new String[] {"spdy/3.1"});
+            s.setSSLParameters(p);
+            s.setSoTimeout(20_000);
+            assertThatThrownBy(s::startHandshake).hasMessageContaining("no_application_protocol");
+        }
+        assertThat(get("TLSv1.3", "/after-alpn-refusal").statusCode()).isEqualTo(200);
     }
 
     @Test

@@ -475,7 +475,7 @@ final class ClientConnection implements Runnable {
                 raw.getChannel().write(ByteBuffer.wrap(frame));
             } else {
                 // One TLS record through the engine; on the non-blocking channel a write that would block throws
-                // (tls-channel's NeedsWriteException) instead of waiting.
+                // (EngineChannel) instead of waiting.
                 socket.getOutputStream().write(frame);
             }
         } catch (IOException | RuntimeException e) {

@@ -4,90 +4,47 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.function.BiFunction;
 import javax.net.ssl.HandshakeCompletedListener;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
-import tlschannel.NeedsReadException;
-import tlschannel.TlsChannel;
 
 /**
- * A server-side TLS connection driven through an {@link SSLEngine} over the accepted socket's channel, seen by the
- * rest of the gateway as the {@link SSLSocket} JSSE would have layered over it (its streams, session, ALPN protocol,
- * close_notify).
+ * A server-side TLS connection driven through an {@link SSLEngine} over the accepted socket's channel
+ * ({@link EngineChannel}), seen by the rest of the gateway as the {@link SSLSocket} JSSE would have layered over it
+ * (its streams, session, ALPN protocol, close_notify).
  *
  * <p>Why not JSSE's own layered socket: that socket reads each record in two system calls (its 5-byte header, then
  * its body) and keeps its buffers (about 7 KB) for the connection's life; here a read takes whatever has arrived
- * into one buffer, and the buffers are given back whenever they are empty (tls-channel's opportunistic release).
- * Above all, the accepted channel stays the connection's: an idle connection can park in the listener's selector
- * with no thread and no buffer, as a plain one does. A read that outlives the socket's {@code SO_TIMEOUT} (the
- * hand-off wait, see {@link SocketTransport}) throws {@link SocketTimeoutException} and leaves the TLS state usable.
+ * into one buffer, and the buffers are given back whenever they are empty. Above all, the accepted channel stays the
+ * connection's: an idle connection can park in the listener's selector with no thread and no buffer, as a plain one
+ * does. A read that outlives the socket's {@code SO_TIMEOUT} (the hand-off wait) throws
+ * {@link java.net.SocketTimeoutException} and leaves the TLS state usable.
  *
- * <p>Threading as for JSSE's socket: the connection's own thread reads and writes (tls-channel's read and write
- * locks are {@code ReentrantLock}s, so a virtual thread blocked in either never pins its carrier); other threads end
- * the connection by closing or shutting down the plain socket underneath, never through this one. Everything that
- * is the plain socket's (addresses, options, timeouts) is asked of that socket, not of this facade.
+ * <p>Threading as for JSSE's socket: the connection's own thread reads, writers are serialized by the channel's
+ * write lock (a {@code ReentrantLock}, so a virtual thread blocked in a write never pins its carrier); other threads
+ * end the connection by closing or shutting down the plain socket underneath, never through this one. Everything
+ * that is the plain socket's (addresses, options, timeouts) is asked of that socket, not of this facade.
  */
 final class EngineSocket extends SSLSocket {
     private final Socket raw;
-    private final TlsChannel channel;
+    private final EngineChannel channel;
     private final InputStream in = new In();
     private final OutputStream out = new Out();
 
-    EngineSocket(Socket raw, TlsChannel channel) {
+    EngineSocket(Socket raw, EngineChannel channel) {
         this.raw = raw;
         this.channel = channel;
     }
 
-    /** The plain socket's channel, which the TLS channel reads and writes. */
-    static SocketChannel channelOf(Socket raw) throws IOException {
-        SocketChannel c = raw.getChannel();
-        if (c == null) {
-            throw new IOException("not a channel socket");
-        }
-        return c;
-    }
-
-    /**
-     * Runs the handshake on the calling thread. A refused handshake (an old protocol, no shared cipher, a missing or
-     * untrusted client certificate) sends the engine's alert before the exception goes up, as JSSE's socket does:
-     * the client learns why, not just that the connection closed.
-     */
+    /** Runs the handshake on the calling thread (a refused one sends the engine's alert, then throws). */
     @Override
     public void startHandshake() throws IOException {
-        try {
-            channel.handshake();
-        } catch (SSLException e) {
-            sendPendingAlert();
-            throw e;
-        }
-    }
-
-    private void sendPendingAlert() {
-        SSLEngine e = channel.getSslEngine();
-        if (e == null) {
-            return; // no ClientHello was read: there is nobody to tell in TLS
-        }
-        try {
-            ByteBuffer alert = ByteBuffer.allocate(e.getSession().getPacketBufferSize());
-            while (!e.isOutboundDone() && e.wrap(ByteBuffer.allocate(0), alert).bytesProduced() > 0) {
-                // an alert is one record; the loop ends when the engine has nothing more to say
-            }
-            alert.flip();
-            SocketChannel c = channelOf(raw);
-            while (alert.hasRemaining()) {
-                c.write(alert);
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // the connection is being dropped anyway; the handshake's own exception says why
-        }
+        channel.handshake();
     }
 
     @Override
@@ -100,11 +57,11 @@ final class EngineSocket extends SSLSocket {
         return out;
     }
 
-    /** Sends close_notify (once) and closes the plain socket. */
+    /** Sends close_notify (unless a write is under way) and closes the plain socket. */
     @Override
     public void close() throws IOException {
         try {
-            channel.close();
+            channel.closeOutbound();
         } finally {
             raw.close();
         }
@@ -113,7 +70,7 @@ final class EngineSocket extends SSLSocket {
     /** TLS's half-close: close_notify, then FIN; reads go on until the client's own close_notify or FIN. */
     @Override
     public void shutdownOutput() throws IOException {
-        channel.shutdown();
+        channel.shutdownOutput();
         raw.shutdownOutput();
     }
 
@@ -262,13 +219,8 @@ final class EngineSocket extends SSLSocket {
         return engine().getEnableSessionCreation();
     }
 
-    /** The engine; the server's is made once the ClientHello arrived (its SNI read), so only during the handshake. */
     private SSLEngine engine() {
-        SSLEngine e = channel.getSslEngine();
-        if (e == null) {
-            throw new IllegalStateException("no TLS engine before the handshake");
-        }
-        return e;
+        return channel.engine();
     }
 
     @Override
@@ -287,14 +239,7 @@ final class EngineSocket extends SSLSocket {
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
-            if (len == 0) {
-                return 0;
-            }
-            try {
-                return channel.read(ByteBuffer.wrap(b, off, len));
-            } catch (NeedsReadException e) {
-                throw new SocketTimeoutException("no TLS record within the socket's read timeout");
-            }
+            return channel.read(b, off, len);
         }
 
         @Override
@@ -312,10 +257,7 @@ final class EngineSocket extends SSLSocket {
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
-            ByteBuffer src = ByteBuffer.wrap(b, off, len);
-            while (src.hasRemaining()) {
-                channel.write(src);
-            }
+            channel.write(b, off, len);
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.loomgate.tls;
 import java.io.IOException;
 import java.net.Socket;
 import java.security.GeneralSecurityException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import javax.net.ssl.KeyManager;
@@ -12,8 +13,6 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
-import tlschannel.HeapBufferAllocator;
-import tlschannel.ServerTlsChannel;
 
 /**
  * TLS for one listener: turns an accepted TCP socket into a server-side {@link SSLSocket} with the listener's
@@ -29,14 +28,12 @@ public final class ServerTls implements Reloadable {
     /** JDK property (JDK 21+) for the number of TLS 1.3 session tickets a server sends; 0 turns them off. */
     static final String TICKET_COUNT_PROPERTY = "jdk.tls.server.newSessionTicketCount";
 
-    /** tls-channel's buffers, made when needed and given back when empty (its default allocator, stated). */
-    private static final HeapBufferAllocator HEAP = new HeapBufferAllocator();
-
     private final ServerTlsSettings settings;
     private final Material material;
     private final SSLContext context;
     private final SSLSocketFactory factory;
     private final SSLParameters parameters;
+    private final EngineSettings engineSettings;
 
     private ServerTls(ServerTlsSettings settings, Material material, SSLContext context, SSLSocketFactory factory) {
         this.settings = settings;
@@ -44,6 +41,7 @@ public final class ServerTls implements Reloadable {
         this.context = context;
         this.factory = factory;
         this.parameters = parameters(settings, context);
+        this.engineSettings = new EngineSettings(parameters, context);
     }
 
     /**
@@ -107,12 +105,25 @@ public final class ServerTls implements Reloadable {
 
     /**
      * The JDK's enabled suites without the CBC ones of TLS 1.2 (testssl.sh calls them obsolete; Mozilla's
-     * "intermediate" profile has none): TLS 1.3's suites and TLS 1.2's ECDHE with AES-GCM or ChaCha20-Poly1305.
+     * "intermediate" profile has none): TLS 1.3's suites and TLS 1.2's (EC)DHE with AES-GCM or ChaCha20-Poly1305.
+     * Within each key exchange AES-128-GCM comes before AES-256-GCM, as Mozilla's profiles and Go's TLS order them
+     * (the JDK puts AES-256 first): as safe for TLS's purposes, and cheaper for every connection: 10 AES rounds per
+     * block instead of 14, SHA-256 instead of SHA-384 in TLS 1.3's key schedule, and about 0.3 KB less key schedule
+     * and secrets kept while the connection lives.
      */
     static String[] modernDefaults(String[] jdkEnabled) {
-        return Arrays.stream(jdkEnabled)
+        List<String> modern = new ArrayList<>(Arrays.stream(jdkEnabled)
                 .filter(c -> c.contains("_GCM_") || c.contains("CHACHA20") || c.endsWith("_SCSV"))
-                .toArray(String[]::new);
+                .toList());
+        for (int i = 0; i < modern.size(); i++) {
+            String suite = modern.get(i);
+            int aes128 = modern.indexOf(suite.replace("_AES_256_GCM_SHA384", "_AES_128_GCM_SHA256"));
+            if (aes128 > i) {
+                modern.set(i, modern.get(aes128));
+                modern.set(aes128, suite);
+            }
+        }
+        return modern.toArray(String[]::new);
     }
 
     /**
@@ -132,19 +143,10 @@ public final class ServerTls implements Reloadable {
 
     /** The JDK's engine over the accepted channel (see {@link EngineSocket} for why not JSSE's socket). */
     private SSLSocket engineSocket(Socket raw) throws IOException {
-        ServerTlsChannel channel = ServerTlsChannel.newBuilder(new SocketTransport(raw), context)
-                .withEngineFactory(this::engine)
-                .withPlainBufferAllocator(HEAP)
-                .withEncryptedBufferAllocator(HEAP) // SocketTransport reads into the buffers' arrays
-                .build();
-        return new EngineSocket(raw, channel);
-    }
-
-    private SSLEngine engine(SSLContext c) {
-        SSLEngine e = c.createSSLEngine();
+        SSLEngine e = context.createSSLEngine();
         e.setUseClientMode(false);
-        e.setSSLParameters(parameters);
-        return e;
+        engineSettings.applyTo(e);
+        return new EngineSocket(raw, new EngineChannel(e, raw));
     }
 
     /** The provider's socket layered over the accepted one: Conscrypt's, or JSSE's over a socket with no channel. */

@@ -95,7 +95,7 @@ class IdleTlsConnectionParkingTest {
                 assertThat(c.read().bodyText()).isEqualTo("/b#" + i);
                 long parks = 1 + i;
                 // At least one park per request: over TLS a resumed connection whose first read times out on part
-                // of a record parks once more (correctly: tls-channel keeps the part), so the count may run ahead.
+                // of a record parks once more (correctly: the engine channel keeps the part), so the count may run ahead.
                 RunningListener.await("parked again", () -> l.parks() >= parks && l.parkedConnections() == 1);
             }
             assertThat(l.openConnections()).isEqualTo(1);

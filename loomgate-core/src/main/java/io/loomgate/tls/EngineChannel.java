@@ -1,0 +1,409 @@
+package io.loomgate.tls;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLEngineResult.Status;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
+
+/**
+ * One server-side TLS connection's records: drives JSSE's {@link SSLEngine} over the accepted socket, with buffers
+ * borrowed for each call and given back as soon as they are empty, so an idle connection holds none.
+ *
+ * <p>Reads go through the socket's stream, where {@code SO_TIMEOUT} applies: a read that outlives it throws
+ * {@link java.net.SocketTimeoutException} and leaves everything as it was (a partial record stays buffered), which
+ * is how an idle connection learns it may hand its thread to the idle poller. Writes go to the channel, and on a
+ * channel in non-blocking mode (the poller's GOAWAY to a parked connection) a write that cannot proceed fails rather
+ * than spins.
+ *
+ * <p>Threads: one reader at a time (the connection's thread; the reading state is its own). Writers are serialized
+ * by a {@code ReentrantLock} (a virtual thread blocked in a write never pins its carrier), which the reader takes too
+ * when the engine has something to say after a record: a handshake message, a KeyUpdate, an alert, a close_notify.
+ * The engine itself lets wrap and unwrap run from different threads.
+ *
+ * <p>Why not a library (tls-channel drove the engine before): for each connection it kept two allocation-tracking
+ * wrappers with eight {@code LongAdder}s, four locks and three buffer holders, about 0.9 KB of an idle HTTP/2
+ * connection's 5.3 KB, and allocated a fresh record buffer for every read and write; the loop itself is the
+ * connection loop's, which the gateway owns (docs/architecture.md, "TLS").
+ */
+final class EngineChannel {
+    private static final ByteBuffer NOTHING = ByteBuffer.allocate(0);
+    /** The first read's own array when the pool has no buffer: a request's record, with room to spare. */
+    private static final int FIRST_READ = 2048;
+
+    private final SSLEngine engine;
+    private final SocketChannel channel;
+    private final InputStream socketIn;
+    private final ReentrantLock writeLock = new ReentrantLock();
+
+    /** Ciphertext read and not yet unwrapped (read mode); null when there is none. The reader's. */
+    private ByteBuffer netIn;
+    /** Plaintext unwrapped and not yet returned (read mode); null when there is none. The reader's. */
+    private ByteBuffer appIn;
+    /** The client's close_notify or FIN came. The reader's. */
+    private boolean inputEnded;
+    /** The first handshake is done: a handshake starting again over TLS 1.2 is the client renegotiating. */
+    private boolean established;
+
+    EngineChannel(SSLEngine engine, Socket raw) throws IOException {
+        this.engine = engine;
+        this.channel = raw.getChannel();
+        if (channel == null) {
+            throw new IOException("not a channel socket");
+        }
+        this.socketIn = raw.getInputStream();
+    }
+
+    SSLEngine engine() {
+        return engine;
+    }
+
+    /**
+     * Runs the handshake on the calling thread. A refused handshake (an old protocol, no shared cipher, a missing or
+     * untrusted client certificate) sends the engine's alert before the exception goes up, as JSSE's socket does:
+     * the client learns why, not just that the connection closed.
+     */
+    void handshake() throws IOException {
+        try {
+            engine.beginHandshake();
+            HandshakeStatus hs = engine.getHandshakeStatus();
+            while (hs != HandshakeStatus.NOT_HANDSHAKING && hs != HandshakeStatus.FINISHED) {
+                if (hs == HandshakeStatus.NEED_UNWRAP || hs == HandshakeStatus.NEED_UNWRAP_AGAIN) {
+                    if (inputEnded || unwrapRecord(NOTHING) < 0) {
+                        throw new EOFException("the client closed the connection during the TLS handshake");
+                    }
+                } else {
+                    answerEngine(hs);
+                }
+                hs = engine.getHandshakeStatus();
+            }
+            established = true;
+        } catch (SSLException e) {
+            sendAlert();
+            throw e;
+        } finally {
+            releaseEmpty();
+        }
+    }
+
+    /**
+     * Decrypted bytes into {@code b}: what one record gave (at least one byte), or -1 after the client's close_notify
+     * or FIN. Records that carry no application data (a KeyUpdate) are handled on the way; a TLS 1.2 renegotiation
+     * is refused (an {@link SSLHandshakeException}).
+     */
+    int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        try {
+            while (true) {
+                if (appIn != null) {
+                    int n = Math.min(len, appIn.remaining());
+                    appIn.get(b, off, n);
+                    return n;
+                }
+                if (inputEnded) {
+                    return -1;
+                }
+                int n = unwrapRecord(ByteBuffer.wrap(b, off, len));
+                if (n != 0) {
+                    return n;
+                }
+            }
+        } catch (SSLException e) {
+            sendAlert(); // bad_record_mac and the like: the client learns why the connection ends
+            throw e;
+        } finally {
+            releaseEmpty();
+        }
+    }
+
+    /** Encrypts and writes all of {@code b}, a record at a time. */
+    void write(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return;
+        }
+        ByteBuffer src = ByteBuffer.wrap(b, off, len);
+        writeLock.lock();
+        byte[] buffer = RecordBuffers.take(RecordBuffers.SIZE);
+        try {
+            ByteBuffer out = ByteBuffer.wrap(buffer);
+            while (src.hasRemaining()) {
+                out.clear();
+                SSLEngineResult r = engine.wrap(src, out);
+                switch (r.getStatus()) {
+                    case OK -> {
+                        out.flip();
+                        writeFully(out);
+                        if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                            runTasks();
+                        }
+                    }
+                    case BUFFER_OVERFLOW -> out = larger(out);
+                    case CLOSED -> throw new SocketException("the TLS connection is closed for writing");
+                    default -> throw new SSLException("unexpected engine status " + r.getStatus() + " on wrap");
+                }
+            }
+        } finally {
+            writeLock.unlock();
+            RecordBuffers.give(buffer);
+        }
+    }
+
+    /**
+     * Sends close_notify, unless another thread is in a write: then the caller's close of the socket ends the
+     * connection without it (a writer blocked on a client that stopped reading must not hold up the close).
+     */
+    void closeOutbound() {
+        engine.closeOutbound();
+        if (!writeLock.tryLock()) {
+            return;
+        }
+        try {
+            flushEngineOutput();
+        } catch (IOException | RuntimeException ignored) {
+            // the connection is closing anyway; close_notify is a courtesy here
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** TLS's half-close: close_notify now, whoever is writing (the caller then shuts the socket's output down). */
+    void shutdownOutput() throws IOException {
+        engine.closeOutbound();
+        writeLock.lock();
+        try {
+            flushEngineOutput();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /**
+     * Unwraps one record into {@code dst}, or into {@link #appIn} when {@code dst} has no room for it, after reading
+     * from the socket while no whole record is buffered. Returns the bytes put into {@code dst}, 0 when the record
+     * went to {@link #appIn} or carried no application data, -1 at the end of the stream.
+     */
+    private int unwrapRecord(ByteBuffer dst) throws IOException {
+        ByteBuffer target = dst;
+        SSLEngineResult r;
+        try {
+            while (true) {
+                if (netIn != null && netIn.hasRemaining()) {
+                    r = engine.unwrap(netIn, target);
+                    if (r.getStatus() == Status.BUFFER_OVERFLOW && target == dst) {
+                        // Checked before the record is complete: the room for it is taken once, the bytes may follow.
+                        target = ByteBuffer.wrap(RecordBuffers.take(engine.getSession().getApplicationBufferSize()));
+                        continue;
+                    }
+                    if (r.getStatus() == Status.BUFFER_OVERFLOW) {
+                        throw new SSLException("a TLS record larger than the session's application buffer");
+                    }
+                    if (r.getStatus() != Status.BUFFER_UNDERFLOW) {
+                        break;
+                    }
+                }
+                if (!fill()) {
+                    inputEnded = true;
+                    return -1;
+                }
+            }
+            if (target != dst) {
+                target.flip();
+                if (target.hasRemaining()) {
+                    appIn = target;
+                }
+            }
+        } finally {
+            if (target != dst && target != appIn) {
+                RecordBuffers.give(target.array());
+            }
+        }
+        if (r.getStatus() == Status.CLOSED) {
+            inputEnded = true;
+        } else if (established && r.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING
+                && r.getHandshakeStatus() != HandshakeStatus.FINISHED && isTls12()) {
+            refuseRenegotiation();
+        }
+        answerEngine(r.getHandshakeStatus());
+        return target == dst ? r.bytesProduced() : 0;
+    }
+
+    private boolean isTls12() {
+        return "TLSv1.2".equals(engine.getSession().getProtocol());
+    }
+
+    /**
+     * A ClientHello on an established TLS 1.2 connection: the client renegotiating, which the gateway refuses, as
+     * nginx and HAProxy do (each renegotiation is a full handshake's CPU, asked for at no cost by the client: a known
+     * denial of service, and nothing a gateway's clients need). JSSE would accept it unless the JVM-wide
+     * {@code jdk.tls.rejectClientInitiatedRenegotiation} was set before its first handshake; refusing here holds
+     * whatever ran first. The connection ends with close_notify instead of the engine's answer. (TLS 1.3 has no
+     * renegotiation: a handshake message after its handshake is a KeyUpdate or a ticket, answered as usual.)
+     */
+    private void refuseRenegotiation() throws SSLException {
+        closeOutbound(); // before the engine's delegated task, which would do the handshake's costly part
+        throw new SSLHandshakeException("client-initiated TLS renegotiation refused");
+    }
+
+    /**
+     * Reads what the socket has into {@link #netIn}, after the partial record already there; false at the end of
+     * the stream. A timeout leaves {@link #netIn} as it was.
+     *
+     * <p>A read with nothing buffered (the wait for the next request, usually) goes into a recycled record buffer
+     * when the pool has one, else into a small array of its own: a request's record (a few hundred bytes) fits and
+     * is unwrapped from there, and the connections waiting at once never hold more record buffers than the pool does.
+     * A record that does not fit moves into a full-size buffer, one more read for its rest.
+     */
+    private boolean fill() throws IOException {
+        ByteBuffer b = netIn;
+        if (b == null) {
+            byte[] recycled = RecordBuffers.takeRecycled();
+            b = ByteBuffer.wrap(recycled != null ? recycled : new byte[FIRST_READ]);
+        } else {
+            b.compact();
+            if (!b.hasRemaining()) { // a record larger than the buffer
+                int size = b.capacity() < RecordBuffers.SIZE ? RecordBuffers.SIZE : packetSize();
+                if (size <= b.capacity()) {
+                    throw new SSLException("a TLS record larger than " + b.capacity() + " bytes");
+                }
+                ByteBuffer larger = ByteBuffer.wrap(RecordBuffers.take(size));
+                b.flip();
+                larger.put(b);
+                RecordBuffers.give(b.array());
+                b = larger;
+            }
+        }
+        int n;
+        try {
+            n = socketIn.read(b.array(), b.arrayOffset() + b.position(), b.remaining());
+        } finally {
+            b.flip();
+            netIn = b; // what was there stays, whatever the read did
+        }
+        if (n > 0) {
+            b.limit(b.limit() + n);
+        }
+        return n >= 0;
+    }
+
+    /** What the engine asks for after a record: its delegated tasks, and the messages it has to send. */
+    private void answerEngine(HandshakeStatus hs) throws IOException {
+        if (hs == HandshakeStatus.NEED_TASK) {
+            runTasks();
+            hs = engine.getHandshakeStatus();
+        }
+        if (hs == HandshakeStatus.NEED_WRAP) {
+            writeLock.lock();
+            try {
+                flushEngineOutput();
+            } finally {
+                writeLock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Wraps and writes what the engine has to say on its own (handshake messages, alerts, close_notify) until it has
+     * nothing more. Stops at the first wrap that produces nothing: after the client's close_notify the engine can
+     * keep asking for a wrap it has no record for. Under the write lock.
+     */
+    private void flushEngineOutput() throws IOException {
+        byte[] buffer = RecordBuffers.take(RecordBuffers.SIZE);
+        try {
+            ByteBuffer out = ByteBuffer.wrap(buffer);
+            while (true) {
+                out.clear();
+                SSLEngineResult r = engine.wrap(NOTHING, out);
+                if (r.getStatus() == Status.BUFFER_OVERFLOW) {
+                    out = larger(out);
+                    continue;
+                }
+                if (r.bytesProduced() > 0) {
+                    out.flip();
+                    writeFully(out);
+                }
+                if (r.getStatus() == Status.CLOSED || engine.isOutboundDone()) {
+                    return; // and no delegated task runs for a handshake the close cut short (see refuseRenegotiation)
+                }
+                HandshakeStatus hs = r.getHandshakeStatus();
+                if (hs == HandshakeStatus.NEED_TASK) {
+                    runTasks();
+                    hs = engine.getHandshakeStatus();
+                }
+                if (r.bytesProduced() == 0 || hs != HandshakeStatus.NEED_WRAP) {
+                    return;
+                }
+            }
+        } finally {
+            RecordBuffers.give(buffer);
+        }
+    }
+
+    /** The engine's alert after a failure, best effort: the connection is being dropped anyway. */
+    private void sendAlert() {
+        if (!writeLock.tryLock()) {
+            return;
+        }
+        try {
+            flushEngineOutput();
+        } catch (IOException | RuntimeException ignored) {
+            // the failure's own exception says why the connection ends
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    private void writeFully(ByteBuffer out) throws IOException {
+        while (out.hasRemaining()) {
+            if (channel.write(out) == 0 && !channel.isBlocking()) {
+                throw new IOException("the client's receive window is full (non-blocking write)");
+            }
+        }
+    }
+
+    private void runTasks() {
+        Runnable task;
+        while ((task = engine.getDelegatedTask()) != null) {
+            task.run();
+        }
+    }
+
+    private int packetSize() {
+        return engine.getSession().getPacketBufferSize();
+    }
+
+    /** Room for a record of the session's largest size (JSSE's large-fragment mode), not recycled. */
+    private ByteBuffer larger(ByteBuffer out) throws SSLException {
+        int size = packetSize();
+        if (size <= out.capacity()) {
+            throw new SSLException("the engine asks for more than the session's packet size (" + size + " bytes)");
+        }
+        return ByteBuffer.wrap(new byte[size]);
+    }
+
+    /** Gives back the read buffers that hold nothing, so that an idle connection keeps none. */
+    private void releaseEmpty() {
+        if (netIn != null && !netIn.hasRemaining()) {
+            RecordBuffers.give(netIn.array());
+            netIn = null;
+        }
+        if (appIn != null && !appIn.hasRemaining()) {
+            // Plaintext: wiped before the buffer goes to another connection (nothing reads it there, but a heap
+            // dump would show it).
+            Arrays.fill(appIn.array(), 0, appIn.limit(), (byte) 0);
+            RecordBuffers.give(appIn.array());
+            appIn = null;
+        }
+    }
+}
