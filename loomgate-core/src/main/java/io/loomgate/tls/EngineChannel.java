@@ -166,16 +166,7 @@ final class EngineChannel {
      */
     void closeOutbound() {
         engine.closeOutbound();
-        if (!writeLock.tryLock()) {
-            return;
-        }
-        try {
-            flushEngineOutput();
-        } catch (IOException | RuntimeException ignored) {
-            // the connection is closing anyway; close_notify is a courtesy here
-        } finally {
-            writeLock.unlock();
-        }
+        flushUnlessWriting();
     }
 
     /** TLS's half-close: close_notify now, whoever is writing (the caller then shuts the socket's output down). */
@@ -352,13 +343,21 @@ final class EngineChannel {
 
     /** The engine's alert after a failure, best effort: the connection is being dropped anyway. */
     private void sendAlert() {
+        flushUnlessWriting();
+    }
+
+    /**
+     * What the engine has to say as a connection ends (an alert, close_notify), best effort and only if no other
+     * thread is in a write: the end must not wait for it, and the failure or the close says why anyway.
+     */
+    private void flushUnlessWriting() {
         if (!writeLock.tryLock()) {
             return;
         }
         try {
             flushEngineOutput();
         } catch (IOException | RuntimeException ignored) {
-            // the failure's own exception says why the connection ends
+            // the connection is ending; the engine's last words are a courtesy
         } finally {
             writeLock.unlock();
         }
