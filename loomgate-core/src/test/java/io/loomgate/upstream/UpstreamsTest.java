@@ -107,12 +107,13 @@ class UpstreamsTest {
                 pool.release(connection);
 
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (pool.idleCount() > 0) {
+                // The sweeper takes the connection out of the idle list, then closes it and reports it: wait for all
+                // three, or a loaded machine catches it between the first and the rest.
+                while (pool.idleCount() > 0 || !connection.socket().isClosed()
+                        || !listener.events.contains("evicted:idle-timeout")) {
                     assertThat(System.nanoTime()).as("swept in time").isLessThan(deadline);
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
                 }
-                assertThat(connection.socket().isClosed()).isTrue();
-                assertThat(listener.events).contains("evicted:idle-timeout");
             } finally {
                 upstreams.close();
             }
