@@ -137,6 +137,8 @@ class DnsEndpointsUnderLoadTest {
                     await(() -> two.received().stream().anyMatch(r -> r.target().equals("/slow")), "/slow on .2");
                     hosts.map("svc.test", "127.0.0.3", "127.0.0.4");
                     await(() -> !addresses(gw).contains("127.0.0.2"), "127.0.0.2 left");
+                    // The members change first, the registry of pools right after (the refresh's thread): wait for it.
+                    await(() -> !gw.upstreams().pools().contains(leaving), "its pool left the registry");
                     assertThat(gw.upstreams().pools()).doesNotContain(leaving);
                     assertThat(slow.get(10, TimeUnit.SECONDS).statusCode()).as("its request in flight finished")
                             .isEqualTo(200);
