@@ -19,6 +19,8 @@ JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java | head -1)}
 JVM_OPTS=${JVM_OPTS:--Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders}
 JVM_EXTRA=${JVM_EXTRA:-}
 LOAD=${SECONDS_LOAD:-30}
+# The shared bench kit sits beside the checkout (/work/main -> /work/shared), or two up from a worktree.
+SHARED=${SHARED:-$(cd "$ROOT/../shared/bench" 2>/dev/null || cd "$ROOT/../../shared/bench" && pwd)}
 WORK=$(mktemp -d /tmp/newconn.XXXXXX)
 ulimit -n "$(ulimit -Hn)"
 pids=()
@@ -69,24 +71,8 @@ routes:
 CONF
         # shellcheck disable=SC2086
         taskset -c 0 "$JAVA" $JVM_OPTS $JVM_EXTRA -jar "$JAR" serve --config "$dir/gw.yaml" > "$dir/out.log" 2>&1 & ;;
-    haproxy)
-        cat > "$dir/haproxy.cfg" <<CONF
-global
-    nbthread 1
-defaults
-    mode http
-    option http-keep-alive
-    timeout connect 5s
-    timeout client 60s
-    timeout server 60s
-    timeout http-keep-alive 60s
-frontend fe
-    bind 127.0.0.1:18081
-    default_backend be
-backend be
-    http-reuse safe
-    server origin 127.0.0.1:18080
-CONF
+    haproxy) # the harness's own peer config (127.0.0.1:18081 -> 18080), its pidfile moved into this run
+        sed "s#pidfile .*#pidfile $dir/haproxy.pid#" "$SHARED/peers/haproxy-t1.cfg" > "$dir/haproxy.cfg"
         taskset -c 0 haproxy -db -f "$dir/haproxy.cfg" > "$dir/out.log" 2>&1 & ;;
     *) echo "unknown proxy $name" >&2; exit 2 ;;
     esac
