@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Where a proxy's CPU per request goes, beside HAProxy, once warm: requests/s, CPU µs per request split into user and
+# kernel time (/proc/PID/stat), and system calls per request by kind (perf's syscall tracepoints, counted in the
+# kernel, so the proxy is not slowed as under strace). Same pinning as ../shared/bench/run.sh: the proxy on core 0,
+# the load and the harness's Go origin on core 1.
+#
+#   bench/syscalls/run.sh w2            # wrk /hello, 50 keep-alive connections, instant origin (W2's shape)
+#   CONNS=256 bench/syscalls/run.sh w2
+#   bench/syscalls/run.sh w9-tls        # h2load -c200 -m10 /api/data, h2 by ALPN, 100 ms origin (W9's shape)
+#   bench/syscalls/run.sh w9-h2c        # the same over h2c (prior knowledge): W9 without TLS
+#   bench/syscalls/run.sh w8            # h2load -c100 -m10 /hello over h2c (W8's shape)
+#   ROUNDS=3 PROXIES="loomgate haproxy" JAR=/tmp/other.jar bench/syscalls/run.sh w2
+#
+# Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
+# w9 shapes, long enough for the JIT to have compiled the TLS path; the script prints C2's CPU in the window so
+# that can be checked). Needs perf (Debian's linux-perf), wrk, h2load, haproxy, and one earlier
+# ../shared/bench/run.sh (its origin binary and, for w9-tls, its certificate are reused from /tmp/loomgate-bench).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+SHARED=${SHARED:-$(cd "$ROOT/../shared/bench" && pwd)}
+cd "$ROOT"
+SHAPE=${1:?usage: bench/syscalls/run.sh w2|w8|w9-tls|w9-h2c}
+JAR=${JAR:-$ROOT/loomgate-cli/target/loomgate-gateway.jar}
+JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java | head -1)}
+export BENCH_TLS_CERT=/tmp/loomgate-bench/tls/cert.pem BENCH_TLS_KEY=/tmp/loomgate-bench/tls/key.pem
+export BENCH_TLS_PEM=/tmp/loomgate-bench/tls/bench.pem
+ulimit -n "$(ulimit -Hn)"
+case $SHAPE in
+    w2) URL=http://127.0.0.1:18081 GW=bench/gateway-bench.yaml HAP=haproxy-t1.cfg WARM=${WARM:-30} ;;
+    w9-tls) URL=https://127.0.0.1:18081 GW=bench/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-120} ;;
+    w9-h2c) URL=http://127.0.0.1:18081 GW=bench/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-120} ;;
+    w8) URL=http://127.0.0.1:18081 GW=bench/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-60} ;;
+    *) echo "unknown shape $SHAPE (w2, w8, w9-tls, w9-h2c)" >&2; exit 2 ;;
+esac
+SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
+    connect close socket setsockopt"
+events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+taskset -c 1 /tmp/loomgate-bench/bin/backend -addr 127.0.0.1:18080 -latency 100ms > /dev/null 2>&1 &
+pids+=($!)
+
+start_proxy() {
+    case $1 in
+        loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
+                      --config "$GW" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/$HAP" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        *) echo "unknown proxy $1" >&2; exit 2 ;;
+    esac
+    P=$!
+    pids+=("$P")
+    for _ in $(seq 300); do
+        curl -sk -o /dev/null "$URL/hello" 2>/dev/null && return 0
+        curl -s --http2-prior-knowledge -o /dev/null "$URL/hello" 2>/dev/null && return 0
+        sleep 0.2
+    done
+    echo "$1 did not answer; see /tmp/syscalls.$1.log" >&2
+    exit 1
+}
+stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
+c2_ticks() { # the C2 compiler thread(s) of a JVM; 0 for anything else
+    local t sum=0
+    for t in /proc/"$1"/task/*; do
+        [[ $(cat "$t/comm" 2>/dev/null) == C2* ]] && sum=$((sum + $(awk '{ print $14 + $15 }' "$t/stat")))
+    done
+    echo "$sum"
+}
+load() { # seconds: the shape's load for that long; prints the tool's output
+    if [[ $SHAPE == w2 ]]; then
+        taskset -c 1 wrk -t1 -c"${CONNS:-50}" -d"$1"s "$URL/hello" 2>&1 || true
+    elif [[ $SHAPE == w8 ]]; then
+        taskset -c 1 h2load -t1 -c100 -m10 -D"$1" "$URL/hello" 2>&1 || true
+    else
+        taskset -c 1 h2load -t1 -c200 -m10 -D"$1" "$URL/api/data" 2>&1 || true
+    fi
+}
+requests() { # from the tool's output: requests completed
+    if [[ $SHAPE == w2 ]]; then awk '/requests in/ { print $1 }' <<< "$1"
+    else awk '/^requests:/ { print $8 }' <<< "$1"; fi
+}
+
+for round in $(seq "${ROUNDS:-2}"); do
+    for proxy in ${PROXIES:-loomgate haproxy}; do
+        start_proxy "$proxy"
+        for ((left = WARM; left > 0; left -= 10)); do load $((left < 10 ? left : 10)) > /dev/null; done
+        u0=$(stat_field "$P" 14); s0=$(stat_field "$P" 15); c0=$(c2_ticks "$P")
+        perf stat -x, -e "${events%,}" -p "$P" -o "/tmp/syscalls.$proxy.perf" &
+        perf_pid=$!
+        out=$(load 15)
+        kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+        u1=$(stat_field "$P" 14); s1=$(stat_field "$P" 15); c1=$(c2_ticks "$P")
+        n=$(requests "$out")
+        awk -v name="$proxy" -v round="$round" -v n="$n" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v c=$((c1 - c0)) \
+            'BEGIN { printf "round %s %-9s %7.0f req/s  CPU %6.1f us/req (user %5.1f, kernel %5.1f)  C2 %4.1f s\n",
+                     round, name, n / 15, (u + s) * 10000 / n, u * 10000 / n, s * 10000 / n, c / 100 }'
+        awk -F, -v n="$n" '$1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); line = line sprintf(" %s %.2f", $3, $1 / n) }
+            END { print "    system calls per request:" line }' "/tmp/syscalls.$proxy.perf"
+        kill "$P"; wait "$P" 2>/dev/null || true
+        sleep 2
+    done
+done
