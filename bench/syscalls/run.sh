@@ -18,14 +18,8 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-SHARED=${SHARED:-$(cd "$ROOT/../shared/bench" && pwd)}
 cd "$ROOT"
 SHAPE=${1:?usage: bench/syscalls/run.sh w2|w8|w9-tls|w9-h2c}
-JAR=${JAR:-$ROOT/loomgate-cli/target/loomgate-gateway.jar}
-JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java | head -1)}
-export BENCH_TLS_CERT=/tmp/loomgate-bench/tls/cert.pem BENCH_TLS_KEY=/tmp/loomgate-bench/tls/key.pem
-export BENCH_TLS_PEM=/tmp/loomgate-bench/tls/bench.pem
-ulimit -n "$(ulimit -Hn)"
 case $SHAPE in
     w2) URL=http://127.0.0.1:18081 GW=bench/gateway-bench.yaml HAP=haproxy-t1.cfg WARM=${WARM:-30} ;;
     w9-tls) URL=https://127.0.0.1:18081 GW=bench/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-120} ;;
@@ -36,11 +30,8 @@ esac
 SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
     connect close socket setsockopt"
 events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
-taskset -c 1 /tmp/loomgate-bench/bin/backend -addr 127.0.0.1:18080 -latency 100ms > /dev/null 2>&1 &
-pids+=($!)
+# shellcheck source=../lib/pinned.sh
+source "$ROOT/bench/lib/pinned.sh"
 
 start_proxy() {
     case $1 in
@@ -60,13 +51,6 @@ start_proxy() {
     exit 1
 }
 stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
-c2_ticks() { # the C2 compiler thread(s) of a JVM; 0 for anything else
-    local t sum=0
-    for t in /proc/"$1"/task/*; do
-        [[ $(cat "$t/comm" 2>/dev/null) == C2* ]] && sum=$((sum + $(awk '{ print $14 + $15 }' "$t/stat")))
-    done
-    echo "$sum"
-}
 load() { # seconds: the shape's load for that long; prints the tool's output
     if [[ $SHAPE == w2 ]]; then
         taskset -c 1 wrk -t1 -c"${CONNS:-50}" -d"$1"s "$URL/hello" 2>&1 || true

@@ -16,20 +16,11 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-SHARED=${SHARED:-$(cd "$ROOT/../shared/bench" && pwd)}
 cd "$ROOT"
-JAR=${JAR:-$ROOT/loomgate-cli/target/loomgate-gateway.jar}
-JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java | head -1)}
 WARM_NEW=${WARM_NEW:-60s}
-export BENCH_TLS_CERT=/tmp/loomgate-bench/tls/cert.pem BENCH_TLS_KEY=/tmp/loomgate-bench/tls/key.pem
-export BENCH_TLS_PEM=/tmp/loomgate-bench/tls/bench.pem
-ulimit -n "$(ulimit -Hn)"
 URL=https://127.0.0.1:18081
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
-taskset -c 1 /tmp/loomgate-bench/bin/backend -addr 127.0.0.1:18080 -latency 100ms > /dev/null 2>&1 &
-pids+=($!)
+# shellcheck source=../lib/pinned.sh
+source "$ROOT/bench/lib/pinned.sh"
 
 start_proxy() {
     case $1 in
@@ -50,13 +41,6 @@ start_proxy() {
     exit 1
 }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-c2_ticks() { # the C2 compiler thread(s) of a JVM; 0 for anything else
-    local t sum=0
-    for t in /proc/"$1"/task/*; do
-        [[ $(cat "$t/comm" 2>/dev/null) == C2* ]] && sum=$((sum + $(awk '{ print $14 + $15 }' "$t/stat")))
-    done
-    echo "$sum"
-}
 row() { # name rps errors t0 t1 c0 c1: one result line; CPU per request and C2's seconds from the tick counts
     printf '  %-3s %9s req/s  %8s CPU us/req  %-14s  C2 %5.1f s\n' "$1" "$2" \
         "$(awk -v t=$(($5 - $4)) -v r="$2" 'BEGIN { if (r > 0) printf "%.1f", t * 10000 / (r * 10); else print "-" }')" \

@@ -16,16 +16,9 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
-JAR=${JAR:-$ROOT/loomgate-cli/target/loomgate-gateway.jar}
 CFG=${CFG:-bench/gw-tls.yaml}
-JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java | head -1)}
-export BENCH_TLS_CERT=/tmp/loomgate-bench/tls/cert.pem BENCH_TLS_KEY=/tmp/loomgate-bench/tls/key.pem
-ulimit -n "$(ulimit -Hn)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
-taskset -c 1 /tmp/loomgate-bench/bin/backend -addr 127.0.0.1:18080 -latency 100ms > /dev/null 2>&1 &
-pids+=($!)
+# shellcheck source=../lib/pinned.sh
+source "$ROOT/bench/lib/pinned.sh"
 taskset -c 0 "$JAVA" ${HEAP:--Xmx256m} -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -Xlog:gc:file=/tmp/tls-w7.gc.log \
     -jar "$JAR" serve --config "$CFG" > /tmp/tls-w7.gateway.log 2>&1 &
 G=$!
