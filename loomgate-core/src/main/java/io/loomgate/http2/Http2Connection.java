@@ -256,7 +256,7 @@ public final class Http2Connection {
             }
             parking.boundReads((int) Math.max(1, Math.min(handOff, left) / 1_000_000));
             try {
-                int got = in.awaitRead(head, 0, Frames.HEADER_LENGTH, false); // may become idle: no buffer held
+                int got = in.awaitRead(head, 0, Frames.HEADER_LENGTH);
                 parking.boundReads(0);
                 busy = streamsOpened > 1 && !afterPark && System.nanoTime() - start < handOff;
                 afterPark = false;
@@ -470,17 +470,7 @@ public final class Http2Connection {
         // Between frames the idle timeout applies; once GOAWAY was sent and every stream is done (output half-closed)
         // the client only has to notice and close, so it gets a short while.
         socketIn.setReadTimeout(outputEnded() ? Duration.ofSeconds(2) : idleTimeout);
-        return in.awaitRead(head, 0, Frames.HEADER_LENGTH, inFlight());
-    }
-
-    /** Whether a stream is open or a handler still running: more frames are coming, so the wait reads buffered. */
-    private boolean inFlight() {
-        lock.lock();
-        try {
-            return !streams.isEmpty() || handlers > 0;
-        } finally {
-            lock.unlock();
-        }
+        return in.awaitRead(head, 0, Frames.HEADER_LENGTH);
     }
 
     /** Reads and handles the frame whose first {@code got} bytes are in {@link #head}. */

@@ -21,7 +21,7 @@ class FrameInputReadsAlreadyReadBytesFirstTest {
     void alreadyReadBytesComeBeforeTheSocketsAcrossAReadBoundary() throws IOException {
         FrameInput in = new FrameInput(new ByteArrayInputStream(ascii("world")), ascii("hello "));
         byte[] b = new byte[11];
-        int n = in.awaitRead(b, 0, 4, false);
+        int n = in.awaitRead(b, 0, 4);
         assertThat(n).isEqualTo(4);
         int off = n;
         while (off < b.length) {
@@ -37,7 +37,7 @@ class FrameInputReadsAlreadyReadBytesFirstTest {
     void aWaitWithNothingAlreadyReadGoesStraightToTheSocket() throws IOException {
         FrameInput in = new FrameInput(new ByteArrayInputStream(ascii("abc")), new byte[0]);
         byte[] b = new byte[3];
-        assertThat(in.awaitRead(b, 0, 3, false)).isEqualTo(3);
+        assertThat(in.awaitRead(b, 0, 3)).isEqualTo(3);
         assertThat(new String(b, StandardCharsets.US_ASCII)).isEqualTo("abc");
         assertThat(in.available()).isZero();
     }
@@ -47,8 +47,8 @@ class FrameInputReadsAlreadyReadBytesFirstTest {
         FrameInput in = new FrameInput(new ByteArrayInputStream(new byte[0]), ascii("PRI"));
         assertThat(in.available()).isEqualTo(3);
         byte[] b = new byte[3];
-        assertThat(in.awaitRead(b, 0, 3, false)).isEqualTo(3);
+        assertThat(in.awaitRead(b, 0, 3)).isEqualTo(3);
         assertThat(in.available()).isZero();
-        assertThat(in.awaitRead(b, 0, 3, false)).isEqualTo(-1);
+        assertThat(in.awaitRead(b, 0, 3)).isEqualTo(-1);
     }
 }
