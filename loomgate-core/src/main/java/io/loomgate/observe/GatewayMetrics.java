@@ -362,6 +362,26 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         endpointMeters(endpoint).reused.increment();
     }
 
+    /**
+     * Counts on the endpoint's reuse counter, found at the first reuse and kept (endpoint meters are never removed);
+     * not before, so that an endpoint's meters still appear with its first event, as the other events make them.
+     */
+    @Override
+    public Runnable reuseAction(Endpoint endpoint) {
+        return new Runnable() {
+            private volatile Counter reused; // a racing first reuse finds the same counter (computeIfAbsent)
+
+            @Override
+            public void run() {
+                Counter c = reused;
+                if (c == null) {
+                    reused = c = endpointMeters(endpoint).reused;
+                }
+                c.increment();
+            }
+        };
+    }
+
     @Override
     public void evicted(Endpoint endpoint, EvictionReason reason) {
         endpointMeters(endpoint).evicted(reason.label());

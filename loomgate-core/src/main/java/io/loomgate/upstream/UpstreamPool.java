@@ -59,6 +59,8 @@ public final class UpstreamPool {
     private final AtomicLong nextId = new AtomicLong();
     private final LongAdder connects = new LongAdder();
     private final LongAdder reuses = new LongAdder();
+    /** The listener's action for a reuse of this endpoint's connections, found once (see PoolListener). */
+    private final Runnable onReuse;
 
     UpstreamPool(Endpoint endpoint, PoolSettings settings, PoolListener listener) {
         this(new Connector(endpoint, settings, listener), settings, listener, System::nanoTime);
@@ -73,6 +75,7 @@ public final class UpstreamPool {
         this.settings = settings;
         this.connector = connector;
         this.listener = listener;
+        this.onReuse = listener.reuseAction(endpoint);
         this.nanoTime = nanoTime;
         this.idleTimeoutNanos = settings.idleTimeout().toNanos();
         this.state = new EndpointState(endpoint);
@@ -123,7 +126,7 @@ public final class UpstreamPool {
             }
             if (lease.idle.isHealthy(lease.idleForNanos)) {
                 reuses.increment();
-                listener.reused(endpoint);
+                onReuse.run();
                 return lease.idle;
             }
             retire(lease.idle, EvictionReason.CLOSED_BY_PEER, null);

@@ -171,6 +171,20 @@ class GatewayMetricsTest {
     }
 
     @Test
+    void aPoolsReuseActionCountsOnTheEndpointsCounterFromItsFirstRunOn() {
+        Endpoint e = new Endpoint("127.0.0.1", 9001);
+        Runnable onReuse = metrics.reuseAction(e);
+        assertThat(scrape().has("loomgate_upstream_reused_total"))
+                .as("an endpoint's meters appear with its first event, not when a pool is made").isFalse();
+
+        onReuse.run();
+        onReuse.run();
+        metrics.reused(e);
+
+        assertThat(scrape().value("loomgate_upstream_reused_total", "endpoint=127.0.0.1:9001")).isEqualTo(3);
+    }
+
+    @Test
     void countsOpenClientConnections() {
         InetSocketAddress peer = new InetSocketAddress("127.0.0.1", 40000);
         metrics.connectionOpened(peer);
