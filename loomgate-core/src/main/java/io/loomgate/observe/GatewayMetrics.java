@@ -368,18 +368,8 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
      */
     @Override
     public Runnable reuseAction(Endpoint endpoint) {
-        return new Runnable() {
-            private volatile Counter reused; // a racing first reuse finds the same counter (computeIfAbsent)
-
-            @Override
-            public void run() {
-                Counter c = reused;
-                if (c == null) {
-                    reused = c = endpointMeters(endpoint).reused;
-                }
-                c.increment();
-            }
-        };
+        LazyCounters reused = new LazyCounters(1, i -> endpointMeters(endpoint).reused);
+        return () -> reused.get(0).increment();
     }
 
     @Override
