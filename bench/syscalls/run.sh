@@ -6,10 +6,14 @@
 #
 #   bench/syscalls/run.sh w2            # wrk /hello, 50 keep-alive connections, instant origin (W2's shape)
 #   CONNS=256 bench/syscalls/run.sh w2
+#   bench/syscalls/run.sh w5            # wrk /hello over TLS, 256 keep-alive connections (W5's shape)
+#   bench/syscalls/run.sh w6            # the same with Connection: close, 64 connections: a full handshake each
 #   bench/syscalls/run.sh w9-tls        # h2load -c200 -m10 /api/data, h2 by ALPN, 100 ms origin (W9's shape)
 #   bench/syscalls/run.sh w9-h2c        # the same over h2c (prior knowledge): W9 without TLS
 #   bench/syscalls/run.sh w8            # h2load -c100 -m10 /hello over h2c (W8's shape)
 #   ROUNDS=3 PROXIES="loomgate haproxy" JAR=/tmp/other.jar bench/syscalls/run.sh w2
+#   PROXIES="floor haproxy loomgate" bench/syscalls/run.sh w2   # bench/floor: the JDK's blocking I/O, nothing else
+#   PROXIES="naive haproxy" bench/syscalls/run.sh w2             # the harness's naive pipe (two threads a connection)
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
 # w9 shapes, long enough for the JIT to have compiled the TLS path; the script prints C2's CPU in the window so
@@ -19,14 +23,17 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
-SHAPE=${1:?usage: bench/syscalls/run.sh w2|w8|w9-tls|w9-h2c}
+SHAPE=${1:?usage: bench/syscalls/run.sh w2|w5|w6|w8|w9-tls|w9-h2c}
 case $SHAPE in
     w2) URL=http://127.0.0.1:18081 GW=bench/gateway-bench.yaml HAP=haproxy-t1.cfg WARM=${WARM:-30} ;;
+    w5|w6) URL=https://127.0.0.1:18081 GW=bench/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-60} ;;
     w9-tls) URL=https://127.0.0.1:18081 GW=bench/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-120} ;;
     w9-h2c) URL=http://127.0.0.1:18081 GW=bench/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-120} ;;
     w8) URL=http://127.0.0.1:18081 GW=bench/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-60} ;;
-    *) echo "unknown shape $SHAPE (w2, w8, w9-tls, w9-h2c)" >&2; exit 2 ;;
+    *) echo "unknown shape $SHAPE (w2, w5, w6, w8, w9-tls, w9-h2c)" >&2; exit 2 ;;
 esac
+# The gateway's default suites in its order (AES-128-GCM first for each key exchange), for the TLS floor relay.
+FLOOR_SUITES=TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384,TLS_CHACHA20_POLY1305_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256
 SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
     connect close socket setsockopt"
 events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)
@@ -38,6 +45,27 @@ start_proxy() {
         loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
                       --config "$GW" > "/tmp/syscalls.$1.log" 2>&1 & ;;
         haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/$HAP" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        floor) # bench/floor: one read and one write per message each way, no HTTP (W2's shape, or W5's with TLS)
+            mkdir -p /tmp/syscalls-floor
+            "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
+            floor=(RelayFloor)
+            if [[ $SHAPE == w5 || $SHAPE == w6 ]]; then # JSSE over the channel, with the harness's certificate and the gateway's suites
+                openssl pkcs12 -export -in "$BENCH_TLS_CERT" -inkey "$BENCH_TLS_KEY" -out /tmp/syscalls-floor/bench.p12 \
+                    -passout pass:floor
+                floor=(-Djdk.tls.server.newSessionTicketCount=0 TlsRelayFloor 18081 18080 /tmp/syscalls-floor/bench.p12
+                    floor "$FLOOR_SUITES")
+            elif [[ $SHAPE != w2 ]]; then
+                echo "the floor relays speak no HTTP/2: w2, w5 or w6" >&2; exit 2
+            fi
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders \
+                -cp /tmp/syscalls-floor "${floor[@]}" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes), JDK 25, the
+               # launcher's heap flags: the JDK's blocking socket I/O on virtual threads with nothing of ours in it
+            [[ $SHAPE == w2 ]] || { echo "naive speaks no TLS or HTTP/2: w2 only" >&2; exit 2; }
+            mkdir -p /tmp/syscalls-naive
+            "${JAVA%/java}/javac" -d /tmp/syscalls-naive "$SHARED/naive/NaiveProxy.java"
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -DuseVirtual=true \
+                -cp /tmp/syscalls-naive NaiveProxy > "/tmp/syscalls.$1.log" 2>&1 & ;;
         *) echo "unknown proxy $1" >&2; exit 2 ;;
     esac
     P=$!
@@ -54,6 +82,10 @@ stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
 load() { # seconds: the shape's load for that long; prints the tool's output
     if [[ $SHAPE == w2 ]]; then
         taskset -c 1 wrk -t1 -c"${CONNS:-50}" -d"$1"s "$URL/hello" 2>&1 || true
+    elif [[ $SHAPE == w5 ]]; then
+        taskset -c 1 wrk -t1 -c"${CONNS:-256}" -d"$1"s "$URL/hello" 2>&1 || true
+    elif [[ $SHAPE == w6 ]]; then
+        taskset -c 1 wrk -t1 -c"${CONNS:-64}" -d"$1"s -H 'Connection: close' "$URL/hello" 2>&1 || true
     elif [[ $SHAPE == w8 ]]; then
         taskset -c 1 h2load -t1 -c100 -m10 -D"$1" "$URL/hello" 2>&1 || true
     else
@@ -61,7 +93,7 @@ load() { # seconds: the shape's load for that long; prints the tool's output
     fi
 }
 requests() { # from the tool's output: requests completed
-    if [[ $SHAPE == w2 ]]; then awk '/requests in/ { print $1 }' <<< "$1"
+    if [[ $SHAPE == w2 || $SHAPE == w5 || $SHAPE == w6 ]]; then awk '/requests in/ { print $1 }' <<< "$1"
     else awk '/^requests:/ { print $8 }' <<< "$1"; fi
 }
 

@@ -1,0 +1,158 @@
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.security.KeyStore;
+import java.util.List;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+
+/**
+ * The least a JDK server can hold per idle connection: an accepted {@link SocketChannel} registered for reading with
+ * one {@link Selector}, and, with TLS, JSSE's {@link SSLEngine} after a TLS 1.3 handshake (ALPN h2 chosen by a shared
+ * selector, the cipher suites set on the engine as the gateway sets them), and nothing else: no thread, no buffer, no
+ * HTTP (one record each way, echoed, so both ciphers are in use). bench/idle-floor/run.sh measures its live heap per held connection the way bench/h2idle measures the gateway's,
+ * so the two figures say how much of the gateway's is the JDK's own.
+ *
+ * <p>Usage: {@code java IdleFloor PORT plain} or {@code java IdleFloor PORT tls KEYSTORE.p12 PASSWORD [SUITE,...]}.
+ */
+public class IdleFloor {
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(args[0]);
+        boolean tls = args[1].equals("tls");
+        SSLContext context = tls ? context(args[2], args[3].toCharArray()) : null;
+        String[] suites = tls && args.length > 4 ? args[4].split(",") : null;
+        Selector selector = Selector.open();
+        Thread.ofPlatform().daemon().start(() -> closeWhenReadable(selector));
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress("127.0.0.1", port), 4096);
+            System.out.println("listening on " + port + (tls ? " (tls)" : " (plain)"));
+            while (true) {
+                SocketChannel channel = server.accept();
+                try {
+                    SSLEngine engine = null;
+                    if (tls) {
+                        engine = context.createSSLEngine();
+                        engine.setUseClientMode(false);
+                        if (suites != null) {
+                            engine.setEnabledCipherSuites(suites);
+                        }
+                        engine.setHandshakeApplicationProtocolSelector(IdleFloor::h2);
+                        handshake(engine, channel);
+                        echoOneRecord(engine, channel);
+                    }
+                    channel.configureBlocking(false);
+                    selector.wakeup();
+                    channel.register(selector, SelectionKey.OP_READ, engine); // the key keeps the engine alive
+                } catch (IOException e) {
+                    channel.close();
+                }
+            }
+        }
+    }
+
+    private static String h2(SSLEngine engine, List<String> asked) {
+        return asked.contains("h2") ? "h2" : null;
+    }
+
+    private static SSLContext context(String keystore, char[] password) throws Exception {
+        KeyStore ks = KeyStore.getInstance("PKCS12");
+        try (InputStream in = new FileInputStream(keystore)) {
+            ks.load(in, password);
+        }
+        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        kmf.init(ks, password);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(kmf.getKeyManagers(), null, null);
+        return context;
+    }
+
+    /** Drives the handshake over the blocking channel with buffers that are dropped when it ends. */
+    private static void handshake(SSLEngine engine, SocketChannel channel) throws IOException {
+        int size = engine.getSession().getPacketBufferSize();
+        ByteBuffer in = ByteBuffer.allocate(size);
+        ByteBuffer out = ByteBuffer.allocate(size);
+        ByteBuffer app = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+        engine.beginHandshake();
+        while (true) {
+            switch (engine.getHandshakeStatus()) {
+                case NEED_WRAP -> {
+                    out.clear();
+                    engine.wrap(ByteBuffer.allocate(0), out);
+                    out.flip();
+                    while (out.hasRemaining()) {
+                        channel.write(out);
+                    }
+                }
+                case NEED_UNWRAP -> {
+                    in.flip();
+                    SSLEngineResult r = engine.unwrap(in, app);
+                    in.compact();
+                    if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW && channel.read(in) < 0) {
+                        throw new IOException("closed during the handshake");
+                    }
+                }
+                case NEED_TASK -> {
+                    for (Runnable task; (task = engine.getDelegatedTask()) != null; ) {
+                        task.run();
+                    }
+                }
+                default -> {
+                    return; // FINISHED / NOT_HANDSHAKING (TLS 1.3's session ticket, if any, went out as a NEED_WRAP)
+                }
+            }
+        }
+    }
+
+    /**
+     * Reads one application-data record and sends its bytes back, as a connection that has carried a request does:
+     * each direction's cipher is then set up for use (before their first record JSSE's ciphers still hold what they
+     * used to find their provider), and the buffers are dropped when it returns.
+     */
+    private static void echoOneRecord(SSLEngine engine, SocketChannel channel) throws IOException {
+        ByteBuffer in = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+        ByteBuffer app = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
+        while (app.position() == 0) {
+            if (channel.read(in) < 0) {
+                throw new IOException("closed before its first record");
+            }
+            in.flip();
+            SSLEngineResult r;
+            do { // a TLS 1.3 client may send nothing but its first record here; loop over whole records
+                r = engine.unwrap(in, app);
+            } while (r.getStatus() == SSLEngineResult.Status.OK && in.hasRemaining() && app.position() == 0);
+            in.compact();
+        }
+        app.flip();
+        ByteBuffer out = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+        engine.wrap(app, out);
+        out.flip();
+        while (out.hasRemaining()) {
+            channel.write(out);
+        }
+    }
+
+    private static void closeWhenReadable(Selector selector) {
+        try {
+            while (true) {
+                selector.select(key -> {
+                    key.cancel();
+                    try {
+                        key.channel().close();
+                    } catch (IOException ignored) {
+                        // closing a connection the client already left
+                    }
+                });
+            }
+        } catch (IOException e) {
+            e.printStackTrace();
+        }
+    }
+}
