@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.security.KeyStore;
+import java.security.Provider;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
@@ -21,9 +22,13 @@ import javax.net.ssl.SSLEngineResult;
  * socket I/O on virtual threads plus JSSE's record layer, with nothing of the gateway's.
  *
  * <p>Usage: {@code java TlsRelayFloor LISTEN_PORT ORIGIN_PORT KEYSTORE.p12 PASSWORD [SUITE,...]}; the suites, if given,
- * are set on each engine (the gateway's default order puts AES-128-GCM first).
+ * are set on each engine (the gateway's default order puts AES-128-GCM first). With {@code -Dfloor.provider=conscrypt}
+ * and Conscrypt's jar on the class path the engine is Conscrypt's (BoringSSL), as {@code server.ssl.provider:
+ * conscrypt} gives the gateway.
  */
 public class TlsRelayFloor {
+    private static final boolean CONSCRYPT = "conscrypt".equals(System.getProperty("floor.provider"));
+
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
         int origin = Integer.parseInt(args[1]);
@@ -46,7 +51,10 @@ public class TlsRelayFloor {
         }
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, password);
-        SSLContext context = SSLContext.getInstance("TLS");
+        SSLContext context = CONSCRYPT
+                ? SSLContext.getInstance("TLS", (Provider) Class.forName("org.conscrypt.Conscrypt")
+                        .getMethod("newProvider").invoke(null))
+                : SSLContext.getInstance("TLS");
         context.init(kmf.getKeyManagers(), null, null);
         return context;
     }
@@ -59,6 +67,10 @@ public class TlsRelayFloor {
             engine.setUseClientMode(false);
             if (suites != null) {
                 engine.setEnabledCipherSuites(suites);
+            }
+            if (CONSCRYPT) { // no TLS 1.3 session tickets, as the gateway's bench config (resumption off)
+                Class.forName("org.conscrypt.Conscrypt").getMethod("setUseSessionTickets", SSLEngine.class,
+                        boolean.class).invoke(null, engine, false);
             }
             int packet = engine.getSession().getPacketBufferSize();
             ByteBuffer netIn = ByteBuffer.allocate(packet);
@@ -95,6 +107,8 @@ public class TlsRelayFloor {
             }
         } catch (IOException e) {
             // the client or the origin went away: the connection ends
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Conscrypt's API", e);
         }
     }
 

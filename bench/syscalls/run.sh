@@ -14,6 +14,7 @@
 #   ROUNDS=3 PROXIES="loomgate haproxy" JAR=/tmp/other.jar bench/syscalls/run.sh w2
 #   PROXIES="floor haproxy loomgate" bench/syscalls/run.sh w2   # bench/floor: the JDK's blocking I/O, nothing else
 #   PROXIES="naive haproxy" bench/syscalls/run.sh w2             # the harness's naive pipe (two threads a connection)
+#   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
 # w9 shapes, long enough for the JIT to have compiled the TLS path; the script prints C2's CPU in the window so
@@ -44,23 +45,34 @@ start_proxy() {
     case $1 in
         loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
                       --config "$GW" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        loomgate-conscrypt) # server.ssl.provider: conscrypt (BoringSSL); TLS shapes only
+            [[ $GW == bench/gw-tls.yaml ]] || { echo "loomgate-conscrypt is for the TLS shapes" >&2; exit 2; }
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
+                --config bench/gw-tls-conscrypt.yaml > "/tmp/syscalls.$1.log" 2>&1 & ;;
         haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/$HAP" > "/tmp/syscalls.$1.log" 2>&1 & ;;
-        floor) # bench/floor: one read and one write per message each way, no HTTP (W2's shape, or W5's with TLS)
+        floor|floor-conscrypt) # bench/floor: a read and a write per message each way, no HTTP (W2's shape; W5's, W6's
+            # with TLS: JSSE's engine over the channel with the gateway's suites, or Conscrypt's engine with its own)
             mkdir -p /tmp/syscalls-floor
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
-            floor=(RelayFloor)
-            if [[ $SHAPE == w5 || $SHAPE == w6 ]]; then # JSSE over the channel, with the harness's certificate and the gateway's suites
+            if [[ $SHAPE == w5 || $SHAPE == w6 ]]; then
                 openssl pkcs12 -export -in "$BENCH_TLS_CERT" -inkey "$BENCH_TLS_KEY" -out /tmp/syscalls-floor/bench.p12 \
                     -passout pass:floor
-                floor=(-Djdk.tls.server.newSessionTicketCount=0 TlsRelayFloor 18081 18080 /tmp/syscalls-floor/bench.p12
-                    floor "$FLOOR_SUITES")
-            elif [[ $SHAPE != w2 ]]; then
-                echo "the floor relays speak no HTTP/2: w2, w5 or w6" >&2; exit 2
+                floor=(TlsRelayFloor 18081 18080 /tmp/syscalls-floor/bench.p12 floor)
+                if [[ $1 == floor-conscrypt ]]; then # the jar the gateway's build resolved (./mvnw install)
+                    uber=$(ls ~/.m2/repository/org/conscrypt/conscrypt-openjdk-uber/*/conscrypt-openjdk-uber-*.jar | tail -1)
+                    floor=(-cp "/tmp/syscalls-floor:$uber" -Dfloor.provider=conscrypt "${floor[@]}")
+                else
+                    floor=(-cp /tmp/syscalls-floor -Djdk.tls.server.newSessionTicketCount=0 "${floor[@]}" "$FLOOR_SUITES")
+                fi
+            elif [[ $SHAPE == w2 && $1 == floor ]]; then
+                floor=(-cp /tmp/syscalls-floor RelayFloor)
+            else
+                echo "the floor relays speak no HTTP/2: floor for w2, w5 or w6, floor-conscrypt for w5 or w6" >&2; exit 2
             fi
-            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders \
-                -cp /tmp/syscalls-floor "${floor[@]}" > "/tmp/syscalls.$1.log" 2>&1 & ;;
-        naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes), JDK 25, the
-               # launcher's heap flags: the JDK's blocking socket I/O on virtual threads with nothing of ours in it
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders "${floor[@]}" \
+                > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
+               # one thread would make: no floor), JDK 25 with the launcher's heap flags
             [[ $SHAPE == w2 ]] || { echo "naive speaks no TLS or HTTP/2: w2 only" >&2; exit 2; }
             mkdir -p /tmp/syscalls-naive
             "${JAVA%/java}/javac" -d /tmp/syscalls-naive "$SHARED/naive/NaiveProxy.java"
