@@ -1,4 +1,3 @@
-import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -7,9 +6,6 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.security.KeyStore;
-import java.security.Provider;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
@@ -32,7 +28,7 @@ public class TlsRelayFloor {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
         int origin = Integer.parseInt(args[1]);
-        SSLContext context = context(args[2], args[3].toCharArray());
+        SSLContext context = EngineHandshake.context(args[2], args[3].toCharArray(), CONSCRYPT);
         String[] suites = args.length > 4 ? args[4].split(",") : null;
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
             server.bind(new InetSocketAddress("127.0.0.1", port), 4096);
@@ -42,21 +38,6 @@ public class TlsRelayFloor {
                 Thread.ofVirtual().start(() -> relay(channel, context, suites, origin));
             }
         }
-    }
-
-    private static SSLContext context(String keystore, char[] password) throws Exception {
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = new FileInputStream(keystore)) {
-            ks.load(in, password);
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, password);
-        SSLContext context = CONSCRYPT
-                ? SSLContext.getInstance("TLS", (Provider) Class.forName("org.conscrypt.Conscrypt")
-                        .getMethod("newProvider").invoke(null))
-                : SSLContext.getInstance("TLS");
-        context.init(kmf.getKeyManagers(), null, null);
-        return context;
     }
 
     private static void relay(SocketChannel channel, SSLContext context, String[] suites, int originPort) {
@@ -76,7 +57,7 @@ public class TlsRelayFloor {
             ByteBuffer netIn = ByteBuffer.allocate(packet);
             ByteBuffer netOut = ByteBuffer.allocate(packet);
             ByteBuffer appIn = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
-            handshake(engine, channel, netIn, netOut, appIn);
+            EngineHandshake.run(engine, channel, netIn, netOut, appIn);
             InputStream fromOrigin = origin.getInputStream();
             OutputStream toOrigin = origin.getOutputStream();
             byte[] answer = new byte[8192];
@@ -109,39 +90,6 @@ public class TlsRelayFloor {
             // the client or the origin went away: the connection ends
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("Conscrypt's API", e);
-        }
-    }
-
-    private static void handshake(SSLEngine engine, SocketChannel channel, ByteBuffer in, ByteBuffer out,
-                                  ByteBuffer app) throws IOException {
-        engine.beginHandshake();
-        while (true) {
-            switch (engine.getHandshakeStatus()) {
-                case NEED_WRAP -> {
-                    out.clear();
-                    engine.wrap(ByteBuffer.allocate(0), out);
-                    out.flip();
-                    while (out.hasRemaining()) {
-                        channel.write(out);
-                    }
-                }
-                case NEED_UNWRAP -> {
-                    in.flip();
-                    SSLEngineResult r = engine.unwrap(in, app);
-                    in.compact();
-                    if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW && channel.read(in) < 0) {
-                        throw new IOException("closed during the handshake");
-                    }
-                }
-                case NEED_TASK -> {
-                    for (Runnable task; (task = engine.getDelegatedTask()) != null; ) {
-                        task.run();
-                    }
-                }
-                default -> {
-                    return;
-                }
-            }
         }
     }
 }

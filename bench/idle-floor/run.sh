@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The JDK's own floor for an idle connection's memory: bench/idle-floor/IdleFloor.java holds N accepted channels
+# The JDK's own floor for an idle connection's memory: bench/floor/IdleFloor.java holds N accepted channels
 # registered with one selector, and with TLS JSSE's engine after a TLS 1.3 handshake (ALPN h2, an ECDSA P-256
 # certificate, the suites set per engine as the gateway sets them), nothing else. Live heap per held connection by
 # class from jcmd GC.class_histogram (a full GC first), before vs held and held vs released, without the serial
@@ -21,7 +21,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 
-"$JAVA_HOME/bin/javac" -d "$WORK" "$HERE/IdleFloor.java"
+"$JAVA_HOME/bin/javac" -d "$WORK" "$HERE"/../floor/*.java
 args=(plain)
 tls=()
 if [[ $MODE == tls ]]; then

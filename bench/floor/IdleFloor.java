@@ -1,15 +1,11 @@
-import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.security.KeyStore;
 import java.util.List;
-import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLEngineResult;
@@ -27,7 +23,7 @@ public class IdleFloor {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
         boolean tls = args[1].equals("tls");
-        SSLContext context = tls ? context(args[2], args[3].toCharArray()) : null;
+        SSLContext context = tls ? EngineHandshake.context(args[2], args[3].toCharArray(), false) : null;
         String[] suites = tls && args.length > 4 ? args[4].split(",") : null;
         Selector selector = Selector.open();
         Thread.ofPlatform().daemon().start(() -> closeWhenReadable(selector));
@@ -45,8 +41,11 @@ public class IdleFloor {
                             engine.setEnabledCipherSuites(suites);
                         }
                         engine.setHandshakeApplicationProtocolSelector(IdleFloor::h2);
-                        handshake(engine, channel);
-                        echoOneRecord(engine, channel);
+                        int packet = engine.getSession().getPacketBufferSize();
+                        ByteBuffer in = ByteBuffer.allocate(packet); // dropped when this connection is set up
+                        EngineHandshake.run(engine, channel, in, ByteBuffer.allocate(packet),
+                                ByteBuffer.allocate(engine.getSession().getApplicationBufferSize()));
+                        echoOneRecord(engine, channel, in);
                     }
                     channel.configureBlocking(false);
                     selector.wakeup();
@@ -62,73 +61,20 @@ public class IdleFloor {
         return asked.contains("h2") ? "h2" : null;
     }
 
-    private static SSLContext context(String keystore, char[] password) throws Exception {
-        KeyStore ks = KeyStore.getInstance("PKCS12");
-        try (InputStream in = new FileInputStream(keystore)) {
-            ks.load(in, password);
-        }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-        kmf.init(ks, password);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(kmf.getKeyManagers(), null, null);
-        return context;
-    }
-
-    /** Drives the handshake over the blocking channel with buffers that are dropped when it ends. */
-    private static void handshake(SSLEngine engine, SocketChannel channel) throws IOException {
-        int size = engine.getSession().getPacketBufferSize();
-        ByteBuffer in = ByteBuffer.allocate(size);
-        ByteBuffer out = ByteBuffer.allocate(size);
-        ByteBuffer app = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
-        engine.beginHandshake();
-        while (true) {
-            switch (engine.getHandshakeStatus()) {
-                case NEED_WRAP -> {
-                    out.clear();
-                    engine.wrap(ByteBuffer.allocate(0), out);
-                    out.flip();
-                    while (out.hasRemaining()) {
-                        channel.write(out);
-                    }
-                }
-                case NEED_UNWRAP -> {
-                    in.flip();
-                    SSLEngineResult r = engine.unwrap(in, app);
-                    in.compact();
-                    if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW && channel.read(in) < 0) {
-                        throw new IOException("closed during the handshake");
-                    }
-                }
-                case NEED_TASK -> {
-                    for (Runnable task; (task = engine.getDelegatedTask()) != null; ) {
-                        task.run();
-                    }
-                }
-                default -> {
-                    return; // FINISHED / NOT_HANDSHAKING (TLS 1.3's session ticket, if any, went out as a NEED_WRAP)
-                }
-            }
-        }
-    }
-
     /**
      * Reads one application-data record and sends its bytes back, as a connection that has carried a request does:
      * each direction's cipher is then set up for use (before their first record JSSE's ciphers still hold what they
      * used to find their provider), and the buffers are dropped when it returns.
      */
-    private static void echoOneRecord(SSLEngine engine, SocketChannel channel) throws IOException {
-        ByteBuffer in = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+    private static void echoOneRecord(SSLEngine engine, SocketChannel channel, ByteBuffer in) throws IOException {
         ByteBuffer app = ByteBuffer.allocate(engine.getSession().getApplicationBufferSize());
-        while (app.position() == 0) {
-            if (channel.read(in) < 0) {
+        while (app.position() == 0) { // the records up to the first with application data (bytes the handshake read
+            in.flip();                 // past its end are in `in` already)
+            SSLEngineResult r = engine.unwrap(in, app);
+            in.compact();
+            if (r.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW && channel.read(in) < 0) {
                 throw new IOException("closed before its first record");
             }
-            in.flip();
-            SSLEngineResult r;
-            do { // a TLS 1.3 client may send nothing but its first record here; loop over whole records
-                r = engine.unwrap(in, app);
-            } while (r.getStatus() == SSLEngineResult.Status.OK && in.hasRemaining() && app.position() == 0);
-            in.compact();
         }
         app.flip();
         ByteBuffer out = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
