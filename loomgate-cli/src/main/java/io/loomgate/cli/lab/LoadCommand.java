@@ -40,7 +40,8 @@ public final class LoadCommand implements Callable<Integer> {
     Duration duration;
 
     @Option(names = {"-n", "--requests"}, defaultValue = "0",
-            description = "Measure this many requests instead of a duration.")
+            description = "Measure this many requests instead of a duration (each connection carries at least one "
+                    + "of them, if there are enough).")
     long requests;
 
     @Option(names = "--warmup", defaultValue = "0s", converter = DurationConverter.class,

@@ -61,6 +61,7 @@ final class LoadConnection implements Runnable {
         run.register(this);
         OpenSchedule schedule = run.schedule(index);
         long sequence = 0;
+        boolean claimed = false; // whether this connection has claimed a ticket yet (its own is the first)
         try {
             while (!run.stopped()) {
                 long intended;
@@ -73,8 +74,11 @@ final class LoadConnection implements Runnable {
                     intended = System.nanoTime();
                 }
                 boolean ticketed = run.measuring(intended) && run.spec.requests() > 0;
-                if (ticketed && !run.takeTicket()) {
-                    break;
+                if (ticketed) {
+                    if (!run.takeTicket(index, !claimed)) {
+                        break;
+                    }
+                    claimed = true;
                 }
                 exchange(intended, ticketed);
             }

@@ -55,7 +55,7 @@ final class LoadRun {
         this.startNanos = startNanos;
         this.measureStartNanos = startNanos + spec.warmup().toNanos();
         this.deadlineNanos = spec.requests() > 0 ? Long.MAX_VALUE : measureStartNanos + spec.duration().toNanos();
-        this.ticketsLeft = new AtomicLong(spec.requests());
+        this.ticketsLeft = new AtomicLong(spec.requests() - reservedTickets(spec));
         this.running = new CountDownLatch(spec.connections());
     }
 
@@ -74,9 +74,25 @@ final class LoadRun {
         return stopped;
     }
 
-    /** In the requests mode, claims one of the requests to measure; false when none is left. */
-    boolean takeTicket() {
-        return spec.requests() == 0 || ticketsLeft.getAndDecrement() > 0;
+    /**
+     * Counting requests, each of the first min(connections, requests) connections has one ticket of its own, so that
+     * every connection asked for carries at least one measured request: taking them all from the shared count let the
+     * connections whose threads started first use every ticket before a late one sent anything, and the run then
+     * measured fewer connections than it reports.
+     */
+    private static long reservedTickets(LoadSpec spec) {
+        return Math.min(spec.connections(), spec.requests());
+    }
+
+    /**
+     * In the requests mode, claims one of the requests to measure for connection {@code index}: its own ticket on its
+     * first claim, then one of the shared ones; false when none is left.
+     */
+    boolean takeTicket(int index, boolean firstClaim) {
+        if (spec.requests() == 0 || (firstClaim && index < reservedTickets(spec))) {
+            return true;
+        }
+        return ticketsLeft.getAndDecrement() > 0;
     }
 
     /** Parks until {@code nanoTime} (in short slices so a stop is seen); false if the run stopped meanwhile. */
