@@ -12,7 +12,28 @@ import javax.net.ssl.SSLEngineResult;
 
 /** What the floor programs share: their TLS context, and a server handshake driven over a blocking channel. */
 final class EngineHandshake {
+    /**
+     * The gateway's default suites in its order (AES-128-GCM first for each key exchange; ServerTls.modernDefaults
+     * on JDK 25), so a floor's engine negotiates what the gateway's does.
+     */
+    private static final String[] GATEWAY_SUITES = {"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+        "TLS_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+        "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"};
+
     private EngineHandshake() {
+    }
+
+    /**
+     * The suites to set on each engine from a program's argument: {@code gateway} for the gateway's order, a comma
+     * list, or none (no argument) to leave the context's defaults.
+     */
+    static String[] suites(String[] args, int index) {
+        if (args.length <= index) {
+            return null;
+        }
+        return args[index].equals("gateway") ? GATEWAY_SUITES.clone() : args[index].split(",");
     }
 
     /**

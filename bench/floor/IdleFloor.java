@@ -14,17 +14,19 @@ import javax.net.ssl.SSLEngineResult;
  * The least a JDK server can hold per idle connection: an accepted {@link SocketChannel} registered for reading with
  * one {@link Selector}, and, with TLS, JSSE's {@link SSLEngine} after a TLS 1.3 handshake (ALPN h2 chosen by a shared
  * selector, the cipher suites set on the engine as the gateway sets them), and nothing else: no thread, no buffer, no
- * HTTP (one record each way, echoed, so both ciphers are in use). bench/idle-floor/run.sh measures its live heap per held connection the way bench/h2idle measures the gateway's,
- * so the two figures say how much of the gateway's is the JDK's own.
+ * HTTP (one record each way, echoed, so both ciphers are in use). bench/idle-floor/run.sh measures its live heap per
+ * held connection the way bench/h2idle measures the gateway's, so the two figures say how much of the gateway's is
+ * the JDK's own.
  *
- * <p>Usage: {@code java IdleFloor PORT plain} or {@code java IdleFloor PORT tls KEYSTORE.p12 PASSWORD [SUITE,...]}.
+ * <p>Usage: {@code java IdleFloor PORT plain} or
+ * {@code java IdleFloor PORT tls KEYSTORE.p12 PASSWORD [gateway|SUITE,...]}.
  */
 public class IdleFloor {
     public static void main(String[] args) throws Exception {
         int port = Integer.parseInt(args[0]);
         boolean tls = args[1].equals("tls");
         SSLContext context = tls ? EngineHandshake.context(args[2], args[3].toCharArray(), false) : null;
-        String[] suites = tls && args.length > 4 ? args[4].split(",") : null;
+        String[] suites = EngineHandshake.suites(args, 4);
         Selector selector = Selector.open();
         Thread.ofPlatform().daemon().start(() -> closeWhenReadable(selector));
         try (ServerSocketChannel server = ServerSocketChannel.open()) {

@@ -17,10 +17,10 @@ import javax.net.ssl.SSLEngineResult;
  * and one read (W5's shape: wrk's small GET, the origin's 12-byte /hello). What it spends per request is the JDK's
  * socket I/O on virtual threads plus JSSE's record layer, with nothing of the gateway's.
  *
- * <p>Usage: {@code java TlsRelayFloor LISTEN_PORT ORIGIN_PORT KEYSTORE.p12 PASSWORD [SUITE,...]}; the suites, if given,
- * are set on each engine (the gateway's default order puts AES-128-GCM first). With {@code -Dfloor.provider=conscrypt}
- * and Conscrypt's jar on the class path the engine is Conscrypt's (BoringSSL), as {@code server.ssl.provider:
- * conscrypt} gives the gateway.
+ * <p>Usage: {@code java TlsRelayFloor LISTEN_PORT ORIGIN_PORT KEYSTORE.p12 PASSWORD [gateway|SUITE,...]}; the
+ * suites, if given, are set on each engine ({@code gateway}: the gateway's default order, AES-128-GCM first). With
+ * {@code -Dfloor.provider=conscrypt} and Conscrypt's jar on the class path the engine is Conscrypt's (BoringSSL), as
+ * {@code server.ssl.provider: conscrypt} gives the gateway.
  */
 public class TlsRelayFloor {
     private static final boolean CONSCRYPT = "conscrypt".equals(System.getProperty("floor.provider"));
@@ -29,7 +29,7 @@ public class TlsRelayFloor {
         int port = Integer.parseInt(args[0]);
         int origin = Integer.parseInt(args[1]);
         SSLContext context = EngineHandshake.context(args[2], args[3].toCharArray(), CONSCRYPT);
-        String[] suites = args.length > 4 ? args[4].split(",") : null;
+        String[] suites = EngineHandshake.suites(args, 4);
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
             server.bind(new InetSocketAddress("127.0.0.1", port), 4096);
             System.out.println("tls relay floor :" + port + " -> 127.0.0.1:" + origin);

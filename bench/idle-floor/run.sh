@@ -13,8 +13,9 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MODE=${1:-tls}
 N=${N:-5000}
 JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-# The gateway's default order (AES-128-GCM first for each key exchange; docs/security.md), set on each engine.
-SUITES=${SUITES-TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384,TLS_CHACHA20_POLY1305_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256}
+# The gateway's default order (AES-128-GCM first for each key exchange; bench/floor/EngineHandshake.java), set on
+# each engine; empty for the context's defaults, or a comma list.
+SUITES=${SUITES-gateway}
 WORK=$(mktemp -d /tmp/idle-floor.XXXXXX)
 ulimit -n "$(ulimit -Hn)"
 pids=()

@@ -33,8 +33,6 @@ case $SHAPE in
     w8) URL=http://127.0.0.1:18081 GW=bench/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-60} ;;
     *) echo "unknown shape $SHAPE (w2, w5, w6, w8, w9-tls, w9-h2c)" >&2; exit 2 ;;
 esac
-# The gateway's default suites in its order (AES-128-GCM first for each key exchange), for the TLS floor relay.
-FLOOR_SUITES=TLS_AES_128_GCM_SHA256,TLS_AES_256_GCM_SHA384,TLS_CHACHA20_POLY1305_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256
 SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
     connect close socket setsockopt"
 events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)
@@ -62,7 +60,7 @@ start_proxy() {
                     uber=$(ls ~/.m2/repository/org/conscrypt/conscrypt-openjdk-uber/*/conscrypt-openjdk-uber-*.jar | tail -1)
                     floor=(-cp "/tmp/syscalls-floor:$uber" -Dfloor.provider=conscrypt "${floor[@]}")
                 else
-                    floor=(-cp /tmp/syscalls-floor -Djdk.tls.server.newSessionTicketCount=0 "${floor[@]}" "$FLOOR_SUITES")
+                    floor=(-cp /tmp/syscalls-floor -Djdk.tls.server.newSessionTicketCount=0 "${floor[@]}" gateway)
                 fi
             elif [[ $SHAPE == w2 && $1 == floor ]]; then
                 floor=(-cp /tmp/syscalls-floor RelayFloor)
