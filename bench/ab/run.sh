@@ -8,6 +8,7 @@
 #   bench/ab/run.sh w8 /tmp/before.jar /tmp/after.jar          # 3 pairs (PAIRS=5 for more)
 #   bench/ab/run.sh w2 main HEAD                               # git refs: each built once in a worktree
 #   PAIRS=4 bench/ab/run.sh w9-h2c main frame-buffered-wait-2
+#   PROXY=loomgate-conscrypt bench/ab/run.sh w9-tls /tmp/before.jar /tmp/after.jar   # server.ssl.provider: conscrypt
 #
 # Shapes and their warm-up as in bench/syscalls (w2, w8, w9-tls, w9-h2c; WARM and CONNS pass through). A jar or a
 # git ref for each side; refs are built with ./mvnw into /tmp/loomgate-ab/<commit>.jar (kept for the next run).
@@ -22,6 +23,7 @@ SHAPE=${1:?usage: bench/ab/run.sh w2|w8|w9-tls|w9-h2c A B (each a jar or a git r
 A=${2:?A: a jar or a git ref}
 B=${3:?B: a jar or a git ref}
 PAIRS=${PAIRS:-3}
+PROXY=${PROXY:-loomgate} # or loomgate-conscrypt (bench/syscalls' proxy of that name; TLS shapes only)
 CACHE=/tmp/loomgate-ab
 JAVA_HOME=${JAVA_HOME:-$(ls -d /usr/lib/jvm/temurin-25* | head -1)}
 export JAVA_HOME
@@ -47,14 +49,14 @@ JAR_B=$(jar_of "$B")
 
 measure() { # side jar: one bench/syscalls run; prints "cpu rps reads"
     local out
-    out=$(PROXIES=loomgate ROUNDS=1 JAR=$2 "$ROOT/bench/syscalls/run.sh" "$SHAPE" 2>&1)
+    out=$(PROXIES=$PROXY ROUNDS=1 JAR=$2 "$ROOT/bench/syscalls/run.sh" "$SHAPE" 2>&1)
     awk '/^round/ { for (i = 1; i <= NF; i++) { if ($i == "req/s") rps = $(i - 1); if ($i == "CPU") cpu = $(i + 1) } }
          /system calls per request/ { for (i = 1; i <= NF; i++) if ($i == "read") reads = $(i + 1) }
          END { if (cpu == "") exit 1; printf "%s %s %s\n", cpu, rps, (reads == "" ? 0 : reads) }' <<< "$out" || {
         echo "$1: bench/syscalls gave no figures:" >&2; echo "$out" >&2; exit 1; }
 }
 
-echo "shape $SHAPE, $PAIRS pairs: A = $A ($JAR_A), B = $B ($JAR_B)"
+echo "shape $SHAPE, $PAIRS pairs, $PROXY: A = $A ($JAR_A), B = $B ($JAR_B)"
 printf '%-5s %-4s %-5s %9s %12s %9s\n' pair side time req/s "CPU µs/req" reads/req
 results=()
 for ((p = 1; p <= PAIRS; p++)); do

@@ -309,7 +309,16 @@ func rss(pid int) int64 {
 }
 
 // histogram is the live heap by class: jcmd's GC.class_histogram runs a full GC, then counts what is reachable.
+// Before it, a full GC and the finalizers it queued run: Conscrypt's native-backed objects (its SSL, BIO and
+// session handles) are freed by finalizers, so a closed connection's engine stays reachable until one full GC
+// has found it dead and its finalizer has run, and without this the warm-up's closed connections would still be
+// in the first sample and the hold's in the last.
 func histogram(jcmd string, pid int) map[string]int64 {
+	for _, cmd := range []string{"GC.run", "GC.run_finalization"} {
+		if err := exec.Command(jcmd, strconv.Itoa(pid), cmd).Run(); err != nil {
+			fail(fmt.Errorf("jcmd %s: %v", cmd, err))
+		}
+	}
 	out, err := exec.Command(jcmd, strconv.Itoa(pid), "GC.class_histogram").Output()
 	if err != nil {
 		fail(fmt.Errorf("jcmd GC.class_histogram: %v", err))

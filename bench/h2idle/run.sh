@@ -6,6 +6,12 @@
 #
 #   bench/h2idle/run.sh [loomgate|haproxy|nginx] [h2idle flags, e.g. -n 5000 -mode open -path '/api/data?delay=600000']
 #   TLS=1 bench/h2idle/run.sh [loomgate|haproxy] -n 5000    # h2 over TLS by ALPN (a fresh ECDSA P-256 certificate)
+#   TLS=1 PROVIDER=conscrypt bench/h2idle/run.sh loomgate -n 5000   # server.ssl.provider: conscrypt (BoringSSL)
+#
+# Conscrypt keeps its TLS state in native memory, which the heap histogram does not see. To count it, pre-touch the
+# whole heap so that its growth does not move RSS, and read the RSS figure as what lies outside the heap:
+#   TLS=1 PROVIDER=conscrypt JVM_OPTS='-Xms256m -Xmx256m -XX:+AlwaysPreTouch -XX:+UseSerialGC
+#     -XX:+UseCompactObjectHeaders' bench/h2idle/run.sh loomgate -n 5000
 #
 # Loomgate runs from $JAR (default loomgate-cli/target/loomgate.jar: ./loomgate build first) with JVM_OPTS (default:
 # the launcher's heap flags, -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders, as the harness runs it). Needs Go (/usr/local/go/bin/go), and haproxy or nginx for those peers. Everything it starts
@@ -64,7 +70,8 @@ server:
 ${TLS:+  ssl:
     certificate: $WORK/cert.pem
     certificate-private-key: $WORK/key.pem
-}admin:
+${PROVIDER:+    provider: $PROVIDER
+}}admin:
   port: 0
 access-log:
   enabled: false

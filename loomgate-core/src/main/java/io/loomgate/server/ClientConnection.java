@@ -59,9 +59,9 @@ import org.slf4j.LoggerFactory;
  * table, settings, windows) and its output stream, which the frame writer holds, stay as they are. While parked, drain
  * and the idle timeout end it with a GOAWAY written by the poller ({@link #endParked()}).
  *
- * <p>TLS connections park too when the listener drives the JDK's engine over the accepted channel
- * ({@link ServerTls#drivesEngine()}): the TLS socket's state stays with the connection, the selector watches the
- * channel, and a GOAWAY while parked goes through the engine. Conscrypt's connections keep their thread.
+ * <p>TLS connections park too (the listener drives the provider's engine over the accepted channel): the TLS
+ * socket's state stays with the connection, the selector watches the channel, and a GOAWAY while parked goes through
+ * the engine.
  */
 final class ClientConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
@@ -159,7 +159,7 @@ final class ClientConnection implements Runnable {
 
     /**
      * @param idleConnections where the connection parks when idle longer than {@code handoff}; null never to park
-     *                        (a connection not accepted as a channel, or on Conscrypt's TLS, never parks)
+     *                        (a connection not accepted as a channel never parks)
      */
     ClientConnection(long id, Socket socket, ServerTls tls, ListenerSettings settings, ExchangeHandler handler,
                      ConnectionListener events, Consumer<ClientConnection> onClose, Watchdog reads, Watchdog writes,
@@ -174,7 +174,7 @@ final class ClientConnection implements Runnable {
         this.onClose = onClose;
         this.reads = reads;
         this.writes = writes;
-        boolean canPark = idleConnections != null && (tls == null || tls.drivesEngine()) && socket.getChannel() != null
+        boolean canPark = idleConnections != null && socket.getChannel() != null
                 && handoff.compareTo(settings.idleTimeout()) < 0;
         this.idleConnections = canPark ? idleConnections : null;
         this.handoffNanos = handoff.toNanos();

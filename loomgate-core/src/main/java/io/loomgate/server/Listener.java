@@ -40,8 +40,7 @@ import org.slf4j.LoggerFactory;
  * <p>Idle connections: a plain listener accepts channels ({@link ServerSocketChannel}, read through their blocking
  * socket adaptors) so that a keep-alive connection idle longer than {@link #IDLE_HANDOFF} can park in the listener's
  * {@link IdleConnections} instead of keeping a virtual thread (see docs/architecture.md, "Idle connections"). A TLS
- * listener with the JDK's provider accepts channels too and parks the same way ({@link ServerTls#drivesEngine()});
- * Conscrypt's accepts classic sockets, whose connections keep their thread while idle.
+ * listener, with either provider, drives the TLS engine over those channels and parks the same way.
  */
 public final class Listener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Listener.class);
@@ -118,10 +117,8 @@ public final class Listener implements AutoCloseable {
 
     /** Binds and starts the accept loop; returns once bound. */
     public Listener start() throws IOException {
-        // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park;
-        // Conscrypt layers its socket over a classic one, and its connections keep their thread.
-        boolean parksIdle = tls == null || tls.drivesEngine();
-        ServerSocket ss = parksIdle ? ServerSocketChannel.open().socket() : new ServerSocket();
+        // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park.
+        ServerSocket ss = ServerSocketChannel.open().socket();
         ss.setReuseAddress(true);
         try {
             ss.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
@@ -133,9 +130,7 @@ public final class Listener implements AutoCloseable {
         }
         serverSocket = ss;
         ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
-        if (parksIdle) {
-            idleConnections = IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
-        }
+        idleConnections = IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
             long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());

@@ -1,16 +1,21 @@
 package io.loomgate.tls;
 
+import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.Provider;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
+import org.conscrypt.AllocatedBuffer;
+import org.conscrypt.BufferAllocator;
 import org.conscrypt.Conscrypt;
 
 /**
@@ -20,8 +25,10 @@ import org.conscrypt.Conscrypt;
  * Provider)}; it is never installed JVM-wide, so nothing else in the gateway (Redis, JWKS fetches, and the listeners
  * or the upstream client when their own {@code provider} is {@code jdk}) changes implementation behind our back.
  *
- * <p>Its sockets are always the engine socket ({@code ConscryptEngineSocket}: BoringSSL works on byte buffers, and
- * the reads and writes are ordinary Java socket streams, which park a virtual thread). Never the file-descriptor
+ * <p>A listener drives Conscrypt's {@link SSLEngine} over the accepted channel with its own loop ({@link
+ * EngineChannel}), as it drives JSSE's. Where a socket is layered instead (the upstream client; a listener's socket
+ * with no channel), it is always the engine socket ({@code ConscryptEngineSocket}: BoringSSL works on byte buffers,
+ * and the reads and writes are ordinary Java socket streams, which park a virtual thread). Never the file-descriptor
  * socket, which does blocking I/O inside native code and so holds its carrier for as long as a client stalls.
  */
 final class ConscryptTls {
@@ -127,11 +134,69 @@ final class ConscryptTls {
         return factory;
     }
 
+    /**
+     * Per-engine settings SSLParameters cannot carry, for a listener's engine: session tickets, and where the engine
+     * copies heap bytes for BoringSSL (see {@link LentDirectBuffers}).
+     */
+    static void configure(SSLEngine engine, boolean sessionResumption) {
+        if (!Conscrypt.isConscrypt(engine)) {
+            throw new IllegalStateException("expected a Conscrypt engine, got " + engine.getClass().getName());
+        }
+        Conscrypt.setUseSessionTickets(engine, sessionResumption);
+        Conscrypt.setBufferAllocator(engine, LentDirectBuffers.INSTANCE);
+    }
+
     /** Per-socket settings SSLParameters cannot carry. */
     static void configure(SSLSocket socket, boolean sessionResumption) {
         if (!Conscrypt.isConscrypt(socket)) {
             throw new IllegalStateException("expected a Conscrypt socket, got " + socket.getClass().getName());
         }
         Conscrypt.setUseSessionTickets(socket, sessionResumption);
+    }
+
+    /**
+     * The direct buffers Conscrypt's engine copies heap bytes through (BoringSSL reads and writes native memory),
+     * lent for one wrap or unwrap and given back at its end. Without an allocator, each engine makes a 16.7 KB
+     * direct buffer of its own at its first copy and keeps it for the connection's life, idle or not. Bounded like
+     * {@link RecordBuffers}: an empty pool allocates, a full one drops the buffer. A lent buffer still holds the
+     * last call's bytes (plaintext, for some calls) when it comes back; its next borrower only reads what it wrote.
+     */
+    private static final class LentDirectBuffers extends BufferAllocator {
+        static final LentDirectBuffers INSTANCE = new LentDirectBuffers();
+
+        private final ArrayBlockingQueue<Lent> free = new ArrayBlockingQueue<>(RecordBuffers.CAPACITY);
+
+        @Override
+        public AllocatedBuffer allocateDirectBuffer(int capacity) {
+            if (capacity > RecordBuffers.SIZE) {
+                return AllocatedBuffer.wrap(ByteBuffer.allocateDirect(capacity));
+            }
+            Lent lent = free.poll();
+            if (lent == null) {
+                lent = new Lent(ByteBuffer.allocateDirect(RecordBuffers.SIZE));
+            }
+            lent.buffer.clear();
+            return lent;
+        }
+
+        /** One pooled buffer; the engine releases it once, at the end of the call that borrowed it. */
+        private final class Lent extends AllocatedBuffer {
+            private final ByteBuffer buffer;
+
+            Lent(ByteBuffer buffer) {
+                this.buffer = buffer;
+            }
+
+            @Override
+            public ByteBuffer nioBuffer() {
+                return buffer;
+            }
+
+            @Override
+            public AllocatedBuffer release() {
+                free.offer(this);
+                return this;
+            }
+        }
     }
 }

@@ -17,8 +17,9 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
 
 /**
- * One server-side TLS connection's records: drives JSSE's {@link SSLEngine} over the accepted socket, with buffers
- * borrowed for each call and given back as soon as they are empty, so an idle connection holds none.
+ * One server-side TLS connection's records: drives the provider's {@link SSLEngine} (JSSE's or Conscrypt's) over the
+ * accepted socket, with buffers borrowed for each call and given back as soon as they are empty, so an idle connection
+ * holds none.
  *
  * <p>Reads go through the socket's stream, where {@code SO_TIMEOUT} applies: a read that outlives it throws
  * {@link java.net.SocketTimeoutException} and leaves everything as it was (a partial record stays buffered), which
@@ -50,6 +51,12 @@ final class EngineChannel {
     private ByteBuffer netIn;
     /** Plaintext unwrapped and not yet returned (read mode); null when there is none. The reader's. */
     private ByteBuffer appIn;
+    /**
+     * The engine itself holds plaintext of a record it has already taken in: Conscrypt's does when the destination
+     * was too small for the record (it decrypts first and hands out what fits; JSSE refuses such an unwrap and takes
+     * nothing). The next unwrap gets it with no new ciphertext. The reader's.
+     */
+    private boolean engineHoldsPlaintext;
     /** The client's close_notify or FIN came. The reader's. */
     private boolean inputEnded;
     /** The first handshake is done: a handshake starting again over TLS 1.2 is the client renegotiating. */
@@ -182,25 +189,32 @@ final class EngineChannel {
 
     /**
      * Unwraps one record into {@code dst}, or into {@link #appIn} when {@code dst} has no room for it, after reading
-     * from the socket while no whole record is buffered. Returns the bytes put into {@code dst}, 0 when the record
-     * went to {@link #appIn} or carried no application data, -1 at the end of the stream.
+     * from the socket while no whole record is buffered (and the engine holds no plaintext: Conscrypt's fills a small
+     * {@code dst} and keeps the rest of the record, see {@link #engineHoldsPlaintext}). Returns the bytes put into
+     * {@code dst}, 0 when the record went to {@link #appIn} or carried no application data, -1 at the end of the
+     * stream.
      */
     private int unwrapRecord(ByteBuffer dst) throws IOException {
         ByteBuffer target = dst;
         SSLEngineResult r;
         try {
             while (true) {
-                if (netIn != null && netIn.hasRemaining()) {
-                    r = engine.unwrap(netIn, target);
-                    if (r.getStatus() == Status.BUFFER_OVERFLOW && target == dst) {
+                boolean ciphertext = netIn != null && netIn.hasRemaining();
+                if (ciphertext || engineHoldsPlaintext) {
+                    r = engine.unwrap(ciphertext ? netIn : NOTHING, target);
+                    engineHoldsPlaintext = r.getStatus() == Status.BUFFER_OVERFLOW;
+                    if (engineHoldsPlaintext && r.bytesProduced() > 0) {
+                        break; // Conscrypt: part of the record, the rest stays in the engine for the next read
+                    }
+                    if (engineHoldsPlaintext && target == dst) {
                         // Checked before the record is complete: the room for it is taken once, the bytes may follow.
                         target = ByteBuffer.wrap(RecordBuffers.take(engine.getSession().getApplicationBufferSize()));
                         continue;
                     }
-                    if (r.getStatus() == Status.BUFFER_OVERFLOW) {
+                    if (engineHoldsPlaintext) {
                         throw new SSLException("a TLS record larger than the session's application buffer");
                     }
-                    if (r.getStatus() != Status.BUFFER_UNDERFLOW) {
+                    if (r.getStatus() != Status.BUFFER_UNDERFLOW || r.bytesProduced() > 0) {
                         break;
                     }
                 }

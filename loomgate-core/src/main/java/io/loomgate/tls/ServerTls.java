@@ -19,10 +19,10 @@ import javax.net.ssl.TrustManager;
  * protocols, ciphers, client-auth and ALPN, presenting the certificate the client's SNI name picks. Certificates are
  * {@link Reloadable}: a reload changes what new handshakes get and leaves open connections alone.
  *
- * <p>With the JDK's provider the TLS socket is an {@link EngineSocket}: JSSE's engine driven over the accepted
- * channel, which lets an idle connection park without a thread or buffers; with Conscrypt it is Conscrypt's socket
- * layered over the accepted one. Either way the caller keeps the accepted socket: closing (or shutting down input on)
- * it is how deadlines and drain end a TLS connection without waiting for any TLS lock.
+ * <p>The TLS socket is an {@link EngineSocket}: the provider's engine (JSSE's or Conscrypt's) driven over the
+ * accepted channel, which lets an idle connection park without a thread or buffers. A socket accepted without a
+ * channel gets the provider's own socket layered over it. Either way the caller keeps the accepted socket: closing
+ * (or shutting down input on) it is how deadlines and drain end a TLS connection without waiting for any TLS lock.
  */
 public final class ServerTls implements Reloadable {
     /** JDK property (JDK 21+) for the number of TLS 1.3 session tickets a server sends; 0 turns them off. */
@@ -133,7 +133,7 @@ public final class ServerTls implements Reloadable {
      * {@value #TICKET_COUNT_PROPERTY}).
      */
     public SSLSocket handshake(Socket raw) throws IOException {
-        SSLSocket s = drivesEngine() && raw.getChannel() != null ? engineSocket(raw) : layeredSocket(raw);
+        SSLSocket s = raw.getChannel() != null ? engineSocket(raw) : layeredSocket(raw);
         s.startHandshake();
         if (!settings.sessionResumption()) {
             s.getSession().invalidate();
@@ -141,11 +141,18 @@ public final class ServerTls implements Reloadable {
         return s;
     }
 
-    /** The JDK's engine over the accepted channel (see {@link EngineSocket} for why not JSSE's socket). */
+    /**
+     * The provider's engine over the accepted channel (see {@link EngineSocket} for why not the provider's socket).
+     * Conscrypt's is made with the peer's address as its host, for the reason {@link #layeredSocket} gives.
+     */
     private SSLSocket engineSocket(Socket raw) throws IOException {
-        SSLEngine e = context.createSSLEngine();
+        boolean conscrypt = settings.provider() == TlsProvider.CONSCRYPT;
+        SSLEngine e = conscrypt ? context.createSSLEngine(peerAddress(raw), raw.getPort()) : context.createSSLEngine();
         e.setUseClientMode(false);
         engineSettings.applyTo(e);
+        if (conscrypt) {
+            ConscryptTls.configure(e, settings.sessionResumption());
+        }
         return new EngineSocket(raw, new EngineChannel(e, raw));
     }
 
@@ -164,15 +171,6 @@ public final class ServerTls implements Reloadable {
             ConscryptTls.configure(s, settings.sessionResumption());
         }
         return s;
-    }
-
-    /**
-     * Whether connections are driven through an SSLEngine over the accepted channel ({@link EngineSocket}): with
-     * the JDK's provider. Such a connection can park while idle, as a plain one does; Conscrypt's stays a layered
-     * socket with its thread.
-     */
-    public boolean drivesEngine() {
-        return settings.provider() == TlsProvider.JDK;
     }
 
     /** What picks and hands out the certificates (for tests in this package). */

@@ -17,18 +17,19 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Idle TLS keep-alive connections (the JDK's provider, driven through its engine) parked in the listener's selector
- * without a thread, as plain ones are: over real TLS handshakes, resumed by the next request with the same TLS
- * session going on, closed by the idle timeout, and many at once. Conscrypt's layered socket keeps its thread.
+ * Idle TLS keep-alive connections (the provider's engine driven over the accepted channel) parked in the listener's
+ * selector without a thread, as plain ones are: over real TLS handshakes, resumed by the next request with the same
+ * TLS session going on, closed by the idle timeout, and many at once; with JSSE and with Conscrypt.
  */
 class IdleTlsConnectionParkingTest {
     private static final Duration SHORT_HANDOFF = Duration.ofMillis(20);
@@ -49,6 +50,7 @@ class IdleTlsConnectionParkingTest {
 
     private static Listener start(TlsProvider provider, Duration idleTimeout, int maxConnections,
                                   IdleConnectionParkingTest.Counting events) throws Exception {
+        assumeThat(provider.unavailableReason()).as(provider + " runs here").isNull();
         ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(server.cert(), server.key()))
                 .withProvider(provider));
         ListenerSettings d = RunningListener.settings(Duration.ofSeconds(10), idleTimeout, Duration.ofSeconds(60));
@@ -59,10 +61,11 @@ class IdleTlsConnectionParkingTest {
     }
 
     /** A TLS listener offering h2 by ALPN (and HTTP/1.1), answering with {@link #TENANT}. */
-    private static Listener startH2(Duration idleTimeout, IdleConnectionParkingTest.Counting events)
-            throws Exception {
+    private static Listener startH2(TlsProvider provider, Duration idleTimeout,
+                                    IdleConnectionParkingTest.Counting events) throws Exception {
+        assumeThat(provider.unavailableReason()).as(provider + " runs here").isNull();
         ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(server.cert(), server.key()))
-                .withApplicationProtocols(List.of("h2", "http/1.1")));
+                .withApplicationProtocols(List.of("h2", "http/1.1")).withProvider(provider));
         ListenerSettings s = RunningListener.settings(Duration.ofSeconds(10), idleTimeout, Duration.ofSeconds(60))
                 .withHttp2(Http2Settings.DISABLED.withEnabled(true));
         return new Listener(s, tls, TENANT, ConnectionExecutors.create(ThreadModel.VIRTUAL, "tls-h2-park-test"),
@@ -82,10 +85,11 @@ class IdleTlsConnectionParkingTest {
         return new H2cWire(s);
     }
 
-    @Test
-    void anIdleTlsConnectionParksAndItsNextRequestsAreAnsweredOverTheSameSession() throws Exception {
+    @ParameterizedTest
+    @EnumSource(TlsProvider.class)
+    void anIdleTlsConnectionParksAndItsNextRequestsAreAnsweredOverTheSameSession(TlsProvider provider) throws Exception {
         IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
-        try (Listener l = start(TlsProvider.JDK, Duration.ofSeconds(60), 100, events);
+        try (Listener l = start(provider, Duration.ofSeconds(60), 100, events);
              RawClient c = RawClient.tls(client, l.port(), "localhost")) {
             c.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
             assertThat(c.read().bodyText()).isEqualTo("/a#0");
@@ -120,12 +124,13 @@ class IdleTlsConnectionParkingTest {
         }
     }
 
-    @Test
-    void manyParkedTlsConnectionsAllResumeWithTheirNextRequest() throws Exception {
+    @ParameterizedTest
+    @EnumSource(TlsProvider.class)
+    void manyParkedTlsConnectionsAllResumeWithTheirNextRequest(TlsProvider provider) throws Exception {
         IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
         int n = 100;
         List<RawClient> clients = new ArrayList<>();
-        try (Listener l = start(TlsProvider.JDK, Duration.ofSeconds(60), 1000, events)) {
+        try (Listener l = start(provider, Duration.ofSeconds(60), 1000, events)) {
             try {
                 for (int i = 0; i < n; i++) {
                     RawClient c = RawClient.tls(client, l.port(), "localhost");
@@ -149,10 +154,11 @@ class IdleTlsConnectionParkingTest {
         }
     }
 
-    @Test
-    void anIdleHttp2ConnectionOverTlsParksAndResumesWithItsHpackTableIntact() throws Exception {
+    @ParameterizedTest
+    @EnumSource(TlsProvider.class)
+    void anIdleHttp2ConnectionOverTlsParksAndResumesWithItsHpackTableIntact(TlsProvider provider) throws Exception {
         IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
-        try (Listener l = startH2(Duration.ofSeconds(60), events); H2cWire c = h2Client(l.port())) {
+        try (Listener l = startH2(provider, Duration.ofSeconds(60), events); H2cWire c = h2Client(l.port())) {
             // x-tenant: acme enters the client's and the server's dynamic tables (index 62).
             c.headers(1, H2cWire.get("/a", H2cWire.indexedLiteral("x-tenant", "acme")));
             assertThat(c.body(1)).isEqualTo("/a:acme");
@@ -170,10 +176,11 @@ class IdleTlsConnectionParkingTest {
         }
     }
 
-    @Test
-    void theIdleTimeoutWhileParkedSendsAnEncryptedGoAwayThenCloses() throws Exception {
+    @ParameterizedTest
+    @EnumSource(TlsProvider.class)
+    void theIdleTimeoutWhileParkedSendsAnEncryptedGoAwayThenCloses(TlsProvider provider) throws Exception {
         IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
-        try (Listener l = startH2(Duration.ofMillis(1000), events); H2cWire c = h2Client(l.port())) {
+        try (Listener l = startH2(provider, Duration.ofMillis(1000), events); H2cWire c = h2Client(l.port())) {
             c.headers(1, H2cWire.get("/a", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/a:null");
             RunningListener.await("parked", () -> l.parks() == 1);
@@ -184,22 +191,6 @@ class IdleTlsConnectionParkingTest {
             assertThat(goAway.int32(4)).as("NO_ERROR").isZero();
             assertThat(c.next()).as("then the close").isSameAs(H2cWire.END);
             RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);
-        }
-    }
-
-    @Test
-    void aConscryptConnectionKeepsItsThreadWhileIdle() throws Exception {
-        assumeThat(TlsProvider.CONSCRYPT.unavailableReason()).as("Conscrypt runs here").isNull();
-        IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
-        try (Listener l = start(TlsProvider.CONSCRYPT, Duration.ofSeconds(60), 100, events);
-             RawClient c = RawClient.tls(client, l.port(), "localhost")) {
-            c.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
-            assertThat(c.read().bodyText()).isEqualTo("/a#0");
-            // Not a wait for readiness: idle time must pass for a park to be possible (ten hand-off delays).
-            LockSupport.parkNanos(SHORT_HANDOFF.toNanos() * 10);
-            c.send("GET /b HTTP/1.1\r\nHost: t\r\n\r\n");
-            assertThat(c.read().bodyText()).isEqualTo("/b#1");
-            assertThat(l.parks()).isZero();
         }
     }
 }

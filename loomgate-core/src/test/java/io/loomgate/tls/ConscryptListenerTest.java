@@ -4,18 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.testkit.TestPki;
 import io.loomgate.threads.ConnectionExecutors;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.PrivateKey;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
 import org.conscrypt.Conscrypt;
@@ -24,8 +31,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code server.ssl.provider: conscrypt} at the socket level: the engine socket (never the file-descriptor one, which
- * blocks in native code), refused on JDKs where its {@code synchronized} I/O would pin carriers, and session
+ * {@code server.ssl.provider: conscrypt} at the socket level: Conscrypt's engine driven over an accepted channel by
+ * the gateway's own loop, and for a socket with no channel Conscrypt's engine socket (never the file-descriptor one,
+ * which blocks in native code), refused on JDKs where its {@code synchronized} I/O would pin carriers, and session
  * resumption really off when asked (the benchmark's new-connection workload must measure full handshakes), with
  * {@code openssl s_client} as the client that tries to resume. The listener-level behaviour (SNI, ALPN, client-auth,
  * reload, deadlines, pinning) is covered by the TLS tests of loomgate-cli, which the build runs once per provider.
@@ -89,6 +97,48 @@ class ConscryptListenerTest {
             assertThat(served).isInstanceOf(SSLSocket.class);
             assertThat(Conscrypt.isConscrypt((SSLSocket) served)).isTrue();
             assertThat(served.getClass().getName()).contains("EngineSocket").doesNotContain("FileDescriptor");
+        }
+    }
+
+    @Test
+    void anAcceptedChannelIsDrivenThroughConscryptsEngineAndSmallReadsGetEveryByte() throws Exception {
+        ServerTls tls = ServerTls.create(settings(true));
+        byte[] sent = new byte[100_000]; // several records each way
+        new Random(7).nextBytes(sent);
+        CompletableFuture<Object> served = new CompletableFuture<>();
+        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+            listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int port = ((InetSocketAddress) listener.getLocalAddress()).getPort();
+            ConnectionExecutors.startVirtual("conscrypt-engine-accept", () -> {
+                try (Socket raw = listener.accept().socket(); SSLSocket s = tls.handshake(raw)) {
+                    raw.setSoTimeout(30_000);
+                    // Reads far smaller than a record (an HTTP/2 frame header's 9 bytes): Conscrypt's engine
+                    // decrypts the whole record and hands out what fits, keeping the rest for the next read.
+                    InputStream in = s.getInputStream();
+                    ByteArrayOutputStream got = new ByteArrayOutputStream();
+                    byte[] small = new byte[9];
+                    int n;
+                    while (got.size() < sent.length && (n = in.read(small, 0, small.length)) > 0) {
+                        got.write(small, 0, n);
+                    }
+                    s.getOutputStream().write(got.toByteArray());
+                    served.complete(s);
+                    in.read(); // until the client closes
+                } catch (IOException | RuntimeException e) {
+                    served.completeExceptionally(e);
+                }
+            });
+            try (SSLSocket client = (SSLSocket) pki.clientContext(null).getSocketFactory()
+                    .createSocket("localhost", port)) {
+                client.getOutputStream().write(sent);
+                client.getOutputStream().flush();
+                byte[] echoed = client.getInputStream().readNBytes(sent.length);
+                assertThat(Arrays.mismatch(echoed, sent)).as("the first byte that differs after the engine both ways")
+                        .isEqualTo(-1);
+                Object s = served.get(60, TimeUnit.SECONDS);
+                assertThat(s).isInstanceOf(EngineSocket.class); // the gateway's loop over the channel
+                assertThat(((SSLSocket) s).getSession().getClass().getName()).startsWith("org.conscrypt.");
+            }
         }
     }
 
