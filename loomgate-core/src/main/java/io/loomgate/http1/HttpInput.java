@@ -1,5 +1,6 @@
 package io.loomgate.http1;
 
+import io.loomgate.http.BufferPool;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;

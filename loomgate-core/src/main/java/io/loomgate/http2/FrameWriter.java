@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import io.loomgate.http.BufferPool;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -8,7 +9,8 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * Writes frames to one connection for all its streams. A ReentrantLock (not synchronized: virtual threads block on
  * the socket while holding it) keeps each frame, and each header block with its CONTINUATION frames, contiguous.
- * Frames are built straight into one buffer (header and payload together, no array per frame).
+ * Frames are built straight into one buffer (header and payload together, no array per frame), borrowed from the
+ * {@link BufferPool} for each batch and given back once it is written.
  *
  * <p>Batching (the server connection): the thread that adds frames to an empty batch promises to write it, yields
  * once (so the other streams the scheduler has ready add their frames; the frame reader does not, see
@@ -23,12 +25,11 @@ import java.util.concurrent.locks.ReentrantLock;
 final class FrameWriter {
     /** A batch this large is written by the thread that filled it, without waiting for the promised write. */
     static final int MAX_BATCH = 64 * 1024;
-    private static final int FIRST_BUFFER = 1024;
 
     private final OutputStream out;
     private final boolean batching;
     private final ReentrantLock lock = new ReentrantLock();
-    // guarded by lock; the buffer is dropped after each write so an idle connection holds none
+    // guarded by lock; the buffer is given back after each write so an idle connection holds none
     private byte[] buf;
     private int count;
     private boolean writePromised;
@@ -253,10 +254,19 @@ final class FrameWriter {
 
     private void reserve(int n) {
         if (buf == null) {
-            buf = new byte[Math.max(FIRST_BUFFER, n)];
+            buf = BufferPool.take(Math.max(BufferPool.SIZE, n));
         } else if (count + n > buf.length) {
-            buf = java.util.Arrays.copyOf(buf, Math.max(2 * buf.length, count + n));
+            byte[] larger = java.util.Arrays.copyOf(buf, Math.max(2 * buf.length, count + n));
+            BufferPool.give(buf);
+            buf = larger;
         }
+    }
+
+    /** Under the lock: the batch is written (or abandoned); its buffer goes back to the pool. */
+    private void release() {
+        BufferPool.give(buf);
+        buf = null;
+        count = 0;
     }
 
     /**
@@ -338,8 +348,7 @@ final class FrameWriter {
             failed = true;
             throw e;
         } finally {
-            count = 0;
-            buf = null;
+            release();
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
@@ -348,8 +357,7 @@ final class FrameWriter {
 
     private void checkNotFailed() throws IOException {
         if (failed) {
-            count = 0;
-            buf = null;
+            release();
             throw new IOException("connection output failed earlier");
         }
     }

@@ -1,10 +1,10 @@
 package io.loomgate.server;
 
+import io.loomgate.http.BufferPool;
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http1.BodyFraming;
-import io.loomgate.http1.BufferPool;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.http1.HttpParseException;
@@ -13,10 +13,10 @@ import io.loomgate.http2.Http2Settings;
 import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.Deadline;
 import io.loomgate.threads.NanoClock;
-import io.loomgate.threads.WatchedInputStream;
-import io.loomgate.tls.ServerTls;
-import io.loomgate.threads.WatchedOutputStream;
 import io.loomgate.threads.Watchdog;
+import io.loomgate.threads.WatchedInputStream;
+import io.loomgate.threads.WatchedOutputStream;
+import io.loomgate.tls.ServerTls;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;

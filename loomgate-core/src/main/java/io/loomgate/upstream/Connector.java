@@ -1,6 +1,6 @@
 package io.loomgate.upstream;
 
-import io.loomgate.http1.BufferPool;
+import io.loomgate.http.BufferPool;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.Watchdog;

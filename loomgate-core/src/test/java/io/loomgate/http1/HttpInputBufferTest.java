@@ -5,6 +5,7 @@ import static io.loomgate.http1.Wire.lines;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loomgate.http.BufferPool;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.testkit.ChunkyInputStream;
 import java.io.ByteArrayInputStream;

@@ -2,10 +2,10 @@ package io.loomgate.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.http.BufferPool;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
-import io.loomgate.http1.BufferPool;
 import io.loomgate.http1.HttpInput;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

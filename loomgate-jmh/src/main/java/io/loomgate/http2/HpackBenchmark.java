@@ -115,7 +115,7 @@ public class HpackBenchmark {
     }
 
     @Benchmark
-    public byte[] encodeResponse() {
+    public HeaderBlock encodeResponse() {
         return Http2Stream.encode(200, response);
     }
 }

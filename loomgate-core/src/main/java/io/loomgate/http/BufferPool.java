@@ -1,11 +1,12 @@
-package io.loomgate.http1;
+package io.loomgate.http;
 
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Recycles the standard-size read and write buffers of connections. An idle keep-alive connection holds no buffer,
- * so without recycling every request would allocate and zero a fresh read buffer and write buffer on each side of
- * the proxy: 16-32 KiB per request, most of the allocation rate. Bounded: at most {@link #CAPACITY} buffers wait
+ * Recycles the standard-size read and write buffers of connections: HTTP/1.1's heads and bodies on both sides of the
+ * proxy, and HTTP/2's burst reads and frame batches. An idle keep-alive connection holds no buffer, so without
+ * recycling every request would allocate and zero a fresh read buffer and write buffer on each side of the proxy:
+ * 16-32 KiB per request, most of the allocation rate. Bounded: at most {@link #CAPACITY} buffers wait
  * here (8 MiB); beyond that they are left to the collector. Thread-safe and never blocking: when the lock is
  * contended, take allocates and give drops, which is always correct, only less thrifty.
  *
@@ -28,16 +29,16 @@ public final class BufferPool {
     }
 
     /** A buffer of {@code size} bytes, recycled when it is the standard size. */
-    static byte[] take(int size) {
+    public static byte[] take(int size) {
         byte[] recycled = size == SIZE ? takeRecycled() : null;
         return recycled != null ? recycled : new byte[size];
     }
 
     /**
      * A recycled standard-size buffer, or null when none waits here (or the lock is contended): for a holder that
-     * would rather do without than allocate (see {@link HttpInput#awaitDataBuffered}).
+     * would rather do without than allocate (see {@code HttpInput.awaitDataBuffered}).
      */
-    static byte[] takeRecycled() {
+    public static byte[] takeRecycled() {
         if (!LOCK.tryLock()) {
             return null;
         }
@@ -54,7 +55,7 @@ public final class BufferPool {
     }
 
     /** Hands a buffer back; the caller must not touch it afterwards. */
-    static void give(byte[] buffer) {
+    public static void give(byte[] buffer) {
         if (buffer == null || buffer.length != SIZE || !LOCK.tryLock()) {
             return;
         }
