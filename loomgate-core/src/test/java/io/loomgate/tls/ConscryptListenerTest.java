@@ -61,9 +61,14 @@ class ConscryptListenerTest {
                 .withSessionResumption(resumption);
     }
 
-    /** A listener that handshakes each connection with {@code tls}, reports the socket, writes a line and closes. */
-    private BlockingQueue<Object> serve(ServerTls tls) throws IOException {
-        ServerSocket listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    /**
+     * A listener that handshakes each connection with {@code tls}, reports the socket, writes a line and closes. It
+     * accepts channels, as the gateway's listener does (Conscrypt's engine driven by the gateway's loop), unless
+     * {@code classic}: then sockets without a channel, which get Conscrypt's own socket layered over them.
+     */
+    private BlockingQueue<Object> serve(ServerTls tls, boolean classic) throws IOException {
+        ServerSocket listener = classic ? new ServerSocket() : ServerSocketChannel.open().socket();
+        listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 50);
         listeners.add(listener);
         BlockingQueue<Object> handshakes = new ArrayBlockingQueue<>(16);
         ConnectionExecutors.startVirtual("conscrypt-accept", () -> {
@@ -87,7 +92,7 @@ class ConscryptListenerTest {
 
     @Test
     void handshakesRunOnConscryptsEngineSocketNeverItsFileDescriptorSocket() throws Exception {
-        BlockingQueue<Object> handshakes = serve(ServerTls.create(settings(true)));
+        BlockingQueue<Object> handshakes = serve(ServerTls.create(settings(true)), true);
         int port = listeners.get(0).getLocalPort();
         try (SSLSocket client = (SSLSocket) pki.clientContext(null).getSocketFactory()
                 .createSocket("localhost", port)) {
@@ -154,16 +159,18 @@ class ConscryptListenerTest {
     @Test
     void withResumptionOffNeitherATls13TicketNorATls12SessionIdResumes() throws Exception {
         TestPki.requireOpenssl();
-        serve(ServerTls.create(settings(false)));
-        int port = listeners.get(0).getLocalPort();
-        assertThat(resumes(port, "-tls1_3")).as("TLS 1.3 resumed").isFalse();
-        assertThat(resumes(port, "-tls1_2")).as("TLS 1.2 resumed").isFalse();
+        for (boolean classic : new boolean[] {false, true}) { // the gateway's engine loop, and Conscrypt's socket
+            serve(ServerTls.create(settings(false)), classic);
+            int port = listeners.get(listeners.size() - 1).getLocalPort();
+            assertThat(resumes(port, "-tls1_3")).as("TLS 1.3 resumed, classic socket: " + classic).isFalse();
+            assertThat(resumes(port, "-tls1_2")).as("TLS 1.2 resumed, classic socket: " + classic).isFalse();
+        }
     }
 
     @Test
     void withResumptionOnAClientResumes() throws Exception { // the control: the check above can see a resumption
         TestPki.requireOpenssl();
-        serve(ServerTls.create(settings(true)));
+        serve(ServerTls.create(settings(true)), false);
         int port = listeners.get(0).getLocalPort();
         assertThat(resumes(port, "-tls1_3")).as("TLS 1.3 resumed").isTrue();
     }
@@ -177,7 +184,7 @@ class ConscryptListenerTest {
         TestPki.replace(server.key(), key);
         ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(cert, key))
                 .withProvider(TlsProvider.CONSCRYPT).withSessionResumption(false));
-        BlockingQueue<Object> handshakes = serve(tls);
+        BlockingQueue<Object> handshakes = serve(tls, false);
         int port = listeners.get(0).getLocalPort();
 
         PrivateKey loaded = servedKey(tls);
