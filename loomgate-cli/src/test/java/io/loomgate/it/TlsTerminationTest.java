@@ -57,6 +57,8 @@ class TlsTerminationTest {
                   port: 0
                   header-timeout: 5s
                   http-redirect-port: ${REDIRECT}
+                  http2:
+                    enabled: false     # this listener is HTTP/1.1 only: ALPN offers http/1.1 alone
                   ssl:
                     provider: ${TLS_PROVIDER}
                     certificate: ${MAIN_CERT}
@@ -210,16 +212,14 @@ class TlsTerminationTest {
     }
 
     @Test
-    void withHttp2EnabledAlpnSettlesOnH2AndCurlIsServedOverHttp2() throws Exception {
+    void byDefaultAlpnSettlesOnH2AndCurlIsServedOverHttp2() throws Exception {
         TestPki.requireTool("curl", "--version");
         TestPki.Issued cert = pki.issue("h2", "h2.test", "localhost");
         try (RunningGateway h2 = RunningGateway.start("""
                 server:
                   address: 127.0.0.1
                   port: 0
-                  http2:
-                    enabled: true
-                  ssl:
+                  ssl:                 # no server.http2: on by default
                     provider: ${TLS_PROVIDER}
                     certificate: ${CERT}
                     certificate-private-key: ${KEY}

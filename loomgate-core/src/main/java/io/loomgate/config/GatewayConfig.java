@@ -83,7 +83,8 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
      * @param drainTimeout   graceful shutdown on SIGTERM (default 30s)
      * @param trustedProxies peers whose forwarding headers are appended to rather than replaced (default none)
      * @param limits         request head limits
-     * @param http2          {@code server.http2}: h2c with prior knowledge (default off)
+     * @param http2          {@code server.http2}: h2c with prior knowledge, and h2 by ALPN over TLS (on by default in a
+     *                       config file; off in the programmatic constructor below)
      * @param underscoresInHeaders whether request fields with '_' in their names are kept (default false: dropped,
      *                       as nginx does, because CGI-style origins merge them with the '-' spelling)
      */

@@ -7,7 +7,7 @@ import io.loomgate.http2.Http2Settings;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@code server.http2}: off by default, every key read, every mistake named with its line. */
+/** {@code server.http2}: on by default, off when asked, every key read, every mistake named with its line. */
 class Http2ConfigTest {
 
     private static GatewayConfig parse(String yaml) throws ConfigException {
@@ -15,8 +15,11 @@ class Http2ConfigTest {
     }
 
     @Test
-    void http2IsOffUnlessEnabled() throws Exception {
-        assertThat(parse("server:\n  port: 8080\n").server().http2()).isEqualTo(Http2Settings.DISABLED);
+    void http2IsOnUnlessDisabled() throws Exception {
+        assertThat(parse("server:\n  port: 8080\n").server().http2()).isEqualTo(Http2Settings.enabledDefaults());
+        assertThat(parse("routes: []\n").server().http2().enabled()).as("no server section").isTrue();
+        assertThat(parse("server:\n  http2:\n    enabled: false\n").server().http2())
+                .isEqualTo(Http2Settings.DISABLED);
     }
 
     @Test

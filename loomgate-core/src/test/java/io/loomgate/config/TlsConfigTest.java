@@ -65,13 +65,26 @@ class TlsConfigTest {
         assertThat(ssl.protocols()).containsExactly("TLSv1.3", "TLSv1.2");
         assertThat(ssl.ciphers()).isEmpty();
         assertThat(ssl.clientAuth()).isEqualTo(ClientAuth.WANT);
-        assertThat(ssl.applicationProtocols()).containsExactly("http/1.1");
+        assertThat(ssl.applicationProtocols()).as("server.http2 is on by default").containsExactly("h2", "http/1.1");
         assertThat(ssl.certificates()).hasSize(2);
         assertThat(ssl.certificates().get(1).serverName()).isEqualTo("*.internal.example");
         assertThat(ssl.sessionResumption()).isTrue();
         assertThat(ssl.provider()).isEqualTo(TlsProvider.JDK);
         assertThat(c.tls().httpRedirectPort()).isEqualTo(8080);
         assertThat(c.tls().admin()).isNull();
+    }
+
+    @Test
+    void alpnOffersHttp11AloneWhenHttp2IsTurnedOff() throws Exception {
+        GatewayConfig c = parse("""
+                server:
+                  http2:
+                    enabled: false
+                  ssl:
+                    certificate: ${CERT}
+                    certificate-private-key: ${KEY}
+                """);
+        assertThat(c.tls().server().applicationProtocols()).containsExactly("http/1.1");
     }
 
     @Test
