@@ -13,6 +13,8 @@
 #   bench/syscalls/run.sh w8            # h2load -c100 -m10 /hello over h2c (W8's shape)
 #   ROUNDS=3 PROXIES="loomgate haproxy" JAR=/tmp/other.jar bench/syscalls/run.sh w2
 #   PROXIES="floor haproxy loomgate" bench/syscalls/run.sh w2   # bench/floor: the JDK's blocking I/O, nothing else
+#   PROXIES="floor-h2 haproxy loomgate" bench/syscalls/run.sh w9-tls   # W9's floor: a thread per stream, no HTTP work
+#   PROXIES="floor-selector floor-vselector floor" bench/syscalls/run.sh w2   # a Selector of our own reading for them
 #   PROXIES="naive haproxy" bench/syscalls/run.sh w2             # the harness's naive pipe (two threads a connection)
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #
@@ -48,6 +50,25 @@ start_proxy() {
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
                 --config bench/gw-tls-conscrypt.yaml > "/tmp/syscalls.$1.log" 2>&1 & ;;
         haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/$HAP" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        floor-selector|floor-vselector) # bench/floor/SelectorRelayFloor: W2's floor with one selector thread reading ready sockets
+            [[ $SHAPE == w2 ]] || { echo "floor-selector is for w2" >&2; exit 2; }
+            mkdir -p /tmp/syscalls-floor
+            "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
+                -Dfloor.spins=${FLOOR_SPINS:-2} -Dfloor.vthread=$([[ $1 == floor-vselector ]] && echo true || echo false) SelectorRelayFloor > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        floor-h2) # bench/floor/H2RelayFloor: W9's shape (h2 over TLS with JSSE's engine, or h2c), a virtual thread
+            # per stream, none of the gateway's work
+            [[ $SHAPE == w9-h2c || $SHAPE == w9-tls ]] || { echo "floor-h2 is for w9-h2c and w9-tls" >&2; exit 2; }
+            mkdir -p /tmp/syscalls-floor
+            "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
+            floor=(H2RelayFloor 18081 18080 /api/data)
+            if [[ $SHAPE == w9-tls ]]; then
+                openssl pkcs12 -export -in "$BENCH_TLS_CERT" -inkey "$BENCH_TLS_KEY" -out /tmp/syscalls-floor/bench.p12 \
+                    -passout pass:floor
+                floor=(-Djdk.tls.server.newSessionTicketCount=0 "${floor[@]}" /tmp/syscalls-floor/bench.p12 floor)
+            fi
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
+                "${floor[@]}" > "/tmp/syscalls.$1.log" 2>&1 & ;;
         floor|floor-conscrypt) # bench/floor: a read and a write per message each way, no HTTP (W2's shape; W5's, W6's
             # with TLS: JSSE's engine over the channel with the gateway's suites, or Conscrypt's engine with its own)
             mkdir -p /tmp/syscalls-floor
