@@ -133,6 +133,7 @@ public class SelectorRelayFloor {
         }
     }
 
+    /** Reads each ready socket whose last bytes were taken, and wakes its waiter. */
     static void process() {
         Iterator<SelectionKey> it = selector.selectedKeys().iterator();
         while (it.hasNext()) {
@@ -140,7 +141,7 @@ public class SelectorRelayFloor {
             it.remove();
             Inbound in = (Inbound) key.attachment();
             if (in.filled != 0) {
-                continue;
+                continue; // not taken yet: W2's request-response shape never gets here
             }
             int n;
             try {
@@ -162,6 +163,7 @@ public class SelectorRelayFloor {
         }
     }
 
+    /** The poller on a platform thread: blocks in select, reads what is ready, wakes the waiting virtual threads. */
     static void readLoop() {
         try {
             while (true) {
@@ -169,32 +171,7 @@ public class SelectorRelayFloor {
                 for (Inbound in; (in = toRegister.poll()) != null; ) {
                     in.key = in.channel.register(selector, SelectionKey.OP_READ, in);
                 }
-                Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-                while (it.hasNext()) {
-                    SelectionKey key = it.next();
-                    it.remove();
-                    Inbound in = (Inbound) key.attachment();
-                    if (in.filled != 0) {
-                        continue; // not taken yet: W2's request-response shape never gets here
-                    }
-                    int n;
-                    try {
-                        n = in.channel.read(in.buf);
-                    } catch (IOException e) {
-                        n = -1;
-                    }
-                    if (n == 0) {
-                        continue;
-                    }
-                    if (n < 0) {
-                        key.cancel();
-                    }
-                    in.filled = n;
-                    Thread w = in.waiter;
-                    if (w != null) {
-                        LockSupport.unpark(w);
-                    }
-                }
+                process();
             }
         } catch (IOException e) {
             throw new RuntimeException(e);
