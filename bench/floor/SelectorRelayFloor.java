@@ -2,6 +2,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -92,9 +93,7 @@ public class SelectorRelayFloor {
         int empty = 0;
         try {
             while (true) {
-                for (Inbound in; (in = toRegister.poll()) != null; ) {
-                    in.key = in.channel.register(selector, SelectionKey.OP_READ, in);
-                }
+                registerPending();
                 int n = selector.selectNow();
                 if (n > 0) {
                     process();
@@ -133,6 +132,24 @@ public class SelectorRelayFloor {
         }
     }
 
+    /**
+     * Registers the sockets the relays opened since the last round. One that closed meanwhile (its client left) ends
+     * its relay's wait with the end of the stream instead of ending the poller.
+     */
+    static void registerPending() {
+        for (Inbound in; (in = toRegister.poll()) != null; ) {
+            try {
+                in.key = in.channel.register(selector, SelectionKey.OP_READ, in);
+            } catch (IOException | CancelledKeyException e) {
+                in.filled = -1;
+                Thread w = in.waiter;
+                if (w != null) {
+                    LockSupport.unpark(w);
+                }
+            }
+        }
+    }
+
     /** Reads each ready socket whose last bytes were taken, and wakes its waiter. */
     static void process() {
         Iterator<SelectionKey> it = selector.selectedKeys().iterator();
@@ -168,9 +185,7 @@ public class SelectorRelayFloor {
         try {
             while (true) {
                 selector.select();
-                for (Inbound in; (in = toRegister.poll()) != null; ) {
-                    in.key = in.channel.register(selector, SelectionKey.OP_READ, in);
-                }
+                registerPending();
                 process();
             }
         } catch (IOException e) {

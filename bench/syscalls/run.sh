@@ -50,12 +50,15 @@ start_proxy() {
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
                 --config bench/gw-tls-conscrypt.yaml > "/tmp/syscalls.$1.log" 2>&1 & ;;
         haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/$HAP" > "/tmp/syscalls.$1.log" 2>&1 & ;;
-        floor-selector|floor-vselector) # bench/floor/SelectorRelayFloor: W2's floor with one selector thread reading ready sockets
-            [[ $SHAPE == w2 ]] || { echo "floor-selector is for w2" >&2; exit 2; }
+        floor-selector|floor-vselector) # bench/floor/SelectorRelayFloor: W2's shape, one Selector reading ready sockets
+            # for the virtual threads (on a platform thread, or polled by a virtual one: floor-vselector)
+            [[ $SHAPE == w2 ]] || { echo "$1 is for w2" >&2; exit 2; }
             mkdir -p /tmp/syscalls-floor
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
+            vthread=false; [[ $1 == floor-vselector ]] && vthread=true
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
-                -Dfloor.spins=${FLOOR_SPINS:-2} -Dfloor.vthread=$([[ $1 == floor-vselector ]] && echo true || echo false) SelectorRelayFloor > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                -Dfloor.spins="${FLOOR_SPINS:-2}" -Dfloor.vthread=$vthread SelectorRelayFloor \
+                > "/tmp/syscalls.$1.log" 2>&1 & ;;
         floor-h2) # bench/floor/H2RelayFloor: W9's shape (h2 over TLS with JSSE's engine, or h2c), a virtual thread
             # per stream, none of the gateway's work
             [[ $SHAPE == w9-h2c || $SHAPE == w9-tls ]] || { echo "floor-h2 is for w9-h2c and w9-tls" >&2; exit 2; }
