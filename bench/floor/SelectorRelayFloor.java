@@ -202,33 +202,27 @@ public class SelectorRelayFloor {
         return in;
     }
 
-    static void write(SocketChannel channel, ByteBuffer src) throws IOException {
-        while (src.hasRemaining()) {
-            if (channel.write(src) == 0) {
+    /** Waits for {@code from}'s next bytes and writes them whole to {@code to}; false at the end of the stream. */
+    static boolean forward(Inbound from, SocketChannel to) throws IOException {
+        if (from.await() < 0) {
+            return false;
+        }
+        from.buf.flip();
+        while (from.buf.hasRemaining()) {
+            if (to.write(from.buf) == 0) {
                 Thread.onSpinWait(); // a full send buffer: W2's small messages never get here
             }
         }
+        from.consumed();
+        return true;
     }
 
     private static void relay(SocketChannel client, int originPort) {
         try (client; SocketChannel origin = SocketChannel.open(new InetSocketAddress("127.0.0.1", originPort))) {
             Inbound fromClient = register(client);
             Inbound fromOrigin = register(origin);
-            while (true) {
-                int n = fromClient.await();
-                if (n < 0) {
-                    return;
-                }
-                fromClient.buf.flip();
-                write(origin, fromClient.buf);
-                fromClient.consumed();
-                int m = fromOrigin.await();
-                if (m < 0) {
-                    return;
-                }
-                fromOrigin.buf.flip();
-                write(client, fromOrigin.buf);
-                fromOrigin.consumed();
+            while (forward(fromClient, origin) && forward(fromOrigin, client)) {
+                // one request to the origin, one answer back
             }
         } catch (IOException e) {
             // the client or the origin went away: the connection ends
