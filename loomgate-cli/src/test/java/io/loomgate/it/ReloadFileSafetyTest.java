@@ -1,0 +1,302 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.cli.ServedGateway;
+import io.loomgate.config.ConfigLoader;
+import io.loomgate.config.Plugins;
+import io.loomgate.observe.ConfigReloads;
+import io.loomgate.testkit.Jwts;
+import io.loomgate.testkit.Jwts.SigningKey;
+import io.loomgate.testkit.TestOrigin;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Live reload from a file that is being written: in place, in parts, with pauses (an editor, {@code cat > file}, a
+ * slow network mount), beside another file of the folder that keeps changing (an access log), and reloads that must
+ * not cost the JWKS keys a route already holds. The gateway runs in the test's JVM as {@code serve} runs it
+ * ({@link ServedGateway} with the file watch), with its default settle window.
+ */
+class ReloadFileSafetyTest {
+    private static final String SECRET = "a lab secret of at least 32 bytes!!";
+    private static final Duration APPLIED_WITHIN = Duration.ofSeconds(30);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private TestOrigin origin;
+
+    @BeforeEach
+    void origin() throws Exception {
+        origin = new TestOrigin().fallback(r -> TestOrigin.Reply.ok("origin " + r.target()));
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        origin.close();
+    }
+
+    /** Generation n: a route secured by JwtAuth first, then an open route, then gen-n on /gen/n/**. */
+    private String generation(int n) {
+        return """
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                admin:
+                  port: 0
+                access-log:
+                  enabled: false
+                routes:
+                  - id: secured
+                    uri: %1$s
+                    predicates: [ "Path=/secured/**" ]
+                    filters:
+                      - name: JwtAuth
+                        args: { secret: '%2$s' }
+                  - id: open
+                    uri: %1$s
+                    predicates: [ "Path=/open/**" ]
+                  - id: gen-%3$d
+                    uri: %1$s
+                    predicates: [ "Path=/gen/%3$d/**" ]
+                """.formatted(origin.uri(), SECRET, n);
+    }
+
+    private static ServedGateway serve(Path yaml, boolean watch) throws Exception {
+        return ServedGateway.start(ConfigLoader.load(yaml), Plugins.NONE,
+                new ServedGateway.Reloading(yaml, UnaryOperator.identity(), watch, false));
+    }
+
+    @Test
+    void aFileRewrittenInPlaceInPartsIsNeverServedHalfAndTheSecuredRouteNeverAnswersWithoutAToken(@TempDir Path dir)
+            throws Exception {
+        Path yaml = dir.resolve("gateway.yaml");
+        renameOver(yaml, generation(0));
+        try (ServedGateway gw = serve(yaml, true);
+             Hammer noToken = new Hammer(gw.port(), "/secured/x", 3);
+             Hammer open = new Hammer(gw.port(), "/open/x", 1)) {
+            int n = 0;
+            // In place, cut just before the secured route's filters: the first part alone is a valid file whose
+            // secured route has no JwtAuth and which has lost the open route.
+            for (Duration pause : List.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200),
+                    Duration.ofSeconds(3))) {
+                n++;
+                String text = generation(n);
+                int cut = text.indexOf("    filters:");
+                writeInPlace(yaml, pause, text.substring(0, cut), text.substring(cut));
+                awaitApplied(gw, n);
+            }
+            n++; // truncated to nothing first, then written whole
+            writeInPlace(yaml, Duration.ofMillis(500), "", generation(n));
+            awaitApplied(gw, n);
+            n++; // many small pieces, a tenth of a second apart
+            String text = generation(n);
+            List<String> pieces = new ArrayList<>();
+            for (int i = 0; i < text.length(); i += 40) {
+                pieces.add(text.substring(i, Math.min(text.length(), i + 40)));
+            }
+            writeInPlace(yaml, Duration.ofMillis(100), pieces.toArray(String[]::new));
+            awaitApplied(gw, n);
+            n++; // an atomic rename, the safe way
+            renameOver(yaml, generation(n));
+            awaitApplied(gw, n);
+
+            noToken.stop();
+            open.stop();
+            assertThat(noToken.statuses()).as("answers to the secured route without a token").containsOnlyKeys(401);
+            assertThat(noToken.statuses().get(401)).isGreaterThan(100L);
+            assertThat(open.statuses()).as("answers of the open route the whole time").containsOnlyKeys(200);
+        }
+    }
+
+    @Test
+    void anotherFileOfTheFolderWrittenContinuouslyDoesNotStallTheWatch(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("gateway.yaml");
+        renameOver(yaml, generation(0));
+        Path log = dir.resolve("access.log");
+        AtomicBoolean writing = new AtomicBoolean(true);
+        Thread logger = Thread.ofVirtual().start(() -> {
+            try (OutputStream out = Files.newOutputStream(log, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND)) {
+                while (writing.get()) {
+                    out.write("127.0.0.1 GET /x 200\n".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                    Thread.sleep(20); // ~50 lines a second, each its own write: an access log under traffic
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (ServedGateway gw = serve(yaml, true)) {
+            renameOver(yaml, generation(1));
+            long start = System.nanoTime();
+            awaitApplied(gw, 1);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("applied while the log kept changing")
+                    .isLessThan(Duration.ofSeconds(15));
+            assertThat(writing.get()).isTrue();
+        } finally {
+            writing.set(false);
+            logger.join();
+        }
+        assertThat(Files.size(log)).isGreaterThan(0);
+    }
+
+    @Test
+    void aReloadOfAnUnrelatedRouteKeepsTheJwksKeysWhileTheIdentityProviderIsDown(@TempDir Path dir)
+            throws Exception {
+        SigningKey key = Jwts.ec("ec-kept");
+        TestOrigin idp = new TestOrigin().fallback(r -> JwtAuthTest.jwksReply(Jwts.jwks(key)));
+        String yaml = """
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                admin:
+                  port: 0
+                access-log:
+                  enabled: false
+                routes:
+                  - id: secured
+                    uri: %s
+                    predicates: [ "Path=/secured/**" ]
+                    filters:
+                      - name: JwtAuth
+                        args: { jwks-uri: "%s/jwks", jwks-timeout: 1s }
+                  - id: other
+                    uri: %s
+                    predicates: [ "Path=/other/**" ]
+                    filters: [ "AddResponseHeader=X-Generation, %s" ]
+                """;
+        Path file = dir.resolve("gateway.yaml");
+        renameOver(file, yaml.formatted(origin.uri(), idp.uri(), origin.uri(), "1"));
+        try (ServedGateway gw = serve(file, false)) {
+            HttpRequest secured = HttpRequest.newBuilder(uri(gw.port(), "/secured/x"))
+                    .header("Authorization", "Bearer " + key.token()).timeout(Duration.ofSeconds(10)).build();
+            assertThat(send(secured).statusCode()).isEqualTo(200);
+            assertThat(idp.requestCount()).isEqualTo(1);
+
+            idp.close(); // the identity provider is down from here on
+            renameOver(file, yaml.formatted(origin.uri(), idp.uri(), origin.uri(), "2"));
+            ConfigReloads.Result r = gw.reload();
+            assertThat(r.outcome()).as(r.message()).isEqualTo("applied");
+            assertThat(get(gw.port(), "/other/x").headers().firstValue("X-Generation")).hasValue("2");
+
+            HttpResponse<String> after = send(secured);
+            assertThat(after.statusCode()).as("a valid token after the reload: " + after.body()).isEqualTo(200);
+        } finally {
+            idp.close();
+        }
+    }
+
+    // ---- writing the file ----
+
+    /** As an editor that saves safely, or the kubelet: the new file complete, then renamed over the old one. */
+    private static void renameOver(Path file, String text) throws Exception {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.writeString(tmp, text);
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** As {@code cat > file} or a slow mount: truncated, then each part written and flushed, a pause between. */
+    private static void writeInPlace(Path file, Duration pause, String... parts) throws Exception {
+        try (OutputStream out = Files.newOutputStream(file, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            for (int i = 0; i < parts.length; i++) {
+                if (i > 0) {
+                    Thread.sleep(pause); // the writer's own pause: the behaviour under test, not a readiness wait
+                }
+                out.write(parts[i].getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+        }
+    }
+
+    // ---- asking the gateway ----
+
+    /** Waits until generation n serves: its route answers and the one before it is gone. */
+    private static void awaitApplied(ServedGateway gw, int n) throws Exception {
+        long deadline = System.nanoTime() + APPLIED_WITHIN.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (gw.routeIds().contains("gen-" + n)) {
+                assertThat(get(gw.port(), "/gen/" + n + "/probe").statusCode()).isEqualTo(200);
+                assertThat(gw.routeIds()).containsExactly("secured", "open", "gen-" + n);
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("generation " + n + " not applied within " + APPLIED_WITHIN + "; routes "
+                + gw.routeIds());
+    }
+
+    private static URI uri(int port, String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    private static HttpResponse<String> get(int port, String path) throws Exception {
+        return send(HttpRequest.newBuilder(uri(port, path)).timeout(Duration.ofSeconds(10)).build());
+    }
+
+    private static HttpResponse<String> send(HttpRequest request) throws Exception {
+        return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Requests back to back on a few virtual threads, counting the statuses. */
+    private static final class Hammer implements AutoCloseable {
+        private final Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final List<Thread> threads = new ArrayList<>();
+
+        Hammer(int port, String path, int workers) {
+            HttpRequest request = HttpRequest.newBuilder(uri(port, path)).timeout(Duration.ofSeconds(10)).build();
+            for (int i = 0; i < workers; i++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    while (running.get()) {
+                        int status;
+                        try {
+                            status = send(request).statusCode();
+                        } catch (Exception e) {
+                            status = -1;
+                        }
+                        statuses.computeIfAbsent(status, s -> new AtomicLong()).incrementAndGet();
+                    }
+                }));
+            }
+        }
+
+        void stop() throws InterruptedException {
+            running.set(false);
+            for (Thread t : threads) {
+                t.join();
+            }
+        }
+
+        Map<Integer, Long> statuses() {
+            Map<Integer, Long> out = new java.util.TreeMap<>();
+            statuses.forEach((k, v) -> out.put(k, v.get()));
+            return out;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop();
+        }
+    }
+}
