@@ -4,6 +4,7 @@ import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayAssembly;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
+import io.loomgate.filter.GatewayFilter;
 import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ProxyHandler;
@@ -11,6 +12,7 @@ import io.loomgate.proxy.ProxySettings;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
 import io.loomgate.route.Route;
+import io.loomgate.security.JwksKeySets;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.HttpsRedirect;
 import io.loomgate.server.Listener;
@@ -35,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * A running gateway: the composition of a validated configuration into routes, upstream pools, the proxy and the
  * client listener. Lifecycle: {@link #start} → serving, with {@link #reload} swapping routes and upstreams →
  * {@link #drain} (SIGTERM) or {@link #close}. A reload swaps the proxy's routing table ({@link ProxyHandler#swapRoutes})
- * and then the (assembly, upstreams) pair; a request keeps the bound route it matched until it ends.
+ * and then the (assembly, upstreams) pair; a request keeps the bound route it matched until it ends. Kept across
+ * reloads like the pools of endpoints still named: the JWKS key sets of {@code JwtAuth} sources still named
+ * ({@link JwksKeySets}).
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
@@ -51,6 +55,7 @@ public final class Gateway implements AutoCloseable {
     private final RateLimiting rateLimiting;
     private final Listener redirect;
     private final TlsReloader reloader;
+    private final JwksKeySets jwks;
     private volatile Serving serving;
 
     /** What is served now, swapped whole by {@link #reload}: the routes and the upstreams bound to them. */
@@ -59,7 +64,7 @@ public final class Gateway implements AutoCloseable {
 
     private Gateway(GatewayConfig config, Plugins factories, ProxyHandler proxy, PoolListener pools,
                     ClientTls clientTls, Listener listener, RateLimiting rateLimiting, Listener redirect,
-                    TlsReloader reloader, Serving serving) {
+                    TlsReloader reloader, JwksKeySets jwks, Serving serving) {
         this.config = config;
         this.factories = factories;
         this.proxy = proxy;
@@ -69,6 +74,7 @@ public final class Gateway implements AutoCloseable {
         this.rateLimiting = rateLimiting;
         this.redirect = redirect;
         this.reloader = reloader;
+        this.jwks = jwks;
         this.serving = serving;
     }
 
@@ -102,9 +108,10 @@ public final class Gateway implements AutoCloseable {
         JdkDnsCache.shorten(); // before the first lookup of the JVM, or it has no effect (see docs/architecture.md)
         RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
         Plugins factories = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of()));
+        JwksKeySets jwks = new JwksKeySets();
         GatewayAssembly assembly;
         try {
-            assembly = factories.assemble(config);
+            assembly = factories.assemble(config, jwks);
         } catch (ConfigException | RuntimeException e) {
             rateLimiting.close();
             throw e;
@@ -155,7 +162,7 @@ public final class Gateway implements AutoCloseable {
             throw (RuntimeException) e;
         }
         return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, listener, rateLimiting, redirect,
-                reloader.start(), new Serving(assembly, upstreams));
+                reloader.start(), jwks, new Serving(assembly, upstreams));
     }
 
     private static List<UpstreamDefinition> withTls(List<UpstreamDefinition> definitions, ClientTls tls) {
@@ -166,10 +173,12 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * Builds a new configuration's routes with the factories this gateway started with (built-ins, plugins, the
-     * rate limiter, whose Redis store is shared with the running routes). Builds only: nothing is served yet.
+     * rate limiter, whose Redis store is shared with the running routes, the JWKS key sources of the running
+     * {@code JwtAuth} filters). Builds only: nothing is served yet.
      */
     GatewayAssembly assemble(GatewayConfig next) throws ConfigException {
-        return factories.assemble(next);
+        jwks.retain(servedFilters()); // what an assembly built before and never served is forgotten here
+        return factories.assemble(next, jwks);
     }
 
     /**
@@ -184,7 +193,8 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * Serves a new assembly: upstreams reconciled (pools of endpoints still named kept), routes bound to them and
-     * swapped into the proxy in one step, then the pools left behind drained. Connections, keep-alive or not, are
+     * swapped into the proxy in one step, then the pools left behind drained and the JWKS sources no served route
+     * names forgotten. Connections, keep-alive or not, are
      * untouched; requests in flight finish on the routes they matched. Not for concurrent use: the reloader calls it
      * under its lock.
      *
@@ -203,7 +213,13 @@ public final class Gateway implements AutoCloseable {
         proxy.swapRoutes(routes);
         serving = new Serving(next, r.next());
         r.commit();
+        jwks.retain(servedFilters());
         return new Swap(r.kept(), r.opened(), r.left().size());
+    }
+
+    /** The filters of every route served now. */
+    private List<GatewayFilter> servedFilters() {
+        return routes().stream().flatMap(r -> r.filters().stream()).toList();
     }
 
     /** TLS to origins when a route names an https:// origin; null otherwise. */

@@ -6,6 +6,7 @@ import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
 import io.loomgate.threads.ThreadModel;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -27,6 +28,11 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--no-watch", description = "Do not watch the config file; reload on SIGHUP or POST /reload only.")
     boolean noWatch;
+
+    @Option(names = "--reload-settle", converter = DurationConverter.class, description = "How long the config "
+            + "file must stay unchanged before a reload applies it (default: 2s). A file that drops routes or "
+            + "security filters is applied by the file watch after five times as long.")
+    Duration reloadSettle = ServedGateway.Reloading.DEFAULT_SETTLE;
 
     @Option(names = "--port", description = "Overrides server.port.")
     Integer port;
@@ -54,8 +60,9 @@ final class ServeCommand implements Callable<Integer> {
         ServedGateway served;
         try {
             served = ServedGateway.start(cfg, loaded, new ServedGateway.Reloading(config,
-                    c -> Overrides.apply(c, port, adminPort, threads, platformThreads), !noWatch, true));
-        } catch (ConfigException e) {
+                    c -> Overrides.apply(c, port, adminPort, threads, platformThreads), !noWatch, true,
+                    reloadSettle));
+        } catch (ConfigException | IllegalArgumentException e) {
             System.err.println("loomgate: " + e.getMessage());
             return 2;
         } catch (java.io.IOException e) {

@@ -46,9 +46,35 @@ public final class ServedGateway implements AutoCloseable {
      * @param overrides what the command line overrode, applied again to every reloaded file
      * @param watchFile reload when the file changes
      * @param onSighup  reload on SIGHUP (the CLI; an embedding application owns its signals)
+     * @param settle    how long the file must stay the same before it is applied (a file being written in place
+     *                  is never applied half-written); a file the watch sees drop routes or protective filters
+     *                  waits {@link #CONFIRM_WINDOWS} times as long
      */
     public record Reloading(Path file, UnaryOperator<GatewayConfig> overrides, boolean watchFile,
-                            boolean onSighup) {
+                            boolean onSighup, Duration settle) {
+        /**
+         * Two seconds: longer than the pauses of writers that rewrite a file in place (an editor's save, {@code cat >
+         * file}, a copy over a slow network mount: up to 1.5 s seen), short beside how often anyone edits a gateway's
+         * routes. A rename over the file is never seen half-written, whatever the window.
+         */
+        public static final Duration DEFAULT_SETTLE = Duration.ofSeconds(2);
+        /** The file watch applies a file that drops routes or protective filters after this many settle windows. */
+        public static final int CONFIRM_WINDOWS = 5;
+
+        public Reloading {
+            if (settle.isNegative() || settle.isZero()) {
+                throw new IllegalArgumentException("the settle window must be positive, got " + settle);
+            }
+        }
+
+        /** With the {@link #DEFAULT_SETTLE default settle window}. */
+        public Reloading(Path file, UnaryOperator<GatewayConfig> overrides, boolean watchFile, boolean onSighup) {
+            this(file, overrides, watchFile, onSighup, DEFAULT_SETTLE);
+        }
+
+        Duration confirm() {
+            return settle.multipliedBy(CONFIRM_WINDOWS);
+        }
     }
 
     /**
@@ -83,12 +109,14 @@ public final class ServedGateway implements AutoCloseable {
             throw e;
         }
         ConfigReloader reloader = reloading == null ? null : new ConfigReloader(reloading.file(),
-                reloading.overrides(), gw, config, r -> observability.reloaded(r, gw));
+                reloading.overrides(), gw, config, r -> observability.reloaded(r, gw), reloading.settle(),
+                reloading.confirm());
         ConfigWatcher watcher = null;
         try {
             adminPort = observability.startAdmin(config, gw, reloader);
             if (reloader != null && reloading.watchFile()) {
-                watcher = ConfigWatcher.start(reloading.file(), () -> reloader.reload("file"));
+                watcher = ConfigWatcher.start(reloading.file(), reloading.settle(), reloading.confirm(),
+                        (look, confirmed) -> !reloader.reloadSettled(look, confirmed).outcome().equals("held"));
             }
         } catch (IOException | RuntimeException e) {
             gw.close();

@@ -25,7 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,8 +57,22 @@ class ReloadFileSafetyTest {
         origin.close();
     }
 
-    /** Generation n: a route secured by JwtAuth first, then an open route, then gen-n on /gen/n/**. */
+    /**
+     * Generation n: a route secured by JwtAuth, an open route, then gen-1 to gen-n, each on /gen/k/** and secured
+     * too. Each generation only adds a route, so it drops nothing the one before had.
+     */
     private String generation(int n) {
+        StringBuilder routes = new StringBuilder();
+        for (int k = 1; k <= n; k++) {
+            routes.append("""
+                      - id: gen-%1$d
+                        uri: %2$s
+                        predicates: [ "Path=/gen/%1$d/**" ]
+                        filters:
+                          - name: JwtAuth
+                            args: { secret: '%3$s' }
+                    """.formatted(k, origin.uri(), SECRET));
+        }
         return """
                 server:
                   address: 127.0.0.1
@@ -75,10 +91,7 @@ class ReloadFileSafetyTest {
                   - id: open
                     uri: %1$s
                     predicates: [ "Path=/open/**" ]
-                  - id: gen-%3$d
-                    uri: %1$s
-                    predicates: [ "Path=/gen/%3$d/**" ]
-                """.formatted(origin.uri(), SECRET, n);
+                """.formatted(origin.uri(), SECRET) + routes;
     }
 
     private static ServedGateway serve(Path yaml, boolean watch) throws Exception {
@@ -87,44 +100,57 @@ class ReloadFileSafetyTest {
     }
 
     @Test
-    void aFileRewrittenInPlaceInPartsIsNeverServedHalfAndTheSecuredRouteNeverAnswersWithoutAToken(@TempDir Path dir)
+    void aFileRewrittenInPlaceInPartsIsNeverServedHalfAndNoSecuredRouteEverAnswersWithoutAToken(@TempDir Path dir)
             throws Exception {
         Path yaml = dir.resolve("gateway.yaml");
         renameOver(yaml, generation(0));
+        AtomicInteger newest = new AtomicInteger(1);
         try (ServedGateway gw = serve(yaml, true);
-             Hammer noToken = new Hammer(gw.port(), "/secured/x", 3);
-             Hammer open = new Hammer(gw.port(), "/open/x", 1)) {
+             Hammer secured = new Hammer(gw.port(), () -> "/secured/x", 2);
+             Hammer newRoute = new Hammer(gw.port(), () -> "/gen/" + newest.get() + "/x", 2);
+             Hammer open = new Hammer(gw.port(), () -> "/open/x", 1)) {
             int n = 0;
-            // In place, cut just before the secured route's filters: the first part alone is a valid file whose
-            // secured route has no JwtAuth and which has lost the open route.
-            for (Duration pause : List.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200),
-                    Duration.ofSeconds(3))) {
-                n++;
+            // In place, cut just before the new route's filters: the first part alone is a valid file that drops
+            // nothing the running one has, and whose new route has no JwtAuth. Only the settle window keeps it out.
+            for (Duration pause : List.of(Duration.ofMillis(200), Duration.ofMillis(1500), Duration.ofMillis(200))) {
+                newest.set(++n);
                 String text = generation(n);
-                int cut = text.indexOf("    filters:");
+                int cut = text.lastIndexOf("    filters:");
                 writeInPlace(yaml, pause, text.substring(0, cut), text.substring(cut));
                 awaitApplied(gw, n);
             }
-            n++; // truncated to nothing first, then written whole
+            // In place, cut just before the first route's filters, with a pause longer than the settle window: the
+            // first part drops the open route and the first route's JwtAuth, so it is held back, and the whole file
+            // that follows is applied instead.
+            newest.set(++n);
+            String text = generation(n);
+            int cut = text.indexOf("    filters:");
+            writeInPlace(yaml, Duration.ofSeconds(3), text.substring(0, cut), text.substring(cut));
+            awaitApplied(gw, n);
+
+            newest.set(++n); // truncated to nothing first, then written whole
             writeInPlace(yaml, Duration.ofMillis(500), "", generation(n));
             awaitApplied(gw, n);
-            n++; // many small pieces, a tenth of a second apart
-            String text = generation(n);
+            newest.set(++n); // many small pieces, a tenth of a second apart
+            text = generation(n);
             List<String> pieces = new ArrayList<>();
             for (int i = 0; i < text.length(); i += 40) {
                 pieces.add(text.substring(i, Math.min(text.length(), i + 40)));
             }
             writeInPlace(yaml, Duration.ofMillis(100), pieces.toArray(String[]::new));
             awaitApplied(gw, n);
-            n++; // an atomic rename, the safe way
+            newest.set(++n); // an atomic rename, the safe way
             renameOver(yaml, generation(n));
             awaitApplied(gw, n);
 
-            noToken.stop();
+            secured.stop();
+            newRoute.stop();
             open.stop();
-            assertThat(noToken.statuses()).as("answers to the secured route without a token").containsOnlyKeys(401);
-            assertThat(noToken.statuses().get(401)).isGreaterThan(100L);
-            assertThat(open.statuses()).as("answers of the open route the whole time").containsOnlyKeys(200);
+            assertThat(secured.statuses()).as("the secured route without a token").containsOnlyKeys(401);
+            assertThat(newRoute.statuses()).as("each new secured route without a token: not there yet, or 401")
+                    .containsOnlyKeys(404, 401);
+            assertThat(newRoute.statuses().get(401)).isGreaterThan(10L);
+            assertThat(open.statuses()).as("the open route the whole time").containsOnlyKeys(200);
         }
     }
 
@@ -231,13 +257,17 @@ class ReloadFileSafetyTest {
 
     // ---- asking the gateway ----
 
-    /** Waits until generation n serves: its route answers and the one before it is gone. */
+    /** Waits until generation n serves: every route of it, in file order, its newest answering 401 without token. */
     private static void awaitApplied(ServedGateway gw, int n) throws Exception {
+        List<String> expected = new ArrayList<>(List.of("secured", "open"));
+        for (int k = 1; k <= n; k++) {
+            expected.add("gen-" + k);
+        }
         long deadline = System.nanoTime() + APPLIED_WITHIN.toNanos();
         while (System.nanoTime() < deadline) {
             if (gw.routeIds().contains("gen-" + n)) {
-                assertThat(get(gw.port(), "/gen/" + n + "/probe").statusCode()).isEqualTo(200);
-                assertThat(gw.routeIds()).containsExactly("secured", "open", "gen-" + n);
+                assertThat(gw.routeIds()).isEqualTo(expected);
+                assertThat(get(gw.port(), "/gen/" + n + "/probe").statusCode()).isEqualTo(401);
                 return;
             }
             Thread.sleep(20);
@@ -264,14 +294,14 @@ class ReloadFileSafetyTest {
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final List<Thread> threads = new ArrayList<>();
 
-        Hammer(int port, String path, int workers) {
-            HttpRequest request = HttpRequest.newBuilder(uri(port, path)).timeout(Duration.ofSeconds(10)).build();
+        Hammer(int port, Supplier<String> path, int workers) {
             for (int i = 0; i < workers; i++) {
                 threads.add(Thread.ofVirtual().start(() -> {
                     while (running.get()) {
                         int status;
                         try {
-                            status = send(request).statusCode();
+                            status = send(HttpRequest.newBuilder(uri(port, path.get()))
+                                    .timeout(Duration.ofSeconds(10)).build()).statusCode();
                         } catch (Exception e) {
                             status = -1;
                         }

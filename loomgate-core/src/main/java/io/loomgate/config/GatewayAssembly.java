@@ -14,6 +14,7 @@ import io.loomgate.route.PredicateRegistry;
 import io.loomgate.route.Route;
 import io.loomgate.route.RoutePredicate;
 import io.loomgate.route.RouteTable;
+import io.loomgate.security.JwksKeySets;
 import io.loomgate.security.SecurityFilters;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.UpstreamDefinition;
@@ -62,9 +63,14 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
      * makes new factories, so breakers are shared within one configuration.
      */
     public static FilterRegistry gatewayFilters() {
+        return gatewayFilters(new JwksKeySets());
+    }
+
+    /** As {@link #gatewayFilters()}, with {@code JwtAuth} taking JWKS keys from a gateway's kept sources. */
+    public static FilterRegistry gatewayFilters(JwksKeySets keySets) {
         FilterRegistry registry = FilterRegistry.withBuiltIns().register(new RetryFilterFactory())
                 .register(new CircuitBreakerFilterFactory());
-        SecurityFilters.all().forEach(registry::register);
+        SecurityFilters.all(keySets).forEach(registry::register);
         return registry;
     }
 

@@ -4,6 +4,7 @@ import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.route.PredicateFactory;
 import io.loomgate.route.PredicateRegistry;
+import io.loomgate.security.JwksKeySets;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -130,7 +131,12 @@ public final class Plugins {
 
     /** A fresh filter registry: the built-ins (Retry and CircuitBreaker included) plus these. */
     public FilterRegistry filterRegistry(String source) throws ConfigException {
-        FilterRegistry r = GatewayAssembly.gatewayFilters();
+        return filterRegistry(source, new JwksKeySets());
+    }
+
+    /** As {@link #filterRegistry(String)}, {@code JwtAuth} taking JWKS keys from a gateway's kept sources. */
+    public FilterRegistry filterRegistry(String source, JwksKeySets keySets) throws ConfigException {
+        FilterRegistry r = GatewayAssembly.gatewayFilters(keySets);
         for (FilterFactory f : filters) {
             try {
                 r.register(f);
@@ -156,7 +162,15 @@ public final class Plugins {
 
     /** Builds a configuration's routes and upstreams with the built-ins and these factories. */
     public GatewayAssembly assemble(GatewayConfig config) throws ConfigException {
+        return assemble(config, new JwksKeySets());
+    }
+
+    /**
+     * As {@link #assemble(GatewayConfig)}, for a gateway that serves and reloads: {@code JwtAuth} filters whose JWKS
+     * URL a served route already reads get its keys ({@link JwksKeySets}).
+     */
+    public GatewayAssembly assemble(GatewayConfig config, JwksKeySets keySets) throws ConfigException {
         String source = config.source() == null ? "<config>" : config.source().toString();
-        return GatewayAssembly.build(config, predicateRegistry(source), filterRegistry(source));
+        return GatewayAssembly.build(config, predicateRegistry(source), filterRegistry(source, keySets));
     }
 }

@@ -29,9 +29,14 @@ import java.util.Set;
  * trust them. Verified tokens are cached by hash for their lifetime ({@link VerifiedTokens}).
  */
 final class JwtAuthFilter implements GatewayFilter {
-    static final FilterFactory FACTORY = new SecurityFilterFactory("JwtAuth", List.of("jwks-uri", "jwks-file",
-            "secret", "algorithms", "issuer", "audiences", "required-scopes", "clock-skew", "claims-to-headers",
-            "principal-claim", "jwks-refresh", "jwks-timeout", "token-cache"), JwtAuthFilter::create);
+    private static final List<String> ARGS = List.of("jwks-uri", "jwks-file", "secret", "algorithms", "issuer",
+            "audiences", "required-scopes", "clock-skew", "claims-to-headers", "principal-claim", "jwks-refresh",
+            "jwks-timeout", "token-cache");
+
+    /** The factory whose filters take their JWKS URLs' keys from {@code keySets}, kept across reloads. */
+    static FilterFactory factory(JwksKeySets keySets) {
+        return new SecurityFilterFactory("JwtAuth", ARGS, a -> create(a, keySets));
+    }
 
     static final List<String> ASYMMETRIC = List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256",
             "ES384", "ES512", "EdDSA");
@@ -132,7 +137,12 @@ final class JwtAuthFilter implements GatewayFilter {
 
     // ---- configuration ----
 
-    private static GatewayFilter create(SecurityArgs a) {
+    /** Where this filter's keys come from (a kept JWKS source is shared with the filters that replace this one). */
+    KeySource keys() {
+        return keys;
+    }
+
+    private static GatewayFilter create(SecurityArgs a, JwksKeySets keySets) {
         int sources = (a.has("jwks-uri") ? 1 : 0) + (a.has("jwks-file") ? 1 : 0) + (a.has("secret") ? 1 : 0);
         if (sources != 1) {
             throw new IllegalArgumentException("needs exactly one of jwks-uri, jwks-file or secret"
@@ -160,7 +170,7 @@ final class JwtAuthFilter implements GatewayFilter {
         } else if (a.has("jwks-file")) {
             keys = JwksKeys.fromFile(Path.of(a.required("jwks-file")), algorithms, refresh);
         } else {
-            keys = JwksKeys.fromUri(jwksUri(a.required("jwks-uri")), algorithms, refresh, timeout);
+            keys = keySets.fromUri(jwksUri(a.required("jwks-uri")), algorithms, refresh, timeout);
         }
         return new JwtAuthFilter(keys, rules, cacheSize);
     }

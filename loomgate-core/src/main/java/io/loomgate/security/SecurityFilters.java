@@ -11,9 +11,15 @@ public final class SecurityFilters {
     private SecurityFilters() {
     }
 
+    /** With JWKS key sources of their own: for a configuration built once (a check), not reloaded. */
     public static List<FilterFactory> all() {
+        return all(new JwksKeySets());
+    }
+
+    /** With the JWKS key sources of a gateway, kept across its reloads. */
+    public static List<FilterFactory> all(JwksKeySets keySets) {
         return List.of(
-                JwtAuthFilter.FACTORY,
+                JwtAuthFilter.factory(keySets),
                 ApiKeyAuthFilter.FACTORY,
                 CorsFilter.FACTORY,
                 IpFilter.FACTORY,
