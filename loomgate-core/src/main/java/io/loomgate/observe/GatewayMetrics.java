@@ -251,7 +251,8 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     /** Counts a configuration reload: {@code loomgate_config_reloads_total{outcome}}. */
     public void configReloaded(String outcome) {
         Counter.builder("loomgate.config.reloads").description("Configuration reloads by outcome: applied, "
-                + "unchanged, invalid (refused, nothing changed), needs_restart (refused, nothing changed)")
+                + "unchanged, invalid (refused, nothing changed), needs_restart (refused, nothing changed), held (drops routes "
+                + "or protective filters: applied by the file watch only once the file has stayed the same longer)")
                 .tag("outcome", outcome).register(registry).increment();
     }
 
