@@ -82,6 +82,7 @@ public final class Loomgate implements AutoCloseable {
         private Path plugins;
         private Integer port;
         private boolean watch = true;
+        private java.time.Duration reloadSettle = ServedGateway.Reloading.DEFAULT_SETTLE;
         private final List<FilterFactory> filters = new ArrayList<>();
         private final List<PredicateFactory> predicates = new ArrayList<>();
 
@@ -118,6 +119,18 @@ public final class Loomgate implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long the file must stay the same before a reload applies it, as for {@code serve --reload-settle}
+         * (default 2 s): a file being written in place is never applied half-written.
+         */
+        public Builder reloadSettle(java.time.Duration settle) {
+            if (settle.isNegative() || settle.isZero()) {
+                throw new IllegalArgumentException("the settle window must be positive, got " + settle);
+            }
+            this.reloadSettle = settle;
+            return this;
+        }
+
         /** A filter the YAML can name as {@code name}, whatever the factory's own {@code name()} says. */
         public Builder filter(String name, FilterFactory factory) {
             filters.add(new NamedFilterFactory(requireName(name), Objects.requireNonNull(factory, "factory")));
@@ -148,7 +161,7 @@ public final class Loomgate implements AutoCloseable {
             Plugins all = (plugins == null ? Plugins.NONE : Plugins.load(plugins, true))
                     .and(Plugins.of(filters, predicates));
             return new Loomgate(ServedGateway.start(cfg, all,
-                    new ServedGateway.Reloading(config, overrides, watch, false)));
+                    new ServedGateway.Reloading(config, overrides, watch, false, reloadSettle)));
         }
 
         private static GatewayConfig withPort(GatewayConfig c, int port) {
