@@ -63,7 +63,7 @@ record ConfigFileLook(byte[] bytes, byte[] sha256, long size, FileTime modified,
 
     /** The same content and the same identity: nothing wrote to the file between the two looks. */
     boolean sameAs(ConfigFileLook other) {
-        return other != null && Arrays.equals(sha256, other.sha256) && size == other.size && bytes.length == size
+        return other != null && Arrays.equals(sha256, other.sha256) && size == other.size
                 && modified.equals(other.modified) && Objects.equals(fileKey, other.fileKey);
     }
 

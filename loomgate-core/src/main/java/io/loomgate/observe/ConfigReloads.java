@@ -32,7 +32,10 @@ public interface ConfigReloads {
         }
     }
 
-    /** Reads, checks and applies the configuration file now; never throws. */
+    /**
+     * Reads, checks and applies the configuration file now, or once it has stayed the same for the settle window if
+     * it was written just now (a file being written is never applied half); never throws.
+     */
     Result reload(String trigger);
 
     /** The last attempt, or null before the first. */
