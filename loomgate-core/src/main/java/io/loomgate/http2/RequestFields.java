@@ -2,12 +2,15 @@ package io.loomgate.http2;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
+import io.loomgate.http.RequestTargetChars;
 
 /**
  * Turns one decoded request header block into the same {@link RequestHead} the HTTP/1.1 side makes, refusing what
  * RFC 9113 §8.2-§8.3 calls malformed (a stream error, PROTOCOL_ERROR): upper-case or invalid names, CR/LF/NUL or
  * surrounding whitespace in values, unknown, repeated, misplaced or missing pseudo-fields, connection-specific fields
- * (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade) and TE other than "trailers".
+ * (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade), TE other than "trailers", and a
+ * {@code :path} with a character HTTP/1.1's request line refuses ({@link RequestTargetChars}: SP, HTAB, controls, DEL,
+ * raw non-ASCII).
  * {@code :authority} becomes Host; several {@code cookie} fields are joined with "; " (§8.2.3).
  *
  * <p>A sink for the decoder: it collects while the block is decoded (which must run to the end whatever it finds,
@@ -153,6 +156,10 @@ final class RequestFields implements HpackDecoder.FieldSink {
                 problem = "no " + (scheme == null ? ":scheme" : ":path") + " (RFC 9113 §8.3.1)";
             } else if (path.isEmpty() || !(path.charAt(0) == '/' || path.equals("*") && method.equals("OPTIONS"))) {
                 problem = "invalid :path '" + path + "' (RFC 9113 §8.3.1)";
+            } else if (RequestTargetChars.firstRefused(path) >= 0) {
+                // The request line's rule (RFC 9112 §3.2), so HTTP/2 forwards no target HTTP/1.1 would refuse.
+                problem = RequestTargetChars.describe(path.charAt(RequestTargetChars.firstRefused(path)))
+                        + " in :path (RFC 9112 §3.2)";
             } else if (!validName(method.toLowerCase(java.util.Locale.ROOT))) {
                 problem = "invalid :method";
             }

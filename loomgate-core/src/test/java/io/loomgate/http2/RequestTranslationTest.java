@@ -69,4 +69,22 @@ class RequestTranslationTest {
                 ":authority", "a"))
                 .isInstanceOf(Http2Exception.class).hasMessageContaining("repeated pseudo-field");
     }
+
+    /** Issue 35 items 7-8: the bytes HTTP/1.1's request line refuses are refused in :path too (one shared check). */
+    @Test
+    void aPathWithBytesARequestLineCannotCarryIsMalformed() {
+        for (String path : List.of("/a b", "/a\tb", "/a\u007fb", "/caf\u00c3\u00a9", "/x\u0001")) {
+            assertThatThrownBy(() -> translate(":method", "GET", ":scheme", "http", ":path", path,
+                    ":authority", "a.org"))
+                    .as("%s", path.chars().mapToObj(c -> Integer.toHexString(c)).toList())
+                    .isInstanceOf(Http2Exception.class).hasMessageContaining("in :path (RFC 9112 §3.2)");
+        }
+    }
+
+    @Test
+    void aPathOfVisibleAsciiPasses() throws Exception {
+        RequestHead r = translate(":method", "GET", ":scheme", "http", ":path", "/a%20b/~!$&'()*+,;=:@?q=[x]|{}^`",
+                ":authority", "a.org");
+        assertThat(r.target()).isEqualTo("/a%20b/~!$&'()*+,;=:@?q=[x]|{}^`");
+    }
 }
