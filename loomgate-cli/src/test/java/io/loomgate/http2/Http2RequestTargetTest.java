@@ -33,6 +33,17 @@ class Http2RequestTargetTest {
                 assertThat(f.errorCode()).isEqualTo(Frames.PROTOCOL_ERROR);
                 stream += 2;
             }
+            // :authority under HTTP/1.1's Host rule as well (found beside item 7).
+            for (String authority : new String[] {"a b", "evil.test/x"}) {
+                c.headers(stream, RawH2Client.block(":method", "GET", ":scheme", "http", ":path", "/",
+                        ":authority", authority), true);
+                int s = stream;
+                RawH2Client.Frame f = c.await(x -> x.stream() == s
+                        && (x.type() == Frames.RST_STREAM || x.type() == Frames.HEADERS));
+                assertThat(f.type()).as("authority %s is reset, not answered", authority).isEqualTo(Frames.RST_STREAM);
+                assertThat(f.errorCode()).isEqualTo(Frames.PROTOCOL_ERROR);
+                stream += 2;
+            }
             // A stream error, not a connection error: the next request on the same connection is served.
             c.get(stream, "/fine");
             assertThat(c.body(stream)).isEqualTo("hello from origin");

@@ -3,6 +3,7 @@ package io.loomgate.http1;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
 import io.loomgate.http.Headers;
+import io.loomgate.http.HostSyntax;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.HttpVersion;
 import io.loomgate.http.Method;

@@ -1,6 +1,7 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.Headers;
+import io.loomgate.http.HostSyntax;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.RequestTargetChars;
 
@@ -10,8 +11,8 @@ import io.loomgate.http.RequestTargetChars;
  * surrounding whitespace in values, unknown, repeated, misplaced or missing pseudo-fields, connection-specific fields
  * (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade), TE other than "trailers", and a
  * {@code :path} with a character HTTP/1.1's request line refuses ({@link RequestTargetChars}: SP, HTAB, controls, DEL,
- * raw non-ASCII).
- * {@code :authority} becomes Host; several {@code cookie} fields are joined with "; " (§8.2.3).
+ * raw non-ASCII), and an {@code :authority} (or, without one, a Host field) HTTP/1.1's Host rule refuses
+ * ({@link HostSyntax}). {@code :authority} becomes Host; several {@code cookie} fields are joined with "; " (§8.2.3).
  *
  * <p>A sink for the decoder: it collects while the block is decoded (which must run to the end whatever it finds,
  * to keep HPACK state in step) and says what was wrong afterwards.
@@ -169,13 +170,23 @@ final class RequestFields implements HpackDecoder.FieldSink {
             int sent = headers.indexOf("host", 1);
             if (sent >= 0 && !headers.value(sent).equalsIgnoreCase(authority)) {
                 problem = "Host differs from :authority (RFC 9113 §8.3.1)";
-            } else if (authority.isEmpty() || authority.indexOf('@') >= 0) {
-                problem = "invalid :authority";
+            } else if (authority.isEmpty() || authority.indexOf('@') >= 0
+                    || !HostSyntax.isValid(authority, method.equals("CONNECT"))) {
+                // HTTP/1.1's Host rule (HostSyntax), so HTTP/2 passes on no host HTTP/1.1 would refuse.
+                problem = "invalid :authority (RFC 9113 §8.3.1, RFC 3986 §3.2)";
             } else {
                 for (; sent >= 0; sent = headers.indexOf("host", sent)) {
                     headers.removeAt(sent);
                 }
                 return finish(streamId, headers, method.equals("CONNECT") ? authority : path);
+            }
+        }
+        if (problem == null) {
+            // No :authority: a Host field stands in for it, under HTTP/1.1's rule (one, and valid).
+            int host = headers.indexOf("host", 0);
+            if (host >= 0 && (headers.indexOf("host", host + 1) >= 0
+                    || !HostSyntax.isValid(headers.value(host), false))) {
+                problem = "repeated or invalid Host (RFC 9112 §3.2)";
             }
         }
         return finish(streamId, headers, path);
