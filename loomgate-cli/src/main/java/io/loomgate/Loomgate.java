@@ -168,7 +168,8 @@ public final class Loomgate implements AutoCloseable {
             GatewayConfig.ServerSpec s = c.server();
             return c.with(new GatewayConfig.ServerSpec(s.address(), port, s.threads(), s.maxConnections(),
                     s.backlog(), s.headerTimeout(), s.idleTimeout(), s.readTimeout(), s.drainTimeout(),
-                    s.trustedProxies(), s.limits(), s.http2(), s.underscoresInHeaders()), c.admin());
+                    s.trustedProxies(), s.limits(), s.http2(), s.underscoresInHeaders(), s.stripRequestHeaders()),
+                    c.admin());
         }
 
         private static String requireName(String name) {

@@ -131,7 +131,8 @@ public final class Gateway implements AutoCloseable {
         BoundRoutes routes = BoundRoutes.bind(assembly.routes(),
                 r -> upstreams.get(assembly.upstreamOf().get(r).id()));
         ProxyHandler proxy = new ProxyHandler(routes,
-                new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits()), observers.exchanges());
+                new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits(), s.stripRequestHeaders()),
+                observers.exchanges());
         Listener listener = null;
         Listener redirect = null;
         try {

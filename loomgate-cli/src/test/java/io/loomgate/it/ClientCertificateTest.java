@@ -53,6 +53,10 @@ class ClientCertificateTest {
                 admin:
                   port: 0
                 routes:
+                  - id: certified
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/certified/**", "Header=X-Forwarded-Client-Cert" ]
+                    filters: [ "AddRequestHeader=X-Route, certified" ]
                   - id: main
                     uri: ${ORIGIN}
                     predicates: [ "Path=/**" ]
@@ -112,6 +116,24 @@ class ClientCertificateTest {
             assertThat(r.status()).isEqualTo(200);
         }
         assertThat(seen("/anonymous-want").header("X-Forwarded-Client-Cert")).isNull();
+    }
+
+    /**
+     * Issue 35 item 5: a route on X-Forwarded-Client-Cert sees the gateway's field, made before routing: a client with
+     * a verified certificate matches it, a client without one that sends the field itself does not.
+     */
+    @Test
+    void aRouteOnTheClientCertFieldMatchesOnlyAVerifiedCertificate() throws Exception {
+        try (RawClient c = RawClient.tls(pki.clientContext(alice), want.port(), "localhost")) {
+            assertThat(c.send("GET /certified/alice HTTP/1.1\r\nHost: x\r\n\r\n").read().status()).isEqualTo(200);
+        }
+        try (RawClient c = RawClient.tls(pki.clientContext(null), want.port(), "localhost")) {
+            assertThat(c.send("GET /certified/anonymous HTTP/1.1\r\nHost: x\r\n"
+                    + "X-Forwarded-Client-Cert: Hash=forged;Subject=\"CN=alice\"\r\n\r\n").read().status())
+                    .isEqualTo(200);
+        }
+        assertThat(seen("/certified/alice").header("X-Route")).isEqualTo("certified");
+        assertThat(seen("/certified/anonymous").header("X-Route")).as("served by the main route").isNull();
     }
 
     private static TestOrigin.Recorded seen(String target) {

@@ -78,4 +78,26 @@ class Http2CurlTest {
             assertThat(seen.body()).isEqualTo(body);
         }
     }
+
+    /**
+     * Issue 35 items 7 and 8, as curl sees them: a :path with a byte HTTP/1.1's request line refuses (HTAB, SP, sent
+     * raw with --request-target) resets the stream with PROTOCOL_ERROR, which curl reports as such (exit 92), and
+     * nothing reaches the origin. Before, HTAB was proxied (200) and SP answered 500 with the exception's text.
+     */
+    @Test
+    void aPathWithARefusedByteIsAStreamErrorCurlReports() throws Exception {
+        Path curl = ExternalTool.require("curl", "apt-get install curl");
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(H2C, Map.of("ORIGIN", origin.uri()))) {
+            for (String target : List.of("/a\tb", "/a b")) {
+                Process p = new ProcessBuilder(curl.toString(), "-sS", "--http2-prior-knowledge", "--request-target",
+                        target, gw.url("/")).redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+                assertThat(p.exitValue()).as(out).isEqualTo(92); // CURLE_HTTP2_STREAM
+                assertThat(out).contains("PROTOCOL_ERROR");
+            }
+            assertThat(origin.requestCount()).isZero();
+        }
+    }
 }

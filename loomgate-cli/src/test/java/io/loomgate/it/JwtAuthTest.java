@@ -54,7 +54,12 @@ class JwtAuthTest {
                           issuer: https://idp.test
                           audiences: [ api, other ]
                           required-scopes: [ read ]
-                          claims-to-headers: { sub: X-User-Id, email: X-User-Email }
+                          claims-to-headers:
+                            sub: X-User-Id
+                            email: X-User-Email
+                            roles: X-User-Roles
+                            profile: X-User-Profile
+                            name: X-User-Name
                 """, Map.of("ORIGIN", origin.uri(), "IDP", idp.uri()));
     }
 
@@ -93,6 +98,27 @@ class JwtAuthTest {
             assertThat(at.headers("X-User-Id")).containsExactly("alice");
             assertThat(at.headers("X-User-Email")).containsExactly("alice@example.com");
             assertThat(at.header("Authorization")).startsWith("Bearer ");
+        }
+    }
+
+    /**
+     * Issue 35 item 10: structured and non-ASCII claims keep a defined header form. An object is JSON (non-ASCII
+     * escaped), list items are comma-separated with an item that holds a comma, quote or backslash written as an
+     * RFC 9110 quoted-string, and a non-ASCII string is an RFC 8187 ext-value; no raw UTF-8 byte reaches a header.
+     */
+    @Test
+    void structuredAndNonAsciiClaimsAreEncodedNotPrinted() throws Exception {
+        String token = ec.token(c -> c.issuer(ISSUER).audience("api").claim("scope", "read")
+                .claim("roles", List.of("reader", "a,b", "say \"hi\"", "Zo\u00eb"))
+                .claim("profile", Map.of("admin", true))
+                .claim("name", "Zo\u00eb \u20ac"));
+        assertThat(call("Bearer " + token).statusCode()).isEqualTo(200);
+        Recorded at = origin.takeRequest();
+        assertThat(at.header("X-User-Profile")).isEqualTo("{\"admin\":true}");
+        assertThat(at.header("X-User-Roles")).isEqualTo("reader,\"a,b\",\"say \\\"hi\\\"\",UTF-8''Zo%C3%AB");
+        assertThat(at.header("X-User-Name")).isEqualTo("UTF-8''Zo%C3%AB%20%E2%82%AC");
+        for (String name : List.of("X-User-Profile", "X-User-Roles", "X-User-Name")) {
+            assertThat(at.header(name).chars().allMatch(c -> c >= 0x20 && c < 0x7f)).as(name).isTrue();
         }
     }
 

@@ -1,6 +1,7 @@
 package io.loomgate.config;
 
 import io.loomgate.http.Cidr;
+import io.loomgate.http.FieldNamePatterns;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
@@ -33,7 +34,7 @@ public final class ConfigLoader {
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
-            "underscores-in-headers", "ssl", "http-redirect-port");
+            "underscores-in-headers", "ssl", "http-redirect-port", "strip-request-headers");
     private static final List<String> HTTP2_KEYS = List.of("enabled", "max-concurrent-streams", "initial-window-size",
             "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
     private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl");
@@ -141,7 +142,8 @@ public final class ConfigLoader {
                         s.integer("max-headers", d.limits().maxHeaderCount(), 1, Integer.MAX_VALUE),
                         d.limits().maxChunkLineBytes(), d.limits().maxTrailerBytes()),
                 http2(Section.dotted(s.file(), "server.http2", s.node("http2"), s.lineOf("http2"), HTTP2_KEYS)),
-                s.bool("underscores-in-headers", d.underscoresInHeaders()));
+                s.bool("underscores-in-headers", d.underscoresInHeaders()),
+                stripRequestHeaders(s, d.stripRequestHeaders()));
     }
 
     /**
@@ -185,6 +187,23 @@ public final class ConfigLoader {
                     + "'; write threads: platform and size it here, or drop platform-threads");
         }
         return model;
+    }
+
+    /** {@code server.strip-request-headers}: a list written replaces the defaults ({@code []} strips nothing). */
+    private static FieldNamePatterns stripRequestHeaders(Section s, FieldNamePatterns d) throws ConfigException {
+        if (!s.has("strip-request-headers")) {
+            return d;
+        }
+        List<YamlNode.Scalar> items = s.scalarList("strip-request-headers");
+        List<String> names = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            try {
+                names.add(FieldNamePatterns.checked(items.get(i).text()));
+            } catch (IllegalArgumentException e) {
+                throw s.error("strip-request-headers[" + i + "]", items.get(i).line(), e.getMessage());
+            }
+        }
+        return new FieldNamePatterns(names);
     }
 
     private static List<Cidr> trustedProxies(Section s) throws ConfigException {

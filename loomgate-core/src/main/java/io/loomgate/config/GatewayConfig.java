@@ -1,6 +1,7 @@
 package io.loomgate.config;
 
 import io.loomgate.http.Cidr;
+import io.loomgate.http.FieldNamePatterns;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
@@ -87,30 +88,35 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
      *                       config file; off in the programmatic constructor below)
      * @param underscoresInHeaders whether request fields with '_' in their names are kept (default false: dropped,
      *                       as nginx does, because CGI-style origins merge them with the '-' spelling)
+     * @param stripRequestHeaders fields removed from requests whose peer is not a trusted proxy, before routing
+     *                       (default {@link FieldNamePatterns#STRIPPED_BY_DEFAULT})
      */
     public record ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
                              Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
                              Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits,
-                             Http2Settings http2, boolean underscoresInHeaders) {
+                             Http2Settings http2, boolean underscoresInHeaders,
+                             FieldNamePatterns stripRequestHeaders) {
 
         public ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
                           Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
                           Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits) {
             this(address, port, threads, maxConnections, backlog, headerTimeout, idleTimeout, readTimeout,
-                    drainTimeout, trustedProxies, limits, Http2Settings.DISABLED, false);
+                    drainTimeout, trustedProxies, limits, Http2Settings.DISABLED, false,
+                    FieldNamePatterns.STRIPPED_BY_DEFAULT);
         }
 
         /** An empty {@code server:} section: the listener's own defaults, virtual threads, a 30 s drain. */
         public static final ServerSpec DEFAULTS = new ServerSpec(ListenerSettings.DEFAULTS, ThreadModel.VIRTUAL,
-                Duration.ofSeconds(30), List.of());
+                Duration.ofSeconds(30), List.of(), FieldNamePatterns.STRIPPED_BY_DEFAULT);
 
         public ServerSpec {
             trustedProxies = List.copyOf(trustedProxies);
         }
 
-        private ServerSpec(ListenerSettings l, ThreadModel threads, Duration drainTimeout, List<Cidr> trusted) {
+        private ServerSpec(ListenerSettings l, ThreadModel threads, Duration drainTimeout, List<Cidr> trusted,
+                           FieldNamePatterns stripped) {
             this(l.address(), l.port(), threads, l.maxConnections(), l.backlog(), l.headerTimeout(), l.idleTimeout(),
-                    l.readTimeout(), drainTimeout, trusted, l.limits(), l.http2(), l.underscoresInHeaders());
+                    l.readTimeout(), drainTimeout, trusted, l.limits(), l.http2(), l.underscoresInHeaders(), stripped);
         }
 
         /** The client listener these settings describe. */
@@ -121,7 +127,8 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
 
         /** This spec with another port and thread model (the command line's overrides). */
         public ServerSpec with(int newPort, ThreadModel newThreads) {
-            return new ServerSpec(listener().at(address, newPort), newThreads, drainTimeout, trustedProxies);
+            return new ServerSpec(listener().at(address, newPort), newThreads, drainTimeout, trustedProxies,
+                    stripRequestHeaders);
         }
     }
 

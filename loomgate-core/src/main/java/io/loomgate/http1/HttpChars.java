@@ -1,5 +1,6 @@
 package io.loomgate.http1;
 
+import io.loomgate.http.RequestTargetChars;
 import io.loomgate.http.Tokens;
 
 /**
@@ -52,15 +53,6 @@ final class HttpChars {
 
     /** How a refused byte is named in an error message ("bare CR", "NUL", "control byte 0x07", "'@'"). */
     static String describe(byte b) {
-        int c = b & 0xff;
-        return switch (c) {
-            case '\r' -> "bare CR";
-            case '\n' -> "bare LF";
-            case 0 -> "NUL";
-            case '\t' -> "HTAB";
-            case ' ' -> "SP";
-            default -> c < 0x20 || c == 0x7f ? String.format("control byte 0x%02x", c)
-                    : c >= 0x80 ? String.format("non-ASCII byte 0x%02x", c) : "'" + (char) c + "'";
-        };
+        return RequestTargetChars.describe(b & 0xff);
     }
 }

@@ -3,10 +3,12 @@ package io.loomgate.http1;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
 import io.loomgate.http.Headers;
+import io.loomgate.http.HostSyntax;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.HttpVersion;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
+import io.loomgate.http.RequestTargetChars;
 import java.io.EOFException;
 import java.io.IOException;
 
@@ -73,8 +75,9 @@ final class RequestHeadParser {
         }
         String method = METHODS.intern(b, start, i);
         int targetStart = ++i;
-        // RFC 9112 §3.2: the request-target is a URI form; whitespace, controls and non-ASCII bytes are not allowed.
-        while (i < end && b[i] > 0x20 && b[i] < 0x7f) {
+        // RFC 9112 §3.2: the request-target is a URI form; whitespace, controls and non-ASCII bytes are not allowed
+        // (the rule HTTP/2's :path shares).
+        while (i < end && RequestTargetChars.isAllowed(b[i] & 0xff)) {
             i++;
         }
         if (i == targetStart) {

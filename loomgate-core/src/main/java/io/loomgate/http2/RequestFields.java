@@ -1,14 +1,18 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.Headers;
+import io.loomgate.http.HostSyntax;
 import io.loomgate.http.RequestHead;
+import io.loomgate.http.RequestTargetChars;
 
 /**
  * Turns one decoded request header block into the same {@link RequestHead} the HTTP/1.1 side makes, refusing what
  * RFC 9113 §8.2-§8.3 calls malformed (a stream error, PROTOCOL_ERROR): upper-case or invalid names, CR/LF/NUL or
  * surrounding whitespace in values, unknown, repeated, misplaced or missing pseudo-fields, connection-specific fields
- * (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade) and TE other than "trailers".
- * {@code :authority} becomes Host; several {@code cookie} fields are joined with "; " (§8.2.3).
+ * (Connection, Keep-Alive, Proxy-Connection, Transfer-Encoding, Upgrade), TE other than "trailers", and a
+ * {@code :path} with a character HTTP/1.1's request line refuses ({@link RequestTargetChars}: SP, HTAB, controls, DEL,
+ * raw non-ASCII), and an {@code :authority} (or, without one, a Host field) HTTP/1.1's Host rule refuses
+ * ({@link HostSyntax}). {@code :authority} becomes Host; several {@code cookie} fields are joined with "; " (§8.2.3).
  *
  * <p>A sink for the decoder: it collects while the block is decoded (which must run to the end whatever it finds,
  * to keep HPACK state in step) and says what was wrong afterwards.
@@ -153,6 +157,10 @@ final class RequestFields implements HpackDecoder.FieldSink {
                 problem = "no " + (scheme == null ? ":scheme" : ":path") + " (RFC 9113 §8.3.1)";
             } else if (path.isEmpty() || !(path.charAt(0) == '/' || path.equals("*") && method.equals("OPTIONS"))) {
                 problem = "invalid :path '" + path + "' (RFC 9113 §8.3.1)";
+            } else if (RequestTargetChars.firstRefused(path) >= 0) {
+                // The request line's rule (RFC 9112 §3.2), so HTTP/2 forwards no target HTTP/1.1 would refuse.
+                problem = RequestTargetChars.describe(path.charAt(RequestTargetChars.firstRefused(path)))
+                        + " in :path (RFC 9112 §3.2)";
             } else if (!validName(method.toLowerCase(java.util.Locale.ROOT))) {
                 problem = "invalid :method";
             }
@@ -162,13 +170,23 @@ final class RequestFields implements HpackDecoder.FieldSink {
             int sent = headers.indexOf("host", 1);
             if (sent >= 0 && !headers.value(sent).equalsIgnoreCase(authority)) {
                 problem = "Host differs from :authority (RFC 9113 §8.3.1)";
-            } else if (authority.isEmpty() || authority.indexOf('@') >= 0) {
-                problem = "invalid :authority";
+            } else if (authority.isEmpty() || authority.indexOf('@') >= 0
+                    || !HostSyntax.isValid(authority, method.equals("CONNECT"))) {
+                // HTTP/1.1's Host rule (HostSyntax), so HTTP/2 passes on no host HTTP/1.1 would refuse.
+                problem = "invalid :authority (RFC 9113 §8.3.1, RFC 3986 §3.2)";
             } else {
                 for (; sent >= 0; sent = headers.indexOf("host", sent)) {
                     headers.removeAt(sent);
                 }
                 return finish(streamId, headers, method.equals("CONNECT") ? authority : path);
+            }
+        }
+        if (problem == null) {
+            // No :authority: a Host field stands in for it, under HTTP/1.1's rule (one, and valid).
+            int host = headers.indexOf("host", 0);
+            if (host >= 0 && (headers.indexOf("host", host + 1) >= 0
+                    || !HostSyntax.isValid(headers.value(host), false))) {
+                problem = "repeated or invalid Host (RFC 9112 §3.2)";
             }
         }
         return finish(streamId, headers, path);

@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.Cidr;
+import io.loomgate.http.FieldNamePatterns;
 import io.loomgate.http.Headers;
 import io.loomgate.server.TlsInfo;
 import io.loomgate.http.IpLiteral;
@@ -16,18 +17,30 @@ import java.util.List;
 /**
  * Adds X-Forwarded-For/-Proto/-Host/-Port, Forwarded (RFC 7239) and Via (RFC 9110 §7.6.3) to a request going
  * upstream. A client inside {@code trustedProxies} is another proxy whose forwarding fields are kept and appended
- * to; anyone else's are replaced, so a client cannot pass off a forged address as the hop before us.
+ * to; anyone else's are replaced, so a client cannot pass off a forged address as the hop before us. The fields
+ * {@code stripped} names ({@code server.strip-request-headers}: X-Real-IP, X-Forwarded-Prefix, X-Original-URL,
+ * X-Rewrite-URL, X-Envoy-* by default) are removed from anyone but a trusted proxy, as Envoy removes x-envoy-* from
+ * external requests.
  *
  * <p>{@code X-Forwarded-Client-Cert} (Envoy's format: {@code Hash=<sha-256 hex of the DER>;Subject="<RFC 2253>"}) is
  * always removed, from trusted proxies too, and set only from the certificate this gateway verified itself.
+ *
+ * <p>{@link #apply} runs before the route is matched (as Envoy's connection manager edits these fields before it
+ * routes), so a predicate on any of these fields sees what the origin will be sent, never the client's own copy.
  */
 final class ForwardedHeaders {
     static final String VIA = "1.1 loomgate";
 
     private final List<Cidr> trustedProxies;
+    private final FieldNamePatterns stripped;
+
+    ForwardedHeaders(List<Cidr> trustedProxies, FieldNamePatterns stripped) {
+        this.trustedProxies = List.copyOf(trustedProxies);
+        this.stripped = stripped;
+    }
 
     ForwardedHeaders(List<Cidr> trustedProxies) {
-        this.trustedProxies = List.copyOf(trustedProxies);
+        this(trustedProxies, FieldNamePatterns.STRIPPED_BY_DEFAULT);
     }
 
     static final String CLIENT_CERT = "X-Forwarded-Client-Cert";
@@ -46,6 +59,7 @@ final class ForwardedHeaders {
         String ip = addr.getHostAddress();
         boolean trusted = isTrusted(addr);
         if (!trusted) {
+            stripped.removeFrom(h);
             h.remove("X-Forwarded-For");
             h.remove("X-Forwarded-Proto");
             h.remove("X-Forwarded-Host");

@@ -11,7 +11,8 @@ import java.util.Set;
  * each side). Content-Length is left to the caller, which knows the framing it will use.
  *
  * <p>Connection cannot name Host or the forwarding fields ({@link #IMMUNE}): a client listing them would otherwise
- * remove the Host a {@code preserve-host} route forwards, or the chain a trusted proxy before us wrote.
+ * remove the Host a {@code preserve-host} route forwards, the chain a trusted proxy before us wrote, or the
+ * X-Forwarded-Client-Cert the gateway set (written before this runs, ahead of routing).
  */
 final class HopByHop {
     /** The names removed whatever Connection says (matched by {@link #isFixed}, which must list the same). */
@@ -19,7 +20,7 @@ final class HopByHop {
             "Transfer-Encoding");
     /** End-to-end by definition; a Connection token naming one of these is ignored. */
     static final Set<String> IMMUNE = Set.of("host", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto",
-            "x-forwarded-port", "forwarded", "via");
+            "x-forwarded-port", "forwarded", "via", "x-forwarded-client-cert");
 
     private HopByHop() {
     }

@@ -37,7 +37,7 @@ public final class ProxyHandler implements ExchangeHandler {
         this.routes = routes;
         this.settings = settings;
         this.listener = listener;
-        this.forwarded = new ForwardedHeaders(settings.trustedProxies());
+        this.forwarded = new ForwardedHeaders(settings.trustedProxies(), settings.stripRequestHeaders());
         this.forwarder = new UpstreamForwarder(listener);
     }
 
@@ -92,6 +92,7 @@ public final class ProxyHandler implements ExchangeHandler {
         if (RequestScreen.answeredLocally(x)) {
             return;
         }
+        cleanForwardingFields(x);
         matchRoute(x);
         RouteAdmission admission = admit(x);
         try {
@@ -114,6 +115,17 @@ public final class ProxyHandler implements ExchangeHandler {
 
     // ---- phases before the upstream ----
 
+    /**
+     * The fields the gateway owns (X-Forwarded-*, Forwarded, Via, X-Forwarded-Client-Cert and
+     * {@code server.strip-request-headers}) made what the origin will get, before any route looks at them: a predicate
+     * on one of them sees the gateway's word, never the client's (issue 35; Envoy sanitises before routing too).
+     */
+    private void cleanForwardingFields(Exchange x) {
+        Headers h = x.request.headers();
+        forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.localAddress(), h.first("Host"),
+                x.downstream.tls());
+    }
+
     private void matchRoute(Exchange x) throws ProxyFailure {
         x.client = forwarded.clientIp(x.downstream.remoteAddress().getAddress(), x.request.headers());
         BoundRoutes.Match m = routes.match(x.request, x.client);
@@ -135,7 +147,10 @@ public final class ProxyHandler implements ExchangeHandler {
         return admission;
     }
 
-    /** Hop-by-hop fields out, forwarding fields and trace context in; filters then see the request as sent. */
+    /**
+     * Hop-by-hop fields out and trace context in (the forwarding fields went in before routing); filters then see
+     * the request as sent.
+     */
     private void prepareUpstreamRequest(Exchange x) {
         Headers h = x.request.headers();
         List<String> upgrades = h.hasToken("Connection", "upgrade") ? Upgrades.allowed(h, x.route.route())
@@ -148,8 +163,6 @@ public final class ProxyHandler implements ExchangeHandler {
             h.set("Upgrade", String.join(", ", upgrades));
             h.set("Connection", "Upgrade");
         }
-        forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.localAddress(), h.first("Host"),
-                x.downstream.tls());
         x.traceId = TraceContext.propagate(h);
     }
 

@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.Cidr;
+import io.loomgate.http.FieldNamePatterns;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.server.ListenerSettings;
 import java.time.Duration;
@@ -12,10 +13,17 @@ import java.util.List;
  * @param trustedProxies  peers whose forwarding headers are appended to (all others' are replaced)
  * @param bodyReadTimeout longest wait for any single read of a body or a tunnel from the origin
  * @param limits          limits on chunk lines and trailers of bodies from origins
+ * @param stripRequestHeaders fields removed from a request whose peer is not a trusted proxy, before routing
  */
-public record ProxySettings(List<Cidr> trustedProxies, Duration bodyReadTimeout, HttpLimits limits) {
+public record ProxySettings(List<Cidr> trustedProxies, Duration bodyReadTimeout, HttpLimits limits,
+                            FieldNamePatterns stripRequestHeaders) {
     public ProxySettings {
         trustedProxies = List.copyOf(trustedProxies);
+    }
+
+    /** With the default {@link FieldNamePatterns#STRIPPED_BY_DEFAULT}. */
+    public ProxySettings(List<Cidr> trustedProxies, Duration bodyReadTimeout, HttpLimits limits) {
+        this(trustedProxies, bodyReadTimeout, limits, FieldNamePatterns.STRIPPED_BY_DEFAULT);
     }
 
     /** No trusted proxies; origin reads bounded like the client listener's reads. */

@@ -7,10 +7,12 @@
  *                     (GrpcReplies); over HTTP/1.1 → 505; grpc-timeout → the call's deadline on the shared
  *                     watchdog (it cancels the attempt in flight), malformed → INTERNAL
  *  RequestScreen ──── OPTIONS * → 200; CONNECT → 405; not origin-form, dot-segment → 400
+ *  cleanForwardingFields    ForwardedHeaders: X-Forwarded-*, Forwarded, Via, X-Forwarded-Client-Cert made the
+ *                           gateway's, server.strip-request-headers out (untrusted peers): before any predicate
  *  matchRoute ─────── BoundRoutes (route + upstream + admission, bound at start-up) → no route → 404
  *  admit ──────────── route over max-in-flight after queue-timeout → 503 + Retry-After
  *  prepareUpstreamRequest   hop-by-hop out (never Host or forwarding fields); Upgrade kept only for the route's
- *                           upgrades (never h2c); X-Forwarded-*, Forwarded, Via, traceparent in
+ *                           upgrades (never h2c); traceparent in
  *  ┌ requestFilters (route filters, before proceed) ─── a filter may reply locally (RedirectTo)
  *  │ UpstreamForwarder (the chain's last link): attempts until one gets a response head
  *  │   tryUpstream = one UpstreamAttempt (owns its connection until finish or close):

@@ -163,16 +163,17 @@ final class JwtVerifier {
         for (Map.Entry<String, String> e : rules.claimsToHeaders().entrySet()) {
             Object v = claims.getClaim(e.getKey());
             if (v != null) {
-                out.add(Map.entry(e.getValue(), text(e.getKey(), v)));
+                out.add(Map.entry(e.getValue(), ClaimHeaderValue.of(e.getKey(), v)));
             }
         }
         return List.copyOf(out);
     }
 
     /**
-     * A claim as header text: strings as they are, numbers and booleans printed, lists comma-joined; non-ASCII as
-     * its UTF-8 bytes (what origins decode). A value with control characters cannot be a header field, and is
-     * refused rather than dropped.
+     * The principal claim as text: strings as they are, numbers and booleans printed, lists comma-joined, non-ASCII
+     * as its UTF-8 bytes one per char (as the access log and rate-limit keys have always had it). (Claims
+     * sent upstream as header fields take {@link ClaimHeaderValue}'s forms instead.) A value with control characters
+     * is refused rather than dropped.
      */
     private static String text(String claim, Object v) throws BearerRejection {
         String s;

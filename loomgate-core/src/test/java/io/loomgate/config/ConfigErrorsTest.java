@@ -48,7 +48,8 @@ class ConfigErrorsTest {
         assertThat(refusal("server:\n  colour: blue\n").getMessage()).isEqualTo("gateway.yaml:2: server: unknown key "
                 + "'colour' (expected one of: address, port, threads, platform-threads, max-connections, backlog, "
                 + "header-timeout, idle-timeout, read-timeout, drain-timeout, trusted-proxies, max-request-line, "
-                + "max-header-size, max-headers, http2, underscores-in-headers, ssl, http-redirect-port)");
+                + "max-header-size, max-headers, http2, underscores-in-headers, ssl, http-redirect-port, "
+                + "strip-request-headers)");
         assertThat(refusal("rotues: []\n").getMessage())
                 .isEqualTo("gateway.yaml:1: unknown key 'rotues' — did you mean 'routes'?");
     }

@@ -69,4 +69,46 @@ class RequestTranslationTest {
                 ":authority", "a"))
                 .isInstanceOf(Http2Exception.class).hasMessageContaining("repeated pseudo-field");
     }
+
+    /** Issue 35 items 7-8: the bytes HTTP/1.1's request line refuses are refused in :path too (one shared check). */
+    @Test
+    void aPathWithBytesARequestLineCannotCarryIsMalformed() {
+        for (String path : List.of("/a b", "/a\tb", "/a\u007fb", "/caf\u00c3\u00a9", "/x\u0001")) {
+            assertThatThrownBy(() -> translate(":method", "GET", ":scheme", "http", ":path", path,
+                    ":authority", "a.org"))
+                    .as("%s", path.chars().mapToObj(c -> Integer.toHexString(c)).toList())
+                    .isInstanceOf(Http2Exception.class).hasMessageContaining("in :path (RFC 9112 §3.2)");
+        }
+    }
+
+    @Test
+    void aPathOfVisibleAsciiPasses() throws Exception {
+        RequestHead r = translate(":method", "GET", ":scheme", "http", ":path", "/a%20b/~!$&'()*+,;=:@?q=[x]|{}^`",
+                ":authority", "a.org");
+        assertThat(r.target()).isEqualTo("/a%20b/~!$&'()*+,;=:@?q=[x]|{}^`");
+    }
+
+    /** Issue 35 (found beside item 7): :authority and a stand-in Host follow HTTP/1.1's Host rule too. */
+    @Test
+    void anAuthorityHttp1WouldRefuseAsHostIsMalformed() {
+        for (String authority : List.of("a b", "a\tb", "evil.test/x", "caf\u00c3\u00a9.test", "a.test:8o")) {
+            assertThatThrownBy(() -> translate(":method", "GET", ":scheme", "http", ":path", "/",
+                    ":authority", authority))
+                    .as(authority).isInstanceOf(Http2Exception.class).hasMessageContaining("invalid :authority");
+        }
+        assertThatThrownBy(() -> translate(":method", "GET", ":scheme", "http", ":path", "/", "host", "a b"))
+                .isInstanceOf(Http2Exception.class).hasMessageContaining("invalid Host");
+        assertThatThrownBy(() -> translate(":method", "GET", ":scheme", "http", ":path", "/", "host", "a.test",
+                "host", "b.test"))
+                .isInstanceOf(Http2Exception.class).hasMessageContaining("repeated or invalid Host");
+    }
+
+    @Test
+    void ordinaryAuthoritiesPass() throws Exception {
+        for (String authority : List.of("example.org", "example.org:8443", "127.0.0.1:80", "[::1]:443",
+                "xn--caf-dma.test")) {
+            assertThat(translate(":method", "GET", ":scheme", "http", ":path", "/", ":authority", authority)
+                    .headers().first("host")).isEqualTo(authority);
+        }
+    }
 }

@@ -1,10 +1,11 @@
-package io.loomgate.http1;
+package io.loomgate.http;
 
 /**
  * The syntax of a Host field value and of an authority-form target: {@code uri-host [ ":" port ]} (RFC 9110 §7.2,
- * RFC 3986 §3.2.2). Checks syntax only; never resolves anything.
+ * RFC 3986 §3.2.2). Checks syntax only; never resolves anything. One rule for both protocols: HTTP/1.1's Host field
+ * and CONNECT target ({@code http1.RequestHeadParser}) and HTTP/2's {@code :authority} ({@code http2.RequestFields}).
  */
-final class HostSyntax {
+public final class HostSyntax {
     private HostSyntax() {
     }
 
@@ -12,7 +13,7 @@ final class HostSyntax {
      * Whether {@code s} is {@code host [":" port]}; with {@code portRequired} (CONNECT) the port must be present.
      * An empty Host is valid (RFC 9110 §7.2: a target URI without authority is sent with an empty Host).
      */
-    static boolean isValid(String s, boolean portRequired) {
+    public static boolean isValid(String s, boolean portRequired) {
         int n = s.length();
         if (n == 0) {
             return !portRequired;
