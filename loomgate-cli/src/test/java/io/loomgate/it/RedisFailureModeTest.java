@@ -24,8 +24,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
+import redis.clients.jedis.Jedis;
 
 /**
  * The Redis store when Redis is too slow or gone (issue 35, item 6): the limited client's own flood from hundreds of
@@ -49,20 +51,46 @@ class RedisFailureModeTest {
                       redis-rate-limiter.burstCapacity: ${RATE}
                       key-resolver: header:X-Api-Key
             """;
+    /** The flood's gateway: Redis with its default timeout (50ms), no failure-mode (the default, open). */
+    private static final String FLOOD_YAML = """
+            redis:
+              url: ${REDIS_URL}
+            routes:
+              - id: api
+                uri: ${ORIGIN}
+                predicates: [ "Path=/api/**" ]
+                filters:
+                  - name: RequestRateLimiter
+                    args:
+                      redis-rate-limiter.replenishRate: 1
+                      redis-rate-limiter.burstCapacity: 1
+                      key-resolver: header:X-Api-Key
+            """;
     private static final int CONNECTIONS = 300;
     private static final Duration FLOOD = Duration.ofSeconds(6);
 
     @Test
     void aFloodOnOneKeyFromHundredsOfConnectionsPassesAboutTheLimitNotThousands() throws Exception {
+        // In the finding, 500 connections made Redis calls miss their 50ms deadline now and then; each such request
+        // passed. This machine cannot flood that hard, so Redis is made to stall as it did: CLIENT PAUSE 80 ms out
+        // of every 100 ms, so calls flap between answering and timing out.
         GatewayMetrics metrics = new GatewayMetrics();
         ListAppender<ILoggingEvent> outageLines = capture("io.loomgate.ratelimit.OutageLog");
         try (RedisServer redis = RedisServer.start(); TestOrigin origin = new TestOrigin();
-             RunningGateway gw = RunningGateway.start(YAML, Map.of("ORIGIN", origin.uri(),
-                     "REDIS_URL", redis.url(), "MODE", "open", "RATE", "1"), observers(metrics))) {
+             RunningGateway gw = RunningGateway.start(FLOOD_YAML, Map.of("ORIGIN", origin.uri(),
+                     "REDIS_URL", redis.url()), observers(metrics))) {
             AtomicInteger passed = new AtomicInteger();
             AtomicInteger answered = new AtomicInteger();
             long start = System.nanoTime();
-            try (ExecutorService vt = Executors.newVirtualThreadPerTaskExecutor()) {
+            try (ExecutorService vt = Executors.newVirtualThreadPerTaskExecutor();
+                 Jedis pauser = new Jedis("127.0.0.1", redis.port())) {
+                Future<?> stalls = vt.submit(() -> {
+                    while (System.nanoTime() - (start + FLOOD.toNanos()) < 0) {
+                        pauser.clientPause(80);
+                        LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+                    }
+                    return null;
+                });
                 List<Future<?>> clients = new ArrayList<>();
                 for (int i = 0; i < CONNECTIONS; i++) {
                     clients.add(vt.submit(() -> {
@@ -73,15 +101,22 @@ class RedisFailureModeTest {
                 for (Future<?> f : clients) {
                     f.get();
                 }
+                stalls.get();
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             double failures = new PrometheusText(metrics.registry().scrape())
                     .value("loomgate_ratelimit_store_errors_total", "store=redis");
+            String dials;
+            try (Jedis direct = new Jedis("127.0.0.1", redis.port())) {
+                dials = direct.info("stats").lines().filter(l -> l.startsWith("total_connections_received"))
+                        .findFirst().orElse("?");
+            }
             // 1 a second from Redis, and while Redis timed out, 1 a second from the local bucket: twice the limit
             // at worst, where failing open let every timed-out request through.
-            assertThat(passed.get()).as("passed of %d answered in %.1f s, %.0f Redis failures", answered.get(),
-                    seconds, failures).isBetween(1, 2 * ((int) Math.ceil(seconds) + 2));
-            assertThat(answered.get()).as("the flood was a flood").isGreaterThan(1000);
+            assertThat(passed.get()).as("passed of %d answered in %.1f s, %.0f Redis failures, %s", answered.get(),
+                    seconds, failures, dials).isBetween(1, 2 * ((int) Math.ceil(seconds) + 2));
+            assertThat(answered.get()).as("the flood was a flood").isGreaterThan(300);
+            assertThat(failures).as("Redis calls that missed the timeout").isPositive();
             assertThat(outageLines.list.size()).as("outage lines, at most one per 10 s")
                     .isLessThanOrEqualTo((int) Math.ceil(seconds / 10) + 1);
         } finally {

@@ -92,8 +92,6 @@ class RedisRateLimitTest {
             double failed = storeErrors(metrics);
             assertThat(failed).isPositive();
             PrometheusText m = new PrometheusText(metrics.registry().scrape());
-            assertThat(m.value("loomgate_ratelimit_requests_total", "route=api", "outcome=store_error"))
-                    .as("store_error counts 503s of failure-mode: deny").isZero();
             assertThat(m.value("loomgate_ratelimit_requests_total", "route=api", "outcome=limited")).isPositive();
 
             redis.restart();

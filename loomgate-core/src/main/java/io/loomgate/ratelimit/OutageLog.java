@@ -21,6 +21,7 @@ final class OutageLog {
     private final LongSupplier nanoTime;
     private final long intervalNanos;
     private final AtomicLong failures = new AtomicLong();
+    private final AtomicLong skipped = new AtomicLong();
     private final AtomicLong lastLine;
     private final AtomicBoolean down = new AtomicBoolean();
 
@@ -36,19 +37,25 @@ final class OutageLog {
         failures.incrementAndGet();
         down.set(true);
         if (lineDue()) {
-            LOG.warn("rate limiting: {} store unavailable ({} failed call(s) since the last line; at most one line "
-                            + "per {}s): {}; {}", store, failures.getAndSet(0), intervalNanos / 1_000_000_000L,
+            LOG.warn("rate limiting: {} store unavailable ({} failed call(s) and {} request(s) held off it since the "
+                            + "last line; at most one line per {}s): {}; {}", store, failures.getAndSet(0),
+                    skipped.getAndSet(0), intervalNanos / 1_000_000_000L,
                     e.getMessage(), mode == RedisSettings.FailureMode.DENY
                             ? "refusing those requests with 503 (failure-mode: deny)"
                             : "each route's local limit applies meanwhile (failure-mode: open)");
         }
     }
 
+    /** A request decided without the store because it is held off after a failure ({@link HoldOff}). */
+    void skipped() {
+        skipped.incrementAndGet();
+    }
+
     void answered() {
         if (down.get() && lineDue()) {
             down.set(false);
-            LOG.info("rate limiting: {} store answers again ({} failed call(s) since the last line); limits shared "
-                    + "again", store, failures.getAndSet(0));
+            LOG.info("rate limiting: {} store answers again ({} failed call(s) and {} request(s) held off it since "
+                    + "the last line); limits shared again", store, failures.getAndSet(0), skipped.getAndSet(0));
         }
     }
 

@@ -20,6 +20,7 @@ public final class RateLimiting implements AutoCloseable {
     private final LongSupplier nanoTime;
     private RedisStore redisStore;
     private OutageLog outages;
+    private HoldOff holdOff;
     /** The local stores of the routes built (weakly: a replaced configuration's go with its routes). */
     private final ConcurrentLinkedQueue<WeakReference<LocalStore>> localStores = new ConcurrentLinkedQueue<>();
 
@@ -60,7 +61,7 @@ public final class RateLimiting implements AutoCloseable {
                     + "'redis:' section with 'url: redis://host:port'");
         }
         RedisStore shared = sharedRedis();
-        return new FallbackStore(shared, local(maxKeys), redis.failureMode(), outages, listener);
+        return new FallbackStore(shared, local(maxKeys), redis.failureMode(), outages, holdOff, listener);
     }
 
     /** The Redis store every route shares, made on first use. */
@@ -68,6 +69,7 @@ public final class RateLimiting implements AutoCloseable {
         if (redisStore == null) {
             redisStore = new RedisStore(redis);
             outages = new OutageLog(redisStore.name(), redis.failureMode(), nanoTime, OutageLog.INTERVAL_NANOS);
+            holdOff = new HoldOff(nanoTime);
         }
         return redisStore;
     }
