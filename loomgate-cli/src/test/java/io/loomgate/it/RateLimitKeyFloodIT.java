@@ -63,6 +63,7 @@ class RateLimitKeyFloodIT {
                      Map.of("ORIGIN", origin.uri(), "ADMIN", Integer.toString(admin)))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
             AtomicInteger answered = new AtomicInteger();
+            long started = System.nanoTime();
             try (ExecutorService vt = Executors.newVirtualThreadPerTaskExecutor()) {
                 List<Future<?>> floods = new ArrayList<>();
                 for (int c = 0; c < CONNECTIONS; c++) {
@@ -77,13 +78,18 @@ class RateLimitKeyFloodIT {
                 }
             }
             int sent = CONNECTIONS * PER_CONNECTION;
+            boolean sweptMeanwhile = System.nanoTime() - started > Duration.ofSeconds(100).toNanos();
             assertThat(answered.get()).isEqualTo(sent);
             PrometheusText metrics = new PrometheusText(get(admin, "/metrics", null).bodyText());
             double keys = metrics.value("loomgate_ratelimit_keys");
             double evicted = metrics.value("loomgate_ratelimit_evictions_total", "route=flood");
             assertThat(keys).as("keys held").isPositive().isLessThanOrEqualTo(MAX_KEYS);
             // every key was new and none idled out (its expiry is 120 s): all but those held were pushed out
-            assertThat(evicted).as("evictions").isEqualTo(sent - keys);
+            if (sweptMeanwhile) { // a very slow run: the first keys may have expired before they were pushed out
+                assertThat(evicted).as("evictions").isPositive().isLessThanOrEqualTo(sent - keys);
+            } else {
+                assertThat(evicted).as("evictions").isEqualTo(sent - keys);
+            }
             // A normal client is served, and the admin listener answers.
             RawClient.Response normal = get(port, "/normal", "regular-client");
             assertThat(normal.status()).isEqualTo(200);
