@@ -67,6 +67,16 @@ public final class JarProcess implements AutoCloseable {
         return start(List.of("env", "--default-signal=HUP"), jar, jvmArgs, args, env);
     }
 
+    /**
+     * As {@link #start(Path, List, List, Map)}, with at most {@code nofile} file descriptors ({@code prlimit(1)}
+     * execs the JVM, so the pid stays the JVM's).
+     */
+    public static JarProcess startWithFdLimit(int nofile, List<String> jvmArgs, List<String> args,
+                                              Map<String, String> env) throws IOException {
+        return start(List.of("prlimit", "--nofile=" + nofile + ":" + nofile, "env", "--default-signal=HUP"), jar(),
+                jvmArgs, args, env);
+    }
+
     /** As {@link #start(Path, List, List, Map)}, with SIGHUP inherited as ignored, as {@code nohup} leaves it. */
     public static JarProcess startWithHangupIgnored(Path jar, List<String> jvmArgs, List<String> args)
             throws IOException {

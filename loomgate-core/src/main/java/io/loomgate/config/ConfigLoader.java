@@ -42,7 +42,8 @@ public final class ConfigLoader {
     private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
             "connect-timeout", "ssl", "http2", "http2-max-connections", "http2-keepalive-interval",
             "http2-keepalive-timeout");
-    private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file");
+    private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file",
+            "failure-mode");
     private static final List<String> LOGGING_KEYS = List.of("format", "levels");
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
@@ -281,6 +282,12 @@ public final class ConfigLoader {
         Duration timeout = s.duration("timeout", RedisSettings.DEFAULT_TIMEOUT, false);
         int maxConnections = s.integer("max-connections", RedisSettings.DEFAULT_MAX_CONNECTIONS, 1,
                 Integer.MAX_VALUE);
+        RedisSettings.FailureMode failureMode;
+        try {
+            failureMode = RedisSettings.FailureMode.parse(s.string("failure-mode", "open"));
+        } catch (IllegalArgumentException e) {
+            throw s.error("failure-mode", e.getMessage());
+        }
         Path caFile = null;
         if (s.has("ca-file")) {
             caFile = Path.of(s.string("ca-file", null));
@@ -302,13 +309,14 @@ public final class ConfigLoader {
             throw s.error(e.getMessage().startsWith("timeout") ? "timeout" : "url", e.getMessage());
         }
         if (caFile == null) {
-            return settings;
+            return settings.withFailureMode(failureMode);
         }
         if (!settings.tls()) {
             throw s.error("ca-file", "is for rediss:// (TLS); the url is " + settings.redacted());
         }
         try {
-            return RedisSettings.parse(text, timeout, maxConnections, caFile).checkCaFile();
+            return RedisSettings.parse(text, timeout, maxConnections, caFile).checkCaFile()
+                    .withFailureMode(failureMode);
         } catch (IllegalArgumentException e) {
             throw s.error("ca-file", e.getMessage());
         }

@@ -4,6 +4,7 @@ import io.loomgate.http.ResponseHead;
 import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
+import io.loomgate.server.Listener;
 import io.loomgate.server.ServerExchange;
 import io.loomgate.upstream.Upstream;
 import io.loomgate.upstream.Upstreams;
@@ -25,7 +26,7 @@ import java.util.function.Supplier;
  * <pre>
  *   /                 the dashboard (self-contained HTML, polls /api/stats)
  *   /health/live      200 while the process serves
- *   /health/ready     200 when the CLI's readiness says so, else 503
+ *   /health/ready     200 when the CLI's readiness says so and the memory gate accepts connections, else 503
  *   /metrics          Prometheus text (OpenMetrics if the Accept header asks for it)
  *   /routes           the loaded routes as JSON, with their counters
  *   /threads          a full thread dump as JSON, virtual threads included; ?format=text for text
@@ -98,8 +99,11 @@ public final class AdminHandler implements ExchangeHandler {
             case "/", "/index.html" -> send(exchange, 200, "text/html; charset=utf-8", dashboard);
             case "/health/live" -> send(exchange, 200, TEXT, utf8("live\n"));
             case "/health/ready" -> {
-                boolean isReady = ready.getAsBoolean();
-                send(exchange, isReady ? 200 : 503, TEXT, utf8(isReady ? "ready\n" : "not ready\n"));
+                // A shut memory gate means new connections wait unaccepted: not ready, so new clients go elsewhere.
+                boolean memory = Listener.memoryGateShut();
+                boolean isReady = !memory && ready.getAsBoolean();
+                send(exchange, isReady ? 200 : 503, TEXT, utf8(isReady ? "ready\n" : memory
+                        ? "not ready: heap nearly full, new connections wait\n" : "not ready\n"));
             }
             case "/metrics" -> {
                 GatewayMetrics.Scrape scrape = metrics.scrape(exchange.request().headers().first("Accept"));

@@ -155,7 +155,8 @@ public final class GatewayTelemetry implements AutoCloseable {
         ListenerSettings settings = new ListenerSettings(address, port, ADMIN_MAX_CONNECTIONS, ADMIN_MAX_CONNECTIONS,
                 d.headerTimeout(), ADMIN_TIMEOUT, ADMIN_TIMEOUT, d.limits());
         admin = new Listener(settings, tls, new AdminHandler(metrics, routes, upstreams, ready, reloads),
-                ConnectionExecutors.create(new ThreadModel.Cached(), "admin"), ConnectionListener.NOOP).start();
+                ConnectionExecutors.create(new ThreadModel.Cached(), "admin"), ConnectionListener.NOOP)
+                .outsideMemoryGate().start(); // health checks must be answered while the data path's gate is shut
         return admin;
     }
 

@@ -4,13 +4,20 @@ package io.loomgate.ratelimit;
  * What a store answered for one request.
  *
  * @param allowed   whether the request may pass
- * @param remaining whole tokens left in the bucket after this request; -1 when the store failed (as SCG reports it)
+ * @param remaining whole tokens left in the bucket after this request; -1 when the store failed and nothing decided
+ *                  in its place ({@code redis.failure-mode: deny})
+ * @param evicted   keys of a local store this request's new key pushed out (for the evictions metric), else 0
  */
-record Decision(boolean allowed, long remaining) {
-    /** The answer when the store could not be asked: allow (fail open). */
-    static final Decision FAILED_OPEN = new Decision(true, -1);
+record Decision(boolean allowed, long remaining, int evicted) {
+    /** The answer when the store could not be asked and {@code failure-mode} is {@code deny}: refuse (503). */
+    static final Decision STORE_FAILED = new Decision(false, -1);
 
-    boolean failedOpen() {
+    Decision(boolean allowed, long remaining) {
+        this(allowed, remaining, 0);
+    }
+
+    /** Whether the store failed with no answer in its place (the request is refused with 503, not 429). */
+    boolean storeFailed() {
         return remaining < 0;
     }
 

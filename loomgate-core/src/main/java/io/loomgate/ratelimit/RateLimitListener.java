@@ -1,5 +1,7 @@
 package io.loomgate.ratelimit;
 
+import java.util.function.LongSupplier;
+
 /**
  * Events of the rate limiter, for metrics. Called on the request's thread: implementations must be fast, must not
  * block and must not throw.
@@ -16,7 +18,10 @@ public interface RateLimitListener {
         LIMITED,
         /** No key and {@code deny-empty-key: true}: answered 403. */
         EMPTY_KEY,
-        /** The store failed, so the request was allowed (fail open). */
+        /**
+         * The store failed and {@code redis.failure-mode: deny}: answered 503. (With {@code open}, the route's local
+         * bucket decides, and the outcome is {@link #ALLOWED} or {@link #LIMITED}.)
+         */
         STORE_ERROR
     }
 
@@ -25,5 +30,13 @@ public interface RateLimitListener {
 
     /** One failed store call; {@code store} is {@code redis}. */
     default void storeFailed(String store) {
+    }
+
+    /** A new key of a request on {@code routeId} pushed {@code count} least recently used keys out of a full store. */
+    default void evicted(String routeId, int count) {
+    }
+
+    /** Once, when the rate limiting is made: how to read the keys its local stores hold now (for a gauge). */
+    default void localKeys(LongSupplier keys) {
     }
 }

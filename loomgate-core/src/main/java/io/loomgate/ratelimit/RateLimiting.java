@@ -1,6 +1,8 @@
 package io.loomgate.ratelimit;
 
 import io.loomgate.filter.FilterFactory;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.LongSupplier;
 
 /**
@@ -16,11 +18,15 @@ public final class RateLimiting implements AutoCloseable {
     private final RedisSettings redis;
     private final RateLimitListener listener;
     private final LongSupplier nanoTime;
-    private RateLimitStore redisStore;
+    private RedisStore redisStore;
+    private OutageLog outages;
+    private HoldOff holdOff;
+    /** The local stores of the routes built (weakly: a replaced configuration's go with its routes). */
+    private final ConcurrentLinkedQueue<WeakReference<LocalStore>> localStores = new ConcurrentLinkedQueue<>();
 
     /**
      * @param redis    the {@code redis:} section, or null when there is none (then {@code store: redis} is refused)
-     * @param listener told of every decision and store failure
+     * @param listener told of every decision and store failure; given {@link #localKeys} to report
      */
     public RateLimiting(RedisSettings redis, RateLimitListener listener) {
         this(redis, listener, System::nanoTime);
@@ -30,6 +36,7 @@ public final class RateLimiting implements AutoCloseable {
         this.redis = redis;
         this.listener = listener;
         this.nanoTime = nanoTime;
+        listener.localKeys(this::localKeys);
     }
 
     public FilterFactory filterFactory() {
@@ -40,24 +47,61 @@ public final class RateLimiting implements AutoCloseable {
         return listener;
     }
 
-    /** A new local store per route; the one shared Redis store. Called while routes are built, on one thread. */
-    RateLimitStore store(String kind) {
+    /**
+     * The store of one {@code RequestRateLimiter} filter: its own local buckets of at most {@code maxKeys} keys, or
+     * the one shared Redis store with such local buckets behind it for {@code failure-mode: open}. Called while
+     * routes are built, on one thread.
+     */
+    RateLimitStore store(String kind, int maxKeys) {
         if (kind.equals("local")) {
-            return new LocalStore(nanoTime);
+            return local(maxKeys);
         }
         if (redis == null) {
             throw new IllegalArgumentException("store: redis needs the Redis to use: add a top-level "
                     + "'redis:' section with 'url: redis://host:port'");
         }
+        RedisStore shared = sharedRedis();
+        return new FallbackStore(shared, local(maxKeys), redis.failureMode(), outages, holdOff, listener);
+    }
+
+    /** The Redis store every route shares, made on first use. */
+    RedisStore sharedRedis() {
         if (redisStore == null) {
-            redisStore = new FailOpenStore(new RedisStore(redis), listener);
+            redisStore = new RedisStore(redis);
+            outages = new OutageLog(redisStore.name(), redis.failureMode(), nanoTime, OutageLog.INTERVAL_NANOS);
+            holdOff = new HoldOff(nanoTime);
         }
         return redisStore;
     }
 
-    /** Closes the Redis pool, if one was made. */
+    private LocalStore local(int maxKeys) {
+        LocalStore s = LocalStore.swept(nanoTime, maxKeys);
+        localStores.removeIf(r -> r.get() == null);
+        localStores.add(new WeakReference<>(s));
+        return s;
+    }
+
+    /** Keys held now in every local store of the routes served (and of replaced routes not yet collected). */
+    public long localKeys() {
+        long n = 0;
+        for (WeakReference<LocalStore> r : localStores) {
+            LocalStore s = r.get();
+            if (s != null) {
+                n += s.size();
+            }
+        }
+        return n;
+    }
+
+    /** Stops the local stores' sweeps; closes the Redis pool, if one was made. */
     @Override
     public void close() {
+        for (WeakReference<LocalStore> r : localStores) {
+            LocalStore s = r.get();
+            if (s != null) {
+                s.close();
+            }
+        }
         if (redisStore != null) {
             redisStore.close();
         }

@@ -16,14 +16,15 @@ import java.time.Duration;
  * @param user           ACL user, or null ({@code redis://user:password@host})
  * @param password       or null ({@code redis://:password@host})
  * @param database       {@code /N} at the end of the URL, default 0
- * @param timeout        bound on each part of one call (pool borrow, connect, socket read); past it the request is
- *                       allowed (default 50ms)
+ * @param timeout        bound on each part of one call (pool borrow, connect, socket read); past it the call has
+ *                       failed, and {@code failureMode} decides (default 50ms)
  * @param maxConnections connections to Redis at most, shared by every route (default 64)
  * @param caFile         PEM file of the CA that signed Redis's certificate for {@code rediss://}, or null for the
  *                       JDK's trust store
+ * @param failureMode    what a request gets when Redis fails or is too slow (default {@link FailureMode#OPEN})
  */
 public record RedisSettings(String host, int port, boolean tls, String user, String password, int database,
-                            Duration timeout, int maxConnections, Path caFile) {
+                            Duration timeout, int maxConnections, Path caFile, FailureMode failureMode) {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(50);
     public static final int DEFAULT_MAX_CONNECTIONS = 64;
 
@@ -78,7 +79,37 @@ public record RedisSettings(String host, int port, boolean tls, String user, Str
             throw new IllegalArgumentException("max-connections must be at least 1, got " + maxConnections);
         }
         return new RedisSettings(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), scheme.equals("rediss"),
-                user, password, database, timeout, maxConnections, caFile);
+                user, password, database, timeout, maxConnections, caFile, FailureMode.OPEN);
+    }
+
+    /** The same Redis, with another answer for when it fails. */
+    public RedisSettings withFailureMode(FailureMode mode) {
+        return new RedisSettings(host, port, tls, user, password, database, timeout, maxConnections, caFile, mode);
+    }
+
+    /**
+     * {@code redis.failure-mode}: what a request gets when its Redis call fails or times out (Envoy's
+     * {@code failure_mode_deny}).
+     */
+    public enum FailureMode {
+        /**
+         * The request is decided by a local bucket of this gateway for the same key and limit: the limit still
+         * holds per gateway instance, instead of not at all (Spring Cloud Gateway allows every request).
+         */
+        OPEN,
+        /** The request is refused with 503 and {@code Retry-After: 1}: no request passes that was not counted. */
+        DENY;
+
+        /**
+         * @throws IllegalArgumentException naming the accepted values
+         */
+        public static FailureMode parse(String text) {
+            return switch (text.trim()) {
+                case "open" -> OPEN;
+                case "deny" -> DENY;
+                default -> throw new IllegalArgumentException("expected open or deny, got '" + text + "'");
+            };
+        }
     }
 
     /**
@@ -106,6 +137,7 @@ public record RedisSettings(String host, int port, boolean tls, String user, Str
 
     @Override
     public String toString() {
-        return "RedisSettings[" + redacted() + ", timeout=" + timeout + ", maxConnections=" + maxConnections + "]";
+        return "RedisSettings[" + redacted() + ", timeout=" + timeout + ", maxConnections=" + maxConnections
+                + ", failureMode=" + failureMode + "]";
     }
 }

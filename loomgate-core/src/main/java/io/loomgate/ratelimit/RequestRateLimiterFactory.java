@@ -8,9 +8,9 @@ import java.util.Map;
 
 /**
  * Builds {@code RequestRateLimiter} filters from a route's arguments. Loomgate's spelling ({@code replenish-rate},
- * {@code burst-capacity}, {@code requested-tokens}, {@code key-resolver}, {@code store}, {@code deny-empty-key}) and
+ * {@code burst-capacity}, {@code requested-tokens}, {@code key-resolver}, {@code store}, {@code deny-empty-key}, {@code max-keys}) and
  * Spring Cloud Gateway's ({@code redis-rate-limiter.replenishRate}, {@code .burstCapacity}, {@code .requestedTokens},
- * {@code keyResolver}, {@code denyEmptyKey}) are both accepted; SCG's {@code redis-rate-limiter.*} selects the Redis
+ * {@code keyResolver}, {@code denyEmptyKey}, and {@code maxKeys} in the same style) are both accepted; SCG's {@code redis-rate-limiter.*} selects the Redis
  * store, so an SCG route carries over unchanged.
  */
 final class RequestRateLimiterFactory implements FilterFactory {
@@ -31,8 +31,8 @@ final class RequestRateLimiterFactory implements FilterFactory {
     @Override
     public List<String> argNames() {
         return List.of("replenish-rate", "burst-capacity", "requested-tokens", "key-resolver", "store",
-                "deny-empty-key", SCG + "replenishRate", SCG + "burstCapacity", SCG + "requestedTokens",
-                "keyResolver", "denyEmptyKey");
+                "deny-empty-key", "max-keys", SCG + "replenishRate", SCG + "burstCapacity", SCG + "requestedTokens",
+                "keyResolver", "denyEmptyKey", "maxKeys");
     }
 
     @Override
@@ -61,9 +61,14 @@ final class RequestRateLimiterFactory implements FilterFactory {
             throw new ArgumentException(resolverArg, e.getMessage());
         }
         boolean deny = a.bool("deny-empty-key", "denyEmptyKey", true);
+        int maxKeys = a.integer("max-keys", "maxKeys", LocalStore.DEFAULT_CAPACITY);
+        if (maxKeys < 1) {
+            throw new ArgumentException(a.writtenAs("max-keys", "maxKeys"), "max-keys: expected an integer >= 1 (keys held in memory at "
+                    + "most), got " + maxKeys);
+        }
         RateLimitStore chosen;
         try {
-            chosen = owner.store(store);
+            chosen = owner.store(store, maxKeys);
         } catch (IllegalArgumentException e) {
             throw new ArgumentException(args.containsKey("store") ? "store" : scgArg, e.getMessage());
         }

@@ -13,7 +13,8 @@ import java.nio.charset.StandardCharsets;
  * either answer 429 (the origin never sees the request) or proceed. Both answers carry SCG's headers
  * ({@code X-RateLimit-Remaining}, {@code -Replenish-Rate}, {@code -Burst-Capacity}, {@code -Requested-Tokens}); the
  * 429 adds {@code Retry-After}. A request without a key gets 403 when {@code denyEmptyKey}, else passes unlimited.
- * A store failure allows the request (remaining -1, as SCG reports it).
+ * When the Redis store fails, {@code redis.failure-mode} decides ({@link FallbackStore}): the route's local bucket,
+ * or 503 with {@code Retry-After: 1} (not 429: the client was not found over its limit; the limiter could not tell).
  */
 final class RequestRateLimiterFilter implements GatewayFilter {
     static final String REMAINING = "X-RateLimit-Remaining";
@@ -21,6 +22,8 @@ final class RequestRateLimiterFilter implements GatewayFilter {
     static final String BURST_CAPACITY = "X-RateLimit-Burst-Capacity";
     static final String REQUESTED_TOKENS = "X-RateLimit-Requested-Tokens";
     private static final byte[] LIMITED_BODY = "429 Too Many Requests: rate limit exceeded\n"
+            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] STORE_FAILED_BODY = "503 Service Unavailable: the rate limiter cannot decide now\n"
             .getBytes(StandardCharsets.UTF_8);
     private static final byte[] EMPTY_KEY_BODY = "403 Forbidden: no rate-limit key in the request\n"
             .getBytes(StandardCharsets.UTF_8);
@@ -54,8 +57,17 @@ final class RequestRateLimiterFilter implements GatewayFilter {
             return;
         }
         Decision d = store.consume(key, limit);
-        listener.decided(exchange.routeId(), d.failedOpen() ? RateLimitListener.Outcome.STORE_ERROR
+        if (d.evicted() > 0) {
+            listener.evicted(exchange.routeId(), d.evicted());
+        }
+        listener.decided(exchange.routeId(), d.storeFailed() ? RateLimitListener.Outcome.STORE_ERROR
                 : d.allowed() ? RateLimitListener.Outcome.ALLOWED : RateLimitListener.Outcome.LIMITED);
+        if (d.storeFailed()) {
+            ResponseHead head = plainText(503);
+            head.headers().set("Retry-After", "1");
+            exchange.replyLocally(head, STORE_FAILED_BODY);
+            return;
+        }
         if (!d.allowed()) {
             ResponseHead head = plainText(429);
             addHeaders(head.headers(), d);

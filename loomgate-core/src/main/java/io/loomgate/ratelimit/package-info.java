@@ -5,8 +5,8 @@
  * {@link io.loomgate.filter.FilterExchange}. The only package that talks to Redis.
  *
  * <p>Flow of one request: {@link io.loomgate.ratelimit.KeyResolver} →
- * {@link io.loomgate.ratelimit.RateLimitStore#consume} (fail open on a store error:
- * {@link io.loomgate.ratelimit.FailOpenStore}) → 429 with the limit headers, or proceed and add the headers to the
+ * {@link io.loomgate.ratelimit.RateLimitStore#consume} (on a Redis error, the route's local
+ * bucket or 503, by {@code redis.failure-mode}: {@link io.loomgate.ratelimit.FallbackStore}) → 429 with the limit headers, or proceed and add the headers to the
  * origin's response. Every decision is reported to a
  * {@link io.loomgate.ratelimit.RateLimitListener}, which {@code observe} turns into metrics.
  */

@@ -39,6 +39,13 @@ record KeySet(List<Key> keys, String text) {
     private static final Map<Curve, JWSAlgorithm> EC = Map.of(Curve.P_256, JWSAlgorithm.ES256,
             Curve.P_384, JWSAlgorithm.ES384, Curve.P_521, JWSAlgorithm.ES512);
 
+    /**
+     * Keys one JWKS document may hold. Identity providers publish a handful (the current key and the next); the
+     * bound keeps a hostile or broken document (up to 1 MiB) from costing a verifier per key and a linear scan per
+     * token with an unknown kid.
+     */
+    static final int MAX_KEYS = 100;
+
     KeySet {
         keys = List.copyOf(keys);
     }
@@ -88,6 +95,10 @@ record KeySet(List<Key> keys, String text) {
             set = JWKSet.parse(text);
         } catch (ParseException e) {
             throw new IllegalArgumentException("not a JWK set: " + e.getMessage());
+        }
+        if (set.getKeys().size() > MAX_KEYS) {
+            throw new IllegalArgumentException("the JWK set has " + set.getKeys().size() + " keys; at most "
+                    + MAX_KEYS + " are accepted");
         }
         List<Key> keys = new ArrayList<>();
         for (JWK jwk : set.getKeys()) {

@@ -32,7 +32,14 @@ import org.slf4j.LoggerFactory;
  * <p>Admission: a permit is taken <em>before</em> {@code accept()}, so at max-connections the listener simply stops
  * accepting and further clients wait in the kernel's backlog, costing the gateway nothing, instead of being accepted
  * into a process that has no file descriptors or memory left for them. The same holds while the heap is nearly full
- * after a collection ({@link MemoryGate}).
+ * after a collection ({@link MemoryGate}), except on a listener made {@link #outsideMemoryGate()}: the admin
+ * listener, bounded by its own small max-connections, must go on answering /health/live and /health/ready (which
+ * then says 503) while the gate holds the data path's newcomers back.
+ *
+ * <p>Failed accepts (EMFILE at the file-descriptor limit, ENFILE, ENOBUFS): the loop pauses, 100 ms and doubling up
+ * to 1 s while they go on ({@link AcceptBackoff}), so it neither spins on a call that fails at once nor writes a line
+ * per attempt: one line when an episode starts, one with its count when an accept succeeds again (as HAProxy and
+ * nginx do). Connections already accepted are served meanwhile; each one that ends frees a descriptor.
  *
  * <p>TLS: with a {@link ServerTls} every connection starts with its handshake, on its own thread, never on the
  * accept loop, so a client that opens a connection and sends nothing delays nobody.
@@ -68,6 +75,7 @@ public final class Listener implements AutoCloseable {
     private IdleConnections idleConnections;
     private Duration idleHandoff = IDLE_HANDOFF;
     private final Consumer<ClientConnection> connectionEnded = this::connectionEnded;
+    private boolean memoryGated = true;
 
     public Listener(ListenerSettings settings, ExchangeHandler handler, ExecutorService executor,
                     ConnectionListener events) {
@@ -103,6 +111,23 @@ public final class Listener implements AutoCloseable {
     Listener idleHandoff(Duration delay) {
         this.idleHandoff = delay;
         return this;
+    }
+
+    /**
+     * Accepts even while the process's memory gate is shut (before {@link #start()}): for the admin listener, whose
+     * own max-connections bounds what it can hold, so health checks are answered while the data path waits.
+     */
+    public Listener outsideMemoryGate() {
+        this.memoryGated = false;
+        return this;
+    }
+
+    /**
+     * Whether data-path listeners accept no new connections now because the heap is nearly full after a collection:
+     * what readiness reports, so a load balancer sends new clients elsewhere instead of into a backlog that waits.
+     */
+    public static boolean memoryGateShut() {
+        return MemoryGate.PROCESS.isFull();
     }
 
     /** Connections parked in the idle poller now (0 on a TLS listener). */
@@ -142,13 +167,16 @@ public final class Listener implements AutoCloseable {
     }
 
     private void acceptLoop() {
+        AcceptBackoff backoff = new AcceptBackoff("port " + port(), System::nanoTime);
         while (!stopping) {
             try {
                 permits.acquire();
             } catch (InterruptedException e) {
                 return;
             }
-            MemoryGate.PROCESS.awaitRoom(() -> stopping); // a heap near full: newcomers wait in the backlog
+            if (memoryGated) {
+                MemoryGate.PROCESS.awaitRoom(() -> stopping); // a heap near full: newcomers wait in the backlog
+            }
             Socket socket;
             try {
                 socket = serverSocket.accept();
@@ -157,11 +185,11 @@ public final class Listener implements AutoCloseable {
                 if (stopping || serverSocket.isClosed()) {
                     return;
                 }
-                // EMFILE and friends: say so and back off a little instead of spinning on a failing accept.
-                log.warn("accept on port {} failed: {}", port(), e.getMessage());
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+                // EMFILE and friends: pause (the backlog holds the clients) instead of spinning on a failing accept.
+                LockSupport.parkNanos(backoff.failed(e));
                 continue;
             }
+            backoff.succeeded();
             long id = CONNECTION_IDS.incrementAndGet();
             ClientConnection c = new ClientConnection(id, socket, tls, settings, handler, events, connectionEnded,
                     reads, writes, idleConnections, idleHandoff);

@@ -198,4 +198,18 @@ class RateLimitConfigTest {
         assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacty: 20"))).isEqualTo(at8
                 + "unknown argument 'burst-capacty' — did you mean 'burst-capacity'?");
     }
+
+    @Test
+    void failureModeAndMaxKeysAreReadAndABadValueIsRefusedNamingItsKey() throws ConfigException {
+        GatewayConfig deny = load(limiter("redis:\n  url: redis://127.0.0.1:6379\n  failure-mode: deny\n",
+                "redis-rate-limiter.replenishRate: 10", "max-keys: 500"), Map.of());
+        assertThat(deny.redis().failureMode()).isEqualTo(RedisSettings.FailureMode.DENY);
+        assertThat(load(limiter("redis:\n  url: redis://127.0.0.1:6379\n", "redis-rate-limiter.replenishRate: 10"),
+                Map.of()).redis().failureMode()).isEqualTo(RedisSettings.FailureMode.OPEN);
+        assertThat(refusal(limiter("redis:\n  url: redis://127.0.0.1:6379\n  failure-mode: closed\n",
+                "replenish-rate: 10"))).contains("gateway.yaml:3").contains("failure-mode")
+                .contains("expected open or deny, got 'closed'");
+        assertThat(refusal(limiter("", "replenish-rate: 10", "max-keys: 0")))
+                .contains("gateway.yaml:8").contains("max-keys: expected an integer >= 1");
+    }
 }

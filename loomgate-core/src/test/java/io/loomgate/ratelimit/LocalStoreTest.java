@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class LocalStoreTest {
     private static final long SECOND = 1_000_000_000L;
     private final AtomicLong now = new AtomicLong(123 * SECOND);
-    private final LocalStore store = new LocalStore(now::get);
+    private final AtomicLong evictions = new AtomicLong();
+    private final LocalStore store = new LocalStore(now::get, 100_000);
     private final RateLimit limit = new RateLimit(10, 20, 1);
 
     @Test
@@ -68,12 +69,64 @@ class LocalStoreTest {
         assertThat(store.size()).isEqualTo(1000);
         now.addAndGet(3 * SECOND); // fill time 2 s: these keys are still within their 4 s
         store.consume("fresh", limit);
+        store.sweep();
         assertThat(store.size()).isEqualTo(1001);
         now.addAndGet(2 * SECOND); // now 5 s idle, past 4 s
-        store.consume("fresh", limit);
+        assertThat(store.consume("fresh", limit).evicted()).as("expiry is not eviction").isZero();
+        store.sweep();
         assertThat(store.size()).isEqualTo(1);
         // A forgotten key starts full again, which is what it would have been.
         assertThat(countAllowed("client-7", 50)).isEqualTo(20);
+    }
+
+    @Test
+    void aFloodOfNewKeysNeverHoldsMoreThanTheCapacityAndCountsEachEviction() {
+        LocalStore small = new LocalStore(now::get, 100);
+        for (int i = 0; i < 10_000; i++) {
+            evictions.addAndGet(small.consume("flood-" + i, limit).evicted());
+            assertThat(small.size()).isLessThanOrEqualTo(100);
+        }
+        assertThat(small.size()).isEqualTo(100);
+        assertThat(evictions).hasValue(9_900);
+    }
+
+    @Test
+    void theLeastRecentlyUsedKeyIsTheOneEvictedSoAnActiveClientKeepsItsEmptyBucket() {
+        LocalStore small = new LocalStore(now::get, 3);
+        for (int i = 0; i < 20; i++) {
+            small.consume("active", limit); // drained: 20 tokens taken
+        }
+        small.consume("idle-1", limit);
+        small.consume("idle-2", limit);
+        small.consume("active", limit);
+        // new-1 pushes out idle-1, not the older but recently used 'active'
+        evictions.addAndGet(small.consume("new-1", limit).evicted());
+        assertThat(evictions).hasValue(1);
+        assertThat(small.consume("active", limit).allowed()).as("active kept its empty bucket").isFalse();
+        for (int i = 0; i < 50; i++) { // a flood of new keys, while 'active' keeps asking
+            small.consume("new-" + (i + 2), limit);
+            assertThat(small.consume("active", limit).allowed()).isFalse();
+        }
+        assertThat(small.size()).isEqualTo(3);
+    }
+
+    @Test
+    void aSweptStoreDropsIdleKeysOnItsOwnScheduleWithNoRequestComing() {
+        LocalStore swept = LocalStore.swept(System::nanoTime, 1000);
+        try {
+            RateLimit quick = new RateLimit(100, 100, 1); // full again after 1 s: forgotten after the 1 s minimum
+            for (int i = 0; i < 500; i++) {
+                swept.consume("idle-" + i, quick);
+            }
+            assertThat(swept.size()).isEqualTo(500);
+            long deadline = System.nanoTime() + 30 * SECOND; // generous: the machine is shared
+            while (swept.size() > 0 && System.nanoTime() - deadline < 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(SECOND / 20);
+            }
+            assertThat(swept.size()).as("keys left with no request since").isZero();
+        } finally {
+            swept.close();
+        }
     }
 
     @Test

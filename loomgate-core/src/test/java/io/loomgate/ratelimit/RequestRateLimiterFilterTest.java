@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** The filter on its own: what each key resolver reads, the headers both ways, and failing open. */
+/** The filter on its own: what each key resolver reads, the headers both ways, and a failing Redis in both modes. */
 class RequestRateLimiterFilterTest {
     private final AtomicLong now = new AtomicLong();
     private final List<String> events = new ArrayList<>();
@@ -134,33 +134,51 @@ class RequestRateLimiterFilterTest {
     }
 
     @Test
-    void anUnreachableRedisAllowsTheRequestCountsTheErrorAndReportsMinusOne() throws Exception {
+    void anUnreachableRedisInOpenModeLeavesTheDecisionToTheRoutesLocalBucket() throws Exception {
+        RateLimiting rl = new RateLimiting(nowhere(), recording);
+        try (rl) {
+            GatewayFilter f = rl.filterFactory().create(Map.of("replenish-rate", "1", "burst-capacity", "2",
+                    "store", "redis"));
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                statuses.add(run(f, TestExchange.get("/a")).response().status());
+            }
+            // the clock is frozen: the local bucket of 2 holds, where failing open let all 4 through
+            assertThat(statuses).containsExactly(200, 200, 429, 429);
+        }
+        assertThat(events).containsExactly("failed:redis", "test-route:ALLOWED", "failed:redis",
+                "test-route:ALLOWED", "failed:redis", "test-route:LIMITED", "failed:redis", "test-route:LIMITED");
+    }
+
+    @Test
+    void anUnreachableRedisInDenyModeRefusesWith503AndRetryAfter() throws Exception {
+        RateLimiting rl = new RateLimiting(nowhere().withFailureMode(RedisSettings.FailureMode.DENY), recording);
+        try (rl) {
+            GatewayFilter f = rl.filterFactory().create(Map.of("replenish-rate", "1", "store", "redis"));
+            TestExchange x = run(f, TestExchange.get("/a"));
+            assertThat(x.localReplies).isEqualTo(1);
+            assertThat(x.response().status()).isEqualTo(503);
+            assertThat(x.response().headers().first("Retry-After")).isEqualTo("1");
+            assertThat(x.response().headers().first("X-Origin")).isNull();
+        }
+        assertThat(events).containsExactly("failed:redis", "test-route:STORE_ERROR");
+    }
+
+    private static RedisSettings nowhere() throws Exception {
         int closedPort;
         try (ServerSocket s = new ServerSocket(0)) {
             closedPort = s.getLocalPort();
         }
-        RedisSettings nowhere = RedisSettings.parse("redis://127.0.0.1:" + closedPort, Duration.ofMillis(200), 2,
-                null);
-        RateLimiting rl = new RateLimiting(nowhere, recording);
-        try (rl) {
-            GatewayFilter f = rl.filterFactory().create(Map.of("replenish-rate", "1", "store", "redis"));
-            for (int i = 0; i < 3; i++) {
-                TestExchange x = run(f, TestExchange.get("/a"));
-                assertThat(x.localReplies).isZero();
-                assertThat(x.response().status()).isEqualTo(200);
-                assertThat(x.response().headers().first("X-RateLimit-Remaining")).isEqualTo("-1");
-            }
-        }
-        assertThat(events).containsExactly("failed:redis", "test-route:STORE_ERROR", "failed:redis",
-                "test-route:STORE_ERROR", "failed:redis", "test-route:STORE_ERROR");
+        return RedisSettings.parse("redis://127.0.0.1:" + closedPort, Duration.ofMillis(200), 2, null);
     }
 
     @Test
     void everyRouteWithTheRedisStoreSharesOnePool() {
         RedisSettings r = RedisSettings.parse("redis://127.0.0.1:6379", Duration.ofMillis(50), 2, null);
         try (RateLimiting rl = new RateLimiting(r, RateLimitListener.NOOP)) {
-            assertThat(rl.store("redis")).isSameAs(rl.store("redis"));
-            assertThat(rl.store("local")).isNotSameAs(rl.store("local"));
+            assertThat(rl.sharedRedis()).isSameAs(rl.sharedRedis());
+            assertThat(rl.store("redis", 10)).isNotSameAs(rl.store("redis", 10));
+            assertThat(rl.store("local", 10)).isNotSameAs(rl.store("local", 10));
         }
     }
 }

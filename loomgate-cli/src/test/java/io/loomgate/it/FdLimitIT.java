@@ -1,0 +1,97 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.JarProcess;
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.TestOrigin;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A gateway process with 256 file descriptors and more client connections than fit: its accepts fail with "Too many
+ * open files" for seconds. The log says so once for the episode (and once when accepting works again), not once per
+ * failed attempt (it was ~96 lines a second), and once the clients close, the gateway serves again without a restart.
+ */
+class FdLimitIT {
+    private static final int NOFILE = 256;
+
+    @Test
+    void atTheDescriptorLimitAcceptsPauseWithOneLinePerEpisodeAndServingResumes(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("gateway.yaml");
+        Files.writeString(yaml, """
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                  max-connections: 10000
+                  backlog: 2048
+                admin:
+                  port: 0
+                routes:
+                  - id: main
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/**" ]
+                """);
+        try (TestOrigin origin = new TestOrigin();
+             JarProcess gw = JarProcess.startWithFdLimit(NOFILE, List.of("-Xmx128m"),
+                     List.of("serve", "--config", yaml.toString()), Map.of("ORIGIN", origin.uri()))) {
+            int port = gw.awaitListening(Duration.ofSeconds(30));
+            assertThat(get(port).status()).isEqualTo(200);
+            List<Socket> flood = new ArrayList<>();
+            try {
+                for (int i = 0; i < NOFILE + 100; i++) { // the kernel completes each handshake into the backlog
+                    flood.add(new Socket(InetAddress.getLoopbackAddress(), port));
+                }
+                awaitOutput(gw, "Too many open files");
+                // Hold the limit for a few seconds: at the old 10 ms retry that is hundreds of lines.
+                LockSupport.parkNanos(Duration.ofSeconds(4).toNanos());
+            } finally {
+                for (Socket s : flood) {
+                    s.close();
+                }
+            }
+            // The closed connections end, their descriptors come back, and the gateway serves again.
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            int status = -1;
+            while (status != 200 && System.nanoTime() - deadline < 0) {
+                try {
+                    status = get(port).status();
+                } catch (IOException e) {
+                    LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+                }
+            }
+            assertThat(status).as("a request after the clients closed").isEqualTo(200);
+            awaitOutput(gw, "works again after");
+            String log = gw.output();
+            long lines = log.lines().filter(l -> l.contains("Too many open files")).count();
+            long episodes = log.lines().filter(l -> l.contains("pausing accepts")).count();
+            assertThat(episodes).as("episodes in:\n" + log).isBetween(1L, 3L);
+            assertThat(lines).as("lines naming the error, one per episode:\n" + log).isEqualTo(episodes);
+        }
+    }
+
+    private static RawClient.Response get(int port) throws IOException {
+        try (RawClient c = new RawClient(port)) {
+            c.socket().setSoTimeout(5_000);
+            return c.send("GET /x HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n").read();
+        }
+    }
+
+    private static void awaitOutput(JarProcess gw, String text) throws IOException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!gw.output().contains(text)) {
+            assertThat(System.nanoTime() - deadline).as("'" + text + "' in the log:\n" + gw.output()).isNegative();
+            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+        }
+    }
+}
