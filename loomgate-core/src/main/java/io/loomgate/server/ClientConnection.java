@@ -606,6 +606,12 @@ final class ClientConnection implements Runnable {
             return;
         }
         if (!exchange.isResponseStarted()) {
+            if (stream.isReset()) {
+                // The client reset the stream (its handler was interrupted and gave up): routine, and nothing can be
+                // sent on it any more.
+                log.debug("connection {} stream {}: reset before its handler answered", id, stream.id());
+                return;
+            }
             Unexpected.LOG.error("connection {} stream {}: handler returned without a response", id, stream.id());
             exchange.respond(500, "no response");
         } else if (!exchange.responseFinished()) {

@@ -24,12 +24,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Fails a test in which the gateway logged an unexpected exception: an event of the logger {@value Unexpected#NAME}
  * (a handler that threw and answered 500, a connection loop that failed, ...). Registered for every test class of
- * the module by JUnit's extension auto-detection (junit-platform.properties, META-INF/services), so no test can
- * forget it. An appender on that logger collects the events from every thread; each test fails after it ran when
+ * loomgate-core, and through its test jar of loomgate-cli, by JUnit's extension auto-detection
+ * (junit-platform.properties and META-INF/services in this module's test resources), so no test can forget it. An appender on that logger collects the events from every thread; each test fails after it ran when
  * any arrived during it, and the class fails for those of its {@code @BeforeAll}/{@code @AfterAll} or of its last
  * requests' stragglers. A test that provokes one on purpose says so with {@link ProvokesUnexpectedException}.
- * A gateway run as a process is checked the same way by {@link #inOutput}, which {@link JarProcess} applies to its
- * output.
+ * A gateway run as a process is checked the same way by {@link #inOutput}, which the cli module's {@code JarProcess}
+ * applies to its output.
  */
 public final class UnexpectedExceptionCheck implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
     private static final Queue<String> EVENTS = new ConcurrentLinkedQueue<>();
