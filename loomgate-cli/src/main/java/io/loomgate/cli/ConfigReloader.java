@@ -18,10 +18,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Live reload: reads the configuration file again, checks it completely (YAML, keys, values, then every predicate
  * and filter built with the factories the gateway started with: built-ins, plugins, the rate limiter), and has the
- * gateway swap the new routes, filters and upstreams in at once; or changes nothing. A file that changes what cannot
- * change live (the listener, the thread model: see {@link NonLiveChanges}) changes nothing either and says "needs a
- * restart". One attempt at a time, from any trigger (file watch, SIGHUP, POST /reload); each is logged, counted and
- * kept for GET /reload.
+ * gateway swap the new routes, filters, upstreams and server.ssl certificates in at once; or changes nothing. Every
+ * key is declared live or not ({@link NonLiveChanges}): a file that changes what cannot change live (the listener,
+ * the thread model, ...) changes nothing either and says "needs a restart" naming the keys, and "unchanged" means no
+ * key differs. One attempt at a time, from any trigger (file watch, SIGHUP, POST /reload); each is logged, counted
+ * and kept for GET /reload.
  *
  * <p>Never a file that may be mid-write: what is applied is bytes that stayed the same for the settle window (the
  * file watch offers only those, {@link ConfigWatcher}; SIGHUP and POST /reload wait for them), and a file that drops
@@ -152,12 +153,12 @@ final class ConfigReloader implements ConfigReloads {
         List<String> lost;
         try {
             next = overrides.apply(ConfigLoader.parse(look.text(file), file.toString(), System.getenv()));
-            List<String> restart = NonLiveChanges.between(current, next);
-            if (!restart.isEmpty()) {
-                return result("needs_restart", "needs a restart: " + String.join(", ", restart)
+            NonLiveChanges.Changes changes = NonLiveChanges.changes(current, next);
+            if (!changes.restart().isEmpty()) {
+                return result("needs_restart", "needs a restart: " + String.join(", ", changes.restart())
                         + " cannot change live; nothing was changed", trigger);
             }
-            if (NonLiveChanges.sameLiveParts(current, next)) {
+            if (changes.live().isEmpty()) { // every part is declared, so nothing else can differ
                 return result("unchanged", "the file says what is already served", trigger);
             }
             assembly = gateway.assemble(next);
@@ -175,7 +176,7 @@ final class ConfigReloader implements ConfigReloads {
         }
         Gateway.Swap swap;
         try {
-            swap = gateway.reload(assembly);
+            swap = gateway.reload(assembly, next.tls().server());
         } catch (IllegalArgumentException e) {
             return result("invalid", file + ": " + e.getMessage(), trigger);
         }
@@ -186,6 +187,7 @@ final class ConfigReloader implements ConfigReloads {
         }
         return result("applied", "routes " + gateway.routeIds() + "; upstream pools kept " + swap.kept() + ", new "
                 + swap.opened() + ", draining " + swap.drained()
+                + (swap.certificates() == null ? "" : "; server.ssl now serves " + swap.certificates())
                 + (lost.isEmpty() ? "" : "; dropped " + String.join(", ", lost)), trigger);
     }
 

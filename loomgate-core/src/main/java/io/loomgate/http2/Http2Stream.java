@@ -240,7 +240,8 @@ public final class Http2Stream {
         changed.signalAll();
     }
 
-    boolean isReset() {
+    /** Whether the stream ended abnormally: either side reset it, or the connection ended. */
+    public boolean isReset() {
         return resetWhy != null;
     }
 

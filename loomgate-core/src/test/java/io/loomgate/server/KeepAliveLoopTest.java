@@ -2,6 +2,7 @@ package io.loomgate.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.ProvokesUnexpectedException;
 import io.loomgate.testkit.RawClient;
 import java.io.IOException;
 import java.util.List;
@@ -41,6 +42,7 @@ class KeepAliveLoopTest {
     }
 
     @Test
+    @ProvokesUnexpectedException("a handler that throws, and one that returns without answering: the 500 they get")
     void aHandlerThatFailsOrForgetsToAnswerGets500AndTheConnectionCloses() throws IOException {
         ExchangeHandler careless = ex -> {
             if (ex.request().target().equals("/throw")) {
