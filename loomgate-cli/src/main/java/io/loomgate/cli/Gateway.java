@@ -254,11 +254,6 @@ public final class Gateway implements AutoCloseable {
         return routes().stream().flatMap(r -> r.filters().stream()).toList();
     }
 
-    /** The filters of every route served now. */
-    private List<GatewayFilter> servedFilters() {
-        return routes().stream().flatMap(r -> r.filters().stream()).toList();
-    }
-
     /** TLS to origins when a route names an https:// origin; null otherwise. */
     private static ClientTls clientTls(GatewayConfig config, GatewayAssembly assembly, TlsReloader reloader)
             throws IOException {

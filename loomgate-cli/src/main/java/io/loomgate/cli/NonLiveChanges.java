@@ -73,7 +73,8 @@ final class NonLiveChanges {
                 "trustedProxies", "server.trusted-proxies", Reload.RESTART,
                 "limits", "server.max-request-line, server.max-header-size, server.max-headers", Reload.RESTART,
                 "http2", "server.http2", Reload.RESTART,
-                "underscoresInHeaders", "server.underscores-in-headers", Reload.RESTART));
+                "underscoresInHeaders", "server.underscores-in-headers", Reload.RESTART,
+                "stripRequestHeaders", "server.strip-request-headers", Reload.RESTART));
         d.put(GatewayConfig.AdminSpec.class, components(
                 "address", "admin.address", Reload.RESTART,
                 "port", "admin.port", Reload.RESTART,
