@@ -1,6 +1,7 @@
 # Loomgate container image.
 #   docker build -t loomgate .                       (bases from the public registries, see the ARGs)
-#   deploy/container/build-image.sh                  (bases built locally from this machine: no registry needed)
+#   ./loomgate dist                                  (bases built locally by deploy/container/build-local-bases.sh,
+#                                                     no registry needed; the image saved as an OCI archive)
 # Stage 1 builds the jar with the Maven wrapper and links a JRE holding only the modules the jar uses (jdeps);
 # stage 2 is that JRE and the jar on a small base, run as a non-root user. Defaults are pinned to exact versions.
 ARG BUILD_BASE=docker.io/library/eclipse-temurin:25.0.1_8-jdk-noble
@@ -13,9 +14,11 @@ ARG MAVEN_ARGS=""
 # compose.yaml uses for its mock backend and load generator.
 ARG LOOMGATE_JAR=loomgate-cli/target/loomgate-gateway.jar
 ARG LOOMGATE_FULL_JAR=loomgate-cli/target/loomgate.jar
+# The commit the jar records (its manifest; loomgate --version): the build context has no .git, so dist passes it.
+ARG LOOMGATE_COMMIT=unknown
 WORKDIR /src
 COPY . .
-RUN ./mvnw -B -q ${MAVEN_ARGS} -DskipTests package \
+RUN ./mvnw -B -q ${MAVEN_ARGS} -DskipTests -Dloomgate.commit=${LOOMGATE_COMMIT} package \
  && cp "${LOOMGATE_JAR}" /loomgate.jar && cp "${LOOMGATE_FULL_JAR}" /loomgate-full.jar
 # The modules jdeps finds, less java.desktop: only SnakeYAML's bean introspector and Jackson's optional java.beans
 # support reach it, neither is used to read the config, and it is the largest module. jdk.jfr and jdk.management are

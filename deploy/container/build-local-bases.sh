@@ -39,7 +39,9 @@ glibc_into() {
 
 build_from_rootfs() { # image rootfs
     printf 'FROM scratch\nCOPY rootfs/ /\n' >"$2/../Containerfile"
-    $PODMAN build -q --format docker -t "$1" "$2/.." >/dev/null
+    # --timestamp: the image's created time and every file in its layer get one fixed time (SOURCE_DATE_EPOCH when
+    # ./loomgate dist sets it), so the same files make the same image, and dist's image archive is reproducible.
+    $PODMAN build -q --format docker --timestamp "${SOURCE_DATE_EPOCH:-0}" -t "$1" "$2/.." >/dev/null
 }
 
 work=$(mktemp -d)

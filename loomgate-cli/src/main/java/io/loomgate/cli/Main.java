@@ -1,6 +1,11 @@
 package io.loomgate.cli;
 
 import io.loomgate.upstream.JdkDnsCache;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -61,12 +66,33 @@ public final class Main {
         }
     }
 
-    /** The version from the jar's manifest, or "dev" when run from classes. */
+    /**
+     * The version and the commit from the jar's manifest ({@code Implementation-Version}, {@code SCM-Revision}: the
+     * build writes both, the launcher passes git's commit), or "dev" when run from classes. Read from the manifest,
+     * not from git at run time: the jar says what it was built from, wherever it runs (the container has no git).
+     */
     static final class Version implements CommandLine.IVersionProvider {
         @Override
         public String[] getVersion() {
             String v = Main.class.getPackage().getImplementationVersion();
-            return new String[] {"loomgate " + (v == null ? "dev" : v) + " on Java " + Runtime.version()};
+            return new String[] {"loomgate " + (v == null ? "dev" : v) + " (commit " + commit() + ") on Java "
+                    + Runtime.version()};
+        }
+
+        private static String commit() {
+            try {
+                var source = Main.class.getProtectionDomain().getCodeSource();
+                if (source == null || !source.getLocation().getPath().endsWith(".jar")) {
+                    return "unknown";
+                }
+                try (JarFile jar = new JarFile(Path.of(source.getLocation().toURI()).toFile())) {
+                    Manifest m = jar.getManifest();
+                    String c = m == null ? null : m.getMainAttributes().getValue("SCM-Revision");
+                    return c == null || c.isBlank() ? "unknown" : c;
+                }
+            } catch (IOException | URISyntaxException e) {
+                return "unknown";
+            }
         }
     }
 }

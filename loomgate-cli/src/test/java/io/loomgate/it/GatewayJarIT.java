@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loomgate.testkit.JarProcess;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.jar.Attributes;
+import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
@@ -33,8 +35,28 @@ class GatewayJarIT {
         assertThat(help(JarProcess.jar().toString())).contains("serve", "demo", "backend", "load", "bench");
     }
 
+    @Test
+    void versionPrintsTheReleaseAndTheCommitTheJarWasBuiltFrom() throws Exception {
+        for (String jar : List.of(JarProcess.gatewayJar().toString(), JarProcess.jar().toString())) {
+            Attributes manifest;
+            try (JarFile j = new JarFile(jar)) {
+                manifest = j.getManifest().getMainAttributes();
+            }
+            String version = manifest.getValue("Implementation-Version");
+            String commit = manifest.getValue("SCM-Revision");
+            assertThat(version).as(jar).isNotBlank().doesNotContain("SNAPSHOT");
+            assertThat(commit).as(jar).isNotBlank();
+            assertThat(run(jar, "--version")).as(jar)
+                    .startsWith("loomgate " + version + " (commit " + commit + ") on Java ");
+        }
+    }
+
     private static String help(String jar) throws Exception {
-        Process p = new ProcessBuilder(JarProcess.javaBinary(), "-jar", jar, "--help").redirectErrorStream(true).start();
+        return run(jar, "--help");
+    }
+
+    private static String run(String jar, String option) throws Exception {
+        Process p = new ProcessBuilder(JarProcess.javaBinary(), "-jar", jar, option).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as(out).isZero();
         return out;

@@ -1,0 +1,161 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.jar.JarFile;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The runnable jars are reproducible: packaging them a second time from the same tree gives the same bytes as the
+ * build that ran this test. Cheap on purpose: the second build gets the poms, the wrapper and the classes the first
+ * build compiled (no sources, so nothing is compiled again) in a temporary directory and runs only the packaging,
+ * offline ({@code package -DskipTests}: the jars, the license check and both shaded jars). What differs between two
+ * packagings (entry times, the order of entries, a build-time manifest entry) shows up here; the compiler's own
+ * determinism is the JDK's business. Also: the manifests carry {@code Implementation-Version}, and every jar carries
+ * the project's {@code META-INF/LICENSE} and {@code META-INF/NOTICE}.
+ */
+class ReproducibleJarIT {
+    private static final List<String> MODULES = List.of(".", "loomgate-core", "loomgate-lab", "loomgate-cli",
+            "examples/embedded-gateway");
+    private static final List<String> JARS = List.of("loomgate-gateway.jar", "loomgate.jar", "loomgate-cli.jar");
+
+    private Path root;
+    private Path copy;
+
+    @BeforeEach
+    void copyTheTree() throws IOException {
+        root = RepoRoot.find();
+        copy = Files.createTempDirectory("loomgate-repro");
+        for (String m : MODULES) {
+            Files.createDirectories(copy.resolve(m));
+            Files.copy(root.resolve(m).resolve("pom.xml"), copy.resolve(m).resolve("pom.xml"));
+        }
+        for (String f : List.of("mvnw", "LICENSE", "NOTICE")) {
+            Files.copy(root.resolve(f), copy.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        copyDir(root.resolve(".mvn"), copy.resolve(".mvn"));
+        for (String m : List.of("loomgate-core", "loomgate-lab", "loomgate-cli")) {
+            copyDir(root.resolve(m).resolve("target/classes"), copy.resolve(m).resolve("target/classes"));
+        }
+        // loomgate-lab and loomgate-cli test against the core's test-jar: the reactor packages it too
+        copyDir(root.resolve("loomgate-core/target/test-classes"), copy.resolve("loomgate-core/target/test-classes"));
+    }
+
+    @AfterEach
+    void removeTheCopy() throws IOException {
+        deleteDir(copy);
+    }
+
+    @Test
+    void packagingTwiceFromTheSameTreeGivesTheSameBytes() throws Exception {
+        RepoScript build = RepoScript.run(Duration.ofMinutes(4),
+                Map.of("JAVA_HOME", System.getProperty("java.home")),
+                List.of("bash", "-c", "cd '" + copy + "' && ./mvnw -B -q -o -pl loomgate-cli -am package -DskipTests"
+                        + " -Dloomgate.commit=" + builtCommit()));
+        assertThat(build.exit()).as(build.output()).isZero();
+
+        for (String jar : JARS) {
+            Path first = root.resolve("loomgate-cli/target").resolve(jar);
+            Path second = copy.resolve("loomgate-cli/target").resolve(jar);
+            assertThat(sha256(second)).as("%s packaged twice from the same tree", jar).isEqualTo(sha256(first));
+        }
+    }
+
+    @Test
+    void everyJarCarriesItsVersionTheLicenseAndTheNotice() throws Exception {
+        List<Path> jars = List.of(root.resolve("loomgate-cli/target/loomgate-gateway.jar"),
+                root.resolve("loomgate-cli/target/loomgate.jar"), root.resolve("loomgate-cli/target/loomgate-cli.jar"),
+                onlyJar(root.resolve("loomgate-core/target"), "loomgate-core-"),
+                onlyJar(root.resolve("loomgate-lab/target"), "loomgate-lab-"));
+        String license = Files.readString(root.resolve("LICENSE"));
+        for (Path jar : jars) {
+            try (JarFile j = new JarFile(jar.toFile())) {
+                assertThat(j.getManifest().getMainAttributes().getValue("Implementation-Version"))
+                        .as("%s: Implementation-Version", jar).isNotBlank().doesNotContain("SNAPSHOT");
+                assertThat(j.getEntry("META-INF/LICENSE")).as("%s: META-INF/LICENSE", jar).isNotNull();
+                assertThat(new String(j.getInputStream(j.getEntry("META-INF/LICENSE")).readAllBytes()))
+                        .as("%s: META-INF/LICENSE is the project's", jar).isEqualTo(license);
+                assertThat(j.getEntry("META-INF/NOTICE")).as("%s: META-INF/NOTICE", jar).isNotNull();
+                assertThat(new String(j.getInputStream(j.getEntry("META-INF/NOTICE")).readAllBytes()))
+                        .as("%s: META-INF/NOTICE names the project", jar).contains("Loomgate");
+            }
+        }
+        for (String shaded : List.of("loomgate-gateway.jar", "loomgate.jar")) {
+            try (JarFile j = new JarFile(root.resolve("loomgate-cli/target").resolve(shaded).toFile())) {
+                assertThat(j.getEntry("META-INF/THIRD-PARTY.txt")).as("%s: the bundled licenses", shaded).isNotNull();
+            }
+        }
+    }
+
+    /** The commit the first build recorded, so the second records the same (both come from the same tree). */
+    private String builtCommit() throws IOException {
+        try (JarFile j = new JarFile(root.resolve("loomgate-cli/target/loomgate-gateway.jar").toFile())) {
+            String commit = j.getManifest().getMainAttributes().getValue("SCM-Revision");
+            return commit == null ? "unknown" : commit;
+        }
+    }
+
+    private static Path onlyJar(Path dir, String prefix) throws IOException {
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().startsWith(prefix)
+                    && f.getFileName().toString().endsWith(".jar") && !f.getFileName().toString().endsWith("-tests.jar"))
+                    .findFirst().orElseThrow(() -> new AssertionError("no " + prefix + "*.jar in " + dir));
+        }
+    }
+
+    private static String sha256(Path file) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file)));
+    }
+
+    private static void copyDir(Path from, Path to) throws IOException {
+        if (!Files.isDirectory(from)) {
+            return;
+        }
+        Files.walkFileTree(from, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                Files.createDirectories(to.resolve(from.relativize(dir).toString()));
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.copy(file, to.resolve(from.relativize(file).toString()), StandardCopyOption.COPY_ATTRIBUTES);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+
+    private static void deleteDir(Path dir) throws IOException {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Files.delete(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                Files.delete(d);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}
