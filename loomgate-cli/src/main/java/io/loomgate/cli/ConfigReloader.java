@@ -7,7 +7,6 @@ import io.loomgate.config.GatewayConfig;
 import io.loomgate.observe.ConfigReloads;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -77,12 +76,12 @@ final class ConfigReloader implements ConfigReloads {
         GatewayAssembly assembly;
         try {
             next = overrides.apply(ConfigLoader.load(file));
-            List<String> restart = NonLiveChanges.between(current, next);
-            if (!restart.isEmpty()) {
-                return result("needs_restart", "needs a restart: " + String.join(", ", restart)
+            NonLiveChanges.Changes changes = NonLiveChanges.changes(current, next);
+            if (!changes.restart().isEmpty()) {
+                return result("needs_restart", "needs a restart: " + String.join(", ", changes.restart())
                         + " cannot change live; nothing was changed", trigger);
             }
-            if (NonLiveChanges.sameLiveParts(current, next)) {
+            if (changes.live().isEmpty()) { // every part is declared, so nothing else can differ
                 return result("unchanged", "the file says what is already served", trigger);
             }
             assembly = gateway.assemble(next);
@@ -93,14 +92,15 @@ final class ConfigReloader implements ConfigReloads {
         }
         Gateway.Swap swap;
         try {
-            swap = gateway.reload(assembly);
+            swap = gateway.reload(assembly, next.tls().server());
         } catch (IllegalArgumentException e) {
             return result("invalid", file + ": " + e.getMessage(), trigger);
         }
         LogSettings.change(current.logging(), next.logging());
         current = next;
         return result("applied", "routes " + gateway.routeIds() + "; upstream pools kept " + swap.kept() + ", new "
-                + swap.opened() + ", draining " + swap.drained(), trigger);
+                + swap.opened() + ", draining " + swap.drained()
+                + (swap.certificates() == null ? "" : "; server.ssl now serves " + swap.certificates()), trigger);
     }
 
     private static Result result(String outcome, String message, String trigger) {

@@ -18,6 +18,7 @@ import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ServerTls;
+import io.loomgate.tls.ServerTlsSettings;
 import io.loomgate.tls.TlsMaterialException;
 import io.loomgate.tls.TlsReloader;
 import io.loomgate.upstream.JdkDnsCache;
@@ -48,6 +49,8 @@ public final class Gateway implements AutoCloseable {
     private final PoolListener pools;
     private final ClientTls clientTls;
     private final Listener listener;
+    /** The client listener's TLS (null for plain HTTP): a reload may point it at other certificate files. */
+    private final ServerTls serverTls;
     private final RateLimiting rateLimiting;
     private final Listener redirect;
     private final TlsReloader reloader;
@@ -58,14 +61,15 @@ public final class Gateway implements AutoCloseable {
     }
 
     private Gateway(GatewayConfig config, Plugins factories, ProxyHandler proxy, PoolListener pools,
-                    ClientTls clientTls, Listener listener, RateLimiting rateLimiting, Listener redirect,
-                    TlsReloader reloader, Serving serving) {
+                    ClientTls clientTls, Listener listener, ServerTls serverTls, RateLimiting rateLimiting,
+                    Listener redirect, TlsReloader reloader, Serving serving) {
         this.config = config;
         this.factories = factories;
         this.proxy = proxy;
         this.pools = pools;
         this.clientTls = clientTls;
         this.listener = listener;
+        this.serverTls = serverTls;
         this.rateLimiting = rateLimiting;
         this.redirect = redirect;
         this.reloader = reloader;
@@ -127,8 +131,9 @@ public final class Gateway implements AutoCloseable {
                 new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits()), observers.exchanges());
         Listener listener = null;
         Listener redirect = null;
+        ServerTls serverTls = null;
         try {
-            ServerTls serverTls = config.tls().server() == null ? null : ServerTls.create(config.tls().server());
+            serverTls = config.tls().server() == null ? null : ServerTls.create(config.tls().server());
             if (serverTls != null) {
                 reloader.watch("server.ssl", serverTls);
             }
@@ -154,8 +159,8 @@ public final class Gateway implements AutoCloseable {
             }
             throw (RuntimeException) e;
         }
-        return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, listener, rateLimiting, redirect,
-                reloader.start(), new Serving(assembly, upstreams));
+        return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, listener, serverTls, rateLimiting,
+                redirect, reloader.start(), new Serving(assembly, upstreams));
     }
 
     private static List<UpstreamDefinition> withTls(List<UpstreamDefinition> definitions, ClientTls tls) {
@@ -173,28 +178,43 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * What a reload did to the upstream pools.
+     * What a reload did to the upstream pools and the listener's certificates.
      *
-     * @param kept    pools of endpoints still named (their connections stay)
-     * @param opened  pools of new endpoints, or of endpoints whose pool settings changed
-     * @param drained pools of endpoints no longer named, closing as their last requests end
+     * @param kept         pools of endpoints still named (their connections stay)
+     * @param opened       pools of new endpoints, or of endpoints whose pool settings changed
+     * @param drained      pools of endpoints no longer named, closing as their last requests end
+     * @param certificates the server.ssl certificates now served when the reload changed them, else null
      */
-    public record Swap(int kept, int opened, int drained) {
+    public record Swap(int kept, int opened, int drained, List<String> certificates) {
     }
 
     /**
      * Serves a new assembly: upstreams reconciled (pools of endpoints still named kept), routes bound to them and
      * swapped into the proxy in one step, then the pools left behind drained. Connections, keep-alive or not, are
-     * untouched; requests in flight finish on the routes they matched. Not for concurrent use: the reloader calls it
-     * under its lock.
+     * untouched; requests in flight finish on the routes they matched. When {@code nextTls} names other certificate
+     * files than the listener serves, they are read before anything is swapped and served to new handshakes after
+     * the routes (open connections keep theirs). Not for concurrent use: the reloader calls it under its lock.
      *
-     * @throws IllegalArgumentException when the assembly cannot be served as it is; nothing changed
+     * @param nextTls the new file's {@code server.ssl}; it differs from the running one in its certificates at most
+     *                ({@link NonLiveChanges} refused anything else)
+     * @throws IllegalArgumentException when the assembly or the certificates cannot be served as they are; nothing
+     *                                  changed
      */
-    Swap reload(GatewayAssembly next) {
+    Swap reload(GatewayAssembly next, ServerTlsSettings nextTls) {
         if (clientTls == null
                 && next.upstreams().stream().flatMap(d -> d.endpoints().stream()).anyMatch(e -> e.tls())) {
             throw new IllegalArgumentException("the first https:// origin needs upstream TLS, made at start-up: "
                     + "needs a restart");
+        }
+        boolean newCertificates = serverTls != null && nextTls != null
+                && !nextTls.certificates().equals(serverTls.settings().certificates());
+        if (newCertificates) {
+            // Read first: a file that cannot be used refuses the reload before anything is swapped.
+            try {
+                ServerTls.create(nextTls);
+            } catch (TlsMaterialException e) {
+                throw new IllegalArgumentException("server.ssl: " + e.getMessage(), e);
+            }
         }
         Serving before = serving;
         Upstreams.Reconciled r = before.upstreams().reconcile(withTls(next.upstreams(), clientTls), pools);
@@ -203,7 +223,18 @@ public final class Gateway implements AutoCloseable {
         proxy.swapRoutes(routes);
         serving = new Serving(next, r.next());
         r.commit();
-        return new Swap(r.kept(), r.opened(), r.left().size());
+        List<String> certificates = null;
+        if (newCertificates) {
+            try {
+                serverTls.replaceCertificates(nextTls);
+                reloader.restamp(serverTls);
+                certificates = serverTls.subjects();
+            } catch (TlsMaterialException e) { // changed on disk since the check above: the old ones stay
+                log.warn("server.ssl: the reload's certificates could not be read again, keeping the ones in use: {}",
+                        e.getMessage());
+            }
+        }
+        return new Swap(r.kept(), r.opened(), r.left().size(), certificates);
     }
 
     /** TLS to origins when a route names an https:// origin; null otherwise. */

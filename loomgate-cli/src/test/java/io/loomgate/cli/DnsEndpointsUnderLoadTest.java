@@ -149,8 +149,8 @@ class DnsEndpointsUnderLoadTest {
 
                     // a live reload while DNS is followed: the resolved addresses' pools are kept
                     Gateway.Swap swap = gw.reload(gw.assemble(config(two.port(),
-                            "    filters: [ \"AddResponseHeader=X-Reloaded, yes\" ]\n")));
-                    assertThat(swap).isEqualTo(new Gateway.Swap(2, 0, 0));
+                            "    filters: [ \"AddResponseHeader=X-Reloaded, yes\" ]\n")), null);
+                    assertThat(swap).isEqualTo(new Gateway.Swap(2, 0, 0, null));
                     assertThat(gw.upstreams().get("api").endpoints()).extracting(Endpoint::label).containsExactly(
                             "svc.test:" + two.port() + "@127.0.0.3", "svc.test:" + two.port() + "@127.0.0.4");
                     await(() -> {

@@ -22,6 +22,7 @@ public final class JarProcess implements AutoCloseable {
 
     private final Process process;
     private final Path log;
+    private volatile boolean allowUnexpected;
 
     private JarProcess(Process process, Path log) {
         this.process = process;
@@ -125,6 +126,10 @@ public final class JarProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * Stops the process and fails when its output holds an unexpected exception (see
+     * {@link UnexpectedExceptionCheck}): every test running the jar is checked the way in-process tests are.
+     */
     @Override
     public void close() throws IOException {
         process.destroyForcibly();
@@ -133,6 +138,20 @@ public final class JarProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        Files.deleteIfExists(log);
+        try {
+            List<String> unexpected = allowUnexpected ? List.of() : UnexpectedExceptionCheck.inOutput(output());
+            if (!unexpected.isEmpty()) {
+                throw new AssertionError("the gateway process logged unexpected exception(s); each is a bug:\n"
+                        + String.join("\n", unexpected));
+            }
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    /** For a test that provokes an unexpected exception on purpose: {@link #close} does not fail on it. */
+    public JarProcess allowUnexpected() {
+        allowUnexpected = true;
+        return this;
     }
 }

@@ -321,7 +321,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
             return;
         }
         m.failed(failure.kind());
-        String kind = Labels.upstreamErrorKind(failure.kind());
+        UpstreamErrorKind kind = UpstreamErrorKind.of(failure.kind());
         if (kind != null) {
             upstreamMeters(Labels.upstream(exchange.upstreamId())).error(kind);
         }

@@ -1,6 +1,5 @@
 package io.loomgate.observe;
 
-import io.loomgate.proxy.ProxyFailure;
 import java.util.List;
 
 /**
@@ -36,21 +35,5 @@ final class Labels {
 
     static String upstream(String upstreamId) {
         return upstreamId == null ? NO_UPSTREAM : upstreamId;
-    }
-
-    /**
-     * The upstream error kind of a failure, or null when the failure was not the upstream's: refused, timeout (connect
-     * or response head), reset (before or after the head), bad_response, pool_exhausted, tls (handshake failed).
-     */
-    static String upstreamErrorKind(ProxyFailure.Kind kind) {
-        return switch (kind) {
-            case CONNECT_REFUSED -> "refused";
-            case CONNECT_TIMEOUT, UPSTREAM_TIMEOUT -> "timeout";
-            case UPSTREAM_RESET, UPSTREAM_ABORTED -> "reset";
-            case BAD_RESPONSE -> "bad_response";
-            case POOL_EXHAUSTED -> "pool_exhausted";
-            case UPSTREAM_TLS -> "tls";
-            case BAD_REQUEST, NO_ROUTE, OVERLOADED, DEADLINE_EXCEEDED, CLIENT_ABORTED, INTERNAL -> null;
-        };
     }
 }

@@ -105,9 +105,10 @@ final class RouteMeters {
         }
     }
 
-    /** Counts one gRPC call by its status code (an array read after the first of each code). */
+    /** Counts one gRPC call by its status code (an array read after the first of each code); any other as OTHER. */
     void grpcFinished(int code) {
-        grpcCalls.get(code < grpcCalls.size() - 1 ? code : grpcCalls.size() - 1).increment();
+        GrpcStatus status = GrpcStatus.ofCode(code);
+        grpcCalls.get(status == null ? grpcCalls.size() - 1 : status.ordinal()).increment();
     }
 
     void failed(ProxyFailure.Kind kind) {

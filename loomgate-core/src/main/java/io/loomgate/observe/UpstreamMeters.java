@@ -3,14 +3,13 @@ package io.loomgate.observe;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.List;
 
 /**
  * The meters of one upstream (by id): how its connections were acquired (reused or dialled), the reuse ratio, and
  * upstream errors by kind. Registered when the upstream is first seen.
  */
 final class UpstreamMeters {
-    static final List<String> ERROR_KINDS = List.of("refused", "timeout", "reset", "bad_response", "pool_exhausted");
+    private static final UpstreamErrorKind[] ERROR_KINDS = UpstreamErrorKind.values();
 
     final String upstreamId;
     final Counter acquiredReused;
@@ -25,16 +24,17 @@ final class UpstreamMeters {
         acquiredFresh = Counter.builder("loomgate.upstream.acquired")
                 .description("Upstream connections handed to exchanges, by whether they were reused")
                 .tag("upstream", upstreamId).tag("reused", "false").register(registry);
-        errors = new LazyCounters(ERROR_KINDS.size(), i -> Counter.builder("loomgate.upstream.errors")
+        // One slot per kind, indexed by ordinal: the table is the enum, so no kind can be missing from it.
+        errors = new LazyCounters(ERROR_KINDS.length, i -> Counter.builder("loomgate.upstream.errors")
                 .description("Exchanges failed by the upstream, by kind")
-                .tag("upstream", upstreamId).tag("kind", ERROR_KINDS.get(i)).register(registry));
+                .tag("upstream", upstreamId).tag("kind", ERROR_KINDS[i].label).register(registry));
         Gauge.builder("loomgate.upstream.reuse.ratio", this, UpstreamMeters::reuseRatio)
                 .description("Share of acquired upstream connections that were reused keep-alive connections")
                 .tag("upstream", upstreamId).register(registry);
     }
 
-    void error(String kind) {
-        errors.get(ERROR_KINDS.indexOf(kind)).increment();
+    void error(UpstreamErrorKind kind) {
+        errors.get(kind.ordinal()).increment();
     }
 
     long errorCount() {

@@ -1,5 +1,6 @@
 package io.loomgate.proxy;
 
+import io.loomgate.threads.Unexpected;
 import java.io.IOException;
 import org.slf4j.Logger;
 
@@ -129,7 +130,7 @@ public final class ProxyFailure extends IOException {
         if (isRoutine()) {
             log.debug("{}: {} {}", exchange, status, getMessage());
         } else if (kind == Kind.INTERNAL) {
-            log.error("{}: {}", exchange, getMessage(), this);
+            Unexpected.LOG.error("{}: {}", exchange, getMessage(), this); // a bug: see Unexpected
         } else {
             log.warn("{}: {} {}", exchange, status, getMessage());
         }

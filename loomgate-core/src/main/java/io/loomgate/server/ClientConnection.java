@@ -13,6 +13,7 @@ import io.loomgate.http2.Http2Settings;
 import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.Deadline;
 import io.loomgate.threads.NanoClock;
+import io.loomgate.threads.Unexpected;
 import io.loomgate.threads.Watchdog;
 import io.loomgate.threads.WatchedInputStream;
 import io.loomgate.threads.WatchedOutputStream;
@@ -218,7 +219,7 @@ final class ClientConnection implements Runnable {
         } catch (IOException e) {
             log.debug("connection {} ended: {}", id, e.toString());
         } catch (RuntimeException e) {
-            log.error("connection {}: unexpected failure", id, e);
+            Unexpected.LOG.error("connection {}: unexpected failure", id, e);
         } finally {
             if (!handedOff) {
                 try {
@@ -597,7 +598,7 @@ final class ClientConnection implements Runnable {
         try {
             handler.handle(exchange);
         } catch (RuntimeException e) {
-            log.error("connection {} stream {}: handler failed on {} {}", id, stream.id(),
+            Unexpected.LOG.error("connection {} stream {}: handler failed on {} {}", id, stream.id(),
                     stream.request().method(), stream.request().target(), e);
             if (!exchange.isResponseStarted()) {
                 exchange.respond(500, "internal error");
@@ -605,7 +606,7 @@ final class ClientConnection implements Runnable {
             return;
         }
         if (!exchange.isResponseStarted()) {
-            log.error("connection {} stream {}: handler returned without a response", id, stream.id());
+            Unexpected.LOG.error("connection {} stream {}: handler returned without a response", id, stream.id());
             exchange.respond(500, "no response");
         } else if (!exchange.responseFinished()) {
             stream.abort();
@@ -711,7 +712,7 @@ final class ClientConnection implements Runnable {
             handler.handle(exchange);
         } catch (IOException | RuntimeException e) {
             if (!exchange.isResponseStarted() && e instanceof RuntimeException) {
-                log.error("connection {}: handler failed on {} {}", id, head.method(), head.target(), e);
+                Unexpected.LOG.error("connection {}: handler failed on {} {}", id, head.method(), head.target(), e);
                 reject(500, "internal error");
                 return false;
             }
@@ -724,7 +725,8 @@ final class ClientConnection implements Runnable {
             return false;
         }
         if (!exchange.isResponseStarted()) {
-            log.error("connection {}: handler returned without a response to {} {}", id, head.method(), head.target());
+            Unexpected.LOG.error("connection {}: handler returned without a response to {} {}", id, head.method(),
+                    head.target());
             reject(500, "no response");
             return false;
         }

@@ -2,6 +2,7 @@ package io.loomgate.server;
 
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.NanoClock;
+import io.loomgate.threads.Unexpected;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
@@ -158,7 +159,7 @@ final class IdleConnections implements AutoCloseable {
                 }
             }
         } catch (Throwable e) { // even an Error: shutDown below still ends every connection this poller holds
-            log.error("idle-connection poller failed; ending its parked connections", e);
+            Unexpected.LOG.error("idle-connection poller failed; ending its parked connections", e);
         } finally {
             shutDown();
         }
@@ -355,7 +356,7 @@ final class IdleConnections implements AutoCloseable {
             keys = List.copyOf(selector.keys());
         } catch (Throwable e) {
             keys = List.of();
-            log.error("idle-connection poller: its keys are unreadable", e);
+            Unexpected.LOG.error("idle-connection poller: its keys are unreadable", e);
         }
         for (SelectionKey key : keys) {
             end((ClientConnection) key.attachment());

@@ -3,6 +3,7 @@ package io.loomgate.tls;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
@@ -27,19 +28,23 @@ final class Material {
         KeyForm AS_LOADED = identity -> identity;
     }
 
-    private final List<NamedKeySource> sources;
+    /** What {@link #reload()} reads: replaced whole by {@link #replace} (a live reload naming other files). */
+    private record Sources(List<NamedKeySource> certificates, List<Path> files) {
+    }
+
     private final KeyForm keyForm;
     private final TrustBuilder trustBuilder;
-    private final List<Path> files;
+    /** Orders a reload of the files against a replacement of the files, so neither undoes the other. */
+    private final ReentrantLock swap = new ReentrantLock();
+    private volatile Sources sources;
     final SniKeyManager keys;
     final Trust.Swappable trust;
 
     private Material(List<NamedKeySource> sources, KeyForm keyForm, TrustBuilder trustBuilder, List<Path> files,
                      SniKeyManager keys, Trust.Swappable trust) {
-        this.sources = sources;
+        this.sources = new Sources(sources, files);
         this.keyForm = keyForm;
         this.trustBuilder = trustBuilder;
-        this.files = files;
         this.keys = keys;
         this.trust = trust;
     }
@@ -73,16 +78,37 @@ final class Material {
      * old set stays and the exception says which file and why.
      */
     void reload() throws TlsMaterialException {
-        List<SniKeyManager.Entry> next = entries(sources, keyForm);
-        X509ExtendedTrustManager nextTrust = trustBuilder == null ? null : trustBuilder.build();
-        keys.replace(next);
-        if (trust != null && nextTrust != null) {
-            trust.replace(nextTrust);
+        swap.lock();
+        try {
+            List<SniKeyManager.Entry> next = entries(sources.certificates(), keyForm);
+            X509ExtendedTrustManager nextTrust = trustBuilder == null ? null : trustBuilder.build();
+            keys.replace(next);
+            if (trust != null && nextTrust != null) {
+                trust.replace(nextTrust);
+            }
+        } finally {
+            swap.unlock();
+        }
+    }
+
+    /**
+     * Serves certificates from other sources from now on (a live reload that names other files): all are read
+     * first, and only when every one loads are they swapped in for new handshakes and their files become the ones
+     * {@link #files()} names; otherwise nothing changes and the exception names the file. The trust is not changed.
+     */
+    void replace(List<NamedKeySource> certificates, List<Path> files) throws TlsMaterialException {
+        swap.lock();
+        try {
+            List<SniKeyManager.Entry> next = entries(certificates, keyForm);
+            keys.replace(next);
+            sources = new Sources(List.copyOf(certificates), List.copyOf(files));
+        } finally {
+            swap.unlock();
         }
     }
 
     List<Path> files() {
-        return files;
+        return sources.files();
     }
 
     /** Subjects of the certificates in use, for the log line after a reload. */

@@ -28,7 +28,8 @@ public final class ServerTls implements Reloadable {
     /** JDK property (JDK 21+) for the number of TLS 1.3 session tickets a server sends; 0 turns them off. */
     static final String TICKET_COUNT_PROPERTY = "jdk.tls.server.newSessionTicketCount";
 
-    private final ServerTlsSettings settings;
+    /** As made, with the certificates of the last {@link #replaceCertificates}. */
+    private volatile ServerTlsSettings settings;
     private final Material material;
     private final SSLContext context;
     private final SSLSocketFactory factory;
@@ -195,6 +196,24 @@ public final class ServerTls implements Reloadable {
     @Override
     public void reload() throws TlsMaterialException {
         material.reload();
+    }
+
+    /**
+     * Serves the certificates of {@code next} to new handshakes from now on, and watches their files (a live reload
+     * that names other certificate or key files): all or nothing, open connections untouched. Everything else in
+     * the settings is fixed when the listener is made, so {@code next} must differ from these settings in its
+     * certificates only.
+     *
+     * @throws TlsMaterialException     naming the file that cannot be used; the certificates in use stay
+     * @throws IllegalArgumentException when {@code next} changes more than the certificates
+     */
+    public void replaceCertificates(ServerTlsSettings next) throws TlsMaterialException {
+        ServerTlsSettings now = settings;
+        if (!next.withCertificates(now.certificates()).equals(now)) {
+            throw new IllegalArgumentException("only the certificates of a TLS listener can change while it runs");
+        }
+        material.replace(next.certificates(), next.files());
+        settings = next;
     }
 
     @Override

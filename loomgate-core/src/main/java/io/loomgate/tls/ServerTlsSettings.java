@@ -53,6 +53,12 @@ public record ServerTlsSettings(List<NamedKeySource> certificates, List<String> 
                 ClientAuth.NONE, null, true, List.of("http/1.1"));
     }
 
+    /** These settings with other certificates (the default one first). */
+    public ServerTlsSettings withCertificates(List<NamedKeySource> other) {
+        return new ServerTlsSettings(other, protocols, ciphers, clientAuth, trustCertificate, sessionResumption,
+                applicationProtocols, provider);
+    }
+
     public ServerTlsSettings withClientAuth(ClientAuth auth, Path trust) {
         return new ServerTlsSettings(certificates, protocols, ciphers, auth, trust, sessionResumption,
                 applicationProtocols, provider);

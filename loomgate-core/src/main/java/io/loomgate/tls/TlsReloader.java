@@ -54,6 +54,19 @@ public final class TlsReloader implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes the current state of this material's files as seen (after it was pointed at other files): the next look
+     * reloads it only when one of them changes again.
+     */
+    public void restamp(Reloadable material) {
+        lock.lock();
+        try {
+            material.files().forEach(f -> stamps.put(f, stamp(f)));
+        } finally {
+            lock.unlock();
+        }
+    }
+
     public TlsReloader start() {
         thread = ConnectionExecutors.startDaemon("tls-reload", this::poll);
         return this;
