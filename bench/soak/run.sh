@@ -37,7 +37,7 @@ done
 rm -rf "$WORK" && mkdir -p "$WORK"/{cfg,out,pki}
 cd "$WORK"
 EVENTS=$WORK/out/events.tsv      # start end kind: the fault windows
-CURLS=$WORK/out/curl.tsv         # time shape route http_code curl_exit verdict
+CURLS=$WORK/out/curl.tsv         # time protocol shape http_code curl_exit verdict route
 SAMPLES=$WORK/out/samples.tsv
 : > "$EVENTS"; : > "$CURLS"
 printf 'time\tgateway\trss_kb\theap_used_kb\tthreads\tfds\tclient_conns\tupstream_conns\tvirtual_alive\n' > "$SAMPLES"
@@ -182,7 +182,7 @@ sample() {
         cc=$(ss -Htn state established "( sport = :$port )" | wc -l)
         uc=$(ss -Htnp state established "( dport = :$O_FLAKY or dport = :$O_STEADY )" | grep -c "pid=$pid," || true)
         va=$(curl -s "http://127.0.0.1:$([[ $gw == plain ]] && echo $A_PLAIN || echo $A_TLS)/api/stats" \
-            | sed -n 's/.*"virtualAlive":\([0-9]*\).*/\1/p')
+            | sed -n 's/.*"virtualAlive" *: *\([0-9]*\).*/\1/p')
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(( $(now) - T0 ))" "$gw" "$rss" "$heap" "$thr" "$fds" "$cc" \
             "$uc" "${va:--}" >> "$SAMPLES"
     done
@@ -237,7 +237,8 @@ shape_worker() { # worker-number
         elif [[ $rc == 0 && $code == 200 ]]; then verdict=corrupt
         else verdict=error
         fi
-        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$proto" "$name" "$code" "$rc" "$verdict" >> "$CURLS"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$proto" "$name" "$code" "$rc" "$verdict" \
+            "$(cut -d/ -f4 <<< "$url")" >> "$CURLS"
     done
 }
 shape_worker 0 & pids+=($!)
@@ -256,8 +257,10 @@ awk -F'\t' -v grace="$GRACE" '
     { total[$2 " " $3]++
       if ($6 == "ok") next
       cause = "unexplained"
-      for (w = 1; w <= nw; w++) if ($1 >= s[w] && $1 <= e[w] && (k[w] != "origin-killed" || $3 ~ /^flaky/)) cause = k[w]
-      bad[$2 " " $3 " " $6 " http=" $4 " curl=" $5 " -> " cause]++
+      # a fault explains errors only on the route it hits: the kills /flaky, the Redis outage /limited
+      for (w = 1; w <= nw; w++) if ($1 >= s[w] && $1 <= e[w] && ((k[w] == "origin-killed" && $7 == "flaky") \
+                                                               || (k[w] == "redis-down" && $7 == "limited"))) cause = k[w]
+      bad[$2 " " $3 " (/" $7 ") " $6 " http=" $4 " curl=" $5 " -> " cause]++
       if (cause == "unexplained") unexplained++ }
     END {
       for (x in total) printf "  curl %-26s %5d exchanges\n", x, total[x]
@@ -272,7 +275,7 @@ for f in out/h2load-*.txt; do
 done
 echo "  fault windows: $(awk -F'\t' '{ c[$3]++ } END { for (k in c) printf "%s x%d  ", k, c[k] }' "$EVENTS")reloads x$(cat out/reloads 2>/dev/null || echo '?')"
 for gw in plain tls; do
-    echo "  reloads applied ($gw): $(grep -c 'reload.*applied\|applied.*reload' out/gw-$gw.log || true), failed: $(grep -ci 'reload failed' out/gw-$gw.log || true)"
+    echo "  reloads applied ($gw): $(grep -c 'config reloaded' out/gw-$gw.log || true), failed: $(grep -ci 'reload.*failed\|reload.*refused' out/gw-$gw.log || true)"
 done
 
 echo
