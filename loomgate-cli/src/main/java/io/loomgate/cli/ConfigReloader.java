@@ -16,9 +16,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Live reload: reads the configuration file again, checks it completely (YAML, keys, values, then every predicate
  * and filter built with the factories the gateway started with: built-ins, plugins, the rate limiter), and has the
- * gateway swap the new routes, filters and upstreams in at once; or changes nothing. A file that changes what cannot change live (the listener, the thread
- * model: see {@link NonLiveChanges}) changes nothing either and says "needs a restart". One attempt at a time, from
- * any trigger (file watch, SIGHUP, POST /reload); each is logged, counted and kept for GET /reload.
+ * gateway swap the new routes, filters, upstreams and server.ssl certificates in at once; or changes nothing. Every
+ * key is declared live or not ({@link NonLiveChanges}): a file that changes what cannot change live (the listener,
+ * the thread model, ...) changes nothing either and says "needs a restart" naming the keys, and "unchanged" means no
+ * key differs. One attempt at a time, from any trigger (file watch, SIGHUP, POST /reload); each is logged, counted
+ * and kept for GET /reload.
  */
 final class ConfigReloader implements ConfigReloads {
     private static final Logger log = LoggerFactory.getLogger(ConfigReloader.class);

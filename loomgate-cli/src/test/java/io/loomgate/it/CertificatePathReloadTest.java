@@ -74,7 +74,8 @@ class CertificatePathReloadTest {
                         "    enabled-protocols: [ TLSv1.3 ]\n"));
                 ConfigReloads.Result r = gw.reload();
                 assertThat(r.outcome()).as(r.message()).isEqualTo("needs_restart");
-                assertThat(r.message()).contains("server.ssl.enabled-protocols").doesNotContain("server.ssl.certificate");
+                assertThat(r.message()).contains("server.ssl.enabled-protocols")
+                        .doesNotContain("server.ssl.certificate");
                 assertThat(subjectOfNewHandshake(pki, gw)).isEqualTo("CN=before.test");
             }
         }
