@@ -336,7 +336,7 @@ class TrafficMatrixTest {
         }
     }
 
-    private static String config(Gateway g, TestPki.Issued cert) {
+    private static String config(Gateway g, TestPki.Issued cert) throws java.io.IOException {
         StringBuilder y = new StringBuilder("server:\n  address: 127.0.0.1\n  port: 0\n");
         if (g.provider != null) {
             y.append("  ssl:\n    provider: ").append(g.provider)
