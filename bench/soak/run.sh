@@ -2,7 +2,7 @@
 # Soak: mixed traffic through two gateways (plain: HTTP/1.1 + h2c; TLS: HTTP/1.1 + h2 by ALPN) for DURATION
 # seconds while the config is reloaded every RELOAD_EVERY s, the "flaky" origin is killed and restarted every
 # KILL_EVERY s, and redis-server (the rate limit's store) is stopped for REDIS_DOWN s every REDIS_EVERY s.
-# Every RSS_EVERY s it samples each gateway's RSS, live heap (jcmd GC.heap_info), threads, descriptors and
+# Every RSS_EVERY s it samples each gateway's RSS, heap in use (jcmd GC.heap_info), threads, descriptors and
 # connections; at the end it reports client-visible errors by cause (explained by a fault window or not), the RSS
 # growth after warm-up, and what is left open once the traffic stopped. Not in CI; all traffic on 127.0.0.1.
 #
