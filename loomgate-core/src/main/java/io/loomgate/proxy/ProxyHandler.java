@@ -26,6 +26,12 @@ import org.slf4j.LoggerFactory;
 public final class ProxyHandler implements ExchangeHandler {
     private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
 
+    /**
+     * How long the end of a response waits for the request body's relay beside it (full duplex) to end by itself: an
+     * origin that answered as it read ends its answer right after the body's end reached it.
+     */
+    static final java.time.Duration UPLOAD_END_GRACE = java.time.Duration.ofSeconds(1);
+
     private final ProxySettings settings;
     private final ExchangeListener listener;
     private final ForwardedHeaders forwarded;
@@ -109,6 +115,7 @@ public final class ProxyHandler implements ExchangeHandler {
             admission.leave();
             if (x.attempt != null) {
                 x.attempt.close(); // discards the connection unless the response ended cleanly
+                x.bytesIn = Math.max(x.bytesIn, x.attempt.uploaded()); // a body relayed beside this thread, ended
             }
         }
     }
@@ -207,16 +214,20 @@ public final class ProxyHandler implements ExchangeHandler {
         Headers trailers;
         try {
             x.bytesOut = BodyRelay.copy(body, out, length);
-            if (x.attempt.uploadUnfinished()) {
-                // An HTTP/2 origin answered in full before taking the whole request body: the rest of it is never
-                // read, so the client's connection cannot carry another request (the upload is cancelled).
-                x.requestBodyCut = true;
-                x.downstream.closeAfterResponse();
-            }
             trailers = body.trailers();
             out.finish(trailers);
         } catch (IOException e) {
-            throw FailureClassifier.of(x, e, Stage.RESPONSE_BODY);
+            // A client that failed while its body was relayed beside this thread (full duplex) made the origin stop,
+            // which is what failed the response: the client's failure is the one reported.
+            IOException client = x.attempt.clientBodyFailure();
+            throw client != null ? FailureClassifier.of(x, client, Stage.FORWARD)
+                    : FailureClassifier.of(x, e, Stage.RESPONSE_BODY);
+        }
+        if (!x.attempt.endUpload(UPLOAD_END_GRACE)) {
+            // The origin answered in full before taking the whole request body: the rest of it is never read, so
+            // the client's connection cannot carry another request, nor the origin's.
+            x.requestBodyCut = true;
+            x.downstream.closeAfterResponse();
         }
         if (x.grpc) {
             x.grpcStatus = GrpcCalls.statusSent(x.response, trailers);
@@ -225,7 +236,6 @@ public final class ProxyHandler implements ExchangeHandler {
         // once its connection is back in the pool.
         boolean expired = x.deadline != null && x.deadline.disarm();
         x.attempt.finish(!expired && body.isComplete() && answer.originKeepsAlive() && !x.requestBodyCut);
-        x.bytesIn = Math.max(x.bytesIn, x.attempt.uploaded()); // an HTTP/2 upload of unknown length, now joined
     }
 
     private void sendLocalReply(Exchange x) throws IOException {

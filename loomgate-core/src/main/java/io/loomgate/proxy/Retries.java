@@ -122,6 +122,11 @@ final class Retries {
         return policy != null && retried < policy.retries() && policy.retriesMethod(x.request.method());
     }
 
+    /** Whether a response head with {@code status} is one the policy retries, asking nothing of the budget. */
+    boolean wouldRetryStatus(Exchange x, int status) {
+        return mayTryAgain(x) && policy.retriesStatus(status);
+    }
+
     /** After a response head with {@code status}: whether to drop it and try again. */
     boolean mayRetryStatus(Exchange x, int status, UpstreamAttempt.Facts facts) {
         if (policy == null || !policy.retriesStatus(status) || !policy.retriesMethod(x.request.method())) {

@@ -71,11 +71,22 @@ final class UpstreamAttempt implements AutoCloseable {
     private volatile Http2ClientStream stream;
     /** Whether the leased slot was handed to {@code open} (which consumes it, whether it succeeds or not). */
     private boolean leaseUsed;
-    /** Sends a body of unknown length to an HTTP/2 origin while the response is read; null when none. */
+    /**
+     * Sends the request body, or its rest, on a thread of its own while this one reads the response (full duplex,
+     * see {@link #relayBody}); null when the body was sent on the request's thread. Ended (or given up on, with the
+     * connection discarded) before the attempt settles: one owner per connection.
+     */
     private Thread upload;
     /** How the upload ended badly, if it did: a client read failure outranks the reset it causes upstream. */
     private volatile IOException uploadFailure;
+    /** Request body bytes sent so far, by whichever thread sent them. */
     private volatile long uploaded;
+    /** Set by the upload thread as it ends, however it ends. */
+    private volatile boolean uploadEnded;
+    /** Set when the origin's answer says it reads no more: the upload beside stops at its next piece. */
+    private volatile boolean uploadCut;
+    /** Ends a read of the client's body blocked in the upload thread (the downstream's); null for none. */
+    private Runnable stopClientBody;
     private boolean requestSent;
     private boolean hadBody;
     private boolean idempotent;
@@ -110,6 +121,11 @@ final class UpstreamAttempt implements AutoCloseable {
 
     Endpoint endpoint() {
         return pool.endpoint();
+    }
+
+    /** What ends a read of the client's body that the upload thread is blocked in, should it have to be stopped. */
+    void stopClientBodyWith(Runnable action) {
+        this.stopClientBody = action;
     }
 
     /** The endpoint as the route's upstream sees it (weight, health), chosen by its balancer. */
@@ -231,7 +247,11 @@ final class UpstreamAttempt implements AutoCloseable {
      *
      * <p>The origin may answer before it has the whole body (RFC 9112 §9.5). Whenever its bytes arrive mid-upload
      * they are read as a head, within {@code timeout}: an informational one goes to {@code interim} and the upload
-     * goes on; a final one stops the upload ({@link #answeredEarly()}) and is what {@link #readHead} returns.
+     * goes on here; a final one is what {@link #readHead} returns, and then either the origin said it closes
+     * ({@code Connection: close}: it will not read the rest, so the upload stops, {@link #answeredEarly()}) or the
+     * rest of the body goes on a thread of its own while the answer is relayed: an origin that streams its answer as
+     * it reads (an echo, a transcoder) is fed and drained at once, where sending the whole body first deadlocks
+     * both sides once their socket buffers fill (issue 34). HAProxy and Envoy relay both ways like this.
      */
     long relayBody(BodyInputStream body, BodyFraming framing, Duration timeout, InterimSink interim)
             throws IOException {
@@ -244,6 +264,22 @@ final class UpstreamAttempt implements AutoCloseable {
         HttpOutput out = connection.output();
         ChunkedOutputStream chunks = framing instanceof BodyFraming.Chunked ? new ChunkedOutputStream(out) : null;
         long length = chunks != null ? -1 : ((BodyFraming.Fixed) framing).length();
+        if (endpoint().tls()) {
+            // Over TLS an early answer cannot be seen without reading it (a TLS socket's available() counts only
+            // bytes already decrypted), so the body always goes beside this thread while the head is awaited.
+            startUpload("h1-upload-" + endpoint().authority(), () -> {
+                BodyRelay.copy(body, new Counted(chunks != null ? chunks : out), length);
+                try {
+                    if (chunks != null) {
+                        chunks.finish(body.trailers());
+                    }
+                    out.flush();
+                } catch (IOException failed) {
+                    throw new BodyRelay.WriteFailed(failed);
+                }
+            });
+            return 0;
+        }
         AnswerWatch watched = new AnswerWatch(chunks != null ? chunks : out);
         while (true) {
             try {
@@ -259,8 +295,28 @@ final class UpstreamAttempt implements AutoCloseable {
                     // The watch looks after every piece, the last one too: an origin that read a fixed-length body
                     // whole may answer before the watch looks. That answer came in time, and the client's body was
                     // read whole, so its connection stays open.
-                    uploadStopped = watched.written() != length;
-                    return watched.written();
+                    long sent = watched.written();
+                    uploaded = sent;
+                    if (sent == length) {
+                        return sent;
+                    }
+                    if (earlyHead.status() == 101 || earlyHead.headers().hasToken("Connection", "close")) {
+                        uploadStopped = true;
+                        return sent;
+                    }
+                    OutputStream to = chunks != null ? chunks : out;
+                    startUpload("h1-upload-" + endpoint().authority(), () -> {
+                        BodyRelay.copy(body, new Counted(to), length < 0 ? -1 : length - sent);
+                        try {
+                            if (chunks != null) {
+                                chunks.finish(body.trailers());
+                            }
+                            out.flush();
+                        } catch (IOException failed) {
+                            throw new BodyRelay.WriteFailed(failed);
+                        }
+                    });
+                    return sent;
                 }
                 // An interim head mid-upload had its own timeout; the wait for the final head starts after the body.
                 headDeadline = 0;
@@ -282,37 +338,170 @@ final class UpstreamAttempt implements AutoCloseable {
         if (!hadBody) {
             return 0;
         }
-        if (framing instanceof BodyFraming.Fixed f) {
-            long n = BodyRelay.copy(body, stream.requestBody(), f.length());
+        // Known length or not, the body goes while the response is read: an origin that answers as it reads (a
+        // stream, an echo) would otherwise fill the stream's window towards the gateway and stop reading (issue 34).
+        Http2ClientStream s = stream;
+        long length = framing instanceof BodyFraming.Fixed f ? f.length() : -1;
+        startUpload("h2-upload-" + endpoint().authority() + "-" + s.id(), () -> {
+            BodyRelay.copy(body, new Counted(s.requestBody()), length);
             try {
-                stream.endRequest(body.trailers());
+                s.endRequest(body.trailers());
             } catch (IOException e) {
                 throw new BodyRelay.WriteFailed(e);
-            }
-            return n;
-        }
-        Http2ClientStream s = stream;
-        upload = ConnectionExecutors.startVirtual("h2-upload-" + endpoint().authority() + "-" + s.id(), () -> {
-            try {
-                uploaded = BodyRelay.copy(body, s.requestBody(), -1);
-                s.endRequest(body.trailers());
-            } catch (BodyRelay.ReadFailed e) {
-                uploadFailure = e; // the client's fault: the stream is reset so the origin stops waiting for it
-                s.cancel();
-            } catch (IOException e) {
-                uploadFailure = e instanceof BodyRelay.WriteFailed ? e : new BodyRelay.WriteFailed(e);
-                s.cancel();
             }
         });
         return 0;
     }
 
-    /** Whether an HTTP/2 upload of unknown length is still sending (or waiting for the client). */
-    boolean uploadUnfinished() {
-        return upload != null && !stream.requestEnded();
+    /** The body's relay on a thread beside this one; what it does when the body's end is sent. */
+    @FunctionalInterface
+    private interface Upload {
+        void run() throws IOException;
     }
 
-    /** Bytes of the request body sent by the upload thread so far (HTTP/2, unknown length). */
+    /**
+     * Starts the request body's relay beside the request's thread (of its kind: ConnectionExecutors). A failure
+     * stops the origin: a client that failed mid-body must not leave a request the origin waits on (HTTP/1.1: the
+     * connection is closed, which also ends the response's relay, reported as the client's failure; HTTP/2: the
+     * stream is reset). A write failure over HTTP/1.1 leaves the response alone: an origin may stop reading a body
+     * it has answered in full.
+     */
+    private void startUpload(String name, Upload task) {
+        upload = ConnectionExecutors.startBeside(name, () -> {
+            try {
+                task.run();
+            } catch (BodyRelay.ReadFailed e) {
+                uploadFailure = e; // the client's fault: the origin stops waiting for the rest
+                stopOrigin();
+            } catch (IOException | RuntimeException e) {
+                uploadFailure = e instanceof BodyRelay.WriteFailed w ? w
+                        : new BodyRelay.WriteFailed(e instanceof IOException io ? io : new IOException(e));
+                if (stream != null) {
+                    stream.cancel();
+                }
+            } finally {
+                uploadEnded = true;
+            }
+        });
+    }
+
+    /** Ends the origin's side of the attempt from the upload's thread: the stream reset, or the socket closed. */
+    private void stopOrigin() {
+        Http2ClientStream s = stream;
+        if (s != null) {
+            s.cancel();
+        } else {
+            abort();
+        }
+    }
+
+    /** Counts the body's bytes as they are sent, for the access log whatever way the upload ends. */
+    private final class Counted extends OutputStream {
+        private final OutputStream out;
+
+        Counted(OutputStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            if (uploadCut) {
+                throw new BodyRelay.WriteFailed(new IOException("the origin answered and closes: upload stopped"));
+            }
+            out.write(b, off, len);
+            uploaded += len; // only the upload thread writes it
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+    }
+
+    /**
+     * After the response ended: waits up to {@code grace} for the request body's relay to end (an origin that answers
+     * as it reads ends its answer just after the body's end reached it, so the relay is finishing its last write).
+     * Returns whether the whole body went through; false when the relay failed or was still running, which is then
+     * stopped: the client's body reading ended ({@code stopClientBody}), the origin's side discarded. Then the
+     * connection cannot carry another request on either side.
+     */
+    boolean endUpload(Duration grace) {
+        Thread t = upload;
+        if (t == null) {
+            return true;
+        }
+        if (!join(t, grace)) {
+            stopUpload();
+            return false;
+        }
+        return uploadFailure == null;
+    }
+
+    /**
+     * Whether the request body's relay beside this thread is still sending (after a moment's wait: a body sent whole
+     * before the answer came is ending its relay now), so that the body cannot go to another attempt.
+     */
+    boolean uploadBusy() {
+        Thread t = upload;
+        return t != null && !join(t, Duration.ofMillis(100));
+    }
+
+    /** Whether a request body's relay runs beside this thread and has not ended. */
+    boolean uploadRunning() {
+        return upload != null && !uploadEnded;
+    }
+
+    /** The client's failure while its body was relayed beside this thread, if that is how the upload ended. */
+    IOException clientBodyFailure() {
+        Thread t = upload;
+        if (t == null) {
+            return null;
+        }
+        join(t, UPLOAD_STOP_WAIT); // its failure stopped the origin, which is what failed the caller: let it land
+        return uploadFailure instanceof BodyRelay.ReadFailed r ? r : null;
+    }
+
+    /** How long a stopped upload is waited for: its next write fails at once, a read of the client is cut. */
+    static final Duration UPLOAD_STOP_WAIT = Duration.ofSeconds(1);
+
+    /**
+     * Stops an upload still running: the origin's side first (its next write fails), and, if it is still reading the
+     * client after a moment, the client's body too; then waits for it, briefly. One still running after that touches
+     * nothing the pool or the next request shares: its connection is discarded and its client's input is cut.
+     */
+    private void stopUpload() {
+        Thread t = upload;
+        if (t == null || uploadEnded) {
+            return;
+        }
+        if (stream != null) {
+            stream.cancel();
+        } else {
+            abort();
+        }
+        if (!join(t, Duration.ofMillis(100)) && stopClientBody != null) {
+            stopClientBody.run();
+            if (!join(t, UPLOAD_STOP_WAIT)) {
+                log.debug("{}: request body relay still running after it was stopped", this);
+            }
+        }
+    }
+
+    private static boolean join(Thread t, Duration wait) {
+        try {
+            return t.join(wait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !t.isAlive();
+        }
+    }
+
+    /** Bytes of the request body sent so far, on this thread or beside it. */
     long uploaded() {
         return uploaded;
     }
@@ -392,6 +581,9 @@ final class UpstreamAttempt implements AutoCloseable {
         earlyHead = null;
         while (head == null) {
             head = readOneHead(timeout, interim);
+        }
+        if (uploadRunning() && (head.status() == 101 || head.headers().hasToken("Connection", "close"))) {
+            uploadCut = true; // the origin will not read the rest: the relay beside stops at its next piece
         }
         if (head.status() == 101 && !upgradeRequested) {
             throw new HttpParseException(502, "101 Switching Protocols to a request that asked no upgrade");
@@ -508,6 +700,12 @@ final class UpstreamAttempt implements AutoCloseable {
             throw new IllegalStateException("attempt " + number + " to " + endpoint() + " already finished");
         }
         settled = true;
+        if (uploadRunning()) {
+            reusable = false; // a body relay still running: the connection cannot go back to the pool
+            stopUpload();
+        } else if (upload != null && uploadFailure != null) {
+            reusable = false;
+        }
         if (!phase.compareAndSet(LIVE, SETTLED)) {
             reusable = false; // aborted: its connection was closed, or its stream reset
         }
@@ -536,17 +734,6 @@ final class UpstreamAttempt implements AutoCloseable {
         }
         if (!clean || !stream.isComplete()) {
             stream.cancel();
-        }
-        Thread t = upload;
-        if (t != null) {
-            try {
-                // The reset fails the upload's next write; a read from a silent client ends by its own timeout.
-                if (!t.join(Duration.ofSeconds(1))) {
-                    log.debug("{}: upload thread still reading the client after the stream ended", this);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 

@@ -53,7 +53,9 @@ final class UpstreamForwarder implements FilterChain {
                 // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
                 boolean notTheOrigins = x.deadlineExpired || ProxyHandler.cancelledByClient(x);
                 upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
-                if (notTheOrigins || x.pastDeadline() || !retries.mayRetry(x, f, failed.facts())) {
+                // A body relay that outlived its stop still holds the body: no other attempt may read it.
+                if (notTheOrigins || x.pastDeadline() || failed.uploadRunning()
+                        || !retries.mayRetry(x, f, failed.facts())) {
                     throw f;
                 }
                 tried.add(member);
@@ -61,7 +63,9 @@ final class UpstreamForwarder implements FilterChain {
             }
             int status = x.response.status();
             upstream.recordOutcome(member, status < 502 || status > 504);
-            if (x.pastDeadline() || !retries.mayRetryStatus(x, status, x.attempt.facts())) {
+            // An answer while the body still streams to the origin (full duplex) is final: the body is in use.
+            if (x.pastDeadline() || retries.wouldRetryStatus(x, status) && x.attempt.uploadBusy()
+                    || !retries.mayRetryStatus(x, status, x.attempt.facts())) {
                 return;
             }
             x.attempt.close(); // the answer is not relayed: the connection goes with it
@@ -74,6 +78,7 @@ final class UpstreamForwarder implements FilterChain {
     private void tryUpstream(Exchange x, UpstreamMember member, int number, Retries retries) throws ProxyFailure {
         Route route = x.route.route();
         UpstreamAttempt attempt = new UpstreamAttempt(member, number);
+        attempt.stopClientBodyWith(x.downstream::stopRequestBody);
         x.attempt = attempt;
         if (x.clientCancelled) {
             attempt.abort(); // the cancel came before this attempt was visible to it: connect fails at once

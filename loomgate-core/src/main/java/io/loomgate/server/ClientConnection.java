@@ -848,6 +848,18 @@ final class ClientConnection implements Runnable {
         abort();
     }
 
+    /**
+     * Shuts the client's input down, from any thread: a request body read blocked on it ends at once. The connection
+     * closes after its response (the rest of the request can no longer be read).
+     */
+    void cutInput() {
+        try {
+            raw.shutdownInput();
+        } catch (IOException e) {
+            log.debug("connection {}: shutdownInput: {}", id, e.toString());
+        }
+    }
+
     /** Closes the socket whatever the connection is doing (drain timeout). */
     void abort() {
         draining = true;

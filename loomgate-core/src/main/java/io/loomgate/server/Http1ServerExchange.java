@@ -236,6 +236,13 @@ final class Http1ServerExchange implements ServerExchange {
         closeAfter = true;
     }
 
+    /** The client's input is shut down (another thread may call this): the connection closes after the response. */
+    @Override
+    public void stopRequestBody() {
+        closeAfter = true; // read by the connection's thread after the handler returned, which joined the caller
+        connection.cutInput();
+    }
+
     @Override
     public boolean isResponseStarted() {
         return responseStarted;

@@ -97,6 +97,16 @@ public interface ServerExchange {
     /** Asks that the connection be closed after this response ({@code Connection: close} is added if not sent). */
     void closeAfterResponse();
 
+    /**
+     * Ends the reading of a request body that will not be read to its end, from any thread: a read blocked in it
+     * (a relay on a thread of its own, issue 34) returns or fails at once instead of waiting for its read timeout.
+     * Over HTTP/1.1 the client's input is shut down, so the connection closes after the response; over HTTP/2 the
+     * stream stops taking DATA once its response is complete (RST_STREAM NO_ERROR), and before that nothing is done
+     * here (the failure's own answer still has to go out on the stream).
+     */
+    default void stopRequestBody() {
+    }
+
     /** Whether a response head has been sent (after that, a failure can only abort the connection). */
     boolean isResponseStarted();
 

@@ -49,6 +49,18 @@ public final class ConnectionExecutors {
         return Thread.ofVirtual().name(name).start(counted(task));
     }
 
+    /**
+     * Starts a thread for the second direction of a connection's work (a request body relayed to the origin while the
+     * response comes back), of the caller's kind: virtual under the virtual model, a platform daemon thread under the
+     * platform ones, so the "virtual vs platform" comparison stays honest about how many threads an exchange takes.
+     */
+    public static Thread startBeside(String name, Runnable task) {
+        if (Thread.currentThread().isVirtual()) {
+            return startVirtual(name, task);
+        }
+        return Thread.ofPlatform().name(name).daemon(true).start(task);
+    }
+
     /** Virtual threads made here that have started running, since the JVM started. */
     public static long virtualThreadsStarted() {
         return VIRTUAL_STARTED.sum();

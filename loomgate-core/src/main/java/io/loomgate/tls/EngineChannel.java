@@ -135,6 +135,44 @@ final class EngineChannel {
         }
     }
 
+    /**
+     * Plaintext that a read would return now without touching the socket: what is left of the record a smaller read
+     * took part of ({@link #appIn}), or, with Conscrypt, the rest of it the engine still holds (moved into
+     * {@link #appIn} here, a decryption step with no socket read). Callers need this answer: a body relay reads what is
+     * ready after its first byte and flushes when nothing is (BodyRelay), and with 0 here it moved an upload a byte at
+     * a time, each byte flushed to the origin (issue 34). Not counted: whole records still encrypted in
+     * {@link #netIn} (JSSE's socket does not count them either); the next read unwraps them without waiting.
+     */
+    int available() throws IOException {
+        if (appIn == null && engineHoldsPlaintext && !inputEnded) {
+            try {
+                takeHeldPlaintext();
+            } catch (SSLException e) {
+                sendAlert();
+                throw e;
+            } finally {
+                releaseEmpty();
+            }
+        }
+        return appIn == null ? 0 : appIn.remaining();
+    }
+
+    /** Moves the plaintext Conscrypt's engine holds into {@link #appIn}; no ciphertext is offered, none is read. */
+    private void takeHeldPlaintext() throws IOException {
+        ByteBuffer target = ByteBuffer.wrap(RecordBuffers.take(engine.getSession().getApplicationBufferSize()));
+        SSLEngineResult r = engine.unwrap(NOTHING, target);
+        engineHoldsPlaintext = r.getStatus() == Status.BUFFER_OVERFLOW;
+        target.flip();
+        if (target.hasRemaining()) {
+            appIn = target;
+        } else {
+            RecordBuffers.give(target.array());
+        }
+        if (r.getStatus() == Status.CLOSED) {
+            inputEnded = true;
+        }
+    }
+
     /** Encrypts and writes all of {@code b}, a record at a time. */
     void write(byte[] b, int off, int len) throws IOException {
         if (len == 0) {

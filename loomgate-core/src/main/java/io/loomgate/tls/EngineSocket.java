@@ -242,6 +242,12 @@ final class EngineSocket extends SSLSocket {
             return channel.read(b, off, len);
         }
 
+        /** Decrypted bytes a read returns at once (see {@link EngineChannel#available()}). */
+        @Override
+        public int available() throws IOException {
+            return channel.available();
+        }
+
         @Override
         public void close() throws IOException {
             EngineSocket.this.close();

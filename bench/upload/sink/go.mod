@@ -1,0 +1,3 @@
+module loomgate.io/bench/upload/sink
+
+go 1.22

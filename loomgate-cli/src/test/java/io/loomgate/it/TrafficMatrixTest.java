@@ -1,0 +1,558 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import io.loomgate.cli.ServedGateway;
+import io.loomgate.config.ConfigLoader;
+import io.loomgate.config.Plugins;
+import io.loomgate.it.MatrixClient.Outcome;
+import io.loomgate.it.MatrixClient.Send;
+import io.loomgate.it.MatrixClient.Shape;
+import io.loomgate.observe.AccessLog;
+import io.loomgate.testkit.TestPki;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Correct in every combination (issue 34): every downstream protocol × upstream protocol × body shape × route
+ * feature, through gateways that have every observer on at once (admin and metrics, JSON access log), with real
+ * sockets, real TLS (both providers), curl for HTTP/2. Each cell checks the bytes both ways (SHA-256 at the origin
+ * and at the client), the status a user would expect, a time bound for the big bodies, its access-log line, and at
+ * the end /metrics is compared with the requests sent, per route.
+ *
+ * <p>The cells come from the four enums below, one line per kind: a new listener kind, upstream, body shape or route
+ * feature is one more line, and {@link Body#notApplicable} says why a combination is left out.
+ *
+ * <p>{@value #BOUND_PROPERTY} overrides the time bound (seconds) on a loaded machine; CI uses the constant.
+ */
+class TrafficMatrixTest {
+    /** An 8 MiB body crosses the gateway (both ways) within this on a quiet machine, in every cell without slowness. */
+    static final Duration BIG_BODY_BOUND = Duration.ofSeconds(3);
+    static final String BOUND_PROPERTY = "loomgate.matrix.big-body-seconds";
+    /** Runs only the cells whose name contains this (while developing: {@code -Dloomgate.matrix.only=h2c →}). */
+    static final String ONLY_PROPERTY = "loomgate.matrix.only";
+
+    // ---------------------------------------------------------------- the table
+
+    /** The gateway a downstream kind talks to: one per TLS setting, each serving HTTP/1.1 and HTTP/2 on one port. */
+    enum Gateway {
+        PLAIN(null), TLS_JDK("jdk"), TLS_CONSCRYPT("conscrypt");
+
+        final String provider;
+
+        Gateway(String provider) {
+            this.provider = provider;
+        }
+    }
+
+    /** How the client reaches the gateway. */
+    enum Downstream {
+        H1("h1", Gateway.PLAIN, false),
+        H1_TLS_JDK("h1+tls(jdk)", Gateway.TLS_JDK, false),
+        H1_TLS_CONSCRYPT("h1+tls(conscrypt)", Gateway.TLS_CONSCRYPT, false),
+        H2C("h2c", Gateway.PLAIN, true),
+        H2_TLS_JDK("h2+tls(jdk)", Gateway.TLS_JDK, true),
+        H2_TLS_CONSCRYPT("h2+tls(conscrypt)", Gateway.TLS_CONSCRYPT, true);
+
+        final String label;
+        final Gateway gateway;
+        final boolean http2;
+
+        Downstream(String label, Gateway gateway, boolean http2) {
+            this.label = label;
+            this.gateway = gateway;
+            this.http2 = http2;
+        }
+    }
+
+    /** How the gateway reaches the origin; {@code faulty} upstreams fail every exchange (expected: 502). */
+    enum Upstream {
+        HTTP("http", "http://127.0.0.1:%d", false),
+        HTTPS("https", "https://localhost:%d", false),
+        H2C("h2c", "h2c://127.0.0.1:%d", false),
+        H2_TLS("h2", "https://localhost:%d", false),
+        /** an https origin whose certificate no trusted CA signed: the handshake fails */
+        UNTRUSTED("https-untrusted", "https://localhost:%d", true);
+
+        final String label;
+        final String uri;
+        final boolean faulty;
+
+        Upstream(String label, String uri, boolean faulty) {
+            this.label = label;
+            this.uri = uri;
+            this.faulty = faulty;
+        }
+    }
+
+    /** The route's feature (admin, metrics and the JSON access log are on for every route of every gateway). */
+    enum Feature {
+        PLAIN("plain", ""),
+        /** the origin answers every id's first try 503 before reading the body: the body must be replayed */
+        RETRY("retry", """
+                    filters:
+                      - name: Retry
+                        args:
+                          retries: 1
+                          methods: GET,POST
+                          series: SERVER_ERROR
+                          exceptions: IOException
+                          backoff: { firstBackoff: 1ms, maxBackoff: 5ms }
+                          max-replay-size: 16MB
+                          budget-percent: 1000
+                          min-retries-per-second: 100000
+                """),
+        /** one token per key per second, keyed by the cell's X-Matrix-Key: only the over-limit cell goes over it */
+        RATE_LIMIT("ratelimit", """
+                    filters:
+                      - name: RequestRateLimiter
+                        args:
+                          replenish-rate: 1
+                          burst-capacity: 1
+                          key-resolver: header:X-Matrix-Key
+                          deny-empty-key: false
+                """);
+
+        final String label;
+        final String filters;
+
+        Feature(String label, String filters) {
+            this.label = label;
+            this.filters = filters;
+        }
+    }
+
+    /** What the client should see. */
+    enum Expect {
+        /** 200, the body echoed whole */
+        OK,
+        /** 200, then a body that ends short in a way the client can tell (short content-length, no last chunk, reset) */
+        TRUNCATED,
+        /** 502: an upstream fault, never a 500 */
+        BAD_GATEWAY,
+        /** the client is gone: nothing to see; the origin must not get a body that looks complete */
+        CLIENT_GONE,
+        /** 429 once the key's one token is spent */
+        LIMITED
+    }
+
+    /**
+     * The body shapes. "Chunked" is an HTTP/1.1 framing; for an HTTP/2 client the same row sends DATA frames with no
+     * content-length (HTTP/2's "length unknown"), which is what becomes chunked on an HTTP/1.1 upstream: the row
+     * applies to every downstream, so no cell is left out for it.
+     */
+    enum Body {
+        NONE("no body", "GET", "down", 0, false, Shape.WHOLE, Expect.OK, false),
+        ONE_BYTE("1 B", "POST", "echo", 1, false, Shape.WHOLE, Expect.OK, false),
+        KIB_64("64 KiB", "POST", "echo", 64 * 1024, false, Shape.WHOLE, Expect.OK, false),
+        MIB_8_LENGTH("8 MiB content-length", "POST", "echo", 8 * MatrixBodies.MIB, false, Shape.WHOLE, Expect.OK, true),
+        MIB_8_CHUNKED("8 MiB chunked", "POST", "echo", 8 * MatrixBodies.MIB, true, Shape.WHOLE, Expect.OK, true),
+        DUPLEX_ECHO("full-duplex echo", "POST", "stream", 256 * 1024, true, Shape.DUPLEX, Expect.OK, false),
+        SLOW_DRIP("slow drip", "POST", "echo", MatrixClient.DRIP_PIECES * MatrixClient.DRIP_PIECE, false, Shape.DRIP,
+                Expect.OK, false),
+        CLIENT_ABORT("client aborts mid-body", "POST", "echo", MatrixBodies.MIB, false, Shape.ABORT,
+                Expect.CLIENT_GONE, false),
+        ORIGIN_ABORT("origin aborts mid-body", "POST", "truncate", 64 * 1024, false, Shape.WHOLE, Expect.TRUNCATED,
+                false),
+        ORIGIN_RESET("origin closes before answering", "POST", "reset", 64 * 1024, false, Shape.WHOLE,
+                Expect.BAD_GATEWAY, false),
+        OVER_RATE_LIMIT("over the rate limit", "GET", "down", 0, false, Shape.WHOLE, Expect.LIMITED, false);
+
+        final String label;
+        final String method;
+        final String op;
+        final int length;
+        final boolean chunked;
+        final Shape shape;
+        final Expect expect;
+        /** moves 8 MiB with no deliberate slowness: the time bound applies, and it runs in the one-at-a-time lane */
+        final boolean big;
+
+        Body(String label, String method, String op, int length, boolean chunked, Shape shape, Expect expect,
+             boolean big) {
+            this.label = label;
+            this.method = method;
+            this.op = op;
+            this.length = length;
+            this.chunked = chunked;
+            this.shape = shape;
+            this.expect = expect;
+            this.big = big;
+        }
+
+        /** Why this body shape has no cell with that upstream and feature; null when it applies. */
+        String notApplicable(Downstream down, Upstream up, Feature feature) {
+            if (this == DUPLEX_ECHO && down == Downstream.H2C) {
+                return "no HTTP/2 client here streams full duplex over h2c prior knowledge: curl blocks on its input "
+                        + "in its one event loop, the JDK client has no prior knowledge (h2 over TLS uses the JDK's)";
+            }
+            if (this == OVER_RATE_LIMIT && feature != Feature.RATE_LIMIT) {
+                return "only the rate-limited route has a limit to go over";
+            }
+            if (up.faulty && this != NONE && this != KIB_64 && this != OVER_RATE_LIMIT) {
+                return "the handshake with the origin fails before a body byte moves: other shapes add nothing";
+            }
+            return null;
+        }
+    }
+
+    /**
+     * Cells that fail today for a defect being fixed: reported as skipped with the defect (the lead or the fixing
+     * branch runs them with {@code -D}{@value #KNOWN_PROPERTY}{@code =run}; then a passing one means "delete its line").
+     */
+    record Known(String why, java.util.function.Predicate<Cell> applies) {
+    }
+
+    static final String KNOWN_PROPERTY = "loomgate.matrix.known";
+
+    static final List<Known> KNOWN = List.of(
+            new Known("full-duplex echo through a plain HTTP/1.1 upstream still deadlocks after fixes34's 9728991 "
+                    + "(which fixed it through https and HTTP/2 upstreams): the echo of the first piece never comes "
+                    + "back (issue 34, branch fixes34)",
+                    c -> c.body() == Body.DUPLEX_ECHO && !c.down().http2 && c.up() == Upstream.HTTP),
+            new Known("Retry with replay while the body is still arriving: the origin's 503 (sent before it read the "
+                    + "body) reaches the client instead of a retry, or an h2c client gets a stream error; passed "
+                    + "before fixes34's 9728991 (the request body relayed beside the response, the client's input "
+                    + "cut when the origin answers mid-upload) (new, issue 34 matrix)",
+                    c -> c.feature() == Feature.RETRY && !c.up().faulty && (c.body() == Body.SLOW_DRIP
+                            || c.body() == Body.DUPLEX_ECHO || c.body().big)),
+            new Known("full duplex from an HTTP/2 client (JDK HttpClient over TLS): 'Broken pipe', or the echo of the "
+                    + "first piece never comes back (new, issue 34 matrix; not yet told apart from a client fault)",
+                    c -> c.body() == Body.DUPLEX_ECHO && c.down().http2),
+            new Known("a 502 for a failed upstream handshake, answered while an h2c client's 64 KiB body is still "
+                    + "coming, reaches curl as a stream error without the 502 head (new, issue 34 matrix)",
+                    c -> c.up() == Upstream.UNTRUSTED && c.body() == Body.KIB_64 && c.down() == Downstream.H2C));
+
+    /** One combination. */
+    record Cell(Downstream down, Upstream up, Body body, Feature feature) {
+        String name() {
+            return down.label + " → " + up.label + " | " + body.label + " | " + feature.label;
+        }
+
+        String route() {
+            return up.label + "-" + feature.label;
+        }
+
+        Expect expect() {
+            if (up.faulty && body != Body.OVER_RATE_LIMIT) {
+                return Expect.BAD_GATEWAY;
+            }
+            return body.expect;
+        }
+    }
+
+    // ---------------------------------------------------------------- the environment, shared by every cell
+
+    private static final HttpClient ADMIN = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final Pattern PATH = Pattern.compile("\"path\":\"([^\"]*)\"");
+    private static final Pattern STATUS = Pattern.compile("\"status\":(\\d+)");
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    private static Path dir;
+    private static TestPki pki;
+    private static final Map<Upstream, MatrixOrigin> origins = new EnumMap<>(Upstream.class);
+    private static final Map<Gateway, ServedGateway> gateways = new EnumMap<>(Gateway.class);
+    private static final Map<Downstream, MatrixClient> clients = new EnumMap<>(Downstream.class);
+    /** Access-log lines by request id (the last path segment). */
+    private static final Map<String, List<String>> accessLines = new ConcurrentHashMap<>();
+    /** Requests sent, by gateway and route. */
+    private static final Map<Gateway, Map<String, AtomicInteger>> sent = new EnumMap<>(Gateway.class);
+    private static AppenderBase<ILoggingEvent> capture;
+
+    @BeforeAll
+    static void start() throws Exception {
+        TestPki.requireTool("curl", "--version");
+        dir = Files.createTempDirectory("loomgate-matrix-");
+        pki = TestPki.create("matrix CA");
+        TestPki.Issued gatewayCert = pki.issue("gateway", "localhost", "localhost");
+        TestPki.Issued originCert = pki.issue("origin", "localhost", "localhost");
+        TestPki rogue = TestPki.create("rogue CA");
+        TestPki.Issued rogueCert = rogue.issue("rogue", "localhost", "localhost");
+
+        MatrixOrigin plain = MatrixOrigin.plain();
+        origins.put(Upstream.HTTP, plain);
+        origins.put(Upstream.H2C, plain);
+        origins.put(Upstream.HTTPS, MatrixOrigin.tls(originCert, List.of("http/1.1")));
+        origins.put(Upstream.H2_TLS, MatrixOrigin.tls(originCert, List.of("h2", "http/1.1")));
+        origins.put(Upstream.UNTRUSTED, MatrixOrigin.tls(rogueCert, List.of("h2", "http/1.1")));
+
+        capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent e) {
+                for (String line : e.getFormattedMessage().split("\n")) {
+                    Matcher m = PATH.matcher(line);
+                    if (m.find()) {
+                        String path = m.group(1);
+                        String id = path.substring(path.lastIndexOf('/') + 1);
+                        accessLines.computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                                .add(line);
+                    }
+                }
+            }
+        };
+        capture.start();
+        ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).addAppender(capture);
+
+        for (Gateway g : Gateway.values()) {
+            gateways.put(g, ServedGateway.start(ConfigLoader.parse(config(g, gatewayCert), "matrix.yaml", Map.of()),
+                    Plugins.NONE));
+            sent.put(g, new ConcurrentHashMap<>());
+        }
+        Path bodies = MatrixClient.Curl.writeBodies(dir, 1, 64 * 1024, 8 * MatrixBodies.MIB, MatrixBodies.MIB);
+        for (Downstream d : Downstream.values()) {
+            int port = gateways.get(d.gateway).port();
+            boolean tls = d.gateway.provider != null;
+            clients.put(d, d.http2 ? new MatrixClient.Curl(port, tls ? pki.caCert() : null, bodies)
+                    : new MatrixClient.H1(port, tls ? pki.clientContext(null) : null));
+        }
+    }
+
+    private static String config(Gateway g, TestPki.Issued cert) throws java.io.IOException {
+        StringBuilder y = new StringBuilder("server:\n  address: 127.0.0.1\n  port: 0\n");
+        if (g.provider != null) {
+            y.append("  ssl:\n    provider: ").append(g.provider)
+                    .append("\n    certificate: ").append(cert.cert())
+                    .append("\n    certificate-private-key: ").append(cert.key()).append('\n');
+        }
+        y.append("admin:\n  port: ").append(TlsTerminationTest.freePort()).append("\naccess-log:\n  enabled: true\n  format: json\n");
+        y.append("upstream:\n  http2: true\n  ssl:\n    trust-certificate: ").append(pki.caCert()).append('\n');
+        y.append("routes:\n");
+        for (Upstream up : Upstream.values()) {
+            for (Feature f : Feature.values()) {
+                y.append("  - id: ").append(up.label).append('-').append(f.label).append('\n')
+                        .append("    uri: ").append(up.uri.formatted(origins.get(up).port())).append('\n')
+                        .append("    predicates: [ \"Path=/").append(up.label).append('/').append(f.label)
+                        .append("/**\" ]\n")
+                        .append(f.filters);
+            }
+        }
+        return y.toString();
+    }
+
+    @AfterAll
+    static void stop() {
+        gateways.values().forEach(ServedGateway::close);
+        origins.values().stream().distinct().forEach(MatrixOrigin::close);
+        if (capture != null) {
+            ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).detachAppender(capture);
+        }
+    }
+
+    // ---------------------------------------------------------------- the cells
+
+    @TestFactory
+    Stream<DynamicNode> matrix() {
+        Duration bound = Duration.ofSeconds(Long.getLong(BOUND_PROPERTY, BIG_BODY_BOUND.toSeconds()));
+        // Big bodies one at a time (the time bound is theirs); the others four at a time beside them.
+        ExecutorService big = Executors.newFixedThreadPool(1);
+        ExecutorService small = Executors.newFixedThreadPool(4);
+        List<DynamicNode> nodes = new ArrayList<>();
+        long t0 = System.nanoTime();
+        List<Future<?>> all = new ArrayList<>();
+        for (Downstream down : Downstream.values()) {
+            List<DynamicNode> row = new ArrayList<>();
+            for (Upstream up : Upstream.values()) {
+                for (Body body : Body.values()) {
+                    for (Feature feature : Feature.values()) {
+                        Cell cell = new Cell(down, up, body, feature);
+                        if (!cell.name().contains(System.getProperty(ONLY_PROPERTY, ""))) {
+                            continue;
+                        }
+                        String why = body.notApplicable(down, up, feature);
+                        if (why != null) {
+                            row.add(DynamicTest.dynamicTest(cell.name(), () -> Assumptions.abort("n/a: " + why)));
+                            continue;
+                        }
+                        String known = KNOWN.stream().filter(k -> k.applies().test(cell)).map(Known::why)
+                                .findFirst().orElse(null);
+                        if (known != null && !"run".equals(System.getProperty(KNOWN_PROPERTY))) {
+                            row.add(DynamicTest.dynamicTest(cell.name(),
+                                    () -> Assumptions.abort("known defect: " + known)));
+                            continue;
+                        }
+                        Future<?> f = (body.big ? big : small).submit(() -> {
+                            try {
+                                run(cell, bound);
+                            } catch (AssertionError | Exception e) {
+                                // Surefire's report names dynamic tests by index: the cell's name goes in the message
+                                throw new AssertionError(cell.name() + ": " + e.getMessage(), e);
+                            }
+                            return null;
+                        });
+                        all.add(f);
+                        row.add(DynamicTest.dynamicTest(cell.name(), () -> join(f)));
+                    }
+                }
+            }
+            nodes.add(DynamicContainer.dynamicContainer(down.label, row));
+        }
+        List<DynamicNode> totals = new ArrayList<>();
+        for (Gateway g : Gateway.values()) {
+            totals.add(DynamicTest.dynamicTest("/metrics counts every request sent, per route (" + g + ")", () -> {
+                awaitAll(all);
+                metricsAddUp(g);
+            }));
+        }
+        totals.add(DynamicTest.dynamicTest("exactly one access-log line per exchange", () -> {
+            awaitAll(all);
+            Thread.sleep(200); // two access-log writer naps: a duplicate line would be written by now
+            accessLines.forEach((id, lines) -> assertThat(lines).as("access-log lines of %s", id).hasSize(1));
+            big.shutdown();
+            small.shutdown();
+            System.out.printf("traffic matrix: %d cells ran in %d ms%n", all.size(),
+                    (System.nanoTime() - t0) / 1_000_000);
+        }));
+        nodes.add(DynamicContainer.dynamicContainer("totals", totals));
+        return nodes.stream();
+    }
+
+    /** Waits for every cell to end, whatever its verdict (each cell reports its own). */
+    private static void awaitAll(List<Future<?>> all) throws InterruptedException {
+        for (Future<?> f : all) {
+            try {
+                f.get(10, TimeUnit.MINUTES);
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // reported by the cell's own test
+            }
+        }
+    }
+
+    private static void join(Future<?> f) throws Throwable {
+        try {
+            f.get(10, TimeUnit.MINUTES);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause();
+        }
+    }
+
+    private static void run(Cell cell, Duration bound) throws Exception {
+        MatrixClient client = cell.body().shape == Shape.DUPLEX && cell.down().http2
+                ? new MatrixClient.JdkH2(gateways.get(cell.down().gateway).port(), pki.clientContext(null))
+                : clients.get(cell.down());
+        MatrixOrigin origin = origins.get(cell.up());
+        String id = "c" + IDS.incrementAndGet();
+        String path = "/" + cell.up().label + "/" + cell.feature().label + "/" + cell.body().op + "/" + id;
+        Body b = cell.body();
+        Map<String, AtomicInteger> routeCounts = sent.get(cell.down().gateway);
+
+        if (cell.expect() == Expect.LIMITED) {
+            List<Integer> statuses = new ArrayList<>();
+            for (int i = 0; i < 5 && !statuses.contains(429); i++) {
+                Outcome o = client.exchange(new Send(b.method, path + "-" + i, id, 0, false, Shape.WHOLE));
+                routeCounts.computeIfAbsent(cell.route(), k -> new AtomicInteger()).incrementAndGet();
+                statuses.add(o.status());
+                awaitAccessLine(id + "-" + i);
+            }
+            assertThat(statuses.get(0)).as("the key's first request").isEqualTo(cell.up().faulty ? 502 : 200);
+            assertThat(statuses).as("one token per second: a quick second request is refused").contains(429);
+            return;
+        }
+
+        Outcome o = client.exchange(new Send(b.method, path, id, b.length, b.chunked, b.shape));
+        routeCounts.computeIfAbsent(cell.route(), k -> new AtomicInteger()).incrementAndGet();
+        MatrixOrigin.Received got = origin.received(id);
+        String sentSha = MatrixBodies.sha256(MatrixBodies.DATA, b.length);
+        switch (cell.expect()) {
+            case OK -> {
+                assertThat(o.status()).as("status (%s)", o).isEqualTo(200);
+                assertThat(o.complete()).as("the response ended as framed (%s)", o).isTrue();
+                assertThat(got).as("what the origin read").isNotNull();
+                assertThat(got.bytes()).as("bytes the origin read").isEqualTo(b.length);
+                assertThat(got.sha256()).as("SHA-256 of what the origin read").isEqualTo(sentSha);
+                assertThat(got.complete()).isTrue();
+                int down = b.op.equals("down") ? MatrixBodies.DOWNLOAD : b.length;
+                assertThat(o.bytes()).as("bytes the client got back").isEqualTo(down);
+                assertThat(o.sha256()).as("SHA-256 of what the client got back")
+                        .isEqualTo(MatrixBodies.sha256(MatrixBodies.DATA, down));
+                if (cell.feature() == Feature.RETRY) {
+                    assertThat(got.tries()).as("the 503 was retried and the body replayed").isEqualTo(2);
+                }
+                if (b.big) {
+                    assertThat(o.took()).as("8 MiB through the gateway (bound: -D%s)", BOUND_PROPERTY)
+                            .isLessThan(bound);
+                }
+            }
+            case TRUNCATED -> {
+                assertThat(o.status()).as("the head had gone out (%s)", o).isEqualTo(200);
+                assertThat(o.complete()).as("a truncated body must not look complete (%s)", o).isFalse();
+                assertThat(o.bytes()).isLessThan(b.length);
+                assertThat(got.sha256()).as("the origin read the whole request").isEqualTo(sentSha);
+            }
+            case BAD_GATEWAY -> assertThat(o.status()).as("an upstream fault (%s)", o).isEqualTo(502);
+            case CLIENT_GONE -> {
+                if (got != null) {
+                    awaitOriginDone(origin, id);
+                    assertThat(origin.received(id).complete()).as("the origin must see the body end short, not "
+                            + "end cleanly (%s)", origin.received(id)).isFalse();
+                }
+            }
+            case LIMITED -> throw new AssertionError("handled above");
+        }
+        awaitAccessLine(id);
+    }
+
+    /** The origin's read of an aborted body ends (in error) once the gateway passes the abort on. */
+    private static void awaitOriginDone(MatrixOrigin origin, String id) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (origin.received(id).sha256() == null && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertThat(origin.received(id).sha256()).as("the origin's read of %s ended", id).isNotNull();
+    }
+
+    private static void awaitAccessLine(String id) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!accessLines.containsKey(id) && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertThat(accessLines.get(id)).as("the access-log line of %s", id).isNotEmpty();
+    }
+
+    private static void metricsAddUp(Gateway g) throws Exception {
+        ServedGateway gw = gateways.get(g);
+        String text = ADMIN.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.adminPort() + "/metrics"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, Double> counted = new java.util.TreeMap<>();
+        Pattern sample = Pattern.compile("^loomgate_requests_total\\{(.*)} (\\S+)$", Pattern.MULTILINE);
+        Matcher m = sample.matcher(text);
+        while (m.find()) {
+            Matcher route = Pattern.compile("route=\"([^\"]*)\"").matcher(m.group(1));
+            if (route.find()) {
+                counted.merge(route.group(1), Double.parseDouble(m.group(2)), Double::sum);
+            }
+        }
+        Map<String, Double> expected = new java.util.TreeMap<>();
+        sent.get(g).forEach((route, n) -> expected.put(route, (double) n.get()));
+        counted.values().removeIf(v -> v == 0);
+        assertThat(counted).as("loomgate_requests_total by route").isEqualTo(expected);
+    }
+}
