@@ -39,11 +39,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>HTTP/2 endpoints ({@link Endpoint#http2()}): the attempt leases a stream slot on one of the endpoint's
  * multiplexed connections instead of a connection ({@link Http2Pool}), and is one {@link Http2ClientStream}: the same
- * phases, the head translated to HTTP/2 fields, the body as DATA frames. A request body of unknown length (chunked,
- * or an HTTP/2 client's without content-length: streaming, gRPC) is sent by a virtual thread of its own while the
- * response is read, so a bidirectional stream flows both ways at once; a known length is sent before the head is
- * awaited, as over HTTP/1.1. {@link #finish} with anything left unfinished, or {@link #close}, resets the stream
- * (RST_STREAM CANCEL), so the origin stops working on a request the client gave up.
+ * phases, the head translated to HTTP/2 fields, the body as DATA frames. {@link #finish} with anything left
+ * unfinished, or {@link #close}, resets the stream (RST_STREAM CANCEL), so the origin stops working on a request the
+ * client gave up.
+ *
+ * <p>Full duplex (issue 34): the request body goes on a thread beside the request's own while the response is read,
+ * always to an HTTP/2 origin and to an https HTTP/1.1 one, and to a plain HTTP/1.1 one from its first answer mid-upload
+ * on (see {@link #relayBody}); so an origin that answers as it reads is fed and drained at once. That relay ends, or is
+ * stopped and its connection discarded, before the attempt settles ({@link #endUpload}, {@link #finish}).
  */
 final class UpstreamAttempt implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(UpstreamAttempt.class);
@@ -267,7 +270,7 @@ final class UpstreamAttempt implements AutoCloseable {
         if (endpoint().tls()) {
             // Over TLS an early answer cannot be seen without reading it (a TLS socket's available() counts only
             // bytes already decrypted), so the body always goes beside this thread while the head is awaited.
-            startUpload("h1-upload-" + endpoint().authority(), () -> {
+            startUpload(body, "h1-upload-" + endpoint().authority(), () -> {
                 BodyRelay.copy(body, new Counted(chunks != null ? chunks : out), length);
                 try {
                     if (chunks != null) {
@@ -305,7 +308,7 @@ final class UpstreamAttempt implements AutoCloseable {
                         return sent;
                     }
                     OutputStream to = chunks != null ? chunks : out;
-                    startUpload("h1-upload-" + endpoint().authority(), () -> {
+                    startUpload(body, "h1-upload-" + endpoint().authority(), () -> {
                         BodyRelay.copy(body, new Counted(to), length < 0 ? -1 : length - sent);
                         try {
                             if (chunks != null) {
@@ -342,7 +345,7 @@ final class UpstreamAttempt implements AutoCloseable {
         // stream, an echo) would otherwise fill the stream's window towards the gateway and stop reading (issue 34).
         Http2ClientStream s = stream;
         long length = framing instanceof BodyFraming.Fixed f ? f.length() : -1;
-        startUpload("h2-upload-" + endpoint().authority() + "-" + s.id(), () -> {
+        startUpload(body, "h2-upload-" + endpoint().authority() + "-" + s.id(), () -> {
             BodyRelay.copy(body, new Counted(s.requestBody()), length);
             try {
                 s.endRequest(body.trailers());
@@ -366,7 +369,12 @@ final class UpstreamAttempt implements AutoCloseable {
      * stream is reset). A write failure over HTTP/1.1 leaves the response alone: an origin may stop reading a body
      * it has answered in full.
      */
-    private void startUpload(String name, Upload task) {
+    private void startUpload(BodyInputStream body, String name, Upload task) throws BodyRelay.ReadFailed {
+        try {
+            body.startReading(); // a "100 Continue" goes now: later this thread may be writing the response
+        } catch (IOException e) {
+            throw new BodyRelay.ReadFailed(e);
+        }
         upload = ConnectionExecutors.startBeside(name, () -> {
             try {
                 task.run();
@@ -579,8 +587,13 @@ final class UpstreamAttempt implements AutoCloseable {
         }
         ResponseHead head = earlyHead;
         earlyHead = null;
-        while (head == null) {
-            head = readOneHead(timeout, interim);
+        try {
+            while (head == null) {
+                head = readOneHead(timeout, interim);
+            }
+        } catch (IOException e) {
+            IOException client = upload == null ? null : clientBodyFailure(); // it closed the connection
+            throw client != null ? client : e;
         }
         if (uploadRunning() && (head.status() == 101 || head.headers().hasToken("Connection", "close"))) {
             uploadCut = true; // the origin will not read the rest: the relay beside stops at its next piece
