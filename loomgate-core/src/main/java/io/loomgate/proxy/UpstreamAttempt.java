@@ -50,6 +50,12 @@ import org.slf4j.LoggerFactory;
  */
 final class UpstreamAttempt implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(UpstreamAttempt.class);
+    /**
+     * The largest request body sent on the request's own thread before the head is awaited (plain HTTP/1.1 origins):
+     * it fits the sockets' buffers both ways, so its writes and an echo of it complete whatever the origin does; a
+     * larger one, or one of unknown length, goes beside (full duplex, {@link #relayBody}).
+     */
+    static final long SENT_BEFORE_HEAD_MAX = 64 * 1024;
     /** Informational (1xx) heads accepted before the final one; more is an origin gone wrong (or hostile): 502. */
     static final int MAX_INTERIM_RESPONSES = 32;
 
@@ -90,6 +96,8 @@ final class UpstreamAttempt implements AutoCloseable {
     private volatile boolean uploadCut;
     /** Ends a read of the client's body blocked in the upload thread (the downstream's); null for none. */
     private Runnable stopClientBody;
+    /** Whether stopping the upload had to cut the client's body: the rest of it can never be read. */
+    private boolean clientBodyCut;
     private boolean requestSent;
     private boolean hadBody;
     private boolean idempotent;
@@ -267,9 +275,11 @@ final class UpstreamAttempt implements AutoCloseable {
         HttpOutput out = connection.output();
         ChunkedOutputStream chunks = framing instanceof BodyFraming.Chunked ? new ChunkedOutputStream(out) : null;
         long length = chunks != null ? -1 : ((BodyFraming.Fixed) framing).length();
-        if (endpoint().tls()) {
-            // Over TLS an early answer cannot be seen without reading it (a TLS socket's available() counts only
-            // bytes already decrypted), so the body always goes beside this thread while the head is awaited.
+        if (endpoint().tls() || length < 0 || length > SENT_BEFORE_HEAD_MAX) {
+            // The body goes beside this thread while the head is awaited: an origin that answers as it reads may
+            // wait for the gateway to read before it reads more, and a client may wait for that answer before it
+            // sends more (a stream over one POST), so watching for its answer between pieces is not enough; over TLS
+            // that answer could not even be seen without reading it (available() counts decrypted bytes only).
             startUpload(body, "h1-upload-" + endpoint().authority(), () -> {
                 BodyRelay.copy(body, new Counted(chunks != null ? chunks : out), length);
                 try {
@@ -464,6 +474,14 @@ final class UpstreamAttempt implements AutoCloseable {
         return upload != null && !uploadEnded;
     }
 
+    /**
+     * Whether another attempt cannot have the request body: a relay beside still holds it, or stopping one had to
+     * cut the client's input, so the rest of the body can never be read.
+     */
+    boolean bodyLost() {
+        return uploadRunning() || clientBodyCut;
+    }
+
     /** The client's failure while its body was relayed beside this thread, if that is how the upload ended. */
     IOException clientBodyFailure() {
         Thread t = upload;
@@ -493,6 +511,7 @@ final class UpstreamAttempt implements AutoCloseable {
             abort();
         }
         if (!join(t, Duration.ofMillis(100)) && stopClientBody != null) {
+            clientBodyCut = true;
             stopClientBody.run();
             if (!join(t, UPLOAD_STOP_WAIT)) {
                 log.debug("{}: request body relay still running after it was stopped", this);
@@ -514,9 +533,12 @@ final class UpstreamAttempt implements AutoCloseable {
         return uploaded;
     }
 
-    /** Whether the origin gave its final answer before the request body was all sent (the upload was stopped). */
+    /**
+     * Whether the origin gave its final answer before the request body was all sent and the upload was stopped for
+     * it (its answer said {@code Connection: close}), whether here or beside this thread.
+     */
     boolean answeredEarly() {
-        return uploadStopped;
+        return uploadStopped || uploadCut;
     }
 
     /** Whether the origin has sent bytes not read yet (after a failed upload: maybe its early answer). */
