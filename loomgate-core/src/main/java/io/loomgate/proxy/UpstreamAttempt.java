@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * client gave up.
  *
  * <p>Full duplex (issue 34): the request body goes on a thread beside the request's own while the response is read,
- * always to an HTTP/2 origin and to an https HTTP/1.1 one, and to a plain HTTP/1.1 one from its first answer mid-upload
- * on (see {@link #relayBody}); so an origin that answers as it reads is fed and drained at once. That relay ends, or is
+ * always to an HTTP/2 origin and to an https HTTP/1.1 one, to a plain HTTP/1.1 one when it is chunked or larger than
+ * {@link #SENT_BEFORE_HEAD_MAX}, or from that origin's first answer mid-upload on (see {@link #relayBody}); so an origin that answers as it reads is fed and drained at once. That relay ends, or is
  * stopped and its connection discarded, before the attempt settles ({@link #endUpload}, {@link #finish}).
  */
 final class UpstreamAttempt implements AutoCloseable {
@@ -256,8 +256,9 @@ final class UpstreamAttempt implements AutoCloseable {
      * reading the client comes out as {@link BodyRelay.ReadFailed}, writing the origin as
      * {@link BodyRelay.WriteFailed}.
      *
-     * <p>The origin may answer before it has the whole body (RFC 9112 §9.5). Whenever its bytes arrive mid-upload
-     * they are read as a head, within {@code timeout}: an informational one goes to {@code interim} and the upload
+     * <p>A body that goes beside this thread from the start (see the class comment) returns 0 here; the bytes sent
+     * are {@link #uploaded()}. For one sent here: the origin may answer before it has the whole body (RFC 9112 §9.5).
+     * Whenever its bytes arrive mid-upload they are read as a head, within {@code timeout}: an informational one goes to {@code interim} and the upload
      * goes on here; a final one is what {@link #readHead} returns, and then either the origin said it closes
      * ({@code Connection: close}: it will not read the rest, so the upload stops, {@link #answeredEarly()}) or the
      * rest of the body goes on a thread of its own while the answer is relayed: an origin that streams its answer as
