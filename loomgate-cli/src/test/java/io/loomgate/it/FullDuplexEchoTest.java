@@ -51,6 +51,8 @@ class FullDuplexEchoTest {
     private static byte[] body;
     private static Path bodyFile;
     private static String expected;
+    private static String plainYaml;
+    private static Map<String, String> vars;
 
     @BeforeAll
     static void start() throws Exception {
@@ -88,10 +90,10 @@ class FullDuplexEchoTest {
                     predicates: [ "Path=/h2/**" ]
                     filters: [ "StripPrefix=1" ]
                 """;
-        Map<String, String> vars = Map.of("PLAIN", Integer.toString(plainOrigin.port()),
+        vars = Map.of("PLAIN", Integer.toString(plainOrigin.port()),
                 "TLS_H1", Integer.toString(tlsH1Origin.port()), "TLS_H2", Integer.toString(tlsH2Origin.port()),
                 "CA", pki.caCert().toString(), "CERT", edge.cert().toString(), "KEY", edge.key().toString());
-        plain = RunningGateway.start("""
+        plainYaml = """
                 server:
                   address: 127.0.0.1
                   port: 0
@@ -99,7 +101,8 @@ class FullDuplexEchoTest {
                     enabled: true
                 admin:
                   port: 0
-                """ + routes, vars);
+                """ + routes;
+        plain = RunningGateway.start(plainYaml, vars);
         tls = RunningGateway.start("""
                 server:
                   address: 127.0.0.1
@@ -153,6 +156,55 @@ class FullDuplexEchoTest {
         System.out.printf("FullDuplexEchoTest: %s client, %s origin: 8 MiB echoed in %d ms%n", downstream, upstream,
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         assertThat(got).as("SHA-256 of the echo").isEqualTo(expected);
+    }
+
+    /**
+     * A client that resets its connection halfway through its body while the echo flows: the relay beside fails on
+     * the client's side, stops the origin, and the exchange is reported once, as the client's abort (not the origin's
+     * failure that the stop causes), with the request bytes the relay sent.
+     */
+    @ParameterizedTest(name = "{0} origin")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"http", "h2c", "https", "h2"})
+    void aClientThatResetsMidBodyIsReportedAsAborted(String upstream) throws Exception {
+        java.util.concurrent.BlockingQueue<io.loomgate.proxy.ExchangeView> ended =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        io.loomgate.proxy.ExchangeListener record = new io.loomgate.proxy.ExchangeListener() {
+            @Override
+            public void exchangeEnd(io.loomgate.proxy.ExchangeView x) {
+                ended.add(x);
+            }
+
+            @Override
+            public void exchangeFailed(io.loomgate.proxy.ExchangeView x) {
+                ended.add(x);
+            }
+        };
+        try (RunningGateway gw = RunningGateway.start(plainYaml, vars, new io.loomgate.cli.Gateway.Observers(record,
+                io.loomgate.upstream.PoolListener.NOOP, io.loomgate.server.ConnectionListener.NOOP));
+             Socket socket = new Socket(InetAddress.getLoopbackAddress(), gw.port())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /" + upstream + "/echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: " + LENGTH
+                    + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body, 0, LENGTH / 8);
+            out.flush();
+            byte[] echoed = new byte[64 * 1024];
+            int got = 0;
+            while (got < echoed.length) { // the head and the first of the echo: both directions are flowing
+                int n = socket.getInputStream().read(echoed, got, echoed.length - got);
+                assertThat(n).as("echo bytes").isPositive();
+                got += n;
+            }
+            socket.setSoLinger(true, 0);
+            socket.close(); // a reset, mid-body
+            io.loomgate.proxy.ExchangeView x = ended.poll(30, TimeUnit.SECONDS);
+            assertThat(x).as("the exchange's end was reported").isNotNull();
+            assertThat(x.failure()).as("failure").isNotNull();
+            assertThat(x.failure().kind()).as(x.failure().getMessage())
+                    .isEqualTo(io.loomgate.proxy.ProxyFailure.Kind.CLIENT_ABORTED);
+            assertThat(x.bytesIn()).isPositive().isLessThan(LENGTH);
+            assertThat(ended.poll(1, TimeUnit.SECONDS)).as("reported once").isNull();
+        }
     }
 
     /**

@@ -25,6 +25,14 @@ public abstract class BodyInputStream extends InputStream {
     }
 
     /**
+     * Does now, on the calling thread, what the first read does besides reading (HTTP/1.1's "100 Continue" to the
+     * client): for a body about to be read on another thread while this one may write the response (full duplex),
+     * so that two threads never write to the client at once. Nothing by default.
+     */
+    public void startReading() throws IOException {
+    }
+
+    /**
      * Whether {@link #read(ByteBuffer)} reads the connection straight into the buffer (a plain socket's channel,
      * a body whose bytes are not parsed: fixed length or until close). False by default: use the byte[] reads.
      */

@@ -42,6 +42,11 @@ final class LimitedRequestBody extends BodyInputStream {
     }
 
     @Override
+    public void startReading() throws IOException {
+        body.startReading();
+    }
+
+    @Override
     public int available() throws IOException {
         return body.available();
     }

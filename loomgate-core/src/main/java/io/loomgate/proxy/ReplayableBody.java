@@ -85,6 +85,11 @@ final class ReplayableBody extends BodyInputStream {
     }
 
     @Override
+    public void startReading() throws IOException {
+        client.startReading();
+    }
+
+    @Override
     public boolean isComplete() {
         return (replayPosition < 0 || replayPosition >= keptLength) && client.isComplete();
     }

@@ -39,14 +39,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p>HTTP/2 endpoints ({@link Endpoint#http2()}): the attempt leases a stream slot on one of the endpoint's
  * multiplexed connections instead of a connection ({@link Http2Pool}), and is one {@link Http2ClientStream}: the same
- * phases, the head translated to HTTP/2 fields, the body as DATA frames. A request body of unknown length (chunked,
- * or an HTTP/2 client's without content-length: streaming, gRPC) is sent by a virtual thread of its own while the
- * response is read, so a bidirectional stream flows both ways at once; a known length is sent before the head is
- * awaited, as over HTTP/1.1. {@link #finish} with anything left unfinished, or {@link #close}, resets the stream
- * (RST_STREAM CANCEL), so the origin stops working on a request the client gave up.
+ * phases, the head translated to HTTP/2 fields, the body as DATA frames. {@link #finish} with anything left
+ * unfinished, or {@link #close}, resets the stream (RST_STREAM CANCEL), so the origin stops working on a request the
+ * client gave up.
+ *
+ * <p>Full duplex (issue 34): the request body goes on a thread beside the request's own while the response is read,
+ * always to an HTTP/2 origin and to an https HTTP/1.1 one, to a plain HTTP/1.1 one when it is chunked or larger than
+ * {@link #SENT_BEFORE_HEAD_MAX}, or from that origin's first answer mid-upload on (see {@link #relayBody}); so an origin that answers as it reads is fed and drained at once. That relay ends, or is
+ * stopped and its connection discarded, before the attempt settles ({@link #endUpload}, {@link #finish}).
  */
 final class UpstreamAttempt implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(UpstreamAttempt.class);
+    /**
+     * The largest request body sent on the request's own thread before the head is awaited (plain HTTP/1.1 origins):
+     * it fits the sockets' buffers both ways, so its writes and an echo of it complete whatever the origin does; a
+     * larger one, or one of unknown length, goes beside (full duplex, {@link #relayBody}).
+     */
+    static final long SENT_BEFORE_HEAD_MAX = 64 * 1024;
     /** Informational (1xx) heads accepted before the final one; more is an origin gone wrong (or hostile): 502. */
     static final int MAX_INTERIM_RESPONSES = 32;
 
@@ -87,6 +96,8 @@ final class UpstreamAttempt implements AutoCloseable {
     private volatile boolean uploadCut;
     /** Ends a read of the client's body blocked in the upload thread (the downstream's); null for none. */
     private Runnable stopClientBody;
+    /** Whether stopping the upload had to cut the client's body: the rest of it can never be read. */
+    private boolean clientBodyCut;
     private boolean requestSent;
     private boolean hadBody;
     private boolean idempotent;
@@ -245,8 +256,9 @@ final class UpstreamAttempt implements AutoCloseable {
      * reading the client comes out as {@link BodyRelay.ReadFailed}, writing the origin as
      * {@link BodyRelay.WriteFailed}.
      *
-     * <p>The origin may answer before it has the whole body (RFC 9112 §9.5). Whenever its bytes arrive mid-upload
-     * they are read as a head, within {@code timeout}: an informational one goes to {@code interim} and the upload
+     * <p>A body that goes beside this thread from the start (see the class comment) returns 0 here; the bytes sent
+     * are {@link #uploaded()}. For one sent here: the origin may answer before it has the whole body (RFC 9112 §9.5).
+     * Whenever its bytes arrive mid-upload they are read as a head, within {@code timeout}: an informational one goes to {@code interim} and the upload
      * goes on here; a final one is what {@link #readHead} returns, and then either the origin said it closes
      * ({@code Connection: close}: it will not read the rest, so the upload stops, {@link #answeredEarly()}) or the
      * rest of the body goes on a thread of its own while the answer is relayed: an origin that streams its answer as
@@ -264,10 +276,12 @@ final class UpstreamAttempt implements AutoCloseable {
         HttpOutput out = connection.output();
         ChunkedOutputStream chunks = framing instanceof BodyFraming.Chunked ? new ChunkedOutputStream(out) : null;
         long length = chunks != null ? -1 : ((BodyFraming.Fixed) framing).length();
-        if (endpoint().tls()) {
-            // Over TLS an early answer cannot be seen without reading it (a TLS socket's available() counts only
-            // bytes already decrypted), so the body always goes beside this thread while the head is awaited.
-            startUpload("h1-upload-" + endpoint().authority(), () -> {
+        if (endpoint().tls() || length < 0 || length > SENT_BEFORE_HEAD_MAX) {
+            // The body goes beside this thread while the head is awaited: an origin that answers as it reads may
+            // wait for the gateway to read before it reads more, and a client may wait for that answer before it
+            // sends more (a stream over one POST), so watching for its answer between pieces is not enough; over TLS
+            // that answer could not even be seen without reading it (available() counts decrypted bytes only).
+            startUpload(body, "h1-upload-" + endpoint().authority(), () -> {
                 BodyRelay.copy(body, new Counted(chunks != null ? chunks : out), length);
                 try {
                     if (chunks != null) {
@@ -305,7 +319,7 @@ final class UpstreamAttempt implements AutoCloseable {
                         return sent;
                     }
                     OutputStream to = chunks != null ? chunks : out;
-                    startUpload("h1-upload-" + endpoint().authority(), () -> {
+                    startUpload(body, "h1-upload-" + endpoint().authority(), () -> {
                         BodyRelay.copy(body, new Counted(to), length < 0 ? -1 : length - sent);
                         try {
                             if (chunks != null) {
@@ -342,7 +356,7 @@ final class UpstreamAttempt implements AutoCloseable {
         // stream, an echo) would otherwise fill the stream's window towards the gateway and stop reading (issue 34).
         Http2ClientStream s = stream;
         long length = framing instanceof BodyFraming.Fixed f ? f.length() : -1;
-        startUpload("h2-upload-" + endpoint().authority() + "-" + s.id(), () -> {
+        startUpload(body, "h2-upload-" + endpoint().authority() + "-" + s.id(), () -> {
             BodyRelay.copy(body, new Counted(s.requestBody()), length);
             try {
                 s.endRequest(body.trailers());
@@ -366,7 +380,12 @@ final class UpstreamAttempt implements AutoCloseable {
      * stream is reset). A write failure over HTTP/1.1 leaves the response alone: an origin may stop reading a body
      * it has answered in full.
      */
-    private void startUpload(String name, Upload task) {
+    private void startUpload(BodyInputStream body, String name, Upload task) throws BodyRelay.ReadFailed {
+        try {
+            body.startReading(); // a "100 Continue" goes now: later this thread may be writing the response
+        } catch (IOException e) {
+            throw new BodyRelay.ReadFailed(e);
+        }
         upload = ConnectionExecutors.startBeside(name, () -> {
             try {
                 task.run();
@@ -456,6 +475,14 @@ final class UpstreamAttempt implements AutoCloseable {
         return upload != null && !uploadEnded;
     }
 
+    /**
+     * Whether another attempt cannot have the request body: a relay beside still holds it, or stopping one had to
+     * cut the client's input, so the rest of the body can never be read.
+     */
+    boolean bodyLost() {
+        return uploadRunning() || clientBodyCut;
+    }
+
     /** The client's failure while its body was relayed beside this thread, if that is how the upload ended. */
     IOException clientBodyFailure() {
         Thread t = upload;
@@ -485,6 +512,7 @@ final class UpstreamAttempt implements AutoCloseable {
             abort();
         }
         if (!join(t, Duration.ofMillis(100)) && stopClientBody != null) {
+            clientBodyCut = true;
             stopClientBody.run();
             if (!join(t, UPLOAD_STOP_WAIT)) {
                 log.debug("{}: request body relay still running after it was stopped", this);
@@ -506,9 +534,12 @@ final class UpstreamAttempt implements AutoCloseable {
         return uploaded;
     }
 
-    /** Whether the origin gave its final answer before the request body was all sent (the upload was stopped). */
+    /**
+     * Whether the origin gave its final answer before the request body was all sent and the upload was stopped for
+     * it (its answer said {@code Connection: close}), whether here or beside this thread.
+     */
     boolean answeredEarly() {
-        return uploadStopped;
+        return uploadStopped || uploadCut;
     }
 
     /** Whether the origin has sent bytes not read yet (after a failed upload: maybe its early answer). */
@@ -579,8 +610,13 @@ final class UpstreamAttempt implements AutoCloseable {
         }
         ResponseHead head = earlyHead;
         earlyHead = null;
-        while (head == null) {
-            head = readOneHead(timeout, interim);
+        try {
+            while (head == null) {
+                head = readOneHead(timeout, interim);
+            }
+        } catch (IOException e) {
+            IOException client = upload == null ? null : clientBodyFailure(); // it closed the connection
+            throw client != null ? client : e;
         }
         if (uploadRunning() && (head.status() == 101 || head.headers().hasToken("Connection", "close"))) {
             uploadCut = true; // the origin will not read the rest: the relay beside stops at its next piece

@@ -53,8 +53,8 @@ final class UpstreamForwarder implements FilterChain {
                 // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
                 boolean notTheOrigins = x.deadlineExpired || ProxyHandler.cancelledByClient(x);
                 upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
-                // A body relay that outlived its stop still holds the body: no other attempt may read it.
-                if (notTheOrigins || x.pastDeadline() || failed.uploadRunning()
+                // A body relay that outlived its stop still holds the body, or its stop cut the client's: no retry.
+                if (notTheOrigins || x.pastDeadline() || failed.bodyLost()
                         || !retries.mayRetry(x, f, failed.facts())) {
                     throw f;
                 }
@@ -97,6 +97,11 @@ final class UpstreamForwarder implements FilterChain {
             relayRequestBody(x, attempt, retries.body(number));
             ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(route.timeout())),
                     x.upgradeRequested, interim -> relayInterim(x, interim));
+            if (attempt.answeredEarly() && !x.requestBodyCut) { // stopped beside this thread, by this answer
+                log.debug("{}: origin answered and closes before the whole request body was sent; upload stopped", x);
+                x.requestBodyCut = true;
+                x.downstream.closeAfterResponse();
+            }
             if (head.status() == 101) {
                 Upgrades.checkSwitch(head, x.upgrades);
             }

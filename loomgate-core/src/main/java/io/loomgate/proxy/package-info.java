@@ -18,12 +18,15 @@
  *  │   tryUpstream = one UpstreamAttempt (owns its connection until finish or close):
  *  │     select endpoint → connect ─── refused 502, timeout 502, pool full 503
  *  │     sendHead → relayBody → readHead (1xx passed on) ─── no head in time 504, reset/invalid 502
- *  │       relayBody stops when the origin answers early (413 …): that answer is relayed, Connection: close
+ *  │       relayBody, full duplex: the body goes beside this thread (to HTTP/2 and https origins always, to http
+ *  │         ones when chunked or over 64 KiB, or once they answer mid-upload) while the answer is read and
+ *  │         relayed; an answer that says Connection: close (413 …) stops the upload: relayed, Connection: close
  *  │       readHead: the route timeout spans all 1xx; more than 32 of them → 502; a 101 must name an asked protocol
  *  │   a failed attempt is closed (connection discarded); FailureClassifier.mayRetry decides on another:
  *  │     a reset, before any response byte, on a reused connection, idempotent, no body → once, fresh
  *  └ responseFilters (route filters, after proceed)
- *  relayResponse: ResponseHeadRewriter → sendHead → body relay (flushed per read) → attempt.finish(reusable)
+ *  relayResponse: ResponseHeadRewriter → sendHead → body relay (flushed per read) → endUpload (the body's relay
+ *      beside ends, or is stopped: both connections then close) → attempt.finish(reusable)
  *      └─ upstream dies mid-body → the client connection is aborted, never a truncated body that looks complete;
  *         but while no byte has left the write buffer the response is retracted and answered 502
  *  tunnel (after 101): two pipes until either side closes; the attempt then discards the connection

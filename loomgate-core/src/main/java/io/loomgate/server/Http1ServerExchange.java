@@ -291,6 +291,11 @@ final class Http1ServerExchange implements ServerExchange {
         }
 
         @Override
+        public void startReading() throws IOException {
+            maybeContinue();
+        }
+
+        @Override
         public boolean isComplete() {
             return body.isComplete();
         }
