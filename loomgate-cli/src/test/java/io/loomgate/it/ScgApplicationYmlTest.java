@@ -44,6 +44,14 @@ class ScgApplicationYmlTest {
                 HttpResponse<String> other = gw.send(gw.request("/users/42").header("Origin", "https://evil.test"));
                 assertThat(other.headers().firstValue("Access-Control-Allow-Origin")).isEmpty();
 
+                HttpResponse<String> choc = gw.send(gw.request("/choc/1").header("Cookie", "chocolate=chip")
+                        .header("X-Forwarded-For", "192.168.1.20"));
+                assertThat(choc.statusCode()).isEqualTo(200);
+                assertThat(gw.send(gw.request("/choc/1").header("Cookie", "chocolate=mint")
+                        .header("X-Forwarded-For", "192.168.1.20")).statusCode()).isEqualTo(404);
+                assertThat(gw.send(gw.request("/choc/1").header("Cookie", "chocolate=chip")
+                        .header("X-Forwarded-For", "10.0.0.1")).statusCode()).isEqualTo(404);
+
                 // requestedTokens 2 of a bucket of 2 refilled at 1/s: the second request within 2 s is refused.
                 HttpResponse<String> first = gw.send(gw.request("/limited/a").header("X-Api-Key", "k1"));
                 HttpResponse<String> second = gw.send(gw.request("/limited/a").header("X-Api-Key", "k1"));
