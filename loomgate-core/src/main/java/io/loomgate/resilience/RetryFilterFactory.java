@@ -13,11 +13,13 @@ import java.util.Set;
  * {@code Retry} with Spring Cloud Gateway's arguments ({@code retries}, {@code statuses}, {@code series},
  * {@code methods}, {@code exceptions}, {@code backoff.firstBackoff|maxBackoff|factor|basedOnPreviousValue}) and
  * Loomgate's ({@code max-replay-size}, {@code per-try-timeout}, {@code budget-percent}, {@code min-retries-per-second}).
- * Shorthand: {@code Retry=3} sets the retries.
+ * Shorthand in SCG's order: {@code Retry=3,INTERNAL_SERVER_ERROR,GET,10ms,50ms,2,false} is retries, statuses,
+ * methods, then the backoff's firstBackoff, maxBackoff, factor and basedOnPreviousValue.
  */
 public final class RetryFilterFactory implements FilterFactory {
-    private static final List<String> ARGS = List.of("retries", "statuses", "series", "methods", "exceptions",
-            "backoff.firstBackoff", "backoff.maxBackoff", "backoff.factor", "backoff.basedOnPreviousValue",
+    /** The first seven in SCG's shortcut order: {@code Retry=3,INTERNAL_SERVER_ERROR,GET,10ms,50ms,2,false}. */
+    private static final List<String> ARGS = List.of("retries", "statuses", "methods", "backoff.firstBackoff",
+            "backoff.maxBackoff", "backoff.factor", "backoff.basedOnPreviousValue", "series", "exceptions",
             "max-replay-size", "per-try-timeout", "budget-percent", "min-retries-per-second");
     private static final Map<String, Integer> SERIES = Map.of("INFORMATIONAL", 1, "SUCCESSFUL", 2,
             "REDIRECTION", 3, "CLIENT_ERROR", 4, "SERVER_ERROR", 5);
