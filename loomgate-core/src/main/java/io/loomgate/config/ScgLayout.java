@@ -275,6 +275,10 @@ final class ScgLayout {
         }
         List<YamlNode.Entry> out = new ArrayList<>();
         for (YamlNode.Entry e : m.entries()) {
+            if (Section.canonical(e.key()).equals("uri")) {
+                out.add(new YamlNode.Entry(e.key(), e.line(), withoutPath(e.value(), written + ".uri")));
+                continue;
+            }
             if (!Section.canonical(e.key()).equals("metadata")) {
                 out.add(e);
                 continue;
@@ -300,6 +304,39 @@ final class ScgLayout {
             }
         }
         return new YamlNode.Mapping(List.copyOf(out), m.line());
+    }
+
+    /**
+     * SCG (WebFlux) takes only the scheme, host and port of a route's {@code uri}: the request's own path and query
+     * go to the origin ({@code RouteToRequestUrlFilter}). So {@code http://localhost:8080/flakey} means
+     * {@code http://localhost:8080} there, and here. Importing notes it; Loomgate's own layout refuses such a uri.
+     */
+    private YamlNode withoutPath(YamlNode value, String written) {
+        if (!(value instanceof YamlNode.Scalar s) || s.isNull()) {
+            return value;
+        }
+        String text = s.text().trim();
+        int scheme = text.indexOf("://");
+        String lower = text.toLowerCase(java.util.Locale.ROOT);
+        if (scheme < 0 || !(lower.startsWith("http://") || lower.startsWith("https://"))) {
+            return value;
+        }
+        int end = text.length();
+        for (char c : new char[] {'/', '?'}) {
+            int at = text.indexOf(c, scheme + 3);
+            if (at >= 0) {
+                end = Math.min(end, at);
+            }
+        }
+        String rest = text.substring(end);
+        if (rest.isEmpty() || rest.equals("/") || rest.indexOf('#') >= 0) {
+            return value; // nothing to drop, or a fragment, which UpstreamUri refuses
+        }
+        if (importing) {
+            dropped.add(new Dropped(s.line(), written, "'" + rest + "' dropped: SCG sends the request's own path and "
+                    + "query, not the route uri's"));
+        }
+        return new YamlNode.Scalar(text.substring(0, end), s.line(), false, false);
     }
 
     /** Spring binds a bare number as milliseconds; Loomgate's durations need a unit. */

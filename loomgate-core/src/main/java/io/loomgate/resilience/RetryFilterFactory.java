@@ -1,5 +1,6 @@
 package io.loomgate.resilience;
 
+import io.loomgate.filter.ArgumentException;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import java.time.Duration;
@@ -17,9 +18,13 @@ import java.util.Set;
  * methods, then the backoff's firstBackoff, maxBackoff, factor and basedOnPreviousValue.
  */
 public final class RetryFilterFactory implements FilterFactory {
-    /** The first seven in SCG's shortcut order: {@code Retry=3,INTERNAL_SERVER_ERROR,GET,10ms,50ms,2,false}. */
+    /**
+     * The first nine in SCG's shortcut order ({@code Retry=3,INTERNAL_SERVER_ERROR,GET,10ms,50ms,2,false,0.5,100ms});
+     * SCG's last two, {@code jitter.randomFactor} and {@code timeout}, are refused (see {@link #create}).
+     */
     private static final List<String> ARGS = List.of("retries", "statuses", "methods", "backoff.firstBackoff",
-            "backoff.maxBackoff", "backoff.factor", "backoff.basedOnPreviousValue", "series", "exceptions",
+            "backoff.maxBackoff", "backoff.factor", "backoff.basedOnPreviousValue", "jitter.randomFactor", "timeout",
+            "series", "exceptions",
             "max-replay-size", "per-try-timeout", "budget-percent", "min-retries-per-second");
     private static final Map<String, Integer> SERIES = Map.of("INFORMATIONAL", 1, "SUCCESSFUL", 2,
             "REDIRECTION", 3, "CLIENT_ERROR", 4, "SERVER_ERROR", 5);
@@ -38,6 +43,14 @@ public final class RetryFilterFactory implements FilterFactory {
     @Override
     public GatewayFilter create(Map<String, String> args) {
         RetryPolicy d = RetryPolicy.DEFAULTS;
+        if (args.containsKey("jitter.randomFactor")) {
+            throw new ArgumentException("jitter.randomFactor", "jitter.randomFactor: not supported: Loomgate's backoff has no jitter "
+                    + "(its retry budget bounds retry storms instead); remove it");
+        }
+        if (args.containsKey("timeout")) {
+            throw new ArgumentException("timeout", "timeout: not supported: SCG's bound on all tries together has no "
+                    + "equivalent; per-try-timeout bounds each try, inside the route's timeout");
+        }
         int retries = args.containsKey("retries") ? ArgText.intIn("retries", args.get("retries"), 0, 100) : d.retries();
         Set<Integer> statuses = new LinkedHashSet<>();
         for (String s : ArgText.list(args.get("statuses"))) {

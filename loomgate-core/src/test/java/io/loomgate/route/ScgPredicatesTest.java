@@ -69,7 +69,10 @@ class ScgPredicatesTest {
         assertThat(test(p, Requests.get("/", "Cookie", "Chocolate=chip"))).isFalse();
         assertThat(test(p, Requests.get("/", "Cookie", "xchocolate=chip"))).isFalse();
         assertThat(test(p, Requests.get("/"))).isFalse();
-        RoutePredicate present = CookiePredicate.FACTORY.create(Map.of("name", "session"));
+        assertThatThrownBy(() -> CookiePredicate.FACTORY.create(Map.of("name", "session")))
+                .hasMessage("missing argument 'regexp' (Spring Cloud Gateway's Cookie without one matches nothing); "
+                        + "to test that the cookie is present write Cookie=NAME, .*");
+        RoutePredicate present = CookiePredicate.FACTORY.create(Map.of("name", "session", "regexp", ".*"));
         assertThat(test(present, Requests.get("/", "Cookie", "session="))).isTrue();
         assertThat(test(present, Requests.get("/", "Cookie", "other=1"))).isFalse();
         assertThatThrownBy(() -> CookiePredicate.FACTORY.create(Map.of("name", "a b")))
