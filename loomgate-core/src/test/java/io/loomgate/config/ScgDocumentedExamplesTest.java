@@ -137,7 +137,7 @@ class ScgDocumentedExamplesTest {
         assertThat(refusal("retry-gatewayfilter-factory-2")).contains("jitter.randomFactor: not supported");
         assertThat(refusal("version-route-predicate-factory-usage")).contains("unknown predicate 'Version'");
         assertThat(refusal("version-route-predicate-factory-version-strategy"))
-                .isEqualTo("version-route-predicate-factory-version-strategy.yml:6: "
+                .isEqualTo("version-route-predicate-factory-version-strategy.yml:7: "
                         + "spring.webflux.apiversion.use.header: not supported: a Spring setting; Loomgate is not a "
                         + "Spring application");
     }
