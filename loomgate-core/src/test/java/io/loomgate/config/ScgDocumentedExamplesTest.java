@@ -135,7 +135,8 @@ class ScgDocumentedExamplesTest {
                 + "route 'retry_test': filter 'Retry': jitter.randomFactor: not supported: Loomgate's backoff has no "
                 + "jitter (its retry budget bounds retry storms instead); remove it");
         assertThat(refusal("retry-gatewayfilter-factory-2")).contains("jitter.randomFactor: not supported");
-        assertThat(refusal("version-route-predicate-factory-usage")).contains("unknown predicate 'Version'");
+        assertThat(refusal("version-route-predicate-factory-usage")).contains("Spring Cloud Gateway's predicate 'Version' is "
+                + "not supported: it needs Spring's API versioning (spring.webflux.apiversion)");
         assertThat(refusal("version-route-predicate-factory-version-strategy"))
                 .isEqualTo("version-route-predicate-factory-version-strategy.yml:7: "
                         + "spring.webflux.apiversion.use.header: not supported: a Spring setting; Loomgate is not a "

@@ -146,6 +146,29 @@ class ScgLayoutTest {
     }
 
     @Test
+    void scgFiltersThatNeedSpringAreRefusedWithTheLoomgateWay() {
+        assertThat(refusal("spring.cloud.gateway.routes:\n  - id: a\n    uri: http://127.0.0.1:1\n"
+                + "    filters:\n      - TokenRelay=\n"))
+                .isEqualTo("application.yml:5: route 'a': Spring Cloud Gateway's filter 'TokenRelay' is not "
+                        + "supported: it needs Spring Security's OAuth2 client and a session; check tokens at the "
+                        + "gateway with JwtAuth and let the client send its own");
+        assertThat(refusal("spring.cloud.gateway.routes:\n  - id: a\n    uri: http://127.0.0.1:1\n"
+                + "    filters:\n      - SaveSession\n"))
+                .endsWith("Spring Cloud Gateway's filter 'SaveSession' is not supported: it needs Spring Session; "
+                        + "Loomgate keeps no sessions");
+    }
+
+    @Test
+    void anScgRouteUrisPathIsDroppedAsScgDoes() throws Exception {
+        GatewayConfig config = load("spring.cloud.gateway.routes:\n  - id: a\n"
+                + "    uri: http://127.0.0.1:8080/flakey?x=1\n");
+        assertThat(config.routes().getFirst().uris()).containsExactly(URI.create("http://127.0.0.1:8080"));
+        // Loomgate's own layout still refuses it: there a path would be a mistake.
+        assertThat(refusal("routes:\n  - id: a\n    uri: http://127.0.0.1:8080/flakey\n"))
+                .contains("uri: expected http://host:port without a path");
+    }
+
+    @Test
     void theSameThingWrittenTwoWaysIsRefused() {
         assertThat(refusal("routes: []\nspring:\n  cloud:\n    gateway:\n      routes: []\n"))
                 .isEqualTo("application.yml:5: spring.cloud.gateway.routes: is also written at line 1; keep one");
