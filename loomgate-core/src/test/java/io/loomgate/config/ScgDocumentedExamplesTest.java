@@ -130,6 +130,29 @@ class ScgDocumentedExamplesTest {
     }
 
     @Test
+    void theScgHeaderFiltersLoadAsDocumented() throws Exception {
+        // Their effect is tested on exchanges in filter.ScgHeaderFiltersTest; here each documented example builds.
+        for (String name : new String[] {"setrequesthostheader-gatewayfilter-factory",
+                "maprequestheader-gatewayfilter-factory", "addrequestheadersifnotpresent-gatewayfilter-factory",
+                "addrequestheadersifnotpresent-gatewayfilter-factory-2", "deduperesponseheader-gatewayfilter-factory"}) {
+            assertThat(routes(name).routes()).as(name).hasSize(1);
+        }
+    }
+
+    @Test
+    void filtersThatNeedSpringAreRefusedWithTheLoomgateWay() throws Exception {
+        assertThat(refusal("tokenrelay-gatewayfilter-factory")).isEqualTo("tokenrelay-gatewayfilter-factory.yml:14: "
+                + "route 'resource': Spring Cloud Gateway's filter 'TokenRelay' is not supported: it needs Spring "
+                + "Security's OAuth2 client and a session; check tokens at the gateway with JwtAuth and let the client "
+                + "send its own");
+        assertThat(refusal("tokenrelay-gatewayfilter-factory-2")).contains("filter 'TokenRelay' is not supported");
+        assertThat(refusal("savesession-gatewayfilter-factory")).contains("Spring Cloud Gateway's filter "
+                + "'SaveSession' is not supported: it needs Spring Session");
+        assertThat(refusal("addrequestparameter-gatewayfilter-factory")).contains("Spring Cloud Gateway's filter "
+                + "'AddRequestParameter' is not supported: not implemented yet (issue 37)");
+    }
+
+    @Test
     void whatHasNoEquivalentIsRefusedWithTheDocumentedReason() throws Exception {
         assertThat(refusal("retry-gatewayfilter-factory")).isEqualTo("retry-gatewayfilter-factory.yml:25: "
                 + "route 'retry_test': filter 'Retry': jitter.randomFactor: not supported: Loomgate's backoff has no "
