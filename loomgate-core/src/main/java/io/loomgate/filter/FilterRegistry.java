@@ -25,7 +25,9 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             HeaderFilter.SET_REQUEST_HOST,
             MapRequestHeaderFilter.FACTORY,
             AddRequestHeadersIfNotPresentFilter.FACTORY,
-            DedupeResponseHeaderFilter.FACTORY);
+            DedupeResponseHeaderFilter.FACTORY,
+            RequestParameterFilter.ADD,
+            RequestParameterFilter.REMOVE);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

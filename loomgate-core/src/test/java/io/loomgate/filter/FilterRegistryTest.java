@@ -27,7 +27,8 @@ class FilterRegistryTest {
         assertThat(registry.names()).containsExactly("StripPrefix", "PrefixPath", "RewritePath", "SetPath",
                 "AddRequestHeader", "SetRequestHeader", "RemoveRequestHeader", "AddResponseHeader",
                 "SetResponseHeader", "RemoveResponseHeader", "SetStatus", "RedirectTo", "SetRequestHostHeader",
-                "MapRequestHeader", "AddRequestHeadersIfNotPresent", "DedupeResponseHeader");
+                "MapRequestHeader", "AddRequestHeadersIfNotPresent", "DedupeResponseHeader",
+                "AddRequestParameter", "RemoveRequestParameter");
         assertThat(registry.find("StripPrefix")).isNotNull();
         assertThat(registry.find("stripprefix")).isNull();
     }

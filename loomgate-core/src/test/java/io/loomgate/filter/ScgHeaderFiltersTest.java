@@ -75,4 +75,29 @@ class ScgHeaderFiltersTest {
         assertThatThrownBy(() -> DedupeResponseHeaderFilter.FACTORY.create(Map.of("name", "A", "strategy", "X")))
                 .hasMessage("strategy: expected RETAIN_FIRST, RETAIN_LAST or RETAIN_UNIQUE, got 'X'");
     }
+
+    @Test
+    void addRequestParameterAppendsARawPairAndEncodesVariableValues() throws IOException {
+        TestExchange ex = run(RequestParameterFilter.ADD.create(Map.of("name", "red", "value", "blue")),
+                TestExchange.get("/a?x=%20y&z"));
+        assertThat(ex.request().target()).isEqualTo("/a?x=%20y&z&red=blue");
+        TestExchange none = run(RequestParameterFilter.ADD.create(Map.of("name", "red", "value", "blue")),
+                TestExchange.get("/a"));
+        assertThat(none.request().target()).isEqualTo("/a?red=blue");
+        TestExchange variable = TestExchange.get("/a").variable("segment", "x&y=1");
+        run(RequestParameterFilter.ADD.create(Map.of("name", "foo", "value", "bar-{segment}")), variable);
+        assertThat(variable.request().target()).isEqualTo("/a?foo=bar-x%26y%3D1");
+        assertThatThrownBy(() -> RequestParameterFilter.ADD.create(Map.of("name", "a&b", "value", "1")))
+                .hasMessage("name: must not contain & = # or ?, got 'a&b'");
+    }
+
+    @Test
+    void removeRequestParameterRemovesEveryPairOfThatName() throws IOException {
+        TestExchange ex = run(RequestParameterFilter.REMOVE.create(Map.of("name", "red")),
+                TestExchange.get("/a?red=1&blue=2&red&reddish=3"));
+        assertThat(ex.request().target()).isEqualTo("/a?blue=2&reddish=3");
+        TestExchange only = run(RequestParameterFilter.REMOVE.create(Map.of("name", "red")),
+                TestExchange.get("/a?red=1"));
+        assertThat(only.request().target()).isEqualTo("/a");
+    }
 }
