@@ -24,7 +24,6 @@ final class ScgRefusals {
             Map.entry("PreserveHostHeader", NOT_YET + "Loomgate keeps the Host by default (route key preserve-host)"),
             Map.entry("RewriteRequestParameter", NOT_YET + "no Loomgate equivalent yet"),
             Map.entry("RewriteLocationResponseHeader", NOT_YET + "no Loomgate equivalent yet"),
-            Map.entry("RewriteResponseHeader", NOT_YET + "no Loomgate equivalent yet"),
             Map.entry("RequestHeaderSize", NOT_YET + "server.max-header-size bounds every request's head"),
             Map.entry("RequestHeaderToRequestUri", "it lets a header choose the origin, which lets a client send the "
                     + "gateway anywhere; give each origin a route"),

@@ -27,7 +27,8 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             AddRequestHeadersIfNotPresentFilter.FACTORY,
             DedupeResponseHeaderFilter.FACTORY,
             RequestParameterFilter.ADD,
-            RequestParameterFilter.REMOVE);
+            RequestParameterFilter.REMOVE,
+            RewriteResponseHeaderFilter.FACTORY);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

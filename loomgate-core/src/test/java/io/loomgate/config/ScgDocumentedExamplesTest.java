@@ -141,6 +141,14 @@ class ScgDocumentedExamplesTest {
     }
 
     @Test
+    void rewriteResponseHeadersExampleHasAStrayCommaAndIsRefused() throws IOException {
+        // SCG's page writes "RewriteResponseHeader=X-Response-Red, , password=[^&]+, password=***": four values for
+        // three arguments (SCG would bind regexp "" and replacement "password=[^&]+", not what the page describes).
+        assertThat(refusal("rewriteresponseheader-gatewayfilter-factory")).contains("filter 'RewriteResponseHeader'")
+                .contains("takes at most 3 argument(s) (name, regexp, replacement), got 4");
+    }
+
+    @Test
     void aDocumentedExampleThatIsNotYamlIsRefusedOnItsLine() throws IOException {
         // SCG's own page writes "- Host: {segment}.myhost.org" where Host={segment}.myhost.org is meant: not YAML.
         assertThat(refusal("addrequestparameter-gatewayfilter-factory-2"))
@@ -156,8 +164,7 @@ class ScgDocumentedExamplesTest {
         assertThat(refusal("tokenrelay-gatewayfilter-factory-2")).contains("filter 'TokenRelay' is not supported");
         assertThat(refusal("savesession-gatewayfilter-factory")).contains("Spring Cloud Gateway's filter "
                 + "'SaveSession' is not supported: it needs Spring Session");
-        assertThat(refusal("rewriteresponseheader-gatewayfilter-factory")).contains("Spring Cloud Gateway's filter "
-                + "'RewriteResponseHeader' is not supported: not implemented yet (issue 37)");
+        assertThat(refusal("addrequestparameter-gatewayfilter-factory-2")).contains("YAML syntax error");
     }
 
     @Test

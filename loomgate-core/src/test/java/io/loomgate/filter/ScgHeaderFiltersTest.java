@@ -100,4 +100,21 @@ class ScgHeaderFiltersTest {
                 TestExchange.get("/a?red=1"));
         assertThat(only.request().target()).isEqualTo("/a");
     }
+
+    @Test
+    void rewriteResponseHeaderRewritesEachValue() throws IOException {
+        TestExchange ex = TestExchange.get("/");
+        FilterChains.run(List.of(RewriteResponseHeaderFilter.FACTORY.create(Map.of("name", "X-Response-Red",
+                "regexp", "password=[^&]+", "replacement", "password=***"))), ex, exchange -> {
+                    TestExchange.origin().proceed(exchange);
+                    exchange.response().headers().add("X-Response-Red", "/42?user=ford&password=omg!what&flag=true")
+                            .add("X-Response-Red", "none");
+                });
+        assertThat(ex.response().headers().all("X-Response-Red"))
+                .containsExactly("/42?user=ford&password=***&flag=true", "none");
+        assertThatThrownBy(() -> RewriteResponseHeaderFilter.FACTORY.create(Map.of("name", "X-A", "regexp", "(a)",
+                "replacement", "$2"))).hasMessageContaining("replacement");
+        assertThatThrownBy(() -> RewriteResponseHeaderFilter.FACTORY.create(Map.of("name", "X-A", "regexp", "a",
+                "replacement", "b\r\nc"))).hasMessage("replacement: header value must not contain CR, LF or NUL");
+    }
 }
