@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "loomgate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "HTTP reverse proxy and API gateway on virtual threads.",
-        subcommands = {ServeCommand.class, ValidateCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {ServeCommand.class, ValidateCommand.class, ImportScgCommand.class, DemoCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main {
     /** The lab's commands, in the order help lists them; present only when the lab is on the class path. */
     private static final String[] LAB_COMMANDS = {

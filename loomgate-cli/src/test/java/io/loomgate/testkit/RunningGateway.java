@@ -45,6 +45,13 @@ public final class RunningGateway implements AutoCloseable {
         return new RunningGateway(Gateway.start(cfg, observers));
     }
 
+    /** A loaded configuration, on free ports as {@code serve --port 0 --admin-port 0} runs it. */
+    public static RunningGateway start(GatewayConfig loaded) throws Exception {
+        GatewayConfig cfg = loaded.with(loaded.server().with(0, loaded.server().threads()),
+                loaded.admin().withPort(0));
+        return new RunningGateway(Gateway.start(cfg, Gateway.Observers.NONE));
+    }
+
     /** The provider the TLS tests run against in this JVM: jdk unless the build asks for another. */
     public static String tlsProvider() {
         return System.getProperty(TLS_PROVIDER_PROPERTY, "jdk");

@@ -49,6 +49,12 @@ final class ComponentBinder {
         for (Map.Entry<String, String> e : written.entrySet()) {
             String k = e.getKey();
             int dot = k.indexOf('.');
+            if (!names.contains(k) && dot > 0 && names.contains(k.substring(0, dot))
+                    && k.substring(dot + 1).matches("\\d+")) {
+                // Spring's indexed list binding ({patterns.0: /red, patterns.1: /blue}): the items in written order.
+                bound.merge(k.substring(0, dot), e.getValue(), (a, b) -> a + "," + b);
+                continue;
+            }
             if (!names.contains(k) && dot > 0 && names.contains(k.substring(0, dot))) {
                 // A mapping argument ({claims-to-headers: {sub: X-User-Id}}), which the reader flattened to dotted
                 // names: handed to the factory as key=value pairs joined with commas.

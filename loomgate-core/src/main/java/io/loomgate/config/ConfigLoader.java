@@ -80,7 +80,7 @@ public final class ConfigLoader {
 
     private static GatewayConfig parse(String yaml, String file, Map<String, String> env, Path source)
             throws ConfigException {
-        YamlNode rootNode = YamlReader.read(yaml, file, env);
+        YamlNode rootNode = ScgLayout.translate(YamlReader.read(yaml, file, env), file);
         Section root = Section.dotted(file, "", rootNode, 1, ROOT_KEYS);
         Section serverSection = Section.dotted(file, "server", root.node("server"), root.lineOf("server"),
                 SERVER_KEYS);

@@ -139,6 +139,10 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
                                                                ExtensionRegistry<F, ?> registry)
             throws ConfigException {
         F f = registry.find(c.name());
+        if (f == null && ScgRefusals.reason(registry.kind(), c.name()) != null) {
+            throw new ConfigException(file, c.line(), context, "Spring Cloud Gateway's " + registry.kind() + " '"
+                    + c.name() + "' is not supported: " + ScgRefusals.reason(registry.kind(), c.name()));
+        }
         if (f == null) {
             String hint = DidYouMean.hint(c.name(), registry.names());
             throw new ConfigException(file, c.line(), context, "unknown " + registry.kind() + " '" + c.name() + "'"

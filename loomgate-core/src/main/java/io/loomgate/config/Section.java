@@ -73,9 +73,6 @@ final class Section {
         if (!hint.isEmpty()) {
             return hint;
         }
-        if (key.equals("spring")) {
-            return " — Loomgate reads a top-level 'routes:' list, not spring.cloud.gateway.routes";
-        }
         return " (expected one of: " + String.join(", ", known) + ")";
     }
 

@@ -21,12 +21,18 @@ final class YamlReader {
     private static final YAMLFactory FACTORY = new YAMLFactory();
 
     private final String file;
+    /** Null: leave {@code ${...}} as written (for import-scg, whose output keeps the placeholders). */
     private final Map<String, String> env;
     private JsonParser parser;
 
     private YamlReader(String file, Map<String, String> env) {
         this.file = file;
         this.env = env;
+    }
+
+    /** As {@link #read}, with {@code ${...}} left as written. */
+    static YamlNode readUnsubstituted(String yaml, String file) throws ConfigException {
+        return new YamlReader(file, null).document(yaml);
     }
 
     /**
@@ -100,6 +106,9 @@ final class YamlReader {
     }
 
     private String substitute(String text, String path, int line) throws ConfigException {
+        if (env == null) {
+            return text;
+        }
         try {
             return EnvSubstitution.substitute(text, env);
         } catch (IllegalArgumentException e) {

@@ -21,7 +21,14 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             HeaderFilter.SET_RESPONSE,
             RemoveResponseHeaderFilter.FACTORY,
             SetStatusFilter.FACTORY,
-            RedirectToFilter.FACTORY);
+            RedirectToFilter.FACTORY,
+            HeaderFilter.SET_REQUEST_HOST,
+            MapRequestHeaderFilter.FACTORY,
+            AddRequestHeadersIfNotPresentFilter.FACTORY,
+            DedupeResponseHeaderFilter.FACTORY,
+            RequestParameterFilter.ADD,
+            RequestParameterFilter.REMOVE,
+            RewriteResponseHeaderFilter.FACTORY);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

@@ -42,6 +42,9 @@ final class HeaderFilter implements GatewayFilter {
     static final FilterFactory SET_REQUEST = Mode.SET_REQUEST.factory();
     static final FilterFactory ADD_RESPONSE = Mode.ADD_RESPONSE.factory();
     static final FilterFactory SET_RESPONSE = Mode.SET_RESPONSE.factory();
+    /** Spring Cloud Gateway's {@code SetRequestHostHeader=example.org}: SetRequestHeader=Host, example.org. */
+    static final FilterFactory SET_REQUEST_HOST = new BuiltinFilterFactory("SetRequestHostHeader", List.of("host"),
+            args -> new HeaderFilter(Mode.SET_REQUEST, "Host", args.required("host")));
 
     private final Mode mode;
     private final String name;

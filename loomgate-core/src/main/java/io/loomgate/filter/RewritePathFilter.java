@@ -38,6 +38,11 @@ final class RewritePathFilter implements GatewayFilter {
     /** Checks now what {@code replaceAll} would only find out on the first matching request. */
     private static String checkReplacement(Pattern regexp, String replacement) {
         PathText.requestLineSafe("replacement", replacement);
+        return checkGroups(regexp, replacement);
+    }
+
+    /** The replacement's group references ({@code $1}, {@code ${name}}) exist in the regexp; shared with headers. */
+    static String checkGroups(Pattern regexp, String replacement) {
         int groups = regexp.matcher("").groupCount();
         int i = 0;
         while (i < replacement.length()) {

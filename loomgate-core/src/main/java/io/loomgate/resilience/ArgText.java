@@ -1,10 +1,10 @@
 package io.loomgate.resilience;
 
+import io.loomgate.filter.StatusCodes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -16,9 +16,6 @@ import java.util.regex.Pattern;
 final class ArgText {
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KB|MB|GB)?", Pattern.CASE_INSENSITIVE);
-    private static final Map<String, Integer> STATUS_NAMES = Map.of("BAD_GATEWAY", 502, "SERVICE_UNAVAILABLE", 503,
-            "GATEWAY_TIMEOUT", 504, "INTERNAL_SERVER_ERROR", 500, "TOO_MANY_REQUESTS", 429, "REQUEST_TIMEOUT", 408,
-            "NOT_IMPLEMENTED", 501, "CONFLICT", 409, "INSUFFICIENT_STORAGE", 507, "BANDWIDTH_LIMIT_EXCEEDED", 509);
 
     private ArgText() {
     }
@@ -57,16 +54,7 @@ final class ArgText {
     }
 
     static int status(String name, String text) {
-        String t = text.trim();
-        if (t.matches("[1-5]\\d\\d")) {
-            return Integer.parseInt(t);
-        }
-        Integer named = STATUS_NAMES.get(t.toUpperCase(Locale.ROOT));
-        if (named == null) {
-            throw new IllegalArgumentException(name + ": expected a status code like 503 or a name like "
-                    + "SERVICE_UNAVAILABLE, got '" + text + "'");
-        }
-        return named;
+        return StatusCodes.parse(name, text);
     }
 
     static Duration duration(String name, String text) {

@@ -1,5 +1,6 @@
 package io.loomgate.resilience;
 
+import io.loomgate.filter.ArgumentException;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import java.time.Duration;
@@ -13,11 +14,17 @@ import java.util.Set;
  * {@code Retry} with Spring Cloud Gateway's arguments ({@code retries}, {@code statuses}, {@code series},
  * {@code methods}, {@code exceptions}, {@code backoff.firstBackoff|maxBackoff|factor|basedOnPreviousValue}) and
  * Loomgate's ({@code max-replay-size}, {@code per-try-timeout}, {@code budget-percent}, {@code min-retries-per-second}).
- * Shorthand: {@code Retry=3} sets the retries.
+ * Shorthand in SCG's order: {@code Retry=3,INTERNAL_SERVER_ERROR,GET,10ms,50ms,2,false} is retries, statuses,
+ * methods, then the backoff's firstBackoff, maxBackoff, factor and basedOnPreviousValue.
  */
 public final class RetryFilterFactory implements FilterFactory {
-    private static final List<String> ARGS = List.of("retries", "statuses", "series", "methods", "exceptions",
-            "backoff.firstBackoff", "backoff.maxBackoff", "backoff.factor", "backoff.basedOnPreviousValue",
+    /**
+     * The first nine in SCG's shortcut order ({@code Retry=3,INTERNAL_SERVER_ERROR,GET,10ms,50ms,2,false,0.5,100ms});
+     * SCG's last two, {@code jitter.randomFactor} and {@code timeout}, are refused (see {@link #create}).
+     */
+    private static final List<String> ARGS = List.of("retries", "statuses", "methods", "backoff.firstBackoff",
+            "backoff.maxBackoff", "backoff.factor", "backoff.basedOnPreviousValue", "jitter.randomFactor", "timeout",
+            "series", "exceptions",
             "max-replay-size", "per-try-timeout", "budget-percent", "min-retries-per-second");
     private static final Map<String, Integer> SERIES = Map.of("INFORMATIONAL", 1, "SUCCESSFUL", 2,
             "REDIRECTION", 3, "CLIENT_ERROR", 4, "SERVER_ERROR", 5);
@@ -36,6 +43,14 @@ public final class RetryFilterFactory implements FilterFactory {
     @Override
     public GatewayFilter create(Map<String, String> args) {
         RetryPolicy d = RetryPolicy.DEFAULTS;
+        if (args.containsKey("jitter.randomFactor")) {
+            throw new ArgumentException("jitter.randomFactor", "jitter.randomFactor: not supported: Loomgate's backoff has no jitter "
+                    + "(its retry budget bounds retry storms instead); remove it");
+        }
+        if (args.containsKey("timeout")) {
+            throw new ArgumentException("timeout", "timeout: not supported: SCG's bound on all tries together has no "
+                    + "equivalent; per-try-timeout bounds each try, inside the route's timeout");
+        }
         int retries = args.containsKey("retries") ? ArgText.intIn("retries", args.get("retries"), 0, 100) : d.retries();
         Set<Integer> statuses = new LinkedHashSet<>();
         for (String s : ArgText.list(args.get("statuses"))) {

@@ -4,7 +4,8 @@ import io.loomgate.extension.ExtensionRegistry;
 import java.util.List;
 
 /**
- * The predicate factories configuration can name: the built-ins (Path, Host, Method, Header, Query, Weight) plus any
+ * The predicate factories configuration can name: the built-ins (Path, Host, Method, Header, Query, Weight, RemoteAddr,
+ * XForwardedRemoteAddr, Cookie, After, Before, Between) plus any
  * a user registers ({@code PredicateRegistry.withBuiltIns().register(myFactory)}, then pass it to
  * {@code GatewayAssembly.build}). A new built-in is one line in {@link #BUILT_INS}.
  */
@@ -16,7 +17,12 @@ public final class PredicateRegistry extends ExtensionRegistry<PredicateFactory,
             HeaderPredicate.FACTORY,
             QueryPredicate.FACTORY,
             WeightPredicate.FACTORY,
-            RemoteAddrPredicate.FACTORY);
+            RemoteAddrPredicate.FACTORY,
+            XForwardedRemoteAddrPredicate.FACTORY,
+            CookiePredicate.FACTORY,
+            TimeWindowPredicate.AFTER,
+            TimeWindowPredicate.BEFORE,
+            TimeWindowPredicate.BETWEEN);
 
     private PredicateRegistry() {
         super("predicate", BUILT_INS);

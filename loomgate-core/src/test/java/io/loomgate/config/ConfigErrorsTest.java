@@ -227,9 +227,11 @@ class ConfigErrorsTest {
     }
 
     @Test
-    void springCloudGatewayLayoutGetsAPointer() {
-        assertThat(refusal("spring:\n  cloud:\n    gateway: {}\n").getMessage()).isEqualTo("gateway.yaml:1: unknown "
-                + "key 'spring' — Loomgate reads a top-level 'routes:' list, not spring.cloud.gateway.routes");
+    void springCloudGatewayKeysWithoutAnEquivalentAreRefusedOnTheirLine() {
+        assertThat(refusal("spring:\n  cloud:\n    gateway:\n      discovery:\n        locator:\n"
+                + "          enabled: true\n").getMessage()).isEqualTo("gateway.yaml:6: "
+                + "spring.cloud.gateway.discovery.locator.enabled: not supported: Loomgate has no service discovery: "
+                + "list the instances in a route's uris, or give a host name that resolves to them (dns-refresh)");
     }
 
     @Test

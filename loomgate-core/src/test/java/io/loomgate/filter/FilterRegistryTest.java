@@ -26,7 +26,9 @@ class FilterRegistryTest {
         FilterRegistry registry = FilterRegistry.withBuiltIns();
         assertThat(registry.names()).containsExactly("StripPrefix", "PrefixPath", "RewritePath", "SetPath",
                 "AddRequestHeader", "SetRequestHeader", "RemoveRequestHeader", "AddResponseHeader",
-                "SetResponseHeader", "RemoveResponseHeader", "SetStatus", "RedirectTo");
+                "SetResponseHeader", "RemoveResponseHeader", "SetStatus", "RedirectTo", "SetRequestHostHeader",
+                "MapRequestHeader", "AddRequestHeadersIfNotPresent", "DedupeResponseHeader",
+                "AddRequestParameter", "RemoveRequestParameter", "RewriteResponseHeader");
         assertThat(registry.find("StripPrefix")).isNotNull();
         assertThat(registry.find("stripprefix")).isNull();
     }

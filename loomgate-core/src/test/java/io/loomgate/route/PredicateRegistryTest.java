@@ -25,7 +25,7 @@ class PredicateRegistryTest {
     void holdsTheBuiltInsByExactName() {
         PredicateRegistry registry = PredicateRegistry.withBuiltIns();
         assertThat(registry.names()).containsExactly("Path", "Host", "Method", "Header", "Query", "Weight",
-                "RemoteAddr");
+                "RemoteAddr", "XForwardedRemoteAddr", "Cookie", "After", "Before", "Between");
         assertThat(registry.find("Path")).isNotNull();
         assertThat(registry.find("path")).isNull();
     }

@@ -1,0 +1,50 @@
+package io.loomgate.filter;
+
+import io.loomgate.http.ResponseHead;
+import java.io.IOException;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * Spring Cloud Gateway's {@code RewriteResponseHeader=X-Response-Red, password=[^&]+, password=***}: each value of
+ * the named response header is rewritten as {@link String#replaceAll} with the regexp and replacement ({@code $1},
+ * {@code ${name}}, and SCG's {@code $\{name}}), as {@link RewritePathFilter} rewrites the path. The replacement is a
+ * valid header value and its group references exist, checked at start-up.
+ */
+final class RewriteResponseHeaderFilter implements GatewayFilter {
+    static final FilterFactory FACTORY = new BuiltinFilterFactory("RewriteResponseHeader",
+            List.of("name", "regexp", "replacement"), args -> new RewriteResponseHeaderFilter(
+                    HeaderFields.name("name", args.required("name")), args.regex("regexp"),
+                    args.optional("replacement", "")));
+
+    private final String name;
+    private final Pattern regexp;
+    private final String replacement;
+
+    RewriteResponseHeaderFilter(String name, Pattern regexp, String replacement) {
+        this.name = name;
+        this.regexp = regexp;
+        String r = replacement.replace("$\\{", "${");
+        HeaderFields.value("replacement", r);
+        this.replacement = RewritePathFilter.checkGroups(regexp, r);
+    }
+
+    @Override
+    public void filter(FilterExchange exchange, FilterChain chain) throws IOException {
+        chain.proceed(exchange);
+        ResponseHead response = exchange.response();
+        if (response == null || !response.headers().contains(name)) {
+            return;
+        }
+        List<String> values = List.copyOf(response.headers().all(name));
+        response.headers().remove(name);
+        for (String v : values) {
+            response.headers().add(name, regexp.matcher(v).replaceAll(replacement));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RewriteResponseHeader[" + name + ": " + regexp + " -> " + replacement + "]";
+    }
+}

@@ -1,0 +1,69 @@
+package io.loomgate.route;
+
+import io.loomgate.http.Cidr;
+import io.loomgate.http.IpLiteral;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Spring Cloud Gateway's {@code XForwardedRemoteAddr=192.168.1.0/24}: holds when the address taken from
+ * {@code X-Forwarded-For} is in one of the ranges. As SCG's {@code XForwardedRemoteAddressResolver}: the entry
+ * {@code maxTrustedIndex} from the right (default 1, the one the nearest proxy appended; the leftmost when the list is
+ * shorter); with no {@code X-Forwarded-For}, or with several fields of it (SCG distrusts those), the client address
+ * {@code RemoteAddr} uses. Like SCG's, it trusts the header as it reaches routing: the proxies in front must
+ * append to it (docs/configuration.md says so). An entry that is not an IP literal matches nothing (no DNS).
+ */
+record XForwardedRemoteAddrPredicate(List<Cidr> sources, int maxTrustedIndex) implements RoutePredicate {
+    static final PredicateFactory FACTORY = new BuiltinPredicateFactory("XForwardedRemoteAddr",
+            List.of("sources", "maxTrustedIndex"), true, args -> new XForwardedRemoteAddrPredicate(
+                    ranges(args.list("sources")),
+                    args.optional("maxTrustedIndex", null) == null ? 1 : args.intAtLeast("maxTrustedIndex", 1)));
+
+    XForwardedRemoteAddrPredicate {
+        sources = List.copyOf(sources);
+    }
+
+    private static List<Cidr> ranges(List<String> written) {
+        List<Cidr> out = new ArrayList<>();
+        for (String s : written) {
+            try {
+                out.add(Cidr.parse(s));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("sources: " + e.getMessage());
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public boolean test(PredicateContext context) {
+        InetAddress client = forwardedAddress(context);
+        if (client == null) {
+            return false;
+        }
+        for (Cidr c : sources) {
+            if (c.contains(client)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private InetAddress forwardedAddress(PredicateContext context) {
+        List<String> fields = context.request().headers().all("X-Forwarded-For");
+        if (fields.size() != 1) {
+            return context.clientIp();
+        }
+        List<String> hops = new ArrayList<>();
+        for (String hop : fields.getFirst().split(",")) {
+            if (!hop.isBlank()) {
+                hops.add(hop.trim());
+            }
+        }
+        if (hops.isEmpty()) {
+            return context.clientIp();
+        }
+        return IpLiteral.parse(hops.get(Math.max(0, hops.size() - maxTrustedIndex)));
+    }
+}
