@@ -103,11 +103,12 @@ class ScgDocumentedExamplesTest {
         assertThat(matched(remote, request("GET", "/"), InetAddress.getByName("192.168.1.10")))
                 .isEqualTo("remoteaddr_route");
         assertThat(matched(remote, request("GET", "/"), InetAddress.getByName("10.0.0.1"))).isNull();
-        // "This route matches if the X-Forwarded-For header contains, for example, 192.168.1.10."
+        // "This route matches if the X-Forwarded-For header contains, for example, 192.168.1.10." The gateway has
+        // appended its peer (127.0.0.1) before routing, as it does for a trusted proxy in front.
         RouteTable forwarded = routes("xforwarded-remote-addr-route-predicate-factory");
-        assertThat(matched(forwarded, request("GET", "/", "X-Forwarded-For", "192.168.1.10"),
+        assertThat(matched(forwarded, request("GET", "/", "X-Forwarded-For", "192.168.1.10, 127.0.0.1"),
                 InetAddress.getByName("127.0.0.1"))).isEqualTo("xforwarded_remoteaddr_route");
-        assertThat(matched(forwarded, request("GET", "/", "X-Forwarded-For", "10.0.0.1"),
+        assertThat(matched(forwarded, request("GET", "/", "X-Forwarded-For", "10.0.0.1, 127.0.0.1"),
                 InetAddress.getByName("127.0.0.1"))).isNull();
     }
 

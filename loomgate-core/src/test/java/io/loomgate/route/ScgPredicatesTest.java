@@ -81,14 +81,15 @@ class ScgPredicatesTest {
 
     @Test
     void xForwardedRemoteAddrTakesTheEntryMaxTrustedIndexFromTheRight() throws Exception {
+        // Each list ends with the peer the gateway appended before routing (127.0.0.1), which the predicate leaves out.
         RoutePredicate one = XForwardedRemoteAddrPredicate.FACTORY.create(Map.of("sources", "192.168.1.1/24"));
-        assertThat(test(one, Requests.get("/", "X-Forwarded-For", "10.0.0.1, 192.168.1.10"))).isTrue();
-        assertThat(test(one, Requests.get("/", "X-Forwarded-For", "192.168.1.10, 10.0.0.1"))).isFalse();
+        assertThat(test(one, Requests.get("/", "X-Forwarded-For", "10.0.0.1, 192.168.1.10, 127.0.0.1"))).isTrue();
+        assertThat(test(one, Requests.get("/", "X-Forwarded-For", "192.168.1.10, 10.0.0.1, 127.0.0.1"))).isFalse();
         RoutePredicate two = XForwardedRemoteAddrPredicate.FACTORY.create(Map.of("sources", "192.168.1.1/24",
                 "maxTrustedIndex", "2"));
-        assertThat(test(two, Requests.get("/", "X-Forwarded-For", "192.168.1.10, 10.0.0.1"))).isTrue();
-        assertThat(test(two, Requests.get("/", "X-Forwarded-For", "192.168.1.10"))).isTrue(); // shorter: leftmost
-        assertThat(test(two, Requests.get("/", "X-Forwarded-For", "not-an-ip, 10.0.0.1"))).isFalse();
+        assertThat(test(two, Requests.get("/", "X-Forwarded-For", "192.168.1.10, 10.0.0.1, 127.0.0.1"))).isTrue();
+        assertThat(test(two, Requests.get("/", "X-Forwarded-For", "192.168.1.10, 127.0.0.1"))).isTrue(); // shorter: leftmost
+        assertThat(test(two, Requests.get("/", "X-Forwarded-For", "not-an-ip, 10.0.0.1, 127.0.0.1"))).isFalse();
         assertThatThrownBy(() -> XForwardedRemoteAddrPredicate.FACTORY.create(Map.of("sources", "10.0.0.0/8",
                 "maxTrustedIndex", "0"))).hasMessage("maxTrustedIndex: expected an integer >= 1, got '0'");
     }
