@@ -235,10 +235,6 @@ class TrafficMatrixTest {
     static final String KNOWN_PROPERTY = "loomgate.matrix.known";
 
     static final List<Known> KNOWN = List.of(
-            new Known("full-duplex echo through a plain HTTP/1.1 upstream still deadlocks after fixes34's 9728991 "
-                    + "(which fixed it through https and HTTP/2 upstreams): the echo of the first piece never comes "
-                    + "back (issue 34, branch fixes34)",
-                    c -> c.body() == Body.DUPLEX_ECHO && !c.down().http2 && c.up() == Upstream.HTTP),
             new Known("Retry with replay while the body is still arriving: the origin's 503 (sent before it read the "
                     + "body) reaches the client instead of a retry, or an h2c client gets a stream error; passed "
                     + "before fixes34's 9728991 (the request body relayed beside the response, the client's input "
