@@ -235,12 +235,6 @@ class TrafficMatrixTest {
     static final String KNOWN_PROPERTY = "loomgate.matrix.known";
 
     static final List<Known> KNOWN = List.of(
-            new Known("Retry with replay while the body is still arriving: the origin's 503 (sent before it read the "
-                    + "body) reaches the client instead of a retry, or an h2c client gets a stream error; passed "
-                    + "before fixes34's 9728991 (the request body relayed beside the response, the client's input "
-                    + "cut when the origin answers mid-upload) (new, issue 34 matrix)",
-                    c -> c.feature() == Feature.RETRY && !c.up().faulty && (c.body() == Body.SLOW_DRIP
-                            || c.body() == Body.DUPLEX_ECHO || c.body().big)),
             new Known("full duplex from an HTTP/2 client (JDK HttpClient over TLS): 'Broken pipe', or the echo of the "
                     + "first piece never comes back (new, issue 34 matrix; not yet told apart from a client fault)",
                     c -> c.body() == Body.DUPLEX_ECHO && c.down().http2),
