@@ -408,40 +408,11 @@ interface MatrixClient {
             long t0 = System.nanoTime();
             java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
                     .version(java.net.http.HttpClient.Version.HTTP_2).sslContext(tls).build();
-            java.util.concurrent.BlockingQueue<byte[]> pieces = new java.util.concurrent.LinkedBlockingQueue<>();
-            byte[] end = new byte[0];
-            InputStream body = new InputStream() {
-                private byte[] current = new byte[0];
-                private int at;
-
-                @Override
-                public int read() throws IOException {
-                    byte[] one = new byte[1];
-                    return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-                }
-
-                @Override
-                public int read(byte[] b, int off, int len) throws IOException {
-                    while (at == current.length) {
-                        if (current == end) {
-                            return -1;
-                        }
-                        try {
-                            current = pieces.poll(IO_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-                        } catch (InterruptedException e) {
-                            throw new IOException(e);
-                        }
-                        if (current == null) {
-                            throw new IOException("no piece to send within " + IO_TIMEOUT);
-                        }
-                        at = 0;
-                    }
-                    int n = Math.min(len, current.length - at);
-                    System.arraycopy(current, at, b, off, n);
-                    at += n;
-                    return n;
-                }
-            };
+            // The body is published as the writer produces it, never read with a blocking read: the client pulls a
+            // publisher's items on its own threads (BodyPublishers.ofInputStream reads the stream there, and a read
+            // that waits for the next piece, which waits for the echo, held up the TLS handshake: the gateway gave
+            // up on it after its handshake timeout and closed, and the client's write failed with 'Broken pipe').
+            PiecePublisher pieces = new PiecePublisher();
             Semaphore echoed = new Semaphore(0);
             AtomicReference<Throwable> writeError = new AtomicReference<>();
             Thread writer = Thread.ofVirtual().name("matrix-jdk-writer").start(() -> {
@@ -449,7 +420,7 @@ interface MatrixClient {
                     byte[] d = MatrixBodies.DATA;
                     for (int off = 0; off < s.length(); off += DUPLEX_PIECE) {
                         int n = Math.min(DUPLEX_PIECE, s.length() - off);
-                        pieces.add(java.util.Arrays.copyOfRange(d, off, off + n));
+                        pieces.add(java.nio.ByteBuffer.wrap(java.util.Arrays.copyOfRange(d, off, off + n)));
                         if (!echoed.tryAcquire(n, IO_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                             throw new IOException("the echo of bytes " + off + ".." + (off + n) + " did not come back");
                         }
@@ -457,13 +428,13 @@ interface MatrixClient {
                 } catch (Throwable e) {
                     writeError.set(e);
                 } finally {
-                    pieces.add(end);
+                    pieces.end();
                 }
             });
             java.net.http.HttpResponse<InputStream> r = client.sendAsync(java.net.http.HttpRequest.newBuilder(
                             java.net.URI.create("https://127.0.0.1:" + port + s.path()))
                             .header("X-Matrix-Key", s.key()).timeout(EXCHANGE_DEADLINE)
-                            .POST(java.net.http.HttpRequest.BodyPublishers.ofInputStream(() -> body)).build(),
+                            .POST(java.net.http.HttpRequest.BodyPublishers.fromPublisher(pieces)).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofInputStream())
                     .get(EXCHANGE_DEADLINE.toSeconds(), TimeUnit.SECONDS);
             MessageDigest sha = sha();
@@ -486,6 +457,66 @@ interface MatrixClient {
             client.close();
             return new Outcome(r.statusCode(), total, HexFormat.of().formatHex(sha.digest()), error == null, error,
                     Duration.ofNanos(System.nanoTime() - t0));
+        }
+    }
+
+    /**
+     * A request body of unknown length whose pieces are added as they are made: each goes to the client's subscriber
+     * as soon as it asks for one, on the thread that added it or asked; nothing here blocks the client's threads.
+     */
+    static final class PiecePublisher implements java.util.concurrent.Flow.Publisher<java.nio.ByteBuffer> {
+        private final java.util.concurrent.ConcurrentLinkedQueue<java.nio.ByteBuffer> queue =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private final java.util.concurrent.atomic.AtomicLong demand = new java.util.concurrent.atomic.AtomicLong();
+        private final java.util.concurrent.atomic.AtomicInteger work = new java.util.concurrent.atomic.AtomicInteger();
+        private volatile java.util.concurrent.Flow.Subscriber<? super java.nio.ByteBuffer> subscriber;
+        private volatile boolean ended;
+        private volatile boolean done;
+
+        @Override
+        public void subscribe(java.util.concurrent.Flow.Subscriber<? super java.nio.ByteBuffer> s) {
+            subscriber = s;
+            s.onSubscribe(new java.util.concurrent.Flow.Subscription() {
+                @Override
+                public void request(long n) {
+                    demand.getAndAccumulate(n, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b);
+                    drain();
+                }
+
+                @Override
+                public void cancel() {
+                    done = true;
+                }
+            });
+            drain();
+        }
+
+        void add(java.nio.ByteBuffer piece) {
+            queue.add(piece);
+            drain();
+        }
+
+        void end() {
+            ended = true;
+            drain();
+        }
+
+        /** Delivers what is asked for; one thread at a time (another's call makes it loop once more). */
+        private void drain() {
+            if (work.getAndIncrement() != 0) {
+                return;
+            }
+            do {
+                java.util.concurrent.Flow.Subscriber<? super java.nio.ByteBuffer> s = subscriber;
+                while (s != null && !done && demand.get() > 0 && !queue.isEmpty()) {
+                    demand.decrementAndGet();
+                    s.onNext(queue.poll());
+                }
+                if (s != null && !done && ended && queue.isEmpty()) {
+                    done = true;
+                    s.onComplete();
+                }
+            } while (work.decrementAndGet() != 0);
         }
     }
 

@@ -29,6 +29,8 @@ final class Retries {
     private final ExchangeListener listener;
     private final long deadlineNanos;
     private int retried;
+    /** Whether {@link #takeBodyForRetry} already started the next attempt's pass. */
+    private boolean rewound;
 
     private Retries(Exchange exchange, RetryFilter retry, ReplayableBody replay, ExchangeListener listener,
                     long deadlineNanos) {
@@ -57,10 +59,32 @@ final class Retries {
         if (replay == null) {
             return exchange.clientBody();
         }
-        if (number > 0) {
-            replay.rewind();
+        if (number > 0 && !rewound) {
+            if (replay.rewind() == null) {
+                throw new IllegalStateException("the request body outgrew max-replay-size and cannot be sent again");
+            }
         }
-        return replay;
+        rewound = false;
+        return replay.current();
+    }
+
+    /**
+     * Takes the request body away from an attempt whose upload beside is still reading it (the origin answered
+     * before the body ended, and that answer is retried): the next attempt's pass starts now, so whatever that upload
+     * still reads from the client is kept for it, and the upload's next read fails. False when the body outgrew
+     * max-replay-size: then it stays with the attempt, whose answer is final.
+     */
+    boolean takeBodyForRetry() {
+        if (replay == null || replay.rewind() == null) {
+            return false;
+        }
+        rewound = true;
+        return true;
+    }
+
+    /** Whether the body is still whole for another attempt (none, or within max-replay-size). */
+    boolean bodyReplayable() {
+        return replay == null || replay.replayable();
     }
 
     /** The deadline (System.nanoTime()) for getting a connection on this try. */

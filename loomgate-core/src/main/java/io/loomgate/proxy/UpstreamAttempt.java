@@ -94,6 +94,8 @@ final class UpstreamAttempt implements AutoCloseable {
     private volatile boolean uploadEnded;
     /** Set when the origin's answer says it reads no more: the upload beside stops at its next piece. */
     private volatile boolean uploadCut;
+    /** Set when a retry took the request body over: stopping the relay must not cut the client's input. */
+    private volatile boolean uploadReleased;
     /** Ends a read of the client's body blocked in the upload thread (the downstream's); null for none. */
     private Runnable stopClientBody;
     /** Whether stopping the upload had to cut the client's body: the rest of it can never be read. */
@@ -470,6 +472,19 @@ final class UpstreamAttempt implements AutoCloseable {
         return t != null && !join(t, Duration.ofMillis(100));
     }
 
+    /**
+     * Gives up the request body's relay beside this thread for a retry that takes the body over (see
+     * {@link Retries#takeBodyForRetry}): only the origin's side is stopped (the stream reset, or the connection
+     * closed), so the relay's next write fails; the client's input is left alone, since the next attempt goes on
+     * reading it. The relay ends once a read of the client it is blocked in lands (its bytes kept for the retry).
+     */
+    void releaseUpload() {
+        uploadReleased = true;
+        if (uploadRunning()) {
+            stopOrigin();
+        }
+    }
+
     /** Whether a request body's relay runs beside this thread and has not ended. */
     boolean uploadRunning() {
         return upload != null && !uploadEnded;
@@ -511,7 +526,7 @@ final class UpstreamAttempt implements AutoCloseable {
         } else {
             abort();
         }
-        if (!join(t, Duration.ofMillis(100)) && stopClientBody != null) {
+        if (!join(t, Duration.ofMillis(100)) && stopClientBody != null && !uploadReleased) {
             clientBodyCut = true;
             stopClientBody.run();
             if (!join(t, UPLOAD_STOP_WAIT)) {

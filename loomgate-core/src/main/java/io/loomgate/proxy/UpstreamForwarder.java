@@ -63,14 +63,33 @@ final class UpstreamForwarder implements FilterChain {
             }
             int status = x.response.status();
             upstream.recordOutcome(member, status < 502 || status > 504);
-            // An answer while the body still streams to the origin (full duplex) is final: the body is in use.
-            if (x.pastDeadline() || retries.wouldRetryStatus(x, status) && x.attempt.uploadBusy()
-                    || !retries.mayRetryStatus(x, status, x.attempt.facts())) {
+            // An answer while the body still streams to the origin (full duplex) is retried as Envoy does: only while
+            // the replay buffer still has every byte read so far; then the retry takes the body over, the client's
+            // input going on into the buffer. Past max-replay-size the answer is final: the body is in use.
+            boolean uploading = retries.wouldRetryStatus(x, status) && x.attempt.uploadBusy();
+            if (x.pastDeadline() || uploading && !retries.bodyReplayable()
+                    || !retries.mayRetryStatus(x, status, x.attempt.facts())
+                    || uploading && !retries.takeBodyForRetry()) {
+                finalAnswer(x);
                 return;
+            }
+            if (uploading) {
+                log.debug("{}: origin answered {} while the request body still streams: retried with the body", x,
+                        status);
+                x.attempt.releaseUpload();
             }
             x.attempt.close(); // the answer is not relayed: the connection goes with it
             x.response = null;
             tried.add(member);
+        }
+    }
+
+    /** The attempt's answer goes to the client. */
+    private static void finalAnswer(Exchange x) {
+        if (x.attempt.answeredEarly() && !x.requestBodyCut) { // stopped beside this thread, by this answer
+            log.debug("{}: origin answered and closes before the whole request body was sent; upload stopped", x);
+            x.requestBodyCut = true;
+            x.downstream.closeAfterResponse();
         }
     }
 
@@ -97,11 +116,6 @@ final class UpstreamForwarder implements FilterChain {
             relayRequestBody(x, attempt, retries.body(number));
             ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(route.timeout())),
                     x.upgradeRequested, interim -> relayInterim(x, interim));
-            if (attempt.answeredEarly() && !x.requestBodyCut) { // stopped beside this thread, by this answer
-                log.debug("{}: origin answered and closes before the whole request body was sent; upload stopped", x);
-                x.requestBodyCut = true;
-                x.downstream.closeAfterResponse();
-            }
             if (head.status() == 101) {
                 Upgrades.checkSwitch(head, x.upgrades);
             }

@@ -33,6 +33,22 @@ class ConnectionExecutorsTest {
     }
 
     @Test
+    void aThreadBesideAConnectionsIsOfItsModel() throws Exception {
+        for (ThreadModel model : new ThreadModel[] {ThreadModel.VIRTUAL, new ThreadModel.Platform(2)}) {
+            try (ExecutorService e = ConnectionExecutors.create(model, "conn")) {
+                Thread beside = e.submit(() -> {
+                    Thread t = ConnectionExecutors.startBeside("beside", () -> { });
+                    t.join();
+                    return t;
+                }).get(30, TimeUnit.SECONDS);
+                assertThat(beside.isVirtual()).as(model.toString()).isEqualTo(model == ThreadModel.VIRTUAL);
+                assertThat(beside.isDaemon()).isTrue();
+                assertThat(beside.getName()).isEqualTo("beside");
+            }
+        }
+    }
+
+    @Test
     void virtualConnectionsRunOnVirtualThreadsNamedByPrefix() throws Exception {
         try (ExecutorService e = ConnectionExecutors.create(ThreadModel.VIRTUAL, "vt")) {
             Thread t = e.submit(Thread::currentThread).get(30, TimeUnit.SECONDS);
