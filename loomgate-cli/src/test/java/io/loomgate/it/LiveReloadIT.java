@@ -33,6 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Load: {@value #WORKERS} keep-alive connections sending back to back (the issue asks for 500; 150 keeps this
  * reliable on a shared 2-core CI machine where the gateway, the origins and the clients run together, while still
  * keeping every connection busy across every swap).
+ *
+ * <p>Every gateway here settles a changed file for 300 ms instead of the default 2 s ({@code --reload-settle}): these tests
+ * are about the swap; the window itself, and the default, are ReloadFileSafetyTest's.
  */
 class LiveReloadIT {
     static final int WORKERS = 150;
@@ -139,7 +142,7 @@ class LiveReloadIT {
     void anInvalidFileAndOneThatNeedsARestartChangeNothingUnderLoad(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("gateway.yaml");
         write(yaml, generation(0, ""));
-        try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"), List.of("serve", "--config", yaml.toString()),
+        try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"), List.of("serve", "--config", yaml.toString(), "--reload-settle", "300ms"),
                 Map.of())) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
             int admin = adminPort(gw);
@@ -177,7 +180,7 @@ class LiveReloadIT {
         Path yaml = dir.resolve("gateway.yaml");
         write(yaml, generation(0, ""));
         try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"),
-                List.of("serve", "--config", yaml.toString(), "--no-watch"), Map.of())) {
+                List.of("serve", "--config", yaml.toString(), "--no-watch", "--reload-settle", "300ms"), Map.of())) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
             int admin = adminPort(gw);
             SteadyLoad load = new SteadyLoad(WORKERS, uri(port, "/stable/load"));
@@ -213,7 +216,7 @@ class LiveReloadIT {
         Path yaml = dir.resolve("gateway.yaml");
         write(yaml, generation(0, ""));
         try (JarProcess gw = JarProcess.startWithHangupIgnored(JarProcess.jar(), List.of("-Xmx256m"),
-                List.of("serve", "--config", yaml.toString()))) {
+                List.of("serve", "--config", yaml.toString(), "--reload-settle", "300ms"))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
             assertThat(gw.output()).contains("SIGHUP is ignored by this process", "a SIGHUP will not reload");
             write(yaml, generation(1, ""));
@@ -228,7 +231,7 @@ class LiveReloadIT {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         a.enqueue(TestOrigin.Reply.ok("slow answer from A").gatedBy(release));
         try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"),
-                List.of("serve", "--config", yaml.toString(), "--no-watch"), Map.of())) {
+                List.of("serve", "--config", yaml.toString(), "--no-watch", "--reload-settle", "300ms"), Map.of())) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
             int admin = adminPort(gw);
             var inFlight = http.sendAsync(HttpRequest.newBuilder(uri(port, "/stable/slow")).build(),

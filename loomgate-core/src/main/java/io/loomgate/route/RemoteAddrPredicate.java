@@ -19,7 +19,8 @@ record RemoteAddrPredicate(List<Cidr> sources) implements RoutePredicate {
         sources = List.copyOf(sources);
     }
 
-    private static List<Cidr> ranges(List<String> written) {
+    /** The {@code sources} argument as ranges; shared with {@link XForwardedRemoteAddrPredicate}. */
+    static List<Cidr> ranges(List<String> written) {
         List<Cidr> out = new ArrayList<>();
         for (String s : written) {
             try {
@@ -33,12 +34,16 @@ record RemoteAddrPredicate(List<Cidr> sources) implements RoutePredicate {
 
     @Override
     public boolean test(PredicateContext context) {
-        InetAddress client = context.clientIp();
-        if (client == null) {
+        return inAny(sources, context.clientIp());
+    }
+
+    /** Whether the address (null: unknown, matches nothing) is in one of the ranges. */
+    static boolean inAny(List<Cidr> ranges, InetAddress address) {
+        if (address == null) {
             return false;
         }
-        for (Cidr c : sources) {
-            if (c.contains(client)) {
+        for (Cidr c : ranges) {
+            if (c.contains(address)) {
                 return true;
             }
         }

@@ -21,37 +21,16 @@ import java.util.List;
 record XForwardedRemoteAddrPredicate(List<Cidr> sources, int maxTrustedIndex) implements RoutePredicate {
     static final PredicateFactory FACTORY = new BuiltinPredicateFactory("XForwardedRemoteAddr",
             List.of("sources", "maxTrustedIndex"), true, args -> new XForwardedRemoteAddrPredicate(
-                    ranges(args.list("sources")),
+                    RemoteAddrPredicate.ranges(args.list("sources")),
                     args.optional("maxTrustedIndex", null) == null ? 1 : args.intAtLeast("maxTrustedIndex", 1)));
 
     XForwardedRemoteAddrPredicate {
         sources = List.copyOf(sources);
     }
 
-    private static List<Cidr> ranges(List<String> written) {
-        List<Cidr> out = new ArrayList<>();
-        for (String s : written) {
-            try {
-                out.add(Cidr.parse(s));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("sources: " + e.getMessage());
-            }
-        }
-        return out;
-    }
-
     @Override
     public boolean test(PredicateContext context) {
-        InetAddress client = forwardedAddress(context);
-        if (client == null) {
-            return false;
-        }
-        for (Cidr c : sources) {
-            if (c.contains(client)) {
-                return true;
-            }
-        }
-        return false;
+        return RemoteAddrPredicate.inAny(sources, forwardedAddress(context));
     }
 
     private InetAddress forwardedAddress(PredicateContext context) {
