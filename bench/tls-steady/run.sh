@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The TLS workloads W5-W7 and W9 of ../shared/bench/run.sh once the JVM has compiled the handshake: run.sh's warm-up
 # (/hello over 256 keep-alive connections) makes only 256 handshakes per round, so its W6 and W7 meet a gateway whose
-# C2 compiler is still compiling JSSE's handshake on the same pinned core (docs/performance.md, "Session 24"). Here
+# C2 compiler is still compiling JSSE's handshake on the same pinned core (docs/journal/2026-11-27-session-24.md). Here
 # every proxy gets the same longer warm-up, new connections included, and then the same workloads, with the same
 # tools and pinning as run.sh: the proxy on core 0, wrk (h2load for W9, h2 by ALPN) and the harness's Go origin
 # (100 ms /api/data) on core 1, in run.sh's order (W5, W6, W9, W7).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# W7's shape by hand, to study its occasional collapse (docs/performance.md, "Session 24": the JIT compiling JSSE's
+# W7's shape by hand, to study its occasional collapse (docs/journal/2026-11-27-session-24.md: the JIT compiling JSSE's
 # handshake on the same core): the gateway pinned to core 0 with a GC log, the harness's Go origin (100 ms) and wrk on
 # core 1; a 20 s /hello warm-up at 256 connections (and with HANDSHAKE_WARMUP=30s, 30 s of new connections, which
 # compiles the handshake first), then REPS times: wrk 3 s at 2000 TLS connections (as run.sh's warm-up), 1 s pause,
