@@ -28,11 +28,11 @@ ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
 SHAPE=${1:?usage: bench/syscalls/run.sh w2|w5|w6|w8|w9-tls|w9-h2c}
 case $SHAPE in
-    w2) URL=http://127.0.0.1:18081 GW=bench/gateway-bench.yaml HAP=haproxy-t1.cfg WARM=${WARM:-30} ;;
-    w5|w6) URL=https://127.0.0.1:18081 GW=bench/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-60} ;;
-    w9-tls) URL=https://127.0.0.1:18081 GW=bench/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-120} ;;
-    w9-h2c) URL=http://127.0.0.1:18081 GW=bench/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-120} ;;
-    w8) URL=http://127.0.0.1:18081 GW=bench/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-60} ;;
+    w2) URL=http://127.0.0.1:18081 GW=bench/configs/gateway-bench.yaml HAP=haproxy-t1.cfg WARM=${WARM:-30} ;;
+    w5|w6) URL=https://127.0.0.1:18081 GW=bench/configs/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-60} ;;
+    w9-tls) URL=https://127.0.0.1:18081 GW=bench/configs/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-120} ;;
+    w9-h2c) URL=http://127.0.0.1:18081 GW=bench/configs/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-120} ;;
+    w8) URL=http://127.0.0.1:18081 GW=bench/configs/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-60} ;;
     *) echo "unknown shape $SHAPE (w2, w5, w6, w8, w9-tls, w9-h2c)" >&2; exit 2 ;;
 esac
 SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
@@ -46,9 +46,9 @@ start_proxy() {
         loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
                       --config "$GW" > "/tmp/syscalls.$1.log" 2>&1 & ;;
         loomgate-conscrypt) # server.ssl.provider: conscrypt (BoringSSL); TLS shapes only
-            [[ $GW == bench/gw-tls.yaml ]] || { echo "loomgate-conscrypt is for the TLS shapes" >&2; exit 2; }
+            [[ $GW == bench/configs/gw-tls.yaml ]] || { echo "loomgate-conscrypt is for the TLS shapes" >&2; exit 2; }
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
-                --config bench/gw-tls-conscrypt.yaml > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                --config bench/configs/gw-tls-conscrypt.yaml > "/tmp/syscalls.$1.log" 2>&1 & ;;
         haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/$HAP" > "/tmp/syscalls.$1.log" 2>&1 & ;;
         floor-selector|floor-vselector) # bench/floor/SelectorRelayFloor: W2's shape, one Selector reading ready sockets
             # for the virtual threads (on a platform thread, or polled by a virtual one: floor-vselector)

@@ -6,7 +6,7 @@
 # tools and pinning as run.sh: the proxy on core 0, wrk (h2load for W9, h2 by ALPN) and the harness's Go origin
 # (100 ms /api/data) on core 1, in run.sh's order (W5, W6, W9, W7).
 #
-#   bench/tls-steady/run.sh                          # loomgate (bench/gw-tls.yaml) and haproxy-t1, interleaved, 2 rounds
+#   bench/tls-steady/run.sh                          # loomgate (bench/configs/gw-tls.yaml) and haproxy-t1, interleaved, 2 rounds
 #   PROXIES="loomgate-conscrypt haproxy" ROUNDS=1 bench/tls-steady/run.sh
 #
 # Prints per proxy and workload: requests/s (W6: handshakes/s), the proxy's CPU µs per request (whole process, JIT
@@ -25,9 +25,9 @@ source "$ROOT/bench/lib/pinned.sh"
 start_proxy() {
     case $1 in
         loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
-                      --config bench/gw-tls.yaml > /tmp/tls-steady.$1.log 2>&1 & ;;
+                      --config bench/configs/gw-tls.yaml > /tmp/tls-steady.$1.log 2>&1 & ;;
         loomgate-conscrypt) taskset -c 0 "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" \
-                      serve --config bench/gw-tls-conscrypt.yaml > /tmp/tls-steady.$1.log 2>&1 & ;;
+                      serve --config bench/configs/gw-tls-conscrypt.yaml > /tmp/tls-steady.$1.log 2>&1 & ;;
         haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/haproxy-t1-tls.cfg" > /tmp/tls-steady.$1.log 2>&1 & ;;
         *) echo "unknown proxy $1" >&2; exit 2 ;;
     esac

@@ -6,8 +6,8 @@
 # wrk 10 s at 2000 new connections (the measured run). Prints requests/s, the gateway's CPU ticks and the GC pauses
 # of each measured run; the GC log is /tmp/tls-w7.gc.log, the gateway's log /tmp/tls-w7.gateway.log.
 #
-#   bench/tls-w7/run.sh                               # JSSE (bench/gw-tls.yaml), 4 repetitions
-#   CFG=bench/gw-tls-conscrypt.yaml HEAP=-Xmx512m REPS="1 2" bench/tls-w7/run.sh
+#   bench/tls-w7/run.sh                               # JSSE (bench/configs/gw-tls.yaml), 4 repetitions
+#   CFG=bench/configs/gw-tls-conscrypt.yaml HEAP=-Xmx512m REPS="1 2" bench/tls-w7/run.sh
 #   HANDSHAKE_WARMUP=30s bench/tls-w7/run.sh           # the handshake compiled before W7's burst: no collapse
 #
 # Needs one earlier ../shared/bench/run.sh with a TLS workload: its origin binary and certificate are reused
@@ -16,7 +16,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
-CFG=${CFG:-bench/gw-tls.yaml}
+CFG=${CFG:-bench/configs/gw-tls.yaml}
 # shellcheck source=../lib/pinned.sh
 source "$ROOT/bench/lib/pinned.sh"
 taskset -c 0 "$JAVA" ${HEAP:--Xmx256m} -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -Xlog:gc:file=/tmp/tls-w7.gc.log \

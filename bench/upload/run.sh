@@ -14,8 +14,8 @@
 #   ITER=1 WARM=1 bench/upload/run.sh                    # a smoke run
 #   PROXIES="loomgate loomgate-conscrypt haproxy-t1" WORKLOADS="U2 U3" bench/upload/run.sh
 #
-# The proxies' configs are the harness's: Loomgate bench/gateway-bench.yaml (plain) and bench/gw-tls.yaml (TLS;
-# bench/gw-tls-conscrypt.yaml for loomgate-conscrypt); HAProxy ../shared/bench/peers/haproxy-t1.cfg and
+# The proxies' configs are the harness's: Loomgate bench/configs/gateway-bench.yaml (plain) and bench/configs/gw-tls.yaml (TLS;
+# bench/configs/gw-tls-conscrypt.yaml for loomgate-conscrypt); HAProxy ../shared/bench/peers/haproxy-t1.cfg and
 # haproxy-t1-tls.cfg, whose `option http-buffer-request` is off (HAProxy's default): it relays the body as it comes,
 # as Loomgate does. The TLS certificate is the harness's (/tmp/loomgate-bench/tls, made here if missing).
 # Needs: the built jar (./loomgate build), go, curl, openssl, haproxy (installed from Debian when missing).
@@ -76,10 +76,10 @@ family() { case $1 in U1) echo plain ;; *) echo tls ;; esac; }
 proxy_cmd() { # proxy family
     case $1-$2 in
         loomgate-plain|loomgate-conscrypt-plain)
-            echo "$JAVA -Xmx256m -XX:+UseSerialGC -jar $JAR serve --config $(config "$ROOT/bench/gateway-bench.yaml")" ;;
-        loomgate-tls) echo "$JAVA -Xmx256m -XX:+UseSerialGC -jar $JAR serve --config $(config "$ROOT/bench/gw-tls.yaml")" ;;
+            echo "$JAVA -Xmx256m -XX:+UseSerialGC -jar $JAR serve --config $(config "$ROOT/bench/configs/gateway-bench.yaml")" ;;
+        loomgate-tls) echo "$JAVA -Xmx256m -XX:+UseSerialGC -jar $JAR serve --config $(config "$ROOT/bench/configs/gw-tls.yaml")" ;;
         loomgate-conscrypt-tls)
-            echo "$JAVA -Xmx512m -XX:+UseSerialGC -jar $JAR serve --config $(config "$ROOT/bench/gw-tls-conscrypt.yaml")" ;;
+            echo "$JAVA -Xmx512m -XX:+UseSerialGC -jar $JAR serve --config $(config "$ROOT/bench/configs/gw-tls-conscrypt.yaml")" ;;
         haproxy-t1-plain) echo "haproxy -db -f $(config "$SHARED/peers/haproxy-t1.cfg")" ;;
         haproxy-t1-tls) echo "haproxy -db -f $(config "$SHARED/peers/haproxy-t1-tls.cfg")" ;;
         *) echo "unknown proxy $1" >&2; exit 2 ;;
