@@ -1,4 +1,4 @@
-// Used by bench/jwt-auth.sh: java -cp loomgate-cli/target/loomgate.jar bench/JwtBenchToken.java [--verify-cost N]
+// Used by bench/jwt-auth/run.sh: java -cp loomgate-cli/target/loomgate.jar bench/jwt-auth/JwtBenchToken.java [--verify-cost N]
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.ECDSASigner;

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # W2 (/hello, 256 connections) through a plain route, a JwtAuth route (ES256, verified tokens cached: the default)
 # and a JwtAuth route with token-cache: 0 (a signature check per request), in one gateway, runs interleaved.
-# Prints requests/s and the gateway's CPU µs per request for each. Usage: [WARM=10] bench/jwt-auth.sh [seconds] [rounds]
+# Prints requests/s and the gateway's CPU µs per request for each. Usage: [WARM=10] bench/jwt-auth/run.sh [seconds] [rounds]
 # The gateway is pinned to core 0, the origin and the load generator share core 1 (as ../shared/bench does).
 set -euo pipefail
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 SECS=${1:-8}
 ROUNDS=${2:-3}
 JAVA=${JAVA:-$(ls -d /usr/lib/jvm/*25*/bin/java 2>/dev/null | head -1)}
@@ -12,7 +12,7 @@ JAR=$HERE/loomgate-cli/target/loomgate.jar
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 cd "$WORK"
-"$JAVA" -cp "$JAR" "$HERE/bench/JwtBenchToken.java"
+"$JAVA" -cp "$JAR" "$HERE/bench/jwt-auth/JwtBenchToken.java"
 cat > gw.yaml <<YAML
 server: { address: 127.0.0.1, port: 18480 }
 admin: { port: 0 }
