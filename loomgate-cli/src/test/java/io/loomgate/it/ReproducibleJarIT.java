@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class ReproducibleJarIT {
     private static final List<String> MODULES = List.of(".", "loomgate-core", "loomgate-lab", "loomgate-cli",
-            "examples/embedded-gateway");
+            "examples/embedded-gateway", "bench");
     private static final List<String> JARS = List.of("loomgate-gateway.jar", "loomgate.jar", "loomgate-cli.jar");
 
     private Path root;
