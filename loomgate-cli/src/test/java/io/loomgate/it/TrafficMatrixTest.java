@@ -131,13 +131,18 @@ class TrafficMatrixTest {
                           budget-percent: 1000
                           min-retries-per-second: 100000
                 """),
-        /** one token per key per second, keyed by the cell's X-Matrix-Key: only the over-limit cell goes over it */
+        /**
+         * one request per key per minute (a request costs the whole bucket of 60 tokens, refilled at 1 a second: a
+         * second request a loaded machine sends 1.5 s later is still over), keyed by the cell's X-Matrix-Key: only the
+         * over-limit cell goes over it
+         */
         RATE_LIMIT("ratelimit", """
                     filters:
                       - name: RequestRateLimiter
                         args:
                           replenish-rate: 1
-                          burst-capacity: 1
+                          burst-capacity: 60
+                          requested-tokens: 60
                           key-resolver: header:X-Matrix-Key
                           deny-empty-key: false
                 """);
@@ -485,7 +490,7 @@ class TrafficMatrixTest {
                 awaitAccessLine(id + "-" + i);
             }
             assertThat(statuses.get(0)).as("the key's first request").isEqualTo(cell.up().faulty ? 502 : 200);
-            assertThat(statuses).as("one token per second: a quick second request is refused").contains(429);
+            assertThat(statuses).as("one request per minute: a second request is refused").contains(429);
             return;
         }
 
