@@ -23,10 +23,11 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 
 /**
- * A traffic-matrix client: sends one request shaped as a cell asks and reports what came back. Two kinds:
+ * A traffic-matrix client: sends one request shaped as a cell asks and reports what came back. Three kinds:
  * {@link H1} on a raw socket (plain or TLS), which writes the framing itself (content-length or chunked) and can
- * abort mid-body; and {@link Curl} for HTTP/2 (h2c with prior knowledge, or h2 by ALPN over TLS), nghttp2's framing
- * through curl, fed on its standard input so it can stream, drip and be killed mid-body.
+ * abort mid-body; {@link Curl} for HTTP/2 (h2c with prior knowledge, or h2 by ALPN over TLS), nghttp2's framing
+ * through curl, fed on its standard input so it can stream, drip and be killed mid-body; and {@link PyH2}, hyper-h2
+ * in a Python script, for HTTP/2 full duplex (a piece, its echo, the next piece), which curl cannot do.
  */
 interface MatrixClient {
     Duration IO_TIMEOUT = Duration.ofSeconds(Long.getLong("loomgate.matrix.io-timeout-seconds", 15));
@@ -365,16 +366,8 @@ interface MatrixClient {
             byte[] d = MatrixBodies.DATA;
             switch (s.shape()) {
                 case WHOLE -> out.write(d, 0, s.length());
-                case DUPLEX -> {
-                    for (int off = 0; off < s.length(); off += DUPLEX_PIECE) {
-                        int n = Math.min(DUPLEX_PIECE, s.length() - off);
-                        out.write(d, off, n);
-                        out.flush();
-                        if (!echoed.tryAcquire(n, IO_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                            throw new IOException("the echo of bytes " + off + ".." + (off + n) + " did not come back");
-                        }
-                    }
-                }
+                case DUPLEX -> throw new IllegalArgumentException("curl cannot stream full duplex (it blocks on its "
+                        + "input in its one event loop): PyH2 does");
                 case DRIP -> {
                     for (int off = 0; off < s.length(); off += DRIP_PIECE) {
                         Thread.sleep(DRIP_PAUSE); // the deliberate slowness of this cell
@@ -395,128 +388,103 @@ interface MatrixClient {
     }
 
     /**
-     * HTTP/2 over TLS through the JDK's HttpClient (ALPN h2), for the full-duplex cell: curl reads its standard input
-     * with a blocking read in its one event loop, so it cannot take in the echo while it waits for the next piece.
-     * The JDK client reads the response while its body publisher still publishes.
+     * HTTP/2 full duplex through hyper-h2, Python's HTTP/2 library (Debian: python3-h2), for the full-duplex cells:
+     * curl reads its standard input with a blocking read in its one event loop, and the JDK HttpClient hands the
+     * response to its body handler only once the request body was all sent, so neither can wait for a piece's echo
+     * before sending the next. The script ({@value #SCRIPT}) sends a piece, reads until it came back, sends the next,
+     * honouring flow control both ways; h2c with prior knowledge, or TLS with ALPN h2 verified against the test CA.
+     *
+     * @param python an interpreter that imports {@code h2} ({@link #findPython})
+     * @param script the script, copied out of the test resources
      */
-    record JdkH2(int port, SSLContext tls) implements MatrixClient {
+    record PyH2(int port, Path caCert, String python, Path script) implements MatrixClient {
+        static final String SCRIPT = "/matrix/h2_duplex_client.py";
+        /** What a missing module says: the same words as {@code TestPki.requireTool}. */
+        static final String MISSING = "'python3-h2' is not installed (Debian package; .ci/run installs it)";
+
+        /**
+         * The first of {@code python3} on PATH and Debian's {@code /usr/bin/python3} (where python3-h2 installs, which
+         * a pyenv or venv python3 ahead on PATH does not see) that imports {@code h2}; null if none does.
+         */
+        static String findPython() {
+            for (String python : List.of("python3", "/usr/bin/python3")) {
+                try {
+                    Process p = new ProcessBuilder(python, "-c", "import h2").redirectErrorStream(true).start();
+                    p.getOutputStream().close();
+                    p.getInputStream().readAllBytes();
+                    if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
+                        return python;
+                    }
+                    p.destroyForcibly();
+                } catch (IOException e) {
+                    // not there: try the next
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+            return null;
+        }
+
+        /** Copies the script into {@code dir} (a resource inside a jar cannot be run in place). */
+        static Path copyScript(Path dir) throws IOException {
+            Path to = dir.resolve("h2_duplex_client.py");
+            try (InputStream in = PyH2.class.getResourceAsStream(SCRIPT)) {
+                if (in == null) {
+                    throw new IOException("test resource " + SCRIPT + " is missing");
+                }
+                Files.copy(in, to, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            return to;
+        }
+
         @Override
         public Outcome exchange(Send s) throws Exception {
             if (s.shape() != Shape.DUPLEX) {
-                throw new IllegalArgumentException("the JDK client is used for the full-duplex cell only");
+                throw new IllegalArgumentException("the hyper-h2 client is used for the full-duplex cells only");
             }
             long t0 = System.nanoTime();
-            java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
-                    .version(java.net.http.HttpClient.Version.HTTP_2).sslContext(tls).build();
-            // The body is published as the writer produces it, never read with a blocking read: the client pulls a
-            // publisher's items on its own threads (BodyPublishers.ofInputStream reads the stream there, and a read
-            // that waits for the next piece, which waits for the echo, held up the TLS handshake: the gateway gave
-            // up on it after its handshake timeout and closed, and the client's write failed with 'Broken pipe').
-            PiecePublisher pieces = new PiecePublisher();
-            Semaphore echoed = new Semaphore(0);
-            AtomicReference<Throwable> writeError = new AtomicReference<>();
-            Thread writer = Thread.ofVirtual().name("matrix-jdk-writer").start(() -> {
-                try {
-                    byte[] d = MatrixBodies.DATA;
-                    for (int off = 0; off < s.length(); off += DUPLEX_PIECE) {
-                        int n = Math.min(DUPLEX_PIECE, s.length() - off);
-                        pieces.add(java.nio.ByteBuffer.wrap(java.util.Arrays.copyOfRange(d, off, off + n)));
-                        if (!echoed.tryAcquire(n, IO_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                            throw new IOException("the echo of bytes " + off + ".." + (off + n) + " did not come back");
-                        }
+            List<String> cmd = new ArrayList<>(List.of(python, script.toString(), "--port", Integer.toString(port),
+                    "--method", s.method(), "--path", s.path(), "--key", s.key(),
+                    "--piece", Integer.toString(DUPLEX_PIECE),
+                    "--io-timeout", Long.toString(IO_TIMEOUT.toSeconds()),
+                    "--deadline", Long.toString(EXCHANGE_DEADLINE.toSeconds())));
+            if (caCert != null) {
+                cmd.addAll(List.of("--tls", "--cacert", caCert.toString()));
+            }
+            Path err = Files.createTempFile("matrix-h2py-", ".err");
+            Process p = new ProcessBuilder(cmd).redirectError(err.toFile()).start();
+            try {
+                try (OutputStream in = p.getOutputStream()) {
+                    in.write(MatrixBodies.DATA, 0, s.length()); // read whole before it connects
+                }
+                String out;
+                try (InputStream o = p.getInputStream()) {
+                    out = new String(o.readAllBytes(), StandardCharsets.UTF_8);
+                }
+                if (!p.waitFor(IO_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS)) {
+                    throw new IOException("the hyper-h2 client did not end: " + cmd);
+                }
+                java.util.Map<String, String> r = new java.util.HashMap<>();
+                for (String line : out.split("\n")) {
+                    int eq = line.indexOf('=');
+                    if (eq > 0) {
+                        r.put(line.substring(0, eq), line.substring(eq + 1));
                     }
-                } catch (Throwable e) {
-                    writeError.set(e);
-                } finally {
-                    pieces.end();
                 }
-            });
-            java.net.http.HttpResponse<InputStream> r = client.sendAsync(java.net.http.HttpRequest.newBuilder(
-                            java.net.URI.create("https://127.0.0.1:" + port + s.path()))
-                            .header("X-Matrix-Key", s.key()).timeout(EXCHANGE_DEADLINE)
-                            .POST(java.net.http.HttpRequest.BodyPublishers.fromPublisher(pieces)).build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofInputStream())
-                    .get(EXCHANGE_DEADLINE.toSeconds(), TimeUnit.SECONDS);
-            MessageDigest sha = sha();
-            long total = 0;
-            String error = null;
-            try (InputStream in = r.body()) {
-                byte[] buf = new byte[64 * 1024];
-                for (int k; (k = in.read(buf)) >= 0; ) {
-                    sha.update(buf, 0, k);
-                    total += k;
-                    echoed.release(k);
+                if (!r.containsKey("status")) {
+                    throw new IOException("the hyper-h2 client reported nothing (exit " + p.exitValue() + "): "
+                            + Files.readString(err).strip());
                 }
-            } catch (IOException e) {
-                error = e.toString();
+                boolean complete = "true".equals(r.get("complete")) && p.exitValue() == 0;
+                String error = r.getOrDefault("error", "");
+                return new Outcome(Integer.parseInt(r.get("status")), Long.parseLong(r.get("received")),
+                        r.get("sha256"), complete, complete ? null : error + " (sent " + r.get("sent") + ")",
+                        Duration.ofNanos(System.nanoTime() - t0));
+            } finally {
+                p.destroyForcibly();
+                Files.deleteIfExists(err);
             }
-            writer.join(IO_TIMEOUT.toMillis());
-            if (writeError.get() != null && error == null) {
-                error = "writer: " + writeError.get();
-            }
-            client.close();
-            return new Outcome(r.statusCode(), total, HexFormat.of().formatHex(sha.digest()), error == null, error,
-                    Duration.ofNanos(System.nanoTime() - t0));
-        }
-    }
-
-    /**
-     * A request body of unknown length whose pieces are added as they are made: each goes to the client's subscriber
-     * as soon as it asks for one, on the thread that added it or asked; nothing here blocks the client's threads.
-     */
-    static final class PiecePublisher implements java.util.concurrent.Flow.Publisher<java.nio.ByteBuffer> {
-        private final java.util.concurrent.ConcurrentLinkedQueue<java.nio.ByteBuffer> queue =
-                new java.util.concurrent.ConcurrentLinkedQueue<>();
-        private final java.util.concurrent.atomic.AtomicLong demand = new java.util.concurrent.atomic.AtomicLong();
-        private final java.util.concurrent.atomic.AtomicInteger work = new java.util.concurrent.atomic.AtomicInteger();
-        private volatile java.util.concurrent.Flow.Subscriber<? super java.nio.ByteBuffer> subscriber;
-        private volatile boolean ended;
-        private volatile boolean done;
-
-        @Override
-        public void subscribe(java.util.concurrent.Flow.Subscriber<? super java.nio.ByteBuffer> s) {
-            subscriber = s;
-            s.onSubscribe(new java.util.concurrent.Flow.Subscription() {
-                @Override
-                public void request(long n) {
-                    demand.getAndAccumulate(n, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b);
-                    drain();
-                }
-
-                @Override
-                public void cancel() {
-                    done = true;
-                }
-            });
-            drain();
-        }
-
-        void add(java.nio.ByteBuffer piece) {
-            queue.add(piece);
-            drain();
-        }
-
-        void end() {
-            ended = true;
-            drain();
-        }
-
-        /** Delivers what is asked for; one thread at a time (another's call makes it loop once more). */
-        private void drain() {
-            if (work.getAndIncrement() != 0) {
-                return;
-            }
-            do {
-                java.util.concurrent.Flow.Subscriber<? super java.nio.ByteBuffer> s = subscriber;
-                while (s != null && !done && demand.get() > 0 && !queue.isEmpty()) {
-                    demand.decrementAndGet();
-                    s.onNext(queue.poll());
-                }
-                if (s != null && !done && ended && queue.isEmpty()) {
-                    done = true;
-                    s.onComplete();
-                }
-            } while (work.decrementAndGet() != 0);
         }
     }
 
