@@ -3,10 +3,8 @@ package io.loomgate.proxy;
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
-import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.server.ServerExchange;
-import io.loomgate.threads.Deadline;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -28,43 +26,22 @@ final class Exchange implements FilterExchange, ExchangeView {
      *  which metrics and logs keep reporting (its in-flight count went up at routeMatched). */
     BoundRoute matchedRoute;
     Map<String, String> variables = Map.of();
-    /**
-     * The current (or last) try upstream; it owns the connection, the exchange only points at it. Volatile: a gRPC
-     * deadline's watchdog reads it to cancel the attempt in flight ({@link #deadlinePassed()}).
-     */
-    volatile UpstreamAttempt attempt;
-    ResponseHead response;
-    BodyFraming upstreamFraming;
-    ResponseHead localReply;
-    byte[] localReplyBody;
-    boolean upgradeRequested;
-    /** The protocols the request asked to switch to, as forwarded (those its route allows). */
+    /** What the upstream side produced: the attempt, the response head and framing (UpstreamForwarder's). */
+    final UpstreamSide upstream = new UpstreamSide();
+    /** A filter's answer instead of the upstream's; null for none. */
+    LocalReply localReply;
+    /** The protocols the request asked to switch to, as forwarded (those its route allows); empty for none. */
     List<String> upgrades = List.of();
-    /** The origin answered before it had the whole request body: its connection cannot be reused. */
-    boolean requestBodyCut;
-    long upstreamNanos = -1;
-    long endNanos;
-    long bytesIn;
-    long bytesOut;
-    int status;
     String traceId;
-    ProxyFailure failure;
+    /** How the exchange ended, for the listeners. */
+    final Outcome outcome = new Outcome();
+    /** The gRPC call's state (inactive for every other exchange). */
+    final GrpcCall grpc = new GrpcCall();
+    private final RequestBodyCap bodyCap = new RequestBodyCap();
     private Map<String, Object> attributes;
     private String clientIp;
     private String principal;
     InetAddress client; // resolved once, before routing (ForwardedHeaders.clientIp)
-    long requestBodyLimit = -1;
-    private LimitedRequestBody limitedBody;
-    /** A gRPC call (application/grpc over HTTP/2): the gateway's own answers are gRPC statuses, never HTML. */
-    boolean grpc;
-    /** When the gRPC call must have ended (System.nanoTime(), from its grpc-timeout); 0 when it sent none. */
-    long grpcDeadline;
-    /** {@link #grpcDeadline} on the shared watchdog; null without one. Closed when the exchange ends. */
-    Deadline deadline;
-    /** Set by the watchdog once the gRPC deadline passed (it then cancelled the attempt in flight). */
-    volatile boolean deadlineExpired;
-    /** The grpc-status the client got (-1 until known, and for every exchange that is not gRPC). */
-    int grpcStatus = -1;
     /** The response body being relayed: a gRPC call that fails after its head still ends with trailers here. */
     ServerExchange.ResponseBody responseOut;
 
@@ -75,17 +52,19 @@ final class Exchange implements FilterExchange, ExchangeView {
         this.originalTarget = request.target();
     }
 
+    /** Whether the request asked for an upgrade its route allows (then a 101 may answer it). */
+    boolean upgradeRequested() {
+        return !upgrades.isEmpty();
+    }
+
     /**
      * The watchdog's action when the gRPC deadline passes (on the watchdog's thread, must not block): cancels the
      * upstream attempt in flight, which ends whatever the exchange's thread waits for upstream; that thread then
      * reports the failure as {@code DEADLINE_EXCEEDED}.
      */
     void deadlinePassed() {
-        deadlineExpired = true;
-        UpstreamAttempt a = attempt;
-        if (a != null) {
-            a.abort();
-        }
+        grpc.expired = true;
+        upstream.abortAttempt();
     }
 
     /** Set when the client cancelled the request (HTTP/2 RST_STREAM): no attempt is started or retried after it. */
@@ -100,15 +79,12 @@ final class Exchange implements FilterExchange, ExchangeView {
      */
     void clientCancelled() {
         clientCancelled = true;
-        UpstreamAttempt a = attempt;
-        if (a != null) {
-            a.abort();
-        }
+        upstream.abortAttempt();
     }
 
     /** Whether the gRPC deadline (if any) has passed, as the watchdog saw it or the clock says. */
     boolean pastDeadline() {
-        return deadlineExpired || grpcDeadline != 0 && System.nanoTime() - grpcDeadline >= 0;
+        return grpc.pastDeadline();
     }
 
     // ---- FilterExchange ----
@@ -146,15 +122,15 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public ResponseHead response() {
-        return response != null ? response : localReply;
+        return upstream.head != null ? upstream.head : localReply == null ? null : localReply.head();
     }
 
     @Override
     public void setResponse(ResponseHead response) {
-        if (this.response != null) {
-            this.response = response;
+        if (upstream.head != null) {
+            upstream.head = response;
         } else if (localReply != null) {
-            this.localReply = response;
+            localReply = new LocalReply(response, localReply.body());
         } else {
             throw new IllegalStateException("no response yet: setResponse is for after proceed returns");
         }
@@ -162,11 +138,10 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public void replyLocally(ResponseHead head, byte[] body) {
-        if (response != null) {
+        if (upstream.head != null) {
             throw new IllegalStateException("the upstream already answered; edit response() instead");
         }
-        this.localReply = head;
-        this.localReplyBody = body;
+        this.localReply = new LocalReply(head, body);
     }
 
     @Override
@@ -197,21 +172,12 @@ final class Exchange implements FilterExchange, ExchangeView {
      * set a cap (one wrapper per exchange, so a replayed retry counts the same bytes once).
      */
     BodyInputStream clientBody() {
-        if (requestBodyLimit < 0) {
-            return downstream.requestBody();
-        }
-        if (limitedBody == null) {
-            limitedBody = new LimitedRequestBody(downstream.requestBody(), requestBodyLimit);
-        }
-        return limitedBody;
+        return bodyCap.apply(downstream.requestBody());
     }
 
     @Override
     public void limitRequestBody(long maxBytes) {
-        if (maxBytes < 0) {
-            throw new IllegalArgumentException("a body limit cannot be negative: " + maxBytes);
-        }
-        requestBodyLimit = requestBodyLimit < 0 ? maxBytes : Math.min(requestBodyLimit, maxBytes);
+        bodyCap.limit(maxBytes);
     }
 
     // ---- ExchangeView ----
@@ -241,12 +207,13 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public String endpoint() {
-        return attempt == null ? null : attempt.endpoint().label();
+        UpstreamAttempt a = upstream.attempt;
+        return a == null ? null : a.endpoint().label();
     }
 
     @Override
     public int status() {
-        return status;
+        return outcome.status;
     }
 
     @Override
@@ -256,22 +223,22 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public long upstreamNanos() {
-        return upstreamNanos;
+        return upstream.nanos;
     }
 
     @Override
     public long totalNanos() {
-        return (endNanos == 0 ? System.nanoTime() : endNanos) - startNanos;
+        return (outcome.endNanos == 0 ? System.nanoTime() : outcome.endNanos) - startNanos;
     }
 
     @Override
     public long bytesIn() {
-        return bytesIn;
+        return outcome.bytesIn;
     }
 
     @Override
     public long bytesOut() {
-        return bytesOut;
+        return outcome.bytesOut;
     }
 
     @Override
@@ -281,12 +248,12 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public ProxyFailure failure() {
-        return failure;
+        return outcome.failure;
     }
 
     @Override
     public int grpcStatus() {
-        return grpcStatus;
+        return grpc.status;
     }
 
     @Override

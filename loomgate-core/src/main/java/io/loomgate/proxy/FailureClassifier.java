@@ -40,7 +40,7 @@ final class FailureClassifier {
 
     /** The same, for an exchange: the endpoint of its current attempt and its route's name and timeout. */
     static ProxyFailure of(Exchange x, IOException e, Stage stage) {
-        return classify(e, stage, x.attempt == null ? null : x.attempt.endpoint(), x.routeId(),
+        return classify(e, stage, x.upstream.attempt == null ? null : x.upstream.attempt.endpoint(), x.routeId(),
                 x.route == null ? null : x.route.route().timeout());
     }
 

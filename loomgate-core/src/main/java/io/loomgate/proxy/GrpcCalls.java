@@ -39,7 +39,7 @@ final class GrpcCalls {
             throw new ProxyFailure(Kind.BAD_REQUEST, 505, "gRPC needs HTTP/2: connect with h2c (prior knowledge) or"
                     + " h2 over TLS; gRPC over HTTP/1.1 and gRPC-Web are not supported", null);
         }
-        x.grpc = true;
+        x.grpc.active = true;
         String timeout = r.headers().first("grpc-timeout");
         if (timeout != null) {
             startDeadline(x, timeout);
@@ -63,9 +63,9 @@ final class GrpcCalls {
             return;
         }
         long at = x.startNanos + nanos;
-        x.grpcDeadline = at == 0 ? 1 : at; // 0 means "none"
-        x.deadline = Watchdog.shared().deadline(x::deadlinePassed);
-        x.deadline.armAt(x.grpcDeadline);
+        x.grpc.deadlineNanos = at == 0 ? 1 : at; // 0 means "none"
+        x.grpc.watch = Watchdog.shared().deadline(x::deadlinePassed);
+        x.grpc.watch.armAt(x.grpc.deadlineNanos);
     }
 
     /**
@@ -73,29 +73,29 @@ final class GrpcCalls {
      * or a wait bounded by the deadline ran out), except a client that went away, which needs no answer.
      */
     static ProxyFailure endDeadline(Exchange x, ProxyFailure failure) {
-        x.deadline.disarm();
-        x.deadline.close();
+        x.grpc.watch.disarm();
+        x.grpc.watch.close();
         if (failure == null || failure.kind() == Kind.CLIENT_ABORTED || failure.kind() == Kind.DEADLINE_EXCEEDED
                 || !x.pastDeadline()) {
             return failure;
         }
-        long ms = (x.grpcDeadline - x.startNanos) / 1_000_000;
+        long ms = (x.grpc.deadlineNanos - x.startNanos) / 1_000_000;
         return new ProxyFailure(Kind.DEADLINE_EXCEEDED, "the call's deadline (grpc-timeout, " + ms + " ms) passed"
-                + (x.attempt == null ? "" : " waiting for " + x.attempt.endpoint() + " (route '" + x.routeId()
-                + "'): the upstream request was cancelled"), failure);
+                + (x.upstream.attempt == null ? "" : " waiting for " + x.upstream.attempt.endpoint() + " (route '"
+                + x.routeId() + "'): the upstream request was cancelled"), failure);
     }
 
     /** A connection deadline (System.nanoTime()) no later than the gRPC deadline, if the call has one. */
     static long withinDeadline(Exchange x, long deadline) {
-        return x.grpcDeadline != 0 && deadline - x.grpcDeadline > 0 ? x.grpcDeadline : deadline;
+        return x.grpc.hasDeadline() && deadline - x.grpc.deadlineNanos > 0 ? x.grpc.deadlineNanos : deadline;
     }
 
     /** The wait for the response head: the route's (or try's) timeout, within what is left of a gRPC deadline. */
     static Duration headTimeout(Exchange x, Duration timeout) {
-        if (x.grpcDeadline == 0) {
+        if (!x.grpc.hasDeadline()) {
             return timeout;
         }
-        long left = x.grpcDeadline - System.nanoTime();
+        long left = x.grpc.deadlineNanos - System.nanoTime();
         return left < timeout.toNanos() ? Duration.ofNanos(Math.max(1, left)) : timeout;
     }
 
@@ -104,8 +104,8 @@ final class GrpcCalls {
      * does), so it stops working when nobody waits any more. A deadline that passed while connecting ends here.
      */
     static void passDeadlineOn(Exchange x, UpstreamAttempt attempt) throws ProxyFailure {
-        long left = x.grpcDeadline - System.nanoTime();
-        if (left <= 0 || x.deadlineExpired) {
+        long left = x.grpc.deadlineNanos - System.nanoTime();
+        if (left <= 0 || x.grpc.expired) {
             throw new ProxyFailure(Kind.DEADLINE_EXCEEDED, "the call's deadline passed before it could be sent to "
                     + attempt.endpoint() + " (route '" + x.routeId() + "')", null);
         }
@@ -121,8 +121,8 @@ final class GrpcCalls {
 
     /** A filter's reply as a grpc-message: its text body (filters write "429 Too Many Requests: ..."), else status. */
     static String replyText(Exchange x) {
-        byte[] b = x.localReplyBody;
+        byte[] b = x.localReply.body();
         String text = b == null ? "" : new String(b, 0, Math.min(b.length, 1024), StandardCharsets.UTF_8).strip();
-        return text.isEmpty() ? "the gateway answered " + x.localReply.status() : text;
+        return text.isEmpty() ? "the gateway answered " + x.localReply.head().status() : text;
     }
 }

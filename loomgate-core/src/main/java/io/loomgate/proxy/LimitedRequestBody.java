@@ -21,13 +21,6 @@ final class LimitedRequestBody extends BodyInputStream {
     }
 
     @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
     public int read(byte[] b, int off, int len) throws IOException {
         // Ask for one byte more than the cap allows, so a body of exactly the cap passes and one byte over does not.
         int n = body.read(b, off, (int) Math.min(len, limit - read + 1));

@@ -77,7 +77,7 @@ public final class ProxyHandler implements ExchangeHandler {
             failure = new ProxyFailure(Kind.CLIENT_ABORTED, "client cancelled the request (stream reset) while it was "
                     + "being proxied: " + failure.getMessage(), failure);
         }
-        if (x.deadline != null) {
+        if (x.grpc.watch != null) {
             failure = GrpcCalls.endDeadline(x, failure);
         }
         end(x, failure);
@@ -106,16 +106,18 @@ public final class ProxyHandler implements ExchangeHandler {
             runFilters(x);
             if (x.localReply != null) {
                 sendLocalReply(x);
-            } else if (x.response.status() == 101) {
+            } else if (x.upstream.head.status() == 101) {
                 tunnel(x);
             } else {
                 relayResponse(x);
             }
         } finally {
             admission.leave();
-            if (x.attempt != null) {
-                x.attempt.close(); // discards the connection unless the response ended cleanly
-                x.bytesIn = Math.max(x.bytesIn, x.attempt.uploaded()); // a body relayed beside this thread, ended
+            UpstreamAttempt attempt = x.upstream.attempt;
+            if (attempt != null) {
+                attempt.close(); // discards the connection unless the response ended cleanly
+                // a body relayed beside this thread, ended
+                x.outcome.bytesIn = Math.max(x.outcome.bytesIn, attempt.uploaded());
             }
         }
     }
@@ -165,7 +167,6 @@ public final class ProxyHandler implements ExchangeHandler {
         HopByHop.strip(h);
         h.remove("Expect"); // the gateway answers 100-continue itself when it starts reading the body
         if (!upgrades.isEmpty()) {
-            x.upgradeRequested = true;
             x.upgrades = upgrades;
             h.set("Upgrade", String.join(", ", upgrades));
             h.set("Connection", "Upgrade");
@@ -200,86 +201,87 @@ public final class ProxyHandler implements ExchangeHandler {
     // ---- phases after the upstream answered ----
 
     private void relayResponse(Exchange x) throws IOException {
-        ResponseHeadRewriter.ForClient answer = ResponseHeadRewriter.forClient(x.response, x.upstreamFraming);
-        BodyInputStream body = x.attempt.openBody(x.upstreamFraming, settings.limits(), settings.bodyReadTimeout());
-        x.status = x.response.status();
+        UpstreamAttempt attempt = x.upstream.attempt;
+        ResponseHeadRewriter.ForClient answer = ResponseHeadRewriter.forClient(x.upstream.head, x.upstream.framing);
+        BodyInputStream body = attempt.openBody(x.upstream.framing, settings.limits(), settings.bodyReadTimeout());
+        x.outcome.status = x.upstream.head.status();
         ServerExchange.ResponseBody out;
         try {
-            out = x.downstream.sendHead(x.response, answer.framing());
+            out = x.downstream.sendHead(x.upstream.head, answer.framing());
         } catch (IOException e) {
             throw FailureClassifier.of(x, e, Stage.CLIENT_WRITE);
         }
         x.responseOut = out;
-        long length = x.upstreamFraming instanceof BodyFraming.Fixed f ? f.length() : -1;
+        long length = x.upstream.framing instanceof BodyFraming.Fixed f ? f.length() : -1;
         Headers trailers;
         try {
-            x.bytesOut = BodyRelay.copy(body, out, length);
+            x.outcome.bytesOut = BodyRelay.copy(body, out, length);
             trailers = body.trailers();
             out.finish(trailers);
         } catch (IOException e) {
             // A client that failed while its body was relayed beside this thread (full duplex) made the origin stop,
             // which is what failed the response: the client's failure is the one reported.
-            IOException client = x.attempt.clientBodyFailure();
+            IOException client = attempt.clientBodyFailure();
             throw client != null ? FailureClassifier.of(x, client, Stage.FORWARD)
                     : FailureClassifier.of(x, e, Stage.RESPONSE_BODY);
         }
-        if (!x.attempt.endUpload(UPLOAD_END_GRACE)) {
+        if (!attempt.endUpload(UPLOAD_END_GRACE)) {
             // The origin answered in full before taking the whole request body: the rest of it is never read, so
             // the client's connection cannot carry another request, nor the origin's.
-            x.requestBodyCut = true;
+            x.upstream.requestBodyCut = true;
             x.downstream.closeAfterResponse();
         }
-        if (x.grpc) {
-            x.grpcStatus = GrpcCalls.statusSent(x.response, trailers);
+        if (x.grpc.active) {
+            x.grpc.status = GrpcCalls.statusSent(x.upstream.head, trailers);
         }
         // A gRPC deadline that expired meanwhile may have cancelled the attempt: disarmed first, it cannot cancel it
         // once its connection is back in the pool.
-        boolean expired = x.deadline != null && x.deadline.disarm();
-        x.attempt.finish(!expired && body.isComplete() && answer.originKeepsAlive() && !x.requestBodyCut);
+        boolean expired = x.grpc.watch != null && x.grpc.watch.disarm();
+        attempt.finish(!expired && body.isComplete() && answer.originKeepsAlive() && !x.upstream.requestBodyCut);
     }
 
     private void sendLocalReply(Exchange x) throws IOException {
-        if (x.grpc) {
-            GrpcStatus status = GrpcReplies.statusFor(x.localReply.status());
-            x.status = 200;
-            x.grpcStatus = status.code();
-            LocalReplies.sendGrpc(x.downstream, x.localReply, status, GrpcCalls.replyText(x));
+        if (x.grpc.active) {
+            GrpcStatus status = GrpcReplies.statusFor(x.localReply.head().status());
+            x.outcome.status = 200;
+            x.grpc.status = status.code();
+            LocalReplies.sendGrpc(x.downstream, x.localReply.head(), status, GrpcCalls.replyText(x));
             return;
         }
-        x.status = x.localReply.status();
-        LocalReplies.send(x.downstream, x.localReply, x.localReplyBody);
+        x.outcome.status = x.localReply.head().status();
+        LocalReplies.send(x.downstream, x.localReply.head(), x.localReply.body());
     }
 
     /** After a 101: both connections become one byte pipe until either side closes; then the attempt discards. */
     private void tunnel(Exchange x) throws IOException {
-        ResponseHeadRewriter.forTunnel(x.response);
-        x.status = 101;
-        ServerExchange.Tunnel client = x.downstream.upgrade(x.response);
-        UpgradeTunnel.run(x, client, x.attempt.connection(), settings.bodyReadTimeout());
+        ResponseHeadRewriter.forTunnel(x.upstream.head);
+        x.outcome.status = 101;
+        ServerExchange.Tunnel client = x.downstream.upgrade(x.upstream.head);
+        UpgradeTunnel.run(x, client, x.upstream.attempt.connection(), settings.bodyReadTimeout());
     }
 
     // ---- the end ----
 
     /** The one place an exchange's end is reported: exchangeEnd, or exchangeFailed and the failure answered. */
     private void end(Exchange x, ProxyFailure failure) throws IOException {
-        x.endNanos = System.nanoTime();
+        x.outcome.endNanos = System.nanoTime();
         if (failure == null) {
             listener.exchangeEnd(x);
             return;
         }
-        x.failure = failure;
+        x.outcome.failure = failure;
         failure.logOnce(log, x);
         if (failure.source() == ProxyFailure.Source.UPSTREAM && x.downstream.isResponseStarted()
                 && x.downstream.retractResponse()) {
             log.debug("{}: no byte of the response had reached the client: answered {} instead", x, failure.status());
         }
-        GrpcStatus grpc = x.grpc ? GrpcReplies.statusFor(failure) : null;
+        GrpcStatus grpc = x.grpc.active ? GrpcReplies.statusFor(failure) : null;
         boolean answered = failure.kind() != Kind.CLIENT_ABORTED;
         if (grpc != null && answered) {
-            x.grpcStatus = grpc.code();
+            x.grpc.status = grpc.code();
         }
         if (!x.downstream.isResponseStarted()) {
-            x.status = grpc != null && answered ? 200 : failure.status();
+            x.outcome.status = grpc != null && answered ? 200 : failure.status();
         }
         listener.exchangeFailed(x);
         if (grpc != null) {

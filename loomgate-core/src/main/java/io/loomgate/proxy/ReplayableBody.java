@@ -100,13 +100,6 @@ final class ReplayableBody {
         private int position;
 
         @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
         public int read(byte[] b, int off, int len) throws IOException {
             if (len == 0) {
                 return 0;

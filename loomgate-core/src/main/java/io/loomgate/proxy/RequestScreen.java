@@ -22,7 +22,7 @@ final class RequestScreen {
             ResponseHead head = ResponseHead.of(200);
             head.headers().add("Allow", "GET, HEAD, POST, PUT, DELETE, OPTIONS, PATCH, TRACE");
             LocalReplies.send(x.downstream, head, new byte[0]);
-            x.status = 200;
+            x.outcome.status = 200;
             return true; // reported by ProxyHandler.end, like every exchange
         }
         if (r.method().equals(Method.CONNECT)) {

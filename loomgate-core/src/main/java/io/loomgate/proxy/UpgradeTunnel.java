@@ -51,8 +51,8 @@ final class UpgradeTunnel {
                 // closing anyway
             }
         }
-        x.bytesOut += toClientBytes.get();
-        x.bytesIn += toOriginBytes.get(); // what crossed so far, if the other direction is still winding down
+        x.outcome.bytesOut += toClientBytes.get();
+        x.outcome.bytesIn += toOriginBytes.get(); // what crossed so far, if the other direction is still winding down
     }
 
     private static void pipe(InputStream in, OutputStream out, AtomicLong count) {

@@ -48,10 +48,10 @@ final class UpstreamForwarder implements FilterChain {
             try {
                 tryUpstream(x, member, n, retries);
             } catch (ProxyFailure f) {
-                UpstreamAttempt failed = x.attempt;
+                UpstreamAttempt failed = x.upstream.attempt;
                 failed.close();
                 // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
-                boolean notTheOrigins = x.deadlineExpired || ProxyHandler.cancelledByClient(x);
+                boolean notTheOrigins = x.grpc.expired || ProxyHandler.cancelledByClient(x);
                 upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
                 // A body relay that outlived its stop still holds the body, or its stop cut the client's: no retry.
                 if (notTheOrigins || x.pastDeadline() || failed.bodyLost()
@@ -61,14 +61,14 @@ final class UpstreamForwarder implements FilterChain {
                 tried.add(member);
                 continue;
             }
-            int status = x.response.status();
+            int status = x.upstream.head.status();
             upstream.recordOutcome(member, status < 502 || status > 504);
             // An answer while the body still streams to the origin (full duplex) is retried as Envoy does: only while
             // the replay buffer still has every byte read so far; then the retry takes the body over, the client's
             // input going on into the buffer. Past max-replay-size the answer is final: the body is in use.
-            boolean uploading = retries.wouldRetryStatus(x, status) && x.attempt.uploadBusy();
+            boolean uploading = retries.wouldRetryStatus(x, status) && x.upstream.attempt.uploadBusy();
             if (x.pastDeadline() || uploading && !retries.bodyReplayable()
-                    || !retries.mayRetryStatus(x, status, x.attempt.facts())
+                    || !retries.mayRetryStatus(x, status, x.upstream.attempt.facts())
                     || uploading && !retries.takeBodyForRetry()) {
                 finalAnswer(x);
                 return;
@@ -76,19 +76,20 @@ final class UpstreamForwarder implements FilterChain {
             if (uploading) {
                 log.debug("{}: origin answered {} while the request body still streams: retried with the body", x,
                         status);
-                x.attempt.releaseUpload();
+                x.upstream.attempt.releaseUpload();
             }
-            x.attempt.close(); // the answer is not relayed: the connection goes with it
-            x.response = null;
+            x.upstream.attempt.close(); // the answer is not relayed: the connection goes with it
+            x.upstream.head = null;
             tried.add(member);
         }
     }
 
     /** The attempt's answer goes to the client. */
     private static void finalAnswer(Exchange x) {
-        if (x.attempt.answeredEarly() && !x.requestBodyCut) { // stopped beside this thread, by this answer
+        // stopped beside this thread, by this answer
+        if (x.upstream.attempt.answeredEarly() && !x.upstream.requestBodyCut) {
             log.debug("{}: origin answered and closes before the whole request body was sent; upload stopped", x);
-            x.requestBodyCut = true;
+            x.upstream.requestBodyCut = true;
             x.downstream.closeAfterResponse();
         }
     }
@@ -98,7 +99,7 @@ final class UpstreamForwarder implements FilterChain {
         Route route = x.route.route();
         UpstreamAttempt attempt = new UpstreamAttempt(member, number);
         attempt.stopClientBodyWith(x.downstream::stopRequestBody);
-        x.attempt = attempt;
+        x.upstream.attempt = attempt;
         if (x.clientCancelled) {
             attempt.abort(); // the cancel came before this attempt was visible to it: connect fails at once
         }
@@ -109,13 +110,13 @@ final class UpstreamForwarder implements FilterChain {
         }
         listener.upstreamAcquired(x, attempt.reused());
         try {
-            if (x.grpcDeadline != 0) {
+            if (x.grpc.hasDeadline()) {
                 GrpcCalls.passDeadlineOn(x, attempt);
             }
             attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
             relayRequestBody(x, attempt, retries.body(number));
             ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(route.timeout())),
-                    x.upgradeRequested, interim -> relayInterim(x, interim));
+                    x.upgradeRequested(), interim -> relayInterim(x, interim));
             if (head.status() == 101) {
                 Upgrades.checkSwitch(head, x.upgrades);
             }
@@ -125,9 +126,9 @@ final class UpstreamForwarder implements FilterChain {
                 // retry avoids: nothing of this response has reached the client yet.
                 attempt.awaitBodyStart(framing, BODY_START_GRACE_MILLIS);
             }
-            x.response = head;
-            x.upstreamNanos = System.nanoTime() - attempt.sentNanos();
-            x.upstreamFraming = framing;
+            x.upstream.head = head;
+            x.upstream.nanos = System.nanoTime() - attempt.sentNanos();
+            x.upstream.framing = framing;
         } catch (IOException e) {
             throw FailureClassifier.of(x, e, Stage.FORWARD);
         }
@@ -142,7 +143,7 @@ final class UpstreamForwarder implements FilterChain {
      */
     private void relayRequestBody(Exchange x, UpstreamAttempt attempt, BodyInputStream body) throws IOException {
         try {
-            x.bytesIn = attempt.relayBody(body, x.downstream.requestFraming(), x.route.route().timeout(),
+            x.outcome.bytesIn = attempt.relayBody(body, x.downstream.requestFraming(), x.route.route().timeout(),
                     interim -> relayInterim(x, interim));
             if (!attempt.answeredEarly()) {
                 return;
@@ -153,7 +154,7 @@ final class UpstreamForwarder implements FilterChain {
             }
         }
         log.debug("{}: origin answered before the whole request body was sent; upload stopped", x);
-        x.requestBodyCut = true;
+        x.upstream.requestBodyCut = true;
         x.downstream.closeAfterResponse();
     }
 

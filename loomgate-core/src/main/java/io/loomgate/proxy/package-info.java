@@ -15,7 +15,8 @@
  *                           upgrades (never h2c); traceparent in
  *  ┌ requestFilters (route filters, before proceed) ─── a filter may reply locally (RedirectTo)
  *  │ UpstreamForwarder (the chain's last link): attempts until one gets a response head
- *  │   tryUpstream = one UpstreamAttempt (owns its connection until finish or close):
+ *  │   tryUpstream = one UpstreamAttempt (owns its lease until finish or close; its UpstreamCodec,
+ *  │     Http1Codec or Http2Codec, speaks the lease's protocol):
  *  │     select endpoint → connect ─── refused 502, timeout 502, pool full 503
  *  │     sendHead → relayBody → readHead (1xx passed on) ─── no head in time 504, reset/invalid 502
  *  │       relayBody, full duplex: the body goes beside this thread (to HTTP/2 and https origins always, to http

@@ -9,8 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntBinaryOperator;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * multiplexed connections instead of a connection per request in flight. An attempt {@link #acquire leases} a stream
  * slot on a connection that has one; another connection is opened only when every open one carries the origin's
  * SETTINGS_MAX_CONCURRENT_STREAMS, up to {@code http2-max-connections}; past that, acquire waits for a slot until
- * its deadline, like the HTTP/1.1 pool.
+ * its deadline in the HTTP/1.1 pool's first-come-first-served line ({@link WaiterQueue}).
  *
  * <p>A connection that received GOAWAY or died leaves the list at once (it finishes its streams and closes itself),
  * so new requests open a new one. An https origin that chooses HTTP/1.1 by ALPN makes {@link #acquire} answer null
@@ -39,21 +40,25 @@ public final class Http2Pool {
     private static final int READ_BUFFER = 16 * 1024 + 9;
 
     /** A stream slot reserved on {@code connection} for one attempt; {@code reused}: it carried streams before. */
-    public record Lease(Http2ClientConnection connection, boolean reused) {
+    public record Lease(Http2ClientConnection connection, boolean reused) implements ConnectionLease {
     }
 
     private final Endpoint endpoint;
     private final PoolSettings settings;
     private final Connector connector;
     private final PoolListener listener;
+    /** What {@code reserveOrWait} answers when the origin speaks only HTTP/1.1 (never handed out). */
+    private static final Lease USE_HTTP1 = new Lease(null, false);
+
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition capacity = lock.newCondition();
     // guarded by lock
     private final List<Http2ClientConnection> connections = new ArrayList<>();
+    /** Acquirers waiting for a slot, oldest first: the HTTP/1.1 pool's rule ({@link UpstreamPool}). */
+    private final WaiterQueue<Lease> waiters = new WaiterQueue<>(lock);
     private int dialling;
-    private int waiting;
     private boolean closed;
     private volatile boolean http1Only;
+
     private final AtomicLong nextId = new AtomicLong();
     private final AtomicLong connects = new AtomicLong();
     /** The keep-alive interval new connections get: the configured one, doubled by each too_many_pings. */
@@ -69,7 +74,9 @@ public final class Http2Pool {
 
     /**
      * Reserves a stream slot on a connection with room, dialling a new connection when none has and the cap allows,
-     * else waiting until {@code deadlineNanos} (System.nanoTime). Null when the origin speaks only HTTP/1.1.
+     * else waiting until {@code deadlineNanos} (System.nanoTime) in the same first-come-first-served line as the
+     * HTTP/1.1 pool's ({@link WaiterQueue}): a freed slot goes to the oldest waiter. Null when the origin speaks only
+     * HTTP/1.1.
      *
      * @throws PoolExhaustedException no slot before the deadline, or the pool was closed
      * @throws java.net.ConnectException, java.net.SocketTimeoutException, UpstreamTlsException as the dial failed
@@ -77,85 +84,170 @@ public final class Http2Pool {
     public Lease acquire(long deadlineNanos) throws IOException {
         long start = System.nanoTime();
         while (true) {
+            Lease lease;
             lock.lock();
             try {
-                Lease lease = reserveOrWait(start, deadlineNanos);
-                if (lease != null) {
-                    return lease;
-                }
-                if (http1Only) {
-                    return null;
-                }
-                dialling++; // reserveOrWait returned null with room to dial
+                lease = reserveOrWait(start, deadlineNanos);
             } finally {
                 lock.unlock();
             }
-            Http2ClientConnection opened = null;
-            try {
-                opened = dial();
-            } finally {
-                lock.lock();
-                try {
-                    dialling--;
-                    if (opened != null) {
-                        connections.add(opened);
-                    }
-                    capacity.signalAll();
-                } finally {
-                    lock.unlock();
-                }
+            if (lease == null) {
+                lease = dialAndReserve(); // a dial slot is ours
             }
-            if (opened == null) {
-                http1Only = true;
-                return null;
-            }
-            if (closed) {
-                opened.close("pool closed");
+            if (lease != null) {
+                return lease == USE_HTTP1 ? null : lease;
             }
         }
     }
 
-    /** Lock held: a lease, or null when the caller should dial (or fall back to HTTP/1.1); waits otherwise. */
+    /**
+     * Dials (a dial slot counted in {@code dialling}) and reserves a slot on the new connection for the dialler; the
+     * rest of its slots go to the waiters, in order. Null when the new connection had no slot to give.
+     */
+    private Lease dialAndReserve() throws IOException {
+        Http2ClientConnection opened = null;
+        boolean dialled = false;
+        Lease mine = null;
+        boolean stillOpen = true;
+        try {
+            opened = dial();
+            dialled = true;
+        } finally {
+            lock.lock();
+            try {
+                dialling--;
+                if (opened == null) {
+                    // the dial failed (another waiter may try) or the origin chose HTTP/1.1 (every waiter falls back)
+                    http1Only |= dialled;
+                } else if (closed) {
+                    stillOpen = false;
+                } else {
+                    connections.add(opened);
+                    if (opened.tryReserve()) {
+                        mine = new Lease(opened, opened.streamsOpened() > 0);
+                    }
+                }
+                if (http1Only) {
+                    waiters.wakeAll();
+                } else {
+                    serveWaiters();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        if (!stillOpen) {
+            opened.close("pool closed");
+            throw new PoolExhaustedException("HTTP/2 connection pool to " + endpoint + " closed while dialling");
+        }
+        return opened == null ? USE_HTTP1 : mine;
+    }
+
+    /**
+     * Lock held: a lease; {@link #USE_HTTP1} when the origin speaks only HTTP/1.1; null when the caller is to dial
+     * (a dial slot counted for it). Waits in line otherwise.
+     */
     private Lease reserveOrWait(long start, long deadlineNanos) throws IOException {
+        if (closed) {
+            throw new PoolExhaustedException("HTTP/2 connection pool to " + endpoint + " is closed");
+        }
+        if (http1Only) {
+            return USE_HTTP1;
+        }
+        if (waiters.isEmpty()) { // nobody in line: take what is free
+            Lease lease = reserve();
+            if (lease != null) {
+                return lease;
+            }
+            if (mayDial()) {
+                dialling++;
+                return null;
+            }
+        }
+        WaiterQueue.Ticket<Lease> me = waiters.join();
         while (true) {
+            if (me.item() != null) {
+                return me.item();
+            }
+            if (me.hasSlot()) {
+                return null;
+            }
             if (closed) {
+                waiters.leave(me);
                 throw new PoolExhaustedException("HTTP/2 connection pool to " + endpoint + " is closed");
             }
             if (http1Only) {
-                return null;
-            }
-            for (int i = 0; i < connections.size(); i++) {
-                Http2ClientConnection c = connections.get(i);
-                if (!c.isUsable()) {
-                    // Gone away or dead: it finishes its streams and closes itself; new requests go elsewhere.
-                    connections.remove(i--);
-                    listener.evicted(endpoint, c.isDead() ? EvictionReason.CLOSED_BY_PEER : EvictionReason.DRAINED);
-                    continue;
-                }
-                if (c.tryReserve()) {
-                    return new Lease(c, c.streamsOpened() > 0);
-                }
-            }
-            // One dial at a time: the connection being dialled brings a whole SETTINGS_MAX_CONCURRENT_STREAMS of
-            // slots, so a burst of requests at a cold endpoint waits for it rather than opening one each.
-            if (dialling == 0 && connections.size() < settings.http2MaxConnections()) {
-                return null;
+                waiters.leave(me);
+                return USE_HTTP1;
             }
             long left = deadlineNanos - System.nanoTime();
             if (left <= 0) {
+                waiters.leave(me);
                 throw new PoolExhaustedException("no HTTP/2 stream to " + endpoint + " free within "
                         + TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - start)) + "ms ("
                         + settings.http2MaxConnections() + " connections at the origin's max concurrent streams)");
             }
-            waiting++;
             try {
-                capacity.awaitNanos(left);
+                waiters.await(me, left);
             } catch (InterruptedException e) {
+                waiters.leave(me);
+                giveBack(me); // whatever was handed over in the meantime goes to the next in line
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted while waiting for an HTTP/2 stream to " + endpoint);
-            } finally {
-                waiting--;
             }
+        }
+    }
+
+    /** Lock held: a slot reserved on an open connection with room, or null; dead and gone-away ones leave. */
+    private Lease reserve() {
+        for (int i = 0; i < connections.size(); i++) {
+            Http2ClientConnection c = connections.get(i);
+            if (!c.isUsable()) {
+                // Gone away or dead: it finishes its streams and closes itself; new requests go elsewhere.
+                connections.remove(i--);
+                listener.evicted(endpoint, c.isDead() ? EvictionReason.CLOSED_BY_PEER : EvictionReason.DRAINED);
+                continue;
+            }
+            if (c.tryReserve()) {
+                return new Lease(c, c.streamsOpened() > 0);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Lock held: one dial at a time, under the cap. The connection being dialled brings a whole
+     * SETTINGS_MAX_CONCURRENT_STREAMS of slots, so a burst of requests at a cold endpoint waits for it rather than
+     * opening one each.
+     */
+    private boolean mayDial() {
+        return dialling == 0 && connections.size() < settings.http2MaxConnections();
+    }
+
+    /** Lock held: free slots to the waiters, oldest first; a dial slot to the oldest when none is free. */
+    private void serveWaiters() {
+        while (!closed && !waiters.isEmpty()) {
+            Lease lease = reserve();
+            if (lease != null) {
+                waiters.handItem(lease);
+                continue;
+            }
+            if (mayDial()) {
+                dialling++;
+                waiters.handSlot();
+            }
+            return;
+        }
+    }
+
+    /** Lock held: passes on what a waiter that left had been handed. */
+    private void giveBack(WaiterQueue.Ticket<Lease> w) {
+        Lease lease = waiters.reclaimItem(w);
+        if (lease != null) {
+            lease.connection().unreserve(); // its capacity callback serves the next in line
+        } else if (waiters.reclaimSlot(w)) {
+            dialling--;
+            serveWaiters();
         }
     }
 
@@ -207,13 +299,11 @@ public final class Http2Pool {
         return keepAliveIntervalNanos.get();
     }
 
-    /** A connection freed a slot or stopped taking streams: wake the waiters, if any. */
+    /** A connection freed a slot or stopped taking streams: the freed slots go to the waiters, if any. */
     private void capacityChanged() {
         lock.lock();
         try {
-            if (waiting > 0) {
-                capacity.signalAll();
-            }
+            serveWaiters();
         } finally {
             lock.unlock();
         }
@@ -248,7 +338,11 @@ public final class Http2Pool {
             closed |= shutdown;
             all = new ArrayList<>(connections);
             connections.clear();
-            capacity.signalAll();
+            if (closed) {
+                waiters.wakeAll();
+            } else {
+                serveWaiters(); // a waiter dials a new connection
+            }
         } finally {
             lock.unlock();
         }
@@ -265,37 +359,28 @@ public final class Http2Pool {
 
     /** HTTP/2 connections open (taking new streams) now. */
     public int connectionCount() {
-        lock.lock();
-        try {
-            return connections.size();
-        } finally {
-            lock.unlock();
-        }
+        return overConnections(c -> 1, Integer::sum);
     }
 
     /** Streams in flight on those connections. */
     public int streamCount() {
-        lock.lock();
-        try {
-            int n = 0;
-            for (Http2ClientConnection c : connections) {
-                n += c.activeStreams();
-            }
-            return n;
-        } finally {
-            lock.unlock();
-        }
+        return overConnections(Http2ClientConnection::activeStreams, Integer::sum);
     }
 
     /** The most response bytes one stream held unread, over the open connections (flow control bounds it). */
     public int maxBufferedPerStream() {
+        return overConnections(Http2ClientConnection::maxStreamBuffered, Math::max);
+    }
+
+    /** {@code each} of the open connections combined by {@code combine}, from 0, under the lock. */
+    private int overConnections(ToIntFunction<Http2ClientConnection> each, IntBinaryOperator combine) {
         lock.lock();
         try {
-            int max = 0;
+            int result = 0;
             for (Http2ClientConnection c : connections) {
-                max = Math.max(max, c.maxStreamBuffered());
+                result = combine.applyAsInt(result, each.applyAsInt(c));
             }
-            return max;
+            return result;
         } finally {
             lock.unlock();
         }

@@ -21,7 +21,7 @@ import javax.net.ssl.SSLSocket;
  * The state fields are only touched under the owning pool's lock; the lock's hand-off also publishes them to the
  * thread that acquires the connection. The socket and codec objects are used by one exchange at a time.
  */
-public final class PooledConnection {
+public final class PooledConnection implements ConnectionLease {
 
     enum State { IDLE, IN_USE, CLOSED }
 
@@ -70,6 +70,7 @@ public final class PooledConnection {
     }
 
     /** Whether this connection served an earlier exchange (so a failure on it may be a stale keep-alive). */
+    @Override
     public boolean reused() {
         return reused;
     }

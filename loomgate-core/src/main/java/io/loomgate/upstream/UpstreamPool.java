@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -105,6 +106,22 @@ public final class UpstreamPool {
     }
 
     /**
+     * What one attempt uses: a stream slot on an HTTP/2 connection when the endpoint speaks HTTP/2 and the origin
+     * agreed, else a connection ({@link #acquire}). Waits for either until the deadline (System.nanoTime()).
+     *
+     * @param fresh see {@link #acquire}; an HTTP/2 slot is always on a connection that is open and answering
+     */
+    public ConnectionLease lease(long deadlineNanos, boolean fresh) throws IOException {
+        if (http2 != null) {
+            Http2Pool.Lease slot = http2.acquire(deadlineNanos);
+            if (slot != null) {
+                return slot;
+            }
+        }
+        return acquire(deadlineNanos, fresh);
+    }
+
+    /**
      * A healthy idle connection, or a new one. Waits for a free slot until the deadline (System.nanoTime()).
      *
      * @param fresh true to skip idle connections and dial a new one (the retry after a stale reuse); if the pool is
@@ -116,31 +133,31 @@ public final class UpstreamPool {
     public PooledConnection acquire(long deadlineNanos, boolean fresh) throws IOException {
         long startNanos = System.nanoTime();
         while (true) {
-            Lease lease = lease(startNanos, deadlineNanos, fresh);
-            if (lease.replaced != null) {
-                lease.replaced.closeQuietly();
+            Turn turn = takeTurn(startNanos, deadlineNanos, fresh);
+            if (turn.replaced != null) {
+                turn.replaced.closeQuietly();
                 listener.evicted(endpoint, EvictionReason.REPLACED);
             }
-            if (lease.idle == null) {
+            if (turn.idle == null) {
                 return dial();
             }
-            if (lease.idle.isHealthy(lease.idleForNanos)) {
+            if (turn.idle.isHealthy(turn.idleForNanos)) {
                 reuses.increment();
                 onReuse.run();
-                return lease.idle;
+                return turn.idle;
             }
-            retire(lease.idle, EvictionReason.CLOSED_BY_PEER, null);
+            retire(turn.idle, EvictionReason.CLOSED_BY_PEER, null);
         }
     }
 
     /**
-     * What {@link #lease} decided under the lock: an idle connection to check, or a reserved slot to dial into
+     * What {@link #takeTurn} decided under the lock: an idle connection to check, or a reserved slot to dial into
      * (possibly made by closing {@code replaced}).
      */
-    private record Lease(PooledConnection idle, long idleForNanos, PooledConnection replaced) {
+    private record Turn(PooledConnection idle, long idleForNanos, PooledConnection replaced) {
     }
 
-    private Lease lease(long startNanos, long deadlineNanos, boolean fresh) throws IOException {
+    private Turn takeTurn(long startNanos, long deadlineNanos, boolean fresh) throws IOException {
         lock.lock();
         try {
             if (closed) {
@@ -152,17 +169,17 @@ public final class UpstreamPool {
                     connection.state(State.IN_USE);
                     connection.markReused();
                     inUse++;
-                    return new Lease(connection, nanoTime.getAsLong() - connection.idleSinceNanos(), null);
+                    return new Turn(connection, nanoTime.getAsLong() - connection.idleSinceNanos(), null);
                 }
                 if (idle.size() + inUse + dialling < settings.maxConnections()) {
                     dialling++;
-                    return new Lease(null, 0, null);
+                    return new Turn(null, 0, null);
                 }
                 if (fresh && !idle.isEmpty()) {
                     PooledConnection oldest = idle.pollLast();
                     oldest.state(State.CLOSED);
                     dialling++;
-                    return new Lease(null, 0, oldest);
+                    return new Turn(null, 0, oldest);
                 }
             }
             return awaitTurn(startNanos, deadlineNanos);
@@ -172,14 +189,14 @@ public final class UpstreamPool {
     }
 
     /** Joins the line and waits (lock held) until handed a connection or a slot, or the deadline passes. */
-    private Lease awaitTurn(long startNanos, long deadlineNanos) throws IOException {
+    private Turn awaitTurn(long startNanos, long deadlineNanos) throws IOException {
         WaiterQueue.Ticket<PooledConnection> me = waiters.join();
         while (true) {
             if (me.item() != null) {
-                return new Lease(me.item(), 0, null);
+                return new Turn(me.item(), 0, null);
             }
             if (me.hasSlot()) {
-                return new Lease(null, 0, null);
+                return new Turn(null, 0, null);
             }
             if (closed) {
                 waiters.leave(me);
@@ -380,26 +397,7 @@ public final class UpstreamPool {
      * Idempotent.
      */
     public void drain() {
-        if (http2 != null) {
-            http2.drain(false);
-        }
-        List<PooledConnection> idleNow;
-        lock.lock();
-        try {
-            draining = true;
-            idleNow = new ArrayList<>(idle);
-            idle.clear();
-            for (PooledConnection c : idleNow) {
-                c.state(State.CLOSED);
-                slotFreed();
-            }
-        } finally {
-            lock.unlock();
-        }
-        for (PooledConnection connection : idleNow) {
-            connection.closeQuietly();
-            listener.evicted(endpoint, EvictionReason.DRAINED);
-        }
+        stop(false);
     }
 
     /**
@@ -407,40 +405,55 @@ public final class UpstreamPool {
      * or discarded. Threads waiting for a slot wake and fail. Idempotent.
      */
     void close() {
+        stop(true);
+    }
+
+    /**
+     * Closes the idle connections, then either keeps serving with nothing kept ({@link #drain}: a freed slot goes to
+     * a waiter) or fails every acquire from now on ({@link #close}: the waiters wake and fail).
+     */
+    private void stop(boolean shutdown) {
         if (http2 != null) {
-            http2.drain(true);
+            http2.drain(shutdown);
         }
         List<PooledConnection> idleNow;
         lock.lock();
         try {
-            closed = true;
+            closed |= shutdown;
+            draining |= !shutdown;
             idleNow = new ArrayList<>(idle);
             idle.clear();
-            idleNow.forEach(c -> c.state(State.CLOSED));
-            waiters.wakeAll();
+            for (PooledConnection c : idleNow) {
+                c.state(State.CLOSED);
+                slotFreed(); // does nothing once closed
+            }
+            if (shutdown) {
+                waiters.wakeAll();
+            }
         } finally {
             lock.unlock();
         }
+        EvictionReason reason = shutdown ? EvictionReason.SHUTDOWN : EvictionReason.DRAINED;
         for (PooledConnection connection : idleNow) {
             connection.closeQuietly();
-            listener.evicted(endpoint, EvictionReason.SHUTDOWN);
+            listener.evicted(endpoint, reason);
         }
     }
 
     public int idleCount() {
-        lock.lock();
-        try {
-            return idle.size();
-        } finally {
-            lock.unlock();
-        }
+        return locked(idle::size);
     }
 
     /** Connections lent out now (not counting those being dialled). */
     public int inUseCount() {
+        return locked(() -> inUse);
+    }
+
+    /** A count read under the lock. */
+    private int locked(IntSupplier count) {
         lock.lock();
         try {
-            return inUse;
+            return count.getAsInt();
         } finally {
             lock.unlock();
         }

@@ -1,0 +1,269 @@
+package io.loomgate.proxy;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.HttpLimits;
+import io.loomgate.http.HttpVersion;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.ChunkedOutputStream;
+import io.loomgate.http1.HttpOutput;
+import io.loomgate.upstream.Endpoint;
+import io.loomgate.upstream.PooledConnection;
+import io.loomgate.upstream.UpstreamPool;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+
+/**
+ * An attempt over one HTTP/1.1 connection lent by the endpoint's pool: the head as text, the body in the framing the
+ * head announced, the connection given back to the pool (or discarded) at the end. Aborting closes its socket, which
+ * fails whatever the owner waits on.
+ *
+ * <p>The request body goes beside the request's thread to an https origin, or when it is chunked or larger than
+ * {@link #SENT_BEFORE_HEAD_MAX}; a small one to a plain origin is sent here, watching between pieces for an answer
+ * that comes before the whole body (RFC 9112 §9.5), from which point the rest goes beside (see {@link #relayBody}).
+ */
+final class Http1Codec implements UpstreamCodec {
+    /**
+     * The largest request body sent on the request's own thread before the head is awaited (plain HTTP/1.1 origins):
+     * it fits the sockets' buffers both ways, so its writes and an echo of it complete whatever the origin does; a
+     * larger one, or one of unknown length, goes beside (full duplex).
+     */
+    static final long SENT_BEFORE_HEAD_MAX = 64 * 1024;
+
+    private final PooledConnection connection;
+    private final UpstreamPool pool;
+    private final Endpoint endpoint;
+    private final Runnable abortAttempt;
+
+    Http1Codec(PooledConnection connection, UpstreamPool pool, Runnable abortAttempt) {
+        this.connection = connection;
+        this.pool = pool;
+        this.endpoint = pool.endpoint();
+        this.abortAttempt = abortAttempt;
+    }
+
+    @Override
+    public boolean reused() {
+        return connection.reused();
+    }
+
+    @Override
+    public boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException {
+        Headers h = request.headers();
+        if (!preserveHost || !h.contains("Host")) {
+            h.set("Host", UpstreamCodec.hostOf(endpoint));
+        }
+        switch (framing) {
+            case BodyFraming.Fixed f -> h.set("Content-Length", Long.toString(f.length()));
+            case BodyFraming.Chunked c -> {
+                h.remove("Content-Length");
+                h.set("Transfer-Encoding", "chunked");
+            }
+            default -> h.remove("Content-Length");
+        }
+        boolean hasBody = !(framing instanceof BodyFraming.None);
+        HttpOutput out = connection.output();
+        out.writeRequestHead(request.isHttp11() ? request
+                : new RequestHead(request.method(), request.target(), HttpVersion.HTTP_1_1, h));
+        if (!hasBody) {
+            out.flush();
+        }
+        return hasBody;
+    }
+
+    /**
+     * Sends the body here when it is small and the origin plain, else beside. Here, the origin may answer before it
+     * has the whole body: whenever its bytes arrive mid-upload they are read as a head ({@code early}): an interim
+     * one and the upload goes on here; a final one is what the attempt's readHead returns, and then either the origin
+     * said it closes ({@code Connection: close} or 101: it will not read the rest, so the upload stops) or the rest
+     * of the body goes beside while the answer is relayed: an origin that streams its answer as it reads (an echo, a
+     * transcoder) is fed and drained at once, where sending the whole body first deadlocks both sides once their
+     * socket buffers fill (issue 34).
+     */
+    @Override
+    public long relayBody(BodyInputStream body, BodyFraming framing, Duration timeout, RequestUpload upload,
+                          EarlyHead early) throws IOException {
+        HttpOutput out = connection.output();
+        ChunkedOutputStream chunks = framing instanceof BodyFraming.Chunked ? new ChunkedOutputStream(out) : null;
+        long length = chunks != null ? -1 : ((BodyFraming.Fixed) framing).length();
+        if (endpoint.tls() || length < 0 || length > SENT_BEFORE_HEAD_MAX) {
+            // The body goes beside this thread while the head is awaited: an origin that answers as it reads may
+            // wait for the gateway to read before it reads more, and a client may wait for that answer before it
+            // sends more (a stream over one POST), so watching for its answer between pieces is not enough; over TLS
+            // that answer could not even be seen without reading it (available() counts decrypted bytes only).
+            relayBeside(body, upload, chunks, length);
+            return 0;
+        }
+        AnswerWatch watched = new AnswerWatch(chunks != null ? chunks : out);
+        while (true) {
+            try {
+                BodyRelay.copy(body, watched, length);
+                break;
+            } catch (BodyRelay.WriteFailed e) {
+                if (!(e.getCause() instanceof OriginAnswered)) {
+                    throw e;
+                }
+                out.flush(); // what was written so far goes out in order; the upload may resume after an interim
+                ResponseHead head = early.read();
+                if (head != null) {
+                    // The watch looks after every piece, the last one too: an origin that read a fixed-length body
+                    // whole may answer before the watch looks. That answer came in time, and the client's body was
+                    // read whole, so its connection stays open.
+                    long sent = watched.written;
+                    upload.sentOnRequestThread(sent);
+                    if (sent == length) {
+                        return sent;
+                    }
+                    if (head.status() == 101 || head.headers().hasToken("Connection", "close")) {
+                        upload.stoppedForAnswer();
+                        return sent;
+                    }
+                    relayBeside(body, upload, chunks, length - sent);
+                    return sent;
+                }
+            }
+        }
+        if (chunks != null) {
+            chunks.finish(body.trailers());
+        }
+        out.flush();
+        return watched.written;
+    }
+
+    /** The body, or its rest ({@code length} bytes, -1 for chunked), on a thread beside the request's. */
+    private void relayBeside(BodyInputStream body, RequestUpload upload, ChunkedOutputStream chunks, long length)
+            throws BodyRelay.ReadFailed {
+        HttpOutput out = connection.output();
+        OutputStream to = upload.counting(chunks != null ? chunks : out);
+        upload.start(body, "h1-upload-" + endpoint.authority(), this::stopOrigin, () -> { }, () -> {
+            BodyRelay.copy(body, to, length);
+            try {
+                if (chunks != null) {
+                    chunks.finish(body.trailers());
+                }
+                out.flush();
+            } catch (IOException failed) {
+                throw new BodyRelay.WriteFailed(failed);
+            }
+        });
+    }
+
+    /** The origin began answering while the request body was still being sent. */
+    static final class OriginAnswered extends IOException {
+        OriginAnswered() {
+            super("origin answered before the whole request body was sent");
+        }
+    }
+
+    /**
+     * The upload's output, which stops with {@link OriginAnswered} once the origin has sent anything: one
+     * {@code available()} (a cheap system call) per piece of body, not per byte, and only after the piece was
+     * written, so no byte of the body is lost when the upload resumes.
+     */
+    private final class AnswerWatch extends RequestUpload.PieceOutput {
+        /** Bytes of the body written so far. */
+        private long written;
+
+        AnswerWatch(OutputStream out) {
+            super(out);
+        }
+
+        @Override
+        void afterPiece(int length) throws IOException {
+            written += length;
+            if (connection.input().available() > 0) {
+                throw new OriginAnswered();
+            }
+        }
+    }
+
+    @Override
+    public ResponseHead readHead(Duration timeout, long deadlineNanos) throws IOException {
+        connection.setReadTimeout(timeout);
+        connection.setDeadline(deadlineNanos, "response head");
+        try {
+            return connection.input().readResponseHead();
+        } finally {
+            connection.clearDeadline();
+        }
+    }
+
+    /** A failed read of the client beside closed this connection, which is what failed the head's read. */
+    @Override
+    public IOException explainHeadFailure(IOException e, RequestUpload upload) {
+        IOException client = upload.clientBodyFailure();
+        return client != null ? client : e;
+    }
+
+    @Override
+    public BodyFraming responseFraming(BodyFraming fromHead) {
+        return fromHead;
+    }
+
+    /**
+     * When the body has bytes to come and none has arrived yet, waits up to {@code graceMillis} for the first; if
+     * the origin closes instead (it died between head and body), this fails as a reset.
+     */
+    @Override
+    public void awaitBodyStart(BodyFraming framing, int graceMillis) throws IOException {
+        if (framing instanceof BodyFraming.None || framing instanceof BodyFraming.Fixed f && f.length() == 0) {
+            return;
+        }
+        if (connection.awaitData(graceMillis) == PooledConnection.Readiness.CLOSED) {
+            throw new EOFException("closed the connection after the response head, before its body");
+        }
+    }
+
+    @Override
+    public BodyInputStream openBody(BodyFraming framing, HttpLimits limits, Duration readTimeout) {
+        connection.setReadTimeout(readTimeout);
+        return framing.open(connection.input(), limits);
+    }
+
+    @Override
+    public boolean hasResponseBytes() {
+        try {
+            return connection.input().available() > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public PooledConnection connection() {
+        return connection;
+    }
+
+    @Override
+    public void finish(boolean reusable) {
+        if (reusable) {
+            pool.release(connection);
+        } else {
+            pool.discard(connection);
+        }
+    }
+
+    /** The attempt's abort: it closes the socket unless the attempt has already settled. */
+    @Override
+    public void stopOrigin() {
+        abortAttempt.run();
+    }
+
+    @Override
+    public void abort() {
+        try {
+            connection.socket().close();
+        } catch (IOException e) {
+            // closing is all we wanted; the owner sees the failure on its next read or write
+        }
+    }
+
+    @Override
+    public String label() {
+        return "";
+    }
+}
