@@ -2,7 +2,7 @@ package io.loomgate.config;
 
 import io.loomgate.extension.ExtensionFactory;
 import io.loomgate.extension.ExtensionRegistry;
-import io.loomgate.filter.ArgumentException;
+import io.loomgate.extension.ArgumentException;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.ratelimit.RateLimitListener;

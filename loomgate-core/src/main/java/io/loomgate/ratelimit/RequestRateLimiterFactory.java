@@ -1,6 +1,6 @@
 package io.loomgate.ratelimit;
 
-import io.loomgate.filter.ArgumentException;
+import io.loomgate.extension.ArgumentException;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import java.util.List;

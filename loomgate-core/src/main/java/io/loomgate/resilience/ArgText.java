@@ -1,6 +1,6 @@
 package io.loomgate.resilience;
 
-import io.loomgate.filter.StatusCodes;
+import io.loomgate.extension.StatusCodes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

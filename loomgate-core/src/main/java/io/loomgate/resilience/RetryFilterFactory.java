@@ -1,6 +1,6 @@
 package io.loomgate.resilience;
 
-import io.loomgate.filter.ArgumentException;
+import io.loomgate.extension.ArgumentException;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package io.loomgate.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.loomgate.filter.StatusCodes;
+import io.loomgate.extension.StatusCodes;
 import io.loomgate.resilience.RetryFilter;
 import io.loomgate.resilience.RetryFilterFactory;
 import io.loomgate.resilience.RetryPolicy;

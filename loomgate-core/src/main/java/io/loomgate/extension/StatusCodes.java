@@ -1,4 +1,4 @@
-package io.loomgate.filter;
+package io.loomgate.extension;
 
 import java.util.Locale;
 import java.util.Map;
