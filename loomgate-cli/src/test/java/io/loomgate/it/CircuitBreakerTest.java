@@ -73,6 +73,32 @@ class CircuitBreakerTest {
     }
 
     @Test
+    void theFallbackPathTakesTheMatchedRoutesVariablesAsInScg() throws Exception {
+        // SCG's example: Path=/consumingServiceEndpoint/{*segments}, fallbackUri: forward:/inCaseOfFailureUseThis/{segments}
+        String yaml = """
+                routes:
+                  - id: users
+                    uri: ${USERS}
+                    predicates: [ "Path=/users/{*segments}" ]
+                    filters:
+                      - name: CircuitBreaker
+                        args: { name: users-cb, statusCodes: [ 500 ], fallbackUri: "forward:/fallback/{segments}" }
+                  - id: fallback
+                    uri: ${FALLBACK}
+                    predicates: [ "Path=/fallback/**" ]
+                """;
+        try (TestOrigin users = new TestOrigin(); TestOrigin fallback = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(yaml, Map.of("USERS", users.uri(), "FALLBACK", fallback.uri()))) {
+            users.fallback(r -> Reply.status(500));
+            fallback.fallback(r -> Reply.ok("from the fallback"));
+            HttpResponse<String> r = gw.get("/users/7/orders?x=1");
+            assertThat(r.body()).isEqualTo("from the fallback");
+            assertThat(fallback.takeRequest().target()).isEqualTo("/fallback/7/orders?x=1");
+            assertThat(users.requestCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void aRefusedUpstreamGoesToTheFallbackWithTheFailureInFallbackHeaders() throws Exception {
         String yaml = """
                 routes:
