@@ -285,29 +285,26 @@ public final class ExtensionArgs {
     /** A header name (an RFC 9110 token), or {@code otherwise} when not written. */
     public String headerName(String name, String otherwise) {
         String v = written(name);
-        return v == null ? otherwise : headerName(name, v, true);
+        return v == null ? otherwise : checkHeaderName(name, v);
     }
 
-    /** A list of header names; {@code otherwise} when not written. {@code *} passes when {@code wildcard}. */
-    public List<String> headerNames(String name, List<String> otherwise, boolean wildcard) {
+    /** A list of header names ({@code *}, a token too, passes: CORS reads it as any); {@code otherwise} when not written. */
+    public List<String> headerNames(String name, List<String> otherwise) {
         List<String> names = list(name, otherwise);
         if (names != otherwise) {
-            names.forEach(n -> headerName(name, n, wildcard));
+            names.forEach(n -> checkHeaderName(name, n));
         }
         return names;
     }
 
-    /**
-     * A list of method names (RFC 9110 tokens, upper-cased), which must be written when {@code otherwise} is null.
-     * {@code *} passes when {@code wildcard}.
-     */
-    public List<String> methods(String name, List<String> otherwise, boolean wildcard) {
+    /** A list of method names (RFC 9110 tokens, upper-cased), which must be written when {@code otherwise} is null. */
+    public List<String> methods(String name, List<String> otherwise) {
         List<String> items = otherwise == null ? list(name) : list(name, otherwise);
         if (items == otherwise) {
             return items;
         }
         for (String t : items) {
-            if (!(wildcard && t.equals("*")) && !Tokens.isToken(t)) {
+            if (!Tokens.isToken(t)) {
                 throw new ArgumentException(name, name + ": '" + t + "' is not a method name");
             }
         }
@@ -323,13 +320,9 @@ public final class ExtensionArgs {
         return v;
     }
 
-    /**
-     * Checks a header name taken from an argument's value (a mapping's values, a list item).
-     *
-     * @param wildcard whether {@code *} passes as well
-     */
-    public static String headerName(String argument, String value, boolean wildcard) {
-        if (!(wildcard && value.equals("*")) && !Tokens.isToken(value)) {
+    /** Checks a header name taken from an argument's value (a mapping's values, a list item). */
+    public static String checkHeaderName(String argument, String value) {
+        if (!Tokens.isToken(value)) {
             throw new ArgumentException(argument, argument + ": '" + value
                     + "' is not a valid header name (RFC 9110 token)");
         }

@@ -33,7 +33,7 @@ final class RetryFactory {
         int retries = a.intIn("retries", d.retries(), 0, 100);
         Set<Integer> statuses = a.statuses("statuses");
         Set<Integer> series = a.series("series", d.series());
-        Set<String> methods = a.has("methods") ? new LinkedHashSet<>(a.methods("methods", null, false)) : d.methods();
+        Set<String> methods = a.has("methods") ? new LinkedHashSet<>(a.methods("methods", null)) : d.methods();
         Set<String> exceptions = d.exceptions();
         if (a.has("exceptions")) {
             exceptions = new LinkedHashSet<>();

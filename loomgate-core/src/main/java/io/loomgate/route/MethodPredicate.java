@@ -9,7 +9,7 @@ import java.util.Set;
  */
 record MethodPredicate(Set<String> methods) implements RoutePredicate {
     static final PredicateFactory FACTORY = new BuiltinPredicateFactory("Method", List.of("methods"), true,
-            args -> new MethodPredicate(Set.copyOf(args.methods("methods", null, false))));
+            args -> new MethodPredicate(Set.copyOf(args.methods("methods", null))));
 
     MethodPredicate {
         methods = Set.copyOf(methods);

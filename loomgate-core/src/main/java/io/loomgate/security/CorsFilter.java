@@ -74,12 +74,12 @@ final class CorsFilter implements GatewayFilter {
             throw new IllegalArgumentException("allow-credentials: true cannot go with allowed-origins '*' (browsers "
                     + "refuse it); list the origins");
         }
-        List<String> methods = a.methods("allowed-methods", List.of("GET", "HEAD", "POST"), true);
+        List<String> methods = a.methods("allowed-methods", List.of("GET", "HEAD", "POST"));
         if (methods.contains("*")) {
             methods = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS");
         }
-        List<String> headers = a.headerNames("allowed-headers", List.of(), true);
-        List<String> exposed = a.headerNames("exposed-headers", List.of(), false);
+        List<String> headers = a.headerNames("allowed-headers", List.of());
+        List<String> exposed = a.headerNames("exposed-headers", List.of());
         return new CorsFilter(origins, methods, headers, exposed, credentials,
                 a.duration("max-age", Duration.ofMinutes(30)));
     }

@@ -155,7 +155,7 @@ final class JwtAuthFilter implements GatewayFilter {
         Duration refresh = a.positiveDuration("jwks-refresh", Duration.ofMinutes(5));
         Duration timeout = a.positiveDuration("jwks-timeout", Duration.ofSeconds(3));
         Map<String, String> claimsToHeaders = a.mapping("claims-to-headers");
-        claimsToHeaders.values().forEach(name -> ExtensionArgs.headerName("claims-to-headers", name, false));
+        claimsToHeaders.values().forEach(name -> ExtensionArgs.checkHeaderName("claims-to-headers", name));
         JwtVerifier.Rules rules = new JwtVerifier.Rules(algorithms, a.optional("issuer", null),
                 a.list("audiences", List.of()), a.list("required-scopes", List.of()),
                 a.duration("clock-skew", Duration.ofSeconds(30)), Collections.unmodifiableMap(claimsToHeaders),

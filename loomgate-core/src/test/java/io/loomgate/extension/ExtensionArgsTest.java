@@ -85,14 +85,14 @@ class ExtensionArgsTest {
                 "m", "get, POST", "badm", "P OST", "c", "session"));
         assertThat(args.headerName("h", null)).isEqualTo("X-Api-Key");
         assertThat(args.headerName("absent", "X-Default")).isEqualTo("X-Default");
-        assertThat(args.headerNames("hs", List.of(), true)).containsExactly("X-A", "*");
-        assertThat(args.methods("m", null, false)).containsExactly("GET", "POST");
+        assertThat(args.headerNames("hs", List.of())).containsExactly("X-A", "*");
+        assertThat(args.methods("m", null)).containsExactly("GET", "POST");
         assertThat(args.token("c", "cookie name")).isEqualTo("session");
         assertThatThrownBy(() -> args.headerName("bad", null))
                 .hasMessage("bad: 'X Key' is not a valid header name (RFC 9110 token)");
-        assertThatThrownBy(() -> new ExtensionArgs(Map.of("hs", "X-A, X B")).headerNames("hs", List.of(), false))
+        assertThatThrownBy(() -> new ExtensionArgs(Map.of("hs", "X-A, X B")).headerNames("hs", List.of()))
                 .hasMessage("hs: 'X B' is not a valid header name (RFC 9110 token)");
-        assertThatThrownBy(() -> args.methods("badm", null, false)).hasMessage("badm: 'P OST' is not a method name");
+        assertThatThrownBy(() -> args.methods("badm", null)).hasMessage("badm: 'P OST' is not a method name");
         assertThatThrownBy(() -> args.token("bad", "cookie name")).hasMessage("bad: 'X Key' is not a valid cookie name");
     }
 
