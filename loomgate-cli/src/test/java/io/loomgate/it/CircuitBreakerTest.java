@@ -52,20 +52,130 @@ class CircuitBreakerTest {
     }
 
     @Test
-    void theFallbackRouteAnswersWhileOpen() throws Exception {
+    void everyFailureGoesToTheFallbackRouteAndNothingReachesTheUpstreamWhileOpen() throws Exception {
         try (TestOrigin users = new TestOrigin(); TestOrigin fallback = new TestOrigin();
              RunningGateway gw = RunningGateway.start(yaml("wait-in-open: 30s, fallbackUri: \"forward:/fallback\""),
                      Map.of("USERS", users.uri(), "FALLBACK", fallback.uri()))) {
             users.fallback(r -> Reply.status(502));
             fallback.fallback(r -> Reply.ok("cached users"));
-            for (int i = 0; i < 4; i++) {
-                gw.get("/users/" + i);
+            for (int i = 0; i < 4; i++) { // a listed status goes to the fallback too, as in SCG
+                HttpResponse<String> closed = gw.get("/users/" + i);
+                assertThat(closed.statusCode()).isEqualTo(200);
+                assertThat(closed.body()).isEqualTo("cached users");
             }
             HttpResponse<String> r = gw.get("/users/7?x=1");
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.body()).isEqualTo("cached users");
-            assertThat(fallback.takeRequest().target()).isEqualTo("/fallback?x=1");
-            assertThat(users.requestCount()).isEqualTo(4);
+            assertThat(fallback.received()).hasSize(5);
+            assertThat(fallback.received().get(4).target()).isEqualTo("/fallback?x=1");
+            assertThat(users.requestCount()).as("nothing reached the origin while open").isEqualTo(4);
+        }
+    }
+
+    @Test
+    void theFallbackPathTakesTheMatchedRoutesVariablesAsInScg() throws Exception {
+        // SCG's example: Path=/consumingServiceEndpoint/{*segments}, fallbackUri: forward:/inCaseOfFailureUseThis/{segments}
+        String yaml = """
+                routes:
+                  - id: users
+                    uri: ${USERS}
+                    predicates: [ "Path=/users/{*segments}" ]
+                    filters:
+                      - name: CircuitBreaker
+                        args: { name: users-cb, statusCodes: [ 500 ], fallbackUri: "forward:/fallback/{segments}" }
+                  - id: fallback
+                    uri: ${FALLBACK}
+                    predicates: [ "Path=/fallback/**" ]
+                """;
+        try (TestOrigin users = new TestOrigin(); TestOrigin fallback = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(yaml, Map.of("USERS", users.uri(), "FALLBACK", fallback.uri()))) {
+            users.fallback(r -> Reply.status(500));
+            fallback.fallback(r -> Reply.ok("from the fallback"));
+            HttpResponse<String> r = gw.get("/users/7/orders?x=1");
+            assertThat(r.body()).isEqualTo("from the fallback");
+            assertThat(fallback.takeRequest().target()).isEqualTo("/fallback/7/orders?x=1");
+            assertThat(users.requestCount()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aRefusedUpstreamGoesToTheFallbackWithTheFailureInFallbackHeaders() throws Exception {
+        String yaml = """
+                routes:
+                  - id: users
+                    uri: http://127.0.0.1:%d
+                    predicates: [ "Path=/users/**" ]
+                    filters:
+                      - name: CircuitBreaker
+                        args: { name: users-cb, fallbackUri: "forward:/fallback", wait-in-open: 30s,
+                                sliding-window: 2, minimum-calls: 2 }
+                  - id: fallback
+                    uri: ${FALLBACK}
+                    predicates: [ "Path=/fallback" ]
+                    filters:
+                      - name: FallbackHeaders
+                        args: { executionExceptionTypeHeaderName: Test-Header }
+                """.formatted(deadPort());
+        try (TestOrigin fallback = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(yaml, Map.of("FALLBACK", fallback.uri()))) {
+            fallback.fallback(r -> Reply.ok("fallback"));
+            for (int i = 0; i < 2; i++) {
+                HttpResponse<String> r = gw.get("/users/" + i);
+                assertThat(r.statusCode()).isEqualTo(200);
+                assertThat(r.body()).isEqualTo("fallback");
+            }
+            TestOrigin.Recorded refused = fallback.takeRequest();
+            assertThat(refused.header("Test-Header")).isEqualTo("io.loomgate.proxy.ProxyFailure");
+            assertThat(refused.header("Execution-Exception-Message")).contains("refused the connection");
+            assertThat(refused.header("Root-Cause-Exception-Type")).isEqualTo("java.net.ConnectException");
+            assertThat(refused.header("Root-Cause-Exception-Message")).isNotNull();
+            fallback.takeRequest();
+            assertThat(gw.get("/users/open").body()).isEqualTo("fallback");
+            TestOrigin.Recorded open = fallback.takeRequest();
+            assertThat(open.header("Test-Header"))
+                    .isEqualTo("io.github.resilience4j.circuitbreaker.CallNotPermittedException");
+            assertThat(open.header("Execution-Exception-Message")).contains("'users-cb' is OPEN");
+            HttpResponse<String> direct = gw.get("/fallback");
+            assertThat(direct.statusCode()).isEqualTo(200);
+            assertThat(fallback.takeRequest().header("Test-Header")).as("came by itself: untouched").isNull();
+        }
+    }
+
+    @Test
+    void resumeWithoutErrorAnswersAFailureWithAnEmpty200ButNotATimeoutNorOpen() throws Exception {
+        String yaml = """
+                routes:
+                  - id: users
+                    uri: http://127.0.0.1:%d
+                    predicates: [ "Path=/users/**" ]
+                    filters:
+                      - name: CircuitBreaker
+                        args: { name: users-cb, resumeWithoutError: true, wait-in-open: 30s, sliding-window: 3,
+                                minimum-calls: 3 }
+                  - id: slow
+                    uri: ${SLOW}
+                    timeout: 300ms
+                    predicates: [ "Path=/slow/**" ]
+                    filters:
+                      - name: CircuitBreaker
+                        args: { name: slow-cb, resumeWithoutError: true }
+                """.formatted(deadPort());
+        try (TestOrigin slow = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(yaml, Map.of("SLOW", slow.uri()))) {
+            slow.fallback(r -> Reply.ok("late").delayed(Duration.ofSeconds(3)));
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> r = gw.get("/users/" + i);
+                assertThat(r.statusCode()).as("refused, resumed without error").isEqualTo(200);
+                assertThat(r.body()).isEmpty();
+            }
+            assertThat(gw.get("/users/open").statusCode()).as("open stays 503").isEqualTo(503);
+            assertThat(gw.get("/slow/x").statusCode()).as("a timeout stays 504").isEqualTo(504);
+        }
+    }
+
+    private static int deadPort() throws Exception {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
         }
     }
 

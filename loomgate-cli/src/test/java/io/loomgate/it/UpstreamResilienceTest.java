@@ -115,6 +115,41 @@ class UpstreamResilienceTest {
     }
 
     @Test
+    void scgsRetryTimeoutStopsRetriesOnceItHasPassedAndJitterKeepsBackoffInItsBounds() throws Exception {
+        // Back-off 100 ms, 200 ms, then 300 ms (maxBackoff), each jittered by ±50% within 100..300 ms; SCG's timeout
+        // of 700 ms since the first try lets at most a few of the ten retries start.
+        String yaml = route("""
+                    filters:
+                      - name: Retry
+                        args: { retries: 10, statuses: 503, timeout: 700ms, jitter: { randomFactor: 0.5 },
+                                backoff: { firstBackoff: 100ms, maxBackoff: 300ms, factor: 2 },
+                                budget-percent: 1000 }
+                """, "${A}");
+        try (TestOrigin a = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(yaml, Map.of("A", a.uri()))) {
+            a.fallback(r -> Reply.status(503));
+            long start = System.nanoTime();
+            assertThat(gw.get("/x").statusCode()).as("the last try's answer").isEqualTo(503);
+            long tookMillis = (System.nanoTime() - start) / 1_000_000;
+            // Each wait is at least 100 ms, so at most 7 retries start within 700 ms; without timeout all 10 would.
+            assertThat(a.requestCount()).isBetween(2, 8);
+            assertThat(tookMillis).as("back-off waited before the retries").isGreaterThanOrEqualTo(100);
+        }
+        String noTimeout = route("""
+                    filters:
+                      - name: Retry
+                        args: { retries: 4, statuses: 503, jitter: { randomFactor: 0.5 }, budget-percent: 1000,
+                                backoff: { firstBackoff: 10ms, maxBackoff: 20ms, factor: 2 } }
+                """, "${A}");
+        try (TestOrigin a = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(noTimeout, Map.of("A", a.uri()))) {
+            a.fallback(r -> Reply.status(503));
+            assertThat(gw.get("/y").statusCode()).isEqualTo(503);
+            assertThat(a.requestCount()).as("every retry, the timeout being unlimited").isEqualTo(5);
+        }
+    }
+
+    @Test
     void theBudgetCapsRetriesWhenEveryInstanceFails() throws Exception {
         // 0% of requests plus a floor of 1 retry/s over 10 s: at most 10 retries, however many requests fail.
         String yaml = route("""

@@ -1,6 +1,6 @@
 package io.loomgate.config;
 
-import io.loomgate.filter.ArgumentException;
+import io.loomgate.extension.ArgumentException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,25 +1,25 @@
 package io.loomgate.config;
 
+import io.loomgate.extension.ArgumentException;
 import io.loomgate.extension.ExtensionFactory;
 import io.loomgate.extension.ExtensionRegistry;
-import io.loomgate.filter.ArgumentException;
+import io.loomgate.extension.ArgumentException;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
-import io.loomgate.resilience.CircuitBreakerFilterFactory;
-import io.loomgate.resilience.RetryFilter;
-import io.loomgate.resilience.RetryFilterFactory;
+import io.loomgate.resilience.PolicyRegistry;
+import io.loomgate.resilience.RoutePolicies;
 import io.loomgate.route.PredicateRegistry;
 import io.loomgate.route.Route;
 import io.loomgate.route.RoutePredicate;
 import io.loomgate.route.RouteTable;
 import io.loomgate.security.JwksKeySets;
-import io.loomgate.security.SecurityFilters;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.UpstreamDefinition;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -52,15 +52,14 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
      * {@link RateLimiting} and passes its factory to {@link #build(GatewayConfig, PredicateRegistry, FilterRegistry)}.
      */
     public static GatewayAssembly build(GatewayConfig config) throws ConfigException {
-        return build(config, PredicateRegistry.withBuiltIns(), gatewayFilters()
+        return build(config, BuiltIns.predicates(), gatewayFilters()
                 .register(new RateLimiting(config.redis(), RateLimitListener.NOOP).filterFactory()));
     }
 
     /**
-     * The filter package's built-ins plus the gateway's filters that live in packages above it and need nothing
-     * from the serving gateway ({@code Retry}, {@code CircuitBreaker}, and the security filters of
-     * {@code io.loomgate.security}); {@code RequestRateLimiter} is added by whoever owns its Redis pool. Each call
-     * makes new factories, so breakers are shared within one configuration.
+     * Every built-in filter ({@link BuiltIns#filters}); {@code RequestRateLimiter} is added by whoever owns its Redis
+     * pool. {@code Retry} and {@code CircuitBreaker} are route policies, which {@link #build} makes for each
+     * configuration it builds, so breakers are shared within one configuration.
      */
     public static FilterRegistry gatewayFilters() {
         return gatewayFilters(new JwksKeySets());
@@ -68,10 +67,7 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
 
     /** As {@link #gatewayFilters()}, with {@code JwtAuth} taking JWKS keys from a gateway's kept sources. */
     public static FilterRegistry gatewayFilters(JwksKeySets keySets) {
-        FilterRegistry registry = FilterRegistry.withBuiltIns().register(new RetryFilterFactory())
-                .register(new CircuitBreakerFilterFactory());
-        SecurityFilters.all(keySets).forEach(registry::register);
-        return registry;
+        return BuiltIns.filters(keySets);
     }
 
     /**
@@ -85,11 +81,12 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
         String file = config.source() == null ? "<config>" : config.source().toString();
         Map<Route, UpstreamDefinition> upstreamOf = new LinkedHashMap<>();
         Map<RouteSpec.ComponentSpec, GatewayFilter> shared = new IdentityHashMap<>();
+        PolicyRegistry policies = BuiltIns.policies();
         for (RouteSpec spec : config.routes()) {
             UpstreamDefinition upstream = new UpstreamDefinition(spec.id(),
                     endpoints(file, spec, config.upstreamDefaults().http2()), config.upstreamDefaults(),
                     spec.balancing(), spec.dnsRefresh());
-            if (upstreamOf.put(route(file, spec, predicates, filters, shared), upstream) != null) {
+            if (upstreamOf.put(route(file, spec, predicates, filters, policies, shared), upstream) != null) {
                 throw new ConfigException(file, spec.line(), "routes", "duplicate route id '" + spec.id() + "'");
             }
         }
@@ -102,41 +99,53 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
 
     /**
      * @param shared filters already built for a spec object that several routes hold (default-filters, cors): built
-     *               once, so a JwtAuth there keeps one key set and one token cache for all routes
+     *               once, so a JwtAuth there keeps one key set and one token cache for all routes. A route policy
+     *               ({@code Retry}, {@code CircuitBreaker}) is made for each route, so each has its own retry budget.
      */
     private static Route route(String file, RouteSpec spec, PredicateRegistry predicates, FilterRegistry filters,
-                               Map<RouteSpec.ComponentSpec, GatewayFilter> shared) throws ConfigException {
+                               PolicyRegistry policies, Map<RouteSpec.ComponentSpec, GatewayFilter> shared)
+            throws ConfigException {
         String context = "route '" + spec.id() + "'";
         List<RoutePredicate> built = new ArrayList<>();
         for (RouteSpec.ComponentSpec c : spec.predicates()) {
-            built.add(create(file, context, c, predicates));
+            built.add(create(file, context, c, predicates, List.of()));
         }
         List<GatewayFilter> chain = new ArrayList<>();
+        RoutePolicies bound = RoutePolicies.NONE;
         for (RouteSpec.ComponentSpec c : spec.filters()) {
+            if (policies.find(c.name()) != null) {
+                String where = c.shared() ? c.context() : context;
+                try {
+                    bound = bound.with(create(file, where, c, policies, List.of()));
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(file, c.line(), context, e.getMessage());
+                }
+                continue;
+            }
             GatewayFilter already = shared.get(c);
             if (already != null) {
                 chain.add(already);
                 continue;
             }
-            GatewayFilter filter = create(file, c.shared() ? c.context() : context, c, filters);
+            GatewayFilter filter = create(file, c.shared() ? c.context() : context, c, filters, policies.names());
             chain.add(filter);
             if (c.shared()) {
                 shared.put(c, filter);
             }
-            if (chain.get(chain.size() - 1) instanceof RetryFilter
-                    && chain.stream().filter(RetryFilter.class::isInstance).count() > 1) {
-                throw new ConfigException(file, c.line(), context, "has more than one Retry filter; a route retries "
-                        + "by one policy");
-            }
         }
         return new Route(spec.id(), spec.order(), built, chain, spec.timeout(), spec.preserveHost(),
-                spec.maxInFlight(), spec.queueTimeout(), spec.upgrades());
+                spec.maxInFlight(), spec.queueTimeout(), spec.upgrades(), bound);
     }
 
-    /** Finds the factory a predicate or filter names, binds its arguments and makes it. */
+    /**
+     * Finds the factory a predicate or filter names, binds its arguments and makes it.
+     *
+     * @param alsoKnown names of the same kind another registry answers (the route policies), for the unknown-name hint
+     */
     private static <T, F extends ExtensionFactory<T>> T create(String file, String context,
                                                                RouteSpec.ComponentSpec c,
-                                                               ExtensionRegistry<F, ?> registry)
+                                                               ExtensionRegistry<F, ?> registry,
+                                                               Collection<String> alsoKnown)
             throws ConfigException {
         F f = registry.find(c.name());
         if (f == null && ScgRefusals.reason(registry.kind(), c.name()) != null) {
@@ -144,9 +153,11 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
                     + c.name() + "' is not supported: " + ScgRefusals.reason(registry.kind(), c.name()));
         }
         if (f == null) {
-            String hint = DidYouMean.hint(c.name(), registry.names());
+            List<String> known = new ArrayList<>(registry.names());
+            known.addAll(alsoKnown);
+            String hint = DidYouMean.hint(c.name(), known);
             throw new ConfigException(file, c.line(), context, "unknown " + registry.kind() + " '" + c.name() + "'"
-                    + (hint.isEmpty() ? " (known: " + String.join(", ", registry.names()) + ")" : hint));
+                    + (hint.isEmpty() ? " (known: " + String.join(", ", known) + ")" : hint));
         }
         try {
             return f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList()));

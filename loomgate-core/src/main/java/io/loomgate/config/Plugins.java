@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -137,8 +138,12 @@ public final class Plugins {
     /** As {@link #filterRegistry(String)}, {@code JwtAuth} taking JWKS keys from a gateway's kept sources. */
     public FilterRegistry filterRegistry(String source, JwksKeySets keySets) throws ConfigException {
         FilterRegistry r = GatewayAssembly.gatewayFilters(keySets);
+        Set<String> policies = BuiltIns.policies().names();
         for (FilterFactory f : filters) {
             try {
+                if (policies.contains(f.name())) { // a route policy answers that name first: the plugin would be unused
+                    throw new IllegalArgumentException("a filter named '" + f.name() + "' is already registered");
+                }
                 r.register(f);
             } catch (IllegalArgumentException e) {
                 throw new ConfigException(source, 0, "plugins", f.getClass().getName() + ": " + e.getMessage());
@@ -149,7 +154,7 @@ public final class Plugins {
 
     /** A fresh predicate registry: the built-ins plus these. */
     public PredicateRegistry predicateRegistry(String source) throws ConfigException {
-        PredicateRegistry r = PredicateRegistry.withBuiltIns();
+        PredicateRegistry r = BuiltIns.predicates();
         for (PredicateFactory p : predicates) {
             try {
                 r.register(p);

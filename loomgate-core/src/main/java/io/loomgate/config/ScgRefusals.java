@@ -30,7 +30,6 @@ final class ScgRefusals {
             Map.entry("SetRequestUri", "it lets the request choose the origin; give each origin a route"),
             Map.entry("CacheRequestBody", NOT_YET + "Retry keeps the body for replay up to max-replay-size"),
             Map.entry("LocalResponseCache", NOT_YET + "no Loomgate equivalent yet"),
-            Map.entry("FallbackHeaders", NOT_YET + "no Loomgate equivalent yet"),
             Map.entry("RemoveJsonAttributesResponseBody", "it rewrites JSON bodies; register a FilterFactory"),
             Map.entry("Hystrix", "Hystrix is gone from SCG too; use CircuitBreaker"));
 

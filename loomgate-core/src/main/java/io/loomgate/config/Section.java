@@ -1,5 +1,6 @@
 package io.loomgate.config;
 
+import io.loomgate.extension.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

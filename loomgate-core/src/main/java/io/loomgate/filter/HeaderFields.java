@@ -1,6 +1,6 @@
 package io.loomgate.filter;
 
-import io.loomgate.http.Tokens;
+import io.loomgate.extension.ExtensionArgs;
 import java.util.Locale;
 import java.util.Set;
 
@@ -16,10 +16,7 @@ final class HeaderFields {
     }
 
     static String name(String argument, String name) {
-        if (!Tokens.isToken(name)) {
-            throw new IllegalArgumentException(argument + ": '" + name
-                    + "' is not a valid header name (RFC 9110 token)");
-        }
+        ExtensionArgs.checkHeaderName(argument, name);
         if (FRAMING.contains(name.toLowerCase(Locale.ROOT))) {
             throw new IllegalArgumentException(argument + ": " + name
                     + " cannot be changed by a filter; the proxy sets message framing");

@@ -1,5 +1,6 @@
 package io.loomgate.filter;
 
+import io.loomgate.extension.StatusCodes;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http.Status;
 import java.io.IOException;

@@ -168,6 +168,14 @@ public final class AdminHandler implements ExchangeHandler {
             m.put("order", r.order());
             m.put("predicates", r.predicates().stream().map(Object::toString).toList());
             m.put("filters", r.filters().stream().map(Object::toString).toList());
+            List<String> policies = new ArrayList<>(); // Retry and CircuitBreaker, bound to the route
+            if (r.policies().retry() != null) {
+                policies.add(r.policies().retry().toString());
+            }
+            if (r.policies().breaker() != null) {
+                policies.add(r.policies().breaker().toString());
+            }
+            m.put("policies", policies);
             m.put("upstream", u == null ? null : u.id());
             m.put("loadBalancer", u == null ? null : u.balancing().policy().configName());
             m.put("endpoints", u == null ? List.of() : DashboardStats.pools(u));

@@ -1,8 +1,6 @@
 package io.loomgate.proxy;
 
-import io.loomgate.filter.GatewayFilter;
 import io.loomgate.http.RequestHead;
-import io.loomgate.resilience.RetryFilter;
 import io.loomgate.route.Route;
 import io.loomgate.route.RouteMatch;
 import io.loomgate.route.RouteTable;
@@ -42,24 +40,9 @@ public final class BoundRoutes {
             if (upstream == null) {
                 throw new IllegalArgumentException("route '" + r.id() + "' has no upstream");
             }
-            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout()),
-                    retryOf(r)));
+            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout())));
         }
         return new BoundRoutes(table, bound);
-    }
-
-    /** The route's {@code Retry} filter, which the forwarding link runs; null if it has none. */
-    private static RetryFilter retryOf(Route r) {
-        RetryFilter found = null;
-        for (GatewayFilter f : r.filters()) {
-            if (f instanceof RetryFilter retry) {
-                if (found != null) {
-                    throw new IllegalArgumentException("route '" + r.id() + "' has more than one Retry filter");
-                }
-                found = retry;
-            }
-        }
-        return found;
     }
 
     /** The first route that matches, bound; null if none does. */

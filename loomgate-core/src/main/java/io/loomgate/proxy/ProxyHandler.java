@@ -8,7 +8,7 @@ import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.proxy.FailureClassifier.Stage;
 import io.loomgate.proxy.ProxyFailure.Kind;
-import io.loomgate.resilience.FallbackForward;
+import io.loomgate.resilience.CircuitBreakerPolicy;
 import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.ServerExchange;
@@ -174,28 +174,48 @@ public final class ProxyHandler implements ExchangeHandler {
         x.traceId = TraceContext.propagate(h);
     }
 
-    /** requestFilters → forward → responseFilters; a breaker's fallback runs its route's chain instead, once. */
+    /**
+     * requestFilters → forward → responseFilters, inside the route's circuit breaker when it has one; a breaker's
+     * fallback runs the fallback route's instead, once.
+     */
     private void runFilters(Exchange x) throws IOException {
-        try {
-            FilterChains.run(x.route.route().filters(), x, forwarder);
-        } catch (FallbackForward fallback) {
-            BoundRoute from = x.route;
-            x.request = x.request.withPath(fallback.path());
-            BoundRoutes.Match m = routes.match(x.request, x.client);
-            if (m == null || m.route() == from) {
-                throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' is open and its fallback "
-                        + fallback.path() + (m == null ? " matches no route" : " leads back to it"), null);
-            }
-            x.matchedRoute = from; // listeners keep seeing the route the client matched
-            x.route = m.route();
-            x.variables = m.variables();
-            try {
-                FilterChains.run(x.route.route().filters(), x, forwarder);
-            } catch (FallbackForward again) {
-                throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' is open and so is its "
-                        + "fallback route '" + x.route.route().id() + "'", null);
-            }
+        if (!(guarded(x) instanceof CircuitBreakerPolicy.Fallback fallback)) {
+            return;
         }
+        BoundRoute from = x.route;
+        if (x.attempt != null) { // a listed status's answer, not relayed: its connection goes with it
+            x.attempt.close();
+        }
+        x.response = null;
+        String path = BreakerCall.expand(fallback.path(), x.variables);
+        x.request = x.request.withPath(path);
+        BoundRoutes.Match m = routes.match(x.request, x.client);
+        if (m == null || m.route() == from) {
+            throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' failed and its fallback "
+                    + path + (m == null ? " matches no route" : " leads back to it"), null);
+        }
+        x.matchedRoute = from; // listeners keep seeing the route the client matched
+        x.route = m.route();
+        x.variables = m.variables();
+        x.attributes().put(CircuitBreakerPolicy.EXECUTION_EXCEPTION, fallback.cause());
+        if (guarded(x) instanceof CircuitBreakerPolicy.Fallback) {
+            throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' failed and so did its "
+                    + "fallback route '" + x.route.route().id() + "'", null);
+        }
+    }
+
+    /** The route's filters and attempts, inside its breaker if it has one; the breaker's own answer becomes the reply. */
+    private CircuitBreakerPolicy.Outcome guarded(Exchange x) throws IOException {
+        CircuitBreakerPolicy breaker = x.route.route().policies().breaker();
+        if (breaker == null) {
+            FilterChains.run(x.route.route().filters(), x, forwarder);
+            return null;
+        }
+        CircuitBreakerPolicy.Outcome outcome = breaker.guard(x.route.route().id(), new BreakerCall(x, forwarder));
+        if (outcome instanceof CircuitBreakerPolicy.Reply reply) {
+            x.replyLocally(reply.head(), reply.body());
+        }
+        return outcome;
     }
 
     // ---- phases after the upstream answered ----

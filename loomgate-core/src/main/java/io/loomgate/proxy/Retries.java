@@ -3,7 +3,7 @@ package io.loomgate.proxy;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.proxy.ProxyFailure.Kind;
-import io.loomgate.resilience.RetryFilter;
+import io.loomgate.resilience.RouteRetry;
 import io.loomgate.resilience.RetryPolicy;
 import java.time.Duration;
 import org.slf4j.Logger;
@@ -23,27 +23,32 @@ final class Retries {
     private static final Logger log = LoggerFactory.getLogger(Retries.class);
 
     private final Exchange exchange;
-    private final RetryFilter retry;
+    private final RouteRetry retry;
     private final RetryPolicy policy;
     private final ReplayableBody replay;
     private final ExchangeListener listener;
     private final long deadlineNanos;
+    /** SCG's {@code timeout}: no retry starts after this (System.nanoTime()); the route's deadline without one. */
+    private final long lastRetryNanos;
     private int retried;
     /** Whether {@link #takeBodyForRetry} already started the next attempt's pass. */
     private boolean rewound;
 
-    private Retries(Exchange exchange, RetryFilter retry, ReplayableBody replay, ExchangeListener listener,
-                    long deadlineNanos) {
+    private Retries(Exchange exchange, RouteRetry retry, ReplayableBody replay, ExchangeListener listener,
+                    long startNanos, long deadlineNanos) {
         this.exchange = exchange;
         this.retry = retry;
         this.policy = retry == null ? null : retry.policy();
         this.replay = replay;
         this.listener = listener;
         this.deadlineNanos = deadlineNanos;
+        this.lastRetryNanos = policy == null || policy.timeout() == null ? deadlineNanos
+                : Math.min(deadlineNanos, startNanos + policy.timeout().toNanos());
     }
 
-    static Retries start(Exchange x, RetryFilter retry, ExchangeListener listener) {
-        long deadline = System.nanoTime() + x.route.route().timeout().toNanos();
+    static Retries start(Exchange x, RouteRetry retry, ExchangeListener listener) {
+        long start = System.nanoTime();
+        long deadline = start + x.route.route().timeout().toNanos();
         ReplayableBody replay = null;
         if (retry != null) {
             retry.budget().requestStarted();
@@ -51,7 +56,7 @@ final class Retries {
                 replay = new ReplayableBody(x.clientBody(), retry.policy().maxReplaySize());
             }
         }
-        return new Retries(x, retry, replay, listener, deadline);
+        return new Retries(x, retry, replay, listener, start, deadline);
     }
 
     /** The body for attempt {@code number}: the client's, or the replayable copy rewound for a retry. */
@@ -170,9 +175,10 @@ final class Retries {
             listener.retry(x, "body_too_large");
             return false;
         }
-        Duration wait = policy.backoff() == null ? Duration.ZERO : policy.backoff().before(retried + 1);
-        if (System.nanoTime() + wait.toNanos() >= deadlineNanos) {
-            listener.retry(x, "exhausted"); // no time left in the route's timeout for another try
+        Duration wait = policy.waitBefore(retried + 1);
+        if (System.nanoTime() + wait.toNanos() >= lastRetryNanos) {
+            // no time left in the route's timeout (or the Retry's own timeout) for another try
+            listener.retry(x, "exhausted");
             return false;
         }
         if (!retry.budget().tryRetry()) {

@@ -39,7 +39,7 @@ final class UpstreamForwarder implements FilterChain {
     @Override
     public void proceed(FilterExchange fx) throws IOException {
         Exchange x = (Exchange) fx;
-        Retries retries = Retries.start(x, x.route.retry(), listener);
+        Retries retries = Retries.start(x, x.route.route().policies().retry(), listener);
         Upstream upstream = x.route.upstream();
         long hash = RequestKey.hash(upstream.balancing().hashKey(), x.request, x.clientAddress());
         List<UpstreamMember> tried = new ArrayList<>(2);

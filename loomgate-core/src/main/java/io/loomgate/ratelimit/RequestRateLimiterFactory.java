@@ -1,6 +1,7 @@
 package io.loomgate.ratelimit;
 
-import io.loomgate.filter.ArgumentException;
+import io.loomgate.extension.ArgumentException;
+import io.loomgate.extension.ExtensionArgs;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import java.util.List;
@@ -62,10 +63,6 @@ final class RequestRateLimiterFactory implements FilterFactory {
         }
         boolean deny = a.bool("deny-empty-key", "denyEmptyKey", true);
         int maxKeys = a.integer("max-keys", "maxKeys", LocalStore.DEFAULT_CAPACITY);
-        if (maxKeys < 1) {
-            throw new ArgumentException(a.writtenAs("max-keys", "maxKeys"), "max-keys: expected an integer >= 1 (keys held in memory at "
-                    + "most), got " + maxKeys);
-        }
         RateLimitStore chosen;
         try {
             chosen = owner.store(store, maxKeys);
@@ -75,11 +72,17 @@ final class RequestRateLimiterFactory implements FilterFactory {
         return new RequestRateLimiterFilter(limit, keys, deny, chosen, owner.listener());
     }
 
-    /** Reads one argument under either of its spellings; every failure names the spelling as written. */
-    private record Arg(Map<String, String> args) {
+    /**
+     * Reads one argument under either of its spellings (Loomgate's and SCG's), the value itself with the one value
+     * grammar; every failure names the spelling as written.
+     */
+    private record Arg(ExtensionArgs values) {
+        Arg(Map<String, String> args) {
+            this(new ExtensionArgs(args));
+        }
+
         String text(String name, String otherwise) {
-            String v = args.get(name);
-            return v == null || v.isBlank() ? otherwise : v.trim();
+            return values.optional(name, otherwise);
         }
 
         /** The value under {@code name} or {@code alias}; refuses both at once. */
@@ -103,13 +106,6 @@ final class RequestRateLimiterFactory implements FilterFactory {
             String rateArg = writtenAs("replenish-rate", SCG + "replenishRate");
             String burstArg = writtenAs("burst-capacity", SCG + "burstCapacity");
             String requestedArg = writtenAs("requested-tokens", SCG + "requestedTokens");
-            if (rate < 1) {
-                throw new ArgumentException(rateArg, "replenish-rate: expected an integer >= 1, got " + rate);
-            }
-            if (requested < 1) {
-                throw new ArgumentException(requestedArg, "requested-tokens: expected an integer >= 1, got "
-                        + requested);
-            }
             try {
                 return new RateLimit(rate, burst, requested);
             } catch (IllegalArgumentException e) {
@@ -120,32 +116,20 @@ final class RequestRateLimiterFactory implements FilterFactory {
             }
         }
 
+        /** A whole number of at least 1 (every count this filter takes), or {@code otherwise}. */
         int integer(String name, String alias, Integer otherwise) {
-            String v = either(name, alias);
-            if (v == null) {
+            if (either(name, alias) == null) {
                 if (otherwise == null) {
                     throw new IllegalArgumentException("missing argument '" + name + "' (tokens per second)");
                 }
                 return otherwise;
             }
-            try {
-                return Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                throw new ArgumentException(writtenAs(name, alias), writtenAs(name, alias)
-                        + ": expected a whole number, got '" + v + "'");
-            }
+            return values.intAtLeast(writtenAs(name, alias), 0, 1);
         }
 
         boolean bool(String name, String alias, boolean otherwise) {
-            String v = either(name, alias);
-            if (v == null) {
-                return otherwise;
-            }
-            if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
-                return Boolean.parseBoolean(v.toLowerCase());
-            }
-            throw new ArgumentException(writtenAs(name, alias), writtenAs(name, alias) + ": expected true or false, "
-                    + "got '" + v + "'");
+            either(name, alias);
+            return values.bool(writtenAs(name, alias), otherwise);
         }
     }
 }

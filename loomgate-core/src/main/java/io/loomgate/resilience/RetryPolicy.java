@@ -2,6 +2,7 @@ package io.loomgate.resilience;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * When a route tries again, as Spring Cloud Gateway's {@code Retry} filter says it (same names and defaults), plus
@@ -21,19 +22,40 @@ import java.util.Set;
  * @param perTryTimeout     each try's limit to the response head, or null for the route's timeout; never beyond it
  * @param budgetPercent     retries may add at most this share to the route's requests over 10 s (default 20)
  * @param minRetriesPerSecond the budget's floor, so a quiet route can still retry (default 3)
+ * @param jitter            SCG's {@code jitter.randomFactor}: each back-off drawn at random within ± this share of
+ *                          itself, never below {@code firstBackoff} nor above {@code maxBackoff} (reactor's random
+ *                          jitter); 0 for none (the default). No effect without a back-off, as in SCG.
+ * @param timeout           SCG's {@code timeout}: no retry starts once this long has passed since the first try
+ *                          began (a try under way is not cut: {@code per-try-timeout} and the route's timeout bound
+ *                          it); null for no bound but the route's timeout (the default)
  */
 public record RetryPolicy(int retries, Set<Integer> statuses, Set<Integer> series, Set<String> methods,
                           Set<String> exceptions, Backoff backoff, long maxReplaySize, Duration perTryTimeout,
-                          int budgetPercent, int minRetriesPerSecond) {
+                          int budgetPercent, int minRetriesPerSecond, double jitter, Duration timeout) {
 
     public static final RetryPolicy DEFAULTS = new RetryPolicy(3, Set.of(), Set.of(5), Set.of("GET"),
-            Set.of("IOException", "TimeoutException"), null, 64 * 1024, null, 20, 3);
+            Set.of("IOException", "TimeoutException"), null, 64 * 1024, null, 20, 3, 0, null);
 
     public RetryPolicy {
         statuses = Set.copyOf(statuses);
         series = Set.copyOf(series);
         methods = Set.copyOf(methods);
         exceptions = Set.copyOf(exceptions);
+    }
+
+    /** The wait before retry number {@code n} (1 for the first): the back-off, jittered; zero without a back-off. */
+    public Duration waitBefore(int n) {
+        if (backoff == null) {
+            return Duration.ZERO;
+        }
+        long delay = backoff.before(n).toNanos();
+        if (jitter == 0) {
+            return Duration.ofNanos(delay);
+        }
+        long offset = (long) (delay * jitter);
+        long low = Math.max(backoff.first().toNanos() - delay, -offset);
+        long high = Math.min(backoff.max().toNanos() - delay, offset);
+        return Duration.ofNanos(delay + (high > low ? ThreadLocalRandom.current().nextLong(low, high + 1) : low));
     }
 
     /** Whether a response with this status is answered by trying again. */

@@ -1,7 +1,6 @@
 package io.loomgate.route;
 
 import io.loomgate.extension.ExtensionArgs;
-import io.loomgate.http.Tokens;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -12,7 +11,7 @@ import java.util.regex.Pattern;
  */
 record CookiePredicate(String name, Pattern regexp) implements RoutePredicate {
     static final PredicateFactory FACTORY = new BuiltinPredicateFactory("Cookie", List.of("name", "regexp"), false,
-            args -> new CookiePredicate(cookieName(args.required("name")), regexp(args)));
+            args -> new CookiePredicate(args.token("name", "cookie name"), regexp(args)));
 
     /** SCG's Cookie without a regexp matches nothing, surely not what was meant: refused, with the way to say it. */
     private static Pattern regexp(ExtensionArgs args) {
@@ -21,13 +20,6 @@ record CookiePredicate(String name, Pattern regexp) implements RoutePredicate {
                     + "matches nothing); to test that the cookie is present write Cookie=NAME, .*");
         }
         return args.regex("regexp");
-    }
-
-    private static String cookieName(String name) {
-        if (!Tokens.isToken(name)) {
-            throw new IllegalArgumentException("name: '" + name + "' is not a valid cookie name");
-        }
-        return name;
     }
 
     @Override

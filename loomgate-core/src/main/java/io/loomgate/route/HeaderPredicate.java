@@ -1,6 +1,5 @@
 package io.loomgate.route;
 
-import io.loomgate.http.Tokens;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -14,14 +13,7 @@ import java.util.regex.Pattern;
  */
 record HeaderPredicate(String name, Pattern regexp) implements RoutePredicate {
     static final PredicateFactory FACTORY = new BuiltinPredicateFactory("Header", List.of("header", "regexp"), false,
-            args -> new HeaderPredicate(headerName(args.required("header")), args.optionalRegex("regexp")));
-
-    private static String headerName(String name) {
-        if (!Tokens.isToken(name)) {
-            throw new IllegalArgumentException("header: '" + name + "' is not a valid header name");
-        }
-        return name;
-    }
+            args -> new HeaderPredicate(args.token("header", "header name"), args.optionalRegex("regexp")));
 
     @Override
     public boolean test(PredicateContext context) {

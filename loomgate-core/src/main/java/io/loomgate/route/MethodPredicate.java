@@ -1,8 +1,6 @@
 package io.loomgate.route;
 
-import io.loomgate.http.Tokens;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -11,19 +9,10 @@ import java.util.Set;
  */
 record MethodPredicate(Set<String> methods) implements RoutePredicate {
     static final PredicateFactory FACTORY = new BuiltinPredicateFactory("Method", List.of("methods"), true,
-            args -> new MethodPredicate(methods(args.list("methods"))));
+            args -> new MethodPredicate(Set.copyOf(args.methods("methods", null))));
 
     MethodPredicate {
         methods = Set.copyOf(methods);
-    }
-
-    private static Set<String> methods(List<String> written) {
-        for (String m : written) {
-            if (!Tokens.isToken(m)) {
-                throw new IllegalArgumentException("methods: '" + m + "' is not a method name");
-            }
-        }
-        return Set.copyOf(written.stream().map(m -> m.toUpperCase(Locale.ROOT)).distinct().toList());
     }
 
     @Override

@@ -20,6 +20,8 @@ import java.util.regex.PatternSyntaxException;
  * <li>{@code ?}: one character;</li>
  * <li>{@code {name}}: one non-empty segment (or the rest of it), bound as a variable; {@code {name:regex}} binds
  * only what the Java regex matches whole;</li>
+ * <li>{@code {*name}}, a path's last segment: the rest of the path, zero or more segments, bound with its leading
+ * '/' ({@code /a/b}, or empty for none), as Spring's PathPattern does;</li>
  * <li>anything else matches itself, exactly (hosts ignore case, paths do not). Nothing is decoded: {@code %2F} is
  * three characters inside one segment.</li>
  * </ul>
@@ -101,6 +103,14 @@ final class PathPattern {
             return s == segments.length;
         }
         Element element = elements.get(e);
+        if (element instanceof RestSegments rest) {
+            StringBuilder captured = new StringBuilder();
+            for (int k = s; k < segments.length; k++) {
+                captured.append('/').append(segments[k]);
+            }
+            bound[rest.variableIndex()] = captured.toString();
+            return true;
+        }
         if (element instanceof AnySegments) {
             for (int k = s; k <= segments.length; k++) {
                 if (matchFrom(e + 1, segments, k, bound)) {
@@ -129,7 +139,20 @@ final class PathPattern {
     private static PathPattern compile(String text, String body, char separator, boolean ignoreCase) {
         List<Element> elements = new ArrayList<>();
         List<String> variables = new ArrayList<>();
-        for (String segment : splitPattern(text, body, separator)) {
+        List<String> segments = splitPattern(text, body, separator);
+        for (int i = 0; i < segments.size(); i++) {
+            String segment = segments.get(i);
+            if (separator == '/' && segment.startsWith("{*") && segment.endsWith("}")) {
+                if (i != segments.size() - 1) {
+                    throw new IllegalArgumentException("'" + segment + "' must be the last segment in pattern '"
+                            + text + "'");
+                }
+                String name = segment.substring(2, segment.length() - 1);
+                checkVariable(text, name, variables);
+                elements.add(new RestSegments(variables.size()));
+                variables.add(name);
+                continue;
+            }
             elements.add(element(text, segment, variables, ignoreCase));
         }
         return new PathPattern(text, separator, ignoreCase, List.copyOf(elements), List.copyOf(variables));
@@ -287,7 +310,11 @@ final class PathPattern {
         return text;
     }
 
-    private sealed interface Element permits AnySegments, Literal, SegmentRegex {
+    private sealed interface Element permits AnySegments, RestSegments, Literal, SegmentRegex {
+    }
+
+    /** {@code {*name}}: the rest of the path, bound to the variable at {@code variableIndex}. */
+    private record RestSegments(int variableIndex) implements Element {
     }
 
     private record AnySegments() implements Element {

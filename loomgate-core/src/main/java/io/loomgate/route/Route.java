@@ -1,6 +1,7 @@
 package io.loomgate.route;
 
 import io.loomgate.filter.GatewayFilter;
+import io.loomgate.resilience.RoutePolicies;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -23,10 +24,12 @@ import java.util.stream.Collectors;
  * @param queueTimeout how long a request over maxInFlight waits for a slot before 503
  * @param upgrades     the protocols a request may upgrade to through this route (lower case; default websocket):
  *                     after a 101 no route or filter sees what passes, so others are removed from the request
+ * @param policies     its {@code Retry} and {@code CircuitBreaker}, bound when it was built; the proxy runs them
+ *                     around the filters and the upstream attempts
  */
 public record Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
                     Duration timeout, boolean preserveHost, int maxInFlight,
-                    Duration queueTimeout, Set<String> upgrades) {
+                    Duration queueTimeout, Set<String> upgrades, RoutePolicies policies) {
     /** What a route allows to upgrade to when it does not say. */
     public static final Set<String> DEFAULT_UPGRADES = Set.of("websocket");
 
@@ -34,6 +37,15 @@ public record Route(String id, int order, List<RoutePredicate> predicates, List<
         predicates = List.copyOf(predicates);
         filters = List.copyOf(filters);
         upgrades = upgrades.stream().map(p -> p.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+        policies = policies == null ? RoutePolicies.NONE : policies;
+    }
+
+    /** A route with no retry and no breaker. */
+    public Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
+                 Duration timeout, boolean preserveHost, int maxInFlight, Duration queueTimeout,
+                 Set<String> upgrades) {
+        this(id, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout, upgrades,
+                RoutePolicies.NONE);
     }
 
     /** A route that allows the default upgrades only. */

@@ -1,5 +1,7 @@
 package io.loomgate.security;
 
+import io.loomgate.extension.ExtensionArgs;
+import io.loomgate.filter.BuiltinFilterFactory;
 import io.loomgate.filter.FilterChain;
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
@@ -19,7 +21,7 @@ import java.util.List;
  * parameter are removed. Missing or unknown key: 401 with {@code WWW-Authenticate: ApiKey}.
  */
 final class ApiKeyAuthFilter implements GatewayFilter {
-    static final FilterFactory FACTORY = new SecurityFilterFactory("ApiKeyAuth", List.of("header", "query-param",
+    static final FilterFactory FACTORY = new BuiltinFilterFactory("ApiKeyAuth", List.of("header", "query-param",
             "keys", "keys-file", "principal-header"), ApiKeyAuthFilter::create);
 
     private final String header;
@@ -37,11 +39,10 @@ final class ApiKeyAuthFilter implements GatewayFilter {
                 + "\"");
     }
 
-    private static GatewayFilter create(SecurityArgs a) {
-        String header = SecurityArgs.headerName("header", a.optional("header", "X-Api-Key"));
+    private static GatewayFilter create(ExtensionArgs a) {
+        String header = a.headerName("header", "X-Api-Key");
         String query = a.optional("query-param", null);
-        String principalHeader = a.has("principal-header")
-                ? SecurityArgs.headerName("principal-header", a.required("principal-header")) : null;
+        String principalHeader = a.headerName("principal-header", null);
         Path file = a.has("keys-file") ? Path.of(a.required("keys-file")) : null;
         return new ApiKeyAuthFilter(header, query, ApiKeys.of(a.mapping("keys"), file), principalHeader);
     }

@@ -1,5 +1,7 @@
 package io.loomgate.security;
 
+import io.loomgate.extension.ExtensionArgs;
+import io.loomgate.filter.BuiltinFilterFactory;
 import io.loomgate.filter.FilterChain;
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
@@ -24,7 +26,7 @@ import java.util.regex.Pattern;
  * added so caches keep answers for different origins apart. Immutable.
  */
 final class CorsFilter implements GatewayFilter {
-    static final FilterFactory FACTORY = new SecurityFilterFactory("Cors", List.of("allowed-origins",
+    static final FilterFactory FACTORY = new BuiltinFilterFactory("Cors", List.of("allowed-origins",
             "allowed-methods", "allowed-headers", "exposed-headers", "allow-credentials", "max-age"),
             CorsFilter::create);
 
@@ -55,7 +57,7 @@ final class CorsFilter implements GatewayFilter {
         this.maxAgeSeconds = maxAge.toSeconds();
     }
 
-    private static GatewayFilter create(SecurityArgs a) {
+    private static GatewayFilter create(ExtensionArgs a) {
         List<String> origins = a.list("allowed-origins", List.of());
         if (origins.isEmpty()) {
             throw new IllegalArgumentException("missing argument 'allowed-origins' (a list of origins like "
@@ -72,21 +74,14 @@ final class CorsFilter implements GatewayFilter {
             throw new IllegalArgumentException("allow-credentials: true cannot go with allowed-origins '*' (browsers "
                     + "refuse it); list the origins");
         }
-        List<String> methods = a.list("allowed-methods", List.of("GET", "HEAD", "POST"));
-        for (String m : methods) {
-            if (!m.equals("*") && !SecurityArgs.isToken(m)) {
-                throw new IllegalArgumentException("allowed-methods: '" + m + "' is not a method name");
-            }
-        }
+        List<String> methods = a.methods("allowed-methods", List.of("GET", "HEAD", "POST"));
         if (methods.contains("*")) {
             methods = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS");
         }
-        List<String> headers = a.list("allowed-headers", List.of());
-        headers.stream().filter(h -> !h.equals("*")).forEach(h -> SecurityArgs.headerName("allowed-headers", h));
-        List<String> exposed = a.list("exposed-headers", List.of());
-        exposed.forEach(h -> SecurityArgs.headerName("exposed-headers", h));
+        List<String> headers = a.headerNames("allowed-headers", List.of());
+        List<String> exposed = a.headerNames("exposed-headers", List.of());
         return new CorsFilter(origins, methods, headers, exposed, credentials,
-                a.duration("max-age", Duration.ofMinutes(30), true));
+                a.duration("max-age", Duration.ofMinutes(30)));
     }
 
     /** {@code https://*.example.com} matches one or more subdomain labels; everything else literally, any case. */

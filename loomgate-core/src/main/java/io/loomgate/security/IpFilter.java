@@ -1,5 +1,7 @@
 package io.loomgate.security;
 
+import io.loomgate.extension.ExtensionArgs;
+import io.loomgate.filter.BuiltinFilterFactory;
 import io.loomgate.filter.FilterChain;
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
@@ -17,7 +19,7 @@ import java.util.List;
  * refused, because an IP rule that cannot be checked must not pass. Immutable.
  */
 final class IpFilter implements GatewayFilter {
-    static final FilterFactory FACTORY = new SecurityFilterFactory("IpFilter", List.of("allow", "deny"),
+    static final FilterFactory FACTORY = new BuiltinFilterFactory("IpFilter", List.of("allow", "deny"),
             IpFilter::create);
 
     private final List<Cidr> allow;
@@ -28,7 +30,7 @@ final class IpFilter implements GatewayFilter {
         this.deny = List.copyOf(deny);
     }
 
-    private static GatewayFilter create(SecurityArgs a) {
+    private static GatewayFilter create(ExtensionArgs a) {
         List<Cidr> allow = ranges("allow", a.list("allow", List.of()));
         List<Cidr> deny = ranges("deny", a.list("deny", List.of()));
         if (allow.isEmpty() && deny.isEmpty()) {

@@ -1,7 +1,9 @@
 package io.loomgate.security;
 
+import io.loomgate.extension.ExtensionArgs;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jwt.SignedJWT;
+import io.loomgate.filter.BuiltinFilterFactory;
 import io.loomgate.filter.FilterChain;
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
@@ -35,7 +37,7 @@ final class JwtAuthFilter implements GatewayFilter {
 
     /** The factory whose filters take their JWKS URLs' keys from {@code keySets}, kept across reloads. */
     static FilterFactory factory(JwksKeySets keySets) {
-        return new SecurityFilterFactory("JwtAuth", ARGS, a -> create(a, keySets));
+        return new BuiltinFilterFactory("JwtAuth", ARGS, a -> create(a, keySets));
     }
 
     static final List<String> ASYMMETRIC = List.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256",
@@ -142,7 +144,7 @@ final class JwtAuthFilter implements GatewayFilter {
         return keys;
     }
 
-    private static GatewayFilter create(SecurityArgs a, JwksKeySets keySets) {
+    private static GatewayFilter create(ExtensionArgs a, JwksKeySets keySets) {
         int sources = (a.has("jwks-uri") ? 1 : 0) + (a.has("jwks-file") ? 1 : 0) + (a.has("secret") ? 1 : 0);
         if (sources != 1) {
             throw new IllegalArgumentException("needs exactly one of jwks-uri, jwks-file or secret"
@@ -150,13 +152,13 @@ final class JwtAuthFilter implements GatewayFilter {
         }
         boolean secret = a.has("secret");
         Set<JWSAlgorithm> algorithms = algorithms(a, secret);
-        Duration refresh = a.duration("jwks-refresh", Duration.ofMinutes(5), false);
-        Duration timeout = a.duration("jwks-timeout", Duration.ofSeconds(3), false);
+        Duration refresh = a.positiveDuration("jwks-refresh", Duration.ofMinutes(5));
+        Duration timeout = a.positiveDuration("jwks-timeout", Duration.ofSeconds(3));
         Map<String, String> claimsToHeaders = a.mapping("claims-to-headers");
-        claimsToHeaders.values().forEach(name -> SecurityArgs.headerName("claims-to-headers", name));
+        claimsToHeaders.values().forEach(name -> ExtensionArgs.checkHeaderName("claims-to-headers", name));
         JwtVerifier.Rules rules = new JwtVerifier.Rules(algorithms, a.optional("issuer", null),
                 a.list("audiences", List.of()), a.list("required-scopes", List.of()),
-                a.duration("clock-skew", Duration.ofSeconds(30), true), Collections.unmodifiableMap(claimsToHeaders),
+                a.duration("clock-skew", Duration.ofSeconds(30)), Collections.unmodifiableMap(claimsToHeaders),
                 a.optional("principal-claim", "sub"));
         int cacheSize = a.intAtLeast("token-cache", 10_000, 0);
         KeySource keys;
@@ -190,7 +192,7 @@ final class JwtAuthFilter implements GatewayFilter {
         return uri;
     }
 
-    private static Set<JWSAlgorithm> algorithms(SecurityArgs a, boolean secret) {
+    private static Set<JWSAlgorithm> algorithms(ExtensionArgs a, boolean secret) {
         List<String> allowed = secret ? SYMMETRIC : ASYMMETRIC;
         List<String> written = a.list("algorithms", secret ? List.of("HS256") : ASYMMETRIC);
         Set<JWSAlgorithm> out = new LinkedHashSet<>();

@@ -1,5 +1,7 @@
 package io.loomgate.security;
 
+import io.loomgate.extension.ExtensionArgs;
+import io.loomgate.filter.BuiltinFilterFactory;
 import io.loomgate.filter.FilterChain;
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
@@ -17,7 +19,7 @@ import java.util.Locale;
  * whole one.
  */
 final class RequestSizeFilter implements GatewayFilter {
-    static final FilterFactory FACTORY = new SecurityFilterFactory("RequestSize", List.of("maxSize"),
+    static final FilterFactory FACTORY = new BuiltinFilterFactory("RequestSize", List.of("maxSize"),
             RequestSizeFilter::create);
     static final long DEFAULT_MAX = 5L * 1024 * 1024;
 
@@ -27,7 +29,7 @@ final class RequestSizeFilter implements GatewayFilter {
         this.maxBytes = maxBytes;
     }
 
-    private static GatewayFilter create(SecurityArgs a) {
+    private static GatewayFilter create(ExtensionArgs a) {
         return new RequestSizeFilter(a.size("maxSize", DEFAULT_MAX));
     }
 

@@ -1,5 +1,7 @@
 package io.loomgate.security;
 
+import io.loomgate.extension.ExtensionArgs;
+import io.loomgate.filter.BuiltinFilterFactory;
 import io.loomgate.filter.FilterChain;
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
@@ -35,7 +37,7 @@ final class SecureHeadersFilter implements GatewayFilter {
         DEFAULTS.put("permitted-cross-domain-policies", new String[] {"X-Permitted-Cross-Domain-Policies", "none"});
     }
 
-    static final FilterFactory FACTORY = new SecurityFilterFactory("SecureHeaders", argNames(),
+    static final FilterFactory FACTORY = new BuiltinFilterFactory("SecureHeaders", argNames(),
             SecureHeadersFilter::create);
 
     private final List<String[]> fields;
@@ -52,7 +54,7 @@ final class SecureHeadersFilter implements GatewayFilter {
         return List.copyOf(names);
     }
 
-    private static GatewayFilter create(SecurityArgs a) {
+    private static GatewayFilter create(ExtensionArgs a) {
         List<String> known = new ArrayList<>();
         DEFAULTS.values().forEach(d -> known.add(d[0].toLowerCase(Locale.ROOT)));
         known.add("permissions-policy");
@@ -78,7 +80,7 @@ final class SecureHeadersFilter implements GatewayFilter {
         return new SecureHeadersFilter(fields);
     }
 
-    private static String value(SecurityArgs a, String name, String otherwise) {
+    private static String value(ExtensionArgs a, String name, String otherwise) {
         String v = a.optional(name, otherwise);
         if (v.chars().anyMatch(c -> c < 0x20 || c == 0x7f || c > 0xff)) {
             throw new IllegalArgumentException(name + ": a header value cannot hold control characters");

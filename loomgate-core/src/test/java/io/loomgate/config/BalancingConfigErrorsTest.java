@@ -96,7 +96,7 @@ class BalancingConfigErrorsTest {
     void retryArgumentsAreCheckedAtLoad() {
         assertThat(refusal(route("uri: http://a:8080", "filters:", "  - name: Retry",
                 "    args: { retries: 3, statuses: BAD_GATEWY }")))
-                .startsWith("gateway.yaml:5: route 'users': filter 'Retry': statuses: expected a status code");
+                .startsWith("gateway.yaml:6: route 'users': filter 'Retry': statuses: expected a status code");
         assertThat(refusal(route("uri: http://a:8080", "filters:", "  - name: Retry",
                 "    args: { exceptions: NullPointerException }")))
                 .contains("exceptions: expected IOException and/or TimeoutException");
@@ -111,7 +111,7 @@ class BalancingConfigErrorsTest {
     void circuitBreakerArgumentsAreCheckedAtLoad() {
         assertThat(refusal(route("uri: http://a:8080", "filters:", "  - name: CircuitBreaker",
                 "    args: { name: cb, fallbackUri: /fallback }")))
-                .startsWith("gateway.yaml:5: route 'users': filter 'CircuitBreaker': fallbackUri: expected "
+                .startsWith("gateway.yaml:6: route 'users': filter 'CircuitBreaker': fallbackUri: expected "
                         + "forward:/path");
         assertThat(refusal(route("uri: http://a:8080", "filters: [ \"CircuitBreaker\" ]")))
                 .contains("filter 'CircuitBreaker': name: expected a breaker name");
@@ -120,7 +120,7 @@ class BalancingConfigErrorsTest {
                 .contains("failure-rate-threshold: expected a whole number from 1 to 100, got '0'");
         assertThat(refusal(route("uri: http://a:8080", "filters:", "  - name: CircuitBreaker",
                 "    args: { name: cb, wait-in-open: soon }")))
-                .contains("wait-in-open: expected a duration like 10ms, 2s or 1m, got 'soon'");
+                .contains("wait-in-open: expected a duration like 500ms, 2s, 1m or 1h, got 'soon'");
     }
 
     @Test
@@ -128,7 +128,8 @@ class BalancingConfigErrorsTest {
         GatewayAssembly a = GatewayAssembly.build(ConfigLoader.parse(route("uri: http://a:8080",
                 "filters:", "  - name: Retry", "    args: { retries: 5, backoff: { firstBackoff: 10ms, factor: 3 } }"),
                 "gateway.yaml", Map.of()));
-        assertThat(a.routes().routes().get(0).filters().get(0).toString()).contains("retries=5")
+        assertThat(a.routes().routes().get(0).filters()).as("a policy, not a link of the chain").isEmpty();
+        assertThat(a.routes().routes().get(0).policies().retry().toString()).contains("retries=5")
                 .contains("first=PT0.01S").contains("factor=3");
     }
 

@@ -2,6 +2,7 @@ package io.loomgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.extension.Durations;
 import io.loomgate.http.Cidr;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.threads.ThreadModel;

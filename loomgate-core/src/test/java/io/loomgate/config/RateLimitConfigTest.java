@@ -168,15 +168,15 @@ class RateLimitConfigTest {
         assertThat(refusal(limiter("", "burst-capacity: 20"))).isEqualTo(at5
                 + "missing argument 'replenish-rate' (tokens per second)");
         assertThat(refusal(limiter("", "replenish-rate: ten"))).isEqualTo(at7
-                + "replenish-rate: expected a whole number, got 'ten'");
+                + "replenish-rate: expected an integer >= 1, got 'ten'");
         assertThat(refusal(limiter("", "replenish-rate: 0"))).isEqualTo(at7
-                + "replenish-rate: expected an integer >= 1, got 0");
+                + "replenish-rate: expected an integer >= 1, got '0'");
         assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacity: 5"))).isEqualTo(at8
                 + "burst-capacity (5) must be at least replenish-rate (10)");
         assertThat(refusal(limiter("", "replenish-rate: 10", "burst-capacity: x"))).isEqualTo(at8
-                + "burst-capacity: expected a whole number, got 'x'");
+                + "burst-capacity: expected an integer >= 1, got 'x'");
         assertThat(refusal(limiter("", "replenish-rate: 10", "requested-tokens: 0"))).isEqualTo(at8
-                + "requested-tokens: expected an integer >= 1, got 0");
+                + "requested-tokens: expected an integer >= 1, got '0'");
         assertThat(refusal(limiter("", "replenish-rate: 10", "requested-tokens: 11"))).isEqualTo(at8
                 + "burst-capacity (10) must be at least requested-tokens (11), or no request could ever pass");
         assertThat(refusal(limiter("", "replenish-rate: 10", "key-resolver: cookie"))).isEqualTo(at8

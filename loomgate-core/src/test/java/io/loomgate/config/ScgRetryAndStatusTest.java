@@ -3,10 +3,10 @@ package io.loomgate.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.loomgate.filter.StatusCodes;
-import io.loomgate.resilience.RetryFilter;
-import io.loomgate.resilience.RetryFilterFactory;
+import io.loomgate.extension.StatusCodes;
+import io.loomgate.resilience.PolicyRegistry;
 import io.loomgate.resilience.RetryPolicy;
+import io.loomgate.resilience.RoutePolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -23,8 +23,9 @@ class ScgRetryAndStatusTest {
         for (int i = 0; i < parts.length; i++) {
             written.put(ComponentBinder.POSITIONAL + i, parts[i].trim());
         }
-        RetryFilterFactory factory = new RetryFilterFactory();
-        return ((RetryFilter) factory.create(ComponentBinder.bind(written, factory.argNames(), false))).policy();
+        var factory = PolicyRegistry.withBuiltIns().find("Retry");
+        return ((RoutePolicy.Retry) factory.create(ComponentBinder.bind(written, factory.argNames(), false))).retry()
+                .policy();
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.loomgate.filter;
+package io.loomgate.extension;
 
 /**
  * A filter argument a {@link FilterFactory} refuses, naming which one, so configuration can point at the line where

@@ -1,4 +1,4 @@
-package io.loomgate.config;
+package io.loomgate.extension;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
  * {@code 1m}, {@code 1h}, {@code 1d}, or ISO-8601 ({@code PT1.5S}). Unlike Spring, a bare number is refused: with no
  * unit it is too easy to mean seconds and get milliseconds.
  */
-final class Durations {
+public final class Durations {
     private static final Pattern SIMPLE = Pattern.compile("(\\d+)\\s*(us|ms|s|m|h|d)");
 
     private Durations() {
@@ -22,7 +22,7 @@ final class Durations {
      *
      * @throws IllegalArgumentException saying what was expected
      */
-    static Duration parse(String text) {
+    public static Duration parse(String text) {
         Duration d = parseUnchecked(text);
         try {
             d.toNanos();

@@ -1,4 +1,4 @@
-package io.loomgate.filter;
+package io.loomgate.extension;
 
 import java.util.Locale;
 import java.util.Map;
@@ -6,8 +6,8 @@ import java.util.Map;
 /**
  * Parses a status written as a code ({@code 404}) or as any name of Spring's {@code HttpStatus} table
  * ({@code NOT_FOUND}), its deprecated aliases included ({@code MOVED_TEMPORARILY}, {@code REQUEST_ENTITY_TOO_LARGE}),
- * so an SCG file's statuses read as SCG reads them. One table for every filter (SetStatus, RedirectTo, Retry,
- * CircuitBreaker).
+ * so an SCG file's statuses read as SCG reads them, and the status classes of Spring's {@code HttpStatus.Series}
+ * ({@code SERVER_ERROR}). The one table: every filter reads statuses here through {@link ExtensionArgs}.
  */
 public final class StatusCodes {
     private static final Map<String, Integer> NAMES = Map.ofEntries(
@@ -43,7 +43,30 @@ public final class StatusCodes {
             Map.entry("INSUFFICIENT_STORAGE", 507), Map.entry("LOOP_DETECTED", 508),
             Map.entry("BANDWIDTH_LIMIT_EXCEEDED", 509), Map.entry("NOT_EXTENDED", 510), Map.entry("NETWORK_AUTHENTICATION_REQUIRED", 511));
 
+    /** Spring's {@code HttpStatus.Series}: each class by the first digit of its codes. */
+    private static final Map<String, Integer> SERIES = Map.of("INFORMATIONAL", 1, "SUCCESSFUL", 2,
+            "REDIRECTION", 3, "CLIENT_ERROR", 4, "SERVER_ERROR", 5);
+
     private StatusCodes() {
+    }
+
+    /**
+     * A status class by its {@code HttpStatus.Series} name ({@code SERVER_ERROR}) or its digit ({@code 5}), as the
+     * first digit of its codes.
+     *
+     * @throws IllegalArgumentException naming the argument and the names it takes
+     */
+    public static int series(String argument, String text) {
+        String t = text.trim();
+        if (t.length() == 1 && t.charAt(0) >= '1' && t.charAt(0) <= '5') {
+            return t.charAt(0) - '0';
+        }
+        Integer digit = SERIES.get(t.toUpperCase(Locale.ROOT));
+        if (digit == null) {
+            throw new IllegalArgumentException(argument + ": expected a status series (INFORMATIONAL, SUCCESSFUL, "
+                    + "REDIRECTION, CLIENT_ERROR or SERVER_ERROR), got '" + text + "'");
+        }
+        return digit;
     }
 
     /**
@@ -61,7 +84,9 @@ public final class StatusCodes {
         if (named != null) {
             return named;
         }
+        String hint = SERIES.containsKey(t.toUpperCase(Locale.ROOT))
+                ? " (" + t + " is a series of statuses: write it under series)" : "";
         throw new IllegalArgumentException(argument
-                + ": expected a status code 100..599 or a name like NOT_FOUND, got '" + text + "'");
+                + ": expected a status code 100..599 or a name like NOT_FOUND, got '" + text + "'" + hint);
     }
 }

@@ -1,0 +1,52 @@
+package io.loomgate.proxy;
+
+import io.loomgate.filter.FilterChain;
+import io.loomgate.filter.FilterChains;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.resilience.CircuitBreakerPolicy;
+import java.io.IOException;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** One exchange's route filters and upstream attempts, as the route's circuit breaker runs them. */
+final class BreakerCall implements CircuitBreakerPolicy.Call {
+    private static final Pattern VARIABLE = Pattern.compile("\\{\\*?([A-Za-z0-9_]+)}");
+
+    private final Exchange x;
+    private final FilterChain forwarder;
+
+    BreakerCall(Exchange x, FilterChain forwarder) {
+        this.x = x;
+        this.forwarder = forwarder;
+    }
+
+    @Override
+    public int run() throws IOException {
+        FilterChains.run(x.route.route().filters(), x, forwarder);
+        return x.localReply != null ? LOCAL_REPLY : x.response.status();
+    }
+
+    @Override
+    public boolean timedOut(IOException failure) {
+        return failure instanceof ProxyFailure f && f.kind() == ProxyFailure.Kind.UPSTREAM_TIMEOUT;
+    }
+
+    /** Only a request without a body: one that has one gave it to the attempt that failed (SCG caches it instead). */
+    @Override
+    public boolean resendable() {
+        return x.downstream.requestFraming() instanceof BodyFraming.None;
+    }
+
+    /** A fallback path with the matched route's variables filled in ({@code forward:/fallback/{segments}}), as SCG. */
+    static String expand(String path, Map<String, String> variables) {
+        Matcher m = VARIABLE.matcher(path);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String value = variables.get(m.group(1));
+            m.appendReplacement(out, Matcher.quoteReplacement(value == null ? m.group() : value));
+        }
+        m.appendTail(out);
+        return out.toString().replace("//", "/");
+    }
+}

@@ -1,0 +1,58 @@
+package io.loomgate.resilience;
+
+import io.loomgate.extension.ArgumentException;
+import io.loomgate.extension.ExtensionArgs;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * {@code CircuitBreaker} with Spring Cloud Gateway's arguments ({@code name}, {@code fallbackUri},
+ * {@code statusCodes}, {@code resumeWithoutError}) and the breaker's settings under Resilience4j's meanings:
+ * {@code failure-rate-threshold} (%, default 50), {@code sliding-window} (calls, 20), {@code minimum-calls} (10),
+ * {@code wait-in-open} (5s), {@code permitted-calls-in-half-open} (3), {@code slow-call-threshold} (a call slower than
+ * this counts as slow; default 60s as Resilience4j) and {@code slow-call-rate-threshold} (%, 100). Routes naming the
+ * same breaker share it (the first one's settings apply), as in SCG. Shorthand: {@code CircuitBreaker=name}.
+ */
+final class CircuitBreakerFactory {
+    private static final List<String> ARGS = List.of("name", "fallbackUri", "statusCodes", "resumeWithoutError",
+            "failure-rate-threshold", "sliding-window", "minimum-calls", "wait-in-open",
+            "permitted-calls-in-half-open", "slow-call-threshold", "slow-call-rate-threshold");
+
+    private final Resilience4jBreakers breakers;
+
+    CircuitBreakerFactory(Resilience4jBreakers breakers) {
+        this.breakers = breakers;
+    }
+
+    PolicyFactory factory() {
+        return new PolicyFactory("CircuitBreaker", ARGS, a -> new RoutePolicy.Breaker(create(a)));
+    }
+
+    private CircuitBreakerPolicy create(ExtensionArgs a) {
+        String name = a.optional("name", "");
+        if (!name.matches("[A-Za-z0-9._-]+")) {
+            throw new ArgumentException("name", "name: expected a breaker name of letters, digits, '.', '_' or '-', "
+                    + "got '" + name + "'");
+        }
+        String fallback = null;
+        if (a.has("fallbackUri")) {
+            String uri = a.required("fallbackUri");
+            if (!uri.startsWith("forward:/")) {
+                throw new ArgumentException("fallbackUri", "fallbackUri: expected forward:/path (another route of "
+                        + "this gateway), got '" + uri + "'");
+            }
+            fallback = uri.substring("forward:".length());
+        }
+        Duration wait = a.positiveDuration("wait-in-open", Duration.ofSeconds(5));
+        Resilience4jBreakers.Settings settings = new Resilience4jBreakers.Settings(
+                a.intIn("sliding-window", 20, 1, 100_000),
+                a.intIn("minimum-calls", 10, 1, 100_000),
+                a.intIn("failure-rate-threshold", 50, 1, 100),
+                wait,
+                a.intIn("permitted-calls-in-half-open", 3, 1, 10_000),
+                a.positiveDuration("slow-call-threshold", Duration.ofSeconds(60)),
+                a.intIn("slow-call-rate-threshold", 100, 1, 100));
+        return new CircuitBreakerPolicy(breakers.breaker(name, settings), a.statuses("statusCodes"), fallback,
+                a.bool("resumeWithoutError", false), wait);
+    }
+}
