@@ -24,7 +24,7 @@ final class BreakerCall implements CircuitBreakerPolicy.Call {
     @Override
     public int run() throws IOException {
         FilterChains.run(x.route.route().filters(), x, forwarder);
-        return x.localReply != null ? LOCAL_REPLY : x.response.status();
+        return x.localReply != null ? LOCAL_REPLY : x.upstream.head.status();
     }
 
     @Override

@@ -183,10 +183,10 @@ public final class ProxyHandler implements ExchangeHandler {
             return;
         }
         BoundRoute from = x.route;
-        if (x.attempt != null) { // a listed status's answer, not relayed: its connection goes with it
-            x.attempt.close();
+        if (x.upstream.attempt != null) { // a listed status's answer, not relayed: its connection goes with it
+            x.upstream.attempt.close();
         }
-        x.response = null;
+        x.upstream.head = null;
         String path = BreakerCall.expand(fallback.path(), x.variables);
         x.request = x.request.withPath(path);
         BoundRoutes.Match m = routes.match(x.request, x.client);
