@@ -7,9 +7,8 @@ import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
-import io.loomgate.resilience.CircuitBreakerFilterFactory;
+import io.loomgate.resilience.ResilienceFilters;
 import io.loomgate.resilience.RetryFilter;
-import io.loomgate.resilience.RetryFilterFactory;
 import io.loomgate.route.PredicateRegistry;
 import io.loomgate.route.Route;
 import io.loomgate.route.RoutePredicate;
@@ -68,8 +67,8 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
 
     /** As {@link #gatewayFilters()}, with {@code JwtAuth} taking JWKS keys from a gateway's kept sources. */
     public static FilterRegistry gatewayFilters(JwksKeySets keySets) {
-        FilterRegistry registry = FilterRegistry.withBuiltIns().register(new RetryFilterFactory())
-                .register(new CircuitBreakerFilterFactory());
+        FilterRegistry registry = FilterRegistry.withBuiltIns();
+        ResilienceFilters.all().forEach(registry::register);
         SecurityFilters.all(keySets).forEach(registry::register);
         return registry;
     }
@@ -142,6 +141,11 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
         if (f == null && ScgRefusals.reason(registry.kind(), c.name()) != null) {
             throw new ConfigException(file, c.line(), context, "Spring Cloud Gateway's " + registry.kind() + " '"
                     + c.name() + "' is not supported: " + ScgRefusals.reason(registry.kind(), c.name()));
+        }
+        if (f == null && OptionalModules.of(registry.kind(), c.name()) != null) {
+            throw new ConfigException(file, c.line(), context, registry.kind() + " '" + c.name() + "' needs the "
+                    + "module " + OptionalModules.of(registry.kind(), c.name()) + ", which is not on the class path: "
+                    + "add it beside loomgate-core (the distribution jars carry it)");
         }
         if (f == null) {
             String hint = DidYouMean.hint(c.name(), registry.names());
