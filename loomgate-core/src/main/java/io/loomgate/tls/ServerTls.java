@@ -58,7 +58,8 @@ public final class ServerTls implements Reloadable {
         }
         settings.provider().requireAvailable();
         Material material = Material.load(settings.certificates(),
-                settings.provider() == TlsProvider.CONSCRYPT ? ConscryptSupport.get()::nativeForm : Material.KeyForm.AS_LOADED,
+                settings.provider() == TlsProvider.CONSCRYPT ? ConscryptSupport.get()::nativeForm
+                        : Material.KeyForm.AS_LOADED,
                 settings.trustCertificate() == null ? null : () -> Trust.fromPem(settings.trustCertificate()),
                 settings.files());
         KeyManager[] keys = {material.keys};
