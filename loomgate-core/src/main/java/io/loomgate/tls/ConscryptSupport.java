@@ -46,9 +46,11 @@ interface ConscryptSupport {
 
     /** Why provider conscrypt cannot run here: its module is absent, or it says why; null when it can. */
     static String unavailableReason(int jdkFeature) {
-        return Found.SUPPORT.map(s -> s.unavailable(jdkFeature)).orElse("provider conscrypt needs the module "
-                + MODULE + " (Conscrypt), which is not on the class path: add io.loomgate:" + MODULE
-                + " beside loomgate-core, or use provider: jdk");
+        if (Found.SUPPORT.isPresent()) {
+            return Found.SUPPORT.get().unavailable(jdkFeature);
+        }
+        return "provider conscrypt needs the module " + MODULE + " (Conscrypt), which is not on the class path: add "
+                + "io.loomgate:" + MODULE + " beside loomgate-core, or use provider: jdk";
     }
 
     /**
@@ -58,7 +60,8 @@ interface ConscryptSupport {
      *                               already, naming its key)
      */
     static ConscryptSupport get() {
-        return Found.SUPPORT.orElseThrow(() -> new IllegalStateException(unavailableReason(0)));
+        return Found.SUPPORT.orElseThrow(() -> new IllegalStateException(unavailableReason(Runtime.version()
+                .feature())));
     }
 
     /** Looked up once, on first use. */
