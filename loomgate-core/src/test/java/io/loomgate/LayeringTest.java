@@ -18,13 +18,32 @@ import org.junit.jupiter.api.Test;
  * Enforces the module and package layering of docs/architecture.md by scanning the imports (and fully qualified
  * references) of every main source file of every module. A package may use only the loomgate packages listed for it,
  * the core packages may not use picocli, and each package lives in its module: the lab in loomgate-lab, the commands
- * in loomgate-cli, everything else in loomgate-core (so the gateway artifact carries no lab). Maven's module
- * dependencies already stop the core from compiling against the lab; this test names the rule and the offender.
+ * in loomgate-cli, everything else in loomgate-core (so the gateway artifact carries no lab), except what an optional
+ * module holds (its one package, and alone its one library). Maven's module dependencies already stop the core from
+ * compiling against the lab and the optional libraries; this test names the rule and the offender.
  */
 class LayeringTest {
     /** Runs with the loomgate-core module as its working directory; its siblings are one level up. */
     private static final Path ROOT = Path.of("..");
-    private static final List<String> MODULES = List.of("loomgate-core", "loomgate-lab", "loomgate-cli");
+    private static final List<String> MODULES = List.of("loomgate-core", "loomgate-conscrypt", "loomgate-redis",
+            "loomgate-jwt", "loomgate-resilience4j", "loomgate-lab", "loomgate-cli");
+
+    /**
+     * The optional modules: each may hold classes of one core package (the same package in another jar, so the moved
+     * classes kept their names) and is the only module that may import its library; loomgate-core imports none of
+     * them (it finds each module with ServiceLoader).
+     */
+    private static final Map<String, String> OPTIONAL_PACKAGE = Map.of(
+            "loomgate-conscrypt", "tls",
+            "loomgate-redis", "ratelimit",
+            "loomgate-jwt", "security",
+            "loomgate-resilience4j", "resilience");
+    private static final Map<String, String> OPTIONAL_LIBRARY = Map.of(
+            "org.conscrypt", "loomgate-conscrypt",
+            "redis.clients", "loomgate-redis",
+            "org.apache.commons.pool2", "loomgate-redis",
+            "com.nimbusds", "loomgate-jwt",
+            "io.github.resilience4j", "loomgate-resilience4j");
 
     /** package -> loomgate packages it may use (besides itself). */
     private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
@@ -84,7 +103,7 @@ class LayeringTest {
         try (Stream<Path> files = Files.walk(main)) {
             for (Path file : files.filter(p -> p.toString().endsWith(".java")).toList()) {
                 String pkg = packageOf(main, file);
-                if (!moduleOf(pkg).equals(module)) {
+                if (!moduleOf(pkg).equals(module) && !pkg.equals(OPTIONAL_PACKAGE.get(module))) {
                     violations.add(file + ": package '" + pkg + "' belongs in " + moduleOf(pkg));
                 }
                 Set<String> allowed = ALLOWED.get(pkg);
@@ -104,6 +123,12 @@ class LayeringTest {
                 for (var lib : LIBRARIES.entrySet()) {
                     if (source.contains("import " + lib.getKey()) && !lib.getValue().contains(pkg)) {
                         violations.add(file + ": " + pkg + " imports " + lib.getKey());
+                    }
+                }
+                for (var lib : OPTIONAL_LIBRARY.entrySet()) {
+                    if (source.contains("import " + lib.getKey()) && !lib.getValue().equals(module)) {
+                        violations.add(file + ": " + module + " imports " + lib.getKey() + ", which only "
+                                + lib.getValue() + " may");
                     }
                 }
             }

@@ -29,8 +29,12 @@ import org.junit.jupiter.api.Test;
  * the project's {@code META-INF/LICENSE} and {@code META-INF/NOTICE}.
  */
 class ReproducibleJarIT {
-    private static final List<String> MODULES = List.of(".", "loomgate-core", "loomgate-lab", "loomgate-cli",
-            "examples/embedded-gateway", "bench");
+    private static final List<String> MODULES = List.of(".", "loomgate-core", "loomgate-conscrypt", "loomgate-redis",
+            "loomgate-jwt", "loomgate-resilience4j", "loomgate-lab", "loomgate-cli", "examples/embedded-gateway",
+            "bench");
+    /** The modules whose compiled classes the copy packages (all but the parent and the example). */
+    private static final List<String> CODE = List.of("loomgate-core", "loomgate-conscrypt", "loomgate-redis",
+            "loomgate-jwt", "loomgate-resilience4j", "loomgate-lab", "loomgate-cli");
     private static final List<String> JARS = List.of("loomgate-gateway.jar", "loomgate.jar", "loomgate-cli.jar");
 
     private Path root;
@@ -48,7 +52,7 @@ class ReproducibleJarIT {
             Files.copy(root.resolve(f), copy.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
         }
         copyDir(root.resolve(".mvn"), copy.resolve(".mvn"));
-        for (String m : List.of("loomgate-core", "loomgate-lab", "loomgate-cli")) {
+        for (String m : CODE) {
             copyDir(root.resolve(m).resolve("target/classes"), copy.resolve(m).resolve("target/classes"));
         }
         // loomgate-lab and loomgate-cli test against the core's test-jar: the reactor packages it too
@@ -80,7 +84,11 @@ class ReproducibleJarIT {
         List<Path> jars = List.of(root.resolve("loomgate-cli/target/loomgate-gateway.jar"),
                 root.resolve("loomgate-cli/target/loomgate.jar"), root.resolve("loomgate-cli/target/loomgate-cli.jar"),
                 onlyJar(root.resolve("loomgate-core/target"), "loomgate-core-"),
-                onlyJar(root.resolve("loomgate-lab/target"), "loomgate-lab-"));
+                onlyJar(root.resolve("loomgate-lab/target"), "loomgate-lab-"),
+                onlyJar(root.resolve("loomgate-conscrypt/target"), "loomgate-conscrypt-"),
+                onlyJar(root.resolve("loomgate-redis/target"), "loomgate-redis-"),
+                onlyJar(root.resolve("loomgate-jwt/target"), "loomgate-jwt-"),
+                onlyJar(root.resolve("loomgate-resilience4j/target"), "loomgate-resilience4j-"));
         String license = Files.readString(root.resolve("LICENSE"));
         for (Path jar : jars) {
             try (JarFile j = new JarFile(jar.toFile())) {
@@ -97,6 +105,19 @@ class ReproducibleJarIT {
         for (String shaded : List.of("loomgate-gateway.jar", "loomgate.jar")) {
             try (JarFile j = new JarFile(root.resolve("loomgate-cli/target").resolve(shaded).toFile())) {
                 assertThat(j.getEntry("META-INF/THIRD-PARTY.txt")).as("%s: the bundled licenses", shaded).isNotNull();
+                // every optional module, without what it declares but never loads, and Conscrypt's Linux natives only
+                assertThat(j.getEntry("io/loomgate/security/JwtAuthFilter.class")).as(shaded).isNotNull();
+                assertThat(j.getEntry("io/loomgate/ratelimit/RedisStore.class")).as(shaded).isNotNull();
+                assertThat(j.getEntry("io/loomgate/resilience/Resilience4jBreakers.class")).as(shaded).isNotNull();
+                assertThat(j.getEntry("io/loomgate/tls/ConscryptTls.class")).as(shaded).isNotNull();
+                assertThat(j.getEntry("META-INF/native/libconscrypt_openjdk_jni-linux-x86_64.so")).as(shaded)
+                        .isNotNull();
+                assertThat(j.getEntry("META-INF/native/libconscrypt_openjdk_jni-linux-aarch_64.so")).as(shaded)
+                        .isNotNull();
+                assertThat(j.stream().map(e -> e.getName()).filter(n -> n.startsWith("kotlin/")
+                        || n.startsWith("com/google/gson/") || n.startsWith("org/json/")
+                        || n.startsWith("io/prometheus/metrics/shaded/") || n.startsWith("META-INF/native/")
+                        && (n.contains("osx") || n.contains("windows")))).as(shaded).isEmpty();
             }
         }
     }

@@ -152,6 +152,11 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
             throw new ConfigException(file, c.line(), context, "Spring Cloud Gateway's " + registry.kind() + " '"
                     + c.name() + "' is not supported: " + ScgRefusals.reason(registry.kind(), c.name()));
         }
+        if (f == null && OptionalModules.of(registry.kind(), c.name()) != null) {
+            throw new ConfigException(file, c.line(), context, registry.kind() + " '" + c.name() + "' needs the "
+                    + "module " + OptionalModules.of(registry.kind(), c.name()) + ", which is not on the class path: "
+                    + "add it beside loomgate-core (the distribution jars carry it)");
+        }
         if (f == null) {
             List<String> known = new ArrayList<>(registry.names());
             known.addAll(alsoKnown);

@@ -18,7 +18,7 @@ public final class RateLimiting implements AutoCloseable {
     private final RedisSettings redis;
     private final RateLimitListener listener;
     private final LongSupplier nanoTime;
-    private RedisStore redisStore;
+    private RateLimitStore redisStore;
     private OutageLog outages;
     private HoldOff holdOff;
     /** The local stores of the routes built (weakly: a replaced configuration's go with its routes). */
@@ -60,14 +60,16 @@ public final class RateLimiting implements AutoCloseable {
             throw new IllegalArgumentException("store: redis needs the Redis to use: add a top-level "
                     + "'redis:' section with 'url: redis://host:port'");
         }
-        RedisStore shared = sharedRedis();
+        RateLimitStore shared = sharedRedis();
         return new FallbackStore(shared, local(maxKeys), redis.failureMode(), outages, holdOff, listener);
     }
 
     /** The Redis store every route shares, made on first use. */
-    RedisStore sharedRedis() {
+    RateLimitStore sharedRedis() {
         if (redisStore == null) {
-            redisStore = new RedisStore(redis);
+            redisStore = RedisStores.find().orElseThrow(() -> new IllegalArgumentException("store: redis needs the "
+                    + "module " + RedisStores.MODULE + " (Jedis), which is not on the class path: add io.loomgate:"
+                    + RedisStores.MODULE + " beside loomgate-core")).open(redis);
             outages = new OutageLog(redisStore.name(), redis.failureMode(), nanoTime, OutageLog.INTERVAL_NANOS);
             holdOff = new HoldOff(nanoTime);
         }

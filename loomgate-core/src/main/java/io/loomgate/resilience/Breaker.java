@@ -2,7 +2,7 @@ package io.loomgate.resilience;
 
 /**
  * The circuit breaker a {@link CircuitBreakerPolicy} asks: the one seam between Loomgate and the library that counts
- * (Resilience4j today, in {@link Resilience4jBreakers}), so the library can move to a module of its own. Implementations
+ * (Resilience4j, in the module loomgate-resilience4j, found through {@link CircuitBreakerSupport}). Implementations
  * are thread-safe and never block or pin a virtual thread.
  */
 interface Breaker {

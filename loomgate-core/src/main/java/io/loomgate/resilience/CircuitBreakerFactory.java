@@ -18,9 +18,9 @@ final class CircuitBreakerFactory {
             "failure-rate-threshold", "sliding-window", "minimum-calls", "wait-in-open",
             "permitted-calls-in-half-open", "slow-call-threshold", "slow-call-rate-threshold");
 
-    private final Resilience4jBreakers breakers;
+    private final CircuitBreakerSupport.Breakers breakers;
 
-    CircuitBreakerFactory(Resilience4jBreakers breakers) {
+    CircuitBreakerFactory(CircuitBreakerSupport.Breakers breakers) {
         this.breakers = breakers;
     }
 
@@ -44,7 +44,7 @@ final class CircuitBreakerFactory {
             fallback = uri.substring("forward:".length());
         }
         Duration wait = a.positiveDuration("wait-in-open", Duration.ofSeconds(5));
-        Resilience4jBreakers.Settings settings = new Resilience4jBreakers.Settings(
+        CircuitBreakerSupport.Settings settings = new CircuitBreakerSupport.Settings(
                 a.intIn("sliding-window", 20, 1, 100_000),
                 a.intIn("minimum-calls", 10, 1, 100_000),
                 a.intIn("failure-rate-threshold", 50, 1, 100),

@@ -1,6 +1,7 @@
 package io.loomgate.resilience;
 
 import io.loomgate.extension.ExtensionRegistry;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -13,9 +14,13 @@ public final class PolicyRegistry extends ExtensionRegistry<PolicyFactory, Polic
         super("filter", builtIns);
     }
 
-    /** {@code Retry} and {@code CircuitBreaker}, with breakers of their own. */
+    /**
+     * {@code Retry}, and {@code CircuitBreaker} with breakers of their own when its module, loomgate-resilience4j, is
+     * on the class path ({@link CircuitBreakerSupport}); without it a route naming it is refused with the module's name.
+     */
     public static PolicyRegistry withBuiltIns() {
-        return new PolicyRegistry(List.of(RetryFactory.FACTORY, new CircuitBreakerFactory(new Resilience4jBreakers())
-                .factory()));
+        List<PolicyFactory> all = new ArrayList<>(List.of(RetryFactory.FACTORY));
+        CircuitBreakerSupport.find().ifPresent(cb -> all.add(new CircuitBreakerFactory(cb.newBreakers()).factory()));
+        return new PolicyRegistry(List.copyOf(all));
     }
 }

@@ -1,11 +1,13 @@
 package io.loomgate.security;
 
 import io.loomgate.filter.FilterFactory;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The filters of this package, for the registry configuration builds with: JwtAuth, ApiKeyAuth, Cors, IpFilter,
- * RequestSize, SecureHeaders. A new one is one more line here.
+ * RequestSize, SecureHeaders. A new one is one more line here. JwtAuth is there when its module, loomgate-jwt, is on
+ * the class path ({@link JwtAuthSupport}).
  */
 public final class SecurityFilters {
     private SecurityFilters() {
@@ -18,12 +20,14 @@ public final class SecurityFilters {
 
     /** With the JWKS key sources of a gateway, kept across its reloads. */
     public static List<FilterFactory> all(JwksKeySets keySets) {
-        return List.of(
-                JwtAuthFilter.factory(keySets),
+        List<FilterFactory> all = new ArrayList<>();
+        JwtAuthSupport.find().ifPresent(jwt -> all.add(jwt.factory(keySets)));
+        all.addAll(List.of(
                 ApiKeyAuthFilter.FACTORY,
                 CorsFilter.FACTORY,
                 IpFilter.FACTORY,
                 RequestSizeFilter.FACTORY,
-                SecureHeadersFilter.FACTORY);
+                SecureHeadersFilter.FACTORY));
+        return List.copyOf(all);
     }
 }

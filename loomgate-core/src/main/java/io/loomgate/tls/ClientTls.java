@@ -50,16 +50,16 @@ public final class ClientTls implements Reloadable {
         boolean conscrypt = settings.provider() == TlsProvider.CONSCRYPT;
         settings.provider().requireAvailable();
         if (conscrypt) {
-            ConscryptTls.checkCiphers(settings.ciphers(), settings.protocols());
+            ConscryptSupport.get().checkCiphers(settings.ciphers(), settings.protocols());
         }
         Material material = Material.load(identity,
-                conscrypt ? ConscryptTls::nativeForm : Material.KeyForm.AS_LOADED, trust, settings.files());
+                conscrypt ? ConscryptSupport.get()::nativeForm : Material.KeyForm.AS_LOADED, trust, settings.files());
         KeyManager[] keys = identity.isEmpty() ? null : new KeyManager[] {material.keys};
         TrustManager[] trustManagers = {material.trust};
         try {
             if (conscrypt) {
-                SSLContext context = ConscryptTls.clientContext(keys, trustManagers);
-                return new ClientTls(settings, material, context, ConscryptTls.socketFactory(context));
+                SSLContext context = ConscryptSupport.get().clientContext(keys, trustManagers);
+                return new ClientTls(settings, material, context, ConscryptSupport.get().socketFactory(context));
             }
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(keys, trustManagers, null);

@@ -19,7 +19,7 @@ final class Material {
 
     /**
      * Turns a loaded identity into the form the TLS provider signs with, once per load (not per handshake): the
-     * identity as it is for JSSE; for Conscrypt a key BoringSSL holds natively ({@link ConscryptTls#nativeForm}).
+     * identity as it is for JSSE; for Conscrypt a key BoringSSL holds natively ({@link ConscryptSupport#nativeForm}).
      */
     @FunctionalInterface
     interface KeyForm {

@@ -58,16 +58,17 @@ public final class ServerTls implements Reloadable {
         }
         settings.provider().requireAvailable();
         Material material = Material.load(settings.certificates(),
-                settings.provider() == TlsProvider.CONSCRYPT ? ConscryptTls::nativeForm : Material.KeyForm.AS_LOADED,
+                settings.provider() == TlsProvider.CONSCRYPT ? ConscryptSupport.get()::nativeForm
+                        : Material.KeyForm.AS_LOADED,
                 settings.trustCertificate() == null ? null : () -> Trust.fromPem(settings.trustCertificate()),
                 settings.files());
         KeyManager[] keys = {material.keys};
         TrustManager[] trust = material.trust == null ? null : new TrustManager[] {material.trust};
         try {
             if (settings.provider() == TlsProvider.CONSCRYPT) {
-                ConscryptTls.checkCiphers(settings.ciphers(), settings.protocols());
-                SSLContext context = ConscryptTls.serverContext(keys, trust, settings.sessionResumption());
-                return new ServerTls(settings, material, context, ConscryptTls.socketFactory(context));
+                ConscryptSupport.get().checkCiphers(settings.ciphers(), settings.protocols());
+                SSLContext context = ConscryptSupport.get().serverContext(keys, trust, settings.sessionResumption());
+                return new ServerTls(settings, material, context, ConscryptSupport.get().socketFactory(context));
             }
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(keys, trust, null);
@@ -152,7 +153,7 @@ public final class ServerTls implements Reloadable {
         e.setUseClientMode(false);
         engineSettings.applyTo(e);
         if (conscrypt) {
-            ConscryptTls.configure(e, settings.sessionResumption());
+            ConscryptSupport.get().configure(e, settings.sessionResumption());
         }
         return new EngineSocket(raw, new EngineChannel(e, raw));
     }
@@ -169,7 +170,7 @@ public final class ServerTls implements Reloadable {
         s.setUseClientMode(false);
         s.setSSLParameters(parameters);
         if (settings.provider() == TlsProvider.CONSCRYPT) {
-            ConscryptTls.configure(s, settings.sessionResumption());
+            ConscryptSupport.get().configure(s, settings.sessionResumption());
         }
         return s;
     }

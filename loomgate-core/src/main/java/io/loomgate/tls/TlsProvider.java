@@ -31,6 +31,6 @@ public enum TlsProvider {
 
     /** Why this provider cannot run in this JVM, or null when it can. */
     public String unavailableReason() {
-        return this == JDK ? null : ConscryptTls.unavailableReason(Runtime.version().feature());
+        return this == JDK ? null : ConscryptSupport.unavailableReason(Runtime.version().feature());
     }
 }

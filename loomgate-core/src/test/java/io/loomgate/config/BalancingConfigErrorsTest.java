@@ -108,22 +108,6 @@ class BalancingConfigErrorsTest {
     }
 
     @Test
-    void circuitBreakerArgumentsAreCheckedAtLoad() {
-        assertThat(refusal(route("uri: http://a:8080", "filters:", "  - name: CircuitBreaker",
-                "    args: { name: cb, fallbackUri: /fallback }")))
-                .startsWith("gateway.yaml:6: route 'users': filter 'CircuitBreaker': fallbackUri: expected "
-                        + "forward:/path");
-        assertThat(refusal(route("uri: http://a:8080", "filters: [ \"CircuitBreaker\" ]")))
-                .contains("filter 'CircuitBreaker': name: expected a breaker name");
-        assertThat(refusal(route("uri: http://a:8080", "filters:", "  - name: CircuitBreaker",
-                "    args: { name: cb, failure-rate-threshold: 0 }")))
-                .contains("failure-rate-threshold: expected a whole number from 1 to 100, got '0'");
-        assertThat(refusal(route("uri: http://a:8080", "filters:", "  - name: CircuitBreaker",
-                "    args: { name: cb, wait-in-open: soon }")))
-                .contains("wait-in-open: expected a duration like 500ms, 2s, 1m or 1h, got 'soon'");
-    }
-
-    @Test
     void theRetryFilterIsBoundToItsRoute() throws Exception {
         GatewayAssembly a = GatewayAssembly.build(ConfigLoader.parse(route("uri: http://a:8080",
                 "filters:", "  - name: Retry", "    args: { retries: 5, backoff: { firstBackoff: 10ms, factor: 3 } }"),

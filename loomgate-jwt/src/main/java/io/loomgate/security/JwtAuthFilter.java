@@ -172,7 +172,7 @@ final class JwtAuthFilter implements GatewayFilter {
         } else if (a.has("jwks-file")) {
             keys = JwksKeys.fromFile(Path.of(a.required("jwks-file")), algorithms, refresh);
         } else {
-            keys = keySets.fromUri(jwksUri(a.required("jwks-uri")), algorithms, refresh, timeout);
+            keys = new JwksSource(jwksUri(a.required("jwks-uri")), algorithms, refresh, timeout).keptIn(keySets);
         }
         return new JwtAuthFilter(keys, rules, cacheSize);
     }

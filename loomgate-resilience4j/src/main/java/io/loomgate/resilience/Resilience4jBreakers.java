@@ -4,7 +4,6 @@ import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -14,16 +13,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Resilience4j's breaker is lock-free on its state (an AtomicReference) and, from 2.3.0, guards its sliding window
  * with a ReentrantLock instead of {@code synchronized}, so it neither blocks nor pins a virtual thread.
  */
-final class Resilience4jBreakers {
+final class Resilience4jBreakers implements CircuitBreakerSupport.Breakers {
     private final CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
 
-    /** The settings of one breaker, with Resilience4j's meanings. */
-    record Settings(int slidingWindow, int minimumCalls, int failureRateThreshold, Duration waitInOpen,
-                    int permittedCallsInHalfOpen, Duration slowCallThreshold, int slowCallRateThreshold) {
-    }
 
-    /** The breaker of that name: made with these settings the first time, shared after. */
-    Breaker breaker(String name, Settings s) {
+    @Override
+    public Breaker breaker(String name, CircuitBreakerSupport.Settings s) {
         CircuitBreakerConfig config = CircuitBreakerConfig.custom()
                 .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
                 .slidingWindowSize(s.slidingWindow())
