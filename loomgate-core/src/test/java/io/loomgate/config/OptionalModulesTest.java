@@ -67,7 +67,8 @@ class OptionalModulesTest {
     @Test
     void theRegistryOfALeanCoreHasEveryOtherBuiltIn() {
         FilterRegistry r = GatewayAssembly.gatewayFilters();
-        assertThat(r.names()).contains("Retry", "ApiKeyAuth", "Cors", "RequestSize", "StripPrefix")
-                .doesNotContain("JwtAuth", "CircuitBreaker");
+        assertThat(r.names()).contains("ApiKeyAuth", "Cors", "RequestSize", "StripPrefix", "FallbackHeaders")
+                .doesNotContain("JwtAuth");
+        assertThat(BuiltIns.policies().names()).contains("Retry").doesNotContain("CircuitBreaker");
     }
 }

@@ -29,7 +29,7 @@ class CircuitBreakerConfigErrorsTest {
     void circuitBreakerArgumentsAreCheckedAtLoad() {
         assertThat(refusal(route("uri: http://a:8080", "filters:", "  - name: CircuitBreaker",
                 "    args: { name: cb, fallbackUri: /fallback }")))
-                .startsWith("gateway.yaml:5: route 'users': filter 'CircuitBreaker': fallbackUri: expected "
+                .startsWith("gateway.yaml:6: route 'users': filter 'CircuitBreaker': fallbackUri: expected "
                         + "forward:/path");
         assertThat(refusal(route("uri: http://a:8080", "filters: [ \"CircuitBreaker\" ]")))
                 .contains("filter 'CircuitBreaker': name: expected a breaker name");
