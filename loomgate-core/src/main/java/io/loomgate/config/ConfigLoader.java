@@ -6,7 +6,6 @@ import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.threads.ThreadModel;
-import io.loomgate.upstream.Http2KeepAlive;
 import io.loomgate.upstream.PoolSettings;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -29,8 +28,8 @@ import java.util.Map;
  * registries.
  */
 public final class ConfigLoader {
-    private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "routes",
-            "redis", "default-filters", "cors", "logging");
+    private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "upstreams",
+            "routes", "redis", "default-filters", "cors", "logging");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
@@ -39,15 +38,19 @@ public final class ConfigLoader {
             "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
     private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl");
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
-    private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
-            "connect-timeout", "ssl", "http2", "http2-max-connections", "http2-keepalive-interval",
-            "http2-keepalive-timeout");
+    private static final List<String> UPSTREAM_KEYS = withSsl(PoolReader.KEYS);
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file",
             "failure-mode");
     private static final List<String> LOGGING_KEYS = List.of("format", "levels");
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
     private ConfigLoader() {
+    }
+
+    private static List<String> withSsl(List<String> poolKeys) {
+        List<String> keys = new ArrayList<>(poolKeys);
+        keys.add("ssl");
+        return List.copyOf(keys);
     }
 
     /** Reads a file, substituting {@code ${ENV:default}} from the process environment. */
@@ -92,13 +95,14 @@ public final class ConfigLoader {
                 root.node("access-log"), root.lineOf("access-log"), ACCESS_LOG_KEYS));
         Section upstreamSection = Section.dotted(file, "upstream", root.node("upstream"), root.lineOf("upstream"),
                 UPSTREAM_KEYS);
-        PoolSettings upstream = upstream(upstreamSection, server.limits());
-        List<RouteSpec> routes = new RouteReader(file).read(root);
+        PoolSettings upstream = PoolReader.read(upstreamSection, PoolSettings.DEFAULTS.withLimits(server.limits()));
+        Map<String, UpstreamSpec> upstreams = UpstreamsReader.read(file, root, upstream);
+        List<RouteSpec> routes = new RouteReader(file, upstreams).read(root);
         RedisSettings redis = redis(Section.dotted(file, "redis", root.node("redis"), root.lineOf("redis"),
                 REDIS_KEYS), source);
         GatewayConfig.LoggingSpec logging = logging(file, Section.dotted(file, "logging", root.node("logging"),
                 root.lineOf("logging"), LOGGING_KEYS));
-        return new GatewayConfig(source, server, admin, accessLog, upstream, routes, redis,
+        return new GatewayConfig(source, server, admin, accessLog, upstream, upstreams, routes, redis,
                 tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server), logging);
     }
 
@@ -344,19 +348,5 @@ public final class ConfigLoader {
                     + n.describe());
         }
         return new GatewayConfig.LoggingSpec(format, levels);
-    }
-
-    private static PoolSettings upstream(Section s, HttpLimits limits) throws ConfigException {
-        PoolSettings d = PoolSettings.DEFAULTS;
-        return new PoolSettings(
-                s.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE),
-                s.integer("max-idle", d.maxIdle(), 0, Integer.MAX_VALUE),
-                s.duration("idle-timeout", d.idleTimeout(), false),
-                s.duration("connect-timeout", d.connectTimeout(), false),
-                limits).withHttp2(s.bool("http2", false),
-                s.integer("http2-max-connections", PoolSettings.DEFAULT_HTTP2_MAX_CONNECTIONS, 1, 1024))
-                .withHttp2KeepAlive(new Http2KeepAlive(
-                        s.duration("http2-keepalive-interval", Http2KeepAlive.DEFAULTS.interval(), true),
-                        s.duration("http2-keepalive-timeout", Http2KeepAlive.DEFAULTS.timeout(), false)));
     }
 }

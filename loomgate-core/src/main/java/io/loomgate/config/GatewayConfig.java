@@ -23,15 +23,28 @@ import java.util.Map;
  * @param server           the client-facing listener
  * @param admin            the admin listener
  * @param accessLog        the access log
- * @param upstreamDefaults pool limits applied to every endpoint
+ * @param upstreamDefaults pool limits applied to every endpoint (a named upstream's {@code pool:} may override them)
+ * @param upstreams        the {@code upstreams:} section: named services routes reference by {@code uri: lb://NAME},
+ *                         by name in file order
  * @param routes           in file order
  * @param redis            the shared Redis of {@code RequestRateLimiter}'s {@code store: redis}; null when none
  * @param tls              the {@code ssl:} sections and the https redirect port
  * @param logging          the application log's format and levels
  */
 public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
-                            PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis,
-                            TlsSpec tls, LoggingSpec logging) {
+                            PoolSettings upstreamDefaults, Map<String, UpstreamSpec> upstreams,
+                            List<RouteSpec> routes, RedisSettings redis, TlsSpec tls, LoggingSpec logging) {
+
+    public GatewayConfig {
+        upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
+    }
+
+    /** A configuration without an {@code upstreams:} section. */
+    public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
+                         PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis, TlsSpec tls,
+                         LoggingSpec logging) {
+        this(source, server, admin, accessLog, upstreamDefaults, Map.of(), routes, redis, tls, logging);
+    }
 
     /** A configuration without a Redis and without TLS. */
     public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
@@ -53,8 +66,8 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
 
     /** The same configuration with other server and admin settings, keeping the rest (command-line overrides). */
     public GatewayConfig with(ServerSpec newServer, AdminSpec newAdmin) {
-        return new GatewayConfig(source, newServer, newAdmin, accessLog, upstreamDefaults, routes, redis, tls,
-                logging);
+        return new GatewayConfig(source, newServer, newAdmin, accessLog, upstreamDefaults, upstreams, routes, redis,
+                tls, logging);
     }
 
     /**
