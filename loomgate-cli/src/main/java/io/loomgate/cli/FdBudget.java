@@ -31,11 +31,11 @@ final class FdBudget {
                 cfg.upstreamDefaults().maxConnections())));
         long endpoints = pools.size();
         long upstreamConnections = pools.values().stream().mapToLong(Integer::longValue).sum();
-        long needed = cfg.server().maxConnections() + upstreamConnections + RESERVE;
+        long needed = cfg.server().listener().maxConnections() + upstreamConnections + RESERVE;
         if (needed > limit) {
             log.warn("file descriptor budget: max-connections {} + {} endpoint(s)' pool max-connections {} + {} "
                             + "reserve = {} exceeds the limit of {}; lower them or raise 'ulimit -n', or connections "
-                            + "will fail under load", cfg.server().maxConnections(), endpoints,
+                            + "will fail under load", cfg.server().listener().maxConnections(), endpoints,
                     upstreamConnections, RESERVE, needed, limit);
         } else {
             log.debug("file descriptor budget {} of {}", needed, limit);

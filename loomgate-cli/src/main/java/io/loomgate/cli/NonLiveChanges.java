@@ -1,6 +1,7 @@
 package io.loomgate.cli;
 
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.server.ListenerSettings;
 import io.loomgate.tls.ServerTlsSettings;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
@@ -63,20 +64,22 @@ final class NonLiveChanges {
                 "tls", "ssl", Reload.SECTION,
                 "logging", "logging", Reload.SECTION));
         d.put(GatewayConfig.ServerSpec.class, components(
+                "listener", "server", Reload.SECTION,
+                "threads", "server.threads", Reload.RESTART,
+                "drainTimeout", "server.drain-timeout", Reload.RESTART,
+                "trustedProxies", "server.trusted-proxies", Reload.RESTART,
+                "stripRequestHeaders", "server.strip-request-headers", Reload.RESTART));
+        d.put(ListenerSettings.class, components(
                 "address", "server.address", Reload.RESTART,
                 "port", "server.port", Reload.RESTART,
-                "threads", "server.threads", Reload.RESTART,
-                "maxConnections", "server.max-connections", Reload.RESTART,
                 "backlog", "server.backlog", Reload.RESTART,
+                "maxConnections", "server.max-connections", Reload.RESTART,
                 "headerTimeout", "server.header-timeout", Reload.RESTART,
                 "idleTimeout", "server.idle-timeout", Reload.RESTART,
                 "readTimeout", "server.read-timeout", Reload.RESTART,
-                "drainTimeout", "server.drain-timeout", Reload.RESTART,
-                "trustedProxies", "server.trusted-proxies", Reload.RESTART,
                 "limits", "server.max-request-line, server.max-header-size, server.max-headers", Reload.RESTART,
                 "http2", "server.http2", Reload.RESTART,
-                "underscoresInHeaders", "server.underscores-in-headers", Reload.RESTART,
-                "stripRequestHeaders", "server.strip-request-headers", Reload.RESTART));
+                "underscoresInHeaders", "server.underscores-in-headers", Reload.RESTART));
         d.put(GatewayConfig.AdminSpec.class, components(
                 "address", "admin.address", Reload.RESTART,
                 "port", "admin.port", Reload.RESTART,
