@@ -165,11 +165,7 @@ public final class Loomgate implements AutoCloseable {
         }
 
         private static GatewayConfig withPort(GatewayConfig c, int port) {
-            GatewayConfig.ServerSpec s = c.server();
-            return c.with(new GatewayConfig.ServerSpec(s.address(), port, s.threads(), s.maxConnections(),
-                    s.backlog(), s.headerTimeout(), s.idleTimeout(), s.readTimeout(), s.drainTimeout(),
-                    s.trustedProxies(), s.limits(), s.http2(), s.underscoresInHeaders(), s.stripRequestHeaders()),
-                    c.admin());
+            return c.with(c.server().with(port, c.server().threads()), c.admin());
         }
 
         private static String requireName(String name) {

@@ -23,13 +23,20 @@ final class FdBudget {
             return;
         }
         long limit = os.getMaxFileDescriptorCount();
-        long endpoints = cfg.routes().stream().flatMap(r -> r.uris().stream()).distinct().count();
-        long needed = cfg.server().maxConnections() + endpoints * cfg.upstreamDefaults().maxConnections() + RESERVE;
+        // Each endpoint's pool, with the limits of the first upstream naming it (as Upstreams makes them).
+        java.util.Map<java.net.URI, Integer> pools = new java.util.LinkedHashMap<>();
+        cfg.upstreams().values().forEach(u -> u.uris().forEach(uri -> pools.putIfAbsent(uri,
+                u.pool().maxConnections())));
+        cfg.routes().forEach(r -> r.uris().forEach(uri -> pools.putIfAbsent(uri,
+                cfg.upstreamDefaults().maxConnections())));
+        long endpoints = pools.size();
+        long upstreamConnections = pools.values().stream().mapToLong(Integer::longValue).sum();
+        long needed = cfg.server().listener().maxConnections() + upstreamConnections + RESERVE;
         if (needed > limit) {
-            log.warn("file descriptor budget: max-connections {} + {} endpoint(s) x upstream max-connections {} + {} "
+            log.warn("file descriptor budget: max-connections {} + {} endpoint(s)' pool max-connections {} + {} "
                             + "reserve = {} exceeds the limit of {}; lower them or raise 'ulimit -n', or connections "
-                            + "will fail under load", cfg.server().maxConnections(), endpoints,
-                    cfg.upstreamDefaults().maxConnections(), RESERVE, needed, limit);
+                            + "will fail under load", cfg.server().listener().maxConnections(), endpoints,
+                    upstreamConnections, RESERVE, needed, limit);
         } else {
             log.debug("file descriptor budget {} of {}", needed, limit);
         }

@@ -135,7 +135,8 @@ public final class Gateway implements AutoCloseable {
         BoundRoutes routes = BoundRoutes.bind(assembly.routes(),
                 r -> upstreams.get(assembly.upstreamOf().get(r).id()));
         ProxyHandler proxy = new ProxyHandler(routes,
-                new ProxySettings(s.trustedProxies(), s.readTimeout(), s.limits(), s.stripRequestHeaders()),
+                new ProxySettings(s.trustedProxies(), s.listener().readTimeout(), s.listener().limits(),
+                        s.stripRequestHeaders()),
                 observers.exchanges());
         Listener listener = null;
         Listener redirect = null;

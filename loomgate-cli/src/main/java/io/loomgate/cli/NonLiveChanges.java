@@ -1,6 +1,7 @@
 package io.loomgate.cli;
 
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.server.ListenerSettings;
 import io.loomgate.tls.ServerTlsSettings;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
@@ -14,10 +15,10 @@ import java.util.Objects;
  * What a live reload does with each part of a configuration, declared for every component of
  * {@link GatewayConfig} and of the records it holds, so the decision is total: a part is live (applied by
  * {@link ConfigReloader}), or it needs a restart (a reload whose file changes it is refused whole, naming the key),
- * or it is a section whose own components are declared the same way. Live: {@code routes}, {@code upstream} (pool
- * settings: a changed one opens new pools), {@code logging.levels} and the certificates of {@code server.ssl} (the
- * key manager is swapped, as a file change does). Not live, because they belong to objects made once at start-up:
- * every other {@code server} key (the listener's address and port, its thread model, limits, timeouts and the rest
+ * or it is a section whose own components are declared the same way. Live: {@code routes}, {@code upstreams},
+ * {@code upstream} (pool settings: a changed one opens new pools), {@code logging.levels} and the certificates of
+ * {@code server.ssl} (the key manager is swapped, as a file change does). Not live, because they belong to objects
+ * made once at start-up: every other {@code server} key (the listener's address and port, its thread model, limits, timeouts and the rest
  * of {@code server.ssl}), {@code server.http-redirect-port}, {@code admin} and {@code admin.ssl},
  * {@code access-log}, {@code redis} (the rate limiter's one shared store), {@code upstream.ssl} (made when the first
  * https:// origin is) and {@code logging.format}. A component nobody declared counts as needing a restart, and
@@ -55,26 +56,30 @@ final class NonLiveChanges {
                 "accessLog", "access-log", Reload.SECTION,
                 // Pool settings are compared whole by Upstreams.reconcile: a changed one opens new pools.
                 "upstreamDefaults", "upstream.* (pool settings)", Reload.LIVE,
+                // Named upstreams are built anew by every reload, as routes' own are (Upstreams.reconcile).
+                "upstreams", "upstreams", Reload.LIVE,
                 // Routes (with their filters, predicates and origins) are built anew by every reload.
                 "routes", "routes", Reload.LIVE,
                 "redis", "redis", Reload.RESTART_WITHOUT_VALUES,
                 "tls", "ssl", Reload.SECTION,
                 "logging", "logging", Reload.SECTION));
         d.put(GatewayConfig.ServerSpec.class, components(
+                "listener", "server", Reload.SECTION,
+                "threads", "server.threads", Reload.RESTART,
+                "drainTimeout", "server.drain-timeout", Reload.RESTART,
+                "trustedProxies", "server.trusted-proxies", Reload.RESTART,
+                "stripRequestHeaders", "server.strip-request-headers", Reload.RESTART));
+        d.put(ListenerSettings.class, components(
                 "address", "server.address", Reload.RESTART,
                 "port", "server.port", Reload.RESTART,
-                "threads", "server.threads", Reload.RESTART,
-                "maxConnections", "server.max-connections", Reload.RESTART,
                 "backlog", "server.backlog", Reload.RESTART,
+                "maxConnections", "server.max-connections", Reload.RESTART,
                 "headerTimeout", "server.header-timeout", Reload.RESTART,
                 "idleTimeout", "server.idle-timeout", Reload.RESTART,
                 "readTimeout", "server.read-timeout", Reload.RESTART,
-                "drainTimeout", "server.drain-timeout", Reload.RESTART,
-                "trustedProxies", "server.trusted-proxies", Reload.RESTART,
                 "limits", "server.max-request-line, server.max-header-size, server.max-headers", Reload.RESTART,
                 "http2", "server.http2", Reload.RESTART,
-                "underscoresInHeaders", "server.underscores-in-headers", Reload.RESTART,
-                "stripRequestHeaders", "server.strip-request-headers", Reload.RESTART));
+                "underscoresInHeaders", "server.underscores-in-headers", Reload.RESTART));
         d.put(GatewayConfig.AdminSpec.class, components(
                 "address", "admin.address", Reload.RESTART,
                 "port", "admin.port", Reload.RESTART,

@@ -103,12 +103,12 @@ final class ServeCommand implements Callable<Integer> {
                 }
                 model = new ThreadModel.Platform(platformThreads);
             }
-            GatewayConfig.ServerSpec ns = s.with(port == null ? s.port() : port, model);
+            GatewayConfig.ServerSpec ns = s.with(port == null ? s.listener().port() : port, model);
             GatewayConfig.AdminSpec admin = adminPort == null ? c.admin() : c.admin().withPort(adminPort);
-            if ((port != null || adminPort != null) && admin.enabled() && ns.port() != 0
-                    && ns.port() == admin.port()) {
+            if ((port != null || adminPort != null) && admin.enabled() && ns.listener().port() != 0
+                    && ns.listener().port() == admin.port()) {
                 throw new IllegalArgumentException("the gateway and the admin listener would both use port "
-                        + ns.port() + " (--port / --admin-port); give each its own");
+                        + ns.listener().port() + " (--port / --admin-port); give each its own");
             }
             return c.with(ns, admin);
         }

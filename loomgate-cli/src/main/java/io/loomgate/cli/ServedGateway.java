@@ -131,8 +131,8 @@ public final class ServedGateway implements AutoCloseable {
         }
         FdBudget.check(config);
         log.info("loomgate listening on {}:{}{} ({} threads, max {} connections), routes {}, admin {}, started in {} ms",
-                config.server().address(), gw.port(), tlsNote(config, gw), config.server().threads(),
-                config.server().maxConnections(),
+                config.server().listener().address(), gw.port(), tlsNote(config, gw), config.server().threads(),
+                config.server().listener().maxConnections(),
                 gw.routeIds(), adminPort == 0 ? "off" : config.admin().address() + ":" + adminPort,
                 (System.nanoTime() - t0) / 1_000_000);
         return new ServedGateway(config, gw, observability, adminPort, reloader, watcher);

@@ -71,8 +71,8 @@ class NonLiveChangesTest {
                 """ + ROUTES);
         assertThat(NonLiveChanges.between(before, after)).containsExactly(
                 "server.port (8080 → 8081)",
-                "server.threads (virtual → platform:50)",
                 "server.max-connections (10000 → 20)",
+                "server.threads (virtual → platform:50)",
                 "admin.port (9901 → 9902)",
                 "logging.format (text → json)");
     }

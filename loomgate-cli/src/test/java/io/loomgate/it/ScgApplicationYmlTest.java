@@ -31,7 +31,7 @@ class ScgApplicationYmlTest {
             }
             GatewayConfig config = ConfigLoader.parse(Files.readString(file), file.toString(),
                     Map.of("ORIGIN", origin.uri(), "REDIS_PORT", Integer.toString(redis.port())));
-            assertThat(config.server().port()).isEqualTo(8080); // the file's own; the test serves on a free port
+            assertThat(config.server().listener().port()).isEqualTo(8080); // the file's own; the test serves on a free port
             try (RunningGateway gw = RunningGateway.start(config)) {
                 HttpResponse<String> r = gw.send(gw.request("/users/42").header("Origin", "https://docs.spring.io"));
                 assertThat(r.statusCode()).isEqualTo(200);

@@ -5,8 +5,8 @@ import io.loomgate.http.FieldNamePatterns;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
+import io.loomgate.server.ListenerSettings;
 import io.loomgate.threads.ThreadModel;
-import io.loomgate.upstream.Http2KeepAlive;
 import io.loomgate.upstream.PoolSettings;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -29,8 +29,8 @@ import java.util.Map;
  * registries.
  */
 public final class ConfigLoader {
-    private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "routes",
-            "redis", "default-filters", "cors", "logging");
+    private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "upstreams",
+            "routes", "redis", "default-filters", "cors", "logging");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
@@ -39,15 +39,19 @@ public final class ConfigLoader {
             "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
     private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl");
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
-    private static final List<String> UPSTREAM_KEYS = List.of("max-connections", "max-idle", "idle-timeout",
-            "connect-timeout", "ssl", "http2", "http2-max-connections", "http2-keepalive-interval",
-            "http2-keepalive-timeout");
+    private static final List<String> UPSTREAM_KEYS = withSsl(PoolReader.KEYS);
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file",
             "failure-mode");
     private static final List<String> LOGGING_KEYS = List.of("format", "levels");
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
     private ConfigLoader() {
+    }
+
+    private static List<String> withSsl(List<String> poolKeys) {
+        List<String> keys = new ArrayList<>(poolKeys);
+        keys.add("ssl");
+        return List.copyOf(keys);
     }
 
     /** Reads a file, substituting {@code ${ENV:default}} from the process environment. */
@@ -92,22 +96,23 @@ public final class ConfigLoader {
                 root.node("access-log"), root.lineOf("access-log"), ACCESS_LOG_KEYS));
         Section upstreamSection = Section.dotted(file, "upstream", root.node("upstream"), root.lineOf("upstream"),
                 UPSTREAM_KEYS);
-        PoolSettings upstream = upstream(upstreamSection, server.limits());
-        List<RouteSpec> routes = new RouteReader(file).read(root);
+        PoolSettings upstream = PoolReader.read(upstreamSection, PoolSettings.DEFAULTS.withLimits(server.listener().limits()));
+        Map<String, UpstreamSpec> upstreams = UpstreamsReader.read(file, root, upstream);
+        List<RouteSpec> routes = new RouteReader(file, upstreams).read(root);
         RedisSettings redis = redis(Section.dotted(file, "redis", root.node("redis"), root.lineOf("redis"),
                 REDIS_KEYS), source);
         GatewayConfig.LoggingSpec logging = logging(file, Section.dotted(file, "logging", root.node("logging"),
                 root.lineOf("logging"), LOGGING_KEYS));
-        return new GatewayConfig(source, server, admin, accessLog, upstream, routes, redis,
+        return new GatewayConfig(source, server, admin, accessLog, upstream, upstreams, routes, redis,
                 tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server), logging);
     }
 
     private static GatewayConfig.TlsSpec tls(TlsReader reader, Section server, Section admin, Section upstream,
                                              GatewayConfig.ServerSpec spec) throws ConfigException {
-        int serverPort = spec.port();
+        int serverPort = spec.listener().port();
         // ALPN: h2 first when server.http2 is on (ClientConnection then sees the client's preface), else http/1.1.
         var serverTls = reader.server(server, "server.ssl",
-                spec.http2().enabled() ? List.of("h2", "http/1.1") : List.of("http/1.1"));
+                spec.listener().http2().enabled() ? List.of("h2", "http/1.1") : List.of("http/1.1"));
         int redirect = server.integer("http-redirect-port", 0, 0, 65535);
         if (redirect != 0 && serverTls == null) {
             throw server.error("http-redirect-port", "redirects to https, so it needs server.ssl");
@@ -120,31 +125,28 @@ public final class ConfigLoader {
     }
 
     private static GatewayConfig.ServerSpec server(Section s) throws ConfigException {
-        GatewayConfig.ServerSpec d = GatewayConfig.ServerSpec.DEFAULTS;
-        String address = address(s, d.address());
-        int port = s.integer("port", d.port(), 0, 65535); // 0: any free port (tests, the demo)
-        ThreadModel threads = threads(s);
+        GatewayConfig.ServerSpec spec = GatewayConfig.ServerSpec.DEFAULTS;
+        ListenerSettings d = spec.listener();
         int maxConnections = s.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE);
-        return new GatewayConfig.ServerSpec(
-                address,
-                port,
-                threads,
-                maxConnections,
+        ListenerSettings listener = new ListenerSettings(
+                address(s, d.address()),
+                s.integer("port", d.port(), 0, 65535), // 0: any free port (tests, the demo)
                 // As HAProxy does: room in the accept queue for every client allowed at once (issue 15)
                 s.integer("backlog", Math.max(d.backlog(), maxConnections), 1, Integer.MAX_VALUE),
+                maxConnections,
                 s.duration("header-timeout", d.headerTimeout(), false),
                 s.duration("idle-timeout", d.idleTimeout(), false),
                 s.duration("read-timeout", d.readTimeout(), false),
-                s.duration("drain-timeout", d.drainTimeout(), true),
-                trustedProxies(s),
                 new HttpLimits(
                         s.integer("max-request-line", d.limits().maxRequestLineBytes(), 16, Integer.MAX_VALUE),
                         s.integer("max-header-size", d.limits().maxHeaderBytes(), 64, Integer.MAX_VALUE),
                         s.integer("max-headers", d.limits().maxHeaderCount(), 1, Integer.MAX_VALUE),
                         d.limits().maxChunkLineBytes(), d.limits().maxTrailerBytes()),
-                http2(Section.dotted(s.file(), "server.http2", s.node("http2"), s.lineOf("http2"), HTTP2_KEYS)),
-                s.bool("underscores-in-headers", d.underscoresInHeaders()),
-                stripRequestHeaders(s, d.stripRequestHeaders()));
+                http2(Section.dotted(s.file(), "server.http2", s.node("http2"), s.lineOf("http2"), HTTP2_KEYS),
+                        d.http2()),
+                s.bool("underscores-in-headers", d.underscoresInHeaders()));
+        return new GatewayConfig.ServerSpec(listener, threads(s), s.duration("drain-timeout", spec.drainTimeout(),
+                true), trustedProxies(s), stripRequestHeaders(s, spec.stripRequestHeaders()));
     }
 
     /**
@@ -152,10 +154,9 @@ public final class ConfigLoader {
      * to turn once HTTP/2 was solid, and it is (h2spec, the known attacks, gRPC, each tested). Turning it on costs an
      * HTTP/1.1 connection nothing but a look at its first bytes; {@code enabled: false} keeps a listener HTTP/1.1 only.
      */
-    private static Http2Settings http2(Section s) throws ConfigException {
-        Http2Settings d = Http2Settings.DISABLED;
+    private static Http2Settings http2(Section s, Http2Settings d) throws ConfigException {
         return new Http2Settings(
-                s.bool("enabled", true),
+                s.bool("enabled", d.enabled()),
                 s.integer("max-concurrent-streams", d.maxConcurrentStreams(), 1, Integer.MAX_VALUE),
                 s.integer("initial-window-size", d.initialWindowSize(), 1, Integer.MAX_VALUE),
                 s.integer("max-streams-per-connection", d.maxStreamsPerConnection(), 1, Integer.MAX_VALUE),
@@ -243,11 +244,12 @@ public final class ConfigLoader {
      */
     private static void checkPortsDiffer(Section serverSection, GatewayConfig.ServerSpec server, Section adminSection,
                                          GatewayConfig.AdminSpec admin) throws ConfigException {
-        if (!admin.enabled() || server.port() == 0 || admin.port() != server.port()) {
+        ListenerSettings listener = server.listener();
+        if (!admin.enabled() || listener.port() == 0 || admin.port() != listener.port()) {
             return;
         }
-        if (!isWildcard(server.address()) && !isWildcard(admin.address())
-                && !server.address().equalsIgnoreCase(admin.address())) {
+        if (!isWildcard(listener.address()) && !isWildcard(admin.address())
+                && !listener.address().equalsIgnoreCase(admin.address())) {
             return;
         }
         String where = serverSection.has("port") ? "(line " + serverSection.lineOf("port") + ")" : "(the default)";
@@ -344,19 +346,5 @@ public final class ConfigLoader {
                     + n.describe());
         }
         return new GatewayConfig.LoggingSpec(format, levels);
-    }
-
-    private static PoolSettings upstream(Section s, HttpLimits limits) throws ConfigException {
-        PoolSettings d = PoolSettings.DEFAULTS;
-        return new PoolSettings(
-                s.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE),
-                s.integer("max-idle", d.maxIdle(), 0, Integer.MAX_VALUE),
-                s.duration("idle-timeout", d.idleTimeout(), false),
-                s.duration("connect-timeout", d.connectTimeout(), false),
-                limits).withHttp2(s.bool("http2", false),
-                s.integer("http2-max-connections", PoolSettings.DEFAULT_HTTP2_MAX_CONNECTIONS, 1, 1024))
-                .withHttp2KeepAlive(new Http2KeepAlive(
-                        s.duration("http2-keepalive-interval", Http2KeepAlive.DEFAULTS.interval(), true),
-                        s.duration("http2-keepalive-timeout", Http2KeepAlive.DEFAULTS.timeout(), false)));
     }
 }

@@ -29,9 +29,10 @@ import java.util.Set;
 
 /**
  * The runtime objects a configuration describes: the route table (predicates and filters built through the
- * registries) and, for each route, the upstream definition its {@code uri}/{@code uris} make. An upstream is named
- * after the route that declares it (its name labels metrics and {@code /routes}); the pairing is this map, so a
- * route never carries an upstream id.
+ * registries) and, for each route, the upstream definition that serves it: the named upstream of the
+ * {@code upstreams:} section its {@code uri: lb://NAME} names (one definition, so one upstream, for every route on
+ * it), or the one its own {@code uri}/{@code uris} make, named after the route. The upstream's name labels metrics and
+ * {@code /routes}; the pairing is this map, so a route never carries an upstream id.
  *
  * @param upstreamOf each route of {@code routes}, with the upstream that serves it, in file order
  */
@@ -41,9 +42,12 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
         upstreamOf = Collections.unmodifiableMap(new LinkedHashMap<>(upstreamOf));
     }
 
-    /** Every upstream definition, in file order. */
+    /**
+     * Every upstream definition a route uses, each once, in the order routes first use them. An upstream of the
+     * {@code upstreams:} section no route names is checked but not made: no pools, no health checks.
+     */
     public List<UpstreamDefinition> upstreams() {
-        return List.copyOf(upstreamOf.values());
+        return List.copyOf(new java.util.LinkedHashSet<>(upstreamOf.values()));
     }
 
     /** Builds them with the built-in predicates and filters; fails with the file and line of the offending route,
@@ -82,10 +86,9 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
         Map<Route, UpstreamDefinition> upstreamOf = new LinkedHashMap<>();
         Map<RouteSpec.ComponentSpec, GatewayFilter> shared = new IdentityHashMap<>();
         PolicyRegistry policies = BuiltIns.policies();
+        Map<String, UpstreamDefinition> named = named(file, config);
         for (RouteSpec spec : config.routes()) {
-            UpstreamDefinition upstream = new UpstreamDefinition(spec.id(),
-                    endpoints(file, spec, config.upstreamDefaults().http2()), config.upstreamDefaults(),
-                    spec.balancing(), spec.dnsRefresh());
+            UpstreamDefinition upstream = upstreamOf(file, spec, config, named);
             if (upstreamOf.put(route(file, spec, predicates, filters, policies, shared), upstream) != null) {
                 throw new ConfigException(file, spec.line(), "routes", "duplicate route id '" + spec.id() + "'");
             }
@@ -175,20 +178,61 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
         }
     }
 
-    /** Specs from {@link ConfigLoader} hold checked URIs; specs built in code are checked here. */
-    /** @param offerH2 {@code upstream.http2}: https endpoints negotiate h2 by ALPN */
-    private static List<Endpoint> endpoints(String file, RouteSpec spec, boolean offerH2) throws ConfigException {
+    /** One definition per upstream of the {@code upstreams:} section, by name: every route naming it shares it. */
+    private static Map<String, UpstreamDefinition> named(String file, GatewayConfig config) throws ConfigException {
+        Map<String, UpstreamDefinition> out = new LinkedHashMap<>();
+        for (UpstreamSpec u : config.upstreams().values()) {
+            String where = "upstreams." + u.name();
+            out.put(u.name(), new UpstreamDefinition(u.name(), endpoints(file, u.line(), where, u.uris(),
+                    u.pool().http2()), u.pool(), u.balancing(), u.dnsRefresh()));
+        }
+        return out;
+    }
+
+    /**
+     * The named upstream the route's {@code lb://NAME} names, or the one its own origins make, named after the route
+     * (which must then not be the name of a declared upstream: two upstreams of one name would share metrics).
+     */
+    private static UpstreamDefinition upstreamOf(String file, RouteSpec spec, GatewayConfig config,
+                                                 Map<String, UpstreamDefinition> named) throws ConfigException {
+        String context = "route '" + spec.id() + "'";
+        if (spec.namesUpstream()) {
+            UpstreamDefinition d = named.get(spec.upstream());
+            if (d == null) { // ConfigLoader checks this with the line of the uri; a spec built in code, here
+                throw new ConfigException(file, spec.line(), context, "uri: no upstream '" + spec.upstream()
+                        + "' under upstreams:" + DidYouMean.hint(spec.upstream(), named.keySet()));
+            }
+            return d;
+        }
+        UpstreamSpec clash = config.upstreams().get(spec.id());
+        if (clash != null) {
+            throw new ConfigException(file, spec.line(), context, "its own uri makes an upstream named after the "
+                    + "route, and upstreams." + spec.id() + " (line " + clash.line() + ") has that name too; write "
+                    + "uri: lb://" + spec.id() + " to use it, or rename one of them");
+        }
+        return new UpstreamDefinition(spec.id(), endpoints(file, spec.line(), context, spec.uris(),
+                config.upstreamDefaults().http2()), config.upstreamDefaults(), spec.balancing(), spec.dnsRefresh());
+    }
+
+    /**
+     * Specs from {@link ConfigLoader} hold checked URIs; specs built in code are checked here.
+     *
+     * @param offerH2 {@code upstream.http2} (or the named upstream's {@code pool.http2}): https endpoints negotiate
+     *                h2 by ALPN
+     */
+    private static List<Endpoint> endpoints(String file, int line, String context, List<URI> uris, boolean offerH2)
+            throws ConfigException {
         List<Endpoint> out = new ArrayList<>();
-        for (URI uri : spec.uris()) {
+        for (URI uri : uris) {
             try {
                 UpstreamUri u = UpstreamUri.of(uri);
                 out.add(new Endpoint(u.host(), u.port(), u.tls(), u.h2c() || u.tls() && offerH2));
             } catch (IllegalArgumentException e) {
-                throw new ConfigException(file, spec.line(), "route '" + spec.id() + "'", "uri: " + e.getMessage());
+                throw new ConfigException(file, line, context, "uri: " + e.getMessage());
             }
         }
         if (out.isEmpty()) {
-            throw new ConfigException(file, spec.line(), "route '" + spec.id() + "'", "needs at least one uri");
+            throw new ConfigException(file, line, context, "needs at least one uri");
         }
         return out;
     }

@@ -2,7 +2,6 @@ package io.loomgate.config;
 
 import io.loomgate.http.Cidr;
 import io.loomgate.http.FieldNamePatterns;
-import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.server.ListenerSettings;
@@ -23,15 +22,28 @@ import java.util.Map;
  * @param server           the client-facing listener
  * @param admin            the admin listener
  * @param accessLog        the access log
- * @param upstreamDefaults pool limits applied to every endpoint
+ * @param upstreamDefaults pool limits applied to every endpoint (a named upstream's {@code pool:} may override them)
+ * @param upstreams        the {@code upstreams:} section: named services routes reference by {@code uri: lb://NAME},
+ *                         by name in file order
  * @param routes           in file order
  * @param redis            the shared Redis of {@code RequestRateLimiter}'s {@code store: redis}; null when none
  * @param tls              the {@code ssl:} sections and the https redirect port
  * @param logging          the application log's format and levels
  */
 public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
-                            PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis,
-                            TlsSpec tls, LoggingSpec logging) {
+                            PoolSettings upstreamDefaults, Map<String, UpstreamSpec> upstreams,
+                            List<RouteSpec> routes, RedisSettings redis, TlsSpec tls, LoggingSpec logging) {
+
+    public GatewayConfig {
+        upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
+    }
+
+    /** A configuration without an {@code upstreams:} section. */
+    public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
+                         PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis, TlsSpec tls,
+                         LoggingSpec logging) {
+        this(source, server, admin, accessLog, upstreamDefaults, Map.of(), routes, redis, tls, logging);
+    }
 
     /** A configuration without a Redis and without TLS. */
     public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
@@ -53,8 +65,8 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
 
     /** The same configuration with other server and admin settings, keeping the rest (command-line overrides). */
     public GatewayConfig with(ServerSpec newServer, AdminSpec newAdmin) {
-        return new GatewayConfig(source, newServer, newAdmin, accessLog, upstreamDefaults, routes, redis, tls,
-                logging);
+        return new GatewayConfig(source, newServer, newAdmin, accessLog, upstreamDefaults, upstreams, routes, redis,
+                tls, logging);
     }
 
     /**
@@ -71,63 +83,39 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
     }
 
     /**
-     * The {@code server:} section.
+     * The {@code server:} section: the client listener's settings, composed (each listener key is a component of
+     * {@link ListenerSettings}, read as {@code server().listener().port()}), and what the gateway around the listener
+     * needs besides.
      *
-     * @param address        bind address (default 0.0.0.0)
-     * @param port           default 8080
-     * @param threads        thread model (default virtual; {@code platform-threads} sizes a platform pool)
-     * @param maxConnections client connections open at once (default 10000)
-     * @param backlog        accept backlog (default 4096)
-     * @param headerTimeout  whole request head (default 10s)
-     * @param idleTimeout    keep-alive idle (default 60s)
-     * @param readTimeout    any single body read or write (default 60s)
-     * @param drainTimeout   graceful shutdown on SIGTERM (default 30s)
-     * @param trustedProxies peers whose forwarding headers are appended to rather than replaced (default none)
-     * @param limits         request head limits
-     * @param http2          {@code server.http2}: h2c with prior knowledge, and h2 by ALPN over TLS (on by default in a
-     *                       config file; off in the programmatic constructor below)
-     * @param underscoresInHeaders whether request fields with '_' in their names are kept (default false: dropped,
-     *                       as nginx does, because CGI-style origins merge them with the '-' spelling)
+     * @param listener       address, port, backlog, max-connections, the timeouts, head limits, {@code http2} and
+     *                       {@code underscores-in-headers}
+     * @param threads        thread model ({@code platform-threads} sizes a platform pool)
+     * @param drainTimeout   graceful shutdown on SIGTERM
+     * @param trustedProxies peers whose forwarding headers are appended to rather than replaced
      * @param stripRequestHeaders fields removed from requests whose peer is not a trusted proxy, before routing
-     *                       (default {@link FieldNamePatterns#STRIPPED_BY_DEFAULT})
      */
-    public record ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
-                             Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
-                             Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits,
-                             Http2Settings http2, boolean underscoresInHeaders,
-                             FieldNamePatterns stripRequestHeaders) {
+    public record ServerSpec(ListenerSettings listener, ThreadModel threads, Duration drainTimeout,
+                             List<Cidr> trustedProxies, FieldNamePatterns stripRequestHeaders) {
 
-        public ServerSpec(String address, int port, ThreadModel threads, int maxConnections, int backlog,
-                          Duration headerTimeout, Duration idleTimeout, Duration readTimeout,
-                          Duration drainTimeout, List<Cidr> trustedProxies, HttpLimits limits) {
-            this(address, port, threads, maxConnections, backlog, headerTimeout, idleTimeout, readTimeout,
-                    drainTimeout, trustedProxies, limits, Http2Settings.DISABLED, false,
-                    FieldNamePatterns.STRIPPED_BY_DEFAULT);
-        }
-
-        /** An empty {@code server:} section: the listener's own defaults, virtual threads, a 30 s drain. */
-        public static final ServerSpec DEFAULTS = new ServerSpec(ListenerSettings.DEFAULTS, ThreadModel.VIRTUAL,
+        /**
+         * The one place the defaults of the {@code server:} section are written (no section and an empty one both
+         * mean these; docs/configuration.md lists them, and {@code ServerDefaultsTest} checks it does): the
+         * listener's own {@link ListenerSettings#DEFAULTS} with HTTP/2 on (issue 12: on in a configuration file, off
+         * for a listener made in code), virtual threads, a 30 s drain, no trusted proxies, and
+         * {@link FieldNamePatterns#STRIPPED_BY_DEFAULT}.
+         */
+        public static final ServerSpec DEFAULTS = new ServerSpec(
+                ListenerSettings.DEFAULTS.withHttp2(Http2Settings.enabledDefaults()), ThreadModel.VIRTUAL,
                 Duration.ofSeconds(30), List.of(), FieldNamePatterns.STRIPPED_BY_DEFAULT);
 
         public ServerSpec {
+            java.util.Objects.requireNonNull(listener, "listener");
             trustedProxies = List.copyOf(trustedProxies);
-        }
-
-        private ServerSpec(ListenerSettings l, ThreadModel threads, Duration drainTimeout, List<Cidr> trusted,
-                           FieldNamePatterns stripped) {
-            this(l.address(), l.port(), threads, l.maxConnections(), l.backlog(), l.headerTimeout(), l.idleTimeout(),
-                    l.readTimeout(), drainTimeout, trusted, l.limits(), l.http2(), l.underscoresInHeaders(), stripped);
-        }
-
-        /** The client listener these settings describe. */
-        public ListenerSettings listener() {
-            return new ListenerSettings(address, port, backlog, maxConnections, headerTimeout, idleTimeout,
-                    readTimeout, limits, http2, underscoresInHeaders);
         }
 
         /** This spec with another port and thread model (the command line's overrides). */
         public ServerSpec with(int newPort, ThreadModel newThreads) {
-            return new ServerSpec(listener().at(address, newPort), newThreads, drainTimeout, trustedProxies,
+            return new ServerSpec(listener.withPort(newPort), newThreads, drainTimeout, trustedProxies,
                     stripRequestHeaders);
         }
     }

@@ -19,14 +19,20 @@ final class RouteReader {
     static final List<String> KEYS = List.of("id", "uri", "uris", "order", "predicates", "filters", "timeout",
             "preserve-host", "max-in-flight", "queue-timeout", "load-balancer", "hash", "health-check",
             "outlier-detection", "upgrades", "dns-refresh");
+    /** What a named upstream sets for every route on it; a route on one may not. */
+    private static final List<String> UPSTREAM_OWN_KEYS = List.of("uris", "load-balancer", "hash", "health-check",
+            "outlier-detection", "dns-refresh");
     private static final List<String> COMPONENT_KEYS = List.of("name", "args");
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
     private final String file;
+    private final Map<String, UpstreamSpec> upstreams;
     private final Map<String, Integer> idLines = new HashMap<>();
 
-    RouteReader(String file) {
+    /** @param upstreams the {@code upstreams:} section, which {@code uri: lb://NAME} names */
+    RouteReader(String file, Map<String, UpstreamSpec> upstreams) {
         this.file = file;
+        this.upstreams = upstreams;
     }
 
     /**
@@ -73,6 +79,15 @@ final class RouteReader {
             throw new ConfigException(file, s.lineOf("id"), context, "duplicate route id (first at line " + before
                     + ")");
         }
+        if (s.has("uri") && isLb(s.string("uri", ""))) {
+            return named(s, id, context);
+        }
+        UpstreamSpec clash = upstreams.get(id);
+        if (clash != null) {
+            throw s.error("id", "its own uri makes an upstream named after the route, and upstreams." + id
+                    + " (line " + clash.line() + ") has that name too; write uri: lb://" + id + " to use it, or "
+                    + "rename one of them");
+        }
         BalancingReader.Origins origins = BalancingReader.origins(file, s, context);
         Balancing balancing = BalancingReader.balancing(file, s, origins.weights());
         BalancingReader.checkGrpcHealth(s, origins.uris(), balancing);
@@ -83,8 +98,52 @@ final class RouteReader {
                 balancing, upgrades(s), dnsRefresh(s));
     }
 
+    private static boolean isLb(String uri) {
+        return uri.regionMatches(true, 0, "lb://", 0, 5);
+    }
+
+    /**
+     * A route on a named upstream ({@code uri: lb://NAME}, Spring Cloud Gateway's spelling): the upstream's settings
+     * are shared by every route on it, so the route may not set them; its circuit breaker, when it has one, follows
+     * the route's own filters.
+     */
+    private RouteSpec named(Section s, String id, String context) throws ConfigException {
+        String written = s.string("uri", "");
+        String name = written.substring(5);
+        if (name.endsWith("/")) {
+            name = name.substring(0, name.length() - 1);
+        }
+        if (!UpstreamsReader.validName(name)) {
+            throw s.error("uri", "expected lb://NAME, a service of the upstreams: section (no port, path or query), "
+                    + "got '" + written + "'");
+        }
+        UpstreamSpec upstream = upstreams.get(name);
+        if (upstream == null) {
+            String hint = DidYouMean.hint(name, upstreams.keySet());
+            throw s.error("uri", "no upstream '" + name + "' under upstreams:" + (!hint.isEmpty() ? hint
+                    : upstreams.isEmpty() ? " (the file declares none; list the service's uris under upstreams."
+                    + name + ")" : " (declared: " + String.join(", ", upstreams.keySet()) + ")"));
+        }
+        for (String key : UPSTREAM_OWN_KEYS) {
+            if (s.has(key)) {
+                throw s.error(key, "belongs to the upstream: uri is lb://" + name + ", so write it under upstreams."
+                        + name + " (line " + upstream.line() + "), where every route on it shares it");
+            }
+        }
+        List<RouteSpec.ComponentSpec> filters = components(s, "filters");
+        if (upstream.breaker() != null) {
+            filters = new ArrayList<>(filters);
+            filters.add(upstream.breaker());
+            filters = List.copyOf(filters);
+        }
+        return new RouteSpec(id, s.line(), List.of(), s.integer("order", 0, Integer.MIN_VALUE, Integer.MAX_VALUE),
+                components(s, "predicates"), filters, s.duration("timeout", DEFAULT_TIMEOUT, false),
+                s.bool("preserve-host", true), s.integer("max-in-flight", 0, 0, Integer.MAX_VALUE),
+                s.duration("queue-timeout", Duration.ZERO, true), null, upgrades(s), null, name);
+    }
+
     /** {@code dns-refresh}: a duration, or {@code 0} / {@code off} to look names up on each dial instead. */
-    private static Duration dnsRefresh(Section s) throws ConfigException {
+    static Duration dnsRefresh(Section s) throws ConfigException {
         YamlNode n = s.node("dns-refresh");
         if (n instanceof YamlNode.Scalar sc && !sc.isNull()
                 && (sc.text().trim().equalsIgnoreCase("off") || sc.text().trim().equals("0"))) {
@@ -204,7 +263,7 @@ final class RouteReader {
     }
 
     /** A scalar, or a list of scalars joined with commas (Spring Cloud Gateway binds lists the same way). */
-    private static String argValue(Section s, String key, YamlNode value) throws ConfigException {
+    static String argValue(Section s, String key, YamlNode value) throws ConfigException {
         if (value instanceof YamlNode.Scalar sc) {
             return sc.text();
         }

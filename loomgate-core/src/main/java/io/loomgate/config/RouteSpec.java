@@ -14,7 +14,8 @@ import java.util.Set;
  *
  * @param id           unique
  * @param line         the line of the file where the route starts (for messages)
- * @param uris         one or more {@code http://host:port} origins (from {@code uri} or {@code uris})
+ * @param uris         one or more {@code http://host:port} origins (from {@code uri} or {@code uris}); empty when the
+ *                     route names an upstream of the {@code upstreams:} section ({@code upstream})
  * @param order        default 0
  * @param predicates   in order
  * @param filters      in order
@@ -22,13 +23,27 @@ import java.util.Set;
  * @param preserveHost default true
  * @param maxInFlight  default 0 (no limit)
  * @param queueTimeout how long a request over max-in-flight waits (default 0: 503 at once)
- * @param balancing    the balancer, the endpoints' weights (one per uri), health checks and outlier detection
+ * @param balancing    the balancer, the endpoints' weights (one per uri), health checks and outlier detection; null
+ *                     when the route names an upstream (whose own these are)
  * @param upgrades     protocols a request may upgrade to (default websocket; never h2c)
- * @param dnsRefresh   how often host names among the uris are resolved again (default 30s; zero: off)
+ * @param dnsRefresh   how often host names among the uris are resolved again (default 30s; zero: off); null when
+ *                     the route names an upstream
+ * @param upstream     the name of the upstream of the {@code upstreams:} section serving the route
+ *                     ({@code uri: lb://NAME}); null when its own {@code uri}/{@code uris} make an upstream named
+ *                     after the route
  */
 public record RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
                         List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
-                        Duration queueTimeout, Balancing balancing, Set<String> upgrades, Duration dnsRefresh) {
+                        Duration queueTimeout, Balancing balancing, Set<String> upgrades, Duration dnsRefresh,
+                        String upstream) {
+
+    /** A route whose own origins make its upstream. */
+    public RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
+                     List<ComponentSpec> filters, Duration timeout, boolean preserveHost, int maxInFlight,
+                     Duration queueTimeout, Balancing balancing, Set<String> upgrades, Duration dnsRefresh) {
+        this(id, line, uris, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout, balancing,
+                upgrades, dnsRefresh, null);
+    }
 
     /** With the default DNS refresh. */
     public RouteSpec(String id, int line, List<URI> uris, int order, List<ComponentSpec> predicates,
@@ -41,7 +56,12 @@ public record RouteSpec(String id, int line, List<URI> uris, int order, List<Com
     /** The same route with these filters (the shared ones put in front), everything else as it is. */
     public RouteSpec withFilters(List<ComponentSpec> other) {
         return new RouteSpec(id, line, uris, order, predicates, other, timeout, preserveHost, maxInFlight,
-                queueTimeout, balancing, upgrades, dnsRefresh);
+                queueTimeout, balancing, upgrades, dnsRefresh, upstream);
+    }
+
+    /** Whether the route names an upstream of the {@code upstreams:} section rather than listing its origins. */
+    public boolean namesUpstream() {
+        return upstream != null;
     }
 
     /** A route with equal weights, least-request balancing, no health checks and no outlier detection. */

@@ -23,8 +23,8 @@ record UpstreamUri(String host, int port, boolean tls, boolean h2c) {
         String t = text.trim();
         String lower = t.toLowerCase(Locale.ROOT);
         if (lower.startsWith("lb://")) {
-            throw new IllegalArgumentException("lb:// service discovery is not supported; list the instances under "
-                    + "'uris', got '" + text + "'");
+            throw new IllegalArgumentException("lb://NAME names a service of the upstreams: section and stands alone "
+                    + "as a route's uri; here an origin is expected (http://host:port), got '" + text + "'");
         }
         boolean tls = lower.startsWith("https://");
         boolean h2c = lower.startsWith("h2c://");

@@ -42,6 +42,12 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
                 Http2KeepAlive.DEFAULTS);
     }
 
+    /** These settings reading response heads within other limits (the {@code server:} section's). */
+    public PoolSettings withLimits(HttpLimits headLimits) {
+        return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, headLimits, tls, http2,
+                http2MaxConnections, http2KeepAlive);
+    }
+
     public PoolSettings withTls(ClientTls clientTls) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, clientTls, http2,
                 http2MaxConnections, http2KeepAlive);

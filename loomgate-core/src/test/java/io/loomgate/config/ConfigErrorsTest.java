@@ -123,8 +123,8 @@ class ConfigErrorsTest {
         assertThat(refusal("routes:\n  - id: a\n    uris:\n      - http://a:1\n      - http://b:0\n").getMessage())
                 .isEqualTo("gateway.yaml:5: route 'a': uris[1]: port must be 1..65535 in 'http://b:0'");
         assertThat(refusal("routes:\n  - id: a\n    uri: lb://users\n").getMessage())
-                .isEqualTo("gateway.yaml:3: route 'a': uri: lb:// service discovery is not supported; list the "
-                        + "instances under 'uris', got 'lb://users'");
+                .isEqualTo("gateway.yaml:3: route 'a': uri: no upstream 'users' under upstreams: (the file declares "
+                        + "none; list the service's uris under upstreams.users)");
     }
 
     @Test

@@ -73,17 +73,17 @@ class ConfigLoaderTest {
         GatewayConfig c = ConfigLoader.parse(FULL, "gateway.yaml", Map.of());
         assertThat(c.source()).isEqualTo(Path.of("gateway.yaml"));
         GatewayConfig.ServerSpec s = c.server();
-        assertThat(s.address()).isEqualTo("0.0.0.0");
-        assertThat(s.port()).isEqualTo(8080);
+        assertThat(s.listener().address()).isEqualTo("0.0.0.0");
+        assertThat(s.listener().port()).isEqualTo(8080);
         assertThat(s.threads()).isEqualTo(ThreadModel.VIRTUAL);
-        assertThat(s.maxConnections()).isEqualTo(10_000);
-        assertThat(s.backlog()).isEqualTo(4096);
-        assertThat(s.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
-        assertThat(s.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
-        assertThat(s.readTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(s.listener().maxConnections()).isEqualTo(10_000);
+        assertThat(s.listener().backlog()).isEqualTo(4096);
+        assertThat(s.listener().headerTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(s.listener().idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(s.listener().readTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(s.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
         assertThat(s.trustedProxies()).extracting(Cidr::toString).containsExactly("10.0.0.0/8", "127.0.0.1/32");
-        assertThat(s.limits()).isEqualTo(HttpLimits.DEFAULTS);
+        assertThat(s.listener().limits()).isEqualTo(HttpLimits.DEFAULTS);
         assertThat(c.admin()).isEqualTo(new GatewayConfig.AdminSpec("127.0.0.1", 9901, java.time.Duration.ofMillis(20)));
         assertThat(c.accessLog()).isEqualTo(new GatewayConfig.AccessLogSpec(true, "combined"));
         assertThat(c.upstreamDefaults()).isEqualTo(PoolSettings.DEFAULTS);
@@ -111,8 +111,8 @@ class ConfigLoaderTest {
     @Test
     void theMinimalFileLoadsWithDefaults() throws ConfigException {
         GatewayConfig c = ConfigLoader.parse(MINIMAL, "gateway.yaml", Map.of());
-        assertThat(c.server().port()).isEqualTo(8080);
-        assertThat(c.server().address()).isEqualTo("0.0.0.0");
+        assertThat(c.server().listener().port()).isEqualTo(8080);
+        assertThat(c.server().listener().address()).isEqualTo("0.0.0.0");
         assertThat(c.server().threads()).isEqualTo(ThreadModel.VIRTUAL);
         assertThat(c.server().trustedProxies()).isEmpty();
         assertThat(c.admin().enabled()).isTrue();
@@ -131,7 +131,7 @@ class ConfigLoaderTest {
     void environmentVariablesReplacePlaceholders() throws ConfigException {
         GatewayConfig c = ConfigLoader.parse(MINIMAL.replace("port: 8080", "port: ${PORT}"), "gateway.yaml",
                 Map.of("PORT", "9090", "DEFAULT_URI", "http://backend:7000"));
-        assertThat(c.server().port()).isEqualTo(9090);
+        assertThat(c.server().listener().port()).isEqualTo(9090);
         assertThat(c.routes().get(1).uris()).containsExactly(URI.create("http://backend:7000"));
     }
 
@@ -146,7 +146,7 @@ class ConfigLoaderTest {
                     filters: [ "AddRequestHeader=X-Env, [${EMPTY}]" ]
                 """;
         GatewayConfig c = ConfigLoader.parse(yaml, "g.yaml", Map.of("UP_HOST", "up", "EMPTY", ""));
-        assertThat(c.server().address()).isEqualTo("127.0.0.1");
+        assertThat(c.server().listener().address()).isEqualTo("127.0.0.1");
         assertThat(c.routes().get(0).uris()).containsExactly(URI.create("http://up:80"));
         assertThat(c.routes().get(0).filters().get(0).args()).containsEntry("_genkey_1", "[]");
     }
@@ -155,7 +155,7 @@ class ConfigLoaderTest {
     void routesMayBeEmptyAndSectionsMayBeLeftOut() throws ConfigException {
         GatewayConfig c = ConfigLoader.parse("routes: []\n", "g.yaml", Map.of());
         assertThat(c.routes()).isEmpty();
-        assertThat(c.server().port()).isEqualTo(8080);
+        assertThat(c.server().listener().port()).isEqualTo(8080);
     }
 
     @Test
@@ -172,8 +172,8 @@ class ConfigLoaderTest {
                     queue-timeout: 1m
                 """;
         GatewayConfig c = ConfigLoader.parse(yaml, "g.yaml", Map.of());
-        assertThat(c.server().maxConnections()).isEqualTo(5);
-        assertThat(c.server().headerTimeout()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.server().listener().maxConnections()).isEqualTo(5);
+        assertThat(c.server().listener().headerTimeout()).isEqualTo(Duration.ofMillis(250));
         RouteSpec r = c.routes().get(0);
         assertThat(r.preserveHost()).isFalse();
         assertThat(r.maxInFlight()).isEqualTo(3);

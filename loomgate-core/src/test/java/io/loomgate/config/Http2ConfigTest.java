@@ -16,9 +16,9 @@ class Http2ConfigTest {
 
     @Test
     void http2IsOnUnlessDisabled() throws Exception {
-        assertThat(parse("server:\n  port: 8080\n").server().http2()).isEqualTo(Http2Settings.enabledDefaults());
-        assertThat(parse("routes: []\n").server().http2().enabled()).as("no server section").isTrue();
-        assertThat(parse("server:\n  http2:\n    enabled: false\n").server().http2())
+        assertThat(parse("server:\n  port: 8080\n").server().listener().http2()).isEqualTo(Http2Settings.enabledDefaults());
+        assertThat(parse("routes: []\n").server().listener().http2().enabled()).as("no server section").isTrue();
+        assertThat(parse("server:\n  http2:\n    enabled: false\n").server().listener().http2())
                 .isEqualTo(Http2Settings.DISABLED);
     }
 
@@ -33,7 +33,7 @@ class Http2ConfigTest {
                     max-streams-per-connection: 9
                     max-resets-per-second: 11
                     max-control-frames-per-second: 13
-                """).server().http2();
+                """).server().listener().http2();
         assertThat(h2).isEqualTo(new Http2Settings(true, 7, 1000, 9, 11, 13));
     }
 

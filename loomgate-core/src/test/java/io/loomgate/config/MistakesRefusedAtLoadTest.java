@@ -33,7 +33,7 @@ class MistakesRefusedAtLoadTest {
                         + "106751d, about 292 years)");
         assertThat(refusal("upstream:\n  idle-timeout: 9223372036854775807s\n").getMessage())
                 .startsWith("gateway.yaml:2: upstream.idle-timeout: duration '9223372036854775807s' is too large");
-        assertThat(accepted("server:\n  idle-timeout: 106751d\n").server().idleTimeout().toDays()).isEqualTo(106751);
+        assertThat(accepted("server:\n  idle-timeout: 106751d\n").server().listener().idleTimeout().toDays()).isEqualTo(106751);
     }
 
     @Test

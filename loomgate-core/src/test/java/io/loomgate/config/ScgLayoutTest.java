@@ -103,7 +103,7 @@ class ScgLayoutTest {
                           metadata:
                             response-timeout: 200
                 """);
-        assertThat(config.server().port()).isEqualTo(8181);
+        assertThat(config.server().listener().port()).isEqualTo(8181);
         assertThat(config.upstreamDefaults().connectTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(config.routes().get(0).timeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(config.routes().get(1).timeout()).isEqualTo(Duration.ofMillis(200));

@@ -21,21 +21,21 @@ class ListenBacklogTest {
     @Test
     void theDefaultBacklogIsMaxConnections() {
         assertThat(ListenerSettings.DEFAULTS.backlog()).isEqualTo(ListenerSettings.DEFAULTS.maxConnections());
-        assertThat(GatewayConfig.ServerSpec.DEFAULTS.backlog()).isEqualTo(10_000);
+        assertThat(GatewayConfig.ServerSpec.DEFAULTS.listener().backlog()).isEqualTo(10_000);
     }
 
     @Test
     void aConfiguredMaxConnectionsRaisesTheDefaultBacklogWithIt(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("gw.yaml");
         Files.writeString(yaml, "server:\n  max-connections: 50000\n");
-        assertThat(ConfigLoader.load(yaml).server().backlog()).isEqualTo(50_000);
+        assertThat(ConfigLoader.load(yaml).server().listener().backlog()).isEqualTo(50_000);
 
         Files.writeString(yaml, "server:\n  max-connections: 100\n");
-        assertThat(ConfigLoader.load(yaml).server().backlog()).as("never below the old default")
+        assertThat(ConfigLoader.load(yaml).server().listener().backlog()).as("never below the old default")
                 .isEqualTo(10_000);
 
         Files.writeString(yaml, "server:\n  max-connections: 50000\n  backlog: 512\n");
-        assertThat(ConfigLoader.load(yaml).server().backlog()).as("an explicit backlog wins").isEqualTo(512);
+        assertThat(ConfigLoader.load(yaml).server().listener().backlog()).as("an explicit backlog wins").isEqualTo(512);
     }
 
     @Test

@@ -1,0 +1,34 @@
+package io.loomgate.config;
+
+import io.loomgate.upstream.Http2KeepAlive;
+import io.loomgate.upstream.PoolSettings;
+import java.util.List;
+
+/**
+ * Reads pool limits: the {@code upstream:} section (every endpoint's, defaults from {@link PoolSettings#DEFAULTS})
+ * and a named upstream's {@code pool:} (defaults from the {@code upstream:} section). One reader, so the two spell
+ * and check each key the same way.
+ */
+final class PoolReader {
+    /** The keys of a pool; {@code upstream:} has {@code ssl} besides. */
+    static final List<String> KEYS = List.of("max-connections", "max-idle", "idle-timeout", "connect-timeout", "http2",
+            "http2-max-connections", "http2-keepalive-interval", "http2-keepalive-timeout");
+
+    private PoolReader() {
+    }
+
+    /** The pool these keys describe, each absent key as in {@code d}. */
+    static PoolSettings read(Section s, PoolSettings d) throws ConfigException {
+        return new PoolSettings(
+                s.integer("max-connections", d.maxConnections(), 1, Integer.MAX_VALUE),
+                s.integer("max-idle", d.maxIdle(), 0, Integer.MAX_VALUE),
+                s.duration("idle-timeout", d.idleTimeout(), false),
+                s.duration("connect-timeout", d.connectTimeout(), false),
+                d.limits(), d.tls(),
+                s.bool("http2", d.http2()),
+                s.integer("http2-max-connections", d.http2MaxConnections(), 1, 1024),
+                new Http2KeepAlive(
+                        s.duration("http2-keepalive-interval", d.http2KeepAlive().interval(), true),
+                        s.duration("http2-keepalive-timeout", d.http2KeepAlive().timeout(), false)));
+    }
+}
