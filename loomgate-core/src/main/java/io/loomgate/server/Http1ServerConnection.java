@@ -85,7 +85,8 @@ final class Http1ServerConnection {
             idle = true;
             if (in.buffered() == 0) {
                 out.releaseBuffer();
-                Boolean next = mayPark ? awaitOrPark() : Boolean.valueOf(awaitNextRequest(settings.idleTimeout(), false));
+                Boolean next = mayPark ? awaitOrPark()
+                        : Boolean.valueOf(awaitNextRequest(settings.idleTimeout(), false));
                 if (next == null) {
                     return End.PARKED;
                 }

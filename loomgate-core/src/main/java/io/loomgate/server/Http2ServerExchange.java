@@ -112,13 +112,6 @@ final class Http2ServerExchange extends ConnectionExchange {
     /** The request body; its first read sends 100 Continue when the client asked for it. */
     private final class StreamBody extends BodyInputStream {
         @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
         public int read(byte[] b, int off, int len) throws IOException {
             if (continueNeeded && !stream.isResponseStarted()) {
                 continueNeeded = false;

@@ -245,12 +245,17 @@ final class IdleConnections implements AutoCloseable {
         if (!takeOff(c, ParkState.CLOSING)) {
             return false;
         }
+        endContained(c);
+        return true;
+    }
+
+    /** Ends a connection taken off the selector; a failure is logged, never thrown into the poller's loop. */
+    private static void endContained(ParkState c) {
         try {
             c.end();
         } catch (Throwable e) {
             log.warn("{}: failed while ending it: {}", c, e.toString());
         }
-        return true;
     }
 
     /**
@@ -314,11 +319,7 @@ final class IdleConnections implements AutoCloseable {
         } catch (Throwable e) {
             log.warn("{}: could not be resumed, closing it: {}", c, e.toString());
         }
-        try {
-            c.end();
-        } catch (Throwable e) {
-            log.warn("{}: failed while ending it: {}", c, e.toString());
-        }
+        endContained(c);
     }
 
     private void closeExpired(long now) throws IOException {
