@@ -241,9 +241,10 @@ public final class Http2Connection {
      *
      * <p>As for HTTP/1.1, through the same park state (the server's ParkState): a timed wait arms and cancels a JDK
      * timer, so a <em>busy</em> connection, whose previous wait ended within the hand-off delay, waits untimed under
-     * the watchdog's idle deadline as before, and the park state learns from how long that took. Every other wait blocks for the hand-off delay at a
-     * time (SO_TIMEOUT: a watchdog's expiry would cut the input for good): when it passes with nothing in flight the
-     * connection parks, otherwise (a stream still answering) it waits another hand-off delay, up to the idle timeout.
+     * the watchdog's idle deadline as before, and the park state learns from how long that took. Every other wait
+     * blocks for the hand-off delay at a time (SO_TIMEOUT: a watchdog's expiry would cut the input for good): when it
+     * passes with nothing in flight the connection parks, otherwise (a stream still answering) it waits another
+     * hand-off delay, up to the idle timeout.
      * The waits of a connection's first stream, and the first after a resumption, say nothing about its use and are
      * not learned from (a client's SETTINGS ACK comes right after its first request). The price: a busy connection
      * that falls silent keeps its thread until its next frame or its idle timeout.
