@@ -96,18 +96,28 @@ public final class Http2Connection {
     private int blockLength;
     private boolean blockEndStream;
     private int blockFrames;
-    /** Whether the last idle wait ended within the hand-off delay: the next waits untimed (see awaitOrPark). */
-    private boolean busy;
-    /** Whether the connection was resumed after a park and has not waited since. */
-    private boolean afterPark;
 
     /**
      * How an idle server connection gives up its reader thread: the listener's idle poller (IdleConnections, in the
-     * server package). Called on the reader thread only.
+     * server package), through the connection's park state, the one HTTP/1.1's loop uses too (ParkState: it also
+     * keeps what the waits learn). Called on the reader thread only.
      */
     public interface Parking {
         /** How long the reader waits on its thread for the next frame before it looks whether it may park. */
         long handOffNanos();
+
+        /** Whether the next wait is untimed: the previous one ended within the hand-off delay (busy). */
+        boolean waitsUntimed();
+
+        /** An untimed wait took this long. */
+        void waitedUntimed(long nanos);
+
+        /**
+         * A timed wait ended with a frame after this long; {@code telling}: whether it says anything about how the
+         * connection is used (not the waits of its first stream: a client's SETTINGS ACK comes right after its
+         * first request).
+         */
+        void waitedTimed(boolean telling, long nanos);
 
         /** Bounds the socket's next reads (SO_TIMEOUT) to this many milliseconds; 0 unbounds them. */
         void boundReads(int millis) throws IOException;
@@ -229,11 +239,12 @@ public final class Http2Connection {
      * The wait for the next frame of a connection that may park; returns what {@link FrameInput#awaitRead} does,
      * or {@link #PARKED}.
      *
-     * <p>As for HTTP/1.1 (ClientConnection.awaitOrPark): a timed wait arms and cancels a JDK timer, so a <em>busy</em>
-     * connection, whose previous wait ended within the hand-off delay, waits untimed under the watchdog's idle
-     * deadline as before, and learns from how long that took. Every other wait blocks for the hand-off delay at a
-     * time (SO_TIMEOUT: a watchdog's expiry would cut the input for good): when it passes with nothing in flight the
-     * connection parks, otherwise (a stream still answering) it waits another hand-off delay, up to the idle timeout.
+     * <p>As for HTTP/1.1, through the same park state (the server's ParkState): a timed wait arms and cancels a JDK
+     * timer, so a <em>busy</em> connection, whose previous wait ended within the hand-off delay, waits untimed under
+     * the watchdog's idle deadline as before, and the park state learns from how long that took. Every other wait
+     * blocks for the hand-off delay at a time (SO_TIMEOUT: a watchdog's expiry would cut the input for good): when it
+     * passes with nothing in flight the connection parks, otherwise (a stream still answering) it waits another
+     * hand-off delay, up to the idle timeout.
      * The waits of a connection's first stream, and the first after a resumption, say nothing about its use and are
      * not learned from (a client's SETTINGS ACK comes right after its first request). The price: a busy connection
      * that falls silent keeps its thread until its next frame or its idle timeout.
@@ -241,9 +252,9 @@ public final class Http2Connection {
     private int awaitOrPark() throws IOException {
         long start = System.nanoTime();
         long handOff = parking.handOffNanos();
-        if (busy || !mayBecomeIdle()) {
+        if (parking.waitsUntimed() || !mayBecomeIdle()) {
             int got = awaitFrame();
-            busy = System.nanoTime() - start < handOff;
+            parking.waitedUntimed(System.nanoTime() - start);
             return got;
         }
         long idleEnd = start + idleTimeout.toNanos();
@@ -258,8 +269,7 @@ public final class Http2Connection {
             try {
                 int got = in.awaitRead(head, 0, Frames.HEADER_LENGTH);
                 parking.boundReads(0);
-                busy = streamsOpened > 1 && !afterPark && System.nanoTime() - start < handOff;
-                afterPark = false;
+                parking.waitedTimed(streamsOpened > 1, System.nanoTime() - start);
                 return got;
             } catch (SocketTimeoutException e) {
                 // quiet for the hand-off delay: park if nothing is in flight, else wait on
@@ -305,8 +315,6 @@ public final class Http2Connection {
         WatchedInputStream keptSocketIn = socketIn;
         in = null;
         socketIn = null;
-        afterPark = true;
-        busy = false;
         writer.readerIs(null); // the ended thread would stay reachable from the writer (its object and name: ~250 B)
         // Once handed over, the poller may resume the connection on a new thread at once: nothing after this.
         if (parking.park(idleLeftNanos)) {
@@ -315,7 +323,6 @@ public final class Http2Connection {
         writer.readerIs(Thread.currentThread());
         in = keptIn;
         socketIn = keptSocketIn;
-        afterPark = false;
         return false;
     }
 

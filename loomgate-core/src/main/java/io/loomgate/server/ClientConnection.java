@@ -1,33 +1,21 @@
 package io.loomgate.server;
 
-import io.loomgate.http.BufferPool;
-import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
-import io.loomgate.http.RequestHead;
-import io.loomgate.http1.BodyFraming;
-import io.loomgate.http1.HttpInput;
-import io.loomgate.http1.HttpOutput;
-import io.loomgate.http1.HttpParseException;
 import io.loomgate.http2.Http2Connection;
-import io.loomgate.http2.Http2Settings;
 import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.Deadline;
-import io.loomgate.threads.NanoClock;
 import io.loomgate.threads.Unexpected;
 import io.loomgate.threads.Watchdog;
 import io.loomgate.threads.WatchedInputStream;
 import io.loomgate.threads.WatchedOutputStream;
 import io.loomgate.tls.ServerTls;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.function.Consumer;
@@ -36,38 +24,32 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection and its keep-alive loop: wait for a request (idle timeout, no buffers held), read its head
- * (header deadline), hand it to the handler, make sure the request body was consumed, and go round again while the
- * connection may be reused.
+ * One client connection: its socket, TLS, the choice of protocol, drain and its end. What it speaks is served by
+ * {@link Http1ServerConnection} (the keep-alive loop, the first choice of every connection) or, once the first bytes
+ * are the HTTP/2 preface (prior knowledge, or ALPN's h2, whose clients send it at once), by an
+ * {@link Http2Connection} whose streams run their exchanges here ({@link #serveStream}).
  *
- * <p>Threading: the socket, reader, writer and request count are plain fields changed only by the connection's own
- * thread, the one running {@link #run()}. The only way in from another thread is {@link #closeIfIdle()} and
- * {@link #abort()} for drain, guarded by {@link #closeLock} and the volatile {@link #draining} flag.
+ * <p>Threading: the socket, its streams and the protocol's connection are changed only by the connection's own
+ * thread, the one running {@link #run()}. The only ways in from other threads are {@link #closeIfIdle()},
+ * {@link #abort()} and {@link #cutInput()} (drain, deadlines, a relay), through the volatile {@link #draining} flag
+ * and a close that happens once.
  *
  * <p>TLS: with a {@link ServerTls}, the connection's first act is the handshake, bounded by the header timeout (the
- * listener's watchdog closes a connection whose handshake is overdue, see {@link #handshake}). The
- * plain socket stays the one that is cut, shut down and closed from other threads; the TLS socket is only read and
- * written by the connection's own thread.
+ * listener's watchdog closes a connection whose handshake is overdue, see {@link #handshake}). The plain socket stays
+ * the one that is cut, shut down and closed from other threads; the TLS socket is only read and written by the
+ * connection's own thread.
  *
  * <p>Idle keep-alive connections ({@link IdleConnections}): on a socket accepted as a channel, run on a virtual
- * thread, a connection that has no next request within the hand-off delay is parked in the listener's selector and
- * its thread ends (a parked virtual thread keeps a stack chunk of about 5 KB); when bytes arrive, {@link #run()} runs
- * again on a new thread and the loop goes on where it stopped. While parked, the poller owns the connection: its
- * streams and deadlines are dropped (remade on resume) and {@link #endParked()} is how it ends.
- *
- * <p>An idle h2c connection parks the same way ({@link Http2Connection.Parking}: no stream open, nothing in flight,
- * quiet for the hand-off delay) and resumes into {@link Http2Connection#resume}; its {@link Http2Connection} (HPACK
- * table, settings, windows) and its output stream, which the frame writer holds, stay as they are. While parked, drain
- * and the idle timeout end it with a GOAWAY written by the poller ({@link #endParked()}).
- *
- * <p>TLS connections park too (the listener drives the provider's engine over the accepted channel): the TLS
- * socket's state stays with the connection, the selector watches the channel, and a GOAWAY while parked goes through
- * the engine.
+ * thread, a connection that has no next request (HTTP/1.1) or frame with nothing in flight (HTTP/2) within the
+ * hand-off delay is parked in the listener's selector through its {@link ParkState} and its thread ends (a parked
+ * virtual thread keeps a stack chunk of about 5 KB); when bytes arrive, {@link #run()} runs again on a new thread and
+ * the protocol's connection goes on where it stopped. While parked, the poller owns the connection: its input (and
+ * for HTTP/1.1 its output and write deadline) are dropped and made anew on resume, and {@link #endParked()} is how it
+ * ends: with a GOAWAY written by the poller for HTTP/2 (through the engine on TLS). An HTTP/2 connection keeps its
+ * {@link Http2Connection} (HPACK table, settings, windows) and its output stream, which the frame writer holds.
  */
 final class ClientConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
-    /** How much of an unread request body is read and thrown away to keep a connection; beyond it, close. */
-    private static final long MAX_DRAIN_BYTES = 256 * 1024;
 
     private final long id;
     /** The accepted TCP socket: closed (or its input shut down) to end the connection from any thread. */
@@ -85,58 +67,32 @@ final class ClientConnection implements Runnable {
     private final Consumer<ClientConnection> onClose;
     private final Watchdog reads;
     private final Watchdog writes;
-    /** Where idle connections park; null when this connection keeps its thread while idle. */
-    private final IdleConnections idleConnections;
-    /** How long the first idle wait blocks on the thread before the connection parks. */
-    private final long handoffNanos;
-    private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();
+    /** How the connection parks while idle; null when it keeps its thread while idle. */
+    private final ParkState parking;
     private static final VarHandle CLOSED;
     private static final VarHandle ENDED;
-    private static final VarHandle PARK_STATE;
-    /** Park states: a thread of its own runs the connection (also before the first park, and when ended). */
-    static final int RUNNING = 0;
-    /** Handed to the idle poller: queued or registered with its selector, no thread. */
-    static final int PARKED = 1;
-    /** Taken off the selector to run again on a new thread (the poller's until that thread starts). */
-    static final int RESUMING = 2;
-    /** Taken off the selector to be ended (idle timeout, drain, the listener's end, a failure). */
-    static final int CLOSING = 3;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             CLOSED = lookup.findVarHandle(ClientConnection.class, "closed", boolean.class);
             ENDED = lookup.findVarHandle(ClientConnection.class, "ended", boolean.class);
-            PARK_STATE = lookup.findVarHandle(ClientConnection.class, "parkState", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     private volatile boolean draining;
+    /** The HTTP/1.1 loop, from the first run on (also across parks); null before. */
+    private volatile Http1ServerConnection http1;
+    /** The HTTP/2 connection once the connection speaks HTTP/2; null before and for HTTP/1.1. */
     private volatile Http2Connection h2;
-    private volatile boolean idle = true;
     /** Set once, by whoever closes first (CAS through {@link #CLOSED}). */
     @SuppressWarnings("unused")
     private volatile boolean closed;
     /** Set once, by whoever ends the connection first (CAS through {@link #ENDED}): its events and permit, once. */
     @SuppressWarnings("unused")
     private volatile boolean ended;
-    /**
-     * {@link #RUNNING}, {@link #PARKED}, {@link #RESUMING} or {@link #CLOSING} (CAS through {@link #PARK_STATE}).
-     * Whoever moves a connection out of PARKED owns it from then on; every other party loses the CAS and leaves it
-     * alone, so a connection that is both readable and evicted (or expired, or shut down) is resumed or ended once.
-     */
-    @SuppressWarnings("unused")
-    private volatile int parkState;
-    /** When a parked connection's idle timeout passes (on the read watchdog's clock); read by the poller. */
-    private long parkedUntil;
-    /** The selection key while registered with the idle poller's selector; the poller's thread only. */
-    SelectionKey key;
-    /** Whether the previous request came within the hand-off delay (see awaitOrPark). Own thread only. */
-    private boolean busy;
-    /** Whether the connection was resumed after a park and has not waited since. Own thread only. */
-    private boolean afterPark;
     /** Whether {@link #run()} ran before: a later run is a resumption after parking. Own thread only. */
     private boolean started;
     private InetSocketAddress remote;
@@ -144,10 +100,7 @@ final class ClientConnection implements Runnable {
     private WatchedInputStream socketIn;
     /** Armed around every write to the client; expires when the client stopped reading. */
     private Deadline writeDeadline;
-    private HttpInput in;
-    private HttpOutput out;
     private WatchedOutputStream rawOut;
-    private int requests;
 
     /**
      * @param reads  enforces the read deadlines (idle, head, body reads)
@@ -177,8 +130,7 @@ final class ClientConnection implements Runnable {
         this.writes = writes;
         boolean canPark = idleConnections != null && socket.getChannel() != null
                 && handoff.compareTo(settings.idleTimeout()) < 0;
-        this.idleConnections = canPark ? idleConnections : null;
-        this.handoffNanos = handoff.toNanos();
+        this.parking = canPark ? new ParkState(this, socket, idleConnections, reads.clock(), handoff) : null;
     }
 
     /** Serves the connection; after a park, runs again on a new thread and carries on where it stopped. */
@@ -213,7 +165,7 @@ final class ClientConnection implements Runnable {
                 handedOff = resumeHttp2();
             } else {
                 openStreams();
-                handedOff = serve();
+                handedOff = serveHttp1();
             }
             served = !handedOff;
         } catch (IOException e) {
@@ -251,13 +203,14 @@ final class ClientConnection implements Runnable {
             return;
         }
         try {
-            events.connectionClosed(remote, requests);
+            Http1ServerConnection h = http1;
+            events.connectionClosed(remote, h == null ? 0 : h.requests());
         } finally {
             onClose.accept(this);
         }
     }
 
-    /** The watched streams over the socket; made at the start and again on every resumption after a park. */
+    /** The watched streams over the socket; made at the start and again on every HTTP/1.1 resumption after a park. */
     private void openStreams() throws IOException {
         // The channel (plain sockets only) lets bulk bodies move through direct buffers (BodyRelay, W4). Never a TLS
         // connection's: JSSE's layered socket answers getChannel() with the raw socket's channel, and bytes written
@@ -267,8 +220,22 @@ final class ClientConnection implements Runnable {
         socketIn = new WatchedInputStream(socket.getInputStream(), channel, raw::shutdownInput, reads);
         rawOut = new WatchedOutputStream(socket.getOutputStream(), channel, writeDeadline,
                 settings.readTimeout().toNanos());
-        in = new HttpInput(socketIn, socketIn.directReader(), BufferPool.SIZE, settings.limits());
-        out = new HttpOutput(rawOut, rawOut.directWriter(), BufferPool.SIZE);
+    }
+
+    /**
+     * Drops the socket's streams as the connection parks (no thread, no deadlines while parked);
+     * {@code keepOutput}: the output stream and its write deadline stay (HTTP/2's frame writer writes through them
+     * after the resume).
+     */
+    void dropStreams(boolean keepOutput) {
+        WatchedInputStream watched = socketIn;
+        socketIn = null;
+        watched.close();
+        if (!keepOutput) {
+            writeDeadline.close();
+            writeDeadline = null;
+            rawOut = null;
+        }
     }
 
     /**
@@ -305,147 +272,21 @@ final class ClientConnection implements Runnable {
         }
     }
 
-    /** The keep-alive loop; returns true when the connection was handed to the idle poller (thread done). */
-    private boolean serve() throws IOException {
-        long headerNanos = settings.headerTimeout().toNanos();
-        while (!draining) {
-            idle = true;
-            if (in.buffered() == 0) {
-                out.releaseBuffer();
-                // Only virtual threads park: the platform models are the classic thread-per-connection baseline.
-                Boolean next = idleConnections != null && Thread.currentThread().isVirtual() ? awaitOrPark()
-                        : Boolean.valueOf(awaitNextRequest(settings.idleTimeout(), false));
-                if (next == null) {
-                    return true;
-                }
-                if (!next) {
-                    return false;
-                }
-            }
-            idle = false;
-            if (requests == 0 && settings.http2().enabled() && startsWithHttp2Preface(headerNanos)) {
-                return serveHttp2();
-            }
-            if (draining) {
-                // Drain began while this request's first bytes arrived: answer it, then close.
-                log.debug("connection {} got a request while draining", id);
-            }
-            RequestHead head = readHead(headerNanos);
-            if (head == null) {
-                return false;
-            }
-            socketIn.setReadTimeout(settings.readTimeout());
-            if (!serveOne(head)) {
-                return false;
-            }
-            requests++;
-        }
-        return false;
-    }
-
     /**
-     * Waits on this thread for the next request's first bytes; false when the client closed or the wait timed out.
-     * {@code buffered}: wait holding a read buffer, so one read takes the whole request (a busy connection, whose
-     * wait is short); otherwise wait for one byte holding none (an idle connection may wait long).
+     * The HTTP/1.1 loop, first or resumed; returns true when the connection was handed to the idle poller (thread
+     * done). The protocol is chosen here: a connection whose first bytes are the HTTP/2 preface goes on as HTTP/2.
      */
-    private boolean awaitNextRequest(Duration timeout, boolean buffered) throws IOException {
-        socketIn.setReadTimeout(timeout);
-        try {
-            // false: the client closed between requests, the normal end of keep-alive
-            return buffered ? in.awaitDataBuffered() : in.awaitData();
-        } catch (SocketTimeoutException e) {
-            log.debug("connection {} idle for {}, closing", id, timeout);
-            return false;
+    private boolean serveHttp1() throws IOException {
+        Http1ServerConnection h = http1;
+        if (h == null) {
+            h = new Http1ServerConnection(this, settings, handler, parking, reads.clock());
+            http1 = h;
         }
-    }
-
-    /**
-     * The idle wait of a connection that may park. Returns true (a request is coming), false (the client closed or
-     * the idle timeout passed) or null (parked: this thread is done).
-     *
-     * <p>Two kinds of wait, because a wait that can end softly after the hand-off delay needs a timed park, and a
-     * timed park arms and cancels a JDK timer: measured at W2, 1.9 more futex calls per request when every wait was
-     * timed. So a <em>busy</em> connection, one whose previous request came within the hand-off delay of the response
-     * before it, waits as before: untimed, under the read watchdog's idle deadline, without parking. Every other wait
-     * (after a connection's first request, after a pause longer than the hand-off delay, after a resumption) blocks
-     * for the hand-off delay, then parks. What that costs: a connection that falls silent right after a quick
-     * exchange keeps its thread until its next request or the idle timeout, as every connection did before; its next
-     * wait after that may park. (A shorter "busy" mark, a few milliseconds, was tried: on a loaded core the time
-     * between a response and the next request's bytes stretches past it and the timers came back.)
-     */
-    private Boolean awaitOrPark() throws IOException {
-        NanoClock clock = reads.clock();
-        long start = clock.nanoTime();
-        if (busy) {
-            boolean next = awaitNextRequest(settings.idleTimeout(), true);
-            busy = clock.nanoTime() - start < handoffNanos;
-            return next;
-        }
-        // SO_TIMEOUT, not the watchdog: a watchdog's expiry cuts the input for good, this wait must end softly.
-        socketIn.setReadTimeout(Duration.ZERO);
-        raw.setSoTimeout((int) Math.max(1, handoffNanos / 1_000_000));
-        try {
-            boolean next = in.awaitData();
-            // The wait before a connection's first request says nothing about how it is used, and the first wait
-            // after a resumption ends at once on bytes that came while parked: neither is learned from.
-            busy = requests > 0 && !afterPark;
-            afterPark = false;
-            return next;
-        } catch (SocketTimeoutException e) {
-            // quiet for the hand-off delay: park
-        } finally {
-            raw.setSoTimeout(0);
-        }
-        return park(start + settings.idleTimeout().toNanos()) ? null : Boolean.FALSE;
-    }
-
-    /**
-     * Hands the idle connection to the poller: no thread, no streams, no deadlines while parked. False when it
-     * could not (the listener is closing, or drain began): the caller ends the connection.
-     */
-    private boolean park(long idleEnd) throws IOException {
-        if (draining) {
-            return false;
-        }
-        socketIn.close();
-        writeDeadline.close();
-        socketIn = null;
-        writeDeadline = null;
-        in = null;
-        out = null;
-        rawOut = null;
-        raw.getChannel().configureBlocking(false);
-        parkedUntil = idleEnd;
-        afterPark = true;
-        parkState = PARKED;
-        // Drain sets draining, then looks at the park state; this sets PARKED, then looks at draining: one of the two
-        // sees the other (both volatile), so a connection parking as drain begins is closed by one of them.
-        if (draining || !idleConnections.park(this)) {
-            if (!PARK_STATE.compareAndSet(this, PARKED, RUNNING)) {
-                return true; // the poller took it meanwhile (drain's eviction): it ends it, this thread is done
-            }
-            raw.getChannel().configureBlocking(true);
-            return false;
-        }
-        return true;
-    }
-
-    /**
-     * The poller takes a parked connection off the selector, to {@link #RESUMING} or {@link #CLOSING}; false when
-     * another party took it first (or it is not parked), and then the caller must leave it alone.
-     */
-    boolean takeOff(int next) {
-        return PARK_STATE.compareAndSet(this, PARKED, next);
-    }
-
-    /** The channel a parked connection waits on. */
-    SocketChannel channel() {
-        return raw.getChannel();
-    }
-
-    /** When a parked connection's idle timeout passes, on the read watchdog's clock. */
-    long parkedUntil() {
-        return parkedUntil;
+        return switch (h.serve(socketIn, rawOut)) {
+            case CLOSED -> false;
+            case PARKED -> true;
+            case HTTP2 -> serveHttp2(h.handOver());
+        };
     }
 
     /**
@@ -453,7 +294,7 @@ final class ClientConnection implements Runnable {
      * poller's thread: the same close and the same events, once, as a connection ending on its own thread.
      */
     void endParked() {
-        parkState = CLOSING;
+        parking.closing();
         try {
             Http2Connection c = h2;
             if (c != null) {
@@ -484,44 +325,18 @@ final class ClientConnection implements Runnable {
         }
     }
 
-    /** The poller gives a {@link #RESUMING} connection back: a new thread runs it next. */
-    void leavePoller() {
-        parkState = RUNNING;
-    }
-
-    /** Whether the connection is handed to the idle poller now (for tests and drain). */
-    boolean isParked() {
-        return parkState == PARKED;
-    }
-
-    /** Whether the first bytes are the HTTP/2 preface's first line (prior knowledge, RFC 9113 §3.3). */
-    private boolean startsWithHttp2Preface(long headerNanos) throws IOException {
-        socketIn.setPhaseTimeout(headerNanos, "connection preface");
-        try {
-            return in.startsWith(HTTP2_PREFACE_START);
-        } catch (SocketTimeoutException e) {
-            return false; // what arrived is read as an HTTP/1.1 head, which answers 408 in its turn
-        } finally {
-            socketIn.clearPhaseDeadline();
-        }
-    }
-
     /**
      * The connection speaks HTTP/2 from here on: one {@link Http2Connection} reads its frames on this thread and
-     * runs each stream's exchange on a virtual thread of its own, through the same handler. Returns true when it was
-     * parked (this thread is done), false when it ended.
+     * runs each stream's exchange on a virtual thread of its own, through the same handler; {@code alreadyRead}: the
+     * bytes the HTTP/1.1 loop read, starting with the preface. Returns true when it was parked (this thread is done),
+     * false when it ended.
      */
-    private boolean serveHttp2() throws IOException {
-        out.releaseBuffer();
-        byte[] alreadyRead = in.takeBuffered();
-        in = null; // HTTP/1.1's buffers are done with: the frame reader has its own
-        out = null;
+    private boolean serveHttp2(byte[] alreadyRead) throws IOException {
         // Only virtual threads park: the platform models are the classic thread-per-connection baseline.
-        Http2Connection.Parking parking = idleConnections != null && Thread.currentThread().isVirtual()
-                ? new Http2Parking() : null;
+        Http2Connection.Parking mayPark = Thread.currentThread().isVirtual() ? parking : null;
         Http2Connection c = new Http2Connection(id, socketIn, alreadyRead, rawOut, settings.http2(),
                 settings.limits(), settings.idleTimeout(), settings.readTimeout(),
-                this::shutdownOutput, this::serveStream, parking);
+                this::shutdownOutput, this::serveStream, mayPark);
         h2 = c;
         if (draining) {
             c.drain();
@@ -536,58 +351,6 @@ final class ClientConnection implements Runnable {
             h2.drain();
         }
         return h2.resume(socketIn);
-    }
-
-    /** How this connection's HTTP/2 frame reader parks it (see {@link Http2Connection.Parking}). */
-    private final class Http2Parking implements Http2Connection.Parking {
-        @Override
-        public long handOffNanos() {
-            return handoffNanos;
-        }
-
-        @Override
-        public void boundReads(int millis) throws IOException {
-            raw.setSoTimeout(millis);
-        }
-
-        @Override
-        public boolean park(long idleLeftNanos) throws IOException {
-            return parkHttp2(idleLeftNanos);
-        }
-    }
-
-    /**
-     * Hands an idle h2c connection to the poller; false when drain began (nothing changed: the reader goes on under
-     * the GOAWAY sent here), true when this thread is done with it (parked, or ended here or by the poller).
-     *
-     * <p>Unlike HTTP/1.1's {@link #park}, PARKED comes first and the input is dropped only after drain was looked at:
-     * drain writes a GOAWAY through the frame writer when it finds the connection RUNNING, and that write must never
-     * meet a channel in non-blocking mode. Drain sets draining, then looks at the park state; this sets PARKED, then
-     * looks at draining: if drain saw RUNNING, this sees draining and backs off before touching the socket, and if
-     * drain saw PARKED, the poller ends the connection with its own GOAWAY.
-     */
-    private boolean parkHttp2(long idleLeftNanos) throws IOException {
-        parkState = PARKED;
-        if (draining) {
-            if (!PARK_STATE.compareAndSet(this, PARKED, RUNNING)) {
-                return true; // drain's eviction took it: the poller sends GOAWAY and ends it
-            }
-            h2.drain();
-            return false;
-        }
-        // The output stream and its write deadline stay: the frame writer writes through them after the resume.
-        WatchedInputStream watched = socketIn;
-        socketIn = null;
-        watched.close();
-        raw.getChannel().configureBlocking(false);
-        parkedUntil = reads.clock().nanoTime() + idleLeftNanos;
-        if (!idleConnections.park(this)) {
-            // The listener is closing: the connection ends here, as the poller would have ended it.
-            if (PARK_STATE.compareAndSet(this, PARKED, CLOSING)) {
-                endParked();
-            }
-        }
-        return true;
     }
 
     private void serveStream(Http2Stream stream) throws IOException {
@@ -619,6 +382,14 @@ final class ClientConnection implements Runnable {
         }
     }
 
+    /** Drain began while an HTTP/2 connection was parking: GOAWAY, its streams in flight finish. */
+    void drainHttp2() {
+        Http2Connection c = h2;
+        if (c != null) {
+            c.drain();
+        }
+    }
+
     /**
      * The graceful end of an HTTP/2 connection: FIN after the last frame. A socket that cannot half-close (a TLS
      * socket may not) is left open; the client closes it after GOAWAY, or drain's timeout does.
@@ -628,138 +399,6 @@ final class ClientConnection implements Runnable {
             socket.shutdownOutput();
         } catch (IOException | UnsupportedOperationException e) {
             log.debug("connection {}: shutdownOutput: {}", id, e.toString());
-        }
-    }
-
-    /** Reads one head within the header deadline; answers and returns null when it cannot be read. */
-    private RequestHead readHead(long headerNanos) throws IOException {
-        socketIn.setPhaseTimeout(headerNanos, "request head");
-        try {
-            RequestHead head = in.readRequestHead();
-            if (head != null && !settings.underscoresInHeaders()) {
-                UnderscoreFields.drop(head.headers(), id);
-            }
-            return head == null ? null : normalise(head);
-        } catch (HttpParseException e) {
-            if (requests == 0 && settings.http2().enabled() && e.getMessage().startsWith("malformed HTTP version")) {
-                // Neither HTTP/1.x nor the HTTP/2 preface: on a port that speaks h2c, an invalid preface.
-                Http2Connection.refusePreface(rawOut);
-                return null;
-            }
-            reject(e.status(), e.getMessage());
-            return null;
-        } catch (SocketTimeoutException e) {
-            reject(408, "request head not received within " + settings.headerTimeout().toMillis() + " ms");
-            return null;
-        } catch (EOFException e) {
-            log.debug("connection {}: client closed mid-head", id);
-            return null;
-        } finally {
-            socketIn.clearPhaseDeadline();
-        }
-    }
-
-    /**
-     * Absolute-form targets become origin-form, and their authority replaces Host (RFC 9112 §3.2.2), so handlers and
-     * routes see one form only.
-     */
-    private RequestHead normalise(RequestHead head) throws HttpParseException {
-        String t = head.target();
-        if (t.isEmpty() || t.charAt(0) == '/' || t.equals("*")) {
-            return head;
-        }
-        int schemeEnd = t.indexOf("://");
-        if (schemeEnd <= 0) {
-            return head; // authority-form (CONNECT): left to the handler, which refuses it
-        }
-        String scheme = t.substring(0, schemeEnd);
-        if (!scheme.equalsIgnoreCase("http") && !scheme.equalsIgnoreCase("https")) {
-            throw new HttpParseException(400, "unsupported scheme in absolute-form target: " + scheme);
-        }
-        int authStart = schemeEnd + 3;
-        int pathStart = authStart;
-        while (pathStart < t.length() && t.charAt(pathStart) != '/' && t.charAt(pathStart) != '?') {
-            pathStart++;
-        }
-        String authority = t.substring(authStart, pathStart);
-        if (authority.isEmpty() || authority.indexOf('@') >= 0) {
-            throw new HttpParseException(400, "invalid authority in absolute-form target");
-        }
-        String rest = t.substring(pathStart);
-        String originForm = rest.isEmpty() ? "/" : rest.charAt(0) == '?' ? "/" + rest : rest;
-        head.headers().set("Host", authority);
-        return head.withTarget(originForm);
-    }
-
-    /** Serves one request; returns whether the connection may serve another. */
-    private boolean serveOne(RequestHead head) throws IOException {
-        BodyFraming framing;
-        try {
-            framing = BodyFraming.ofRequest(head);
-        } catch (HttpParseException e) {
-            reject(e.status(), e.getMessage());
-            return false;
-        }
-        Headers h = head.headers();
-        if (h.hasToken("Upgrade", "h2c")) {
-            // The HTTP/1.1 upgrade to h2c is not offered (RFC 9113 §3.1 deprecates it; prior knowledge is): the
-            // request is served as HTTP/1.1, as if Upgrade were absent. Forwarding it would let an origin that
-            // accepts h2c tunnel requests past the gateway's routes and filters ("h2c smuggling").
-            h.remove("Upgrade");
-            h.remove("HTTP2-Settings");
-        }
-        String expect = h.first("Expect");
-        if (expect != null && !expect.equalsIgnoreCase("100-continue")) {
-            reject(417, "only 'Expect: 100-continue' is supported");
-            return false;
-        }
-        Http1ServerExchange exchange = new Http1ServerExchange(this, head, framing, in, out, requests);
-        try {
-            handler.handle(exchange);
-        } catch (IOException | RuntimeException e) {
-            if (!exchange.isResponseStarted() && e instanceof RuntimeException) {
-                Unexpected.LOG.error("connection {}: handler failed on {} {}", id, head.method(), head.target(), e);
-                reject(500, "internal error");
-                return false;
-            }
-            // After the head was sent, the only honest signal left is to abort: a truncated body must not look
-            // complete to the client.
-            log.debug("connection {}: exchange aborted: {}", id, e.toString());
-            return false;
-        }
-        if (exchange.upgraded()) {
-            return false;
-        }
-        if (!exchange.isResponseStarted()) {
-            Unexpected.LOG.error("connection {}: handler returned without a response to {} {}", id, head.method(),
-                    head.target());
-            reject(500, "no response");
-            return false;
-        }
-        out.flush();
-        if (exchange.closeAfter()) {
-            return false;
-        }
-        // The next request starts where this one's body ends: read what the handler left, within reason.
-        if (!exchange.requestBody().isComplete()) {
-            try {
-                if (!exchange.requestBody().drain(MAX_DRAIN_BYTES)) {
-                    return false;
-                }
-            } catch (IOException e) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void reject(int status, String detail) {
-        log.debug("connection {}: rejecting request with {}: {}", id, status, detail);
-        try {
-            out.flush();
-            ProtocolErrors.send(rawOut, status, detail);
-        } catch (IOException e) {
-            log.debug("connection {}: could not send {}: {}", id, status, e.toString());
         }
     }
 
@@ -792,18 +431,15 @@ final class ClientConnection implements Runnable {
         return settings.limits();
     }
 
-    HttpInput input() {
-        return in;
-    }
-
-    /** The socket's own stream, unbuffered, for tunnels after the HttpOutput was flushed. */
+    /** The socket's own stream, unbuffered, for tunnels after the HTTP/1.1 output was flushed. */
     OutputStream rawOutput() {
         return rawOut;
     }
 
     /** Whether a request is being read or served now (for drain's report; racy by nature, used only for logs). */
     boolean isBusy() {
-        return !idle;
+        Http1ServerConnection h = http1;
+        return h2 != null || h != null && !h.isIdle();
     }
 
     boolean isDraining() {
@@ -821,17 +457,18 @@ final class ClientConnection implements Runnable {
         draining = true;
         Http2Connection c = h2;
         if (c != null) {
-            if (parkState != RUNNING) {
+            if (parking != null && parking.isOffThread()) {
                 // Parked: the poller sends GOAWAY and closes it. Being resumed: its new thread sees draining.
-                idleConnections.evict(this, false);
+                parking.evict(false);
                 return;
             }
             c.drain(); // GOAWAY: streams in flight finish, then the connection ends itself
             return;
         }
-        if (parkState == PARKED) {
-            idleConnections.evict(this, false);
-        } else if (idle) {
+        Http1ServerConnection h = http1;
+        if (parking != null && parking.isParked()) {
+            parking.evict(false);
+        } else if (h == null || h.isIdle()) {
             close();
         }
     }
@@ -863,10 +500,10 @@ final class ClientConnection implements Runnable {
     /** Closes the socket whatever the connection is doing (drain timeout). */
     void abort() {
         draining = true;
-        if (parkState != RUNNING) {
+        if (parking != null && parking.isOffThread()) {
             // Closing a parked channel here would cancel its key behind the poller's back; the poller ends it (or,
             // if it resumed it meanwhile, closes its socket as this would have).
-            idleConnections.evict(this, true);
+            parking.evict(true);
             return;
         }
         close();

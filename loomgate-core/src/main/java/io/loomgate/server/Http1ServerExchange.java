@@ -1,7 +1,6 @@
 package io.loomgate.server;
 
 import io.loomgate.http.Headers;
-import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http.Status;
@@ -10,23 +9,19 @@ import io.loomgate.http1.BodyInputStream;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 
 /**
  * One request on an HTTP/1.1 client connection. Created and used only by the connection's thread. Tracks what the
  * connection loop must know afterwards: whether a response was started and finished, whether the client asked to
  * close, and whether the request body was read to its end.
  */
-final class Http1ServerExchange implements ServerExchange {
+final class Http1ServerExchange extends ConnectionExchange {
     private static final String HTTP_11 = "HTTP/1.1";
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
-    private final ClientConnection connection;
-    private final RequestHead request;
-    private final BodyFraming framing;
     private final BodyInputStream body;
+    private final HttpInput in;
     private final HttpOutput out;
-    private final int index;
     private final boolean clientKeepAlive;
     private boolean expectContinue;
     private boolean continueSent;
@@ -40,11 +35,9 @@ final class Http1ServerExchange implements ServerExchange {
 
     Http1ServerExchange(ClientConnection connection, RequestHead request, BodyFraming framing, HttpInput in,
                         HttpOutput out, int index) {
-        this.connection = connection;
-        this.request = request;
-        this.framing = framing;
+        super(connection, request, framing, index);
+        this.in = in;
         this.out = out;
-        this.index = index;
         this.clientKeepAlive = wantsKeepAlive(request);
         this.expectContinue = request.isHttp11() && request.headers().hasToken("Expect", "100-continue")
                 && !(framing instanceof BodyFraming.None);
@@ -62,43 +55,8 @@ final class Http1ServerExchange implements ServerExchange {
     }
 
     @Override
-    public RequestHead request() {
-        return request;
-    }
-
-    @Override
-    public BodyFraming requestFraming() {
-        return framing;
-    }
-
-    @Override
     public BodyInputStream requestBody() {
         return body;
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return connection.remote();
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return connection.local();
-    }
-
-    @Override
-    public int requestIndex() {
-        return index;
-    }
-
-    @Override
-    public long connectionId() {
-        return connection.id();
-    }
-
-    @Override
-    public TlsInfo tls() {
-        return connection.tls();
     }
 
     @Override
@@ -106,9 +64,7 @@ final class Http1ServerExchange implements ServerExchange {
         if (responseStarted) {
             throw new IllegalStateException("interim response after the final response head");
         }
-        if (!head.isInformational() || head.status() == 101) {
-            throw new IllegalArgumentException("not an interim status: " + head.status());
-        }
+        checkInterim(head);
         if (!request.isHttp11()) {
             return; // HTTP/1.0 clients do not understand 1xx (RFC 9110 §15.2)
         }
@@ -142,7 +98,7 @@ final class Http1ServerExchange implements ServerExchange {
         bufferedAtHead = out.buffered();
         closeAfterBeforeHead = closeAfter;
         Headers h = head.headers();
-        boolean headRequest = Method.HEAD.equals(request.method());
+        boolean headRequest = isHeadRequest();
         BodyFraming wire = responseFraming;
         if (head.status() == 204) {
             h.remove("Content-Length"); // RFC 9110 §8.6: never on a 204, even one the origin gave a length
@@ -216,7 +172,7 @@ final class Http1ServerExchange implements ServerExchange {
         closeAfter = true;
         out.writeResponseHead(ours(switchingProtocols));
         out.flush();
-        return new Tunnel(connection.input(), connection.rawOutput());
+        return new Tunnel(in, connection.rawOutput());
     }
 
     @Override

@@ -1,15 +1,12 @@
 package io.loomgate.server;
 
 import io.loomgate.http.Headers;
-import io.loomgate.http.Method;
-import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http.Status;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.http2.Http2Stream;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 
 /**
  * One HTTP/2 stream seen through the same seam as an HTTP/1.1 request, so the proxy, routes, filters, metrics and
@@ -19,62 +16,28 @@ import java.net.InetSocketAddress;
  * "chunked" (a body of unknown length, which is what DATA frames are). The response's framing becomes
  * content-length or nothing: HTTP/2 frames its own bodies.
  */
-final class Http2ServerExchange implements ServerExchange {
+final class Http2ServerExchange extends ConnectionExchange {
     private final Http2Stream stream;
-    private final ClientConnection connection;
-    private final BodyFraming framing;
     private final StreamBody body;
     private boolean continueNeeded;
     private ResponseBody responseBody;
 
     Http2ServerExchange(Http2Stream stream, ClientConnection connection) {
+        super(connection, stream.request(), framing(stream), stream.index());
         this.stream = stream;
-        this.connection = connection;
-        this.framing = !stream.hasBody() ? BodyFraming.NONE
-                : stream.contentLength() >= 0 ? new BodyFraming.Fixed(stream.contentLength()) : BodyFraming.CHUNKED;
         this.body = new StreamBody();
         this.continueNeeded = stream.hasBody() && "100-continue".equalsIgnoreCase(
                 stream.request().headers().first("expect"));
     }
 
-    @Override
-    public RequestHead request() {
-        return stream.request();
-    }
-
-    @Override
-    public BodyFraming requestFraming() {
-        return framing;
+    private static BodyFraming framing(Http2Stream stream) {
+        return !stream.hasBody() ? BodyFraming.NONE
+                : stream.contentLength() >= 0 ? new BodyFraming.Fixed(stream.contentLength()) : BodyFraming.CHUNKED;
     }
 
     @Override
     public BodyInputStream requestBody() {
         return body;
-    }
-
-    @Override
-    public InetSocketAddress remoteAddress() {
-        return connection.remote();
-    }
-
-    @Override
-    public InetSocketAddress localAddress() {
-        return connection.local();
-    }
-
-    @Override
-    public int requestIndex() {
-        return stream.index();
-    }
-
-    @Override
-    public long connectionId() {
-        return connection.id();
-    }
-
-    @Override
-    public TlsInfo tls() {
-        return connection.tls();
     }
 
     @Override
@@ -84,9 +47,7 @@ final class Http2ServerExchange implements ServerExchange {
 
     @Override
     public void sendInterim(ResponseHead head) throws IOException {
-        if (!head.isInformational() || head.status() == 101) {
-            throw new IllegalArgumentException("not an interim status: " + head.status());
-        }
+        checkInterim(head);
         if (head.status() == 100) {
             if (!continueNeeded) {
                 return;
@@ -101,7 +62,7 @@ final class Http2ServerExchange implements ServerExchange {
         continueNeeded = false;
         Headers h = head.headers();
         h.remove("Transfer-Encoding");
-        boolean headRequest = Method.HEAD.equals(stream.request().method());
+        boolean headRequest = isHeadRequest();
         long fixed = -1;
         boolean noBody = Status.forbidsBody(head.status()) || responseFraming instanceof BodyFraming.None;
         if (!headRequest) {
@@ -150,13 +111,6 @@ final class Http2ServerExchange implements ServerExchange {
 
     /** The request body; its first read sends 100 Continue when the client asked for it. */
     private final class StreamBody extends BodyInputStream {
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
-        }
-
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
             if (continueNeeded && !stream.isResponseStarted()) {

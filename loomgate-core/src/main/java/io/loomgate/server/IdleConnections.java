@@ -21,13 +21,14 @@ import org.slf4j.LoggerFactory;
  * A connection whose virtual thread found no next request within the hand-off delay is {@linkplain #park parked}
  * here and its thread ends; when bytes (or the client's FIN) arrive, the connection is fully deregistered, put back
  * in blocking mode and {@linkplain ClientConnection#run() run} again on a new thread from the listener's executor.
+ * What it holds is each connection's {@link ParkState}, whichever protocol the connection speaks.
  *
  * <p>Why: a parked virtual thread keeps the stack chunk of its deepest park (about 5 KB here, measured with
  * {@code GC.class_histogram}), three quarters of an idle connection's memory. A selector key costs about 100 B.
  *
  * <p>While parked the poller owns the connection: its idle deadline (closed when it passes, swept every
  * {@link #SWEEP_NANOS}), drain ({@link #evict}) and the listener's end ({@link #close}) all close it here and
- * {@linkplain ClientConnection#endParked() end} it exactly once. Every change of the selector's keys happens on the
+ * {@linkplain ParkState#end() end} it exactly once. Every change of the selector's keys happens on the
  * poller's thread; other threads only queue work and wake it.
  */
 final class IdleConnections implements AutoCloseable {
@@ -41,9 +42,9 @@ final class IdleConnections implements AutoCloseable {
     /** The clock of idle deadlines: the listener's read watchdog's, so tests can drive both alike. */
     private final NanoClock clock;
     private final ReentrantLock queueLock = new ReentrantLock();
-    private final ArrayDeque<ClientConnection> arriving = new ArrayDeque<>();
-    private final ArrayDeque<ClientConnection> evicted = new ArrayDeque<>();
-    private final ArrayDeque<ClientConnection> evictedHard = new ArrayDeque<>();
+    private final ArrayDeque<ParkState> arriving = new ArrayDeque<>();
+    private final ArrayDeque<ParkState> evicted = new ArrayDeque<>();
+    private final ArrayDeque<ParkState> evictedHard = new ArrayDeque<>();
     private final Thread thread;
     private boolean closed; // guarded by queueLock
     private volatile int parked;
@@ -72,7 +73,7 @@ final class IdleConnections implements AutoCloseable {
      * Takes an idle connection whose channel is already non-blocking; false when the poller is closed (the caller
      * then ends the connection itself).
      */
-    boolean park(ClientConnection c) {
+    boolean park(ParkState c) {
         queueLock.lock();
         try {
             if (closed) {
@@ -90,7 +91,7 @@ final class IdleConnections implements AutoCloseable {
      * Drain: ends this connection if it is parked (or about to be). A connection resumed meanwhile is left to finish
      * its request, unless {@code hard} (drain's timeout, an abort): then its socket is closed as abort would have.
      */
-    void evict(ClientConnection c, boolean hard) {
+    void evict(ParkState c, boolean hard) {
         queueLock.lock();
         try {
             if (closed) {
@@ -177,9 +178,9 @@ final class IdleConnections implements AutoCloseable {
 
     /** Registers arrivals and handles evictions; true once the poller is closed. */
     private boolean takeQueued() {
-        List<ClientConnection> in;
-        List<ClientConnection> out;
-        List<ClientConnection> outHard;
+        List<ParkState> in;
+        List<ParkState> out;
+        List<ParkState> outHard;
         boolean stop;
         queueLock.lock();
         try {
@@ -190,13 +191,13 @@ final class IdleConnections implements AutoCloseable {
         } finally {
             queueLock.unlock();
         }
-        for (ClientConnection c : in) {
+        for (ParkState c : in) {
             register(c);
         }
-        for (ClientConnection c : out) {
+        for (ParkState c : out) {
             end(c); // not parked any more (resumed meanwhile, or ended): left alone
         }
-        for (ClientConnection c : outHard) {
+        for (ParkState c : outHard) {
             if (!end(c)) {
                 c.close(); // resumed meanwhile: abort closes its socket, its own thread ends it
             }
@@ -204,17 +205,17 @@ final class IdleConnections implements AutoCloseable {
         return stop;
     }
 
-    private static List<ClientConnection> drainQueue(ArrayDeque<ClientConnection> q) {
+    private static List<ParkState> drainQueue(ArrayDeque<ParkState> q) {
         if (q.isEmpty()) {
             return List.of();
         }
-        List<ClientConnection> all = new ArrayList<>(q);
+        List<ParkState> all = new ArrayList<>(q);
         q.clear();
         return all;
     }
 
     /** Registers an arrival for reads; a connection that cannot be registered is ended here, once. */
-    private void register(ClientConnection c) {
+    private void register(ParkState c) {
         if (!c.isParked()) {
             return; // evicted before it arrived here: already ended by whoever took it
         }
@@ -240,23 +241,28 @@ final class IdleConnections implements AutoCloseable {
      * Takes a parked connection off the selector to end it: false when it was not parked any more (another path took
      * it first). Failures are contained: the connection's bookkeeping end still runs.
      */
-    private boolean end(ClientConnection c) {
-        if (!takeOff(c, ClientConnection.CLOSING)) {
+    private boolean end(ParkState c) {
+        if (!takeOff(c, ParkState.CLOSING)) {
             return false;
         }
+        endContained(c);
+        return true;
+    }
+
+    /** Ends a connection taken off the selector; a failure is logged, never thrown into the poller's loop. */
+    private static void endContained(ParkState c) {
         try {
-            c.endParked();
+            c.end();
         } catch (Throwable e) {
             log.warn("{}: failed while ending it: {}", c, e.toString());
         }
-        return true;
     }
 
     /**
      * The one way off the selector: wins the connection's park state (exactly one party does) and, if it was
      * registered, cancels its key and counts it out once.
      */
-    private boolean takeOff(ClientConnection c, int next) {
+    private boolean takeOff(ParkState c, int next) {
         if (!c.takeOff(next)) {
             return false;
         }
@@ -273,11 +279,11 @@ final class IdleConnections implements AutoCloseable {
     private void resumeReady() throws IOException {
         var selected = selector.selectedKeys();
         while (!selected.isEmpty()) {
-            List<ClientConnection> ready = new ArrayList<>(selected.size());
+            List<ParkState> ready = new ArrayList<>(selected.size());
             try {
                 for (SelectionKey key : selected) {
-                    ClientConnection c = (ClientConnection) key.attachment();
-                    if (takeOff(c, ClientConnection.RESUMING)) {
+                    ParkState c = (ParkState) key.attachment();
+                    if (takeOff(c, ParkState.RESUMING)) {
                         ready.add(c);
                     }
                 }
@@ -287,7 +293,7 @@ final class IdleConnections implements AutoCloseable {
                 selector.selectNow();
             } finally {
                 // Each taken off the selector is resumed or ended, whatever failed above.
-                for (ClientConnection c : ready) {
+                for (ParkState c : ready) {
                     resume(c);
                 }
             }
@@ -300,12 +306,12 @@ final class IdleConnections implements AutoCloseable {
         events.connectionUnparked();
     }
 
-    /** Runs a {@link ClientConnection#RESUMING} connection on a new thread, or ends it if that fails in any way. */
-    private void resume(ClientConnection c) {
+    /** Runs a {@link ParkState#RESUMING} connection on a new thread, or ends it if that fails in any way. */
+    private void resume(ParkState c) {
         try {
             c.channel().configureBlocking(true);
             c.leavePoller();
-            executor.execute(c);
+            executor.execute(c.connection());
             return;
         } catch (ClosedChannelException | RejectedExecutionException e) {
             // closed meanwhile (drain's abort), or the executor is shutting down with the listener
@@ -313,18 +319,14 @@ final class IdleConnections implements AutoCloseable {
         } catch (Throwable e) {
             log.warn("{}: could not be resumed, closing it: {}", c, e.toString());
         }
-        try {
-            c.endParked();
-        } catch (Throwable e) {
-            log.warn("{}: failed while ending it: {}", c, e.toString());
-        }
+        endContained(c);
     }
 
     private void closeExpired(long now) throws IOException {
         boolean any = false;
         // Cancelling keys while iterating is safe: cancelled keys leave the key set only at the next selection.
         for (SelectionKey key : selector.keys()) {
-            ClientConnection c = (ClientConnection) key.attachment();
+            ParkState c = (ParkState) key.attachment();
             if (now - c.parkedUntil() >= 0 && end(c)) {
                 log.debug("{} idle too long while parked, closed", c);
                 any = true;
@@ -338,7 +340,7 @@ final class IdleConnections implements AutoCloseable {
 
     /** The poller's end: every connection it holds (registered, queued, being resumed) is ended, once each. */
     private void shutDown() {
-        List<ClientConnection> queued;
+        List<ParkState> queued;
         queueLock.lock();
         try {
             closed = true;
@@ -359,9 +361,9 @@ final class IdleConnections implements AutoCloseable {
             Unexpected.LOG.error("idle-connection poller: its keys are unreadable", e);
         }
         for (SelectionKey key : keys) {
-            end((ClientConnection) key.attachment());
+            end((ParkState) key.attachment());
         }
-        for (ClientConnection c : queued) {
+        for (ParkState c : queued) {
             end(c);
         }
         try {

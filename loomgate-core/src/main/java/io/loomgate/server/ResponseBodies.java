@@ -11,15 +11,33 @@ final class ResponseBodies {
     private ResponseBodies() {
     }
 
+    /** What each shares: the connection's output, flushed on flush; finishing flushes too unless a body says more. */
+    private abstract static class OnOutput extends ServerExchange.ResponseBody {
+        final HttpOutput out;
+
+        OnOutput(HttpOutput out) {
+            this.out = out;
+        }
+
+        @Override
+        public void flush() throws IOException {
+            out.flush();
+        }
+
+        @Override
+        public void finish(Headers trailers) throws IOException {
+            out.flush();
+        }
+    }
+
     /** Exactly {@code length} bytes. Too many is refused; too few at finish aborts instead of looking complete. */
-    static final class Fixed extends ServerExchange.ResponseBody {
-        private final HttpOutput out;
+    static final class Fixed extends OnOutput {
         private final long length;
         private long written;
         private boolean finished;
 
         Fixed(HttpOutput out, long length) {
-            this.out = out;
+            super(out);
             this.length = length;
         }
 
@@ -60,11 +78,6 @@ final class ResponseBodies {
         }
 
         @Override
-        public void flush() throws IOException {
-            out.flush();
-        }
-
-        @Override
         public void finish(Headers trailers) throws IOException {
             if (finished) {
                 return;
@@ -82,13 +95,12 @@ final class ResponseBodies {
     }
 
     /** Chunked: each write is one chunk; trailers at finish. */
-    static final class Chunked extends ServerExchange.ResponseBody {
-        private final HttpOutput out;
+    static final class Chunked extends OnOutput {
         private final ChunkedOutputStream chunks;
         private boolean finished;
 
         Chunked(HttpOutput out) {
-            this.out = out;
+            super(out);
             this.chunks = new ChunkedOutputStream(out);
         }
 
@@ -105,11 +117,6 @@ final class ResponseBodies {
         }
 
         @Override
-        public void flush() throws IOException {
-            out.flush();
-        }
-
-        @Override
         public void finish(Headers trailers) throws IOException {
             if (finished) {
                 return;
@@ -121,11 +128,9 @@ final class ResponseBodies {
     }
 
     /** Close-delimited: the connection's end is the body's end (HTTP/1.0 clients, or unknown length). */
-    static final class UntilClose extends ServerExchange.ResponseBody {
-        private final HttpOutput out;
-
+    static final class UntilClose extends OnOutput {
         UntilClose(HttpOutput out) {
-            this.out = out;
+            super(out);
         }
 
         @Override
@@ -147,24 +152,12 @@ final class ResponseBodies {
         public void write(byte[] b, int off, int len) throws IOException {
             out.write(b, off, len);
         }
-
-        @Override
-        public void flush() throws IOException {
-            out.flush();
-        }
-
-        @Override
-        public void finish(Headers trailers) throws IOException {
-            out.flush();
-        }
     }
 
     /** No body on the wire (HEAD, 204, 304): writes are discarded, as RFC 9110 §9.3.2 asks for HEAD. */
-    static final class Discarding extends ServerExchange.ResponseBody {
-        private final HttpOutput out;
-
+    static final class Discarding extends OnOutput {
         Discarding(HttpOutput out) {
-            this.out = out;
+            super(out);
         }
 
         @Override
@@ -173,16 +166,6 @@ final class ResponseBodies {
 
         @Override
         public void write(byte[] b, int off, int len) {
-        }
-
-        @Override
-        public void flush() throws IOException {
-            out.flush();
-        }
-
-        @Override
-        public void finish(Headers trailers) throws IOException {
-            out.flush();
         }
     }
 }

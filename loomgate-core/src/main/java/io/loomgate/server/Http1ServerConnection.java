@@ -1,0 +1,335 @@
+package io.loomgate.server;
+
+import io.loomgate.http.BufferPool;
+import io.loomgate.http.Headers;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http1.BodyFraming;
+import io.loomgate.http1.HttpInput;
+import io.loomgate.http1.HttpOutput;
+import io.loomgate.http1.HttpParseException;
+import io.loomgate.http2.Http2Connection;
+import io.loomgate.http2.Http2Settings;
+import io.loomgate.threads.NanoClock;
+import io.loomgate.threads.Unexpected;
+import io.loomgate.threads.WatchedInputStream;
+import io.loomgate.threads.WatchedOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP/1.1 side of a client connection: its keep-alive loop. Wait for a request (idle timeout, no buffers held),
+ * read its head (header deadline), hand it to the handler, make sure the request body was consumed, and go round
+ * again while the connection may be reused. The {@link ClientConnection} it serves keeps the socket, TLS, the choice
+ * of protocol and drain; this loop only notices the HTTP/2 preface (prior knowledge) and says so.
+ *
+ * <p>Threading: everything here is the connection's own thread's, except {@link #isIdle()} (drain's question). The
+ * object lives as long as the connection, across parks: a resumed connection carries on where it stopped (the request
+ * count, what the waits learned), over the socket streams made anew.
+ */
+final class Http1ServerConnection {
+    private static final Logger log = LoggerFactory.getLogger(Http1ServerConnection.class);
+    /** How much of an unread request body is read and thrown away to keep a connection; beyond it, close. */
+    private static final long MAX_DRAIN_BYTES = 256 * 1024;
+    private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();
+
+    /** How the loop stopped. */
+    enum End {
+        /** The connection is done: closed by the client, timed out, refused, or not reusable. */
+        CLOSED,
+        /** Handed to the idle poller: this thread is done, a new one runs the connection when bytes arrive. */
+        PARKED,
+        /** The first bytes are the HTTP/2 preface: the connection speaks HTTP/2 from here on. */
+        HTTP2
+    }
+
+    private final ClientConnection connection;
+    private final ListenerSettings settings;
+    private final ExchangeHandler handler;
+    /** How idle waits park; null when the connection keeps its thread while idle. */
+    private final ParkState parking;
+    private final NanoClock clock;
+    private WatchedInputStream socketIn;
+    private WatchedOutputStream rawOut;
+    private HttpInput in;
+    private HttpOutput out;
+    private int requests;
+    /** Whether the loop waits for a request now (drain closes such a connection at once). */
+    private volatile boolean idle = true;
+
+    Http1ServerConnection(ClientConnection connection, ListenerSettings settings, ExchangeHandler handler,
+                          ParkState parking, NanoClock clock) {
+        this.connection = connection;
+        this.settings = settings;
+        this.handler = handler;
+        this.parking = parking;
+        this.clock = clock;
+    }
+
+    /**
+     * Runs the loop over the socket's streams (new ones after every park) until the connection ends, parks or turns
+     * out to speak HTTP/2.
+     */
+    End serve(WatchedInputStream socketIn, WatchedOutputStream rawOut) throws IOException {
+        this.socketIn = socketIn;
+        this.rawOut = rawOut;
+        in = new HttpInput(socketIn, socketIn.directReader(), BufferPool.SIZE, settings.limits());
+        out = new HttpOutput(rawOut, rawOut.directWriter(), BufferPool.SIZE);
+        long headerNanos = settings.headerTimeout().toNanos();
+        // Only virtual threads park: the platform models are the classic thread-per-connection baseline.
+        boolean mayPark = parking != null && Thread.currentThread().isVirtual();
+        while (!connection.isDraining()) {
+            idle = true;
+            if (in.buffered() == 0) {
+                out.releaseBuffer();
+                Boolean next = mayPark ? awaitOrPark()
+                        : Boolean.valueOf(awaitNextRequest(settings.idleTimeout(), false));
+                if (next == null) {
+                    return End.PARKED;
+                }
+                if (!next) {
+                    return End.CLOSED;
+                }
+            }
+            idle = false;
+            if (requests == 0 && settings.http2().enabled() && startsWithHttp2Preface(headerNanos)) {
+                return End.HTTP2;
+            }
+            if (connection.isDraining()) {
+                // Drain began while this request's first bytes arrived: answer it, then close.
+                log.debug("connection {} got a request while draining", connection.id());
+            }
+            RequestHead head = readHead(headerNanos);
+            if (head == null) {
+                return End.CLOSED;
+            }
+            socketIn.setReadTimeout(settings.readTimeout());
+            if (!serveOne(head)) {
+                return End.CLOSED;
+            }
+            requests++;
+        }
+        return End.CLOSED;
+    }
+
+    /**
+     * After {@link End#HTTP2}: the bytes read so far (starting with the preface), HTTP/1.1's buffers given back; the
+     * frame reader has its own.
+     */
+    byte[] handOver() {
+        out.releaseBuffer();
+        byte[] alreadyRead = in.takeBuffered();
+        in = null;
+        out = null;
+        return alreadyRead;
+    }
+
+    /** Requests served so far. */
+    int requests() {
+        return requests;
+    }
+
+    /** Whether the loop is waiting for a request now (racy by nature: drain's decision and its report). */
+    boolean isIdle() {
+        return idle;
+    }
+
+    /**
+     * Waits on this thread for the next request's first bytes; false when the client closed or the wait timed out.
+     * {@code buffered}: wait holding a read buffer, so one read takes the whole request (a busy connection, whose
+     * wait is short); otherwise wait for one byte holding none (an idle connection may wait long).
+     */
+    private boolean awaitNextRequest(Duration timeout, boolean buffered) throws IOException {
+        socketIn.setReadTimeout(timeout);
+        try {
+            // false: the client closed between requests, the normal end of keep-alive
+            return buffered ? in.awaitDataBuffered() : in.awaitData();
+        } catch (SocketTimeoutException e) {
+            log.debug("connection {} idle for {}, closing", connection.id(), timeout);
+            return false;
+        }
+    }
+
+    /**
+     * The idle wait of a connection that may park. Returns true (a request is coming), false (the client closed or
+     * the idle timeout passed) or null (parked: this thread is done). A busy connection (see {@link ParkState}) waits
+     * untimed, holding a read buffer; every other wait (after a connection's first request, after a pause longer
+     * than the hand-off delay, after a resumption) blocks for the hand-off delay, then parks.
+     */
+    private Boolean awaitOrPark() throws IOException {
+        long start = clock.nanoTime();
+        if (parking.waitsUntimed()) {
+            boolean next = awaitNextRequest(settings.idleTimeout(), true);
+            parking.waitedUntimed(clock.nanoTime() - start);
+            return next;
+        }
+        // SO_TIMEOUT, not the watchdog: a watchdog's expiry cuts the input for good, this wait must end softly.
+        socketIn.setReadTimeout(Duration.ZERO);
+        parking.boundReads((int) Math.max(1, parking.handOffNanos() / 1_000_000));
+        try {
+            boolean next = in.awaitData();
+            // The wait before a connection's first request says nothing about how it is used.
+            parking.waitedTimed(requests > 0, clock.nanoTime() - start);
+            return next;
+        } catch (SocketTimeoutException e) {
+            // quiet for the hand-off delay: park
+        } finally {
+            parking.boundReads(0);
+        }
+        // No thread, no streams, no deadlines while parked: the next run makes them anew.
+        in = null;
+        out = null;
+        socketIn = null;
+        rawOut = null;
+        return parking.park(start + settings.idleTimeout().toNanos(), false) ? null : Boolean.FALSE;
+    }
+
+    /** Whether the first bytes are the HTTP/2 preface's first line (prior knowledge, RFC 9113 §3.3). */
+    private boolean startsWithHttp2Preface(long headerNanos) throws IOException {
+        socketIn.setPhaseTimeout(headerNanos, "connection preface");
+        try {
+            return in.startsWith(HTTP2_PREFACE_START);
+        } catch (SocketTimeoutException e) {
+            return false; // what arrived is read as an HTTP/1.1 head, which answers 408 in its turn
+        } finally {
+            socketIn.clearPhaseDeadline();
+        }
+    }
+
+    /** Reads one head within the header deadline; answers and returns null when it cannot be read. */
+    private RequestHead readHead(long headerNanos) throws IOException {
+        socketIn.setPhaseTimeout(headerNanos, "request head");
+        try {
+            RequestHead head = in.readRequestHead();
+            if (head != null && !settings.underscoresInHeaders()) {
+                UnderscoreFields.drop(head.headers(), connection.id());
+            }
+            return head == null ? null : normalise(head);
+        } catch (HttpParseException e) {
+            if (requests == 0 && settings.http2().enabled() && e.getMessage().startsWith("malformed HTTP version")) {
+                // Neither HTTP/1.x nor the HTTP/2 preface: on a port that speaks h2c, an invalid preface.
+                Http2Connection.refusePreface(rawOut);
+                return null;
+            }
+            reject(e.status(), e.getMessage());
+            return null;
+        } catch (SocketTimeoutException e) {
+            reject(408, "request head not received within " + settings.headerTimeout().toMillis() + " ms");
+            return null;
+        } catch (EOFException e) {
+            log.debug("connection {}: client closed mid-head", connection.id());
+            return null;
+        } finally {
+            socketIn.clearPhaseDeadline();
+        }
+    }
+
+    /**
+     * Absolute-form targets become origin-form, and their authority replaces Host (RFC 9112 §3.2.2), so handlers and
+     * routes see one form only.
+     */
+    private static RequestHead normalise(RequestHead head) throws HttpParseException {
+        String t = head.target();
+        if (t.isEmpty() || t.charAt(0) == '/' || t.equals("*")) {
+            return head;
+        }
+        int schemeEnd = t.indexOf("://");
+        if (schemeEnd <= 0) {
+            return head; // authority-form (CONNECT): left to the handler, which refuses it
+        }
+        String scheme = t.substring(0, schemeEnd);
+        if (!scheme.equalsIgnoreCase("http") && !scheme.equalsIgnoreCase("https")) {
+            throw new HttpParseException(400, "unsupported scheme in absolute-form target: " + scheme);
+        }
+        int authStart = schemeEnd + 3;
+        int pathStart = authStart;
+        while (pathStart < t.length() && t.charAt(pathStart) != '/' && t.charAt(pathStart) != '?') {
+            pathStart++;
+        }
+        String authority = t.substring(authStart, pathStart);
+        if (authority.isEmpty() || authority.indexOf('@') >= 0) {
+            throw new HttpParseException(400, "invalid authority in absolute-form target");
+        }
+        String rest = t.substring(pathStart);
+        String originForm = rest.isEmpty() ? "/" : rest.charAt(0) == '?' ? "/" + rest : rest;
+        head.headers().set("Host", authority);
+        return head.withTarget(originForm);
+    }
+
+    /** Serves one request; returns whether the connection may serve another. */
+    private boolean serveOne(RequestHead head) throws IOException {
+        long id = connection.id();
+        BodyFraming framing;
+        try {
+            framing = BodyFraming.ofRequest(head);
+        } catch (HttpParseException e) {
+            reject(e.status(), e.getMessage());
+            return false;
+        }
+        Headers h = head.headers();
+        if (h.hasToken("Upgrade", "h2c")) {
+            // The HTTP/1.1 upgrade to h2c is not offered (RFC 9113 §3.1 deprecates it; prior knowledge is): the
+            // request is served as HTTP/1.1, as if Upgrade were absent. Forwarding it would let an origin that
+            // accepts h2c tunnel requests past the gateway's routes and filters ("h2c smuggling").
+            h.remove("Upgrade");
+            h.remove("HTTP2-Settings");
+        }
+        String expect = h.first("Expect");
+        if (expect != null && !expect.equalsIgnoreCase("100-continue")) {
+            reject(417, "only 'Expect: 100-continue' is supported");
+            return false;
+        }
+        Http1ServerExchange exchange = new Http1ServerExchange(connection, head, framing, in, out, requests);
+        try {
+            handler.handle(exchange);
+        } catch (IOException | RuntimeException e) {
+            if (!exchange.isResponseStarted() && e instanceof RuntimeException) {
+                Unexpected.LOG.error("connection {}: handler failed on {} {}", id, head.method(), head.target(), e);
+                reject(500, "internal error");
+                return false;
+            }
+            // After the head was sent, the only honest signal left is to abort: a truncated body must not look
+            // complete to the client.
+            log.debug("connection {}: exchange aborted: {}", id, e.toString());
+            return false;
+        }
+        if (exchange.upgraded()) {
+            return false;
+        }
+        if (!exchange.isResponseStarted()) {
+            Unexpected.LOG.error("connection {}: handler returned without a response to {} {}", id, head.method(),
+                    head.target());
+            reject(500, "no response");
+            return false;
+        }
+        out.flush();
+        if (exchange.closeAfter()) {
+            return false;
+        }
+        // The next request starts where this one's body ends: read what the handler left, within reason.
+        if (!exchange.requestBody().isComplete()) {
+            try {
+                if (!exchange.requestBody().drain(MAX_DRAIN_BYTES)) {
+                    return false;
+                }
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void reject(int status, String detail) {
+        long id = connection.id();
+        log.debug("connection {}: rejecting request with {}: {}", id, status, detail);
+        try {
+            out.flush();
+            ProtocolErrors.send(rawOut, status, detail);
+        } catch (IOException e) {
+            log.debug("connection {}: could not send {}: {}", id, status, e.toString());
+        }
+    }
+}

@@ -1,0 +1,226 @@
+package io.loomgate.server;
+
+import io.loomgate.http2.Http2Connection;
+import io.loomgate.threads.NanoClock;
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.Socket;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+
+/**
+ * Where one client connection stands with the idle poller ({@link IdleConnections}), whichever protocol it speaks:
+ * HTTP/1.1's keep-alive loop ({@link Http1ServerConnection}) and HTTP/2's frame reader ({@link Http2Connection},
+ * through {@link Http2Connection.Parking}) both ask it how to wait for the next request and hand the connection over
+ * through it; the poller holds it while the connection is parked. Made only for a connection that may park (accepted
+ * as a channel, a hand-off delay shorter than the idle timeout).
+ *
+ * <p>The state: {@link #RUNNING} (a thread runs the connection), {@link #PARKED} (the poller's, no thread),
+ * {@link #RESUMING} or {@link #CLOSING} (taken off the selector). Whoever moves it out of PARKED (compare-and-set)
+ * owns the connection from then on; every other party loses and leaves it alone, so a connection that is both
+ * readable and evicted (or expired, or shut down) is resumed or ended once.
+ *
+ * <p>How to wait: a timed wait (one that can end softly after the hand-off delay, then park) arms and cancels a JDK
+ * timer: measured at W2, 1.9 more futex calls per request when every wait was timed. So a <em>busy</em> connection,
+ * one whose previous wait ended within the hand-off delay, waits untimed under the read watchdog's idle deadline and
+ * never parks; every other wait is timed. The first wait after a resumption ends at once on the bytes that came while
+ * parked and is not learned from, nor (the caller says) the waits of a connection's first request or stream. The
+ * price: a connection that falls silent right after a quick exchange keeps its thread until its next request or its
+ * idle timeout. (A shorter "busy" mark, a few milliseconds, was tried: on a loaded core the time between a response
+ * and the next request's bytes stretches past it and the timers came back.)
+ */
+final class ParkState implements Http2Connection.Parking {
+    /** A thread of its own runs the connection (also before the first park, and when ended). */
+    static final int RUNNING = 0;
+    /** Handed to the idle poller: queued or registered with its selector, no thread. */
+    static final int PARKED = 1;
+    /** Taken off the selector to run again on a new thread (the poller's until that thread starts). */
+    static final int RESUMING = 2;
+    /** Taken off the selector to be ended (idle timeout, drain, the listener's end, a failure). */
+    static final int CLOSING = 3;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(ParkState.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final ClientConnection connection;
+    /** The accepted socket: its channel is what the selector watches; its SO_TIMEOUT bounds the timed waits. */
+    private final Socket raw;
+    private final IdleConnections poller;
+    /** The clock of idle deadlines: the read watchdog's, as the poller's. */
+    private final NanoClock clock;
+    private final long handoffNanos;
+    /** {@link #RUNNING}, {@link #PARKED}, {@link #RESUMING} or {@link #CLOSING} (CAS through {@link #STATE}). */
+    @SuppressWarnings("unused")
+    private volatile int state;
+    /** When a parked connection's idle timeout passes (on {@link #clock}); read by the poller. */
+    private long parkedUntil;
+    /** The selection key while registered with the poller's selector; the poller's thread only. */
+    SelectionKey key;
+    /** Whether the previous wait ended within the hand-off delay: the next waits untimed. Connection's thread. */
+    private boolean busy;
+    /** Whether the connection was resumed after a park and has not waited since. Connection's thread. */
+    private boolean afterPark;
+
+    /** @param handoff how long an idle wait blocks on the thread before the connection parks */
+    ParkState(ClientConnection connection, Socket raw, IdleConnections poller, NanoClock clock, Duration handoff) {
+        this.connection = connection;
+        this.raw = raw;
+        this.poller = poller;
+        this.clock = clock;
+        this.handoffNanos = handoff.toNanos();
+    }
+
+    // --- how the connection's own thread waits and parks ---
+
+    @Override
+    public long handOffNanos() {
+        return handoffNanos;
+    }
+
+    @Override
+    public void boundReads(int millis) throws IOException {
+        raw.setSoTimeout(millis);
+    }
+
+    @Override
+    public boolean waitsUntimed() {
+        return busy;
+    }
+
+    @Override
+    public void waitedUntimed(long nanos) {
+        busy = nanos < handoffNanos;
+    }
+
+    @Override
+    public void waitedTimed(boolean telling, long nanos) {
+        busy = telling && !afterPark && nanos < handoffNanos;
+        afterPark = false;
+    }
+
+    /**
+     * HTTP/2's park, with this much of the idle timeout left; when drain began first, the frame reader goes on under
+     * the GOAWAY asked for here.
+     */
+    @Override
+    public boolean park(long idleLeftNanos) throws IOException {
+        if (park(clock.nanoTime() + idleLeftNanos, true)) {
+            return true;
+        }
+        connection.drainHttp2();
+        return false;
+    }
+
+    /**
+     * Hands the idle connection to the poller until {@code idleEnd} (on the read watchdog's clock): true when this
+     * thread is done with it (parked, or ended here or by the poller), false when drain began first (nothing changed:
+     * HTTP/1.1 then ends the connection, HTTP/2 goes on under GOAWAY).
+     *
+     * <p>PARKED comes first, and the socket's streams are dropped only after drain was looked at: drain writes a
+     * GOAWAY through HTTP/2's frame writer, or closes an idle HTTP/1.1 socket, when it finds the connection RUNNING,
+     * and that must never meet a channel in non-blocking mode. Drain sets draining, then looks at the park state;
+     * this sets PARKED, then looks at draining: one of the two sees the other (both volatile). If drain saw RUNNING,
+     * this sees draining and backs off before touching the socket; if drain saw PARKED, the poller ends the
+     * connection (with its own GOAWAY on HTTP/2).
+     *
+     * @param keepOutput whether the socket's output stream and write deadline stay (HTTP/2's frame writer holds them)
+     */
+    boolean park(long idleEnd, boolean keepOutput) throws IOException {
+        state = PARKED;
+        if (connection.isDraining()) {
+            // lost: drain's eviction took it, the poller ends it and this thread is done
+            return !STATE.compareAndSet(this, PARKED, RUNNING);
+        }
+        connection.dropStreams(keepOutput);
+        raw.getChannel().configureBlocking(false);
+        parkedUntil = idleEnd;
+        afterPark = true;
+        busy = false;
+        // Once handed over, the poller may resume the connection on a new thread at once: nothing after this.
+        if (!poller.park(this) && STATE.compareAndSet(this, PARKED, CLOSING)) {
+            connection.endParked(); // the listener is closing: ended here, as the poller would have
+        }
+        return true;
+    }
+
+    /** When a parked connection's idle timeout passes, on the read watchdog's clock. */
+    long parkedUntil() {
+        return parkedUntil;
+    }
+
+    // --- the poller's side and drain's ---
+
+    /** Whether the connection is handed to the idle poller now. */
+    boolean isParked() {
+        return state == PARKED;
+    }
+
+    /** Whether the connection is not run by a thread of its own now (parked, or being taken off the selector). */
+    boolean isOffThread() {
+        return state != RUNNING;
+    }
+
+    /**
+     * The poller takes a parked connection off the selector, to {@link #RESUMING} or {@link #CLOSING}; false when
+     * another party took it first (or it is not parked), and then the caller must leave it alone.
+     */
+    boolean takeOff(int next) {
+        return STATE.compareAndSet(this, PARKED, next);
+    }
+
+    /** The poller gives a {@link #RESUMING} connection back: a new thread runs it next. */
+    void leavePoller() {
+        state = RUNNING;
+    }
+
+    /** The connection is being ended off its thread. */
+    void closing() {
+        state = CLOSING;
+    }
+
+    /**
+     * Drain: the poller ends the connection if it is parked (or about to be); {@code hard}, also closes its socket if
+     * it was resumed meanwhile (see IdleConnections.evict).
+     */
+    void evict(boolean hard) {
+        poller.evict(this, hard);
+    }
+
+    /** The channel a parked connection waits on. */
+    SocketChannel channel() {
+        return raw.getChannel();
+    }
+
+    /** What a new thread runs to resume the connection. */
+    Runnable connection() {
+        return connection;
+    }
+
+    boolean isDraining() {
+        return connection.isDraining();
+    }
+
+    /** Ends a connection taken off the selector: its close and its events, once (see ClientConnection.endParked). */
+    void end() {
+        connection.endParked();
+    }
+
+    /** Closes the connection's socket (drain's timeout, on a connection resumed meanwhile). */
+    void close() {
+        connection.close();
+    }
+
+    @Override
+    public String toString() {
+        return connection.toString();
+    }
+}
