@@ -74,7 +74,8 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         void apply(int key, long value) throws Http2Exception;
     }
 
-    private final String name;
+    /** Names the connection in log lines, by its toString (made only when a line is written). */
+    private final Object connection;
     private final boolean server;
     private final FrameWriter writer;
     private final int connectionWindow;
@@ -93,15 +94,15 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
     private int blockFrames;
 
     /**
-     * @param name              names the connection in log lines
+     * @param connection        names the connection in log lines (its toString)
      * @param server            the server role: HEADERS on an idle stream opens it (the peer of a client opens none)
      * @param writer            where the connection's receive window is reopened (WINDOW_UPDATE on stream 0)
      * @param connectionWindow  the connection's receive window, as this side announced it
      * @param maxHeaderListSize the decoded size of a header block this side accepts
      */
-    FrameReader(String name, boolean server, FrameInput in, FrameWriter writer, int connectionWindow,
+    FrameReader(Object connection, boolean server, FrameInput in, FrameWriter writer, int connectionWindow,
                 int maxHeaderListSize, Handler<F> handler) {
-        this.name = name;
+        this.connection = connection;
         this.server = server;
         this.in = in;
         this.writer = writer;
@@ -184,7 +185,7 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
             if (e.isConnectionError()) {
                 throw e;
             }
-            log.debug("h2 {} stream {}: {} {}", name, e.streamId(), Frames.errorName(e.code()), e.getMessage());
+            log.debug("{} stream {}: {} {}", connection, e.streamId(), Frames.errorName(e.code()), e.getMessage());
             handler.streamError(e.streamId(), e.code(), e.getMessage());
         }
     }

@@ -88,7 +88,7 @@ public final class Http2ClientConnection {
                                  int maxHeaderListSize, Runnable onCapacity) {
         this.name = name;
         this.writer = new FrameWriter(out);
-        this.frames = new FrameReader<>("upstream " + name, false, FrameInput.unbuffered(in), writer,
+        this.frames = new FrameReader<>(this, false, FrameInput.unbuffered(in), writer,
                 CONNECTION_WINDOW, maxHeaderListSize, new Reading());
         this.closeSocket = closeSocket;
         this.maxHeaderListSize = maxHeaderListSize;

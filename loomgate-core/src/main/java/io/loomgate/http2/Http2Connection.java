@@ -120,7 +120,7 @@ public final class Http2Connection {
         this.socketIn = socketIn;
         this.writer = new FrameWriter(out, true);
         this.server = new ServerFrames(this, id, settings, limits.maxHeaderCount(), handler);
-        this.frames = new FrameReader<>("connection " + id, true, new FrameInput(socketIn, alreadyRead), writer,
+        this.frames = new FrameReader<>(this, true, new FrameInput(socketIn, alreadyRead), writer,
                 CONNECTION_WINDOW, limits.maxHeaderBytes(), server);
         this.settings = settings;
         this.maxHeaderListSize = limits.maxHeaderBytes();
@@ -651,5 +651,10 @@ public final class Http2Connection {
             flushOutput();
             endOutput.run();
         }
+    }
+
+    @Override
+    public String toString() {
+        return "h2 connection " + id;
     }
 }
