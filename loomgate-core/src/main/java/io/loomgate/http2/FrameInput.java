@@ -21,6 +21,8 @@ final class FrameInput extends InputStream {
     static final int BUFFER_SIZE = BufferPool.SIZE;
 
     private final InputStream in;
+    /** Whether short reads gather what follows into a pooled buffer (the server's); else every read is the socket's. */
+    private final boolean buffered;
     private byte[] buf;
     /** {@link #buf} came from the pool and goes back to it when drained (the first bytes' array did not). */
     private boolean pooled;
@@ -29,7 +31,20 @@ final class FrameInput extends InputStream {
 
     /** @param alreadyRead read first, before the socket; taken over, not copied */
     FrameInput(InputStream in, byte[] alreadyRead) {
+        this(in, alreadyRead, true);
+    }
+
+    /**
+     * An input that reads straight from {@code in} each time: the client side's, whose origins send few frames in a
+     * burst and whose idle connections are few.
+     */
+    static FrameInput unbuffered(InputStream in) {
+        return new FrameInput(in, new byte[0], false);
+    }
+
+    private FrameInput(InputStream in, byte[] alreadyRead, boolean buffered) {
         this.in = in;
+        this.buffered = buffered;
         if (alreadyRead.length > 0) {
             buf = alreadyRead;
             lim = alreadyRead.length;
@@ -64,7 +79,7 @@ final class FrameInput extends InputStream {
         if (pos < lim) {
             return fromBuffer(b, off, len);
         }
-        if (len >= BUFFER_SIZE) {
+        if (len >= BUFFER_SIZE || !buffered) {
             return in.read(b, off, len);
         }
         byte[] borrowed = BufferPool.take(BUFFER_SIZE);

@@ -1,19 +1,14 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.Headers;
-import io.loomgate.http.ResponseHead;
 import io.loomgate.threads.ConnectionExecutors;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,11 +19,16 @@ import org.slf4j.LoggerFactory;
  * to its stream; request threads write their own frames (HEADERS, DATA, RST_STREAM) through the shared
  * {@link FrameWriter}.
  *
- * <p>State and threads: reader-only state (HPACK decoder, the header block being assembled, the connection receive
- * window) is plain fields. What request threads also touch (the stream map, reservations, send windows, the origin's
- * settings, going-away and dead) is guarded by {@link #lock}, a ReentrantLock never held across socket I/O, except
- * {@link #openLock}, held while a new stream's id is taken and its HEADERS written, because ids must reach the
- * wire in increasing order (RFC 9113 §5.1.1).
+ * <p>Frames are read by a {@link FrameReader} (framing, header blocks, HPACK, the connection receive window, the
+ * checks RFC 9113 makes of any frame), which calls this connection's {@link Reading} handler; send windows are a
+ * {@link SendWindow}, the origin's settings {@link PeerSettings} and each response body an {@link InboundBody}: the
+ * classes the server side ({@link Http2Connection}) uses. What is the client's is here: reservations, stream ids,
+ * GOAWAY's refused streams, the keep-alive.
+ *
+ * <p>State and threads: reader-only state (the frame reader) is plain fields. What request threads also touch (the
+ * stream map, reservations, send windows, the origin's settings, going-away and dead) is guarded by {@link #lock}, a
+ * ReentrantLock never held across socket I/O, except {@link #openLock}, held while a new stream's id is taken and
+ * its HEADERS written, because ids must reach the wire in increasing order (RFC 9113 §5.1.1).
  *
  * <p>Capacity: a caller first {@link #tryReserve() reserves} a stream slot (refused when the origin's
  * SETTINGS_MAX_CONCURRENT_STREAMS are all in use, after a GOAWAY, or on a dead connection), then {@link #open opens}
@@ -39,13 +39,8 @@ import org.slf4j.LoggerFactory;
  * reopened only as the request thread reads. The connection window is reopened as DATA arrives (the stream windows
  * bound the buffering), so one slow client never stalls the other streams of the connection.
  *
- * <p>Keep-alive ({@link #keepAlive}): a multiplexed connection may sit idle for long, and a NAT or firewall (or an
- * origin) that dropped it silently would otherwise be found only when a request fails on it. A second virtual
- * thread sends a PING after the connection was silent (no frame read) for the interval, at most one outstanding;
- * if nothing at all is read within the timeout the connection is closed, so its streams fail (and are retried as
- * the route allows) and new ones go to a fresh connection. Any frame read counts as an answer, as in grpc-java: a
- * PING ACK queued behind DATA is late but the connection is alive. A GOAWAY ENHANCE_YOUR_CALM after our PINGs
- * (gRPC servers say {@code too_many_pings}) is reported so the pool slows down for the next connection.
+ * <p>Keep-alive ({@link #keepAlive}, a {@link KeepAlive}): PINGs on a silent connection, which is closed when nothing
+ * answers, so its streams fail (and are retried as the route allows) and new ones go to a fresh connection.
  */
 public final class Http2ClientConnection {
     private static final Logger log = LoggerFactory.getLogger(Http2ClientConnection.class);
@@ -55,51 +50,31 @@ public final class Http2ClientConnection {
     static final int STREAM_WINDOW = 256 * 1024;
     /** The connection's receive window. */
     static final int CONNECTION_WINDOW = 16 << 20;
-    private static final int HEADER_TABLE_SIZE = 4096;
     private static final int MAX_STREAM_ID = Integer.MAX_VALUE;
 
     private final String name;
-    private final InputStream in;
-    private final FrameWriter writer;
+    private final FrameReader<ResponseFields> frames;
+    final FrameWriter writer;
     private final Runnable closeSocket;
     private final Runnable onCapacity;
     private final int maxHeaderListSize;
-    private final HpackDecoder decoder = new HpackDecoder(HEADER_TABLE_SIZE);
     final ReentrantLock lock = new ReentrantLock();
-    final Condition windowOpened = lock.newCondition();
+    final SendWindow sendWindow = new SendWindow(lock);
+    private final PeerSettings peer = new PeerSettings(lock, sendWindow, ASSUMED_MAX_CONCURRENT);
     private final ReentrantLock openLock = new ReentrantLock();
     // guarded by lock
     private final Map<Integer, Http2ClientStream> streams = new HashMap<>();
     private int reserved;
     private int nextStreamId = 1;
-    private int peerMaxConcurrent = ASSUMED_MAX_CONCURRENT;
-    private int peerInitialWindow = Frames.DEFAULT_WINDOW;
-    private int peerMaxFrameSize = Frames.DEFAULT_MAX_FRAME_SIZE;
-    int connSendWindow = Frames.DEFAULT_WINDOW;
     private boolean goingAway;
     private String deadWhy;
     private long streamsOpened;
     private long idleSinceNanos = System.nanoTime();
-    private boolean settingsReceived;
     private int maxStreamBuffered;
     // reader thread only
-    private int connRecvWindow = CONNECTION_WINDOW;
-    private final byte[] head = new byte[Frames.HEADER_LENGTH];
-    private int blockStream;
-    private byte[] block;
-    private int blockLength;
-    private boolean blockEndStream;
-    private int blockFrames;
     private Thread reader;
-    // keep-alive: the reader writes lastReadNanos; the keep-alive thread waits on keepAliveWake (under lock)
-    private final Condition keepAliveWake = lock.newCondition();
-    private volatile long lastReadNanos = System.nanoTime();
-    private volatile boolean pingOutstanding;
-    private long keepAliveIntervalNanos;
-    private long keepAliveTimeoutNanos;
-    private java.util.function.LongConsumer onTooManyPings = interval -> { };
-    private long pingsSent; // guarded by lock
-    private long pingAcks; // guarded by lock
+    /** The PING keep-alive, or null when off; set before {@link #start}. */
+    private KeepAlive pings;
 
     /**
      * @param name        names the reader thread and log lines (the endpoint and a connection number)
@@ -112,8 +87,9 @@ public final class Http2ClientConnection {
     public Http2ClientConnection(String name, InputStream in, OutputStream out, Runnable closeSocket,
                                  int maxHeaderListSize, Runnable onCapacity) {
         this.name = name;
-        this.in = in;
         this.writer = new FrameWriter(out);
+        this.frames = new FrameReader<>(this, false, FrameInput.unbuffered(in), writer,
+                CONNECTION_WINDOW, maxHeaderListSize, new Reading());
         this.closeSocket = closeSocket;
         this.maxHeaderListSize = maxHeaderListSize;
         this.onCapacity = onCapacity;
@@ -127,12 +103,7 @@ public final class Http2ClientConnection {
      */
     public Http2ClientConnection keepAlive(long intervalNanos, long timeoutNanos,
                                            java.util.function.LongConsumer onTooManyPings) {
-        if (intervalNanos <= 0 || timeoutNanos <= 0) {
-            throw new IllegalArgumentException("keep-alive interval and timeout must be positive");
-        }
-        this.keepAliveIntervalNanos = intervalNanos;
-        this.keepAliveTimeoutNanos = timeoutNanos;
-        this.onTooManyPings = onTooManyPings;
+        this.pings = new KeepAlive(this, name, lock, intervalNanos, timeoutNanos, onTooManyPings);
         return this;
     }
 
@@ -145,8 +116,8 @@ public final class Http2ClientConnection {
                 Frames.SETTINGS_MAX_HEADER_LIST_SIZE, maxHeaderListSize});
         writer.windowUpdate(0, CONNECTION_WINDOW - Frames.DEFAULT_WINDOW);
         reader = ConnectionExecutors.startVirtual("h2-upstream-" + name, this::readLoop);
-        if (keepAliveIntervalNanos > 0) {
-            ConnectionExecutors.startVirtual("h2-upstream-keepalive-" + name, this::keepAliveLoop);
+        if (pings != null) {
+            ConnectionExecutors.startVirtual("h2-upstream-keepalive-" + name, pings::run);
         }
         return this;
     }
@@ -158,7 +129,7 @@ public final class Http2ClientConnection {
     public void awaitSettings(long deadlineNanos) throws IOException {
         lock.lock();
         try {
-            while (!settingsReceived) {
+            while (!peer.receivedLocked()) {
                 if (deadWhy != null) {
                     throw new IOException("upstream connection " + name + " " + deadWhy);
                 }
@@ -167,13 +138,13 @@ public final class Http2ClientConnection {
                     break;
                 }
                 try {
-                    windowOpened.awaitNanos(left);
+                    peer.awaitLocked(left);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new java.io.InterruptedIOException("interrupted while waiting for SETTINGS from " + name);
                 }
             }
-            if (settingsReceived) {
+            if (peer.receivedLocked()) {
                 return;
             }
         } finally {
@@ -190,7 +161,7 @@ public final class Http2ClientConnection {
         lock.lock();
         try {
             if (deadWhy != null || goingAway || nextStreamId + 2L * reserved >= MAX_STREAM_ID
-                    || streams.size() + reserved >= peerMaxConcurrent) {
+                    || streams.size() + reserved >= peer.maxConcurrentStreams()) {
                 return false;
             }
             reserved++;
@@ -253,12 +224,7 @@ public final class Http2ClientConnection {
 
     /** The origin's SETTINGS_MAX_CONCURRENT_STREAMS (assumed {@value #ASSUMED_MAX_CONCURRENT} until it says). */
     public int maxConcurrentStreams() {
-        lock.lock();
-        try {
-            return peerMaxConcurrent;
-        } finally {
-            lock.unlock();
-        }
+        return peer.maxConcurrentStreams();
     }
 
     /**
@@ -296,7 +262,7 @@ public final class Http2ClientConnection {
     /** Ends the connection now: GOAWAY, the socket closed, every stream on it failed. Idempotent. */
     public void close(String why) {
         try {
-            writeUninterrupted(() -> writer.goAway(0, Frames.NO_ERROR, why));
+            writer.goAway(0, Frames.NO_ERROR, why);
         } catch (IOException e) {
             log.debug("h2 upstream {}: GOAWAY failed: {}", name, e.toString());
         }
@@ -314,24 +280,7 @@ public final class Http2ClientConnection {
      */
     public Http2ClientStream open(String method, String scheme, String authority, String path, Headers fields,
                                   boolean endStream) throws IOException {
-        HeaderBlock out = new HeaderBlock(64 + fields.size() * 32);
-        HpackEncoder.field(out, ":method", method);
-        HpackEncoder.field(out, ":scheme", scheme);
-        HpackEncoder.field(out, ":authority", authority);
-        HpackEncoder.field(out, ":path", path);
-        for (int i = 0; i < fields.size(); i++) {
-            String n = fields.name(i).toLowerCase(Locale.ROOT);
-            switch (n) {
-                case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te",
-                     "http2-settings" -> {
-                    // Host is :authority; the rest are connection-specific (RFC 9113 §8.2.2); TE is added below
-                }
-                default -> HpackEncoder.field(out, n, fields.value(i));
-            }
-        }
-        // The gateway passes response trailers on (gRPC needs them), so it may say it accepts them.
-        HpackEncoder.field(out, "te", "trailers");
-        byte[] block = out.toByteArray();
+        byte[] block = Http2ClientStream.encodeRequest(method, scheme, authority, path, fields);
         Http2ClientStream s;
         int frameSize;
         openLock.lock();
@@ -344,17 +293,17 @@ public final class Http2ClientConnection {
                 }
                 int id = nextStreamId;
                 nextStreamId += 2;
-                s = new Http2ClientStream(this, id, peerInitialWindow, STREAM_WINDOW, endStream);
+                s = new Http2ClientStream(this, id, sendWindow.newStream(), STREAM_WINDOW, endStream);
                 streams.put(id, s);
                 streamsOpened++;
-                frameSize = peerMaxFrameSize;
+                frameSize = peer.maxFrameSize();
             } finally {
                 lock.unlock();
             }
             int streamId = s.id();
             int maxFrame = frameSize;
             try {
-                writeUninterrupted(() -> writer.headers(streamId, block, maxFrame, endStream));
+                writer.headers(streamId, block, maxFrame, endStream);
             } catch (IOException e) {
                 die("write failed: " + e.getMessage());
                 throw e;
@@ -365,60 +314,17 @@ public final class Http2ClientConnection {
         return s;
     }
 
-    int peerMaxFrameSize() {
-        lock.lock();
-        try {
-            return peerMaxFrameSize;
-        } finally {
-            lock.unlock();
-        }
-    }
-
     void writeData(int stream, byte[] b, int off, int len, boolean endStream) throws IOException {
-        writeUninterrupted(() -> writer.data(stream, b, off, len, endStream));
+        writer.data(stream, b, off, len, endStream);
     }
 
-    void writeTrailers(int stream, Headers trailers) throws IOException {
-        HeaderBlock out = new HeaderBlock(64);
-        for (int i = 0; i < trailers.size(); i++) {
-            String n = trailers.name(i).toLowerCase(Locale.ROOT);
-            if (!n.isEmpty() && n.charAt(0) != ':') {
-                HpackEncoder.field(out, n, trailers.value(i));
-            }
-        }
-        byte[] block = out.toByteArray();
-        int frameSize = peerMaxFrameSize();
-        writeUninterrupted(() -> writer.headers(stream, block, frameSize, true));
-    }
-
-    void writeWindowUpdate(int stream, int credit) throws IOException {
-        writeUninterrupted(() -> writer.windowUpdate(stream, credit));
+    void writeTrailers(int stream, byte[] block) throws IOException {
+        int frameSize = peer.maxFrameSize();
+        writer.headers(stream, block, frameSize, true);
     }
 
     void writeReset(int stream, int code) throws IOException {
-        writeUninterrupted(() -> writer.rstStream(stream, code));
-    }
-
-    /** A socket write of one frame. */
-    @FunctionalInterface
-    private interface FrameWrite {
-        void write() throws IOException;
-    }
-
-    /**
-     * Writes with the calling thread's interrupt status cleared for the duration: the socket is shared by every
-     * stream of the connection, and a virtual thread interrupted while blocked in a socket write closes the socket
-     * (a downstream client's RST_STREAM interrupts its request thread). The status is restored afterwards.
-     */
-    private void writeUninterrupted(FrameWrite write) throws IOException {
-        boolean interrupted = Thread.interrupted();
-        try {
-            write.write();
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        writer.rstStream(stream, code);
     }
 
     /** Under the lock: a stream now holds {@code bytes} of response unread (the high-water mark is kept). */
@@ -494,7 +400,7 @@ public final class Http2ClientConnection {
     }
 
     /** The connection is over: every stream fails, the socket closes, the pool hears of it. Idempotent. */
-    private void die(String why) {
+    void die(String why) {
         List<Http2ClientStream> left;
         lock.lock();
         try {
@@ -507,8 +413,11 @@ public final class Http2ClientConnection {
             for (Http2ClientStream s : left) {
                 s.failLocked(new IOException("upstream connection " + name + " " + why));
             }
-            windowOpened.signalAll();
-            keepAliveWake.signalAll();
+            sendWindow.wake();
+            peer.wakeLocked();
+            if (pings != null) {
+                pings.wakeLocked();
+            }
         } finally {
             lock.unlock();
         }
@@ -516,65 +425,18 @@ public final class Http2ClientConnection {
         onCapacity.run();
     }
 
-    private void readFully(byte[] b, int off, int len) throws IOException {
-        while (len > 0) {
-            int n = in.read(b, off, len);
-            if (n < 0) {
-                throw new EOFException("connection closed by the origin");
-            }
-            off += n;
-            len -= n;
-        }
-    }
-
+    /** Reads the next frame (false at the end of the input); any byte read counts as the origin's sign of life. */
     private boolean readFrame() throws IOException, Http2Exception {
-        int got = in.read(head, 0, Frames.HEADER_LENGTH);
+        int got = frames.awaitFrame();
         if (got < 0) {
             return false;
         }
-        readFully(head, got, Frames.HEADER_LENGTH - got);
-        lastReadNanos = System.nanoTime();
-        if (pingOutstanding) {
-            answered();
+        if (pings != null) {
+            pings.read();
         }
-        int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
-        int type = head[3] & 0xff;
-        int flags = head[4] & 0xff;
-        int stream = ((head[5] & 0x7f) << 24) | ((head[6] & 0xff) << 16) | ((head[7] & 0xff) << 8) | (head[8] & 0xff);
-        if (length > Frames.DEFAULT_MAX_FRAME_SIZE) {
-            throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "frame of " + length + " bytes");
-        }
-        byte[] payload = length == 0 ? EMPTY : new byte[length];
-        readFully(payload, 0, length);
-        if (block != null && type != Frames.CONTINUATION) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "header block interrupted by frame type " + type);
-        }
-        try {
-            switch (type) {
-                case Frames.DATA -> onData(stream, flags, payload);
-                case Frames.HEADERS -> onHeaders(stream, flags, payload);
-                case Frames.CONTINUATION -> onContinuation(stream, flags, payload);
-                case Frames.RST_STREAM -> onRstStream(stream, payload);
-                case Frames.SETTINGS -> onSettings(stream, flags, payload);
-                case Frames.PING -> onPing(stream, flags, payload);
-                case Frames.GOAWAY -> onGoAway(stream, payload);
-                case Frames.WINDOW_UPDATE -> onWindowUpdate(stream, payload);
-                case Frames.PUSH_PROMISE -> throw Http2Exception.connection(Frames.PROTOCOL_ERROR,
-                        "PUSH_PROMISE although SETTINGS_ENABLE_PUSH is 0");
-                default -> {
-                    // PRIORITY and unknown types are ignored (RFC 9113 §5.3.2, §5.5)
-                }
-            }
-        } catch (Http2Exception e) {
-            if (e.isConnectionError()) {
-                throw e;
-            }
-            resetFromReader(e.streamId(), e.code(), e.getMessage());
-        }
+        frames.readFrame(got);
         return true;
     }
-
-    private static final byte[] EMPTY = new byte[0];
 
     private Http2ClientStream stream(int id) {
         lock.lock();
@@ -585,336 +447,188 @@ public final class Http2ClientConnection {
         }
     }
 
-    private boolean isIdle(int stream) {
-        lock.lock();
-        try {
-            return stream >= nextStreamId;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private static int padding(int flags, byte[] payload) throws Http2Exception {
-        if ((flags & Frames.FLAG_PADDED) == 0) {
-            return 0;
-        }
-        if (payload.length < 1 || (payload[0] & 0xff) >= payload.length) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "invalid padding");
-        }
-        return payload[0] & 0xff;
-    }
-
-    private void onData(int stream, int flags, byte[] payload) throws Http2Exception, IOException {
-        if (stream == 0 || (stream & 1) == 0 || isIdle(stream)) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "DATA on stream " + stream);
-        }
-        int padding = padding(flags, payload);
-        connRecvWindow -= payload.length;
-        if (connRecvWindow < 0) {
-            throw Http2Exception.connection(Frames.FLOW_CONTROL_ERROR, "DATA beyond the connection window");
-        }
-        if (connRecvWindow <= CONNECTION_WINDOW / 2) {
-            writer.windowUpdate(0, CONNECTION_WINDOW - connRecvWindow);
-            connRecvWindow = CONNECTION_WINDOW;
-        }
-        boolean endStream = (flags & Frames.FLAG_END_STREAM) != 0;
-        int off = (flags & Frames.FLAG_PADDED) != 0 ? 1 : 0;
-        int len = payload.length - off - padding;
-        boolean done;
-        int paddingCredit;
-        Http2ClientStream s;
-        lock.lock();
-        try {
-            s = streams.get(stream);
-            if (s == null) {
-                // Reset by us a moment ago: frames in flight are expected (RFC 9113 §6.4). Its window is gone with it.
-                return;
-            }
-            s.deliverDataLocked(payload, off, len, endStream);
-            paddingCredit = endStream ? 0 : payload.length - len;
-            done = s.closedBothLocked();
-            if (done) {
-                removeLocked(s);
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (paddingCredit > 0) {
-            writer.windowUpdate(stream, paddingCredit);
-        }
-        if (done) {
-            afterRemoval();
-        }
-    }
-
-    private void onHeaders(int stream, int flags, byte[] payload) throws Http2Exception, IOException {
-        if (stream == 0 || (stream & 1) == 0 || isIdle(stream)) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "HEADERS on stream " + stream);
-        }
-        int padding = padding(flags, payload);
-        int off = (flags & Frames.FLAG_PADDED) != 0 ? 1 : 0;
-        if ((flags & Frames.FLAG_PRIORITY) != 0) {
-            off += 5;
-        }
-        int len = payload.length - off - padding;
-        if (len < 0) {
-            throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "HEADERS too short");
-        }
-        if (len > maxHeaderListSize + 1024) {
-            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "header block over " + maxHeaderListSize);
-        }
-        blockStream = stream;
-        block = java.util.Arrays.copyOfRange(payload, off, off + len);
-        blockLength = len;
-        blockEndStream = (flags & Frames.FLAG_END_STREAM) != 0;
-        blockFrames = 1;
-        if ((flags & Frames.FLAG_END_HEADERS) != 0) {
-            endBlock();
-        }
-    }
-
-    private void onContinuation(int stream, int flags, byte[] payload) throws Http2Exception, IOException {
-        if (block == null || stream != blockStream) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "CONTINUATION out of place");
-        }
-        if (++blockFrames > Http2Connection.MAX_CONTINUATIONS
-                || blockLength + payload.length > maxHeaderListSize + 1024) {
-            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "header block too large");
-        }
-        if (blockLength + payload.length > block.length) {
-            block = java.util.Arrays.copyOf(block, Math.max(block.length * 2, blockLength + payload.length));
-        }
-        System.arraycopy(payload, 0, block, blockLength, payload.length);
-        blockLength += payload.length;
-        if ((flags & Frames.FLAG_END_HEADERS) != 0) {
-            endBlock();
-        }
-    }
-
-    /** A whole response header block: the head (interim or final) or the trailers of its stream. */
-    private void endBlock() throws Http2Exception, IOException {
-        int stream = blockStream;
-        byte[] b = block;
-        int len = blockLength;
-        boolean endStream = blockEndStream;
-        block = null;
-        Http2ClientStream s = stream(stream);
-        boolean isTrailers = s != null && s.finalHeadSeen();
-        ResponseFields fields = new ResponseFields(isTrailers);
-        boolean withinLimit;
-        try {
-            withinLimit = decoder.decode(b, len, maxHeaderListSize, fields); // always, to keep HPACK in step
-        } catch (HpackException e) {
-            throw Http2Exception.connection(Frames.COMPRESSION_ERROR, e.getMessage());
-        }
-        if (s == null) {
-            return; // a stream we reset: its head is of no use, but the block had to be decoded
-        }
-        if (!withinLimit) {
-            throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "response head over "
-                    + maxHeaderListSize + " bytes");
-        }
-        boolean done;
-        lock.lock();
-        try {
-            if (isTrailers) {
-                if (!endStream) {
-                    throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "trailers without END_STREAM");
-                }
-                s.deliverTrailersLocked(fields.toTrailers(stream));
-            } else {
-                ResponseHead h = fields.toResponse(stream);
-                if (h.isInformational() && (endStream || h.status() == 101)) {
-                    throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "informational "
-                            + h.status() + " ending the stream or switching protocols");
-                }
-                s.deliverHeadLocked(h, endStream);
-            }
-            done = s.closedBothLocked();
-            if (done) {
-                removeLocked(s);
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (done) {
-            afterRemoval();
-        }
-    }
-
-    private void onRstStream(int stream, byte[] payload) throws Http2Exception {
-        if (stream == 0 || payload.length != 4) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "invalid RST_STREAM");
-        }
-        int code = Frames.getInt(payload, 0);
-        Http2ClientStream s;
-        lock.lock();
-        try {
-            s = streams.get(stream);
-            if (s == null) {
-                return;
-            }
-            removeLocked(s);
-            if (code == Frames.NO_ERROR && s.finalHeadSeen()) {
-                // RFC 9113 §8.1: the origin answered and does not need the rest of the request body.
-                s.stopRequestLocked();
-            } else {
-                s.failLocked(new Http2StreamException("origin reset stream " + stream + " with "
-                        + Frames.errorName(code), code, code == Frames.REFUSED_STREAM));
-            }
-            windowOpened.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        afterRemoval();
-    }
-
-    private void onSettings(int stream, int flags, byte[] payload) throws Http2Exception, IOException {
-        if (stream != 0) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "SETTINGS on stream " + stream);
-        }
-        if ((flags & Frames.FLAG_ACK) != 0) {
-            return;
-        }
-        if (payload.length % 6 != 0) {
-            throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "SETTINGS of " + payload.length + " bytes");
-        }
-        int concurrentBefore = peerMaxConcurrent();
-        writer.applyAndAcknowledge(() -> applySettings(payload));
-        if (peerMaxConcurrent() > concurrentBefore) {
-            onCapacity.run();
-        }
-    }
-
-    /** The peer's SETTINGS values in order, under the writer's lock (see FrameWriter#applyAndAcknowledge). */
-    private void applySettings(byte[] payload) throws Http2Exception {
-        lock.lock();
-        try {
-            for (int i = 0; i < payload.length; i += 6) {
-                int key = ((payload[i] & 0xff) << 8) | (payload[i + 1] & 0xff);
-                long value = Frames.getInt(payload, i + 2) & 0xffffffffL;
-                switch (key) {
-                    case Frames.SETTINGS_MAX_CONCURRENT_STREAMS ->
-                            peerMaxConcurrent = (int) Math.min(value, Integer.MAX_VALUE);
-                    case Frames.SETTINGS_INITIAL_WINDOW_SIZE -> {
-                        if (value > Frames.MAX_WINDOW) {
-                            throw Http2Exception.connection(Frames.FLOW_CONTROL_ERROR, "initial window over 2^31-1");
-                        }
-                        int delta = (int) value - peerInitialWindow;
-                        for (Http2ClientStream s : streams.values()) {
-                            s.sendWindow += delta;
-                        }
-                        peerInitialWindow = (int) value;
-                        windowOpened.signalAll();
-                    }
-                    case Frames.SETTINGS_MAX_FRAME_SIZE -> {
-                        if (value < Frames.DEFAULT_MAX_FRAME_SIZE || value > 0xffffff) {
-                            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "SETTINGS_MAX_FRAME_SIZE " + value);
-                        }
-                        peerMaxFrameSize = (int) value;
-                    }
-                    default -> {
-                        // HEADER_TABLE_SIZE: our encoder uses no dynamic table; the rest are advisory or unknown
-                    }
-                }
-            }
-            settingsReceived = true;
-            windowOpened.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private int peerMaxConcurrent() {
-        lock.lock();
-        try {
-            return peerMaxConcurrent;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void onPing(int stream, int flags, byte[] payload) throws Http2Exception, IOException {
-        if (stream != 0 || payload.length != 8) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "invalid PING");
-        }
-        if ((flags & Frames.FLAG_ACK) == 0) {
-            writer.pingAck(payload);
-        } else {
+    /** The client's part of reading: responses delivered to their streams; the origin's settings and windows. */
+    private final class Reading implements FrameReader.Handler<ResponseFields> {
+        /** Streams are ours to open, odd, in order; an even one would be pushed, and push is off. */
+        @Override
+        public boolean isIdle(int stream) {
             lock.lock();
             try {
-                pingAcks++;
+                return (stream & 1) == 0 || stream >= nextStreamId;
             } finally {
                 lock.unlock();
             }
         }
-    }
 
-    /**
-     * GOAWAY: no new streams here. Streams above the origin's last stream id were never processed: they fail as
-     * refused (safe to send again); the others finish, then the connection closes (RFC 9113 §6.8).
-     */
-    private void onGoAway(int stream, byte[] payload) throws Http2Exception {
-        if (stream != 0 || payload.length < 8) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "invalid GOAWAY");
-        }
-        int last = Frames.getInt(payload, 0) & 0x7fffffff;
-        int code = Frames.getInt(payload, 4);
-        log.debug("h2 upstream {}: GOAWAY last stream {} {}", name, last, Frames.errorName(code));
-        boolean calmDown;
-        lock.lock();
-        try {
-            calmDown = code == Frames.ENHANCE_YOUR_CALM && pingsSent > 0;
-            goingAway = true;
-            for (Http2ClientStream s : new ArrayList<>(streams.values())) {
-                if (s.id() > last) {
-                    removeLocked(s);
-                    s.failLocked(new Http2StreamException("origin sent GOAWAY (" + Frames.errorName(code)
-                            + ") before processing stream " + s.id(), Frames.REFUSED_STREAM, true));
-                }
-            }
-            windowOpened.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        if (calmDown) {
-            String debug = new String(payload, 8, payload.length - 8, java.nio.charset.StandardCharsets.UTF_8);
-            log.warn("h2 upstream {}: the origin sent GOAWAY ENHANCE_YOUR_CALM ({}) after our keep-alive PINGs "
-                    + "every {}ms", name, debug, TimeUnit.NANOSECONDS.toMillis(keepAliveIntervalNanos));
-            onTooManyPings.accept(keepAliveIntervalNanos);
-        }
-        afterRemoval();
-    }
-
-    private void onWindowUpdate(int stream, byte[] payload) throws Http2Exception {
-        if (payload.length != 4) {
-            throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "WINDOW_UPDATE of " + payload.length + " bytes");
-        }
-        int increment = Frames.getInt(payload, 0) & 0x7fffffff;
-        if (increment == 0) {
-            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "WINDOW_UPDATE of 0");
-        }
-        lock.lock();
-        try {
-            if (stream == 0) {
-                if ((long) connSendWindow + increment > Frames.MAX_WINDOW) {
-                    throw Http2Exception.connection(Frames.FLOW_CONTROL_ERROR, "connection window over 2^31-1");
-                }
-                connSendWindow += increment;
-            } else {
+        @Override
+        public void data(int stream, byte[] payload, int off, int len, boolean endStream)
+                throws Http2Exception, IOException {
+            boolean done;
+            int paddingCredit;
+            lock.lock();
+            try {
                 Http2ClientStream s = streams.get(stream);
+                if (s == null) {
+                    // Reset by us a moment ago: frames in flight are expected (RFC 9113 §6.4). Its window is gone
+                    // with it.
+                    return;
+                }
+                paddingCredit = s.deliverDataLocked(payload, off, len, endStream);
+                done = s.closedBothLocked();
+                if (done) {
+                    removeLocked(s);
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (paddingCredit > 0) {
+                writer.windowUpdate(stream, paddingCredit);
+            }
+            if (done) {
+                afterRemoval();
+            }
+        }
+
+        @Override
+        public ResponseFields fieldsFor(int stream) {
+            Http2ClientStream s = stream(stream);
+            return new ResponseFields(s != null && s.finalHeadSeen());
+        }
+
+        /** A whole response header block: the head (interim or final) or the trailers of its stream. */
+        @Override
+        public void headers(int stream, ResponseFields fields, boolean withinLimit, boolean endStream,
+                            boolean selfDependent) throws Http2Exception {
+            Http2ClientStream s = stream(stream);
+            if (s == null) {
+                return; // a stream we reset: its head is of no use, but the block had to be decoded
+            }
+            if (!withinLimit) {
+                throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "response head over "
+                        + maxHeaderListSize + " bytes");
+            }
+            if (selfDependent) {
+                throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "stream depends on itself"
+                        + " (RFC 9113 §5.3.1)");
+            }
+            boolean done;
+            lock.lock();
+            try {
+                s.deliverBlockLocked(fields, endStream);
+                done = s.closedBothLocked();
+                if (done) {
+                    removeLocked(s);
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (done) {
+                afterRemoval();
+            }
+        }
+
+        @Override
+        public void rstStream(int stream, int code) {
+            Http2ClientStream s;
+            lock.lock();
+            try {
+                s = streams.get(stream);
                 if (s == null) {
                     return;
                 }
-                if ((long) s.sendWindow + increment > Frames.MAX_WINDOW) {
-                    throw Http2Exception.stream(stream, Frames.FLOW_CONTROL_ERROR, "stream window over 2^31-1");
-                }
-                s.sendWindow += increment;
+                removeLocked(s);
+                s.resetByOriginLocked(code);
+                sendWindow.wake();
+            } finally {
+                lock.unlock();
             }
-            windowOpened.signalAll();
-        } finally {
-            lock.unlock();
+            afterRemoval();
         }
+
+        @Override
+        public void settings(byte[] payload) throws Http2Exception, IOException {
+            int concurrentBefore = maxConcurrentStreams();
+            writer.applyAndAcknowledge(() -> peer.apply(payload, Http2ClientConnection.this::openWindows));
+            if (maxConcurrentStreams() > concurrentBefore) {
+                onCapacity.run();
+            }
+        }
+
+        @Override
+        public void ping(boolean ack, byte[] payload) throws IOException {
+            if (!ack) {
+                writer.pingAck(payload);
+                return;
+            }
+            lock.lock();
+            try {
+                if (pings != null) {
+                    pings.ackedLocked();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /**
+         * No new streams here. Streams above the origin's last stream id were never processed: they fail as refused
+         * (safe to send again); the others finish, then the connection closes (RFC 9113 §6.8).
+         */
+        @Override
+        public void goAway(int last, int code, byte[] payload) {
+            log.debug("h2 upstream {}: GOAWAY last stream {} {}", name, last, Frames.errorName(code));
+            boolean calmDown;
+            lock.lock();
+            try {
+                calmDown = code == Frames.ENHANCE_YOUR_CALM && pings != null && pings.pingedLocked();
+                goingAway = true;
+                for (Http2ClientStream s : new ArrayList<>(streams.values())) {
+                    if (s.id() > last) {
+                        removeLocked(s);
+                        s.failLocked(new Http2StreamException("origin sent GOAWAY (" + Frames.errorName(code)
+                                + ") before processing stream " + s.id(), Frames.REFUSED_STREAM, true));
+                    }
+                }
+                sendWindow.wake();
+            } finally {
+                lock.unlock();
+            }
+            if (calmDown) {
+                pings.tooManyPings(payload);
+            }
+            afterRemoval();
+        }
+
+        @Override
+        public void windowUpdate(int stream, int increment) throws Http2Exception {
+            if (stream == 0) {
+                sendWindow.connectionUpdate(increment);
+                return;
+            }
+            lock.lock();
+            try {
+                Http2ClientStream s = streams.get(stream);
+                if (s != null) {
+                    sendWindow.streamUpdate(s.sendWindow, stream, increment);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void streamError(int stream, int code, String why) throws IOException {
+            resetFromReader(stream, code, why);
+        }
+    }
+
+    /** The send windows of the open streams: a SETTINGS_INITIAL_WINDOW_SIZE moves them all. Under the lock. */
+    private List<SendWindow.Stream> openWindows() {
+        List<SendWindow.Stream> open = new ArrayList<>(streams.size());
+        for (Http2ClientStream s : streams.values()) {
+            open.add(s.sendWindow);
+        }
+        return open;
     }
 
     /** A stream error found by the reader: the stream fails and is reset. */
@@ -937,98 +651,26 @@ public final class Http2ClientConnection {
         }
     }
 
-    // ---------------------------------------------------------------- keep-alive, on its own thread
+    // ---------------------------------------------------------------- keep-alive
 
-    /** The reader read a frame while a PING was outstanding: wake the keep-alive thread. */
-    private void answered() {
-        lock.lock();
-        try {
-            pingOutstanding = false;
-            keepAliveWake.signalAll();
-        } finally {
-            lock.unlock();
-        }
+    /** Under the lock: whether the connection is over. */
+    boolean deadLocked() {
+        return deadWhy != null;
     }
 
-    /**
-     * Until the connection dies: waits for {@code interval} of silence, sends a PING, and closes the connection if
-     * nothing is read within the timeout. One PING at most in flight, so the origin never sees more than one per
-     * interval.
-     */
-    private void keepAliveLoop() {
-        byte[] payload = new byte[8];
-        try {
-            while (true) {
-                lock.lock();
-                try {
-                    long quietLeft;
-                    while (deadWhy == null
-                            && (quietLeft = lastReadNanos + keepAliveIntervalNanos - System.nanoTime()) > 0) {
-                        keepAliveWake.awaitNanos(quietLeft);
-                    }
-                    if (deadWhy != null) {
-                        return;
-                    }
-                    pingsSent++;
-                    pingOutstanding = true;
-                    FrameWriter.putInt(payload, 4, (int) pingsSent);
-                } finally {
-                    lock.unlock();
-                }
-                long sentAt = System.nanoTime();
-                writeUninterrupted(() -> writer.ping(payload));
-                boolean alive;
-                lock.lock();
-                try {
-                    long left;
-                    while (deadWhy == null && lastReadNanos - sentAt < 0
-                            && (left = sentAt + keepAliveTimeoutNanos - System.nanoTime()) > 0) {
-                        keepAliveWake.awaitNanos(left);
-                    }
-                    if (deadWhy != null) {
-                        return;
-                    }
-                    alive = lastReadNanos - sentAt >= 0;
-                    pingOutstanding = false;
-                } finally {
-                    lock.unlock();
-                }
-                if (!alive) {
-                    String why = "no answer to a keep-alive PING within "
-                            + TimeUnit.NANOSECONDS.toMillis(keepAliveTimeoutNanos) + "ms";
-                    log.warn("h2 upstream {}: {}; closing it (its streams fail, new ones use another connection)",
-                            name, why);
-                    // No GOAWAY first: a write to a connection that stopped answering may block; closing the
-                    // socket cannot, and it also ends any write stuck on it.
-                    die("closed: " + why);
-                    return;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (IOException e) {
-            die("keep-alive PING write failed: " + e.getMessage());
-        }
+    /** A keep-alive PING. */
+    void ping(byte[] payload) throws IOException {
+        writer.ping(payload);
     }
 
-    /** PINGs sent by the keep-alive, and PING ACKs read. */
+    /** PINGs sent by the keep-alive. */
     public long pingsSent() {
-        lock.lock();
-        try {
-            return pingsSent;
-        } finally {
-            lock.unlock();
-        }
+        return pings == null ? 0 : pings.pingsSent();
     }
 
-    /** PING ACKs the origin sent. */
+    /** PING ACKs the origin sent (to the keep-alive's PINGs). */
     public long pingAcks() {
-        lock.lock();
-        try {
-            return pingAcks;
-        } finally {
-            lock.unlock();
-        }
+        return pings == null ? 0 : pings.pingAcks();
     }
 
     /** The reader thread, for tests. */

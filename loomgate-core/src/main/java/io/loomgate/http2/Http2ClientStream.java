@@ -3,12 +3,11 @@ package io.loomgate.http2;
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Locale;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -20,8 +19,10 @@ import java.util.concurrent.locks.Condition;
  * only under the connection's lock, which is never held across I/O. Every wait has a deadline: the head's is the
  * caller's, body reads and window waits use {@link #setTimeouts}.
  *
- * <p>Memory: response bytes buffered here never exceed the stream's receive window; it is reopened (WINDOW_UPDATE)
- * only as the response is read, so a slow client holds back its own stream, never the connection.
+ * <p>Memory: the response body ({@link InboundBody}, as a server stream's request body) buffers at most the stream's
+ * receive window; it is reopened (WINDOW_UPDATE) only as the response is read, so a slow client holds back its own
+ * stream, never the connection. The request body waits for the origin's windows in the connection's
+ * {@link SendWindow}.
  *
  * <p>Ending: {@link #isComplete()} once both directions ended cleanly; {@link #cancel()} otherwise (RST_STREAM
  * CANCEL, unless the stream already ended or failed).
@@ -30,34 +31,26 @@ public final class Http2ClientStream {
     private final Http2ClientConnection conn;
     private final int id;
     private final Condition changed;
-    private final ResponseBody body = new ResponseBody();
+    private final ResponseBody body;
     private final RequestBody requestBody = new RequestBody();
-    private long readTimeoutNanos = Duration.ofSeconds(60).toNanos();
-    private long writeTimeoutNanos = Duration.ofSeconds(60).toNanos();
+    private static final long DEFAULT_TIMEOUT_NANOS = Duration.ofSeconds(60).toNanos();
+    private long writeTimeoutNanos = DEFAULT_TIMEOUT_NANOS;
     // guarded by conn.lock
     private final ArrayDeque<ResponseHead> heads = new ArrayDeque<>(2);
     private boolean finalHeadSeen;
     private boolean endedWithHead;
-    private final ArrayDeque<byte[]> inbound = new ArrayDeque<>(4);
-    private int inboundOffset;
-    /** Response bytes received and not yet read. */
-    private int buffered;
-    private int recvWindow;
-    private int recvUnacked;
-    private boolean remoteClosed;
-    private Headers trailers;
-    int sendWindow;
+    final SendWindow.Stream sendWindow;
     private boolean localClosed;
     private boolean requestStopped;
-    private IOException failure;
 
-    Http2ClientStream(Http2ClientConnection conn, int id, int sendWindow, int recvWindow, boolean endStream) {
+    Http2ClientStream(Http2ClientConnection conn, int id, SendWindow.Stream sendWindow, int recvWindow,
+                      boolean endStream) {
         this.conn = conn;
         this.id = id;
         this.sendWindow = sendWindow;
-        this.recvWindow = recvWindow;
         this.localClosed = endStream;
         this.changed = conn.lock.newCondition();
+        this.body = new ResponseBody(recvWindow);
     }
 
     public int id() {
@@ -74,7 +67,7 @@ public final class Http2ClientStream {
      * {@code write} for the origin's flow-control window to open when sending the request body.
      */
     public void setTimeouts(Duration read, Duration write) {
-        this.readTimeoutNanos = read.toNanos();
+        body.readTimeout(read.toNanos());
         this.writeTimeoutNanos = write.toNanos();
     }
 
@@ -90,13 +83,13 @@ public final class Http2ClientStream {
         conn.lock.lock();
         try {
             while (heads.isEmpty()) {
-                if (failure != null) {
-                    throw copy(failure);
+                if (body.failedLocked()) {
+                    throw body.failureLocked();
                 }
-                if (remoteClosed) {
+                if (body.endedLocked()) {
                     throw new IOException("origin ended stream " + id + " without a response head");
                 }
-                await(deadlineNanos - System.nanoTime(), "no response head");
+                body.awaitLocked(deadlineNanos - System.nanoTime(), "no response head");
             }
             return heads.poll();
         } finally {
@@ -149,7 +142,7 @@ public final class Http2ClientStream {
             conn.lock.unlock();
         }
         if (requestTrailers != null && !requestTrailers.isEmpty()) {
-            conn.writeTrailers(id, requestTrailers);
+            conn.writeTrailers(id, encodeTrailers(requestTrailers));
         } else {
             conn.writeData(id, EMPTY, 0, 0, true);
         }
@@ -180,7 +173,7 @@ public final class Http2ClientStream {
     public boolean isComplete() {
         conn.lock.lock();
         try {
-            return failure == null && (localClosed || requestStopped) && remoteClosed && inbound.isEmpty();
+            return !body.failedLocked() && closedBothLocked() && body.drainedLocked();
         } finally {
             conn.lock.unlock();
         }
@@ -194,13 +187,10 @@ public final class Http2ClientStream {
         boolean send;
         conn.lock.lock();
         try {
-            send = failure == null && !((localClosed || requestStopped) && remoteClosed);
-            if (failure == null) {
-                failure = new Http2StreamException("stream " + id + " cancelled", Frames.CANCEL, false);
-            }
+            send = !body.failedLocked() && !closedBothLocked();
+            body.failLocked(new Http2StreamException("stream " + id + " cancelled", Frames.CANCEL, false));
             conn.removeLocked(this);
-            changed.signalAll();
-            conn.windowOpened.signalAll();
+            conn.sendWindow.wake();
         } finally {
             conn.lock.unlock();
         }
@@ -231,8 +221,8 @@ public final class Http2ClientStream {
     }
 
     private void checkWritable() throws IOException {
-        if (failure != null) {
-            throw copy(failure);
+        if (body.failedLocked()) {
+            throw body.failureLocked();
         }
         if (localClosed) {
             throw new IOException("request on stream " + id + " already ended");
@@ -256,189 +246,125 @@ public final class Http2ClientStream {
             finalHeadSeen = true;
             if (endStream) {
                 endedWithHead = true;
-                remoteClosed = true;
+                body.end(null);
             }
         }
         changed.signalAll();
     }
 
-    void deliverDataLocked(byte[] payload, int off, int len, boolean endStream) throws Http2Exception {
-        if (!finalHeadSeen || remoteClosed) {
+    /** A DATA frame of the response body; returns the padding's window credit to give back at once. */
+    int deliverDataLocked(byte[] payload, int off, int len, boolean endStream) throws Http2Exception {
+        if (!finalHeadSeen || body.endedLocked()) {
             throw Http2Exception.stream(id, Frames.PROTOCOL_ERROR, "DATA before the response head or after its end");
         }
-        if (payload.length > recvWindow) {
-            throw Http2Exception.stream(id, Frames.FLOW_CONTROL_ERROR, "DATA beyond the stream window");
-        }
-        recvWindow -= payload.length;
-        // Padding is never read: its window comes back at once (the reader sends it)
-        recvWindow += endStream ? 0 : payload.length - len;
+        int credit = body.receive(payload, off, len, endStream);
         if (len > 0) {
-            inbound.add(off == 0 && len == payload.length ? payload
-                    : java.util.Arrays.copyOfRange(payload, off, off + len));
-            buffered += len;
-            conn.bufferedLocked(buffered);
+            conn.bufferedLocked(body.bufferedLocked());
         }
-        if (endStream) {
-            remoteClosed = true;
-        }
-        changed.signalAll();
+        return credit;
     }
 
     void deliverTrailersLocked(Headers t) {
-        trailers = t;
-        remoteClosed = true;
-        changed.signalAll();
+        body.end(t);
+    }
+
+    /** A whole header block: the response head (interim or final), or the trailers after the body. */
+    void deliverBlockLocked(ResponseFields fields, boolean endStream) throws Http2Exception {
+        if (finalHeadSeen) {
+            if (!endStream) {
+                throw Http2Exception.stream(id, Frames.PROTOCOL_ERROR, "trailers without END_STREAM");
+            }
+            deliverTrailersLocked(fields.toTrailers(id));
+            return;
+        }
+        ResponseHead h = fields.toResponse(id);
+        if (h.isInformational() && (endStream || h.status() == 101)) {
+            throw Http2Exception.stream(id, Frames.PROTOCOL_ERROR, "informational " + h.status()
+                    + " ending the stream or switching protocols");
+        }
+        deliverHeadLocked(h, endStream);
+    }
+
+    /** RST_STREAM from the origin. */
+    void resetByOriginLocked(int code) {
+        if (code == Frames.NO_ERROR && finalHeadSeen) {
+            // RFC 9113 §8.1: the origin answered and does not need the rest of the request body.
+            stopRequestLocked();
+        } else {
+            failLocked(new Http2StreamException("origin reset stream " + id + " with " + Frames.errorName(code),
+                    code, code == Frames.REFUSED_STREAM));
+        }
     }
 
     /** The origin answered and reset with NO_ERROR: the response stands, the request body is not wanted. */
     void stopRequestLocked() {
         requestStopped = true;
-        if (!remoteClosed) {
-            failure = new Http2StreamException("origin reset stream " + id + " (NO_ERROR) before its response ended",
-                    Frames.NO_ERROR, false);
+        if (!body.endedLocked()) {
+            body.failLocked(new Http2StreamException("origin reset stream " + id
+                    + " (NO_ERROR) before its response ended", Frames.NO_ERROR, false));
         }
         changed.signalAll();
     }
 
     void failLocked(IOException why) {
-        if (failure == null) {
-            failure = why;
-        }
-        changed.signalAll();
+        body.failLocked(why);
     }
 
     boolean closedBothLocked() {
-        return (localClosed || requestStopped) && remoteClosed;
+        return (localClosed || requestStopped) && body.endedLocked();
     }
 
-    // ---------------------------------------------------------------- waiting
-
-    /** Waits on {@link #changed} (lock held) for at most {@code nanos}; a timeout or an interrupt throws. */
-    private void await(long nanos, String what) throws IOException {
-        if (nanos <= 0) {
-            throw new SocketTimeoutException("stream " + id + ": " + what + " in time");
+    /**
+     * A request head as HPACK: fields as given (lower-cased), after the pseudo-fields, except the connection-specific
+     * ones and Host, which is {@code :authority} (RFC 9113 §8.2.2, §8.3.1).
+     */
+    static byte[] encodeRequest(String method, String scheme, String authority, String path, Headers fields) {
+        HeaderBlock out = new HeaderBlock(64 + fields.size() * 32);
+        HpackEncoder.field(out, ":method", method);
+        HpackEncoder.field(out, ":scheme", scheme);
+        HpackEncoder.field(out, ":authority", authority);
+        HpackEncoder.field(out, ":path", path);
+        for (int i = 0; i < fields.size(); i++) {
+            String n = fields.name(i).toLowerCase(Locale.ROOT);
+            switch (n) {
+                case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te",
+                     "http2-settings" -> {
+                    // Host is :authority; the rest are connection-specific (RFC 9113 §8.2.2); TE is added below
+                }
+                default -> HpackEncoder.field(out, n, fields.value(i));
+            }
         }
-        try {
-            changed.awaitNanos(nanos);
-        } catch (InterruptedException e) {
-            // Not re-asserted: the caller's next act is to reset this stream on a socket every stream shares, and an
-            // interrupted virtual thread blocked in a socket write closes that socket (see writeUninterrupted).
-            throw new InterruptedIOException("stream " + id + " interrupted");
-        }
+        // The gateway passes response trailers on (gRPC needs them), so it may say it accepts them.
+        HpackEncoder.field(out, "te", "trailers");
+        return out.toByteArray();
     }
 
-    private static IOException copy(IOException e) {
-        if (e instanceof Http2StreamException h) {
-            return h.copy();
+    /** Request trailers as HPACK: regular fields only. */
+    static byte[] encodeTrailers(Headers trailers) {
+        HeaderBlock out = new HeaderBlock(64);
+        for (int i = 0; i < trailers.size(); i++) {
+            String n = trailers.name(i).toLowerCase(Locale.ROOT);
+            if (!n.isEmpty() && n.charAt(0) != ':') {
+                HpackEncoder.field(out, n, trailers.value(i));
+            }
         }
-        return new IOException(e.getMessage(), e);
+        return out.toByteArray();
     }
 
     private static final byte[] EMPTY = new byte[0];
 
     /** The response body as it arrives in DATA frames; reads wait at most the read timeout each. */
-    public final class ResponseBody extends InputStream {
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
+    public final class ResponseBody extends InboundBody {
+        ResponseBody(int window) {
+            super(conn.lock, changed, conn.writer, id, window, false, DEFAULT_TIMEOUT_NANOS, "response body");
         }
 
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (len == 0) {
-                return 0;
-            }
-            int n;
-            int credit = 0;
-            conn.lock.lock();
-            try {
-                long deadline = System.nanoTime() + readTimeoutNanos;
-                while (inbound.isEmpty()) {
-                    if (failure != null) {
-                        throw copy(failure);
-                    }
-                    if (remoteClosed) {
-                        return -1;
-                    }
-                    await(deadline - System.nanoTime(), "no response body data");
-                }
-                byte[] chunk = inbound.peek();
-                n = Math.min(len, chunk.length - inboundOffset);
-                System.arraycopy(chunk, inboundOffset, b, off, n);
-                inboundOffset += n;
-                buffered -= n;
-                if (inboundOffset == chunk.length) {
-                    inbound.poll();
-                    inboundOffset = 0;
-                }
-                recvUnacked += n;
-                if (!remoteClosed && recvUnacked >= Http2ClientConnection.STREAM_WINDOW / 2) {
-                    credit = recvUnacked;
-                    recvUnacked = 0;
-                    recvWindow += credit;
-                }
-            } finally {
-                conn.lock.unlock();
-            }
-            if (credit > 0) {
-                // The origin may send this much more: the bytes were handed on.
-                conn.writeWindowUpdate(id, credit);
-            }
-            return n;
-        }
-
-        /**
-         * Waits until a byte can be read or the body ended (or failed), holding no buffer; false once complete.
-         * Waits at most the read timeout; a read then reports what happened.
-         */
-        public boolean awaitData() throws IOException {
-            conn.lock.lock();
-            try {
-                long deadline = System.nanoTime() + readTimeoutNanos;
-                while (inbound.isEmpty() && failure == null && !remoteClosed) {
-                    await(deadline - System.nanoTime(), "no response body data");
-                }
-                return !(inbound.isEmpty() && remoteClosed && failure == null);
-            } finally {
-                conn.lock.unlock();
-            }
-        }
-
-        @Override
-        public int available() {
-            conn.lock.lock();
-            try {
-                return inbound.isEmpty() ? 0 : inbound.peek().length - inboundOffset;
-            } finally {
-                conn.lock.unlock();
-            }
-        }
-
-        /** Whether the whole response body (and its trailers) arrived and was read. */
-        public boolean isComplete() {
-            conn.lock.lock();
-            try {
-                return remoteClosed && inbound.isEmpty() && failure == null;
-            } finally {
-                conn.lock.unlock();
-            }
-        }
-
-        /** The response's trailers (HEADERS after the body, with END_STREAM); empty when it had none. */
-        public Headers trailers() {
-            conn.lock.lock();
-            try {
-                return trailers == null ? new Headers(2) : trailers;
-            } finally {
-                conn.lock.unlock();
-            }
-        }
+        // An interrupt is not re-asserted: the caller's next act is to reset this stream on a socket every stream
+        // shares, and an interrupted virtual thread blocked in a socket write closes that socket.
     }
 
     /** The request body: each write goes out as DATA at once, split as the windows and frame size require. */
-    private final class RequestBody extends OutputStream {
+    private final class RequestBody extends OutputStream implements SendWindow.Sender {
         @Override
         public void write(int b) throws IOException {
             write(new byte[] {(byte) b}, 0, 1);
@@ -450,37 +376,28 @@ public final class Http2ClientStream {
                 int n;
                 conn.lock.lock();
                 try {
-                    long deadline = System.nanoTime() + writeTimeoutNanos;
-                    while (true) {
-                        if (requestStopped) {
-                            return; // the origin answered and wants no more: the rest is dropped
-                        }
-                        checkWritable();
-                        if (sendWindow > 0 && conn.connSendWindow > 0) {
-                            break;
-                        }
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            throw new SocketTimeoutException("stream " + id + ": origin kept its flow-control window "
-                                    + "shut for the write timeout");
-                        }
-                        try {
-                            conn.windowOpened.awaitNanos(left);
-                        } catch (InterruptedException e) {
-                            throw new InterruptedIOException("stream " + id + " interrupted"); // see await()
-                        }
-                    }
-                    n = Math.min(len, Math.min(Frames.DEFAULT_MAX_FRAME_SIZE, Math.min(sendWindow,
-                            conn.connSendWindow)));
-                    sendWindow -= n;
-                    conn.connSendWindow -= n;
+                    n = conn.sendWindow.take(sendWindow, id, "origin", len, Frames.DEFAULT_MAX_FRAME_SIZE,
+                            System.nanoTime() + writeTimeoutNanos, this);
                 } finally {
                     conn.lock.unlock();
+                }
+                if (n == SendWindow.DROPPED) {
+                    return; // the origin answered and wants no more: the rest is dropped
                 }
                 conn.writeData(id, b, off, n, false);
                 off += n;
                 len -= n;
             }
+        }
+
+        /** Under the lock. */
+        @Override
+        public boolean maySend() throws IOException {
+            if (requestStopped) {
+                return false;
+            }
+            checkWritable();
+            return true;
         }
     }
 

@@ -4,11 +4,9 @@ import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
-import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -19,9 +17,9 @@ import java.util.concurrent.locks.Condition;
  * response. Every field below marked "guarded" is read and written only under the connection's lock, which is never
  * held across I/O; frames are written outside it (through the connection's {@link FrameWriter}).
  *
- * <p>Memory: the request body bytes buffered here never exceed the window this side granted the stream; the window is
- * reopened (WINDOW_UPDATE) only as the handler reads, so a handler that does not read stops its client, not the
- * connection.
+ * <p>Memory: the request body ({@link InboundBody}, as a client stream's response body) buffers at most the window
+ * this side granted the stream; the window is reopened (WINDOW_UPDATE) only as the handler reads, so a handler that
+ * does not read stops its client, not the connection.
  */
 public final class Http2Stream {
     private final Http2Connection conn;
@@ -30,16 +28,9 @@ public final class Http2Stream {
     private final RequestHead request;
     private final long contentLength;
     private final Condition changed;
-    private final RequestBody body = new RequestBody();
+    private final RequestBody body;
     // guarded by conn.lock
-    private final ArrayDeque<byte[]> inbound = new ArrayDeque<>(2);
-    private int inboundOffset;
-    private long received;
-    boolean remoteClosed;
-    private Headers trailers;
-    int recvWindow;
-    private int recvUnacked;
-    int sendWindow;
+    SendWindow.Stream sendWindow;
     boolean localClosed;
     // volatile, besides written under conn.lock: onClientCancel reads it without the lock
     private volatile String resetWhy;
@@ -53,20 +44,20 @@ public final class Http2Stream {
     private boolean responseStarted;
     /** The response head's block, not yet written (see {@link #sendHead}). */
     HeaderBlock pendingHead;
+    /** What the send window asks while this stream's DATA waits for it; made at its first DATA. */
+    private SendWindow.Sender sender;
     private final boolean headRequest;
     private final boolean bodyless;
 
     Http2Stream(Http2Connection conn, int id, int index, RequestHead request, long contentLength, boolean endStream,
-                int recvWindow, int sendWindow) {
+                int recvWindow) {
         this.conn = conn;
         this.id = id;
         this.index = index;
         this.request = request;
         this.contentLength = contentLength;
-        this.remoteClosed = endStream;
-        this.recvWindow = recvWindow;
-        this.sendWindow = sendWindow;
         this.changed = conn.lock.newCondition();
+        this.body = new RequestBody(recvWindow, endStream);
         this.headRequest = "HEAD".equals(request.method());
         this.bodyless = endStream || contentLength == 0;
     }
@@ -107,7 +98,7 @@ public final class Http2Stream {
         if (responseStarted) {
             throw new IllegalStateException("interim response after the final head");
         }
-        conn.writeHeaders(this, encode(head.status(), head.headers()), false);
+        writeHeaders(encode(head.status(), head.headers()), false);
     }
 
     /**
@@ -129,7 +120,7 @@ public final class Http2Stream {
         responseStarted = true;
         HeaderBlock block = encode(head.status(), head.headers());
         if (endStream) {
-            conn.writeHeaders(this, block, true);
+            writeHeaders(block, true);
         } else {
             // Held until the body's first flush (the seam allows it): HEADERS and the first DATA leave in one write.
             pendingHead = block;
@@ -211,31 +202,166 @@ public final class Http2Stream {
         }
     }
 
+    // ---- writing the response, on the stream's thread (the lock is never held across a write)
+
+    void writeHeaders(HeaderBlock block, boolean endStream) throws IOException {
+        flushPendingHead();
+        conn.lock.lock();
+        try {
+            checkWritable();
+            if (endStream) {
+                localClosed = true;
+            }
+        } finally {
+            conn.lock.unlock();
+        }
+        conn.writer.headers(id, block.array(), block.length(), conn.peer.maxFrameSize(), endStream);
+        if (endStream) {
+            conn.afterLocalEnd(this);
+        }
+    }
+
+    /** Writes a response head held back by {@link #sendHead}, alone. */
+    private void flushPendingHead() throws IOException {
+        HeaderBlock head = pendingHead;
+        if (head != null) {
+            pendingHead = null;
+            writeHeaders(head, false);
+        }
+    }
+
+    /** Sends DATA as the stream and connection windows allow, waiting (up to the read timeout) for window. */
+    void writeData(byte[] b, int off, int len, boolean endStream) throws IOException {
+        HeaderBlock head = pendingHead;
+        if (head != null) {
+            boolean together;
+            conn.lock.lock();
+            try {
+                // Together only when the head fits one frame and the first DATA can go at once; a shut window must
+                // not hold the head back.
+                together = head.length() <= conn.peer.maxFrameSize()
+                        && (len == 0 || conn.sendWindow.isOpen(sendWindow));
+            } finally {
+                conn.lock.unlock();
+            }
+            if (!together) {
+                flushPendingHead();
+            }
+        }
+        do {
+            int n;
+            try {
+                n = takeWindow(len, endStream);
+            } catch (SocketTimeoutException e) {
+                // Zero-window stall: the client keeps the window shut; the stream cannot finish.
+                conn.resetLocally(this, Frames.CANCEL, "flow-control window stayed 0");
+                throw e;
+            } catch (InterruptedIOException e) {
+                Thread.currentThread().interrupt();
+                throw e;
+            }
+            boolean last = endStream && n == len;
+            HeaderBlock pending = pendingHead;
+            if (pending != null) {
+                pendingHead = null;
+                conn.writer.headersAndData(id, pending.array(), pending.length(), b, off, n, last);
+            } else {
+                conn.writer.data(id, b, off, n, last);
+            }
+            off += n;
+            len -= n;
+            if (last) {
+                conn.afterLocalEnd(this);
+                return;
+            }
+        } while (len > 0);
+    }
+
+    /** The next DATA frame's share of the windows, waiting for them up to the read timeout. */
+    private int takeWindow(int len, boolean endStream) throws IOException {
+        if (sender == null) {
+            sender = new Sending();
+        }
+        conn.lock.lock();
+        try {
+            int n = conn.sendWindow.take(sendWindow, id, "client", len, conn.peer.maxFrameSize(),
+                    System.nanoTime() + conn.readTimeoutNanos(), sender);
+            if (endStream && n == len) {
+                localClosed = true;
+            }
+            return n;
+        } finally {
+            conn.lock.unlock();
+        }
+    }
+
+    /** Under the lock. */
+    private void checkWritable() throws IOException {
+        if (resetWhy != null) {
+            throw new IOException("stream " + id + ": " + resetWhy);
+        }
+        if (localClosed) {
+            throw new IOException("stream " + id + " already ended");
+        }
+        if (conn.endedLocked()) {
+            throw new IOException("connection closed");
+        }
+    }
+
+    /** The response's DATA waiting for window: it may still be sent, and its held-back head may go first. */
+    private final class Sending implements SendWindow.Sender {
+        @Override
+        public boolean maySend() throws IOException {
+            checkWritable();
+            return true;
+        }
+
+        @Override
+        public boolean beforeWait() throws IOException {
+            if (pendingHead == null) {
+                return false;
+            }
+            // Another stream took the connection window meanwhile: the head goes out alone first.
+            conn.lock.unlock();
+            try {
+                flushPendingHead();
+            } finally {
+                conn.lock.lock();
+            }
+            return true;
+        }
+    }
+
     // ---- called by the connection's reader, under conn.lock ----
 
-    /** Buffers request body bytes; false if the content-length was exceeded. */
-    boolean deliverData(byte[] data, int off, int len, boolean endStream) {
-        if (len > 0) {
-            inbound.add(off == 0 && len == data.length ? data : java.util.Arrays.copyOfRange(data, off, off + len));
-            received += len;
+    /**
+     * Buffers request body bytes; returns the padding's window credit to give back at once. Beyond the stream's
+     * window, or beside its content-length, is a stream error.
+     */
+    int deliverData(byte[] payload, int off, int len, boolean endStream) throws Http2Exception {
+        int credit = body.receive(payload, off, len, endStream);
+        long received = body.receivedLocked();
+        if (contentLength >= 0 && (endStream ? received != contentLength : received > contentLength)) {
+            throw Http2Exception.stream(id, Frames.PROTOCOL_ERROR,
+                    "DATA does not match content-length (RFC 9113 §8.1.1)");
         }
-        if (endStream) {
-            remoteClosed = true;
-        }
-        changed.signalAll();
-        return contentLength < 0 || (endStream ? received == contentLength : received <= contentLength);
+        return credit;
     }
 
     void deliverTrailers(Headers t) {
-        trailers = t;
-        remoteClosed = true;
-        changed.signalAll();
+        body.end(t);
+    }
+
+    /** Under conn.lock: whether the client ended its side (END_STREAM). */
+    boolean remoteClosed() {
+        return body.endedLocked();
     }
 
     /** The stream ended abnormally (either side reset it, or the connection ended): wake everyone waiting. */
     void markReset(String why) {
         if (resetWhy == null) {
             resetWhy = why;
+            body.failLocked(new IOException("stream " + id + ": " + why));
         }
         changed.signalAll();
     }
@@ -254,98 +380,16 @@ public final class Http2Stream {
     }
 
     /** The request body: blocks for DATA with the connection's read timeout as its deadline. */
-    public final class RequestBody extends InputStream {
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
+    public final class RequestBody extends InboundBody {
+        RequestBody(int window, boolean ended) {
+            super(conn.lock, changed, conn.writer, id, window, ended, conn.readTimeoutNanos(), "request body");
         }
 
         @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (len == 0) {
-                return 0;
-            }
-            int n;
-            conn.lock.lock();
-            try {
-                long deadline = System.nanoTime() + conn.readTimeoutNanos();
-                while (inbound.isEmpty()) {
-                    if (resetWhy != null) {
-                        throw new IOException("stream " + id + ": " + resetWhy);
-                    }
-                    if (remoteClosed) {
-                        return -1;
-                    }
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw new SocketTimeoutException("stream " + id + ": no request body data within the read"
-                                + " timeout");
-                    }
-                    try {
-                        changed.awaitNanos(left);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new InterruptedIOException("stream " + id + " interrupted");
-                    }
-                }
-                byte[] chunk = inbound.peek();
-                n = Math.min(len, chunk.length - inboundOffset);
-                System.arraycopy(chunk, inboundOffset, b, off, n);
-                inboundOffset += n;
-                if (inboundOffset == chunk.length) {
-                    inbound.poll();
-                    inboundOffset = 0;
-                }
-                recvUnacked += n;
-                if (remoteClosed || recvUnacked < conn.streamWindow() / 2) {
-                    return n;
-                }
-                // Reopen the window for what the handler has taken: the client may send that much more.
-                int credit = recvUnacked;
-                recvUnacked = 0;
-                recvWindow += credit;
-                conn.lock.unlock();
-                try {
-                    conn.sendWindowUpdate(id, credit);
-                } finally {
-                    conn.lock.lock();
-                }
-            } finally {
-                conn.lock.unlock();
-            }
-            return n;
-        }
-
-        @Override
-        public int available() {
-            conn.lock.lock();
-            try {
-                return inbound.isEmpty() ? 0 : inbound.peek().length - inboundOffset;
-            } finally {
-                conn.lock.unlock();
-            }
-        }
-
-        /** Whether the whole body (and any trailers) has been read. */
-        public boolean isComplete() {
-            conn.lock.lock();
-            try {
-                return remoteClosed && inbound.isEmpty() && resetWhy == null;
-            } finally {
-                conn.lock.unlock();
-            }
-        }
-
-        /** The request's trailers, empty when it had none. */
-        public Headers trailers() {
-            conn.lock.lock();
-            try {
-                return trailers == null ? new Headers(4) : trailers;
-            } finally {
-                conn.lock.unlock();
-            }
+        InterruptedIOException interrupted() {
+            // Kept asserted: the handler was interrupted because its client reset the stream, and is to stop.
+            Thread.currentThread().interrupt();
+            return super.interrupted();
         }
     }
 
@@ -375,10 +419,10 @@ public final class Http2Stream {
             if (headRequest) {
                 return; // a response to HEAD has no body, whatever the handler writes
             }
-            int frame = conn.peerMaxFrameSize();
+            int frame = conn.peer.maxFrameSize();
             while (len > 0) {
                 if (count == 0 && len >= frame) {
-                    conn.writeData(Http2Stream.this, b, off, frame, false);
+                    writeData(b, off, frame, false);
                     written += frame;
                     off += frame;
                     len -= frame;
@@ -407,7 +451,7 @@ public final class Http2Stream {
         @Override
         public void flush() throws IOException {
             if (count > 0) {
-                conn.writeData(Http2Stream.this, buf, 0, count, false);
+                writeData(buf, 0, count, false);
                 count = 0;
             }
         }
@@ -422,9 +466,9 @@ public final class Http2Stream {
                 flush();
                 HeaderBlock out = new HeaderBlock(64);
                 fields(out, responseTrailers);
-                conn.writeHeaders(Http2Stream.this, out, true);
+                writeHeaders(out, true);
             } else {
-                conn.writeData(Http2Stream.this, buf == null ? new byte[0] : buf, 0, count, true);
+                writeData(buf == null ? new byte[0] : buf, 0, count, true);
                 count = 0;
             }
             buf = null;

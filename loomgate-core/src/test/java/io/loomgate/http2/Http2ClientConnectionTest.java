@@ -180,4 +180,34 @@ class Http2ClientConnectionTest {
         assertThatThrownBy(() -> b.awaitHead(in(10))).isInstanceOf(IOException.class);
         assertThat(conn.isDead()).isTrue();
     }
+
+    /** RFC 9113 §6.9: an increment of 0 on a stream is a stream error; the connection and its other streams go on. */
+    @Test
+    void aWindowUpdateOfZeroOnAStreamFailsOnlyThatStream() throws Exception {
+        Http2ClientStream bad = get(false);
+        toClient.windowUpdate(bad.id(), 0);
+        byte[] rst = await(Frames.RST_STREAM, bad.id());
+        assertThat(Frames.getInt(rst, 0)).isEqualTo(Frames.PROTOCOL_ERROR);
+        assertThatThrownBy(() -> bad.awaitHead(in(10))).isInstanceOf(Http2StreamException.class);
+        assertThat(conn.isUsable()).isTrue();
+        Http2ClientStream good = get(true);
+        toClient.headers(good.id(), head(":status", "200"), 16_384, true);
+        assertThat(good.awaitHead(in(10)).status()).isEqualTo(200);
+    }
+
+    /** RFC 9113 §6.9: an increment of 0 on the connection is a connection error. */
+    @Test
+    void aWindowUpdateOfZeroOnTheConnectionEndsIt() throws Exception {
+        toClient.windowUpdate(0, 0);
+        byte[] goAway = await(Frames.GOAWAY, 0);
+        assertThat(Frames.getInt(goAway, 4)).isEqualTo(Frames.PROTOCOL_ERROR);
+    }
+
+    /** RFC 9113 §6.5.2: SETTINGS_ENABLE_PUSH other than 0 or 1 is a connection error, from either peer. */
+    @Test
+    void anEnablePushOverOneEndsTheConnection() throws Exception {
+        toClient.settings(new int[] {Frames.SETTINGS_ENABLE_PUSH, 2});
+        byte[] goAway = await(Frames.GOAWAY, 0);
+        assertThat(Frames.getInt(goAway, 4)).isEqualTo(Frames.PROTOCOL_ERROR);
+    }
 }

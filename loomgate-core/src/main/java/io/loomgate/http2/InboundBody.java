@@ -1,0 +1,257 @@
+package io.loomgate.http2;
+
+import io.loomgate.http.Headers;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The body a stream receives, either role (a request body at the server, a response body at the client): DATA
+ * payloads buffered as they arrive, read by the stream's thread, then the trailers. Also the stream's receive window:
+ * what is buffered never exceeds the window this side granted; it is reopened (WINDOW_UPDATE) only as the body is
+ * read, so a reader that does not read stops its own stream, not the connection.
+ *
+ * <p>Threads: the connection's reader delivers ({@link #receive}, {@link #end}), under the connection's lock; the
+ * stream's thread reads. Every field is guarded by the connection's lock, never held across I/O.
+ */
+abstract class InboundBody extends InputStream {
+    private final ReentrantLock lock;
+    private final Condition changed;
+    private final FrameWriter writer;
+    private final int id;
+    private final int window;
+    private final String what;
+    private volatile long readTimeoutNanos;
+    // guarded by lock
+    /** Why the stream ended abnormally (reset, failed, its connection gone); null while it is sound. */
+    private IOException failure;
+    private final ArrayDeque<byte[]> chunks = new ArrayDeque<>(2);
+    private int chunkOffset;
+    private int buffered;
+    private long received;
+    private int recvWindow;
+    private int recvUnacked;
+    private boolean ended;
+    private Headers trailers;
+
+    /**
+     * @param changed signalled whenever something arrives or the stream fails
+     * @param writer  where the window is reopened (WINDOW_UPDATE) as the body is read
+     * @param window  the receive window this side granted the stream (SETTINGS_INITIAL_WINDOW_SIZE)
+     * @param what    names the body in a timeout's message
+     */
+    InboundBody(ReentrantLock lock, Condition changed, FrameWriter writer, int id, int window, boolean ended,
+                long readTimeoutNanos, String what) {
+        this.lock = lock;
+        this.changed = changed;
+        this.writer = writer;
+        this.readTimeoutNanos = readTimeoutNanos;
+        this.id = id;
+        this.window = window;
+        this.recvWindow = window;
+        this.ended = ended;
+        this.what = what;
+    }
+
+    /** How long each later read may wait for a byte. */
+    void readTimeout(long nanos) {
+        readTimeoutNanos = nanos;
+    }
+
+    /** Under the lock: the stream ended abnormally; every wait fails with {@code why} (the first one given stays). */
+    void failLocked(IOException why) {
+        if (failure == null) {
+            failure = why;
+        }
+        changed.signalAll();
+    }
+
+    /** Under the lock: whether the stream ended abnormally. */
+    boolean failedLocked() {
+        return failure != null;
+    }
+
+    /** Under the lock, once {@link #failedLocked}: what to throw, a fresh exception for each thread that meets it. */
+    IOException failureLocked() {
+        if (failure instanceof Http2StreamException h) {
+            return h.copy();
+        }
+        return new IOException(failure.getMessage(), failure);
+    }
+
+    /** The read was interrupted: what to throw (and whether the interrupt stays asserted is the role's choice). */
+    InterruptedIOException interrupted() {
+        return new InterruptedIOException("stream " + id + " interrupted");
+    }
+
+    // ---- from the connection's reader, under the lock
+
+    /**
+     * A DATA frame: {@code payload.length} counts against the window, {@code data[off, off+len)} is buffered. Returns
+     * the credit to give back at once: the padding, which is never read (none once the stream ended).
+     */
+    int receive(byte[] payload, int off, int len, boolean endStream) throws Http2Exception {
+        if (payload.length > recvWindow) {
+            throw Http2Exception.stream(id, Frames.FLOW_CONTROL_ERROR, "DATA beyond the stream window");
+        }
+        recvWindow -= payload.length;
+        int paddingCredit = endStream ? 0 : payload.length - len;
+        recvWindow += paddingCredit;
+        if (len > 0) {
+            chunks.add(off == 0 && len == payload.length ? payload : Arrays.copyOfRange(payload, off, off + len));
+            buffered += len;
+            received += len;
+        }
+        if (endStream) {
+            ended = true;
+        }
+        changed.signalAll();
+        return paddingCredit;
+    }
+
+    /** The peer ended the body, with trailers (null: none). */
+    void end(Headers t) {
+        if (t != null) {
+            trailers = t;
+        }
+        ended = true;
+        changed.signalAll();
+    }
+
+    /** Under the lock: whether the peer ended the body (END_STREAM). */
+    boolean endedLocked() {
+        return ended;
+    }
+
+    /** Under the lock: body bytes received in all. */
+    long receivedLocked() {
+        return received;
+    }
+
+    /** Under the lock: body bytes received and not yet read. */
+    int bufferedLocked() {
+        return buffered;
+    }
+
+    /** Under the lock: whether nothing received is left unread. */
+    boolean drainedLocked() {
+        return chunks.isEmpty();
+    }
+
+    /** Under the lock: waits on the stream's condition for at most {@code nanos}; a timeout or an interrupt throws. */
+    void awaitLocked(long nanos, String why) throws IOException {
+        if (nanos <= 0) {
+            throw new SocketTimeoutException("stream " + id + ": " + why + " in time");
+        }
+        try {
+            changed.awaitNanos(nanos);
+        } catch (InterruptedException e) {
+            throw interrupted();
+        }
+    }
+
+    // ---- the stream's thread
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return n < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        int n;
+        int credit = 0;
+        lock.lock();
+        try {
+            long deadline = System.nanoTime() + readTimeoutNanos;
+            while (chunks.isEmpty()) {
+                if (failedLocked()) {
+                    throw failureLocked();
+                }
+                if (ended) {
+                    return -1;
+                }
+                awaitLocked(deadline - System.nanoTime(), "no " + what + " data");
+            }
+            byte[] chunk = chunks.peek();
+            n = Math.min(len, chunk.length - chunkOffset);
+            System.arraycopy(chunk, chunkOffset, b, off, n);
+            chunkOffset += n;
+            buffered -= n;
+            if (chunkOffset == chunk.length) {
+                chunks.poll();
+                chunkOffset = 0;
+            }
+            recvUnacked += n;
+            if (!ended && recvUnacked >= window / 2) {
+                // The peer may send this much more: the bytes were taken.
+                credit = recvUnacked;
+                recvUnacked = 0;
+                recvWindow += credit;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (credit > 0) {
+            writer.windowUpdate(id, credit);
+        }
+        return n;
+    }
+
+    /**
+     * Waits until a byte can be read or the body ended (or failed), holding no buffer; false once complete. Waits at
+     * most the read timeout; a read then reports what happened.
+     */
+    public boolean awaitData() throws IOException {
+        lock.lock();
+        try {
+            long deadline = System.nanoTime() + readTimeoutNanos;
+            while (chunks.isEmpty() && !ended && !failedLocked()) {
+                awaitLocked(deadline - System.nanoTime(), "no " + what + " data");
+            }
+            return !(chunks.isEmpty() && ended && !failedLocked());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int available() {
+        lock.lock();
+        try {
+            return chunks.isEmpty() ? 0 : chunks.peek().length - chunkOffset;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the whole body (and its trailers) arrived and was read. */
+    public boolean isComplete() {
+        lock.lock();
+        try {
+            return ended && chunks.isEmpty() && !failedLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The trailers (HEADERS after the body, with END_STREAM); empty when there were none. */
+    public Headers trailers() {
+        lock.lock();
+        try {
+            return trailers == null ? new Headers(4) : trailers;
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,293 @@
+package io.loomgate.http2;
+
+import io.loomgate.http.Headers;
+import io.loomgate.http.RequestHead;
+import io.loomgate.http.ResponseHead;
+import io.loomgate.threads.ConnectionExecutors;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an {@link Http2Connection} (the server role) does with the frames its {@link FrameReader} reads: a request
+ * opens a stream, admitted under the limits (stream ids in order, SETTINGS_MAX_CONCURRENT_STREAMS, streams per
+ * connection, content-length, a 431 for a header list over the limit) and served on a virtual thread of its own;
+ * DATA and trailers feed its request body; the client's resets, SETTINGS and PINGs are counted against the Rapid
+ * Reset and control-frame floods. The stream table, the windows and the connection's end are the connection's.
+ *
+ * <p>Reader thread only, except what a stream's thread does when its handler returns ({@link #afterHandler}).
+ */
+final class ServerFrames implements FrameReader.Handler<RequestFields> {
+    private static final Logger log = LoggerFactory.getLogger(ServerFrames.class);
+
+    private final Http2Connection conn;
+    private final long id;
+    private final Http2Settings settings;
+    private final int maxHeaderCount;
+    private final StreamHandler handler;
+    private final RateLimit control;
+    /** Made at the first stream reset: most connections never see one. */
+    private RateLimit resets;
+    /** Volatile: the GOAWAY of a drain (any thread) names it. */
+    private volatile int lastStreamId;
+    private int streamsOpened;
+
+    ServerFrames(Http2Connection conn, long id, Http2Settings settings, int maxHeaderCount, StreamHandler handler) {
+        this.conn = conn;
+        this.id = id;
+        this.settings = settings;
+        this.maxHeaderCount = maxHeaderCount;
+        this.handler = handler;
+        this.control = new RateLimit(2 * settings.maxControlPerSecond(), settings.maxControlPerSecond());
+    }
+
+    /** The last stream the client opened (0 before the first): what a GOAWAY says was, or may be, processed. */
+    int lastStreamId() {
+        return lastStreamId;
+    }
+
+    /** Streams the client opened on this connection. */
+    int streamsOpened() {
+        return streamsOpened;
+    }
+
+    /** Whether a client stream id was never opened (RFC 9113 §5.1: idle). */
+    @Override
+    public boolean isIdle(int stream) {
+        return stream > lastStreamId;
+    }
+
+    @Override
+    public void data(int stream, byte[] payload, int off, int len, boolean endStream)
+            throws Http2Exception, IOException {
+        int paddingCredit;
+        conn.lock.lock();
+        try {
+            Http2Stream s = conn.streamLocked(stream);
+            if (s == null || s.remoteClosed() || s.isReset()) {
+                throw Http2Exception.stream(stream, Frames.STREAM_CLOSED, "DATA on closed stream " + stream);
+            }
+            paddingCredit = s.deliverData(payload, off, len, endStream);
+            if (endStream) {
+                conn.closeIfDone(s);
+            }
+        } finally {
+            conn.lock.unlock();
+        }
+        if (paddingCredit > 0) {
+            conn.writer.windowUpdate(stream, paddingCredit);
+        }
+    }
+
+    @Override
+    public RequestFields fieldsFor(int stream) {
+        return new RequestFields(!isIdle(stream));
+    }
+
+    /** A whole header block: a request opening a stream, or the trailers ending one. */
+    @Override
+    public void headers(int stream, RequestFields fields, boolean withinLimit, boolean endStream,
+                        boolean selfDependent) throws Http2Exception {
+        if (isIdle(stream)) {
+            open(stream, fields, withinLimit, endStream, selfDependent);
+        } else {
+            trailers(stream, fields, withinLimit, endStream);
+        }
+    }
+
+    /** The client reset a stream: its handler's work upstream is cancelled; too many resets are Rapid Reset. */
+    @Override
+    public void rstStream(int stream, int code) throws Http2Exception {
+        boolean reset = conn.resetByClient(stream);
+        if (reset && resets == null) {
+            resets = new RateLimit(2 * settings.maxResetsPerSecond(), settings.maxResetsPerSecond());
+        }
+        if (reset && !resets.tryAcquire()) {
+            // Rapid Reset (CVE-2023-44487): streams opened and cancelled faster than any real client does.
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "too many stream resets");
+        }
+        conn.endOutputIfDone();
+    }
+
+    @Override
+    public void settings(byte[] payload) throws Http2Exception, IOException {
+        if (!control.tryAcquire()) {
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "SETTINGS flood");
+        }
+        conn.writer.applyAndAcknowledge(() -> conn.peer.apply(payload, conn::openWindows));
+    }
+
+    @Override
+    public void ping(boolean ack, byte[] payload) throws Http2Exception, IOException {
+        if (ack) {
+            return;
+        }
+        if (!control.tryAcquire()) {
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "PING flood");
+        }
+        conn.writer.pingAck(payload);
+    }
+
+    /** The client opens no more streams; those in flight finish, then the connection closes. */
+    @Override
+    public void goAway(int last, int code, byte[] payload) {
+        conn.goAwayReceived();
+    }
+
+    @Override
+    public void windowUpdate(int stream, int increment) throws Http2Exception {
+        if (stream == 0) {
+            conn.sendWindow.connectionUpdate(increment);
+            return;
+        }
+        conn.lock.lock();
+        try {
+            Http2Stream s = conn.streamLocked(stream);
+            if (s != null) { // else a stream that has just closed: frames in flight are expected (RFC 9113 §6.9)
+                conn.sendWindow.streamUpdate(s.sendWindow, stream, increment);
+            }
+        } finally {
+            conn.lock.unlock();
+        }
+    }
+
+    @Override
+    public void streamError(int stream, int code, String why) throws IOException {
+        conn.resetFromReader(stream, code, why);
+    }
+
+    /** A request's trailers: the client's side of the stream ends. */
+    private void trailers(int stream, RequestFields fields, boolean withinLimit, boolean endStream)
+            throws Http2Exception {
+        Http2Stream existing;
+        conn.lock.lock();
+        try {
+            existing = conn.streamLocked(stream);
+            if (existing == null || existing.remoteClosed() || existing.isReset()) {
+                // The client ended this stream (or it is gone): HEADERS now would reopen it. A connection error
+                // (RFC 9113 §5.4.1 allows it for a stream error too) whether or not our response has quite ended.
+                throw Http2Exception.connection(Frames.STREAM_CLOSED, "HEADERS on closed stream " + stream);
+            }
+        } finally {
+            conn.lock.unlock();
+        }
+        if (!endStream) {
+            throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "trailers without END_STREAM (RFC 9113 §8.1)");
+        }
+        Headers trailers = fields.toTrailers(stream);
+        if (!withinLimit) {
+            throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "trailers over the header list limit");
+        }
+        conn.lock.lock();
+        try {
+            existing.deliverTrailers(trailers);
+            conn.closeIfDone(existing);
+        } finally {
+            conn.lock.unlock();
+        }
+    }
+
+    /** A request on a new stream: admitted (a handler thread), refused, or answered 431. */
+    private void open(int stream, RequestFields fields, boolean withinLimit, boolean endStream,
+                      boolean selfDependent) throws Http2Exception {
+        if ((stream & 1) == 0) {
+            throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "even stream id " + stream + " from a client");
+        }
+        lastStreamId = stream;
+        streamsOpened++;
+        if (selfDependent) {
+            throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "stream depends on itself (RFC 9113 §5.3.1)");
+        }
+        RequestHead request = fields.toRequest(stream);
+        boolean last = streamsOpened >= settings.maxStreamsPerConnection();
+        if (!conn.mayOpen(settings.maxConcurrentStreams())) {
+            throw Http2Exception.stream(stream, Frames.REFUSED_STREAM, "over SETTINGS_MAX_CONCURRENT_STREAMS or"
+                    + " after GOAWAY");
+        }
+        long contentLength = contentLength(stream, request.headers());
+        if (endStream && contentLength > 0) {
+            throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "content-length without DATA");
+        }
+        Http2Stream s = new Http2Stream(conn, stream, streamsOpened - 1, request, contentLength, endStream,
+                settings.initialWindowSize());
+        conn.add(s); // counted as a running handler: every stream added gets a handler thread below
+        if (!withinLimit || request.headers().size() > maxHeaderCount) {
+            // HPACK bomb or simply too many fields: the table is in step, so only this request is refused.
+            refuseWith431(s);
+        } else {
+            s.thread = ConnectionExecutors.startVirtual("h2-" + id + "-" + stream, () -> runStream(s));
+        }
+        if (last) {
+            // Stream-id exhaustion: a long-lived connection is asked to make way for a new one.
+            conn.drain();
+        }
+    }
+
+    private static long contentLength(int stream, Headers h) throws Http2Exception {
+        String cl = null;
+        for (int i = h.indexOf("content-length", 0); i >= 0; i = h.indexOf("content-length", i + 1)) {
+            String v = h.value(i);
+            if (cl != null && !cl.equals(v)) {
+                throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "differing content-length values");
+            }
+            cl = v;
+        }
+        if (cl == null) {
+            return -1;
+        }
+        try {
+            if (cl.isEmpty() || cl.length() > 18 || !cl.chars().allMatch(Character::isDigit)) {
+                throw new NumberFormatException();
+            }
+            return Long.parseLong(cl);
+        } catch (NumberFormatException e) {
+            throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "invalid content-length");
+        }
+    }
+
+    private void refuseWith431(Http2Stream s) {
+        ConnectionExecutors.startVirtual("h2-" + id + "-" + s.id(), () -> {
+            try {
+                byte[] body = "request header fields too large\n".getBytes(StandardCharsets.UTF_8);
+                ResponseHead h = ResponseHead.of(431);
+                h.headers().add("content-type", "text/plain; charset=utf-8");
+                h.headers().add("content-length", Integer.toString(body.length));
+                Http2Stream.ResponseOut out = s.sendHead(h, false);
+                out.write(body);
+                out.finish(null);
+            } catch (IOException e) {
+                log.debug("h2 connection {} stream {}: 431 not sent: {}", id, s.id(), e.toString());
+            } finally {
+                afterHandler(s);
+            }
+        });
+    }
+
+    private void runStream(Http2Stream s) {
+        try {
+            handler.handle(s);
+        } catch (IOException | RuntimeException e) {
+            log.debug("h2 connection {} stream {}: handler ended with {}", id, s.id(), e.toString());
+        } finally {
+            afterHandler(s);
+        }
+    }
+
+    /** On the stream's thread: a handler that returned without finishing its response leaves a stream to reset. */
+    private void afterHandler(Http2Stream s) {
+        boolean unfinished;
+        conn.lock.lock();
+        try {
+            unfinished = !s.localClosed;
+            s.thread = null;
+        } finally {
+            conn.lock.unlock();
+        }
+        if (unfinished) {
+            conn.resetLocally(s, Frames.INTERNAL_ERROR, "handler returned without finishing the response");
+        }
+        Thread.interrupted(); // a client reset may have interrupted this thread after the handler was done
+        conn.handlerEnded(); // after its last write: the connection may park from now on
+    }
+}
