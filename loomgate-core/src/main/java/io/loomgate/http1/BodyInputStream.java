@@ -27,17 +27,6 @@ public abstract class BodyInputStream extends InputStream {
     public abstract boolean isComplete();
 
     /**
-     * One byte, through {@link #read(byte[], int, int)}, which every body implements: bodies are read in blocks, this
-     * serves the odd single-byte caller.
-     */
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
-    }
-
-    /**
      * Waits until the body has a byte to read (or its stream ended), holding no read buffer meanwhile, so a peer
      * that sends slowly costs no buffer memory while it is silent. Returns false when the body is already complete.
      * A following read reports the data, the end or the error as usual. This default does not wait.
