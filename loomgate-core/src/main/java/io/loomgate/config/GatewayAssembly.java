@@ -5,6 +5,7 @@ import io.loomgate.extension.ExtensionRegistry;
 import io.loomgate.filter.ArgumentException;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
+import io.loomgate.filter.PreserveHostHeaderFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
 import io.loomgate.resilience.CircuitBreakerFilterFactory;
@@ -129,7 +130,8 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
                         + "by one policy");
             }
         }
-        return new Route(spec.id(), spec.order(), built, chain, spec.timeout(), spec.preserveHost(),
+        boolean preserveHost = spec.preserveHost() || PreserveHostHeaderFilter.requestedIn(chain);
+        return new Route(spec.id(), spec.order(), built, chain, spec.timeout(), preserveHost,
                 spec.maxInFlight(), spec.queueTimeout(), spec.upgrades());
     }
 

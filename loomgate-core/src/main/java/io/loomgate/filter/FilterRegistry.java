@@ -28,7 +28,8 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             DedupeResponseHeaderFilter.FACTORY,
             RequestParameterFilter.ADD,
             RequestParameterFilter.REMOVE,
-            RewriteResponseHeaderFilter.FACTORY);
+            RewriteResponseHeaderFilter.FACTORY,
+            PreserveHostHeaderFilter.FACTORY);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

@@ -142,6 +142,14 @@ class ScgDocumentedExamplesTest {
     }
 
     @Test
+    void preserveHostHeaderMarksItsRoute() throws Exception {
+        // Its effect (the client's Host reaches the origin even on a preserve-host: false route) is tested through
+        // the gateway in it.ScgRequestFiltersTest.
+        assertThat(routes("preservehostheader-gatewayfilter-factory").routes()).singleElement()
+                .satisfies(r -> assertThat(r.preserveHost()).isTrue());
+    }
+
+    @Test
     void rewriteResponseHeadersExampleHasAStrayCommaAndIsRefused() throws IOException {
         // SCG's page writes "RewriteResponseHeader=X-Response-Red, , password=[^&]+, password=***": four values for
         // three arguments (SCG would bind regexp "" and replacement "password=[^&]+", not what the page describes).
