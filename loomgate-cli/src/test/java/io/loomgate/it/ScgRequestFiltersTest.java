@@ -29,4 +29,33 @@ class ScgRequestFiltersTest {
             assertThat(origin.takeRequest().header("Host")).isEqualTo("127.0.0.1:" + origin.port());
         }
     }
+
+    @Test
+    void requestHeaderSizeAnswers431NamingEachFieldOverTheLimit() throws Exception {
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.to(origin, "filters: [ \"RequestHeaderSize=1000B\" ]");
+             RawClient c = gw.raw()) {
+            // 'X-Big' counts its name and each of its values: 5 + 600 + 400 = 1005 bytes, over 1000.
+            RawClient.Response r = c.send("GET /a HTTP/1.1\r\nHost: gw\r\nX-Big: " + "a".repeat(600)
+                    + "\r\nX-Big: " + "b".repeat(400) + "\r\nX-Fine: " + "c".repeat(900) + "\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(431);
+            assertThat(r.header("errorMessage")).isEqualTo("Request Header/s size is larger than permissible limit "
+                    + "(1000B). Request Header/s size for 'X-Big' is 1005B.");
+            assertThat(origin.requestCount()).isZero();
+            RawClient.Response fits = c.send("GET /a HTTP/1.1\r\nHost: gw\r\nX-Big: " + "a".repeat(995)
+                    + "\r\n\r\n").read();
+            assertThat(fits.status()).isEqualTo(200);
+            assertThat(origin.takeRequest().header("X-Big")).hasSize(995);
+        }
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.to(origin, "filters: [ { name: RequestHeaderSize, args: "
+                     + "{ maxSize: 1KB, errorHeaderName: X-Why } } ]");
+             RawClient c = gw.raw()) {
+            RawClient.Response r = c.send("GET /a HTTP/1.1\r\nHost: gw\r\nCookie: " + "k".repeat(1100)
+                    + "\r\n\r\n").read();
+            assertThat(r.status()).isEqualTo(431);
+            assertThat(r.header("X-Why")).isEqualTo("Request Header/s size is larger than permissible limit "
+                    + "(1024B). Request Header/s size for 'Cookie' is 1106B.");
+        }
+    }
 }

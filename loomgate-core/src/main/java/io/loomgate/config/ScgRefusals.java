@@ -23,7 +23,6 @@ final class ScgRefusals {
             Map.entry("JsonToGrpc", "it is not supported; call gRPC services with a gRPC client through the gateway"),
             Map.entry("RewriteRequestParameter", NOT_YET + "no Loomgate equivalent yet"),
             Map.entry("RewriteLocationResponseHeader", NOT_YET + "no Loomgate equivalent yet"),
-            Map.entry("RequestHeaderSize", NOT_YET + "server.max-header-size bounds every request's head"),
             Map.entry("RequestHeaderToRequestUri", "it lets a header choose the origin, which lets a client send the "
                     + "gateway anywhere; give each origin a route"),
             Map.entry("SetRequestUri", "it lets the request choose the origin; give each origin a route"),

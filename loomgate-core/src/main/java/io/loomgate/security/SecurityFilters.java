@@ -24,6 +24,7 @@ public final class SecurityFilters {
                 CorsFilter.FACTORY,
                 IpFilter.FACTORY,
                 RequestSizeFilter.FACTORY,
+                RequestHeaderSizeFilter.FACTORY,
                 SecureHeadersFilter.FACTORY);
     }
 }

@@ -150,6 +150,14 @@ class ScgDocumentedExamplesTest {
     }
 
     @Test
+    void requestHeaderSizeExampleLoads() throws Exception {
+        // "This will send a status 431 if size of any request header is greater than 1000 Bytes": tested through
+        // the gateway in it.ScgRequestFiltersTest.
+        assertThat(routes("requestheadersize-gatewayfilter-factory").routes()).singleElement()
+                .satisfies(r -> assertThat(r.filters()).hasSize(1));
+    }
+
+    @Test
     void rewriteResponseHeadersExampleHasAStrayCommaAndIsRefused() throws IOException {
         // SCG's page writes "RewriteResponseHeader=X-Response-Red, , password=[^&]+, password=***": four values for
         // three arguments (SCG would bind regexp "" and replacement "password=[^&]+", not what the page describes).
