@@ -58,4 +58,18 @@ class ScgRequestFiltersTest {
                     + "(1024B). Request Header/s size for 'Cookie' is 1106B.");
         }
     }
+
+    @Test
+    void rewriteRequestParameterReplacesEveryPairOfThatNameWithOneAndOnlyWhenPresent() throws Exception {
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.to(origin, "filters: [ \"RewriteRequestParameter=campaign,fall 2023\" ]");
+             RawClient c = gw.raw()) {
+            assertThat(c.send("GET /products?campaign=old&x=%41&campaign=older HTTP/1.1\r\nHost: gw\r\n\r\n")
+                    .read().status()).isEqualTo(200);
+            assertThat(origin.takeRequest().target()).isEqualTo("/products?x=%41&campaign=fall%202023");
+            assertThat(c.send("GET /products?other=1 HTTP/1.1\r\nHost: gw\r\n\r\n").read().status())
+                    .isEqualTo(200);
+            assertThat(origin.takeRequest().target()).isEqualTo("/products?other=1");
+        }
+    }
 }

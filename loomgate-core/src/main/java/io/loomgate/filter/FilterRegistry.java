@@ -29,7 +29,8 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             RequestParameterFilter.ADD,
             RequestParameterFilter.REMOVE,
             RewriteResponseHeaderFilter.FACTORY,
-            PreserveHostHeaderFilter.FACTORY);
+            PreserveHostHeaderFilter.FACTORY,
+            RewriteRequestParameterFilter.FACTORY);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

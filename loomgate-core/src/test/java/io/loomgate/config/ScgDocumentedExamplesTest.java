@@ -2,10 +2,13 @@ package io.loomgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.filter.FilterChains;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
+import io.loomgate.route.Route;
 import io.loomgate.route.RouteMatch;
 import io.loomgate.route.RouteTable;
+import io.loomgate.testkit.TestExchange;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -155,6 +158,15 @@ class ScgDocumentedExamplesTest {
         // the gateway in it.ScgRequestFiltersTest.
         assertThat(routes("requestheadersize-gatewayfilter-factory").routes()).singleElement()
                 .satisfies(r -> assertThat(r.filters()).hasSize(1));
+    }
+
+    @Test
+    void rewriteRequestParameterRewritesTheCampaignAsDocumented() throws Exception {
+        // "For a request to /products?campaign=old, this sets the request parameter to campaign=fall2023."
+        Route route = routes("rewriterequestparameter-gatewayfilter-factory").routes().getFirst();
+        TestExchange exchange = TestExchange.get("/products?campaign=old");
+        FilterChains.run(route.filters(), exchange, TestExchange.origin());
+        assertThat(exchange.request().target()).isEqualTo("/products?campaign=fall2023");
     }
 
     @Test
