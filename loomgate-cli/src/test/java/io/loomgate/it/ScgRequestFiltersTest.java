@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -70,6 +71,44 @@ class ScgRequestFiltersTest {
             assertThat(c.send("GET /products?other=1 HTTP/1.1\r\nHost: gw\r\n\r\n").read().status())
                     .isEqualTo(200);
             assertThat(origin.takeRequest().target()).isEqualTo("/products?other=1");
+        }
+    }
+
+    private static TestOrigin.Reply created(String field, String location) {
+        return TestOrigin.Reply.raw("HTTP/1.1 201 Created", List.of(field + ": " + location, "Content-Length: 0"));
+    }
+
+    @Test
+    void rewriteLocationResponseHeaderPutsTheGatewaysHostInTheOriginsLocation() throws Exception {
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.to(origin,
+                     "filters: [ \"RewriteLocationResponseHeader=AS_IN_REQUEST, Location, ,\" ]");
+             RawClient c = gw.raw()) {
+            String v2 = "https://object-service.prod.example.net/v2/some/object/id";
+            // SCG's page: a request without a version in its path has the origin's host:port and version replaced.
+            origin.enqueue(created("Location", v2), created("Location", v2),
+                    created("Location", "ftp://files.internal:2121/v2/f"),
+                    created("Location", "gopher://object-service/v2/x"));
+            assertThat(c.send("POST /some/object/name HTTP/1.1\r\nHost: api.example.com\r\nContent-Length: 0\r\n\r\n")
+                    .read().header("Location")).isEqualTo("https://api.example.com/some/object/id");
+            // A versioned request path keeps the version (AS_IN_REQUEST); only host:port is replaced.
+            assertThat(c.send("POST /v1/some/object/name HTTP/1.1\r\nHost: api.example.com:8443\r\n"
+                    + "Content-Length: 0\r\n\r\n").read().header("Location"))
+                    .isEqualTo("https://api.example.com:8443/v2/some/object/id");
+            assertThat(c.send("GET /f HTTP/1.1\r\nHost: api.example.com\r\n\r\n").read().header("Location"))
+                    .isEqualTo("ftp://api.example.com/f");
+            // A protocol outside https?|ftps? is left alone.
+            assertThat(c.send("GET /x HTTP/1.1\r\nHost: api.example.com\r\n\r\n").read().header("Location"))
+                    .isEqualTo("gopher://object-service/v2/x");
+        }
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.to(origin, "filters: [ { name: RewriteLocationResponseHeader, args: "
+                     + "{ stripVersion: ALWAYS_STRIP, locationHeaderName: Link, hostValue: example-api.com } } ]");
+             RawClient c = gw.raw()) {
+            origin.enqueue(created("Link", "https://object-service.prod.example.net/v1/some/object/id"));
+            assertThat(c.send("POST /v1/some/object/name HTTP/1.1\r\nHost: api.example.com\r\n"
+                    + "Content-Length: 0\r\n\r\n").read().header("Link"))
+                    .isEqualTo("https://example-api.com/some/object/id");
         }
     }
 }

@@ -21,7 +21,6 @@ final class ScgRefusals {
             Map.entry("ModifyRequestBody", "it runs Java lambdas written in Spring code; register a FilterFactory"),
             Map.entry("ModifyResponseBody", "it runs Java lambdas written in Spring code; register a FilterFactory"),
             Map.entry("JsonToGrpc", "it is not supported; call gRPC services with a gRPC client through the gateway"),
-            Map.entry("RewriteLocationResponseHeader", NOT_YET + "no Loomgate equivalent yet"),
             Map.entry("RequestHeaderToRequestUri", "it lets a header choose the origin, which lets a client send the "
                     + "gateway anywhere; give each origin a route"),
             Map.entry("SetRequestUri", "it lets the request choose the origin; give each origin a route"),

@@ -30,7 +30,8 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             RequestParameterFilter.REMOVE,
             RewriteResponseHeaderFilter.FACTORY,
             PreserveHostHeaderFilter.FACTORY,
-            RewriteRequestParameterFilter.FACTORY);
+            RewriteRequestParameterFilter.FACTORY,
+            RewriteLocationResponseHeaderFilter.FACTORY);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

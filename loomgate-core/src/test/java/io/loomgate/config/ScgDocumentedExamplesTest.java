@@ -170,6 +170,21 @@ class ScgDocumentedExamplesTest {
     }
 
     @Test
+    void rewriteLocationResponseHeaderRewritesAsDocumented() throws Exception {
+        // "for a request of POST https://api.example.com/some/object/name, the Location response header value of
+        // https://object-service.prod.example.net/v2/some/object/id is rewritten as
+        // https://api.example.com/some/object/id."
+        Route route = routes("rewritelocationresponseheader-gatewayfilter-factory").routes().getFirst();
+        TestExchange exchange = TestExchange.get("/some/object/name");
+        exchange.request().headers().set("Host", "api.example.com");
+        FilterChains.run(route.filters(), exchange, x -> {
+            TestExchange.origin().proceed(x);
+            x.response().headers().set("Location", "https://object-service.prod.example.net/v2/some/object/id");
+        });
+        assertThat(exchange.response().headers().first("Location")).isEqualTo("https://api.example.com/some/object/id");
+    }
+
+    @Test
     void rewriteResponseHeadersExampleHasAStrayCommaAndIsRefused() throws IOException {
         // SCG's page writes "RewriteResponseHeader=X-Response-Red, , password=[^&]+, password=***": four values for
         // three arguments (SCG would bind regexp "" and replacement "password=[^&]+", not what the page describes).
