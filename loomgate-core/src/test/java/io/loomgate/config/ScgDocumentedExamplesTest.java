@@ -209,6 +209,22 @@ class ScgDocumentedExamplesTest {
         assertThat(refusal("savesession-gatewayfilter-factory")).contains("Spring Cloud Gateway's filter "
                 + "'SaveSession' is not supported: it needs Spring Session");
         assertThat(refusal("addrequestparameter-gatewayfilter-factory-2")).contains("YAML syntax error");
+        // CacheRequestBody's example is refused first on its uri (lb://downstream), then on the filter itself.
+        assertThat(refusal("cacherequestbody-gatewayfilter-factory")).isEqualTo("cacherequestbody-gatewayfilter-"
+                + "factory.yml:10: route 'cache_request_body_route': uri: lb:// service discovery is not supported; "
+                + "list the instances under 'uris', got 'lb://downstream'");
+        String withOrigin = example("cacherequestbody-gatewayfilter-factory").replace("lb://downstream",
+                "http://localhost:8080");
+        try {
+            GatewayAssembly.build(ConfigLoader.parse(withOrigin, "cache.yml", Map.of()));
+            throw new AssertionError("CacheRequestBody was accepted");
+        } catch (ConfigException e) {
+            assertThat(e.getMessage()).isEqualTo("cache.yml:14: route 'cache_request_body_route': Spring Cloud "
+                    + "Gateway's filter 'CacheRequestBody' is not supported: it keeps the body in an exchange "
+                    + "attribute, as a Java bodyClass, for Java code to read (ReadBody, a custom filter); Loomgate "
+                    + "streams bodies and no filter reads them (Retry keeps the body for replay up to "
+                    + "max-replay-size)");
+        }
     }
 
     @Test
