@@ -185,6 +185,62 @@ class ScgDocumentedExamplesTest {
     }
 
     @Test
+    void theOtherFilterPagesExamplesLoadAsDocumented() throws Exception {
+        // Their effects are tested through the gateway in the cli module's integration tests.
+        for (String name : new String[] {"addrequestheader-gatewayfilter-factory",
+                "addrequestheader-gatewayfilter-factory-2", "prefixpath-gatewayfilter-factory",
+                "redirectto-gatewayfilter-factory", "redirectto-gatewayfilter-factory-2",
+                "removerequestheader-gatewayfilter-factory", "removeresponseheader-gatewayfilter-factory",
+                "requestsize-gatewayfilter-factory", "rewritepath-gatewayfilter-factory",
+                "setpath-gatewayfilter-factory", "setrequestheader-gatewayfilter-factory",
+                "setresponseheader-gatewayfilter-factory", "stripprefix-gatewayfilter-factory",
+                "circuitbreaker-gatewayfilter-factory"}) {
+            assertThat(routes(name).routes()).as(name).hasSize(1);
+        }
+        assertThat(routes("setstatus-gatewayfilter-factory").routes()).hasSize(2);
+    }
+
+    @Test
+    void theOtherFilterPagesExamplesAreRefusedWithTheDocumentedReason() throws Exception {
+        Map<String, String> refused = Map.ofEntries(
+                Map.entry("jsontogrpc-gatewayfilter-factory", "filter 'JsonToGrpc' is not supported"),
+                Map.entry("removejsonattributesresponsebody-gatewayfilter-factory",
+                        "filter 'RemoveJsonAttributesResponseBody' is not supported: it rewrites JSON bodies"),
+                Map.entry("removejsonattributesresponsebody-gatewayfilter-factory-2",
+                        "filter 'RemoveJsonAttributesResponseBody' is not supported: it rewrites JSON bodies"),
+                Map.entry("requestheadertorequesturi-gatewayfilter-factory",
+                        "filter 'RequestHeaderToRequestUri' is not supported: it lets a header choose the origin"),
+                Map.entry("localresponsecache-gatewayfilter-factory",
+                        "filter 'LocalResponseCache' is not supported: not implemented yet"),
+                // "uri: no://op" (SetRequestUri's page) is refused before the filter is.
+                Map.entry("seturi-gatewayfilter-factory", "uri: expected http://host:port"),
+                // These pages' routes use lb:// service discovery.
+                Map.entry("fallbackheaders-gatewayfilter-factory", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-2", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-3", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-4", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-5", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-6", "uri: lb:// service discovery is not supported"),
+                // "- Host: {segment}.myhost.org" on these pages is not YAML (Host={segment}.myhost.org is meant).
+                Map.entry("setrequestheader-gatewayfilter-factory-2", "yml:12: YAML syntax error"),
+                Map.entry("setresponseheader-gatewayfilter-factory-2", "yml:12: YAML syntax error"),
+                Map.entry("addresponseheader-gatewayfilter-factory-2", "yml:12: YAML syntax error"),
+                Map.entry("setstatus-gatewayfilter-factory-2", "yml:7: spring.cloud.gateway.set-status."
+                        + "original-status-header-name: not supported: SetStatus's original-status header"),
+                Map.entry("secureheaders-gatewayfilter-factory", "yml:8: spring.cloud.gateway.filter.secure-headers."
+                        + "disable: not supported: every built-in filter is always available"),
+                Map.entry("secureheaders-gatewayfilter-factory-3", "yml:8: spring.cloud.gateway.filter."
+                        + "secure-headers.enable: not supported: every built-in filter is always available"));
+        refused.forEach((name, reason) -> {
+            try {
+                assertThat(refusal(name)).as(name).startsWith(name + ".yml:").contains(reason);
+            } catch (IOException e) {
+                throw new AssertionError(name, e);
+            }
+        });
+    }
+
+    @Test
     void rewriteResponseHeadersExampleHasAStrayCommaAndIsRefused() throws IOException {
         // SCG's page writes "RewriteResponseHeader=X-Response-Red, , password=[^&]+, password=***": four values for
         // three arguments (SCG would bind regexp "" and replacement "password=[^&]+", not what the page describes).
