@@ -2,12 +2,14 @@ package io.loomgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.filter.FilterChains;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.resilience.RetryPolicy;
 import io.loomgate.route.Route;
 import io.loomgate.route.RouteMatch;
 import io.loomgate.route.RouteTable;
+import io.loomgate.testkit.TestExchange;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -145,6 +147,102 @@ class ScgDocumentedExamplesTest {
     }
 
     @Test
+    void preserveHostHeaderMarksItsRoute() throws Exception {
+        // Its effect (the client's Host reaches the origin even on a preserve-host: false route) is tested through
+        // the gateway in it.ScgRequestFiltersTest.
+        assertThat(routes("preservehostheader-gatewayfilter-factory").routes()).singleElement()
+                .satisfies(r -> assertThat(r.preserveHost()).isTrue());
+    }
+
+    @Test
+    void requestHeaderSizeExampleLoads() throws Exception {
+        // "This will send a status 431 if size of any request header is greater than 1000 Bytes": tested through
+        // the gateway in it.ScgRequestFiltersTest.
+        assertThat(routes("requestheadersize-gatewayfilter-factory").routes()).singleElement()
+                .satisfies(r -> assertThat(r.filters()).hasSize(1));
+    }
+
+    @Test
+    void rewriteRequestParameterRewritesTheCampaignAsDocumented() throws Exception {
+        // "For a request to /products?campaign=old, this sets the request parameter to campaign=fall2023."
+        Route route = routes("rewriterequestparameter-gatewayfilter-factory").routes().getFirst();
+        TestExchange exchange = TestExchange.get("/products?campaign=old");
+        FilterChains.run(route.filters(), exchange, TestExchange.origin());
+        assertThat(exchange.request().target()).isEqualTo("/products?campaign=fall2023");
+    }
+
+    @Test
+    void rewriteLocationResponseHeaderRewritesAsDocumented() throws Exception {
+        // "for a request of POST https://api.example.com/some/object/name, the Location response header value of
+        // https://object-service.prod.example.net/v2/some/object/id is rewritten as
+        // https://api.example.com/some/object/id."
+        Route route = routes("rewritelocationresponseheader-gatewayfilter-factory").routes().getFirst();
+        TestExchange exchange = TestExchange.get("/some/object/name");
+        exchange.request().headers().set("Host", "api.example.com");
+        FilterChains.run(route.filters(), exchange, x -> {
+            TestExchange.origin().proceed(x);
+            x.response().headers().set("Location", "https://object-service.prod.example.net/v2/some/object/id");
+        });
+        assertThat(exchange.response().headers().first("Location")).isEqualTo("https://api.example.com/some/object/id");
+    }
+
+    @Test
+    void theOtherFilterPagesExamplesLoadAsDocumented() throws Exception {
+        // Their effects are tested through the gateway in the cli module's integration tests.
+        for (String name : new String[] {"addrequestheader-gatewayfilter-factory",
+                "addrequestheader-gatewayfilter-factory-2", "prefixpath-gatewayfilter-factory",
+                "redirectto-gatewayfilter-factory", "redirectto-gatewayfilter-factory-2",
+                "removerequestheader-gatewayfilter-factory", "removeresponseheader-gatewayfilter-factory",
+                "requestsize-gatewayfilter-factory", "rewritepath-gatewayfilter-factory",
+                "setpath-gatewayfilter-factory", "setrequestheader-gatewayfilter-factory",
+                "setresponseheader-gatewayfilter-factory", "stripprefix-gatewayfilter-factory",
+                "circuitbreaker-gatewayfilter-factory"}) {
+            assertThat(routes(name).routes()).as(name).hasSize(1);
+        }
+        assertThat(routes("setstatus-gatewayfilter-factory").routes()).hasSize(2);
+    }
+
+    @Test
+    void theOtherFilterPagesExamplesAreRefusedWithTheDocumentedReason() throws Exception {
+        Map<String, String> refused = Map.ofEntries(
+                Map.entry("jsontogrpc-gatewayfilter-factory", "filter 'JsonToGrpc' is not supported"),
+                Map.entry("removejsonattributesresponsebody-gatewayfilter-factory",
+                        "filter 'RemoveJsonAttributesResponseBody' is not supported: it rewrites JSON bodies"),
+                Map.entry("removejsonattributesresponsebody-gatewayfilter-factory-2",
+                        "filter 'RemoveJsonAttributesResponseBody' is not supported: it rewrites JSON bodies"),
+                Map.entry("requestheadertorequesturi-gatewayfilter-factory",
+                        "filter 'RequestHeaderToRequestUri' is not supported: it lets a header choose the origin"),
+                Map.entry("localresponsecache-gatewayfilter-factory",
+                        "filter 'LocalResponseCache' is not supported: not implemented yet"),
+                // "uri: no://op" (SetRequestUri's page) is refused before the filter is.
+                Map.entry("seturi-gatewayfilter-factory", "uri: expected http://host:port"),
+                // These pages' routes use lb:// service discovery.
+                Map.entry("fallbackheaders-gatewayfilter-factory", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-2", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-3", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-4", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-5", "uri: lb:// service discovery is not supported"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-6", "uri: lb:// service discovery is not supported"),
+                // "- Host: {segment}.myhost.org" on these pages is not YAML (Host={segment}.myhost.org is meant).
+                Map.entry("setrequestheader-gatewayfilter-factory-2", "yml:12: YAML syntax error"),
+                Map.entry("setresponseheader-gatewayfilter-factory-2", "yml:12: YAML syntax error"),
+                Map.entry("addresponseheader-gatewayfilter-factory-2", "yml:12: YAML syntax error"),
+                Map.entry("setstatus-gatewayfilter-factory-2", "yml:7: spring.cloud.gateway.set-status."
+                        + "original-status-header-name: not supported: SetStatus's original-status header"),
+                Map.entry("secureheaders-gatewayfilter-factory", "yml:8: spring.cloud.gateway.filter.secure-headers."
+                        + "disable: not supported: every built-in filter is always available"),
+                Map.entry("secureheaders-gatewayfilter-factory-3", "yml:8: spring.cloud.gateway.filter."
+                        + "secure-headers.enable: not supported: every built-in filter is always available"));
+        refused.forEach((name, reason) -> {
+            try {
+                assertThat(refusal(name)).as(name).startsWith(name + ".yml:").contains(reason);
+            } catch (IOException e) {
+                throw new AssertionError(name, e);
+            }
+        });
+    }
+
+    @Test
     void rewriteResponseHeadersExampleHasAStrayCommaAndIsRefused() throws IOException {
         // SCG's page writes "RewriteResponseHeader=X-Response-Red, , password=[^&]+, password=***": four values for
         // three arguments (SCG would bind regexp "" and replacement "password=[^&]+", not what the page describes).
@@ -169,6 +267,22 @@ class ScgDocumentedExamplesTest {
         assertThat(refusal("savesession-gatewayfilter-factory")).contains("Spring Cloud Gateway's filter "
                 + "'SaveSession' is not supported: it needs Spring Session");
         assertThat(refusal("addrequestparameter-gatewayfilter-factory-2")).contains("YAML syntax error");
+        // CacheRequestBody's example is refused first on its uri (lb://downstream), then on the filter itself.
+        assertThat(refusal("cacherequestbody-gatewayfilter-factory")).isEqualTo("cacherequestbody-gatewayfilter-"
+                + "factory.yml:10: route 'cache_request_body_route': uri: lb:// service discovery is not supported; "
+                + "list the instances under 'uris', got 'lb://downstream'");
+        String withOrigin = example("cacherequestbody-gatewayfilter-factory").replace("lb://downstream",
+                "http://localhost:8080");
+        try {
+            GatewayAssembly.build(ConfigLoader.parse(withOrigin, "cache.yml", Map.of()));
+            throw new AssertionError("CacheRequestBody was accepted");
+        } catch (ConfigException e) {
+            assertThat(e.getMessage()).isEqualTo("cache.yml:14: route 'cache_request_body_route': Spring Cloud "
+                    + "Gateway's filter 'CacheRequestBody' is not supported: it keeps the body in an exchange "
+                    + "attribute, as a Java bodyClass, for Java code to read (ReadBody, a custom filter); Loomgate "
+                    + "streams bodies and no filter reads them (Retry keeps the body for replay up to "
+                    + "max-replay-size)");
+        }
     }
 
     @Test

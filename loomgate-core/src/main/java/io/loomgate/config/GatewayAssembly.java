@@ -3,9 +3,9 @@ package io.loomgate.config;
 import io.loomgate.extension.ArgumentException;
 import io.loomgate.extension.ExtensionFactory;
 import io.loomgate.extension.ExtensionRegistry;
-import io.loomgate.extension.ArgumentException;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.filter.GatewayFilter;
+import io.loomgate.filter.PreserveHostHeaderFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
 import io.loomgate.resilience.PolicyRegistry;
@@ -136,7 +136,8 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
                 shared.put(c, filter);
             }
         }
-        return new Route(spec.id(), spec.order(), built, chain, spec.timeout(), spec.preserveHost(),
+        boolean preserveHost = spec.preserveHost() || PreserveHostHeaderFilter.requestedIn(chain);
+        return new Route(spec.id(), spec.order(), built, chain, spec.timeout(), preserveHost,
                 spec.maxInFlight(), spec.queueTimeout(), spec.upgrades(), bound);
     }
 

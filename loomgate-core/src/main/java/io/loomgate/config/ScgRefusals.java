@@ -21,14 +21,12 @@ final class ScgRefusals {
             Map.entry("ModifyRequestBody", "it runs Java lambdas written in Spring code; register a FilterFactory"),
             Map.entry("ModifyResponseBody", "it runs Java lambdas written in Spring code; register a FilterFactory"),
             Map.entry("JsonToGrpc", "it is not supported; call gRPC services with a gRPC client through the gateway"),
-            Map.entry("PreserveHostHeader", NOT_YET + "Loomgate keeps the Host by default (route key preserve-host)"),
-            Map.entry("RewriteRequestParameter", NOT_YET + "no Loomgate equivalent yet"),
-            Map.entry("RewriteLocationResponseHeader", NOT_YET + "no Loomgate equivalent yet"),
-            Map.entry("RequestHeaderSize", NOT_YET + "server.max-header-size bounds every request's head"),
             Map.entry("RequestHeaderToRequestUri", "it lets a header choose the origin, which lets a client send the "
                     + "gateway anywhere; give each origin a route"),
             Map.entry("SetRequestUri", "it lets the request choose the origin; give each origin a route"),
-            Map.entry("CacheRequestBody", NOT_YET + "Retry keeps the body for replay up to max-replay-size"),
+            Map.entry("CacheRequestBody", "it keeps the body in an exchange attribute, as a Java bodyClass, for Java "
+                    + "code to read (ReadBody, a custom filter); Loomgate streams bodies and no filter reads them "
+                    + "(Retry keeps the body for replay up to max-replay-size)"),
             Map.entry("LocalResponseCache", NOT_YET + "no Loomgate equivalent yet"),
             Map.entry("RemoveJsonAttributesResponseBody", "it rewrites JSON bodies; register a FilterFactory"),
             Map.entry("Hystrix", "Hystrix is gone from SCG too; use CircuitBreaker"));

@@ -28,7 +28,10 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             DedupeResponseHeaderFilter.FACTORY,
             RequestParameterFilter.ADD,
             RequestParameterFilter.REMOVE,
-            RewriteResponseHeaderFilter.FACTORY);
+            RewriteResponseHeaderFilter.FACTORY,
+            PreserveHostHeaderFilter.FACTORY,
+            RewriteRequestParameterFilter.FACTORY,
+            RewriteLocationResponseHeaderFilter.FACTORY);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

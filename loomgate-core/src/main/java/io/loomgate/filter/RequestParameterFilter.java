@@ -22,7 +22,7 @@ record RequestParameterFilter(String name, HeaderValue value) implements Gateway
     static final FilterFactory REMOVE = new BuiltinFilterFactory("RemoveRequestParameter", List.of("name"),
             args -> new RequestParameterFilter(name(args.required("name")), null));
 
-    private static String name(String written) {
+    static String name(String written) {
         PathText.requestLineSafe("name", written);
         if (written.chars().anyMatch(c -> c == '&' || c == '=' || c == '#' || c == '?')) {
             throw new IllegalArgumentException("name: must not contain & = # or ?, got '" + written + "'");
@@ -54,7 +54,7 @@ record RequestParameterFilter(String name, HeaderValue value) implements Gateway
     }
 
     /** Percent-encodes what would end the pair or the query, or is not allowed in a request line. */
-    private static String encode(String s) {
+    static String encode(String s) {
         StringBuilder out = new StringBuilder();
         for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
             int c = b & 0xff;

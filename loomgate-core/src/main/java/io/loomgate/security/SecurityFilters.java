@@ -27,6 +27,7 @@ public final class SecurityFilters {
                 CorsFilter.FACTORY,
                 IpFilter.FACTORY,
                 RequestSizeFilter.FACTORY,
+                RequestHeaderSizeFilter.FACTORY,
                 SecureHeadersFilter.FACTORY));
         return List.copyOf(all);
     }

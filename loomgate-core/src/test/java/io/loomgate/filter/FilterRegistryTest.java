@@ -28,7 +28,8 @@ class FilterRegistryTest {
                 "AddRequestHeader", "SetRequestHeader", "RemoveRequestHeader", "AddResponseHeader",
                 "SetResponseHeader", "RemoveResponseHeader", "SetStatus", "RedirectTo", "SetRequestHostHeader",
                 "MapRequestHeader", "AddRequestHeadersIfNotPresent", "DedupeResponseHeader",
-                "AddRequestParameter", "RemoveRequestParameter", "RewriteResponseHeader");
+                "AddRequestParameter", "RemoveRequestParameter", "RewriteResponseHeader", "PreserveHostHeader",
+                "RewriteRequestParameter", "RewriteLocationResponseHeader");
         assertThat(registry.find("StripPrefix")).isNotNull();
         assertThat(registry.find("stripprefix")).isNull();
     }
