@@ -1,5 +1,6 @@
 package io.loomgate.filter;
 
+import io.loomgate.extension.ArgumentException;
 import io.loomgate.http.ResponseHead;
 import java.io.IOException;
 import java.util.List;

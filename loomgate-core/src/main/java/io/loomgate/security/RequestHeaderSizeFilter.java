@@ -1,5 +1,8 @@
 package io.loomgate.security;
 
+import io.loomgate.extension.ArgumentException;
+import io.loomgate.extension.ExtensionArgs;
+import io.loomgate.filter.BuiltinFilterFactory;
 import io.loomgate.filter.FilterChain;
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
@@ -20,7 +23,7 @@ import java.util.Map;
  * the whole head of every request before any route is chosen.
  */
 final class RequestHeaderSizeFilter implements GatewayFilter {
-    static final FilterFactory FACTORY = new SecurityFilterFactory("RequestHeaderSize",
+    static final FilterFactory FACTORY = new BuiltinFilterFactory("RequestHeaderSize",
             List.of("maxSize", "errorHeaderName"), RequestHeaderSizeFilter::create);
     /** SCG's default. */
     static final long DEFAULT_MAX = 16000;
@@ -33,13 +36,13 @@ final class RequestHeaderSizeFilter implements GatewayFilter {
         this.errorHeaderName = errorHeaderName;
     }
 
-    private static GatewayFilter create(SecurityArgs a) {
+    private static GatewayFilter create(ExtensionArgs a) {
         long max = a.size("maxSize", DEFAULT_MAX);
         if (max < 1) {
-            throw new IllegalArgumentException("maxSize: must be at least 1B, got '" + a.required("maxSize") + "'");
+            throw new ArgumentException("maxSize", "maxSize: must be at least 1B, got '" + a.required("maxSize")
+                    + "'");
         }
-        return new RequestHeaderSizeFilter(max, SecurityArgs.headerName("errorHeaderName",
-                a.optional("errorHeaderName", "errorMessage")));
+        return new RequestHeaderSizeFilter(max, a.headerName("errorHeaderName", "errorMessage"));
     }
 
     @Override

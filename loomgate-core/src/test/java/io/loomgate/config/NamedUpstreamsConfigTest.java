@@ -1,14 +1,12 @@
 package io.loomgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.route.Route;
 import io.loomgate.upstream.Balancing;
 import io.loomgate.upstream.UpstreamDefinition;
 import java.net.URI;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -153,41 +151,5 @@ class NamedUpstreamsConfigTest {
                 .isEqualTo("gateway.yaml:18: route 'users': id: its own uri makes an upstream named after the "
                         + "route, and upstreams.users (line 4) has that name too; write uri: lb://users to use it, "
                         + "or rename one of them");
-    }
-
-    @Test
-    void anUpstreamsCircuitBreakerIsOneFilterEveryRouteOnItHolds() throws ConfigException {
-        GatewayAssembly a = assemble("""
-                upstreams:
-                  users:
-                    uri: http://127.0.0.1:8081
-                    circuit-breaker:
-                      failure-rate-threshold: 50
-                      statusCodes: [ 500, 503 ]
-                routes:
-                  - id: read
-                    uri: lb://users
-                    filters: [ "AddRequestHeader=X-Route,read" ]
-                  - id: write
-                    uri: lb://users
-                """);
-        List<Route> routes = a.routes().routes();
-        Route read = routes.stream().filter(r -> r.id().equals("read")).findFirst().orElseThrow();
-        Route write = routes.stream().filter(r -> r.id().equals("write")).findFirst().orElseThrow();
-        assertThat(read.filters()).hasSize(2);
-        assertThat(read.filters().getLast()).as("after the route's own filters")
-                .isSameAs(write.filters().getFirst());
-        assertThat(read.filters().getLast().toString()).contains("users");
-        assertThatThrownBy(() -> assemble("""
-                upstreams:
-                  users:
-                    uri: http://127.0.0.1:8081
-                    circuit-breaker:
-                      failure-rate-treshold: 50
-                routes:
-                  - id: read
-                    uri: lb://users
-                """)).hasMessageStartingWith("gateway.yaml:5: upstreams.users.circuit-breaker: filter "
-                + "'CircuitBreaker': unknown argument 'failure-rate-treshold'");
     }
 }
