@@ -45,6 +45,17 @@ public final class Http2Connection {
     private static final Logger log = LoggerFactory.getLogger(Http2Connection.class);
     /** Our receive window for the whole connection; credit returns as soon as DATA is buffered per stream. */
     static final int CONNECTION_WINDOW = 1 << 20;
+    /**
+     * The most a stream's receive window grows to while its handler keeps up with the upload (see
+     * {@link Http2Stream.RequestBody#read}); SETTINGS_INITIAL_WINDOW_SIZE is where it starts.
+     */
+    static final int MAX_STREAM_WINDOW = 1 << 20;
+    /**
+     * Window granted beyond SETTINGS_INITIAL_WINDOW_SIZE, summed over a connection's open streams, at most this: a
+     * window is a promise to buffer that much, so a connection buffers at most max-concurrent-streams x the initial
+     * window plus this (docs/http2.md, "Flow control").
+     */
+    static final int WINDOW_GROWTH_BUDGET = 1 << 20;
     /** Our HPACK dynamic table size (SETTINGS_HEADER_TABLE_SIZE default). */
     static final int HEADER_TABLE_SIZE = 4096;
     /** CONTINUATION frames allowed in one header block: a real block needs a handful. */
@@ -90,6 +101,8 @@ public final class Http2Connection {
     private volatile int lastStreamId;
     private int streamsOpened;
     private int connRecvWindow = CONNECTION_WINDOW;
+    /** Window granted beyond the initial one to the open streams ({@link #growWindow}); guarded by lock. */
+    private int windowGrowth;
     private final byte[] head = new byte[Frames.HEADER_LENGTH];
     private int blockStream;
     private byte[] block;
@@ -1053,6 +1066,20 @@ public final class Http2Connection {
         return settings.initialWindowSize();
     }
 
+    /**
+     * Under the lock: how much larger a stream's window of {@code current} bytes may become now: doubled, up to
+     * {@link #MAX_STREAM_WINDOW}, while the connection's {@link #WINDOW_GROWTH_BUDGET} lasts (0 once it is spent).
+     * The stream gives the growth back when it leaves ({@link #removeStream}).
+     */
+    int growWindow(int current) {
+        int extra = Math.min(Math.min(current, MAX_STREAM_WINDOW - current), WINDOW_GROWTH_BUDGET - windowGrowth);
+        if (extra <= 0) {
+            return 0;
+        }
+        windowGrowth += extra;
+        return extra;
+    }
+
     int peerMaxFrameSize() {
         // No lock: every ResponseOut.write asks, and the lock is contended by all of the connection's streams
         return peerMaxFrameSize;
@@ -1222,6 +1249,9 @@ public final class Http2Connection {
             return null; // the shared empty map refuses remove
         }
         Http2Stream s = streams.remove(stream);
+        if (s != null) {
+            windowGrowth -= s.windowGrowth();
+        }
         if (s != null && streams.isEmpty()) {
             streams = Map.of();
         }

@@ -39,6 +39,10 @@ public final class Http2Stream {
     private Headers trailers;
     int recvWindow;
     private int recvUnacked;
+    /** The window this side keeps open for the stream: the initial one, grown while the handler keeps up. */
+    private int windowSize;
+    /** How much of {@link #windowSize} is growth, counted against the connection's budget. */
+    private int grown;
     int sendWindow;
     boolean localClosed;
     // volatile, besides written under conn.lock: onClientCancel reads it without the lock
@@ -65,6 +69,7 @@ public final class Http2Stream {
         this.contentLength = contentLength;
         this.remoteClosed = endStream;
         this.recvWindow = recvWindow;
+        this.windowSize = recvWindow;
         this.sendWindow = sendWindow;
         this.changed = conn.lock.newCondition();
         this.headRequest = "HEAD".equals(request.method());
@@ -240,6 +245,11 @@ public final class Http2Stream {
         changed.signalAll();
     }
 
+    /** Under conn.lock: the window this stream was granted beyond the initial one. */
+    int windowGrowth() {
+        return grown;
+    }
+
     /** Whether the stream ended abnormally: either side reset it, or the connection ended. */
     public boolean isReset() {
         return resetWhy != null;
@@ -299,11 +309,18 @@ public final class Http2Stream {
                     inboundOffset = 0;
                 }
                 recvUnacked += n;
-                if (remoteClosed || recvUnacked < conn.streamWindow() / 2) {
+                if (remoteClosed || recvUnacked < windowSize / 2) {
                     return n;
                 }
-                // Reopen the window for what the handler has taken: the client may send that much more.
+                // Reopen the window for what the handler has taken: the client may send that much more. When the
+                // handler has taken everything that came, the window (not the handler) paces the client: grow it.
                 int credit = recvUnacked;
+                if (inbound.isEmpty()) {
+                    int extra = conn.growWindow(windowSize);
+                    windowSize += extra;
+                    grown += extra;
+                    credit += extra;
+                }
                 recvUnacked = 0;
                 recvWindow += credit;
                 conn.lock.unlock();
