@@ -50,6 +50,10 @@ public final class Http2Connection {
      * {@link Http2Stream.RequestBody#read}); SETTINGS_INITIAL_WINDOW_SIZE is where it starts.
      */
     static final int MAX_STREAM_WINDOW = 1 << 20;
+    /** The most request body still to come that a complete early response waits for rather than resets. */
+    static final int EARLY_ANSWER_DRAIN = 64 * 1024;
+    /** How long, at most, a complete early response waits for that rest (the read timeout if shorter). */
+    static final Duration EARLY_ANSWER_DRAIN_WAIT = Duration.ofSeconds(5);
     /**
      * Window granted beyond SETTINGS_INITIAL_WINDOW_SIZE, summed over a connection's open streams, at most this: a
      * window is a promise to buffer that much, so a connection buffers at most max-concurrent-streams x the initial
@@ -1216,6 +1220,7 @@ public final class Http2Connection {
      * (RST_STREAM NO_ERROR, RFC 9113 §8.1).
      */
     private void afterLocalEnd(Http2Stream s) {
+        acceptSmallRest(s);
         boolean stopClient;
         lock.lock();
         try {
@@ -1237,6 +1242,53 @@ public final class Http2Connection {
             }
         }
         endOutputIfDone();
+    }
+
+    /**
+     * The response is complete while the request body is still coming: when what is left of it is small (its
+     * content-length says at most {@link #EARLY_ANSWER_DRAIN} bytes more), the stream's thread grants the window for
+     * it and waits, at most {@link #EARLY_ANSWER_DRAIN_WAIT}, for the client to end the stream; the bytes are dropped
+     * with the stream. Otherwise, or when the client does not end it in time, RST_STREAM NO_ERROR follows as before
+     * (RFC 9113 §8.1 allows either). Why: curl 7.88 fails an upload (exit 92) that is reset while it waits for window,
+     * even after a complete response; a small remainder is cheaper to take than to refuse. Only on the stream's own
+     * thread (never the reader's, which delivers the DATA waited for).
+     */
+    private void acceptSmallRest(Http2Stream s) {
+        int grant;
+        lock.lock();
+        try {
+            long rest = s.unreceived();
+            if (Thread.currentThread() != s.thread || s.remoteClosed || s.isReset() || rest < 0
+                    || rest > EARLY_ANSWER_DRAIN || streams.get(s.id()) != s) {
+                return;
+            }
+            grant = (int) Math.max(0, rest - s.recvWindow);
+            s.recvWindow += grant;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            if (grant > 0) {
+                writer.windowUpdate(s.id(), grant);
+            }
+        } catch (IOException e) {
+            return;
+        }
+        long deadline = System.nanoTime() + Math.min(readTimeout.toNanos(), EARLY_ANSWER_DRAIN_WAIT.toNanos());
+        lock.lock();
+        try {
+            while (!s.remoteClosed && !s.isReset()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                s.changed().awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**

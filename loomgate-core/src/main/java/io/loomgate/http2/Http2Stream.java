@@ -245,6 +245,11 @@ public final class Http2Stream {
         changed.signalAll();
     }
 
+    /** Under conn.lock: request body bytes its content-length says are still to come, or -1 without one. */
+    long unreceived() {
+        return contentLength < 0 ? -1 : contentLength - received;
+    }
+
     /** Under conn.lock: the window this stream was granted beyond the initial one. */
     int windowGrowth() {
         return grown;
