@@ -235,14 +235,7 @@ class TrafficMatrixTest {
 
     static final String KNOWN_PROPERTY = "loomgate.matrix.known";
 
-    static final List<Known> KNOWN = List.of(
-            new Known("a 502 for a failed upstream handshake, answered while an h2c client's 64 KiB body is still "
-                    + "coming: the gateway sends HEADERS, DATA, END_STREAM, then RST_STREAM NO_ERROR (RFC 9113 §8.1), "
-                    + "and curl 7.88.1 exits 92 when that comes while its upload waits for flow-control window (its "
-                    + "body, 65536 bytes, is 1 over the default http2.initial-window-size); nghttpd --early-response, "
-                    + "nghttp2's reference server, gets the same exit 92 from this curl for 64 KiB and a 200 for 30000 "
-                    + "bytes. A client limitation (issue 34 matrix)",
-                    c -> c.up() == Upstream.UNTRUSTED && c.body() == Body.KIB_64 && c.down() == Downstream.H2C));
+    static final List<Known> KNOWN = List.of();
 
     /** One combination. */
     record Cell(Downstream down, Upstream up, Body body, Feature feature) {

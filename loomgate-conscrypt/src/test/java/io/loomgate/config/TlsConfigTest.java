@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.testkit.TestPki;
 import io.loomgate.tls.ClientAuth;
+import io.loomgate.tls.ServerTlsSettings;
 import io.loomgate.tls.TlsProvider;
 import io.loomgate.upstream.Endpoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,7 +71,8 @@ class TlsConfigTest {
         assertThat(ssl.certificates()).hasSize(2);
         assertThat(ssl.certificates().get(1).serverName()).isEqualTo("*.internal.example");
         assertThat(ssl.sessionResumption()).isTrue();
-        assertThat(ssl.provider()).isEqualTo(TlsProvider.JDK);
+        assertThat(ssl.provider()).as("provider: auto by default")
+                .isEqualTo(TlsProvider.auto(List.of(), ServerTlsSettings.DEFAULT_PROTOCOLS).provider());
         assertThat(c.tls().httpRedirectPort()).isEqualTo(8080);
         assertThat(c.tls().admin()).isNull();
     }
@@ -155,7 +158,31 @@ class TlsConfigTest {
                     certificate: ${CERT}
                     certificate-private-key: ${KEY}
                     provider: openssl
-                """)).isEqualTo("gateway.yaml:5: server.ssl.provider: expected jdk or conscrypt, got 'openssl'");
+                """)).isEqualTo("gateway.yaml:5: server.ssl.provider: expected auto, jdk or conscrypt, got 'openssl'");
+    }
+
+    @Test
+    void autoPicksConscryptWhereItRunsAndTheJdkForCiphersBoringSslCannotHonour() throws Exception {
+        TlsProvider platform = TlsProvider.auto(List.of(), ServerTlsSettings.DEFAULT_PROTOCOLS).provider();
+        assertThat(parse("""
+                server:
+                  ssl:
+                    certificate: ${CERT}
+                    certificate-private-key: ${KEY}
+                    provider: auto
+                """).tls().server().provider()).isEqualTo(platform);
+        if (TlsProvider.CONSCRYPT.unavailableReason() == null && System.getProperty("os.name").startsWith("Linux")) {
+            assertThat(platform).as("glibc Linux, JDK 24+, native library loads").isEqualTo(TlsProvider.CONSCRYPT);
+        }
+        // Only some TLS 1.3 suites named: conscrypt would be refused, auto takes the JDK's instead.
+        assertThat(parse("""
+                server:
+                  ssl:
+                    certificate: ${CERT}
+                    certificate-private-key: ${KEY}
+                    ciphers: [ TLS_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 ]
+                """).tls().server().provider()).isEqualTo(TlsProvider.JDK);
+        assertThat(parse("upstream:\n  ssl:\n    provider: auto\n").tls().upstream().provider()).isEqualTo(platform);
     }
 
     @Test
@@ -165,7 +192,7 @@ class TlsConfigTest {
         assertThat(parse("upstream:\n  ssl:\n    provider: conscrypt\n").tls().upstream().provider())
                 .isEqualTo(TlsProvider.CONSCRYPT);
         assertThat(refusal("upstream:\n  ssl:\n    provider: boring\n"))
-                .isEqualTo("gateway.yaml:3: upstream.ssl.provider: expected jdk or conscrypt, got 'boring'");
+                .isEqualTo("gateway.yaml:3: upstream.ssl.provider: expected auto, jdk or conscrypt, got 'boring'");
         assertThat(refusal("""
                 upstream:
                   ssl:

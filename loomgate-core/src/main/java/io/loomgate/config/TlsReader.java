@@ -81,7 +81,7 @@ final class TlsReader {
         ServerTlsSettings settings;
         try {
             settings = new ServerTlsSettings(certificates, protocols(s), strings(s, "ciphers"), auth, trust,
-                    s.bool("session-resumption", true), alpn, provider(s));
+                    s.bool("session-resumption", true), alpn, provider(s, "auto"));
         } catch (IllegalArgumentException e) {
             throw s.error("enabled-protocols", e.getMessage());
         }
@@ -106,7 +106,7 @@ final class TlsReader {
         ClientTlsSettings settings;
         try {
             settings = new ClientTlsSettings(path(s, "trust-certificate"), insecure, identity, protocols(s),
-                    strings(s, "ciphers"), provider(s));
+                    strings(s, "ciphers"), provider(s, "jdk"));
         } catch (IllegalArgumentException e) {
             throw s.error("enabled-protocols", e.getMessage());
         }
@@ -189,14 +189,20 @@ final class TlsReader {
         }
     }
 
-    /** {@code provider: jdk | conscrypt}; conscrypt is refused where it cannot run (JDK < 24, no native library). */
-    private static TlsProvider provider(Section s) throws ConfigException {
-        String text = s.string("provider", "jdk");
+    /**
+     * {@code provider: auto | jdk | conscrypt}; conscrypt is refused where it cannot run (JDK < 24, no native
+     * library), and auto picks it where it runs ({@link TlsProvider#auto}).
+     */
+    private static TlsProvider provider(Section s, String fallback) throws ConfigException {
+        String text = s.string("provider", fallback).trim().toLowerCase(Locale.ROOT);
+        if (text.equals("auto")) {
+            return TlsProvider.auto(strings(s, "ciphers"), protocols(s)).provider();
+        }
         TlsProvider p;
         try {
-            p = TlsProvider.valueOf(text.trim().toUpperCase(Locale.ROOT));
+            p = TlsProvider.valueOf(text.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw s.error("provider", "expected jdk or conscrypt, got '" + text + "'");
+            throw s.error("provider", "expected auto, jdk or conscrypt, got '" + s.string("provider", fallback) + "'");
         }
         String unavailable = p.unavailableReason();
         if (unavailable != null) {

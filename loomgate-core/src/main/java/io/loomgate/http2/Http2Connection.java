@@ -46,6 +46,21 @@ public final class Http2Connection {
     private static final Logger log = LoggerFactory.getLogger(Http2Connection.class);
     /** Our receive window for the whole connection; credit returns as soon as DATA is buffered per stream. */
     static final int CONNECTION_WINDOW = 1 << 20;
+    /**
+     * The most a stream's receive window grows to while its handler keeps up with the upload (see
+     * {@link InboundBody#read}); SETTINGS_INITIAL_WINDOW_SIZE is where it starts.
+     */
+    static final int MAX_STREAM_WINDOW = 1 << 20;
+    /**
+     * Window granted beyond SETTINGS_INITIAL_WINDOW_SIZE, summed over a connection's open streams, at most this: a
+     * window is a promise to buffer that much, so a connection buffers at most max-concurrent-streams x the initial
+     * window plus this (docs/http2.md, "Flow control").
+     */
+    static final int WINDOW_GROWTH_BUDGET = 1 << 20;
+    /** The most request body still to come that a complete early response waits for rather than resets. */
+    static final int EARLY_ANSWER_DRAIN = 64 * 1024;
+    /** How long, at most, a complete early response waits for that rest (the read timeout if shorter). */
+    static final Duration EARLY_ANSWER_DRAIN_WAIT = Duration.ofSeconds(5);
 
     /** Returned by {@link #awaitOrPark} when the connection was parked. */
     private static final int PARKED = -2;
@@ -75,6 +90,8 @@ public final class Http2Connection {
     private boolean ended;
     /** Stream handlers still running: a handler may write after its stream left the map, so none may be parked. */
     private int handlers;
+    /** Window granted beyond the initial one to the open streams ({@link #growWindow}). */
+    private int windowGrowth;
     // reader thread only
     private final ServerFrames server;
 
@@ -393,6 +410,7 @@ public final class Http2Connection {
             ended = true;
             left = new ArrayList<>(streams.values());
             streams = Map.of();
+            windowGrowth = 0;
             for (Http2Stream s : left) {
                 s.markReset(why);
                 if (s.onCancel != null) {
@@ -523,6 +541,7 @@ public final class Http2Connection {
      * (RST_STREAM NO_ERROR, RFC 9113 §8.1).
      */
     void afterLocalEnd(Http2Stream s) {
+        acceptSmallRest(s);
         boolean stopClient;
         lock.lock();
         try {
@@ -547,6 +566,66 @@ public final class Http2Connection {
     }
 
     /**
+     * The response is complete while the request body is still coming: when what is left of it is small (its
+     * content-length says at most {@link #EARLY_ANSWER_DRAIN} bytes more), the stream's thread grants the window for
+     * it and waits, at most {@link #EARLY_ANSWER_DRAIN_WAIT}, for the client to end the stream; the bytes are dropped
+     * with the stream. Otherwise, or when the client does not end it in time, RST_STREAM NO_ERROR follows as before
+     * (RFC 9113 §8.1 allows either). Why: curl 7.88 fails an upload (exit 92) that is reset while it waits for window,
+     * even after a complete response; a small remainder is cheaper to take than to refuse. Only on the stream's own
+     * thread (never the reader's, which delivers the DATA waited for).
+     */
+    private void acceptSmallRest(Http2Stream s) {
+        int grant;
+        lock.lock();
+        try {
+            long rest = s.unreceived();
+            if (Thread.currentThread() != s.thread || s.remoteClosed() || s.isReset() || rest < 0
+                    || rest > EARLY_ANSWER_DRAIN || streams.get(s.id()) != s) {
+                return;
+            }
+            grant = s.body().allowLocked(rest);
+        } finally {
+            lock.unlock();
+        }
+        try {
+            if (grant > 0) {
+                writer.windowUpdate(s.id(), grant);
+            }
+        } catch (IOException e) {
+            return;
+        }
+        long deadline = System.nanoTime() + Math.min(readTimeout.toNanos(), EARLY_ANSWER_DRAIN_WAIT.toNanos());
+        lock.lock();
+        try {
+            while (!s.remoteClosed() && !s.isReset()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                s.changed().awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: how much larger a stream's window of {@code current} bytes may become now: doubled, up to
+     * {@link #MAX_STREAM_WINDOW}, while the connection's {@link #WINDOW_GROWTH_BUDGET} lasts (0 once it is spent).
+     * The stream gives the growth back when it leaves ({@link #removeStream}).
+     */
+    int growWindow(int current) {
+        int extra = Math.min(Math.min(current, MAX_STREAM_WINDOW - current), WINDOW_GROWTH_BUDGET - windowGrowth);
+        if (extra <= 0) {
+            return 0;
+        }
+        windowGrowth += extra;
+        return extra;
+    }
+
+    /**
      * Under the lock: removes a stream. A HashMap keeps its table when emptied, so once the last stream leaves the map
      * is dropped for the shared empty one: an idle connection holds no map (48 bytes) and no table (80 bytes); the
      * next stream makes a new one.
@@ -556,6 +635,9 @@ public final class Http2Connection {
             return null; // the shared empty map refuses remove
         }
         Http2Stream s = streams.remove(stream);
+        if (s != null) {
+            windowGrowth -= s.body().grownLocked();
+        }
         if (s != null && streams.isEmpty()) {
             streams = Map.of();
         }

@@ -357,6 +357,11 @@ public final class Http2Stream {
         return body.endedLocked();
     }
 
+    /** Under conn.lock: request body bytes its content-length says are still to come, or -1 without one. */
+    long unreceived() {
+        return contentLength < 0 ? -1 : contentLength - body.receivedLocked();
+    }
+
     /** The stream ended abnormally (either side reset it, or the connection ended): wake everyone waiting. */
     void markReset(String why) {
         if (resetWhy == null) {
@@ -383,6 +388,11 @@ public final class Http2Stream {
     public final class RequestBody extends InboundBody {
         RequestBody(int window, boolean ended) {
             super(conn.lock, changed, conn.writer, id, window, ended, conn.readTimeoutNanos(), "request body");
+        }
+
+        @Override
+        int growthLocked(int current) {
+            return conn.growWindow(current);
         }
 
         @Override

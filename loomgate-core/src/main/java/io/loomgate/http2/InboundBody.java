@@ -24,7 +24,6 @@ abstract class InboundBody extends InputStream {
     private final Condition changed;
     private final FrameWriter writer;
     private final int id;
-    private final int window;
     private final String what;
     private volatile long readTimeoutNanos;
     // guarded by lock
@@ -36,6 +35,10 @@ abstract class InboundBody extends InputStream {
     private long received;
     private int recvWindow;
     private int recvUnacked;
+    /** The window this side keeps open for the stream: the initial one, plus any {@link #growthLocked} gave. */
+    private int windowSize;
+    /** How much of {@link #windowSize} is growth beyond the initial window. */
+    private int grown;
     private boolean ended;
     private Headers trailers;
 
@@ -52,7 +55,7 @@ abstract class InboundBody extends InputStream {
         this.writer = writer;
         this.readTimeoutNanos = readTimeoutNanos;
         this.id = id;
-        this.window = window;
+        this.windowSize = window;
         this.recvWindow = window;
         this.ended = ended;
         this.what = what;
@@ -138,6 +141,30 @@ abstract class InboundBody extends InputStream {
         return buffered;
     }
 
+    /**
+     * Under the lock, when the reader keeps up (nothing buffered as the window reopens): how much larger the window of
+     * {@code current} bytes may become now. 0 here: the window stays as granted (the client's response bodies); the
+     * server's request body asks its connection.
+     */
+    int growthLocked(int current) {
+        return 0;
+    }
+
+    /** Under the lock: the window granted beyond the initial one, to be given back when the stream leaves. */
+    int grownLocked() {
+        return grown;
+    }
+
+    /**
+     * Under the lock: opens the window so that {@code rest} more body bytes may come at once; returns the credit to
+     * send (WINDOW_UPDATE), 0 when the window already allows it.
+     */
+    int allowLocked(long rest) {
+        int grant = (int) Math.max(0, Math.min(Integer.MAX_VALUE, rest - recvWindow));
+        recvWindow += grant;
+        return grant;
+    }
+
     /** Under the lock: whether nothing received is left unread. */
     boolean drainedLocked() {
         return chunks.isEmpty();
@@ -193,9 +220,16 @@ abstract class InboundBody extends InputStream {
                 chunkOffset = 0;
             }
             recvUnacked += n;
-            if (!ended && recvUnacked >= window / 2) {
-                // The peer may send this much more: the bytes were taken.
+            if (!ended && recvUnacked >= windowSize / 2) {
+                // The peer may send this much more: the bytes were taken. When the reader has taken everything that
+                // came, the window (not the reader) paces the peer: the role may grow it.
                 credit = recvUnacked;
+                if (chunks.isEmpty()) {
+                    int extra = growthLocked(windowSize);
+                    windowSize += extra;
+                    grown += extra;
+                    credit += extra;
+                }
                 recvUnacked = 0;
                 recvWindow += credit;
             }
