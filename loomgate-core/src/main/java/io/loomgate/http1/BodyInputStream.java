@@ -12,6 +12,14 @@ import java.nio.ByteBuffer;
  */
 public abstract class BodyInputStream extends InputStream {
 
+    /** One byte, through the array read every body implements; -1 at the end of the body. */
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return n < 0 ? -1 : one[0] & 0xff;
+    }
+
     @Override
     public abstract int read(byte[] b, int off, int len) throws IOException;
 
