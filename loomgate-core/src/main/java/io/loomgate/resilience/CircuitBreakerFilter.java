@@ -70,8 +70,9 @@ public final class CircuitBreakerFilter implements GatewayFilter {
         ResponseHead head = ResponseHead.of(503);
         head.headers().set("Retry-After", Long.toString(Math.max(1, (waitInOpen.toMillis() + 999) / 1000)));
         head.headers().set("Content-Type", "text/plain; charset=utf-8");
-        exchange.replyLocally(head, ("circuit breaker '" + breaker.getName() + "' is open: the upstream of route '"
-                + exchange.routeId() + "' is failing; try again later\n").getBytes(StandardCharsets.UTF_8));
+        // The breaker's and the route's names are the operator's (the metrics and /routes show them), not the client's.
+        exchange.replyLocally(head, ("503 Service Unavailable: the upstream is failing and its circuit breaker is "
+                + "open; retry later\n").getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
