@@ -101,7 +101,9 @@ class AdminLockTest {
 
         RawClient.Response routes = admin(get("/routes", here(), "Authorization: Bearer " + TOKEN));
         assertThat(routes.status()).isEqualTo(200);
-        assertThat(routes.bodyText()).contains("\"web\"");
+        assertThat(routes.bodyText()).contains("\"web\"")
+                .as("predicates as the config spells them (issue 38 part 4)").contains("\"Path=/**\"")
+                .doesNotContain("PathPredicate[");
         String basic = Base64.getEncoder().encodeToString(("operator:" + TOKEN).getBytes(StandardCharsets.UTF_8));
         assertThat(admin(get("/", here(), "Authorization: Basic " + basic)).status())
                 .as("the browser's own prompt (Basic, the token as password) opens the dashboard").isEqualTo(200);

@@ -130,7 +130,9 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
             }
         }
         return new Route(spec.id(), spec.order(), built, chain, spec.timeout(), spec.preserveHost(),
-                spec.maxInFlight(), spec.queueTimeout(), spec.upgrades());
+                spec.maxInFlight(), spec.queueTimeout(), spec.upgrades(), new Route.Spelling(
+                spec.predicates().stream().map(RouteSpec.ComponentSpec::spelled).toList(),
+                spec.filters().stream().map(RouteSpec.ComponentSpec::spelled).toList()));
     }
 
     /** Finds the factory a predicate or filter names, binds its arguments and makes it. */

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * The admin listener's endpoints. Runs on the admin {@code server.Listener}, on its own executor, off the data path;
@@ -173,8 +174,8 @@ public final class AdminHandler implements ExchangeHandler {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", r.id());
             m.put("order", r.order());
-            m.put("predicates", r.predicates().stream().map(Object::toString).toList());
-            m.put("filters", r.filters().stream().map(Object::toString).toList());
+            m.put("predicates", IntStream.range(0, r.predicates().size()).mapToObj(r::predicateText).toList());
+            m.put("filters", IntStream.range(0, r.filters().size()).mapToObj(r::filterText).toList());
             m.put("upstream", u == null ? null : u.id());
             m.put("loadBalancer", u == null ? null : u.balancing().policy().configName());
             m.put("endpoints", u == null ? List.of() : DashboardStats.pools(u));

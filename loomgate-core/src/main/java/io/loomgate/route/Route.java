@@ -26,14 +26,45 @@ import java.util.stream.Collectors;
  */
 public record Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
                     Duration timeout, boolean preserveHost, int maxInFlight,
-                    Duration queueTimeout, Set<String> upgrades) {
+                    Duration queueTimeout, Set<String> upgrades, Spelling spelling) {
     /** What a route allows to upgrade to when it does not say. */
     public static final Set<String> DEFAULT_UPGRADES = Set.of("websocket");
+
+    /**
+     * The predicates and filters as the configuration wrote them ({@code Path=/users/**}, {@code StripPrefix=1}), in
+     * the order of {@link #predicates} and {@link #filters}: what /routes shows an operator, who wrote those and not
+     * the Java objects they became. Empty for a route built in code (then each object's own text is shown).
+     */
+    public record Spelling(List<String> predicates, List<String> filters) {
+        public static final Spelling NONE = new Spelling(List.of(), List.of());
+
+        public Spelling {
+            predicates = List.copyOf(predicates);
+            filters = List.copyOf(filters);
+        }
+    }
 
     public Route {
         predicates = List.copyOf(predicates);
         filters = List.copyOf(filters);
         upgrades = upgrades.stream().map(p -> p.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** A route without its configuration's spelling (built in code). */
+    public Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
+                 Duration timeout, boolean preserveHost, int maxInFlight, Duration queueTimeout, Set<String> upgrades) {
+        this(id, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout, upgrades,
+                Spelling.NONE);
+    }
+
+    /** Predicate {@code i} as written in the configuration, or its own text when the route was built in code. */
+    public String predicateText(int i) {
+        return i < spelling.predicates().size() ? spelling.predicates().get(i) : predicates.get(i).toString();
+    }
+
+    /** Filter {@code i} as written in the configuration, or its own text when the route was built in code. */
+    public String filterText(int i) {
+        return i < spelling.filters().size() ? spelling.filters().get(i) : filters.get(i).toString();
     }
 
     /** A route that allows the default upgrades only. */
