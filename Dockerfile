@@ -41,7 +41,7 @@ COPY --from=build /loomgate.jar /opt/loomgate/loomgate.jar
 COPY deploy/container/gateway.yaml /etc/loomgate/gateway.yaml
 # Numeric, so it needs no /etc/passwd entry in the base.
 USER 10001:10001
-EXPOSE 8080 9901
+EXPOSE 8080 9977
 # Exec form: the JVM is PID 1 and gets SIGTERM itself, so `docker stop` / a pod's termination drains (exit 0).
 # The heap follows the container's memory limit (60% of it; the JVM reads cgroup limits): the rest, about 90 MB
 # measured, is metaspace, code cache, JFR's buffers and the carriers, so a 256 MiB container gets a 154 MB heap and
@@ -55,4 +55,4 @@ CMD ["serve", "--config", "/etc/loomgate/gateway.yaml"]
 # No curl in the image: the probe is a 30-line class in the jar, run on a small heap.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
     CMD ["/opt/loomgate/jre/bin/java", "-Xmx16m", "-XX:TieredStopAtLevel=1", "-cp", "/opt/loomgate/loomgate.jar", \
-         "io.loomgate.cli.Probe", "http://127.0.0.1:9901/health/ready"]
+         "io.loomgate.cli.Probe", "http://127.0.0.1:9977/health/ready"]

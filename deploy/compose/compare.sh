@@ -9,7 +9,7 @@ PATH_=${LOAD_PATH:-/api/data}
 
 wait_ready() { # host: polls the gateway's admin /health/ready for up to 60 s
     i=0
-    until java -Xmx16m -XX:TieredStopAtLevel=1 -cp "$JAR" io.loomgate.cli.Probe "http://$1:9901/health/ready" \
+    until java -Xmx16m -XX:TieredStopAtLevel=1 -cp "$JAR" io.loomgate.cli.Probe "http://$1:9977/health/ready" \
         >/dev/null 2>&1; do
         i=$((i + 1)); [ "$i" -lt 60 ] || { echo "compare: $1 never became ready" >&2; exit 1; }
         sleep 1

@@ -5,7 +5,7 @@
   DL3025         ENTRYPOINT and CMD in exec form (JSON), so the JVM is PID 1 and SIGTERM reaches it
   DL3020         COPY, not ADD (no remote URLs or archives unpacked by surprise)
   LG001          HEALTHCHECK in exec form on /health/ready
-  LG002          EXPOSE 8080 and 9901
+  LG002          EXPOSE 8080 and 9977
   LG003          the JVM's heap follows the container limit (MaxRAMPercentage) and it exits on OutOfMemoryError
 usage: lint-dockerfile.py [Dockerfile]; exit 0 clean, 1 with one line per finding."""
 import json
@@ -97,7 +97,7 @@ def main():
         if not exec_form(cmd) or "/health/ready" not in cmd:
             findings.append(f"{path}:{l}: LG001 HEALTHCHECK should be CMD [...] in exec form on /health/ready")
     exposed = {p for _, k, a in final if k == "EXPOSE" for p in a.split()}
-    for port in ("8080", "9901"):
+    for port in ("8080", "9977"):
         if port not in exposed and port + "/tcp" not in exposed:
             findings.append(f"{path}: LG002 port {port} is not exposed")
     entry = " ".join(a for _, k, a in final if k == "ENTRYPOINT")

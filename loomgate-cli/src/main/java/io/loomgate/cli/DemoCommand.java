@@ -3,6 +3,7 @@ package io.loomgate.cli;
 import io.loomgate.config.ConfigException;
 import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.config.Plugins;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
@@ -10,6 +11,8 @@ import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -42,7 +45,7 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Listener origin = new Listener(ListenerSettings.defaults("127.0.0.1", 0), new DemoOrigin(),
                 ConnectionExecutors.create(ThreadModel.VIRTUAL, "origin"), ConnectionListener.NOOP).start();
-        Gateway gw;
+        ServedGateway gw;
         try {
             gw = startGateway(origin.port(), port);
         } catch (IOException e) {
@@ -53,6 +56,7 @@ final class DemoCommand implements Callable<Integer> {
             gw = startGateway(origin.port(), 0);
         }
         String base = "http://127.0.0.1:" + gw.port();
+        String admin = "http://127.0.0.1:" + gw.adminPort();
         System.out.println("loomgate demo: origin on 127.0.0.1:" + origin.port() + ", gateway on " + base
                 + " (virtual threads), routes " + gw.routeIds());
         System.out.println();
@@ -60,13 +64,15 @@ final class DemoCommand implements Callable<Integer> {
         System.out.println();
         System.out.println("Try it:   curl -i " + base + "/users/42");
         System.out.println("          curl -i " + base + "/old/7        (a redirect made by the gateway)");
+        System.out.println("          curl " + admin + "/routes     (the routes as the config writes them)");
+        System.out.println("Dashboard: " + admin + "/");
         if (once) {
             gw.close();
             origin.close();
             return ok ? 0 : 1;
         }
         System.out.println("Serving until Ctrl-C.");
-        Gateway running = gw;
+        ServedGateway running = gw;
         ShutdownSignals.onTerminate(() -> {
             try {
                 running.drain(Duration.ofSeconds(5));
@@ -80,7 +86,8 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static Gateway startGateway(int originPort, int gatewayPort) throws ConfigException, IOException {
+    private static ServedGateway startGateway(int originPort, int gatewayPort)
+            throws ConfigException, IOException, InterruptedException {
         String yaml;
         try (InputStream in = DemoCommand.class.getResourceAsStream("/demo.yaml")) {
             yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -88,8 +95,16 @@ final class DemoCommand implements Callable<Integer> {
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("DEMO_ORIGIN", "http://127.0.0.1:" + originPort);
         env.put("DEMO_PORT", Integer.toString(gatewayPort));
+        env.put("DEMO_ADMIN_PORT", Integer.toString(freePort()));
         GatewayConfig cfg = ConfigLoader.parse(yaml, "demo.yaml", env);
-        return Gateway.start(cfg, Gateway.Observers.NONE);
+        return ServedGateway.start(cfg, Plugins.NONE);
+    }
+
+    /** A port free now (the admin listener needs a real one: 0 turns it off). */
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
     }
 
     /** Each demo request with the status it should get; prints what came back. */

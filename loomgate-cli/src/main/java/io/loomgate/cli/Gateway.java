@@ -5,6 +5,7 @@ import io.loomgate.config.GatewayAssembly;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
 import io.loomgate.filter.GatewayFilter;
+import io.loomgate.observe.HealthProbes;
 import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ProxyHandler;
@@ -14,6 +15,7 @@ import io.loomgate.ratelimit.RateLimiting;
 import io.loomgate.route.Route;
 import io.loomgate.security.JwksKeySets;
 import io.loomgate.server.ConnectionListener;
+import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.HttpsRedirect;
 import io.loomgate.server.Listener;
 import io.loomgate.threads.ConnectionExecutors;
@@ -31,6 +33,7 @@ import io.loomgate.upstream.Upstreams;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -146,8 +149,16 @@ public final class Gateway implements AutoCloseable {
             if (serverTls != null) {
                 reloader.watch("server.ssl", serverTls);
             }
-            listener = new Listener(s.listener(), serverTls, proxy, ConnectionExecutors.create(s.threads(), "gw"),
+            // admin.probe-path: the probes also on this listener, so a pod may keep its admin listener on localhost.
+            AtomicReference<Listener> started = new AtomicReference<>();
+            String probePath = config.admin().probePath();
+            ExchangeHandler handler = probePath == null ? proxy : HealthProbes.onMainListener(probePath, () -> {
+                Listener l = started.get();
+                return l != null && !l.isStopping();
+            }, proxy);
+            listener = new Listener(s.listener(), serverTls, handler, ConnectionExecutors.create(s.threads(), "gw"),
                     observers.connections()).start();
+            started.set(listener);
             if (config.tls().httpRedirectPort() != 0) {
                 redirect = new Listener(s.listener().withPort(config.tls().httpRedirectPort()),
                         new HttpsRedirect(listener.port()),

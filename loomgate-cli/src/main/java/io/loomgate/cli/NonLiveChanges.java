@@ -83,7 +83,10 @@ final class NonLiveChanges {
         d.put(GatewayConfig.AdminSpec.class, components(
                 "address", "admin.address", Reload.RESTART,
                 "port", "admin.port", Reload.RESTART,
-                "pinnedThreshold", "admin.pinned-threshold", Reload.RESTART));
+                "pinnedThreshold", "admin.pinned-threshold", Reload.RESTART,
+                "authToken", "admin.auth-token", Reload.RESTART_WITHOUT_VALUES,
+                "allowedHosts", "admin.allowed-hosts", Reload.RESTART,
+                "probePath", "admin.probe-path", Reload.RESTART));
         d.put(GatewayConfig.AccessLogSpec.class, components(
                 "enabled", "access-log.enabled", Reload.RESTART,
                 "format", "access-log.format", Reload.RESTART));

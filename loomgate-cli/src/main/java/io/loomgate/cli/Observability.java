@@ -2,12 +2,17 @@ package io.loomgate.cli;
 
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.observe.AccessLog;
+import io.loomgate.observe.AdminAccess;
 import io.loomgate.observe.AccessLogFormat;
 import io.loomgate.observe.ConfigReloads;
 import io.loomgate.observe.GatewayTelemetry;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.TlsMaterialException;
 import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Wires the observe package into a gateway: metrics, access log and pinned-thread monitor first (so the listeners
@@ -15,6 +20,7 @@ import java.io.IOException;
  * (so the last access-log lines are written).
  */
 final class Observability implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Observability.class);
     private final GatewayTelemetry telemetry;
 
     private Observability(GatewayTelemetry telemetry) {
@@ -49,8 +55,24 @@ final class Observability implements AutoCloseable {
             }
             gw.tlsReloader().watch("admin.ssl", tls);
         }
-        return telemetry.startAdmin(cfg.admin().address(), cfg.admin().port(), tls, gw::boundRoutes, gw::upstreams,
-                () -> !gw.listener().isStopping(), reloads).port();
+        GatewayConfig.AdminSpec a = cfg.admin();
+        if (a.authToken() == null && !InetAddress.getByName(a.address()).isLoopbackAddress()) {
+            LOG.warn("admin listener on {} has no admin.auth-token: anything that reaches port {} can reload the "
+                    + "gateway and read its routes and threads; set admin.auth-token or bind 127.0.0.1",
+                    a.address(), a.port());
+        }
+        try {
+            return telemetry.startAdmin(a.address(), a.port(), tls, gw::boundRoutes, gw::upstreams,
+                    () -> !gw.listener().isStopping(), reloads,
+                    new AdminAccess(a.authToken(), a.address(), a.allowedHosts())).port();
+        } catch (IOException e) {
+            if (!(e.getCause() instanceof BindException)) {
+                throw e;
+            }
+            throw new IOException("the admin listener " + e.getMessage() + "; change admin.port in "
+                    + (cfg.source() == null ? "the configuration" : cfg.source()) + " or pass --admin-port "
+                    + "(0 turns the admin listener off)", e);
+        }
     }
 
     /** A reload attempt ended: counted; when applied, the new routes' and upstreams' meters are registered. */

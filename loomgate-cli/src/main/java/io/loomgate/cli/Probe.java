@@ -14,7 +14,7 @@ public final class Probe {
     }
 
     public static void main(String[] args) {
-        String url = args.length > 0 ? args[0] : "http://127.0.0.1:9901/health/ready";
+        String url = args.length > 0 ? args[0] : "http://127.0.0.1:9977/health/ready";
         try {
             HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
             c.setConnectTimeout(3000);

@@ -73,7 +73,7 @@ class NonLiveChangesTest {
                 "server.port (8080 → 8081)",
                 "server.max-connections (10000 → 20)",
                 "server.threads (virtual → platform:50)",
-                "admin.port (9901 → 9902)",
+                "admin.port (9977 → 9902)",
                 "logging.format (text → json)");
     }
 

@@ -71,9 +71,10 @@ class ContainerImageIT {
     void theImageServesAnswersItsHealthCheckAndDrainsOnSigterm() throws Exception {
         List<String> cmd = new ArrayList<>(podman());
         cmd.addAll(List.of("run", "-d", "--name", NAME, "--ulimit", "nofile=20000:20000",
-                "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::8080", "-p", "127.0.0.1::9901", TAG));
+                "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::8080", "-p", "127.0.0.1::9977",
+                "-e", "LOOMGATE_ADMIN_TOKEN=" + "t".repeat(32), TAG));
         run(Duration.ofMinutes(1), cmd);
-        String admin = podmanOut("port", NAME, "9901/tcp").strip();
+        String admin = podmanOut("port", NAME, "9977/tcp").strip();
         URI ready = URI.create("http://" + admin + "/health/ready");
 
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();

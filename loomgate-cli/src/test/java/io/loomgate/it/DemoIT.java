@@ -22,6 +22,7 @@ class DemoIT {
                     .contains("Location: /users/")
                     .contains("GET /missing  ->  404")
                     .contains("curl -i http://127.0.0.1:")
+                    .containsPattern("Dashboard: http://127\\.0\\.0\\.1:\\d+/")
                     .doesNotContain("UNEXPECTED");
         }
     }

@@ -34,11 +34,11 @@ class DockerfileRulesTest {
                 .replace("USER 10001:10001", "USER root")
                 .replace("ENTRYPOINT [\"/opt/loomgate/jre/bin/java\",", "ENTRYPOINT /opt/loomgate/jre/bin/java")
                 .replace("\"-XX:+ExitOnOutOfMemoryError\",", "")
-                .replace("EXPOSE 8080 9901", "EXPOSE 8080"));
+                .replace("EXPOSE 8080 9977", "EXPOSE 8080"));
         RepoScript r = lint(bad);
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.output()).contains("DL3007", "debian:latest").contains("DL3002 the final stage's USER is root")
-                .contains("DL3025 ENTRYPOINT is in shell form").contains("LG002 port 9901")
+                .contains("DL3025 ENTRYPOINT is in shell form").contains("LG002 port 9977")
                 .contains("LG003 the ENTRYPOINT lacks -XX:+ExitOnOutOfMemoryError");
     }
 

@@ -195,7 +195,7 @@ class LiveReloadIT {
 
                 write(yaml, generation(2, ""));
                 HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri(admin, "/reload"))
-                        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+                        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
                 assertThat(post.statusCode()).isEqualTo(200);
                 assertThat(compact(post.body())).contains("\"outcome\":\"applied\"")
                         .contains("\"trigger\":\"admin\"");
@@ -240,7 +240,7 @@ class LiveReloadIT {
 
             write(yaml, generation(1, ""));
             HttpResponse<String> post = http.send(HttpRequest.newBuilder(uri(admin, "/reload"))
-                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(compact(post.body())).contains("\"outcome\":\"applied\"").contains("draining 1");
             assertThat(get(port, "/stable/new").body()).startsWith("B ");
 

@@ -37,7 +37,10 @@ public final class ConfigLoader {
             "underscores-in-headers", "ssl", "http-redirect-port", "strip-request-headers");
     private static final List<String> HTTP2_KEYS = List.of("enabled", "max-concurrent-streams", "initial-window-size",
             "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
-    private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl");
+    private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl",
+            "auth-token", "auth-token-file", "allowed-hosts", "probe-path");
+    /** Shorter tokens can be guessed over the network; 32 hex digits ({@code openssl rand -hex 16}) is the floor. */
+    static final int MIN_TOKEN_LENGTH = 32;
     private static final List<String> ACCESS_LOG_KEYS = List.of("enabled", "format");
     private static final List<String> UPSTREAM_KEYS = withSsl(PoolReader.KEYS);
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file",
@@ -90,7 +93,7 @@ public final class ConfigLoader {
                 SERVER_KEYS);
         GatewayConfig.ServerSpec server = server(serverSection);
         Section adminSection = Section.dotted(file, "admin", root.node("admin"), root.lineOf("admin"), ADMIN_KEYS);
-        GatewayConfig.AdminSpec admin = admin(adminSection);
+        GatewayConfig.AdminSpec admin = admin(adminSection, source);
         checkPortsDiffer(serverSection, server, adminSection, admin);
         GatewayConfig.AccessLogSpec accessLog = accessLog(Section.dotted(file, "access-log",
                 root.node("access-log"), root.lineOf("access-log"), ACCESS_LOG_KEYS));
@@ -221,10 +224,65 @@ public final class ConfigLoader {
         return List.copyOf(out);
     }
 
-    private static GatewayConfig.AdminSpec admin(Section s) throws ConfigException {
+    private static GatewayConfig.AdminSpec admin(Section s, Path source) throws ConfigException {
         GatewayConfig.AdminSpec d = GatewayConfig.AdminSpec.DEFAULTS;
+        List<String> hosts = new ArrayList<>();
+        for (YamlNode.Scalar h : s.scalarList("allowed-hosts")) {
+            String host = h.text().trim().toLowerCase(java.util.Locale.ROOT);
+            if (host.isEmpty() || host.contains("/") || host.contains(" ")) {
+                throw s.error("allowed-hosts", h.line(), "expected a host name such as loomgate-admin.ops.svc, got '"
+                        + h.text() + "'");
+            }
+            hosts.add(host);
+        }
+        String probePath = s.string("probe-path", null);
+        if (probePath != null && (!probePath.startsWith("/") || probePath.length() < 2 || probePath.endsWith("/")
+                || probePath.contains("*") || probePath.contains("?"))) {
+            throw s.error("probe-path", "expected a path such as /.loomgate/health (the main listener then answers "
+                    + "/.loomgate/health/live and /.loomgate/health/ready), got '" + probePath + "'");
+        }
         return new GatewayConfig.AdminSpec(address(s, d.address()), s.integer("port", d.port(), 0, 65535),
-                s.duration("pinned-threshold", d.pinnedThreshold(), true));
+                s.duration("pinned-threshold", d.pinnedThreshold(), true), authToken(s, source), hosts, probePath);
+    }
+
+    /**
+     * {@code admin.auth-token} (written as {@code ${LOOMGATE_ADMIN_TOKEN}} to take it from the environment) or
+     * {@code admin.auth-token-file} (a Kubernetes Secret mounted as a file; one trailing newline is dropped).
+     * Messages never show the token.
+     */
+    private static String authToken(Section s, Path source) throws ConfigException {
+        if (s.has("auth-token") && s.has("auth-token-file")) {
+            throw s.error("auth-token-file", "auth-token is set too (line " + s.lineOf("auth-token")
+                    + "); give the token one way");
+        }
+        String token;
+        String key;
+        if (s.has("auth-token-file")) {
+            key = "auth-token-file";
+            String name = s.string(key, null);
+            Path file = source == null || source.getParent() == null ? Path.of(name)
+                    : source.getParent().resolve(name);
+            try {
+                token = Files.readString(file, StandardCharsets.UTF_8).strip();
+            } catch (IOException | InvalidPathException e) {
+                throw s.error(key, "cannot read the token file " + file + ": " + e.getMessage());
+            }
+        } else {
+            key = "auth-token";
+            token = s.string(key, null);
+            if (token == null) {
+                return null;
+            }
+            token = token.strip();
+        }
+        if (token.length() < MIN_TOKEN_LENGTH) {
+            throw s.error(key, "the token has " + token.length() + " characters; use at least " + MIN_TOKEN_LENGTH
+                    + " (openssl rand -hex 16 makes one)");
+        }
+        if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            throw s.error(key, "the token must be printable ASCII without spaces (it travels in a header)");
+        }
+        return token;
     }
 
     /** A bind address, resolved now as the listener will resolve it, so a bad one fails here and not at start. */

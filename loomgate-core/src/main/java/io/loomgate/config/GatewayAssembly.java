@@ -138,7 +138,9 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
         }
         boolean preserveHost = spec.preserveHost() || PreserveHostHeaderFilter.requestedIn(chain);
         return new Route(spec.id(), spec.order(), built, chain, spec.timeout(), preserveHost,
-                spec.maxInFlight(), spec.queueTimeout(), spec.upgrades(), bound);
+                spec.maxInFlight(), spec.queueTimeout(), spec.upgrades(), bound, new Route.Spelling(
+                spec.predicates().stream().map(RouteSpec.ComponentSpec::spelled).toList(),
+                spec.filters().stream().map(RouteSpec.ComponentSpec::spelled).toList()));
     }
 
     /**

@@ -121,18 +121,38 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
     }
 
     /**
-     * The {@code admin:} section: default 127.0.0.1:9901; port 0 turns it off. {@code pinnedThreshold} is the
-     * shortest pinned virtual-thread block reported at /pinned (default 20ms).
+     * The {@code admin:} section: default 127.0.0.1:9977; port 0 turns it off. {@code pinnedThreshold} is the
+     * shortest pinned virtual-thread block reported at /pinned (default 20ms). {@code authToken} (null: none) is
+     * asked of every admin request but the probes; {@code allowedHosts} are the Host names the admin listener answers
+     * besides IP literals, {@code localhost} and its bind address; {@code probePath} (null: off) is where the main
+     * listener also answers {@code <probePath>/live} and {@code <probePath>/ready}.
      */
-    public record AdminSpec(String address, int port, Duration pinnedThreshold) {
-        public static final AdminSpec DEFAULTS = new AdminSpec("127.0.0.1", 9901, Duration.ofMillis(20));
+    public record AdminSpec(String address, int port, Duration pinnedThreshold, String authToken,
+                            List<String> allowedHosts, String probePath) {
+        public static final AdminSpec DEFAULTS = new AdminSpec("127.0.0.1", 9977, Duration.ofMillis(20));
+
+        public AdminSpec {
+            allowedHosts = List.copyOf(allowedHosts);
+        }
+
+        public AdminSpec(String address, int port, Duration pinnedThreshold) {
+            this(address, port, pinnedThreshold, null, List.of(), null);
+        }
 
         public AdminSpec withPort(int newPort) {
-            return new AdminSpec(address, newPort, pinnedThreshold);
+            return new AdminSpec(address, newPort, pinnedThreshold, authToken, allowedHosts, probePath);
         }
 
         public boolean enabled() {
             return port != 0;
+        }
+
+        /** Never prints the token: configurations are logged and compared in messages. */
+        @Override
+        public String toString() {
+            return "AdminSpec[address=" + address + ", port=" + port + ", pinnedThreshold=" + pinnedThreshold
+                    + ", authToken=" + (authToken == null ? "none" : "(set)") + ", allowedHosts=" + allowedHosts
+                    + ", probePath=" + probePath + "]";
         }
     }
 

@@ -92,6 +92,20 @@ public record RouteSpec(String id, int line, List<URI> uris, int order, List<Com
             argLines = Map.copyOf(argLines);
         }
 
+        /**
+         * As the configuration writes it: the shorthand {@code Name=a,b} when its arguments were positional, else
+         * {@code Name={key=value, ...}} (the long form's keys).
+         */
+        public String spelled() {
+            if (args.isEmpty()) {
+                return name;
+            }
+            if (args.keySet().stream().allMatch(k -> k.startsWith("_genkey_"))) {
+                return name + "=" + String.join(",", args.values());
+            }
+            return name + "=" + args;
+        }
+
         /** A component whose arguments are all on its own line (the shorthand, or one built in code). */
         public ComponentSpec(String name, Map<String, String> args, int line) {
             this(name, args, line, Map.of(), null);

@@ -1,5 +1,6 @@
 package io.loomgate.observe;
 
+import io.loomgate.http.RequestHead;
 import io.loomgate.proxy.ExchangeView;
 import java.util.Locale;
 
@@ -23,16 +24,30 @@ import java.util.Locale;
  * @param failure       failure kind, lower case, or null
  * @param principal     who called, as an authentication filter established it, or null
  * @param grpcStatus    the grpc-status of a gRPC call, -1 for other exchanges
+ * @param protocol      the client's protocol version ({@code HTTP/1.1}), or null
+ * @param referer       the request's Referer, or null
+ * @param userAgent     the request's User-Agent, or null
  */
 record AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                    long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
-                   String traceId, String failure, String principal, int grpcStatus) {
+                   String traceId, String failure, String principal, int grpcStatus, String protocol,
+                   String referer, String userAgent) {
+
+    AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
+                long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
+                String traceId, String failure, String principal, int grpcStatus) {
+        this(startMillis, client, method, target, status, bytesOut, bytesIn, totalNanos, upstreamNanos, route,
+                upstream, endpoint, traceId, failure, principal, grpcStatus, null, null, null);
+    }
 
     static AccessEntry of(ExchangeView x, long nowMillis) {
         long total = x.totalNanos();
+        RequestHead head = x.request();
         return new AccessEntry(nowMillis - total / 1_000_000, x.clientAddress(), x.method(), x.target(), x.status(),
                 x.bytesOut(), x.bytesIn(), total, x.upstreamNanos(), x.routeId(), x.upstreamId(), x.endpoint(),
                 x.traceId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT),
-                x.principal(), x.grpcStatus());
+                x.principal(), x.grpcStatus(), head == null ? null : head.version(),
+                head == null ? null : head.headers().first("Referer"),
+                head == null ? null : head.headers().first("User-Agent"));
     }
 }

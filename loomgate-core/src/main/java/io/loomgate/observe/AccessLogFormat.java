@@ -13,14 +13,15 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * How an access-log line is written: {@code combined} (Apache's combined layout where it fits, then key=value
- * fields for what it lacks) or {@code json} (one object per line). Both carry the same facts; '-' or null marks an
- * absent value. Lines are formatted a batch at a time by {@link Batch}, on the access log's writer thread.
+ * How an access-log line is written: {@code combined} (Apache's combined log format exactly, so GoAccess and every
+ * existing parser reads it) or {@code json} (one object per line, with everything combined has no field for: route,
+ * upstream, endpoint, durations, trace, failure). '-' or null marks an absent value. Lines are formatted a batch at a
+ * time by {@link Batch}, on the access log's writer thread.
  */
 public enum AccessLogFormat {
     /**
-     * {@code 10.0.0.7 - alice [21/Nov/2026:20:31:07 +0000] "GET /api/x?y=1" 200 512 in=0 rt=0.012000 urt=0.010000
-     * route=api upstream=api endpoint=10.0.0.9:8080 trace=4bf9... failure=-}.
+     * Apache's {@code %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i"}: {@code 10.0.0.7 - alice
+     * [21/Nov/2026:20:31:07 +0000] "GET /api/x?y=1 HTTP/1.1" 200 512 "-" "curl/8.5.0"}.
      */
     COMBINED,
     /** One JSON object per line, fields named as in docs/observability.md; durations in seconds. */
@@ -85,28 +86,25 @@ public enum AccessLogFormat {
             quoted(e.method());
             out.append(' ');
             quoted(e.target());
+            out.append(' ');
+            quoted(e.protocol() == null ? "HTTP/1.1" : e.protocol());
             out.append("\" ");
             if (e.status() == 0) {
                 out.append('-');
             } else {
                 out.append(e.status());
             }
-            out.append(' ').append(e.bytesOut()).append(" in=").append(e.bytesIn()).append(" rt=");
-            seconds(e.totalNanos());
-            out.append(" urt=");
-            if (e.upstreamNanos() < 0) {
-                out.append('-');
+            out.append(' ');
+            if (e.bytesOut() == 0) {
+                out.append('-'); // %b: "-" for no body bytes, as Apache writes it
             } else {
-                seconds(e.upstreamNanos());
+                out.append(e.bytesOut());
             }
-            out.append(" route=").append(dash(e.route()))
-                    .append(" upstream=").append(dash(e.upstream()))
-                    .append(" endpoint=").append(dash(e.endpoint()))
-                    .append(" trace=").append(dash(e.traceId()))
-                    .append(" failure=").append(dash(e.failure()));
-            if (e.grpcStatus() >= 0) {
-                out.append(" grpc=").append(e.grpcStatus()); // only gRPC calls: other lines stay as they were
-            }
+            out.append(" \"");
+            quoted(e.referer());
+            out.append("\" \"");
+            quoted(e.userAgent());
+            out.append('"');
         }
 
         /** One generator for the whole batch, objects separated by newlines. */
@@ -187,17 +185,6 @@ public enum AccessLogFormat {
                     out.append(c);
                 }
             }
-        }
-
-        /** Seconds with six decimals, without String.format (this runs for every line). */
-        private void seconds(long nanos) {
-            long micros = Math.max(0, nanos) / 1000;
-            String fraction = Long.toString(micros % 1_000_000);
-            out.append(micros / 1_000_000).append('.');
-            for (int i = fraction.length(); i < 6; i++) {
-                out.append('0');
-            }
-            out.append(fraction);
         }
     }
 

@@ -4,7 +4,6 @@ import io.loomgate.http.ResponseHead;
 import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
-import io.loomgate.server.Listener;
 import io.loomgate.server.ServerExchange;
 import io.loomgate.upstream.Upstream;
 import io.loomgate.upstream.Upstreams;
@@ -18,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 /**
  * The admin listener's endpoints. Runs on the admin {@code server.Listener}, on its own executor, off the data path;
@@ -34,8 +34,9 @@ import java.util.function.Supplier;
  *   /api/stats        the dashboard's numbers as JSON
  *   /reload           POST: reload the configuration file now; GET: the last reload's outcome (JSON)
  * </pre>
- * Only GET and HEAD are answered, and POST on /reload; other methods get 405. The pinned-event monitor is the one bound to the metrics
- * with {@link GatewayMetrics#bindVirtualThreads}.
+ * GET and HEAD are answered everywhere, POST on /reload only (as {@code application/json}); other methods get 405.
+ * {@link AdminGuard} screens every request first (Host, token, POST origin and type); every answer forbids framing.
+ * The pinned-event monitor is the one bound to the metrics with {@link GatewayMetrics#bindVirtualThreads}.
  */
 public final class AdminHandler implements ExchangeHandler {
     static final String JSON = "application/json";
@@ -50,6 +51,7 @@ public final class AdminHandler implements ExchangeHandler {
     private final ConfigReloads reloads;
     private final DashboardStats stats;
     private final byte[] dashboard;
+    private final AdminGuard guard;
 
     /**
      * @param metrics   the gateway's metrics
@@ -59,7 +61,7 @@ public final class AdminHandler implements ExchangeHandler {
      */
     public AdminHandler(GatewayMetrics metrics, Supplier<BoundRoutes> routes, Upstreams upstreams,
                         BooleanSupplier ready) {
-        this(metrics, routes, () -> upstreams, ready, null);
+        this(metrics, routes, () -> upstreams, ready, null, AdminAccess.LOCAL);
     }
 
     /**
@@ -68,9 +70,10 @@ public final class AdminHandler implements ExchangeHandler {
      * @param upstreams the upstreams now served (a live reload replaces them); it may supply null
      * @param ready     config loaded, listeners bound, not draining
      * @param reloads   live reload, or null when there is none (/reload then answers 404)
+     * @param access    who may use the listener
      */
     public AdminHandler(GatewayMetrics metrics, Supplier<BoundRoutes> routes, Supplier<Upstreams> upstreams,
-                        BooleanSupplier ready, ConfigReloads reloads) {
+                        BooleanSupplier ready, ConfigReloads reloads, AdminAccess access) {
         this.metrics = metrics;
         this.routes = routes;
         this.upstreams = upstreams;
@@ -78,11 +81,21 @@ public final class AdminHandler implements ExchangeHandler {
         this.reloads = reloads;
         this.stats = new DashboardStats(metrics, () -> routes.get().routes(), upstreams);
         this.dashboard = resource("dashboard.html");
+        this.guard = new AdminGuard(access.authToken(), access.bindAddress(), access.allowedHosts());
     }
 
     @Override
     public void handle(ServerExchange exchange) throws IOException {
         String method = exchange.request().method();
+        AdminGuard.Refusal refusal = guard.check(exchange.request());
+        if (refusal != null) {
+            ResponseHead head = head(refusal.status(), TEXT);
+            if (refusal.status() == 401) {
+                AdminGuard.challenges().forEach(c -> head.headers().add("WWW-Authenticate", c));
+            }
+            exchange.respond(head, utf8(refusal.text()));
+            return;
+        }
         if (exchange.request().path().equals("/reload")) {
             reload(exchange, method);
             return;
@@ -90,21 +103,16 @@ public final class AdminHandler implements ExchangeHandler {
         if (!method.equals("GET") && !method.equals("HEAD")) {
             ResponseHead head = head(405, TEXT);
             head.headers().add("Allow", "GET, HEAD");
-            exchange.respond(head, utf8("the admin listener answers GET and HEAD only, not " + method + "\n"));
+            exchange.respond(head, utf8("the admin listener answers GET and HEAD (and POST on /reload), not "
+                    + method + "\n"));
             return;
         }
         String path = exchange.request().path();
         String query = exchange.request().query();
         switch (path) {
             case "/", "/index.html" -> send(exchange, 200, "text/html; charset=utf-8", dashboard);
-            case "/health/live" -> send(exchange, 200, TEXT, utf8("live\n"));
-            case "/health/ready" -> {
-                // A shut memory gate means new connections wait unaccepted: not ready, so new clients go elsewhere.
-                boolean memory = Listener.memoryGateShut();
-                boolean isReady = !memory && ready.getAsBoolean();
-                send(exchange, isReady ? 200 : 503, TEXT, utf8(isReady ? "ready\n" : memory
-                        ? "not ready: heap nearly full, new connections wait\n" : "not ready\n"));
-            }
+            case "/health/live" -> HealthProbes.live(exchange);
+            case "/health/ready" -> HealthProbes.ready(exchange, ready);
             case "/metrics" -> {
                 GatewayMetrics.Scrape scrape = metrics.scrape(exchange.request().headers().first("Accept"));
                 send(exchange, 200, scrape.contentType(), utf8(scrape.body()));
@@ -166,9 +174,9 @@ public final class AdminHandler implements ExchangeHandler {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", r.id());
             m.put("order", r.order());
-            m.put("predicates", r.predicates().stream().map(Object::toString).toList());
-            m.put("filters", r.filters().stream().map(Object::toString).toList());
-            List<String> policies = new ArrayList<>(); // Retry and CircuitBreaker, bound to the route
+            m.put("predicates", IntStream.range(0, r.predicates().size()).mapToObj(r::predicateText).toList());
+            m.put("filters", r.filterTexts());
+            List<String> policies = new ArrayList<>(); // Retry and CircuitBreaker, bound to the route, with state
             if (r.policies().retry() != null) {
                 policies.add(r.policies().retry().toString());
             }
@@ -216,6 +224,10 @@ public final class AdminHandler implements ExchangeHandler {
         head.headers().add("Content-Type", contentType);
         // Every answer describes this instant; a cached one would mislead.
         head.headers().add("Cache-Control", "no-store");
+        // No other page may frame the dashboard (clickjacking); the old header for old browsers, CSP for the rest.
+        head.headers().add("X-Frame-Options", "DENY");
+        head.headers().add("Content-Security-Policy", "frame-ancestors 'none'");
+        head.headers().add("X-Content-Type-Options", "nosniff");
         return head;
     }
 

@@ -135,17 +135,18 @@ public final class GatewayTelemetry implements AutoCloseable {
      */
     public Listener startAdmin(String address, int port, Supplier<BoundRoutes> routes, Upstreams upstreams,
                                BooleanSupplier ready) throws IOException {
-        return startAdmin(address, port, null, routes, () -> upstreams, ready, null);
+        return startAdmin(address, port, null, routes, () -> upstreams, ready, null,
+                new AdminAccess(null, address, java.util.List.of()));
     }
 
     /**
      * The same, speaking TLS when {@code tls} is not null ({@code admin.ssl}), for a gateway whose routes and
      * upstreams a live reload replaces: each is read from its supplier on every request and scrape, and
-     * {@code /reload} reaches {@code reloads} (null: no live reload).
+     * {@code /reload} reaches {@code reloads} (null: no live reload); {@code access} says who may use it.
      */
     public Listener startAdmin(String address, int port, ServerTls tls, Supplier<BoundRoutes> routes,
-                               Supplier<Upstreams> upstreams, BooleanSupplier ready, ConfigReloads reloads)
-            throws IOException {
+                               Supplier<Upstreams> upstreams, BooleanSupplier ready, ConfigReloads reloads,
+                               AdminAccess access) throws IOException {
         if (admin != null) {
             throw new IllegalStateException("admin listener already started");
         }
@@ -154,7 +155,7 @@ public final class GatewayTelemetry implements AutoCloseable {
         ListenerSettings d = ListenerSettings.DEFAULTS;
         ListenerSettings settings = new ListenerSettings(address, port, ADMIN_MAX_CONNECTIONS, ADMIN_MAX_CONNECTIONS,
                 d.headerTimeout(), ADMIN_TIMEOUT, ADMIN_TIMEOUT, d.limits());
-        admin = new Listener(settings, tls, new AdminHandler(metrics, routes, upstreams, ready, reloads),
+        admin = new Listener(settings, tls, new AdminHandler(metrics, routes, upstreams, ready, reloads, access),
                 ConnectionExecutors.create(new ThreadModel.Cached(), "admin"), ConnectionListener.NOOP)
                 .outsideMemoryGate().start(); // health checks must be answered while the data path's gate is shut
         return admin;

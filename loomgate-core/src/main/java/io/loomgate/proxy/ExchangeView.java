@@ -8,6 +8,14 @@ public interface ExchangeView {
 
     String method();
 
+    /**
+     * The request head as the exchange holds it (the client's protocol version and fields: Referer, User-Agent), or
+     * null where there is none.
+     */
+    default io.loomgate.http.RequestHead request() {
+        return null;
+    }
+
     /** The request target as the client sent it. */
     String target();
 

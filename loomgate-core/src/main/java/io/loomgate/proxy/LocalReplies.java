@@ -45,7 +45,28 @@ final class LocalReplies {
         if (!failure.keepClientConnection()) {
             sx.closeAfterResponse();
         }
-        send(sx, head, failure.status() + " " + Status.reason(failure.status()) + ": " + failure.getMessage() + "\n");
+        send(sx, head, failure.status() + " " + Status.reason(failure.status()) + ": " + clientText(failure) + "\n");
+    }
+
+    /**
+     * What the client is told. A failure of the gateway or its upstreams (5xx) is told by kind only: its message
+     * names upstream addresses, route ids and limits, which are the operator's to see (in the log, at warn, with the
+     * exchange; the access log's {@code failure} field has the kind). The client's own mistakes (4xx) keep their
+     * specific message: it names only what the client sent.
+     */
+    static String clientText(ProxyFailure failure) {
+        return switch (failure.kind()) {
+            case OVERLOADED -> "the gateway is at capacity for this request; retry later";
+            case CONNECT_REFUSED, CONNECT_TIMEOUT -> "the upstream could not be reached";
+            case UPSTREAM_TLS -> "the secure connection to the upstream failed";
+            case POOL_EXHAUSTED -> "the upstream has no free connection; retry later";
+            case UPSTREAM_TIMEOUT -> "the upstream did not answer in time";
+            case UPSTREAM_RESET -> "the upstream closed the connection before answering";
+            case BAD_RESPONSE -> "the upstream sent an invalid response";
+            case UPSTREAM_ABORTED -> "the upstream failed mid-response";
+            case INTERNAL -> "internal error in the gateway";
+            case BAD_REQUEST, NO_ROUTE, DEADLINE_EXCEEDED, CLIENT_ABORTED -> failure.getMessage();
+        };
     }
 
     static void send(ServerExchange sx, ResponseHead head, String text) throws IOException {
@@ -68,7 +89,7 @@ final class LocalReplies {
             throw failure;
         }
         if (!sx.isResponseStarted()) {
-            sendGrpc(sx, null, status, failure.getMessage());
+            sendGrpc(sx, null, status, clientText(failure));
             return;
         }
         if (x.responseOut == null) {
@@ -76,7 +97,7 @@ final class LocalReplies {
         }
         Headers trailers = new Headers(2);
         trailers.add("grpc-status", status.text());
-        trailers.add("grpc-message", GrpcMessage.encode(failure.getMessage()));
+        trailers.add("grpc-message", GrpcMessage.encode(clientText(failure)));
         try {
             x.responseOut.finish(trailers);
         } catch (IOException e) {

@@ -211,7 +211,7 @@ public final class ProxyHandler implements ExchangeHandler {
             FilterChains.run(x.route.route().filters(), x, forwarder);
             return null;
         }
-        CircuitBreakerPolicy.Outcome outcome = breaker.guard(x.route.route().id(), new BreakerCall(x, forwarder));
+        CircuitBreakerPolicy.Outcome outcome = breaker.guard(new BreakerCall(x, forwarder));
         if (outcome instanceof CircuitBreakerPolicy.Reply reply) {
             x.replyLocally(reply.head(), reply.body());
         }

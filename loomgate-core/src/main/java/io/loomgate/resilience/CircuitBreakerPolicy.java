@@ -79,12 +79,11 @@ public final class CircuitBreakerPolicy {
     /**
      * Runs {@code call} if the breaker lets it, records how it went and says what the client gets.
      *
-     * @param routeId for the 503's text
      * @throws IOException the call's failure, when neither a fallback nor {@code resumeWithoutError} answers it
      */
-    public Outcome guard(String routeId, Call call) throws IOException {
+    public Outcome guard(Call call) throws IOException {
         if (!breaker.tryAcquirePermission()) {
-            return fallbackPath != null ? new Fallback(fallbackPath, breaker.openFailure()) : openReply(routeId);
+            return fallbackPath != null ? new Fallback(fallbackPath, breaker.openFailure()) : openReply();
         }
         long start = System.nanoTime();
         int status;
@@ -117,12 +116,13 @@ public final class CircuitBreakerPolicy {
         return PROCEEDED;
     }
 
-    private Reply openReply(String routeId) {
+    private Reply openReply() {
         ResponseHead head = ResponseHead.of(503);
         head.headers().set("Retry-After", Long.toString(Math.max(1, (waitInOpen.toMillis() + 999) / 1000)));
         head.headers().set("Content-Type", "text/plain; charset=utf-8");
-        return new Reply(head, ("circuit breaker '" + breaker.name() + "' is open: the upstream of route '" + routeId
-                + "' is failing; try again later\n").getBytes(StandardCharsets.UTF_8));
+        // The breaker's and the route's names are the operator's (the metrics and /routes show them), not the client's.
+        return new Reply(head, ("503 Service Unavailable: the upstream is failing and its circuit breaker is open; "
+                + "retry later\n").getBytes(StandardCharsets.UTF_8));
     }
 
     /** Whether it sends failures to a fallback route. */

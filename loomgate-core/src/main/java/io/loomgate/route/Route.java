@@ -29,23 +29,60 @@ import java.util.stream.Collectors;
  */
 public record Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
                     Duration timeout, boolean preserveHost, int maxInFlight,
-                    Duration queueTimeout, Set<String> upgrades, RoutePolicies policies) {
+                    Duration queueTimeout, Set<String> upgrades, RoutePolicies policies, Spelling spelling) {
     /** What a route allows to upgrade to when it does not say. */
     public static final Set<String> DEFAULT_UPGRADES = Set.of("websocket");
+
+    /**
+     * The predicates and filters as the configuration wrote them ({@code Path=/users/**}, {@code StripPrefix=1}), in
+     * the order of {@link #predicates} and {@link #filters}: what /routes shows an operator, who wrote those and not
+     * the Java objects they became. Empty for a route built in code (then each object's own text is shown).
+     */
+    public record Spelling(List<String> predicates, List<String> filters) {
+        public static final Spelling NONE = new Spelling(List.of(), List.of());
+
+        public Spelling {
+            predicates = List.copyOf(predicates);
+            filters = List.copyOf(filters);
+        }
+    }
 
     public Route {
         predicates = List.copyOf(predicates);
         filters = List.copyOf(filters);
         upgrades = upgrades.stream().map(p -> p.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
         policies = policies == null ? RoutePolicies.NONE : policies;
+        spelling = spelling == null ? Spelling.NONE : spelling;
     }
 
-    /** A route with no retry and no breaker. */
+    /** A route with no retry and no breaker, built in code (no configuration's spelling). */
     public Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
                  Duration timeout, boolean preserveHost, int maxInFlight, Duration queueTimeout,
                  Set<String> upgrades) {
         this(id, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout, upgrades,
                 RoutePolicies.NONE);
+    }
+
+    /** A route built in code, with its policies (no configuration's spelling). */
+    public Route(String id, int order, List<RoutePredicate> predicates, List<GatewayFilter> filters,
+                 Duration timeout, boolean preserveHost, int maxInFlight, Duration queueTimeout, Set<String> upgrades,
+                 RoutePolicies policies) {
+        this(id, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout, upgrades, policies,
+                Spelling.NONE);
+    }
+
+    /** Predicate {@code i} as written in the configuration, or its own text when the route was built in code. */
+    public String predicateText(int i) {
+        return i < spelling.predicates().size() ? spelling.predicates().get(i) : predicates.get(i).toString();
+    }
+
+    /**
+     * The filters as written in the configuration, {@code Retry} and {@code CircuitBreaker} among them where they were
+     * written (they became {@link #policies}, so the list can be longer than {@link #filters}); each filter's own text
+     * when the route was built in code.
+     */
+    public List<String> filterTexts() {
+        return spelling.filters().isEmpty() ? filters.stream().map(Object::toString).toList() : spelling.filters();
     }
 
     /** A route that allows the default upgrades only. */

@@ -23,6 +23,9 @@ final class FakeServerExchange implements ServerExchange {
         for (int i = 0; i < headerPairs.length; i += 2) {
             headers.add(headerPairs[i], headerPairs[i + 1]);
         }
+        if (headers.first("Host") == null) {
+            headers.add("Host", "127.0.0.1"); // as every HTTP/1.1 client sends; the admin listener checks it
+        }
         this.request = new RequestHead(method, target, "HTTP/1.1", headers);
     }
 
