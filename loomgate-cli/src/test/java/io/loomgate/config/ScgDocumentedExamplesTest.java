@@ -216,13 +216,15 @@ class ScgDocumentedExamplesTest {
                         "filter 'LocalResponseCache' is not supported: not implemented yet"),
                 // "uri: no://op" (SetRequestUri's page) is refused before the filter is.
                 Map.entry("seturi-gatewayfilter-factory", "uri: expected http://host:port"),
-                // These pages' routes use lb:// service discovery.
-                Map.entry("fallbackheaders-gatewayfilter-factory", "uri: lb:// service discovery is not supported"),
-                Map.entry("circuitbreaker-gatewayfilter-factory-2", "uri: lb:// service discovery is not supported"),
-                Map.entry("circuitbreaker-gatewayfilter-factory-3", "uri: lb:// service discovery is not supported"),
-                Map.entry("circuitbreaker-gatewayfilter-factory-4", "uri: lb:// service discovery is not supported"),
-                Map.entry("circuitbreaker-gatewayfilter-factory-5", "uri: lb:// service discovery is not supported"),
-                Map.entry("circuitbreaker-gatewayfilter-factory-6", "uri: lb:// service discovery is not supported"),
+                // These pages name their origin by lb://, a service this file does not declare under upstreams:
+                // (or with a port, which a named upstream has not); each message names the upstreams: section.
+                Map.entry("fallbackheaders-gatewayfilter-factory", "upstreams:"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-2", "upstreams:"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-3", "upstreams:"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-4", "upstreams:"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-5", "upstreams:"),
+                Map.entry("circuitbreaker-gatewayfilter-factory-6", "uri: expected lb://NAME, a service of the "
+                        + "upstreams: section (no port, path or query), got 'lb://backing-service:8088'"),
                 // "- Host: {segment}.myhost.org" on these pages is not YAML (Host={segment}.myhost.org is meant).
                 Map.entry("setrequestheader-gatewayfilter-factory-2", "yml:12: YAML syntax error"),
                 Map.entry("setresponseheader-gatewayfilter-factory-2", "yml:12: YAML syntax error"),
@@ -269,8 +271,8 @@ class ScgDocumentedExamplesTest {
         assertThat(refusal("addrequestparameter-gatewayfilter-factory-2")).contains("YAML syntax error");
         // CacheRequestBody's example is refused first on its uri (lb://downstream), then on the filter itself.
         assertThat(refusal("cacherequestbody-gatewayfilter-factory")).isEqualTo("cacherequestbody-gatewayfilter-"
-                + "factory.yml:10: route 'cache_request_body_route': uri: lb:// service discovery is not supported; "
-                + "list the instances under 'uris', got 'lb://downstream'");
+                + "factory.yml:10: route 'cache_request_body_route': uri: no upstream 'downstream' under upstreams: "
+                + "(the file declares none; list the service's uris under upstreams.downstream)");
         String withOrigin = example("cacherequestbody-gatewayfilter-factory").replace("lb://downstream",
                 "http://localhost:8080");
         try {
