@@ -67,6 +67,7 @@ class LayeringTest {
                     "resilience", "tls", "security", "extension", "server")),
             Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads", "ratelimit",
                     "tls", "grpc")),
+            Map.entry("lab", Set.of()), // helpers the lab's packages share (stopping a process)
             Map.entry("lab.backend", Set.of("server", "http", "http1", "threads")),
             Map.entry("lab.load", Set.of("http", "http1", "threads")),
             Map.entry("lab.bench", Set.of("lab.load", "threads")),

@@ -4,6 +4,7 @@ import io.loomgate.http.Headers;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 
 /**
  * A message body that knows where it ends. Reading returns -1 exactly at the end of the body and never consumes a
@@ -22,6 +23,15 @@ public abstract class BodyInputStream extends InputStream {
 
     @Override
     public abstract int read(byte[] b, int off, int len) throws IOException;
+
+    /**
+     * The argument check every body's array read makes first: throws for a range outside {@code b}, as
+     * {@link InputStream} does; true when the read asks for no bytes, which returns 0 even at the end of the body.
+     */
+    protected static boolean asksForNothing(byte[] b, int off, int len) {
+        Objects.checkFromIndexSize(off, len, b.length);
+        return len == 0;
+    }
 
     /** Whether the whole body has been read, up to and including its framing (last chunk and trailers). */
     public abstract boolean isComplete();

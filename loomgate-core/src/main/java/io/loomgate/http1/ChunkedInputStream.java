@@ -4,7 +4,6 @@ import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
 import java.io.EOFException;
 import java.io.IOException;
-import java.util.Objects;
 
 /**
  * A chunked body (RFC 9112 §7.1), decoded strictly: chunk-size lines, the CRLF after each chunk's data, the last
@@ -39,7 +38,7 @@ final class ChunkedInputStream extends BodyInputStream {
         }
         int c = in.read();
         if (c < 0) {
-            throw broken(new EOFException("stream ended inside chunk data, " + remaining + " bytes short"));
+            throw endedInsideData();
         }
         remaining--;
         return c;
@@ -47,8 +46,7 @@ final class ChunkedInputStream extends BodyInputStream {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        Objects.checkFromIndexSize(off, len, b.length);
-        if (len == 0) {
+        if (asksForNothing(b, off, len)) {
             return 0;
         }
         if (remaining == 0 && !nextChunk()) {
@@ -56,7 +54,7 @@ final class ChunkedInputStream extends BodyInputStream {
         }
         int n = in.read(b, off, (int) Math.min(len, remaining));
         if (n < 0) {
-            throw broken(new EOFException("stream ended inside chunk data, " + remaining + " bytes short"));
+            throw endedInsideData();
         }
         remaining -= n;
         return n;
@@ -111,7 +109,7 @@ final class ChunkedInputStream extends BodyInputStream {
             }
             long n = in.discard(Math.min(remaining, left < Long.MAX_VALUE ? left + 1 : left));
             if (n < 0) {
-                throw broken(new EOFException("stream ended inside chunk data, " + remaining + " bytes short"));
+                throw endedInsideData();
             }
             remaining -= n;
             left -= n;
@@ -292,6 +290,11 @@ final class ChunkedInputStream extends BodyInputStream {
         return new HttpParseException(400, "malformed chunk-size line: expected hex digits then ;name[=value]"
                 + " extensions, found "
                 + (i < end ? HttpChars.describe(b[i]) : "end of line") + " (RFC 9112 §7.1.1)");
+    }
+
+    /** The connection ended with {@code remaining} bytes of chunk data still due. */
+    private IOException endedInsideData() {
+        return broken(new EOFException("stream ended inside chunk data, " + remaining + " bytes short"));
     }
 
     private IOException broken(IOException e) {

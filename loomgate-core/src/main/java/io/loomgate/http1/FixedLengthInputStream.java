@@ -3,7 +3,6 @@ package io.loomgate.http1;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.Objects;
 
 /**
  * A body of exactly {@code length} bytes (Content-Length). Never asks the connection for a byte beyond its end; a
@@ -36,19 +35,14 @@ final class FixedLengthInputStream extends BodyInputStream {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        Objects.checkFromIndexSize(off, len, b.length);
-        if (len == 0) {
+        if (asksForNothing(b, off, len)) {
             return 0;
         }
         if (remaining == 0) {
             return -1;
         }
         int n = in.read(b, off, (int) Math.min(len, remaining));
-        if (n < 0) {
-            throw truncated();
-        }
-        remaining -= n;
-        return n;
+        return counted(n);
     }
 
     @Override
@@ -74,11 +68,7 @@ final class FixedLengthInputStream extends BodyInputStream {
         } finally {
             dst.limit(limit);
         }
-        if (n < 0) {
-            throw truncated();
-        }
-        remaining -= n;
-        return n;
+        return counted(n);
     }
 
     @Override
@@ -114,6 +104,15 @@ final class FixedLengthInputStream extends BodyInputStream {
             remaining -= n;
         }
         return true;
+    }
+
+    /** Counts {@code n} bytes read off what is left; a connection that ended (-1) is a truncated body. */
+    private int counted(int n) throws EOFException {
+        if (n < 0) {
+            throw truncated();
+        }
+        remaining -= n;
+        return n;
     }
 
     private EOFException truncated() {

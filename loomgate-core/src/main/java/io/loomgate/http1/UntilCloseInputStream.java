@@ -2,7 +2,6 @@ package io.loomgate.http1;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.Objects;
 
 /**
  * A response body delimited by the origin closing the connection (RFC 9112 §6.3 rule 8). Complete once the end of
@@ -28,8 +27,7 @@ final class UntilCloseInputStream extends BodyInputStream {
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        Objects.checkFromIndexSize(off, len, b.length);
-        if (len == 0) {
+        if (asksForNothing(b, off, len)) {
             return 0;
         }
         if (ended) {

@@ -1,7 +1,7 @@
 package io.loomgate.proxy;
 
-import io.loomgate.http.Headers;
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.ForwardingBodyInputStream;
 import io.loomgate.http1.HttpParseException;
 import java.io.IOException;
 
@@ -10,13 +10,12 @@ import java.io.IOException;
  * it are handed on. The relay then never writes the body's end upstream (no last chunk), the upstream connection is
  * discarded, and the client gets 413 with its connection closed, because the rest of its body was never read.
  */
-final class LimitedRequestBody extends BodyInputStream {
-    private final BodyInputStream body;
+final class LimitedRequestBody extends ForwardingBodyInputStream {
     private final long limit;
     private long read;
 
     LimitedRequestBody(BodyInputStream body, long limit) {
-        this.body = body;
+        super(body);
         this.limit = limit;
     }
 
@@ -32,25 +31,5 @@ final class LimitedRequestBody extends BodyInputStream {
             }
         }
         return n;
-    }
-
-    @Override
-    public void startReading() throws IOException {
-        body.startReading();
-    }
-
-    @Override
-    public int available() throws IOException {
-        return body.available();
-    }
-
-    @Override
-    public boolean isComplete() {
-        return body.isComplete();
-    }
-
-    @Override
-    public Headers trailers() {
-        return body.trailers();
     }
 }

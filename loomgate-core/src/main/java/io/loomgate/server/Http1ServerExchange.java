@@ -6,6 +6,7 @@ import io.loomgate.http.ResponseHead;
 import io.loomgate.http.Status;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.ForwardingBodyInputStream;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import java.io.IOException;
@@ -213,11 +214,9 @@ final class Http1ServerExchange extends ConnectionExchange {
     }
 
     /** Sends "100 Continue" before the first read of a body the client is holding back (RFC 9110 §10.1.1). */
-    private final class ContinueOnFirstRead extends BodyInputStream {
-        private final BodyInputStream body;
-
+    private final class ContinueOnFirstRead extends ForwardingBodyInputStream {
         ContinueOnFirstRead(BodyInputStream body) {
-            this.body = body;
+            super(body);
         }
 
         private void maybeContinue() throws IOException {
@@ -226,12 +225,6 @@ final class Http1ServerExchange extends ConnectionExchange {
                 out.write(CONTINUE);
                 out.flush();
             }
-        }
-
-        @Override
-        public int read() throws IOException {
-            maybeContinue();
-            return body.read();
         }
 
         @Override
@@ -249,21 +242,6 @@ final class Http1ServerExchange extends ConnectionExchange {
         @Override
         public void startReading() throws IOException {
             maybeContinue();
-        }
-
-        @Override
-        public boolean isComplete() {
-            return body.isComplete();
-        }
-
-        @Override
-        public Headers trailers() {
-            return body.trailers();
-        }
-
-        @Override
-        public int available() throws IOException {
-            return body.available();
         }
     }
 }

@@ -25,7 +25,7 @@ import java.time.Duration;
  * reads straight into a direct buffer under the same deadlines, so bulk bodies skip the JDK's copy through its
  * temporary direct buffer into a heap array ({@link #directReader()}, docs/performance.md, W4).
  */
-public final class WatchedInputStream extends InputStream implements ReadableByteChannel {
+public final class WatchedInputStream extends BulkInputStream implements ReadableByteChannel {
     private final InputStream in;
     /** The socket's channel for direct reads, or null (TLS, a socket without a channel). */
     private final ReadableByteChannel channel;
@@ -98,13 +98,6 @@ public final class WatchedInputStream extends InputStream implements ReadableByt
 
     public void clearPhaseDeadline() {
         this.phase = null;
-    }
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override

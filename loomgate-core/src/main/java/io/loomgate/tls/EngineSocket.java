@@ -1,5 +1,6 @@
 package io.loomgate.tls;
 
+import io.loomgate.threads.BulkInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -229,14 +230,7 @@ final class EngineSocket extends SSLSocket {
     }
 
     /** Decrypted bytes: each read returns what one unwrap gave, at least one byte, or -1 at close_notify or FIN. */
-    private final class In extends InputStream {
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            int n = read(one, 0, 1);
-            return n < 0 ? -1 : one[0] & 0xff;
-        }
-
+    private final class In extends BulkInputStream {
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
             return channel.read(b, off, len);

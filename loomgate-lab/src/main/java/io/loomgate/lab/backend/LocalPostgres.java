@@ -1,5 +1,6 @@
 package io.loomgate.lab.backend;
 
+import io.loomgate.lab.Processes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -13,6 +14,7 @@ import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -189,16 +191,7 @@ final class LocalPostgres implements AutoCloseable {
     /** Stops the server (TERM: a smart shutdown once the pool has closed its connections), then deletes its data. */
     @Override
     public void close() {
-        server.destroy();
-        try {
-            if (!server.waitFor(10, TimeUnit.SECONDS)) {
-                server.destroyForcibly();
-                server.waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            server.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(server, Duration.ofSeconds(10));
         try {
             deleteTree(workDir);
         } catch (IOException e) {

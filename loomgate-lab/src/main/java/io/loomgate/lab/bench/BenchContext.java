@@ -96,6 +96,13 @@ final class BenchContext {
                 round(m.peakRssMb(), 1), round(r.wallSeconds(), 3));
     }
 
+    /** Adds one model's measurement to a scenario's results and notes its errors in the details. */
+    static void record(List<BenchReport.ModelResult> models, Map<String, Object> details, String model,
+            LoadRunner.Measured m) {
+        models.add(modelResult(model, m));
+        noteRun(details, model, m);
+    }
+
     /** The error kinds of a run, for the scenario's details. */
     static String errorKinds(LoadRunner.Measured m) {
         var e = m.result().errors();

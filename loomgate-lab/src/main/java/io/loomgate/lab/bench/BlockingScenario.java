@@ -12,16 +12,9 @@ import java.util.Map;
  * small platform pool vs virtual threads. The pool serves them in waves of its size; virtual threads serve them all
  * at once, so the whole batch takes one blocking time. Compared by wall time.
  */
-final class BlockingScenario implements Scenario {
-    private final BenchSettings s;
-
+final class BlockingScenario extends ConfiguredScenario {
     BlockingScenario(BenchSettings settings) {
-        this.s = settings;
-    }
-
-    @Override
-    public String name() {
-        return "blocking";
+        super("blocking", settings);
     }
 
     private int waves() {
@@ -53,8 +46,7 @@ final class BlockingScenario implements Scenario {
                             BenchContext.loadArgs(gw.port(), "/blocking/" + s.blockingSeconds(),
                                     s.blockingRequests(), "-n", Integer.toString(s.blockingRequests()),
                                     "--timeout", BenchContext.seconds(timeout)));
-                    models.add(BenchContext.modelResult(model, m));
-                    BenchContext.noteRun(details, model, m);
+                    BenchContext.record(models, details, model, m);
                 }
             }
         }

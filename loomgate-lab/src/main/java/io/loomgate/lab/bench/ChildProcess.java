@@ -1,5 +1,6 @@
 package io.loomgate.lab.bench;
 
+import io.loomgate.lab.Processes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A gateway or backend JVM started by the showdown, its output sent to a log file. Lifecycle: {@link #start} →
@@ -87,15 +87,6 @@ final class ChildProcess implements AutoCloseable {
     /** Asks it to stop (TERM: gateway and backend drain and exit 0), waits, then kills it if it hangs. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                process.waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(process, Duration.ofSeconds(15));
     }
 }

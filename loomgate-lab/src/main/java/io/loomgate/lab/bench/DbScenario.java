@@ -12,18 +12,11 @@ import java.util.Map;
  * (pool / 50 ms), the gateway's threads (threads / 60 ms) or the CPU (cores / 10 ms). Threads stop being the limit
  * with virtual threads; the pool and the CPU remain, and the report shows the prediction beside the measurement.
  */
-final class DbScenario implements Scenario {
+final class DbScenario extends ConfiguredScenario {
     private static final double QUERY_SECONDS = 0.050;
     private static final double CPU_SECONDS = 0.010;
-    private final BenchSettings s;
-
     DbScenario(BenchSettings settings) {
-        this.s = settings;
-    }
-
-    @Override
-    public String name() {
-        return "db";
+        super("db", settings);
     }
 
     @Override
@@ -56,8 +49,7 @@ final class DbScenario implements Scenario {
                             BenchContext.loadArgs(gw.port(), "/db", s.dbConnections(), "-d",
                                     BenchContext.seconds(s.duration()), "--warmup", BenchContext.seconds(s.warmup()),
                                     "--timeout", "30s"));
-                    models.add(BenchContext.modelResult(model, m));
-                    BenchContext.noteRun(details, model, m);
+                    BenchContext.record(models, details, model, m);
                     double concurrency = model.equals("virtual") ? s.dbConnections()
                             : Math.min(s.dbConnections(), s.platformThreads());
                     details.put("littleLawRequestsPerSecond " + model, BenchContext.round(littleLaw(concurrency), 1));

@@ -11,16 +11,9 @@ import java.util.Map;
  * threads, at a few connection counts. Nothing blocks, so there is nothing for virtual threads to win: this shows
  * they do not make a fast endpoint faster, and what each model costs in CPU and memory.
  */
-final class HelloScenario implements Scenario {
-    private final BenchSettings s;
-
+final class HelloScenario extends ConfiguredScenario {
     HelloScenario(BenchSettings settings) {
-        this.s = settings;
-    }
-
-    @Override
-    public String name() {
-        return "hello";
+        super("hello", settings);
     }
 
     @Override
@@ -50,8 +43,7 @@ final class HelloScenario implements Scenario {
                             BenchContext.loadArgs(backend.port(), "/hello", c, "-d",
                                     BenchContext.seconds(s.helloDuration()), "--warmup",
                                     BenchContext.seconds(s.helloWarmup())));
-                    byLevel.get(i).add(BenchContext.modelResult(model, m));
-                    BenchContext.noteRun(detailsByLevel.get(i), model, m);
+                    BenchContext.record(byLevel.get(i), detailsByLevel.get(i), model, m);
                 }
             }
         }

@@ -15,7 +15,7 @@ import java.util.Set;
  * to carriers / block time; unpinned, every connection waits at once. JFR records the pinned waits
  * ({@code jdk.VirtualThreadPinned}) and their stack top is reported.
  */
-final class PinningScenario implements Scenario {
+final class PinningScenario extends ConfiguredScenario {
     /**
      * The backend's package, as frame names spell it: lab.bench runs the backend as a process and never uses its
      * classes, so the name is split where LayeringTest's textual scan would otherwise read a dependency on it.
@@ -27,15 +27,8 @@ final class PinningScenario implements Scenario {
      */
     static final Set<String> BLOCKERS = Set.of(BACKEND + "PinnedBlock.blockPinned",
             BACKEND + "PinnedBlock.sleepInUpcall");
-    private final BenchSettings s;
-
     PinningScenario(BenchSettings settings) {
-        this.s = settings;
-    }
-
-    @Override
-    public String name() {
-        return "pinning";
+        super("pinning", settings);
     }
 
     @Override
@@ -66,8 +59,7 @@ final class PinningScenario implements Scenario {
                         BenchContext.loadArgs(backend.port(), "/" + variant + "-block?ms=" + s.pinningMillis(),
                                 s.pinningConnections(), "-d", measure, "--warmup", "2s", "--timeout", "60s"));
             }
-            models.add(BenchContext.modelResult(model, m));
-            BenchContext.noteRun(details, model, m);
+            BenchContext.record(models, details, model, m);
             PinnedEvents events = PinnedEvents.read(jfr, BLOCKERS);
             details.put("pinnedEvents " + model, events.count());
             details.put("handlerPinnedEvents " + model, events.fromBlocker());

@@ -12,16 +12,9 @@ import java.util.Map;
  * most N requests are in flight, so the pool caps requests/s at N / latency; virtual threads are capped only by
  * connections / latency (the limit line) and the machine.
  */
-final class ProxyScenario implements Scenario {
-    private final BenchSettings s;
-
+final class ProxyScenario extends ConfiguredScenario {
     ProxyScenario(BenchSettings settings) {
-        this.s = settings;
-    }
-
-    @Override
-    public String name() {
-        return "proxy";
+        super("proxy", settings);
     }
 
     @Override
@@ -45,8 +38,7 @@ final class ProxyScenario implements Scenario {
                             s.warmup().plus(s.duration()).plusSeconds(5),
                             BenchContext.loadArgs(gw.port(), "/api/data", s.connections(), "-d",
                                     BenchContext.seconds(s.duration()), "--warmup", BenchContext.seconds(s.warmup())));
-                    models.add(BenchContext.modelResult(model, m));
-                    BenchContext.noteRun(details, model, m);
+                    BenchContext.record(models, details, model, m);
                 }
             }
         }
