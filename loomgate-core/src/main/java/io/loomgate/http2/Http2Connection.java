@@ -57,10 +57,6 @@ public final class Http2Connection {
      * window plus this (docs/http2.md, "Flow control").
      */
     static final int WINDOW_GROWTH_BUDGET = 1 << 20;
-    /** The most request body still to come that a complete early response waits for rather than resets. */
-    static final int EARLY_ANSWER_DRAIN = 64 * 1024;
-    /** How long, at most, a complete early response waits for that rest (the read timeout if shorter). */
-    static final Duration EARLY_ANSWER_DRAIN_WAIT = Duration.ofSeconds(5);
 
     /** Returned by {@link #awaitOrPark} when the connection was parked. */
     private static final int PARKED = -2;
@@ -90,8 +86,8 @@ public final class Http2Connection {
     private boolean ended;
     /** Stream handlers still running: a handler may write after its stream left the map, so none may be parked. */
     private int handlers;
-    /** Window granted beyond the initial one to the open streams ({@link #growWindow}). */
-    private int windowGrowth;
+    /** Window granted beyond the initial one to the open streams ({@link #growWindow}); guarded by lock. */
+    private final WindowGrowth windowGrowth = new WindowGrowth(MAX_STREAM_WINDOW, WINDOW_GROWTH_BUDGET);
     // reader thread only
     private final ServerFrames server;
 
@@ -410,7 +406,7 @@ public final class Http2Connection {
             ended = true;
             left = new ArrayList<>(streams.values());
             streams = Map.of();
-            windowGrowth = 0;
+            windowGrowth.reset();
             for (Http2Stream s : left) {
                 s.markReset(why);
                 if (s.onCancel != null) {
@@ -541,7 +537,7 @@ public final class Http2Connection {
      * (RST_STREAM NO_ERROR, RFC 9113 §8.1).
      */
     void afterLocalEnd(Http2Stream s) {
-        acceptSmallRest(s);
+        s.acceptSmallRest();
         boolean stopClient;
         lock.lock();
         try {
@@ -566,63 +562,12 @@ public final class Http2Connection {
     }
 
     /**
-     * The response is complete while the request body is still coming: when what is left of it is small (its
-     * content-length says at most {@link #EARLY_ANSWER_DRAIN} bytes more), the stream's thread grants the window for
-     * it and waits, at most {@link #EARLY_ANSWER_DRAIN_WAIT}, for the client to end the stream; the bytes are dropped
-     * with the stream. Otherwise, or when the client does not end it in time, RST_STREAM NO_ERROR follows as before
-     * (RFC 9113 §8.1 allows either). Why: curl 7.88 fails an upload (exit 92) that is reset while it waits for window,
-     * even after a complete response; a small remainder is cheaper to take than to refuse. Only on the stream's own
-     * thread (never the reader's, which delivers the DATA waited for).
-     */
-    private void acceptSmallRest(Http2Stream s) {
-        int grant;
-        lock.lock();
-        try {
-            long rest = s.unreceived();
-            if (Thread.currentThread() != s.thread || s.remoteClosed() || s.isReset() || rest < 0
-                    || rest > EARLY_ANSWER_DRAIN || streams.get(s.id()) != s) {
-                return;
-            }
-            grant = s.body().allowLocked(rest);
-        } finally {
-            lock.unlock();
-        }
-        try {
-            if (grant > 0) {
-                writer.windowUpdate(s.id(), grant);
-            }
-        } catch (IOException e) {
-            return;
-        }
-        long deadline = System.nanoTime() + Math.min(readTimeout.toNanos(), EARLY_ANSWER_DRAIN_WAIT.toNanos());
-        lock.lock();
-        try {
-            while (!s.remoteClosed() && !s.isReset()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return;
-                }
-                s.changed().awaitNanos(left);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
      * Under the lock: how much larger a stream's window of {@code current} bytes may become now: doubled, up to
      * {@link #MAX_STREAM_WINDOW}, while the connection's {@link #WINDOW_GROWTH_BUDGET} lasts (0 once it is spent).
      * The stream gives the growth back when it leaves ({@link #removeStream}).
      */
     int growWindow(int current) {
-        int extra = Math.min(Math.min(current, MAX_STREAM_WINDOW - current), WINDOW_GROWTH_BUDGET - windowGrowth);
-        if (extra <= 0) {
-            return 0;
-        }
-        windowGrowth += extra;
-        return extra;
+        return windowGrowth.grow(current);
     }
 
     /**
@@ -636,7 +581,7 @@ public final class Http2Connection {
         }
         Http2Stream s = streams.remove(stream);
         if (s != null) {
-            windowGrowth -= s.body().grownLocked();
+            windowGrowth.giveBack(s.body().grownLocked());
         }
         if (s != null && streams.isEmpty()) {
             streams = Map.of();

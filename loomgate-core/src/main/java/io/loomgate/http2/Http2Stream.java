@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -22,6 +23,10 @@ import java.util.concurrent.locks.Condition;
  * does not read stops its client, not the connection.
  */
 public final class Http2Stream {
+    /** The most request body still to come that a complete early response waits for rather than resets. */
+    static final int EARLY_ANSWER_DRAIN = 64 * 1024;
+    /** How long, at most, a complete early response waits for that rest (the read timeout if shorter). */
+    static final Duration EARLY_ANSWER_DRAIN_WAIT = Duration.ofSeconds(5);
     private final Http2Connection conn;
     private final int id;
     private final int index;
@@ -355,6 +360,52 @@ public final class Http2Stream {
     /** Under conn.lock: whether the client ended its side (END_STREAM). */
     boolean remoteClosed() {
         return body.endedLocked();
+    }
+
+    /**
+     * The response is complete while the request body is still coming: when what is left of it is small (its
+     * content-length says at most {@link #EARLY_ANSWER_DRAIN} bytes more), the stream's thread grants the window for
+     * it and waits, at most {@link #EARLY_ANSWER_DRAIN_WAIT}, for the client to end the stream; the bytes are dropped
+     * with the stream. Otherwise, or when the client does not end it in time, RST_STREAM NO_ERROR follows as before
+     * (RFC 9113 §8.1 allows either). Why: curl 7.88 fails an upload (exit 92) that is reset while it waits for window,
+     * even after a complete response; a small remainder is cheaper to take than to refuse. Only on the stream's own
+     * thread (never the reader's, which delivers the DATA waited for).
+     */
+    void acceptSmallRest() {
+        int grant;
+        conn.lock.lock();
+        try {
+            long rest = unreceived();
+            if (Thread.currentThread() != thread || remoteClosed() || isReset() || rest < 0
+                    || rest > EARLY_ANSWER_DRAIN || conn.streamLocked(id) != this) {
+                return;
+            }
+            grant = body.allowLocked(rest);
+        } finally {
+            conn.lock.unlock();
+        }
+        try {
+            if (grant > 0) {
+                conn.writer.windowUpdate(id, grant);
+            }
+        } catch (IOException e) {
+            return;
+        }
+        long deadline = System.nanoTime() + Math.min(conn.readTimeoutNanos(), EARLY_ANSWER_DRAIN_WAIT.toNanos());
+        conn.lock.lock();
+        try {
+            while (!remoteClosed() && !isReset()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                changed.awaitNanos(left);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            conn.lock.unlock();
+        }
     }
 
     /** Under conn.lock: request body bytes its content-length says are still to come, or -1 without one. */
