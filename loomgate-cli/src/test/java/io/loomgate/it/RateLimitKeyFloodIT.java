@@ -122,8 +122,9 @@ class RateLimitKeyFloodIT {
     private static RawClient.Response get(int port, String path, String key) throws IOException {
         try (RawClient c = new RawClient(port)) {
             c.socket().setSoTimeout(30_000);
-            return c.send("GET " + path + " HTTP/1.1\r\nHost: h\r\n" + (key == null ? "" : "X-Key: " + key + "\r\n")
-                    + "Connection: close\r\n\r\n").read();
+            // An IP literal as Host: the admin listener answers only its own names (DNS rebinding)
+            return c.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + (key == null ? "" : "X-Key: " + key + "\r\n") + "Connection: close\r\n\r\n").read();
         }
     }
 }
