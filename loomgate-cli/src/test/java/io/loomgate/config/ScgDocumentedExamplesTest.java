@@ -187,6 +187,26 @@ class ScgDocumentedExamplesTest {
     }
 
     @Test
+    void addResponseHeaderWithOverrideFalseLeavesAFieldTheOriginSentAsDocumented() throws Exception {
+        // "This adds X-Response-Red:Blue header to the downstream response's headers ... and if the response already
+        // contains the X-Response-Black header, this will not add the X-Response-Black: White header".
+        Route route = routes("addresponseheader-gatewayfilter-factory").routes().getFirst();
+        TestExchange plain = TestExchange.get("/");
+        FilterChains.run(route.filters(), plain, TestExchange.origin());
+        assertThat(plain.response().headers().all("X-Response-Red")).containsExactly("Blue");
+        assertThat(plain.response().headers().all("X-Response-Black")).containsExactly("White");
+
+        TestExchange black = TestExchange.get("/");
+        FilterChains.run(route.filters(), black, x -> {
+            TestExchange.origin().proceed(x);
+            x.response().headers().add("X-Response-Black", "Origin");
+            x.response().headers().add("X-Response-Red", "Origin");
+        });
+        assertThat(black.response().headers().all("X-Response-Black")).containsExactly("Origin");
+        assertThat(black.response().headers().all("X-Response-Red")).containsExactly("Origin", "Blue");
+    }
+
+    @Test
     void theOtherFilterPagesExamplesLoadAsDocumented() throws Exception {
         // Their effects are tested through the gateway in the cli module's integration tests.
         for (String name : new String[] {"addrequestheader-gatewayfilter-factory",

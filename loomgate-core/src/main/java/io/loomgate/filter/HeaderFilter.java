@@ -12,6 +12,8 @@ import java.util.List;
  * {@code SetRequestHeader=X-Request-Red, blue} replaces every field of that name with one; likewise
  * {@code AddResponseHeader} and {@code SetResponseHeader}. The value may use the route's variables
  * ({@code {segment}}). Host cannot be added to a request (a second Host makes it invalid; SetRequestHeader replaces it).
+ * {@code AddResponseHeader} takes SCG's third argument, {@code override} (default true): false leaves a response that
+ * already has a field of that name as it is ({@code AddResponseHeader=X-Response-Black, White, false}).
  */
 final class HeaderFilter implements GatewayFilter {
 
@@ -33,6 +35,11 @@ final class HeaderFilter implements GatewayFilter {
         }
 
         private FilterFactory factory() {
+            if (this == ADD_RESPONSE) {
+                return new BuiltinFilterFactory(filterName, List.of("name", "value", "override"),
+                        args -> new HeaderFilter(this, args.required("name"), args.present("value"),
+                                args.bool("override", true)));
+            }
             return new BuiltinFilterFactory(filterName, List.of("name", "value"),
                     args -> new HeaderFilter(this, args.required("name"), args.present("value")));
         }
@@ -49,8 +56,15 @@ final class HeaderFilter implements GatewayFilter {
     private final Mode mode;
     private final String name;
     private final HeaderValue value;
+    /** False: an add that leaves a field already present alone (only AddResponseHeader's {@code override}). */
+    private final boolean addsBesideExisting;
 
     HeaderFilter(Mode mode, String name, String value) {
+        this(mode, name, value, true);
+    }
+
+    HeaderFilter(Mode mode, String name, String value, boolean addsBesideExisting) {
+        this.addsBesideExisting = addsBesideExisting;
         String checked = HeaderFields.name("name", name);
         this.mode = mode;
         this.name = mode == Mode.ADD_REQUEST
@@ -74,13 +88,13 @@ final class HeaderFilter implements GatewayFilter {
         String v = value.valueFor(exchange);
         if (mode.replaces) {
             headers.set(name, v);
-        } else {
+        } else if (addsBesideExisting || headers.first(name) == null) {
             headers.add(name, v);
         }
     }
 
     @Override
     public String toString() {
-        return mode.filterName + "[" + name + ": " + value + "]";
+        return mode.filterName + "[" + name + ": " + value + (addsBesideExisting ? "" : ", if absent") + "]";
     }
 }

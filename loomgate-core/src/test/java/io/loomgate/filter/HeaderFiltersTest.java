@@ -82,6 +82,15 @@ class HeaderFiltersTest {
     }
 
     @Test
+    void addResponseHeadersOverrideMustBeABooleanAndOnlyAddResponseHeaderHasIt() {
+        assertThatThrownBy(() -> HeaderFilter.ADD_RESPONSE.create(
+                Map.of("name", "X-Foo", "value", "a", "override", "maybe")))
+                .hasMessage("override: expected true or false, got 'maybe'");
+        assertThat(HeaderFilter.ADD_RESPONSE.argNames()).containsExactly("name", "value", "override");
+        assertThat(HeaderFilter.ADD_REQUEST.argNames()).containsExactly("name", "value");
+    }
+
+    @Test
     void namesMustBeTokensAndFramingIsOffLimits() {
         assertThatThrownBy(() -> HeaderFilter.ADD_REQUEST.create(Map.of("name", "X Foo", "value", "a")))
                 .hasMessage("name: 'X Foo' is not a valid header name (RFC 9110 token)");
