@@ -44,7 +44,7 @@ final class Observability implements AutoCloseable {
         }
         String missing = GatewayTelemetry.tracingUnavailable();
         if (missing != null) {
-            throw new ConfigException(cfg.source() == null ? "configuration" : cfg.source().toString(), t.line(),
+            throw new ConfigException(cfg.source() == null ? "configuration" : cfg.source().toString(), 0,
                     "tracing.enabled", "tracing " + missing);
         }
         return new TracingSettings(URI.create(t.endpoint()), t.sampler(), t.serviceName(),

@@ -422,8 +422,7 @@ public final class ConfigLoader {
             throw s.error("service-name", "expected a name, got nothing");
         }
         int queueSize = s.integer("queue-size", d.queueSize(), 1, 1 << 20);
-        return new GatewayConfig.TracingSpec(enabled, endpoint, ratio, serviceName, queueSize,
-                s.has("enabled") ? s.lineOf("enabled") : s.line());
+        return new GatewayConfig.TracingSpec(enabled, endpoint, ratio, serviceName, queueSize);
     }
 
     private static GatewayConfig.LoggingSpec logging(String file, Section s) throws ConfigException {

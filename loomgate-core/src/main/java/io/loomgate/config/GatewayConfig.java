@@ -189,12 +189,9 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
      * {@code enabled} (default false), {@code endpoint} (default {@code http://localhost:4318/v1/traces}),
      * {@code sampler} (the parent-based sampler's ratio for traces that start here, default 1.0),
      * {@code service-name} (default {@code loomgate}), {@code queue-size} (spans waiting for export, default 2048).
-     *
-     * @param line where {@code enabled} is written, for the error that names a missing module
      */
-    public record TracingSpec(boolean enabled, String endpoint, double sampler, String serviceName, int queueSize,
-                              int line) {
+    public record TracingSpec(boolean enabled, String endpoint, double sampler, String serviceName, int queueSize) {
         public static final TracingSpec OFF = new TracingSpec(false, "http://localhost:4318/v1/traces", 1.0,
-                "loomgate", 2048, 0);
+                "loomgate", 2048);
     }
 }

@@ -21,9 +21,16 @@ public final class OtelTracingSupport implements TracingSupport {
     static final Duration EXPORT_TIMEOUT = Duration.ofSeconds(10);
     /** How long closing waits for the queued spans to go out. */
     static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * The SDK logs through java.util.logging, straight to stderr: an unreachable collector would print a stack trace
+     * every few seconds beside the gateway's own log. Off; {@link BoundedSpanQueue} says it in one line and counts it.
+     * Held here because java.util.logging keeps its loggers only weakly (a level set on a dropped one is lost).
+     */
+    private static final java.util.logging.Logger SDK_LOG = java.util.logging.Logger.getLogger("io.opentelemetry");
 
     @Override
     public Tracer start(TracingSettings settings, MeterRegistry registry) {
+        SDK_LOG.setLevel(java.util.logging.Level.OFF);
         AttributesBuilder resource = Attributes.builder()
                 .put(AttributeKey.stringKey("service.name"), settings.serviceName());
         if (settings.serviceVersion() != null) {
@@ -40,7 +47,8 @@ public final class OtelTracingSupport implements TracingSupport {
                 .setResource(Resource.getDefault().merge(Resource.create(resource.build())))
                 .setSampler(sampler)
                 .setIdGenerator(ids)
-                .addSpanProcessor(new BoundedSpanQueue(exporter, settings.queueSize(), registry))
+                .addSpanProcessor(new BoundedSpanQueue(exporter, settings.endpoint().toString(),
+                        settings.queueSize(), registry))
                 .build();
         return new ExchangeSpans(provider, sampler, ids);
     }
