@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * spans read back from Jaeger's query API are the ones the issue asks for: a retried request is one server span
  * (child of the client's traceparent, its id the one the origin's traceparent does not carry) with two client spans
  * under it, one per attempt, each with the span id its attempt sent upstream; a gRPC call is a server span with the
- * RPC attributes and a client span under it.
+ * RPC attributes and a client span under it; concurrent gRPC calls on one HTTP/2 connection, each with its own
+ * traceparent, each get their server span under their own parent (a stream's context never leaks to another's).
  */
 class TracingJaegerIT {
     private static final String SERVICE = "loomgate-it";
@@ -66,6 +67,7 @@ class TracingJaegerIT {
                 int port = gw.awaitListening(Duration.ofSeconds(30));
                 retriedRequest(jaeger, origin, port);
                 grpcCall(jaeger, port);
+                concurrentStreams(jaeger, port);
             }
         }
     }
@@ -153,6 +155,50 @@ class TracingJaegerIT {
         assertThat(tag(server, "http.response.status_code")).isEqualTo("200");
         assertThat(parentOf(client)).isEqualTo(server.path("spanID").asText());
         assertThat(tag(client, "http.response.status_code")).isEqualTo("200");
+    }
+
+    private static void concurrentStreams(Jaeger jaeger, int port) throws Exception {
+        ManagedChannel channel = GrpcEcho.plaintext(port); // one HTTP/2 connection: the calls are its streams
+        int calls = 4;
+        List<String> traceIds = new ArrayList<>();
+        List<String> parents = new ArrayList<>();
+        List<java.util.concurrent.CompletableFuture<String>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < calls; i++) {
+                // A high half with no leading zero: Jaeger's JSON drops leading zeros of a trace id.
+                String traceId = "4bf92f3577b34da6%016x".formatted(0xabc0L + i);
+                String parent = "%016x".formatted(0xdef0L + i);
+                traceIds.add(traceId);
+                parents.add(parent);
+                io.grpc.Metadata headers = new io.grpc.Metadata();
+                headers.put(io.grpc.Metadata.Key.of("traceparent", io.grpc.Metadata.ASCII_STRING_MARSHALLER),
+                        "00-" + traceId + "-" + parent + "-01");
+                java.util.concurrent.CompletableFuture<String> answer = new java.util.concurrent.CompletableFuture<>();
+                ClientCalls.asyncUnaryCall(io.grpc.ClientInterceptors.intercept(channel,
+                                io.grpc.stub.MetadataUtils.newAttachHeadersInterceptor(headers))
+                        .newCall(GrpcEcho.UNARY, GrpcEcho.deadline(20)), GrpcEcho.text("sleep 300"),
+                        GrpcEcho.observer(answer));
+                answers.add(answer);
+            }
+            for (var a : answers) {
+                assertThat(a.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("slept");
+            }
+        } finally {
+            GrpcEcho.close(channel);
+        }
+        for (int i = 0; i < calls; i++) {
+            String traceId = traceIds.get(i);
+            JsonNode trace = jaeger.awaitTrace(SERVICE, t -> t.path("traceID").asText().equals(traceId)
+                    && t.path("spans").size() >= 2, Duration.ofSeconds(30));
+            List<JsonNode> spans = list(trace.path("spans"));
+            assertThat(spans).as("trace " + traceId).hasSize(2);
+            JsonNode server = spans.stream().filter(s -> "server".equals(tag(s, "span.kind"))).findFirst()
+                    .orElseThrow();
+            assertThat(parentOf(server)).as("server span of call " + i).isEqualTo(parents.get(i));
+            JsonNode client = spans.stream().filter(s -> "client".equals(tag(s, "span.kind"))).findFirst()
+                    .orElseThrow();
+            assertThat(parentOf(client)).isEqualTo(server.path("spanID").asText());
+        }
     }
 
     private static List<JsonNode> list(JsonNode array) {
