@@ -26,7 +26,7 @@ class LayeringTest {
     /** Runs with the loomgate-core module as its working directory; its siblings are one level up. */
     private static final Path ROOT = Path.of("..");
     private static final List<String> MODULES = List.of("loomgate-core", "loomgate-conscrypt", "loomgate-redis",
-            "loomgate-jwt", "loomgate-resilience4j", "loomgate-lab", "loomgate-cli");
+            "loomgate-jwt", "loomgate-resilience4j", "loomgate-tracing", "loomgate-lab", "loomgate-cli");
 
     /**
      * The optional modules: each may hold classes of one core package (the same package in another jar, so the moved
@@ -37,13 +37,15 @@ class LayeringTest {
             "loomgate-conscrypt", "tls",
             "loomgate-redis", "ratelimit",
             "loomgate-jwt", "security",
-            "loomgate-resilience4j", "resilience");
+            "loomgate-resilience4j", "resilience",
+            "loomgate-tracing", "observe");
     private static final Map<String, String> OPTIONAL_LIBRARY = Map.of(
             "org.conscrypt", "loomgate-conscrypt",
             "redis.clients", "loomgate-redis",
             "org.apache.commons.pool2", "loomgate-redis",
             "com.nimbusds", "loomgate-jwt",
-            "io.github.resilience4j", "loomgate-resilience4j");
+            "io.github.resilience4j", "loomgate-resilience4j",
+            "io.opentelemetry", "loomgate-tracing");
 
     /** package -> loomgate packages it may use (besides itself). */
     private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
@@ -85,7 +87,8 @@ class LayeringTest {
             "org.apache.commons.pool2", Set.of("ratelimit"),
             "io.github.resilience4j", Set.of("resilience"),
             "com.nimbusds", Set.of("security"),
-            "org.conscrypt", Set.of("tls"));
+            "org.conscrypt", Set.of("tls"),
+            "io.opentelemetry", Set.of("observe"));
 
     private static final Pattern REF = Pattern.compile("\\bio\\.loomgate\\.([a-z0-9]+(?:\\.[a-z0-9]+)?)");
 

@@ -21,7 +21,7 @@ import java.util.Objects;
  * made once at start-up: every other {@code server} key (the listener's address and port, its thread model, limits, timeouts and the rest
  * of {@code server.ssl}), {@code server.http-redirect-port}, {@code admin} and {@code admin.ssl},
  * {@code access-log}, {@code redis} (the rate limiter's one shared store), {@code upstream.ssl} (made when the first
- * https:// origin is) and {@code logging.format}. A component nobody declared counts as needing a restart, and
+ * https:// origin is), {@code logging.format} and {@code tracing} (the tracer and its exporter). A component nobody declared counts as needing a restart, and
  * {@code NonLiveChangesTest} fails until it is declared.
  */
 final class NonLiveChanges {
@@ -62,7 +62,9 @@ final class NonLiveChanges {
                 "routes", "routes", Reload.LIVE,
                 "redis", "redis", Reload.RESTART_WITHOUT_VALUES,
                 "tls", "ssl", Reload.SECTION,
-                "logging", "logging", Reload.SECTION));
+                "logging", "logging", Reload.SECTION,
+                // The tracer (its exporter, queue and sampler) is made once at start-up.
+                "tracing", "tracing", Reload.SECTION));
         d.put(GatewayConfig.ServerSpec.class, components(
                 "listener", "server", Reload.SECTION,
                 "threads", "server.threads", Reload.RESTART,
@@ -90,6 +92,12 @@ final class NonLiveChanges {
         d.put(GatewayConfig.AccessLogSpec.class, components(
                 "enabled", "access-log.enabled", Reload.RESTART,
                 "format", "access-log.format", Reload.RESTART));
+        d.put(GatewayConfig.TracingSpec.class, components(
+                "enabled", "tracing.enabled", Reload.RESTART,
+                "endpoint", "tracing.endpoint", Reload.RESTART,
+                "sampler", "tracing.sampler", Reload.RESTART,
+                "serviceName", "tracing.service-name", Reload.RESTART,
+                "queueSize", "tracing.queue-size", Reload.RESTART));
         d.put(GatewayConfig.LoggingSpec.class, components(
                 "format", "logging.format", Reload.RESTART,
                 "levels", "logging.levels", Reload.LIVE));

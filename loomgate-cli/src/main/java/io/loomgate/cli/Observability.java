@@ -1,16 +1,19 @@
 package io.loomgate.cli;
 
+import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.observe.AdminAccess;
 import io.loomgate.observe.AccessLogFormat;
 import io.loomgate.observe.ConfigReloads;
 import io.loomgate.observe.GatewayTelemetry;
+import io.loomgate.observe.TracingSettings;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.TlsMaterialException;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
+import java.net.URI;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,10 +30,25 @@ final class Observability implements AutoCloseable {
         this.telemetry = telemetry;
     }
 
-    static Observability start(GatewayConfig cfg) throws InterruptedException {
+    static Observability start(GatewayConfig cfg) throws InterruptedException, ConfigException {
         AccessLogFormat format = cfg.accessLog().enabled() ? AccessLogFormat.parse(cfg.accessLog().format()) : null;
         return new Observability(GatewayTelemetry.start(new GatewayTelemetry.Settings(format,
-                AccessLog.DEFAULT_CAPACITY, cfg.admin().pinnedThreshold())));
+                AccessLog.DEFAULT_CAPACITY, cfg.admin().pinnedThreshold(), tracing(cfg))));
+    }
+
+    /** The tracer's settings, or null when tracing is off; refused by name when its module is missing. */
+    static TracingSettings tracing(GatewayConfig cfg) throws ConfigException {
+        GatewayConfig.TracingSpec t = cfg.tracing();
+        if (!t.enabled()) {
+            return null;
+        }
+        String missing = GatewayTelemetry.tracingUnavailable();
+        if (missing != null) {
+            throw new ConfigException(cfg.source() == null ? "configuration" : cfg.source().toString(), 0,
+                    "tracing.enabled", "tracing " + missing);
+        }
+        return new TracingSettings(URI.create(t.endpoint()), t.sampler(), t.serviceName(),
+                Main.class.getPackage().getImplementationVersion(), t.queueSize());
     }
 
     Gateway.Observers observers() {

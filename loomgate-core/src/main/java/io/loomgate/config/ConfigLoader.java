@@ -30,7 +30,7 @@ import java.util.Map;
  */
 public final class ConfigLoader {
     private static final List<String> ROOT_KEYS = List.of("server", "admin", "access-log", "upstream", "upstreams",
-            "routes", "redis", "default-filters", "cors", "logging");
+            "routes", "redis", "default-filters", "cors", "logging", "tracing");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
@@ -46,6 +46,8 @@ public final class ConfigLoader {
     private static final List<String> REDIS_KEYS = List.of("url", "timeout", "max-connections", "ca-file",
             "failure-mode");
     private static final List<String> LOGGING_KEYS = List.of("format", "levels");
+    private static final List<String> TRACING_KEYS = List.of("enabled", "endpoint", "sampler", "service-name",
+            "queue-size");
     private static final List<String> LOG_LEVELS = List.of("trace", "debug", "info", "warn", "error", "off");
 
     private ConfigLoader() {
@@ -106,8 +108,11 @@ public final class ConfigLoader {
                 REDIS_KEYS), source);
         GatewayConfig.LoggingSpec logging = logging(file, Section.dotted(file, "logging", root.node("logging"),
                 root.lineOf("logging"), LOGGING_KEYS));
+        GatewayConfig.TracingSpec tracing = tracing(Section.dotted(file, "tracing", root.node("tracing"),
+                root.lineOf("tracing"), TRACING_KEYS));
         return new GatewayConfig(source, server, admin, accessLog, upstream, upstreams, routes, redis,
-                tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server), logging);
+                tls(new TlsReader(file, source), serverSection, adminSection, upstreamSection, server), logging,
+                tracing);
     }
 
     private static GatewayConfig.TlsSpec tls(TlsReader reader, Section server, Section admin, Section upstream,
@@ -380,6 +385,44 @@ public final class ConfigLoader {
         } catch (IllegalArgumentException e) {
             throw s.error("ca-file", e.getMessage());
         }
+    }
+
+    /**
+     * The {@code tracing:} section: off unless {@code enabled}; the endpoint an http(s) URL, the sampler a ratio from
+     * 0 to 1. Checked whether enabled or not, so turning it on later is not the first time a typo is seen.
+     */
+    private static GatewayConfig.TracingSpec tracing(Section s) throws ConfigException {
+        GatewayConfig.TracingSpec d = GatewayConfig.TracingSpec.OFF;
+        boolean enabled = s.bool("enabled", d.enabled());
+        String endpoint = s.string("endpoint", d.endpoint());
+        try {
+            java.net.URI uri = new java.net.URI(endpoint);
+            if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null) {
+                throw s.error("endpoint", "expected an http:// or https:// URL of an OTLP HTTP receiver (e.g. "
+                        + d.endpoint() + "), got '" + endpoint + "'");
+            }
+        } catch (java.net.URISyntaxException e) {
+            throw s.error("endpoint", "not a URL: " + e.getMessage());
+        }
+        double ratio = d.sampler();
+        if (s.has("sampler")) {
+            String text = s.string("sampler", null);
+            try {
+                ratio = Double.parseDouble(text.trim());
+            } catch (NumberFormatException e) {
+                ratio = Double.NaN;
+            }
+            if (!(ratio >= 0 && ratio <= 1)) {
+                throw s.error("sampler", "expected the ratio of new traces to sample, from 0.0 to 1.0 (e.g. 0.01), "
+                        + "got '" + text + "'");
+            }
+        }
+        String serviceName = s.string("service-name", d.serviceName());
+        if (serviceName.isBlank()) {
+            throw s.error("service-name", "expected a name, got nothing");
+        }
+        int queueSize = s.integer("queue-size", d.queueSize(), 1, 1 << 20);
+        return new GatewayConfig.TracingSpec(enabled, endpoint, ratio, serviceName, queueSize);
     }
 
     private static GatewayConfig.LoggingSpec logging(String file, Section s) throws ConfigException {

@@ -29,13 +29,23 @@ import java.util.Map;
  * @param redis            the shared Redis of {@code RequestRateLimiter}'s {@code store: redis}; null when none
  * @param tls              the {@code ssl:} sections and the https redirect port
  * @param logging          the application log's format and levels
+ * @param tracing          the {@code tracing:} section (OpenTelemetry spans, off by default)
  */
 public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
                             PoolSettings upstreamDefaults, Map<String, UpstreamSpec> upstreams,
-                            List<RouteSpec> routes, RedisSettings redis, TlsSpec tls, LoggingSpec logging) {
+                            List<RouteSpec> routes, RedisSettings redis, TlsSpec tls, LoggingSpec logging,
+                            TracingSpec tracing) {
 
     public GatewayConfig {
         upstreams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(upstreams));
+    }
+
+    /** A configuration without a {@code tracing:} section. */
+    public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
+                         PoolSettings upstreamDefaults, Map<String, UpstreamSpec> upstreams,
+                         List<RouteSpec> routes, RedisSettings redis, TlsSpec tls, LoggingSpec logging) {
+        this(source, server, admin, accessLog, upstreamDefaults, upstreams, routes, redis, tls, logging,
+                TracingSpec.OFF);
     }
 
     /** A configuration without an {@code upstreams:} section. */
@@ -66,7 +76,7 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
     /** The same configuration with other server and admin settings, keeping the rest (command-line overrides). */
     public GatewayConfig with(ServerSpec newServer, AdminSpec newAdmin) {
         return new GatewayConfig(source, newServer, newAdmin, accessLog, upstreamDefaults, upstreams, routes, redis,
-                tls, logging);
+                tls, logging, tracing);
     }
 
     /**
@@ -172,5 +182,16 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
         public LoggingSpec {
             levels = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(levels));
         }
+    }
+
+    /**
+     * The {@code tracing:} section (OpenTelemetry spans over OTLP HTTP/protobuf; the module loomgate-tracing):
+     * {@code enabled} (default false), {@code endpoint} (default {@code http://localhost:4318/v1/traces}),
+     * {@code sampler} (the parent-based sampler's ratio for traces that start here, default 1.0),
+     * {@code service-name} (default {@code loomgate}), {@code queue-size} (spans waiting for export, default 2048).
+     */
+    public record TracingSpec(boolean enabled, String endpoint, double sampler, String serviceName, int queueSize) {
+        public static final TracingSpec OFF = new TracingSpec(false, "http://localhost:4318/v1/traces", 1.0,
+                "loomgate", 2048);
     }
 }

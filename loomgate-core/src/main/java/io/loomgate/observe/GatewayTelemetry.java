@@ -41,8 +41,23 @@ public final class GatewayTelemetry implements AutoCloseable {
      * @param accessLogCapacity lines the access-log queue holds before it drops
      * @param pinnedThreshold   null for no JFR monitor (no pinned events, no virtual-thread count), else the
      *                          shortest pinned block to report
+     * @param tracing           null for no tracing, else what to export where (needs {@value TracingSupport#MODULE})
      */
-    public record Settings(AccessLogFormat accessLog, int accessLogCapacity, Duration pinnedThreshold) {
+    public record Settings(AccessLogFormat accessLog, int accessLogCapacity, Duration pinnedThreshold,
+                           TracingSettings tracing) {
+        public Settings(AccessLogFormat accessLog, int accessLogCapacity, Duration pinnedThreshold) {
+            this(accessLog, accessLogCapacity, pinnedThreshold, null);
+        }
+    }
+
+    /**
+     * Why tracing cannot start here ({@value TracingSupport#MODULE} is not on the class path), or null when it can:
+     * for the configuration error that names the module.
+     */
+    public static String tracingUnavailable() {
+        return TracingSupport.find().isPresent() ? null : "needs the module io.loomgate:" + TracingSupport.MODULE
+                + " (the OpenTelemetry SDK), which is not on the class path: add it beside loomgate-core (the "
+                + "distribution jars carry it)";
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayTelemetry.class);
@@ -54,15 +69,22 @@ public final class GatewayTelemetry implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final AccessLog accessLog;
     private final PinnedEventMonitor monitor;
+    /** The OpenTelemetry tracer, or null without tracing. */
+    private final TracingSupport.Tracer tracer;
     private volatile Listener admin;
 
-    private GatewayTelemetry(GatewayMetrics metrics, AccessLog accessLog, PinnedEventMonitor monitor) {
+    private GatewayTelemetry(GatewayMetrics metrics, AccessLog accessLog, PinnedEventMonitor monitor,
+                             TracingSupport.Tracer tracer) {
         this.metrics = metrics;
         this.accessLog = accessLog;
         this.monitor = monitor;
+        this.tracer = tracer;
     }
 
-    /** Starts the metrics (with JVM and process binders), the JFR monitor and the access log, as configured. */
+    /**
+     * Starts the metrics (with JVM and process binders), the JFR monitor, the access log and the tracer, as
+     * configured. Tracing without its module is an {@link IllegalStateException} ({@link #tracingUnavailable()}).
+     */
     public static GatewayTelemetry start(Settings settings) throws InterruptedException {
         GatewayMetrics metrics = new GatewayMetrics().bindJvm();
         PinnedEventMonitor monitor = null;
@@ -72,9 +94,14 @@ public final class GatewayTelemetry implements AutoCloseable {
                 metrics.bindVirtualThreads(monitor);
             }
         }
+        TracingSupport.Tracer tracer = null;
+        if (settings.tracing() != null) {
+            tracer = TracingSupport.find().orElseThrow(() -> new IllegalStateException("tracing "
+                    + tracingUnavailable())).start(settings.tracing(), metrics.registry());
+        }
         AccessLog accessLog = settings.accessLog() == null ? null
                 : AccessLog.toLogger(settings.accessLog(), settings.accessLogCapacity(), metrics.registry()).start();
-        return new GatewayTelemetry(metrics, accessLog, monitor);
+        return new GatewayTelemetry(metrics, accessLog, monitor, tracer);
     }
 
     /** The JFR monitor, or null with a warning when this runtime has no JFR (a jlink image without jdk.jfr). */
@@ -95,18 +122,21 @@ public final class GatewayTelemetry implements AutoCloseable {
      * @param monitor   null for none; if given, already bound to the metrics
      */
     public static GatewayTelemetry of(GatewayMetrics metrics, AccessLog accessLog, PinnedEventMonitor monitor) {
-        return new GatewayTelemetry(metrics, accessLog, monitor);
+        return new GatewayTelemetry(metrics, accessLog, monitor, null);
     }
 
     public GatewayMetrics metrics() {
         return metrics;
     }
 
-    /** For the proxy: the metrics, then the access log when there is one. */
+    /** For the proxy: the metrics, then the access log and the tracer when there are. */
     public ExchangeListener exchangeListener() {
         List<ExchangeListener> all = new ArrayList<>(List.of(metrics));
         if (accessLog != null) {
             all.add(accessLog);
+        }
+        if (tracer != null) {
+            all.add(tracer);
         }
         return ExchangeListener.composite(all);
     }
@@ -161,7 +191,7 @@ public final class GatewayTelemetry implements AutoCloseable {
         return admin;
     }
 
-    /** Closes the admin listener, writes out the access log, stops the monitor and the metrics. */
+    /** Closes the admin listener, writes out the access log and the queued spans, stops the monitor and the metrics. */
     @Override
     public void close() {
         Listener a = admin;
@@ -170,6 +200,9 @@ public final class GatewayTelemetry implements AutoCloseable {
         }
         if (accessLog != null) {
             accessLog.close();
+        }
+        if (tracer != null) {
+            tracer.close();
         }
         if (monitor != null) {
             monitor.close();

@@ -32,7 +32,8 @@ final class Exchange implements FilterExchange, ExchangeView {
     LocalReply localReply;
     /** The protocols the request asked to switch to, as forwarded (those its route allows); empty for none. */
     List<String> upgrades = List.of();
-    String traceId;
+    /** The trace ids (TraceContext, the one source of them); null until drawn, after the request screen. */
+    TraceContext trace;
     /** How the exchange ended, for the listeners. */
     final Outcome outcome = new Outcome();
     /** The gRPC call's state (inactive for every other exchange). */
@@ -243,7 +244,44 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     @Override
     public String traceId() {
-        return traceId;
+        return trace == null ? null : trace.traceId();
+    }
+
+    @Override
+    public String spanId() {
+        return trace == null ? null : trace.spanId();
+    }
+
+    @Override
+    public String parentSpanId() {
+        return trace == null ? null : trace.parentSpanId();
+    }
+
+    @Override
+    public boolean traceSampled() {
+        return trace != null && trace.sampled();
+    }
+
+    @Override
+    public String attemptSpanId() {
+        return trace == null ? null : trace.attemptSpanId();
+    }
+
+    @Override
+    public int attemptNumber() {
+        UpstreamAttempt a = upstream.attempt;
+        return a == null ? -1 : a.number();
+    }
+
+    @Override
+    public int attemptStatus() {
+        ResponseHead head = upstream.head;
+        return head == null ? 0 : head.status();
+    }
+
+    @Override
+    public Object attribute(String name) {
+        return attributes == null ? null : attributes.get(name);
     }
 
     @Override

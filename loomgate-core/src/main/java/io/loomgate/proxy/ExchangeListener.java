@@ -3,9 +3,11 @@ package io.loomgate.proxy;
 import java.util.List;
 
 /**
- * Events of one proxied exchange, in this order: exchangeStart, routeMatched, upstreamAcquired,
- * responseHeadReceived, then exactly one of exchangeEnd or exchangeFailed (a failed exchange may skip the middle
- * events; a request refused by admission control gets exchangeFailed with {@link ExchangeView#failure()} set).
+ * Events of one proxied exchange, in this order: exchangeStart, routeMatched, then per upstream attempt attemptStart,
+ * upstreamAcquired, responseHeadReceived (and attemptEnd for an attempt whose answer is not relayed: it failed, or
+ * is retried), then exactly one of exchangeEnd or exchangeFailed (a failed exchange may skip the middle events; a
+ * request refused by admission control gets exchangeFailed with {@link ExchangeView#failure()} set). The attempt
+ * whose answer is relayed ends with the exchange.
  *
  * <p>Implementations must be fast, must not block and must not throw: they run on the request's own thread, inside
  * the request's latency. The view is live: read what you need during the call, do not keep it.
@@ -20,10 +22,33 @@ public interface ExchangeListener {
     default void routeMatched(ExchangeView exchange) {
     }
 
+    /**
+     * A new trace starts at this gateway (no valid traceparent came in) with this trace id: whether it is sampled,
+     * which the traceparent sent upstream says. A tracer answers its sampler's decision; true without one, so the
+     * origins decide for themselves. Called before routeMatched, on a request that got past the request screen.
+     */
+    default boolean sampleNewTrace(String traceId) {
+        return true;
+    }
+
+    /**
+     * An upstream attempt starts (number {@link ExchangeView#attemptNumber()}, 0 for the first), before it connects;
+     * the traceparent it sends carries {@link ExchangeView#attemptSpanId()}.
+     */
+    default void attemptStart(ExchangeView exchange) {
+    }
+
     default void upstreamAcquired(ExchangeView exchange, boolean reused) {
     }
 
     default void responseHeadReceived(ExchangeView exchange) {
+    }
+
+    /**
+     * An attempt whose answer is not relayed ended: it failed ({@code failure}), or its answer
+     * ({@link ExchangeView#attemptStatus()}) is dropped for a retry ({@code failure} null).
+     */
+    default void attemptEnd(ExchangeView exchange, ProxyFailure failure) {
     }
 
     default void exchangeEnd(ExchangeView exchange) {
@@ -58,6 +83,26 @@ public interface ExchangeListener {
             @Override
             public void routeMatched(ExchangeView x) {
                 all.forEach(l -> l.routeMatched(x));
+            }
+
+            @Override
+            public boolean sampleNewTrace(String traceId) {
+                for (ExchangeListener l : all) {
+                    if (!l.sampleNewTrace(traceId)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            public void attemptStart(ExchangeView x) {
+                all.forEach(l -> l.attemptStart(x));
+            }
+
+            @Override
+            public void attemptEnd(ExchangeView x, ProxyFailure failure) {
+                all.forEach(l -> l.attemptEnd(x, failure));
             }
 
             @Override

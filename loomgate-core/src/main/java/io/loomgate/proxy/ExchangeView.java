@@ -49,6 +49,44 @@ public interface ExchangeView {
     /** The W3C trace id (32 hex digits) of this exchange, or null. */
     String traceId();
 
+    /**
+     * The gateway's own span id (16 hex digits) for this exchange, its server span, or null before the trace ids were
+     * drawn (a request the request screen answered). Logs and traces report this one.
+     */
+    default String spanId() {
+        return null;
+    }
+
+    /** The client's span id from a valid incoming traceparent; null when the gateway started the trace (or none). */
+    default String parentSpanId() {
+        return null;
+    }
+
+    /** Whether the traceparent the gateway sends upstream says sampled. */
+    default boolean traceSampled() {
+        return false;
+    }
+
+    /** The span id the current (or last) upstream attempt sent in its traceparent; null before the first attempt. */
+    default String attemptSpanId() {
+        return null;
+    }
+
+    /** The current (or last) upstream attempt's number, 0 for the first; -1 before any. */
+    default int attemptNumber() {
+        return -1;
+    }
+
+    /** The status of the response head the current attempt got from the origin; 0 before one (or without). */
+    default int attemptStatus() {
+        return 0;
+    }
+
+    /** An attribute a filter set on the exchange ({@code FilterExchange.attributes()}), or null. */
+    default Object attribute(String name) {
+        return null;
+    }
+
     /** What went wrong, or null. */
     ProxyFailure failure();
 

@@ -99,6 +99,7 @@ public final class ProxyHandler implements ExchangeHandler {
             return;
         }
         cleanForwardingFields(x);
+        x.trace = TraceContext.start(x.request.headers(), listener); // after the cleaning: strip-request-headers holds
         matchRoute(x);
         RouteAdmission admission = admit(x);
         try {
@@ -157,8 +158,8 @@ public final class ProxyHandler implements ExchangeHandler {
     }
 
     /**
-     * Hop-by-hop fields out and trace context in (the forwarding fields went in before routing); filters then see
-     * the request as sent.
+     * Hop-by-hop fields out (the forwarding fields went in before routing); filters then see the request as sent,
+     * but for traceparent, which each attempt writes ({@link TraceContext#sendUpstream}).
      */
     private void prepareUpstreamRequest(Exchange x) {
         Headers h = x.request.headers();
@@ -171,7 +172,6 @@ public final class ProxyHandler implements ExchangeHandler {
             h.set("Upgrade", String.join(", ", upgrades));
             h.set("Connection", "Upgrade");
         }
-        x.traceId = TraceContext.propagate(h);
     }
 
     /**

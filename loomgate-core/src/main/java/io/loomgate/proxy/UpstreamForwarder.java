@@ -50,6 +50,7 @@ final class UpstreamForwarder implements FilterChain {
             } catch (ProxyFailure f) {
                 UpstreamAttempt failed = x.upstream.attempt;
                 failed.close();
+                listener.attemptEnd(x, f);
                 // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
                 boolean notTheOrigins = x.grpc.expired || ProxyHandler.cancelledByClient(x);
                 upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
@@ -79,6 +80,7 @@ final class UpstreamForwarder implements FilterChain {
                 x.upstream.attempt.releaseUpload();
             }
             x.upstream.attempt.close(); // the answer is not relayed: the connection goes with it
+            listener.attemptEnd(x, null);
             x.upstream.head = null;
             tried.add(member);
         }
@@ -100,6 +102,8 @@ final class UpstreamForwarder implements FilterChain {
         UpstreamAttempt attempt = new UpstreamAttempt(member, number);
         attempt.stopClientBodyWith(x.downstream::stopRequestBody);
         x.upstream.attempt = attempt;
+        x.trace.sendUpstream(x.request.headers());
+        listener.attemptStart(x);
         if (x.clientCancelled) {
             attempt.abort(); // the cancel came before this attempt was visible to it: connect fails at once
         }

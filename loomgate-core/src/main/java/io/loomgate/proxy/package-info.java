@@ -9,15 +9,17 @@
  *  RequestScreen ──── OPTIONS * → 200; CONNECT → 405; not origin-form, dot-segment → 400
  *  cleanForwardingFields    ForwardedHeaders: X-Forwarded-*, Forwarded, Via, X-Forwarded-Client-Cert made the
  *                           gateway's, server.strip-request-headers out (untrusted peers): before any predicate
+ *  TraceContext.start ─ the exchange's trace ids (traceparent continued or a new trace; its own span id)
  *  matchRoute ─────── BoundRoutes (route + upstream + admission, bound at start-up) → no route → 404
  *  admit ──────────── route over max-in-flight after queue-timeout → 503 + Retry-After
  *  prepareUpstreamRequest   hop-by-hop out (never Host or forwarding fields); Upgrade kept only for the route's
- *                           upgrades (never h2c); traceparent in
+ *                           upgrades (never h2c)
  *  ┌ requestFilters (route filters, before proceed) ─── a filter may reply locally (RedirectTo)
  *  │ UpstreamForwarder (the chain's last link): attempts until one gets a response head
  *  │   tryUpstream = one UpstreamAttempt (owns its lease until finish or close; its UpstreamCodec,
  *  │     Http1Codec or Http2Codec, speaks the lease's protocol):
- *  │     select endpoint → connect ─── refused 502, timeout 502, pool full 503
+ *  │     select endpoint → traceparent (a new span id per attempt) → connect ─── refused 502, timeout 502,
+ *  │       pool full 503
  *  │     sendHead → relayBody → readHead (1xx passed on) ─── no head in time 504, reset/invalid 502
  *  │       relayBody, full duplex: the body goes beside this thread (to HTTP/2 and https origins always, to http
  *  │         ones when chunked or over 64 KiB, or once they answer mid-upload) while the answer is read and

@@ -10,6 +10,12 @@ public interface RateLimitListener {
     RateLimitListener NOOP = new RateLimitListener() {
     };
 
+    /**
+     * The exchange attribute ({@code FilterExchange.attributes()}) where the filter leaves its decision, the
+     * {@link Outcome} in lower case ({@code allowed}, {@code limited}, ...), for a tracer's span.
+     */
+    String DECISION_ATTRIBUTE = "loomgate.ratelimit.decision";
+
     /** What happened to one request that reached a {@code RequestRateLimiter} filter. */
     enum Outcome {
         /** Under the limit (or its key was empty and {@code deny-empty-key: false}). */
@@ -22,7 +28,12 @@ public interface RateLimitListener {
          * The store failed and {@code redis.failure-mode: deny}: answered 503. (With {@code open}, the route's local
          * bucket decides, and the outcome is {@link #ALLOWED} or {@link #LIMITED}.)
          */
-        STORE_ERROR
+        STORE_ERROR;
+
+        /** The decision as a span attribute writes it. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
     }
 
     default void decided(String routeId, Outcome outcome) {

@@ -48,10 +48,10 @@ final class RequestRateLimiterFilter implements GatewayFilter {
         String key = keys.resolve(exchange);
         if (key == null || key.isEmpty()) {
             if (denyEmptyKey) {
-                listener.decided(exchange.routeId(), RateLimitListener.Outcome.EMPTY_KEY);
+                decided(exchange, RateLimitListener.Outcome.EMPTY_KEY);
                 exchange.replyLocally(plainText(403), EMPTY_KEY_BODY);
             } else {
-                listener.decided(exchange.routeId(), RateLimitListener.Outcome.ALLOWED);
+                decided(exchange, RateLimitListener.Outcome.ALLOWED);
                 chain.proceed(exchange);
             }
             return;
@@ -60,7 +60,7 @@ final class RequestRateLimiterFilter implements GatewayFilter {
         if (d.evicted() > 0) {
             listener.evicted(exchange.routeId(), d.evicted());
         }
-        listener.decided(exchange.routeId(), d.storeFailed() ? RateLimitListener.Outcome.STORE_ERROR
+        decided(exchange, d.storeFailed() ? RateLimitListener.Outcome.STORE_ERROR
                 : d.allowed() ? RateLimitListener.Outcome.ALLOWED : RateLimitListener.Outcome.LIMITED);
         if (d.storeFailed()) {
             ResponseHead head = plainText(503);
@@ -80,6 +80,12 @@ final class RequestRateLimiterFilter implements GatewayFilter {
         if (response != null) {
             addHeaders(response.headers(), d);
         }
+    }
+
+    /** To the metrics, and on the exchange for a tracer ({@link RateLimitListener#DECISION_ATTRIBUTE}). */
+    private void decided(FilterExchange exchange, RateLimitListener.Outcome outcome) {
+        listener.decided(exchange.routeId(), outcome);
+        exchange.attributes().put(RateLimitListener.DECISION_ATTRIBUTE, outcome.label());
     }
 
     private void addHeaders(Headers h, Decision d) {

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loomgate.http.Headers;
 import org.junit.jupiter.api.Test;
 
-/** traceparent as sent upstream: a valid incoming trace goes on (id and flags), anything else starts a new one. */
+/**
+ * traceparent as sent upstream: a valid incoming trace goes on (id and flags), anything else starts a new one; the
+ * exchange has a span id of its own (the one logs and traces report), and each attempt sends a fresh one, its child.
+ */
 class TraceContextPropagationTest {
     private static final String FORMAT = "00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}";
 
@@ -14,33 +17,72 @@ class TraceContextPropagationTest {
         String incoming = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
         Headers h = new Headers().add("traceparent", incoming).add("tracestate", "k=v");
 
-        String traceId = TraceContext.propagate(h);
+        TraceContext t = TraceContext.start(h, ExchangeListener.NOOP);
+        t.sendUpstream(h);
 
         String sent = h.first("traceparent");
-        assertThat(traceId).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
-        assertThat(sent).matches(FORMAT).startsWith("00-" + traceId + "-").endsWith("-00")
-                .doesNotContain("00f067aa0ba902b7");
+        assertThat(t.traceId()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(t.parentSpanId()).isEqualTo("00f067aa0ba902b7");
+        assertThat(t.sampled()).isFalse();
+        assertThat(sent).matches(FORMAT).startsWith("00-" + t.traceId() + "-").endsWith("-00")
+                .doesNotContain("00f067aa0ba902b7").doesNotContain(t.spanId());
+        assertThat(sent.substring(36, 52)).isEqualTo(t.attemptSpanId());
         assertThat(h.first("tracestate")).isEqualTo("k=v");
     }
 
     @Test
     void noOrAnInvalidIncomingTraceStartsANewSampledOneAndDropsItsTracestate() {
         Headers none = new Headers();
-        String id = TraceContext.propagate(none);
+        TraceContext t = TraceContext.start(none, ExchangeListener.NOOP);
+        t.sendUpstream(none);
+        assertThat(t.parentSpanId()).isNull();
+        assertThat(t.sampled()).isTrue();
         assertThat(none.first("traceparent")).matches(FORMAT)
-                .startsWith("00-" + id + "-").endsWith("-01");
+                .startsWith("00-" + t.traceId() + "-").endsWith("-01");
 
         Headers bad = new Headers().add("traceparent", "00-zz-bad").add("tracestate", "k=v");
-        String fresh = TraceContext.propagate(bad);
-        assertThat(bad.first("traceparent")).matches(FORMAT).startsWith("00-" + fresh + "-").endsWith("-01");
+        TraceContext fresh = TraceContext.start(bad, ExchangeListener.NOOP);
+        fresh.sendUpstream(bad);
+        assertThat(bad.first("traceparent")).matches(FORMAT).startsWith("00-" + fresh.traceId() + "-")
+                .endsWith("-01");
         assertThat(bad.contains("tracestate")).isFalse();
     }
 
     @Test
-    void everyCallDrawsNewIds() {
-        Headers a = new Headers();
-        Headers b = new Headers();
-        assertThat(TraceContext.propagate(a)).isNotEqualTo(TraceContext.propagate(b));
-        assertThat(a.first("traceparent").substring(36, 52)).isNotEqualTo(b.first("traceparent").substring(36, 52));
+    void aNewTraceIsSampledAsTheListenersSay() {
+        ExchangeListener tracer = new ExchangeListener() {
+            @Override
+            public boolean sampleNewTrace(String traceId) {
+                return false;
+            }
+        };
+        Headers h = new Headers();
+        TraceContext t = TraceContext.start(h, ExchangeListener.composite(java.util.List.of(ExchangeListener.NOOP,
+                tracer)));
+        t.sendUpstream(h);
+        assertThat(t.sampled()).isFalse();
+        assertThat(h.first("traceparent")).endsWith("-00");
+    }
+
+    @Test
+    void everyAttemptSendsANewSpanIdOfItsOwn() {
+        Headers h = new Headers();
+        TraceContext t = TraceContext.start(h, ExchangeListener.NOOP);
+        t.sendUpstream(h);
+        String first = h.first("traceparent");
+        t.sendUpstream(h);
+        String second = h.first("traceparent");
+        assertThat(h.count("traceparent")).isEqualTo(1);
+        assertThat(second.substring(0, 36)).isEqualTo(first.substring(0, 36));
+        assertThat(second.substring(36, 52)).isNotEqualTo(first.substring(36, 52)).isNotEqualTo(t.spanId())
+                .isEqualTo(t.attemptSpanId());
+    }
+
+    @Test
+    void everyExchangeDrawsNewIds() {
+        TraceContext a = TraceContext.start(new Headers(), ExchangeListener.NOOP);
+        TraceContext b = TraceContext.start(new Headers(), ExchangeListener.NOOP);
+        assertThat(a.traceId()).isNotEqualTo(b.traceId()).matches("[0-9a-f]{32}");
+        assertThat(a.spanId()).isNotEqualTo(b.spanId()).matches("[0-9a-f]{16}");
     }
 }

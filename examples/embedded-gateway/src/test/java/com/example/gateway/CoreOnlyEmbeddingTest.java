@@ -16,16 +16,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The example depends on loomgate-cli alone and so gets the lean core: none of the optional modules nor their
- * libraries (Conscrypt and its native libraries, Jedis, nimbus-jose-jwt, Resilience4j, Kotlin) are on its class path,
+ * libraries (Conscrypt and its native libraries, Jedis, nimbus-jose-jwt, Resilience4j, Kotlin, OpenTelemetry) are on
+ * its class path,
  * which is the one Maven resolved for it (the dependency tree, as the test runs it). A configuration naming one of
  * the optional parts is refused with the module to add, its file, line and key.
  */
 class CoreOnlyEmbeddingTest {
     /** The optional modules, as jars or (in the reactor) as their target/classes directories. */
     private static final List<String> MODULES = List.of("loomgate-conscrypt", "loomgate-redis", "loomgate-jwt",
-            "loomgate-resilience4j");
+            "loomgate-resilience4j", "loomgate-tracing");
     private static final List<String> LIBRARIES = List.of("conscrypt", "jedis", "commons-pool2", "nimbus-jose-jwt",
-            "resilience4j", "kotlin", "gson", "json-2");
+            "resilience4j", "kotlin", "gson", "json-2", "opentelemetry");
 
     @Test
     void theClassPathHoldsNoOptionalModuleNorItsLibrary() {
@@ -44,6 +45,7 @@ class CoreOnlyEmbeddingTest {
         assertThat(resource("com/nimbusds/jwt/SignedJWT.class")).isFalse();
         assertThat(resource("io/github/resilience4j/circuitbreaker/CircuitBreaker.class")).isFalse();
         assertThat(resource("kotlin/Unit.class")).isFalse();
+        assertThat(resource("io/opentelemetry/sdk/trace/SdkTracerProvider.class")).isFalse();
     }
 
     private static boolean resource(String name) {
@@ -92,6 +94,15 @@ class CoreOnlyEmbeddingTest {
                 """)).endsWith("gateway.yaml:3: upstream.ssl.provider: provider conscrypt needs the module "
                 + "loomgate-conscrypt (Conscrypt), which is not on the class path: add io.loomgate:loomgate-conscrypt "
                 + "beside loomgate-core, or use provider: jdk");
+        assertThat(refusal(dir, """
+                tracing:
+                  enabled: true
+                routes:
+                  - id: api
+                    uri: http://127.0.0.1:9
+                """)).endsWith("gateway.yaml: tracing.enabled: tracing needs the module io.loomgate:loomgate-tracing "
+                + "(the OpenTelemetry SDK), which is not on the class path: add it beside loomgate-core (the "
+                + "distribution jars carry it)");
     }
 
     private static String refusal(Path dir, String yaml) throws Exception {
