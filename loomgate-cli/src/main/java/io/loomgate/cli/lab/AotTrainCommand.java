@@ -59,7 +59,7 @@ public final class AotTrainCommand implements Callable<Integer> {
             Files.deleteIfExists(output);
             List<String> cmd = new ArrayList<>(List.of(java.toString()));
             cmd.addAll(jvmOptions);
-            cmd.addAll(List.of("-XX:AOTCacheOutput=" + output.toAbsolutePath(), "-jar", jar.toString(),
+            cmd.addAll(List.of("-XX:AOTCacheOutput=" + output.toAbsolutePath(), "-jar", jar.toAbsolutePath().toString(),
                     "serve", "--config", setup.config().toString(), "--no-watch"));
             Process gateway = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             TrainingTraffic.Counts counts;
