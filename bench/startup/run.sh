@@ -52,7 +52,9 @@ for ((r = 1; r <= ROUNDS; r++)); do
     echo "$line"
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-for way in $WAYS; do
-    echo "$way: median $(tr ' ' '\n' <<<"${all[$way]}" | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)] " ms (" a[1] "-" a[NR] ", n=" NR ")"}')"
+for way in $WAYS; do # a start that answered nothing within 60 s ("failed") is counted apart
+    echo "$way: median $(tr ' ' '\n' <<<"${all[$way]}" | grep -E '^[0-9]+$' | sort -n |
+        awk '{a[NR]=$1} END {print a[int((NR+1)/2)] " ms (" a[1] "-" a[NR] ", n=" NR ")"}'), failed: $(tr ' ' '\n' \
+        <<<"${all[$way]}" | grep -c failed)"
 done
 grep -h "AOT cache" "$WORK/aot.log" 2>/dev/null | tail -1
