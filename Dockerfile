@@ -23,11 +23,20 @@ RUN ./mvnw -B -q ${MAVEN_ARGS} -DskipTests -Dloomgate.commit=${LOOMGATE_COMMIT} 
 # The modules jdeps finds, less java.desktop: only SnakeYAML's bean introspector and Jackson's optional java.beans
 # support reach it, neither is used to read the config, and it is the largest module. jdk.jfr and jdk.management are
 # named anyway: the pinned-thread monitor and the thread dump reach them by name.
+# The JRE and the jar go where the runtime stage has them, so the AOT cache below is made on the very JVM and jar path
+# it serves.
 RUN modules="$(jdeps --ignore-missing-deps --print-module-deps --multi-release 21 /loomgate.jar \
         | sed -e 's/java\.desktop,//' -e 's/,java\.desktop$//')" \
  && jlink --add-modules "${modules},jdk.jfr,jdk.management,jdk.unsupported" \
-        --strip-java-debug-attributes --no-man-pages --no-header-files --compress=zip-6 --output /jre \
- && /jre/bin/java --list-modules > /jre/modules.txt
+        --strip-java-debug-attributes --no-man-pages --no-header-files --compress=zip-6 --output /opt/loomgate/jre \
+ && /opt/loomgate/jre/bin/java --list-modules > /opt/loomgate/jre/modules.txt \
+ && cp /loomgate.jar /opt/loomgate/loomgate.jar
+# The JDK 25 ahead-of-time cache (JEP 483, 514, 515: classes loaded and linked, method profiles): a training run of
+# the gateway on the image's JRE with the ENTRYPOINT's GC and object-header flags (a cache is only used by the JVM
+# and flags that made it), a few seconds of TLS HTTP/1.1 and h2, new connections and the admin endpoints from the
+# lab's `aot-train` on the build JDK, then SIGTERM, at which the JVM writes the cache (docs/deployment.md).
+RUN java -jar /loomgate-full.jar aot-train --java /opt/loomgate/jre/bin/java --jar /opt/loomgate/loomgate.jar \
+        --output /opt/loomgate/loomgate.aot -- -XX:+UseSerialGC -XX:+UseCompactObjectHeaders
 
 # The lab (mock backend, load generator) on the build stage's JDK and shell: compose.yaml's backend and load.
 FROM build AS lab
@@ -36,8 +45,7 @@ ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-
 
 # The gateway image: the default target, so it stays the last stage.
 FROM ${RUNTIME_BASE}
-COPY --from=build /jre /opt/loomgate/jre
-COPY --from=build /loomgate.jar /opt/loomgate/loomgate.jar
+COPY --from=build /opt/loomgate/ /opt/loomgate/
 COPY deploy/container/gateway.yaml /etc/loomgate/gateway.yaml
 # Numeric, so it needs no /etc/passwd entry in the base.
 USER 10001:10001
@@ -46,10 +54,14 @@ EXPOSE 8080 9977
 # The heap follows the container's memory limit (60% of it; the JVM reads cgroup limits): the rest, about 90 MB
 # measured, is metaspace, code cache, JFR's buffers and the carriers, so a 256 MiB container gets a 154 MB heap and
 # stays under its limit. Serial GC and compact object headers (JDK 25, JEP 519), as the launcher: the reasons and the
-# measurements are in docs/performance.md ("Memory"). An OutOfMemoryError ends the process so the orchestrator
-# restarts it rather than leaving a half-working gateway serving.
+# measurements are in docs/performance.md ("Memory"). The AOT cache made above; should it not fit (other flags given
+# to the JVM), the JVM starts without it, and instead of its own five lines of warnings and errors (-Xlog:aot=off)
+# the gateway logs one line saying so (-Dloomgate.aot-cache names the file for that line). An OutOfMemoryError ends
+# the process so the orchestrator restarts it rather than leaving a half-working gateway serving.
 ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=60", "-XX:InitialRAMPercentage=25", \
             "-XX:+UseSerialGC", "-XX:+UseCompactObjectHeaders", \
+            "-XX:AOTCache=/opt/loomgate/loomgate.aot", "-Xlog:aot=off", \
+            "-Dloomgate.aot-cache=/opt/loomgate/loomgate.aot", \
             "-XX:+ExitOnOutOfMemoryError", "-jar", "/opt/loomgate/loomgate.jar"]
 CMD ["serve", "--config", "/etc/loomgate/gateway.yaml"]
 # No curl in the image: the probe is a 30-line class in the jar, run on a small heap.

@@ -9,7 +9,8 @@
 #   SHA256SUMS                         sha256sum -c SHA256SUMS checks the rest
 # Reproducible: the jars and the SBOM take the POM's project.build.outputTimestamp, and the image is built with the
 # same time (podman build --timestamp: the image's created time and every file in its own layers) from bases made
-# with it too, so two runs on the same commit give the same SHA256SUMS (docs/deployment.md, "The release").
+# with it too, so two runs on the same commit give the same SHA256SUMS (docs/deployment.md, "The release") but for
+# the image's: its AOT cache holds the profiles of a training run, which differ from build to build.
 #   deploy/dist.sh <commit> <version> <outputTimestamp> [maven args]   (not -o: makeBom needs online mode)
 # PODMAN (default "podman --runtime runc") and JDK (the build base's JDK) as in build-local-bases.sh.
 set -euo pipefail

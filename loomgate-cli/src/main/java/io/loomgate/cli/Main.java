@@ -20,7 +20,8 @@ import picocli.CommandLine.Command;
 public final class Main {
     /** The lab's commands, in the order help lists them; present only when the lab is on the class path. */
     private static final String[] LAB_COMMANDS = {
-        "io.loomgate.cli.lab.BackendCommand", "io.loomgate.cli.lab.LoadCommand", "io.loomgate.cli.lab.BenchCommand"};
+        "io.loomgate.cli.lab.BackendCommand", "io.loomgate.cli.lab.LoadCommand", "io.loomgate.cli.lab.BenchCommand",
+        "io.loomgate.cli.lab.AotTrainCommand"};
 
     public static void main(String[] args) {
         Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);

@@ -48,6 +48,7 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        AotCacheStatus.log(log);
         GatewayConfig cfg;
         Plugins loaded;
         try {

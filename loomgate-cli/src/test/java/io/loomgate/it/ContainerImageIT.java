@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * without the desktop modules, and SIGTERM (podman stop) draining to exit status 0. Whatever cannot run here is in
  * deploy/container/lint-dockerfile.py, which {@link DockerfileRulesTest} runs. Also: the image's glibc and /tmp are
  * enough for {@code server.ssl.provider: conscrypt} (its native library is extracted to /tmp and linked at start).
+ * And the JDK 25 AOT cache the build trains: used by the entrypoint, and a cache that does not fit falls back cleanly.
  */
 class ContainerImageIT {
     private static final String PODMAN = "podman";
@@ -74,27 +75,8 @@ class ContainerImageIT {
                 "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::8080", "-p", "127.0.0.1::9977",
                 "-e", "LOOMGATE_ADMIN_TOKEN=" + "t".repeat(32), TAG));
         run(Duration.ofMinutes(1), cmd);
-        String admin = podmanOut("port", NAME, "9977/tcp").strip();
-        URI ready = URI.create("http://" + admin + "/health/ready");
-
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        HttpResponse<String> answer = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                answer = client.send(HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(2)).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (answer.statusCode() == 200) {
-                    break;
-                }
-            } catch (IOException notYet) {
-                // the port is published before the JVM listens: poll until the deadline
-            }
-            Thread.sleep(200);
-        }
-        assertThat(answer).as("GET %s within 90 s; logs:%n%s", ready, logs()).isNotNull();
-        assertThat(answer.statusCode()).isEqualTo(200);
-        assertThat(answer.body()).isEqualTo("ready\n");
+        awaitReady(NAME);
+        assertThat(logs()).contains("AOT cache /opt/loomgate/loomgate.aot: in use");
 
         // The image's own HEALTHCHECK (the Probe class on the jlinked JRE), run once by podman.
         assertThat(exitOf("healthcheck", "run", NAME)).as("podman healthcheck run").isZero();
@@ -107,6 +89,38 @@ class ContainerImageIT {
         assertThat(exitOf("stop", "-t", "40", NAME)).isZero();
         assertThat(podmanOut("inspect", "--format", "{{.State.ExitCode}}", NAME).strip()).isEqualTo("0");
         assertThat(logs()).contains("SIGTERM received: draining").contains("drained cleanly");
+    }
+
+    /**
+     * The image starts on the AOT cache its build made: in the JVM's own words, with {@code AOTMode=on} (a cache
+     * that cannot be used is then a start-up error) and the class loading log naming the cache as the source of the
+     * gateway's classes. A cache made by another JVM in its place (the build JDK's own CDS archive: the same
+     * release, another modules image) is refused by the JVM and the gateway starts and serves without it, with one
+     * line of its own saying so and none of the JVM's warnings.
+     */
+    @Test
+    void theImageStartsOnItsAotCacheAndServesWithoutOneThatDoesNotFit() throws Exception {
+        String out = podmanOut("run", "--rm", "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=4096:4096",
+                "-e", "JAVA_TOOL_OPTIONS=-XX:AOTMode=on -Xlog:class+load=info", TAG, "--version");
+        assertThat(out).contains("io.loomgate.cli.Main source: shared objects file").contains("loomgate ");
+
+        Path otherJvms = Path.of(System.getProperty("java.home"), "lib", "server", "classes_coh.jsa");
+        Assumptions.assumeTrue(Files.isRegularFile(otherJvms), "no CDS archive with compact headers at " + otherJvms);
+        String name = NAME + "-other-cache";
+        try {
+            List<String> cmd = new ArrayList<>(podman());
+            cmd.addAll(List.of("run", "-d", "--name", name, "--ulimit", "nofile=20000:20000",
+                    "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::9977",
+                    "-e", "LOOMGATE_ADMIN_TOKEN=" + "t".repeat(32),
+                    "-v", otherJvms + ":/opt/loomgate/loomgate.aot:ro", TAG));
+            run(Duration.ofMinutes(1), cmd);
+            awaitReady(name);
+            String logs = podmanOut("logs", name);
+            assertThat(logs).contains("AOT cache /opt/loomgate/loomgate.aot: not used (made by another JVM")
+                    .doesNotContain("[warning]").doesNotContain("[error").doesNotContain("Unable to");
+        } finally {
+            quietly(List.of("rm", "-f", name));
+        }
     }
 
     @Test
@@ -137,6 +151,30 @@ class ContainerImageIT {
         String out = podmanOut("run", "--rm", "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=4096:4096",
                 "-v", dir + ":/tls:ro", TAG, "validate", "--config", "/tls/gateway.yaml");
         assertThat(out).contains("/tls/gateway.yaml: valid");
+    }
+
+    /** Polls the container's /health/ready until it answers 200 "ready" (90 s at most: the machine is shared). */
+    private static void awaitReady(String container) throws Exception {
+        String admin = podmanOut("port", container, "9977/tcp").strip();
+        URI ready = URI.create("http://" + admin + "/health/ready");
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        HttpResponse<String> answer = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                answer = client.send(HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(2)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (answer.statusCode() == 200) {
+                    break;
+                }
+            } catch (IOException notYet) {
+                // the port is published before the JVM listens: poll until the deadline
+            }
+            Thread.sleep(200);
+        }
+        assertThat(answer).as("GET %s within 90 s; logs:%n%s", ready, podmanOut("logs", container)).isNotNull();
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.body()).isEqualTo("ready\n");
     }
 
     private static String logs() throws Exception {

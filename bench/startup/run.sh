@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Time to the first request: exec of the gateway to its first 200 through a route (to the lab's origin), each way in
+# turn for ROUNDS rounds (alternated, so the machine's load falls on each alike), then the median and range of each.
+#   bench/startup/run.sh                 ROUNDS=9 WAYS="none cds aot" JAVA=... JAR=... FULL_JAR=...
+# The ways: none (the JDK's default CDS archive only), cds (the launcher's dynamic archive, -XX:+AutoCreateSharedArchive
+# before the JDK 25 cache), aot (the JDK 25 AOT cache made by `loomgate aot-train`, as the image and the launcher do).
+# All with the launcher's memory flags. The caches are made first, outside the timed runs.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+JAVA=${JAVA:-/usr/lib/jvm/temurin-25-jdk-amd64/bin/java}
+JAR=${JAR:-$ROOT/loomgate-cli/target/loomgate-gateway.jar}
+FULL_JAR=${FULL_JAR:-$ROOT/loomgate-cli/target/loomgate.jar}
+ROUNDS=${ROUNDS:-9}
+WAYS=${WAYS:-"none cds aot"}
+PORT=${PORT:-24281} ORIGIN_PORT=${ORIGIN_PORT:-24280}
+WORK=${WORK:-/tmp/loomgate-startup}
+FLAGS=(-Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -XX:+ExitOnOutOfMemoryError)
+mkdir -p "$WORK"
+cp "$JAR" "$WORK/gateway.jar" # a copy: the caches are for this jar at this path, whatever the build does meanwhile
+cat >"$WORK/gateway.yaml" <<YAML
+server: { address: 127.0.0.1, port: $PORT }
+admin: { port: 0 }
+routes:
+  - { id: origin, uri: "http://127.0.0.1:$ORIGIN_PORT", predicates: [ "Path=/**" ] }
+YAML
+"$JAVA" -jar "$FULL_JAR" backend --port "$ORIGIN_PORT" >"$WORK/origin.log" 2>&1 &
+origin=$!
+trap 'kill $origin 2>/dev/null' EXIT
+serve=(-jar "$WORK/gateway.jar" serve --config "$WORK/gateway.yaml" --no-watch)
+way_flags() {
+    case $1 in
+        none) ;;
+        cds) echo "-XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=$WORK/serve.jsa -Xlog:cds*=off" ;;
+        aot) echo "-XX:AOTCache=$WORK/gateway.aot -Xlog:aot=off -Dloomgate.aot-cache=$WORK/gateway.aot" ;;
+    esac
+}
+[[ " $WAYS " == *" aot "* && ! -f $WORK/gateway.aot ]] &&
+    "$JAVA" -jar "$FULL_JAR" aot-train --java "$JAVA" --jar "$WORK/gateway.jar" --output "$WORK/gateway.aot" -- "${FLAGS[@]}"
+if [[ " $WAYS " == *" cds "* && ! -f $WORK/serve.jsa ]]; then # the archive is written when the first run exits
+    "$HERE/ttfr.py" "$PORT" /hello -- "$JAVA" "${FLAGS[@]}" $(way_flags cds) "${serve[@]}" >/dev/null
+fi
+echo "# $(date -u +%FT%TZ) $("$JAVA" -version 2>&1 | sed -n 2p); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+declare -A all
+for ((r = 1; r <= ROUNDS; r++)); do
+    line="round $r:"
+    for way in $WAYS; do
+        ms=$(TTFR_LOG=$WORK/$way.log "$HERE/ttfr.py" "$PORT" /hello -- "$JAVA" "${FLAGS[@]}" $(way_flags "$way") "${serve[@]}")
+        all[$way]+="$ms "
+        line+=" $way $ms ms"
+    done
+    echo "$line"
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+for way in $WAYS; do # a start that answered nothing within 60 s ("failed") is counted apart
+    echo "$way: median $(tr ' ' '\n' <<<"${all[$way]}" | grep -E '^[0-9]+$' | sort -n |
+        awk '{a[NR]=$1} END {print a[int((NR+1)/2)] " ms (" a[1] "-" a[NR] ", n=" NR ")"}'), failed: $(tr ' ' '\n' \
+        <<<"${all[$way]}" | grep -c failed)"
+done
+grep -h "AOT cache" "$WORK/aot.log" 2>/dev/null | tail -1

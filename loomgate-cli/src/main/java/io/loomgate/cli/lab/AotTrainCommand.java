@@ -1,0 +1,103 @@
+package io.loomgate.cli.lab;
+
+import io.loomgate.cli.DurationConverter;
+import io.loomgate.lab.Processes;
+import io.loomgate.lab.backend.BackendSettings;
+import io.loomgate.lab.backend.MockBackend;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code loomgate aot-train}: the training run of the JDK 25 ahead-of-time cache (JEP 483, 514, 515). It starts the
+ * gateway jar on the given JVM with {@code -XX:AOTCacheOutput}, sends it a few seconds of the traffic a gateway
+ * sees (HTTP/1.1 and h2 over TLS, new and kept-alive connections, bodies both ways, the admin endpoints, a plain
+ * redirect listener), stops it with SIGTERM and waits while the JVM writes the cache at its exit. The image's build
+ * runs it with the image's own JRE and flags, since a cache is only used by the JVM and flags that made it.
+ */
+@Command(name = "aot-train", mixinStandardHelpOptions = true,
+        description = "Write the gateway's JDK 25 AOT cache from a short training run on the given JVM.")
+public final class AotTrainCommand implements Callable<Integer> {
+
+    @Option(names = "--java", description = "The JVM the cache is for (default: this one's).")
+    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+
+    @Option(names = "--jar", required = true, description = "The gateway jar (loomgate-gateway.jar).")
+    Path jar;
+
+    @Option(names = "--output", required = true, description = "The AOT cache file to write.")
+    Path output;
+
+    @Option(names = "--duration", defaultValue = "4s", converter = DurationConverter.class,
+            description = "How long to send traffic (default ${DEFAULT-VALUE}).")
+    Duration duration;
+
+    @Option(names = "--assembly-timeout", defaultValue = "5m", converter = DurationConverter.class,
+            description = "How long the JVM may take to write the cache after SIGTERM (default ${DEFAULT-VALUE}).")
+    Duration assemblyTimeout;
+
+    @Parameters(description = "JVM options of the gateway, as it will run with the cache (after --).")
+    List<String> jvmOptions = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        Path work = Files.createTempDirectory("loomgate-aot-train");
+        Path log = work.resolve("gateway.log");
+        long t0 = System.nanoTime();
+        try (MockBackend origin = MockBackend.start(
+                BackendSettings.defaults("127.0.0.1", 0).withLatency(Duration.ofMillis(1)))) {
+            TrainingGateway.Setup setup = TrainingGateway.write(work, origin.port());
+            Files.deleteIfExists(output);
+            List<String> cmd = new ArrayList<>(List.of(java.toString()));
+            cmd.addAll(jvmOptions);
+            cmd.addAll(List.of("-XX:AOTCacheOutput=" + output.toAbsolutePath(), "-jar", jar.toAbsolutePath().toString(),
+                    "serve", "--config", setup.config().toString(), "--no-watch"));
+            Process gateway = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            TrainingTraffic.Counts counts;
+            try {
+                TrainingGateway.awaitListening(gateway, log, Duration.ofMinutes(2));
+                counts = new TrainingTraffic(setup).run(duration);
+            } catch (IOException | RuntimeException e) {
+                Processes.stop(gateway, Duration.ofSeconds(10));
+                return fail("the training run failed: " + e.getMessage(), log);
+            }
+            gateway.destroy(); // SIGTERM: the gateway drains and exits 0, and the JVM writes the cache on its way out
+            if (!gateway.waitFor(assemblyTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                Processes.stop(gateway, Duration.ofSeconds(5));
+                return fail("the JVM did not write the cache within " + assemblyTimeout, log);
+            }
+            if (gateway.exitValue() != 0 || !Files.isRegularFile(output) || Files.size(output) == 0) {
+                return fail("the gateway exited with " + gateway.exitValue() + " and left no cache at " + output, log);
+            }
+            System.out.printf("aot-train: %s (%,d bytes) for %s, trained on %s in %d s%n", output, Files.size(output),
+                    java, counts, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0));
+            return 0;
+        } finally {
+            deleteTree(work);
+        }
+    }
+
+    private static int fail(String why, Path log) throws IOException {
+        System.err.println("loomgate aot-train: " + why + "; the gateway's output:");
+        List<String> lines = Files.readAllLines(log).stream().filter(l -> !l.contains("[aot] Skipping")).toList();
+        lines.subList(Math.max(0, lines.size() - 60), lines.size()).forEach(System.err::println);
+        return 1;
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (var all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

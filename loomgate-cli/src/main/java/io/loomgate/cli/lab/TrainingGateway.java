@@ -1,0 +1,92 @@
+package io.loomgate.cli.lab;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The gateway of {@link AotTrainCommand}: its key store and configuration, and the wait until it listens. */
+final class TrainingGateway {
+    static final String PASSWORD = "training";
+    static final String ADMIN_TOKEN = "aot-training-token-".repeat(2);
+
+    private TrainingGateway() {
+    }
+
+    /** Where the training gateway listens: TLS (h2 and HTTP/1.1), its plain redirect listener, admin. */
+    record Ports(int tls, int redirect, int admin) {
+    }
+
+    /** What the traffic needs to know: the files written and the ports chosen. */
+    record Setup(Path config, Path keyStore, Ports ports) {
+    }
+
+    /**
+     * A self-signed EC key for localhost made by the JDK's keytool (the training's traffic trusts exactly it), and a
+     * configuration with two routes to the origin, one with filters, and the admin listener behind a token.
+     */
+    static Setup write(Path dir, int originPort) throws IOException, InterruptedException {
+        Path keyStore = dir.resolve("training.p12");
+        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
+        Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-keystore", keyStore.toString(),
+                "-storetype", "PKCS12", "-storepass", PASSWORD, "-alias", "gateway", "-keyalg", "EC",
+                "-groupname", "secp256r1", "-validity", "2", "-dname", "CN=localhost",
+                "-ext", "san=dns:localhost,ip:127.0.0.1").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException("keytool could not make the training key: " + out.strip());
+        }
+        Ports ports = new Ports(freePort(), freePort(), freePort());
+        Path config = dir.resolve("gateway.yaml");
+        Files.writeString(config, """
+                server:
+                  address: 127.0.0.1
+                  port: %d
+                  http-redirect-port: %d
+                  ssl:
+                    key-store: %s
+                    key-store-password: %s
+                admin:
+                  address: 127.0.0.1
+                  port: %d
+                  auth-token: %s
+                routes:
+                  - id: api
+                    uri: http://127.0.0.1:%d
+                    predicates: [ "Path=/api/**", "Method=GET,POST" ]
+                    filters: [ "AddRequestHeader=X-Trained, yes", "AddResponseHeader=X-Route, api" ]
+                    timeout: 10s
+                  - id: origin
+                    uri: http://127.0.0.1:%d
+                    predicates: [ "Path=/**" ]
+                """.formatted(ports.tls(), ports.redirect(), keyStore, PASSWORD, ports.admin(), ADMIN_TOKEN,
+                originPort, originPort));
+        return new Setup(config, keyStore, ports);
+    }
+
+    /** Waits for the start-up line; fails with the reason when the gateway exits first or the deadline passes. */
+    static void awaitListening(Process gateway, Path log, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            List<String> lines = Files.readAllLines(log);
+            if (lines.stream().anyMatch(l -> l.contains("loomgate listening on"))) {
+                return;
+            }
+            if (gateway.waitFor(100, TimeUnit.MILLISECONDS)) {
+                throw new IOException("the gateway exited with " + gateway.exitValue() + " before it listened");
+            }
+        }
+        throw new IOException("the gateway did not listen within " + timeout);
+    }
+
+    /** A port free now (the gateway binds it a moment later; a clash fails the run with the gateway's message). */
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}

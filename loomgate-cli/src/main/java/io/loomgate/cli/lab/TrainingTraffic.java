@@ -1,0 +1,149 @@
+package io.loomgate.cli.lab;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * The training run's traffic, with the JDK's HTTP client (in the trainer's JVM, so none of its classes land in the
+ * gateway's cache): rounds of HTTP/1.1 and h2 over TLS on kept-alive connections (GET, a POST body echoed, a 100 KB
+ * download), new connections (full handshakes), the plain redirect listener and the admin endpoints, until the
+ * duration is up. Every answer is checked: a gateway that fails here would train a cache on its error paths.
+ */
+final class TrainingTraffic {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final int CONCURRENCY = 8;
+    private static final byte[] BODY = new byte[8192];
+
+    private final TrainingGateway.Setup setup;
+    private final SSLContext tls;
+    private final AtomicInteger http1 = new AtomicInteger();
+    private final AtomicInteger h2 = new AtomicInteger();
+    private final AtomicInteger handshakes = new AtomicInteger();
+    private final AtomicInteger plain = new AtomicInteger();
+
+    /** Requests sent, by kind, for the command's last line. */
+    record Counts(int http1, int h2, int handshakes, int plain) {
+        @Override
+        public String toString() {
+            return "%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d)"
+                    .formatted(http1 + h2 + handshakes + plain, http1, h2, handshakes, plain);
+        }
+    }
+
+    TrainingTraffic(TrainingGateway.Setup setup) throws IOException {
+        this.setup = setup;
+        try (InputStream in = Files.newInputStream(setup.keyStore())) {
+            KeyStore ks = KeyStore.getInstance("PKCS12");
+            ks.load(in, TrainingGateway.PASSWORD.toCharArray());
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(ks);
+            tls = SSLContext.getInstance("TLS");
+            tls.init(null, tmf.getTrustManagers(), null);
+        } catch (GeneralSecurityException e) {
+            throw new IOException("the training key store cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    Counts run(Duration duration) throws IOException, InterruptedException {
+        long end = System.nanoTime() + duration.toNanos();
+        try (HttpClient one = client(HttpClient.Version.HTTP_1_1); HttpClient two = client(HttpClient.Version.HTTP_2)) {
+            do {
+                keptAlive(one, http1);
+                keptAlive(two, h2);
+                newConnections();
+                plainListeners();
+            } while (System.nanoTime() < end);
+        }
+        return new Counts(http1.get(), h2.get(), handshakes.get(), plain.get());
+    }
+
+    /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
+    private void keptAlive(HttpClient client, AtomicInteger count) throws IOException, InterruptedException {
+        String base = "https://127.0.0.1:" + setup.ports().tls();
+        List<Future<?>> running = new ArrayList<>();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < CONCURRENCY; i++) {
+                running.add(pool.submit(() -> {
+                    for (int j = 0; j < 5; j++) {
+                        expect(client, get(base + "/hello"), 200, count);
+                        expect(client, get(base + "/api/data?delay=0"), 200, count);
+                        expect(client, HttpRequest.newBuilder(URI.create(base + "/echo")).timeout(TIMEOUT)
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(BODY)).build(), 200, count);
+                        expect(client, get(base + "/bytes/100000"), 200, count);
+                    }
+                    return null;
+                }));
+            }
+        }
+        await(running);
+    }
+
+    /** A client each: a full TLS handshake per request, over HTTP/1.1 and h2 in turn. */
+    private void newConnections() throws IOException, InterruptedException {
+        for (int i = 0; i < 4; i++) {
+            try (HttpClient fresh = client(i % 2 == 0 ? HttpClient.Version.HTTP_1_1 : HttpClient.Version.HTTP_2)) {
+                expect(fresh, get("https://127.0.0.1:" + setup.ports().tls() + "/hello"), 200, handshakes);
+            }
+        }
+    }
+
+    /** The redirect listener's 308 and the admin listener, with and without its token. */
+    private void plainListeners() throws IOException, InterruptedException {
+        try (HttpClient client = client(HttpClient.Version.HTTP_1_1)) {
+            expect(client, get("http://127.0.0.1:" + setup.ports().redirect() + "/hello"), 308, plain);
+            String admin = "http://127.0.0.1:" + setup.ports().admin();
+            expect(client, get(admin + "/health/live"), 200, plain);
+            expect(client, get(admin + "/health/ready"), 200, plain);
+            expect(client, get(admin + "/metrics"), 401, plain);
+            for (String path : List.of("/metrics", "/routes")) {
+                expect(client, HttpRequest.newBuilder(URI.create(admin + path)).timeout(TIMEOUT)
+                        .header("Authorization", "Bearer " + TrainingGateway.ADMIN_TOKEN).build(), 200, plain);
+            }
+        }
+    }
+
+    private HttpClient client(HttpClient.Version version) {
+        return HttpClient.newBuilder().version(version).sslContext(tls).connectTimeout(TIMEOUT)
+                .followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+
+    private static HttpRequest get(String url) {
+        return HttpRequest.newBuilder(URI.create(url)).timeout(TIMEOUT).build();
+    }
+
+    private static void expect(HttpClient client, HttpRequest request, int status, AtomicInteger count)
+            throws IOException, InterruptedException {
+        HttpResponse<byte[]> r = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        if (r.statusCode() != status) {
+            throw new IOException(request.method() + " " + request.uri() + " answered " + r.statusCode()
+                    + ", expected " + status);
+        }
+        count.incrementAndGet();
+    }
+
+    private static void await(List<Future<?>> running) throws IOException, InterruptedException {
+        for (Future<?> f : running) {
+            try {
+                f.get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+            }
+        }
+    }
+}
