@@ -4,7 +4,9 @@
 #   loomgate-<version>.jar             every command (the gateway and the lab)
 #   loomgate-<version>-image.oci.tar   the container image localhost/loomgate:<version> (podman save --format oci-archive)
 #   loomgate-<version>.cdx.json        CycloneDX SBOM of what the jars bundle (cyclonedx-maven-plugin)
-#   THIRD-PARTY.txt                    every bundled library and its license (license-maven-plugin, checked at build)
+#   THIRD-PARTY.txt                    every library loomgate.jar bundles and its license (license-maven-plugin,
+#                                      checked at build; each jar carries its own list as META-INF/THIRD-PARTY.txt)
+#   THIRD-PARTY-gateway.txt            the same for loomgate-gateway.jar (and the image, which runs it)
 #   LICENSE, NOTICE, CHANGELOG.md
 #   SHA256SUMS                         sha256sum -c SHA256SUMS checks the rest
 # Reproducible: the jars and the SBOM take the POM's project.build.outputTimestamp, and the image is built with the
@@ -58,6 +60,7 @@ cp "$target/loomgate-gateway.jar" "$out/loomgate-gateway-$version.jar"
 cp "$target/loomgate.jar" "$out/loomgate-$version.jar"
 cp "$target/loomgate-$version.cdx.json" "$out/loomgate-$version.cdx.json"
 cp "$target/third-party/THIRD-PARTY.txt" "$out/THIRD-PARTY.txt"
+cp "$target/third-party/gateway/THIRD-PARTY.txt" "$out/THIRD-PARTY-gateway.txt"
 cp "$HERE/LICENSE" "$HERE/NOTICE" "$HERE/CHANGELOG.md" "$out/"
 $PODMAN save -q --format oci-archive -o "$work/image.tar" "$image"
 # podman writes the archive's own tar headers with the time of the save: repack it with fixed times, owners and

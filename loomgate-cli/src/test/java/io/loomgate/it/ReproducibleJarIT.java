@@ -100,6 +100,8 @@ class ReproducibleJarIT {
                 assertThat(j.getEntry("META-INF/NOTICE")).as("%s: META-INF/NOTICE", jar).isNotNull();
                 assertThat(new String(j.getInputStream(j.getEntry("META-INF/NOTICE")).readAllBytes()))
                         .as("%s: META-INF/NOTICE names the project", jar).contains("Loomgate");
+                // what the jar bundles (the runnable jars) or, for a module's own jar, that it bundles nothing
+                assertThat(j.getEntry("META-INF/THIRD-PARTY.txt")).as("%s: META-INF/THIRD-PARTY.txt", jar).isNotNull();
             }
         }
         for (String shaded : List.of("loomgate-gateway.jar", "loomgate.jar")) {

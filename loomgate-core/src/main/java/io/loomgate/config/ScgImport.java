@@ -1,27 +1,24 @@
 package io.loomgate.config;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.IOException;
+import java.io.StringWriter;
 
 /**
  * {@code loomgate import-scg}: a Spring Cloud Gateway {@code application.yml} rewritten in Loomgate's own layout,
  * with a comment for each key dropped because it has no equivalent (where serving the SCG file would refuse it).
- * {@code ${...}} placeholders are kept as written. The output is written by Jackson's YAML generator, so the
- * original comments and key order within a mapping are kept only as far as the tree holds them (order: yes;
- * comments: no).
+ * {@code ${...}} placeholders are kept as written. The output is written by Jackson's YAML generator (streaming:
+ * the gateway carries no jackson-databind), so the original comments and key order within a mapping are kept only
+ * as far as the tree holds them (order: yes; comments: no).
  */
 public final class ScgImport {
-    private static final YAMLMapper MAPPER = new YAMLMapper(YAMLFactory.builder()
+    private static final YAMLFactory FACTORY = YAMLFactory.builder()
             .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
             .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
             .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
-            .build());
+            .build();
 
     private ScgImport() {
     }
@@ -42,30 +39,36 @@ public final class ScgImport {
             out.append("# dropped ").append(file).append(':').append(d.line()).append(": ").append(d.key())
                     .append(": ").append(d.reason()).append('\n');
         }
-        try {
-            return out + MAPPER.writeValueAsString(tree(t.root()));
-        } catch (JsonProcessingException e) {
-            throw new ConfigException(file, 0, "", "cannot write YAML: " + e.getOriginalMessage());
+        StringWriter yamlOut = new StringWriter();
+        try (JsonGenerator g = FACTORY.createGenerator(yamlOut)) {
+            write(g, t.root());
+        } catch (IOException e) {
+            throw new ConfigException(file, 0, "", "cannot write YAML: " + e.getMessage());
         }
+        return out.append(yamlOut).toString();
     }
 
-    private static JsonNode tree(YamlNode node) {
-        JsonNodeFactory f = JsonNodeFactory.instance;
-        return switch (node) {
-            case YamlNode.Scalar s when s.isNull() -> f.nullNode();
-            case YamlNode.Scalar s when s.isBool() -> f.booleanNode(s.text().trim().equalsIgnoreCase("true")
+    private static void write(JsonGenerator g, YamlNode node) throws IOException {
+        switch (node) {
+            case YamlNode.Scalar s when s.isNull() -> g.writeNull();
+            case YamlNode.Scalar s when s.isBool() -> g.writeBoolean(s.text().trim().equalsIgnoreCase("true")
                     || s.text().trim().equalsIgnoreCase("yes") || s.text().trim().equalsIgnoreCase("on"));
-            case YamlNode.Scalar s -> f.textNode(s.text());
+            case YamlNode.Scalar s -> g.writeString(s.text());
             case YamlNode.Sequence seq -> {
-                ArrayNode a = f.arrayNode();
-                seq.items().forEach(i -> a.add(tree(i)));
-                yield a;
+                g.writeStartArray();
+                for (YamlNode item : seq.items()) {
+                    write(g, item);
+                }
+                g.writeEndArray();
             }
             case YamlNode.Mapping m -> {
-                ObjectNode o = f.objectNode();
-                m.entries().forEach(e -> o.set(e.key(), tree(e.value())));
-                yield o;
+                g.writeStartObject();
+                for (YamlNode.Entry e : m.entries()) {
+                    g.writeFieldName(e.key());
+                    write(g, e.value());
+                }
+                g.writeEndObject();
             }
-        };
+        }
     }
 }
