@@ -33,6 +33,8 @@ final class Exchange implements FilterExchange, ExchangeView {
     /** The protocols the request asked to switch to, as forwarded (those its route allows); empty for none. */
     List<String> upgrades = List.of();
     String traceId;
+    /** The gateway's span id for the exchange: the parent id of the traceparent sent upstream. */
+    String spanId;
     /** How the exchange ended, for the listeners. */
     final Outcome outcome = new Outcome();
     /** The gRPC call's state (inactive for every other exchange). */
@@ -244,6 +246,11 @@ final class Exchange implements FilterExchange, ExchangeView {
     @Override
     public String traceId() {
         return traceId;
+    }
+
+    @Override
+    public String spanId() {
+        return spanId;
     }
 
     @Override

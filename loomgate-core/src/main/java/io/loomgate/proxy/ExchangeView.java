@@ -49,6 +49,14 @@ public interface ExchangeView {
     /** The W3C trace id (32 hex digits) of this exchange, or null. */
     String traceId();
 
+    /**
+     * The gateway's own span id for this exchange (16 hex digits): the parent id it sent upstream in
+     * {@code traceparent}, so the origin's spans hang under it; null when no request went that far.
+     */
+    default String spanId() {
+        return null;
+    }
+
     /** What went wrong, or null. */
     ProxyFailure failure();
 

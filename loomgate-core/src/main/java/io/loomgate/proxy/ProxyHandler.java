@@ -62,6 +62,14 @@ public final class ProxyHandler implements ExchangeHandler {
 
     @Override
     public void handle(ServerExchange downstream) throws IOException {
+        try {
+            exchange(downstream);
+        } finally {
+            LogContext.leave(); // the thread may go on to the connection's next request: its lines are not this one's
+        }
+    }
+
+    private void exchange(ServerExchange downstream) throws IOException {
         Exchange x = new Exchange(downstream, System.nanoTime());
         downstream.onClientCancel(x::clientCancelled);
         listener.exchangeStart(x);
@@ -171,7 +179,10 @@ public final class ProxyHandler implements ExchangeHandler {
             h.set("Upgrade", String.join(", ", upgrades));
             h.set("Connection", "Upgrade");
         }
-        x.traceId = TraceContext.propagate(h);
+        String traceparent = TraceContext.propagate(h);
+        x.traceId = TraceContext.traceId(traceparent);
+        x.spanId = TraceContext.spanId(traceparent);
+        LogContext.enter(x.traceId, x.spanId);
     }
 
     /**

@@ -14,7 +14,7 @@ final class TraceContext {
     private TraceContext() {
     }
 
-    /** Rewrites traceparent on the request and returns the trace id. */
+    /** Rewrites traceparent on the request and returns the new header ({@link #traceId}, {@link #spanId} read it). */
     static String propagate(Headers h) {
         String incoming = h.first("traceparent");
         // The new header is built in one Latin-1 array and becomes one String (no hex strings and concatenation).
@@ -41,7 +41,17 @@ final class TraceContext {
         out[52] = '-';
         String traceparent = new String(out, StandardCharsets.ISO_8859_1);
         h.set("traceparent", traceparent);
+        return traceparent;
+    }
+
+    /** The trace id (32 hex digits) of a valid traceparent. */
+    static String traceId(String traceparent) {
         return traceparent.substring(3, 35);
+    }
+
+    /** The parent id (16 hex digits) of a valid traceparent: for the one the gateway sent, its own span's id. */
+    static String spanId(String traceparent) {
+        return traceparent.substring(36, 52);
     }
 
     /** Version 00: {@code 00-<32 hex>-<16 hex>-<2 hex>}, ids not all zero, lower-case hex. */
