@@ -17,6 +17,10 @@ import org.slf4j.LoggerFactory;
  * named logger. The access log keeps its own appender and {@code access-log.format}.
  */
 final class LogSettings {
+    /** {@code service.name} and {@code event.dataset}: the access log's lines say {@code loomgate.access}. */
+    static final String SERVICE = "loomgate";
+    static final String DATASET = "loomgate.app";
+
     private LogSettings() {
     }
 
@@ -51,10 +55,6 @@ final class LogSettings {
         }
         apply(new GatewayConfig.LoggingSpec("text", after.levels()));
     }
-
-    /** {@code service.name} and {@code event.dataset}: the access log's lines say {@code loomgate.access}. */
-    static final String SERVICE = "loomgate";
-    static final String DATASET = "loomgate.app";
 
     /**
      * The ECS encoder: MDC entries become fields, so the proxy's {@code trace.id} and {@code span.id} are there while
