@@ -2,9 +2,9 @@ package io.loomgate.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
+import co.elastic.logging.logback.EcsEncoder;
 import io.loomgate.config.GatewayConfig;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -12,10 +12,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies the config's {@code logging:} section to Logback: the application log (appender {@code STDERR} of
- * logback.xml) switched to Logback's own {@link JsonEncoder} for {@code format: json}, one JSON object per line, and
- * the level of each named logger. The access log keeps its own appender and {@code access-log.format}.
+ * logback.xml) switched to Elastic's {@link EcsEncoder} for {@code format: json}, one Elastic Common Schema document
+ * per line (the schema of the access log's {@code json} format, so one pipeline reads both), and the level of each
+ * named logger. The access log keeps its own appender and {@code access-log.format}.
  */
 final class LogSettings {
+    /** {@code service.name} and {@code event.dataset}: the access log's lines say {@code loomgate.access}. */
+    static final String SERVICE = "loomgate";
+    static final String DATASET = "loomgate.app";
+
     private LogSettings() {
     }
 
@@ -51,16 +56,23 @@ final class LogSettings {
         apply(new GatewayConfig.LoggingSpec("text", after.levels()));
     }
 
-    private static void useJson(LoggerContext ctx, ConsoleAppender<ILoggingEvent> console) {
-        JsonEncoder json = new JsonEncoder();
+    /**
+     * The ECS encoder: MDC entries become fields, so the proxy's {@code trace.id} and {@code span.id} are there while
+     * an exchange is handled; no caller origin (a stack walk per line), exceptions as {@code error.*}.
+     */
+    static EcsEncoder ecsEncoder(LoggerContext ctx) {
+        EcsEncoder json = new EcsEncoder();
         json.setContext(ctx);
-        json.setWithSequenceNumber(false);
-        json.setWithNanoseconds(false);
-        json.setWithContext(false);
-        json.setWithArguments(false);
-        json.setWithMessage(false); // the formatted message is the one a reader wants; the template is noise
-        json.setWithFormattedMessage(true);
+        json.setServiceName(SERVICE);
+        json.setEventDataset(DATASET);
+        json.setIncludeOrigin(false);
+        json.setIncludeMarkers(false);
         json.start();
+        return json;
+    }
+
+    private static void useJson(LoggerContext ctx, ConsoleAppender<ILoggingEvent> console) {
+        EcsEncoder json = ecsEncoder(ctx);
         console.stop();
         console.setEncoder(json);
         console.start();

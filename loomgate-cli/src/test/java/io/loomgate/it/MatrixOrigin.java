@@ -46,6 +46,8 @@ final class MatrixOrigin implements AutoCloseable {
     private final Listener listener;
     private final Map<String, Received> received = new ConcurrentHashMap<>();
     private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
+    /** The traceparent each id's (last) try carried, as the gateway sent it. */
+    private final Map<String, String> traceparents = new ConcurrentHashMap<>();
 
     private MatrixOrigin(Http2Settings h2, ServerTls tls) throws IOException {
         listener = new Listener(ListenerSettings.defaults("127.0.0.1", 0).withHttp2(h2), tls, this::handle,
@@ -71,6 +73,11 @@ final class MatrixOrigin implements AutoCloseable {
         return listener.port();
     }
 
+    /** The traceparent this id's last try arrived with, or null if none arrived (or it had none). */
+    String traceparent(String id) {
+        return traceparents.get(id);
+    }
+
     /** What it read for this id, or null if no try of it arrived. */
     Received received(String id) {
         return received.get(id);
@@ -83,6 +90,10 @@ final class MatrixOrigin implements AutoCloseable {
         String op = seg[3];
         String id = seg[4];
         int tries = received.containsKey(id) ? received.get(id).tries() + 1 : 1;
+        String traceparent = x.request().headers().first("traceparent");
+        if (traceparent != null) {
+            traceparents.put(id, traceparent);
+        }
         if (feature.equals("retry") && failedOnce.add(id)) {
             received.put(id, new Received(0, MatrixBodies.sha256(new byte[0]), false, tries));
             x.respond(503, "try again");

@@ -70,10 +70,11 @@ class MetricsCountEveryRequestTest {
 
             awaitTrue(() -> gw.accessLines.size() == 10, "10 access-log lines");
             ObjectMapper json = new ObjectMapper();
-            assertThat(gw.accessLines.stream().filter(l -> l.contains("\"route\":\"users\"")).count()).isEqualTo(7);
+            assertThat(gw.accessLines.stream().filter(l -> l.contains("\"loomgate.route\":\"users\"")).count()).isEqualTo(7);
             JsonNode first = json.readTree(gw.accessLines.get(0));
-            assertThat(first.get("path").asText()).isEqualTo("/users/0");
-            assertThat(first.get("trace_id").asText()).matches("[0-9a-f]{32}");
+            assertThat(first.get("url.path").asText()).isEqualTo("/users/0");
+            assertThat(first.get("trace.id").asText()).matches("[0-9a-f]{32}");
+            assertThat(first.get("span.id").asText()).matches("[0-9a-f]{16}");
             assertThat(after.value("loomgate_access_log_dropped_total")).isZero();
 
             JsonNode routes = json.readTree(gw.admin("/routes").body());

@@ -46,7 +46,7 @@ class ObservedServeIT {
         try (TestOrigin origin = new TestOrigin();
              JarProcess gw = JarProcess.start(List.of("-Xmx128m"), List.of("serve", "--config", yaml.toString()),
                      Map.of("ORIGIN", origin.uri(), "ADMIN_PORT", Integer.toString(adminPort)))) {
-            int port = gw.awaitListening(Duration.ofSeconds(20));
+            int port = gw.awaitListening(Duration.ofSeconds(90));
             try (RawClient c = new RawClient(port)) {
                 for (int i = 0; i < 7; i++) {
                     assertThat(c.send("GET /users/" + i + " HTTP/1.1\r\nHost: h\r\n\r\n").read().status())
@@ -68,11 +68,11 @@ class ObservedServeIT {
                     .isEqualTo(3);
             // One JSON access-log line per request on stdout, written off the request path (polled, not slept).
             long deadline = System.nanoTime() + 10_000_000_000L;
-            while (countLines(gw.output(), "\"path\":\"/users/") < 7 && System.nanoTime() < deadline) {
+            while (countLines(gw.output(), "\"url.path\":\"/users/") < 7 && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(50_000_000);
             }
-            assertThat(countLines(gw.output(), "\"path\":\"/users/")).isEqualTo(7);
-            assertThat(countLines(gw.output(), "\"path\":\"/nowhere\"")).isEqualTo(3);
+            assertThat(countLines(gw.output(), "\"url.path\":\"/users/")).isEqualTo(7);
+            assertThat(countLines(gw.output(), "\"url.path\":\"/nowhere\"")).isEqualTo(3);
         }
     }
 

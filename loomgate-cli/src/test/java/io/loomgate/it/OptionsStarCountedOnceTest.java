@@ -33,7 +33,8 @@ class OptionsStarCountedOnceTest {
             assertThat(s.value("loomgate_requests_total", "route=unmatched", "method=OPTIONS", "status=2xx"))
                     .isEqualTo(1);
             assertThat(gw.accessLines).hasSize(2);
-            assertThat(gw.accessLines.stream().filter(l -> l.contains("\"method\":\"OPTIONS\"")).count()).isEqualTo(1);
+            assertThat(gw.accessLines.stream().filter(l -> l.contains("\"http.request.method\":\"OPTIONS\"")).count())
+                    .isEqualTo(1);
         }
     }
 }

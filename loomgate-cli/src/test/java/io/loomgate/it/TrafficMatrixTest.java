@@ -263,8 +263,7 @@ class TrafficMatrixTest {
     // ---------------------------------------------------------------- the environment, shared by every cell
 
     private static final HttpClient ADMIN = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private static final Pattern PATH = Pattern.compile("\"path\":\"([^\"]*)\"");
-    private static final Pattern STATUS = Pattern.compile("\"status\":(\\d+)");
+    private static final Pattern PATH = Pattern.compile("\"url\\.path\":\"([^\"]*)\"");
     private static final AtomicInteger IDS = new AtomicInteger();
 
     private static Path dir;
@@ -438,6 +437,7 @@ class TrafficMatrixTest {
             awaitAll(all);
             Thread.sleep(200); // two access-log writer naps: a duplicate line would be written by now
             accessLines.forEach((id, lines) -> assertThat(lines).as("access-log lines of %s", id).hasSize(1));
+            io.loomgate.testkit.EcsSchema.assertValid(accessLines.values().stream().flatMap(List::stream).toList());
             big.shutdown();
             small.shutdown();
             System.out.printf("traffic matrix: %d cells ran in %d ms%n", all.size(),
@@ -528,6 +528,24 @@ class TrafficMatrixTest {
             case LIMITED -> throw new AssertionError("handled above");
         }
         awaitAccessLine(id);
+        traceIdsAreTheOnesTheOriginSaw(origin, id);
+    }
+
+    /**
+     * The json access line (ECS) names the trace the origin got in traceparent, and a span of the gateway's own: 16
+     * hex digits, not all zero. (Which span id the origin sees beside it is the tracer's business: the exchange's own
+     * span without one, an attempt's client span under it with one.)
+     */
+    private static void traceIdsAreTheOnesTheOriginSaw(MatrixOrigin origin, String id) throws Exception {
+        String traceparent = origin.traceparent(id);
+        if (traceparent == null) {
+            return; // the request never reached the origin (refused, limited, or the client went first)
+        }
+        com.fasterxml.jackson.databind.JsonNode line = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(accessLines.get(id).getFirst());
+        assertThat(line.path("trace.id").asText()).as("trace.id of %s", id).isEqualTo(traceparent.substring(3, 35));
+        assertThat(line.path("span.id").asText()).as("span.id of %s", id).matches("[0-9a-f]{16}")
+                .isNotEqualTo("0000000000000000");
     }
 
     /** The origin's read of an aborted body ends (in error) once the gateway passes the abort on. */

@@ -83,19 +83,22 @@ class UnexpectedExceptionCheckTest {
     @Test
     void aGatewayProcessOutputIsCheckedInTextAndInJson() {
         String text = """
-                03:10:01.001 INFO  [main] ServedGateway - loomgate listening on 127.0.0.1:8080
-                03:10:02.002 ERROR [conn-1-127.0.0.1:5000] unexpected - connection 1: handler failed on GET /x
+                2026-11-29T03:10:01.001+00:00 INFO  [main] ServedGateway - loomgate listening on 127.0.0.1:8080
+                2026-11-29T03:10:02.002+00:00 ERROR [conn-1-127.0.0.1:5000] unexpected - connection 1: handler failed on GET /x
                 java.lang.ArrayIndexOutOfBoundsException: Index -1 out of bounds for length 5
                 \tat io.loomgate.observe.LazyCounters.get(LazyCounters.java:24)
-                03:10:03.003 ERROR [main] ConfigWatcher - config watch of gateway.yaml failed; unexpected - not this
-                03:10:04.004 WARN  [conn-2] Connector - upstream unexpected - not this either
+                2026-11-29T03:10:03.003+00:00 ERROR [main] ConfigWatcher - config watch of gateway.yaml failed; unexpected - not this
+                2026-11-29T03:10:04.004+00:00 WARN  [conn-2] Connector - upstream unexpected - not this either
+                2026-11-29T03:10:05.005+00:00 ERROR [h2-3] unexpected trace.id=4bf92f3577b34da6a3ce929d0e0e4736 span.id=00f067aa0ba902b7 - GET /y (route 'r'): internal error
                 """;
         assertThat(UnexpectedExceptionCheck.inOutput(text)).containsExactly(
-                "03:10:02.002 ERROR [conn-1-127.0.0.1:5000] unexpected - connection 1: handler failed on GET /x\n"
-                        + "java.lang.ArrayIndexOutOfBoundsException: Index -1 out of bounds for length 5");
+                "2026-11-29T03:10:02.002+00:00 ERROR [conn-1-127.0.0.1:5000] unexpected - connection 1: handler failed "
+                        + "on GET /x\njava.lang.ArrayIndexOutOfBoundsException: Index -1 out of bounds for length 5",
+                "2026-11-29T03:10:05.005+00:00 ERROR [h2-3] unexpected trace.id=4bf92f3577b34da6a3ce929d0e0e4736 "
+                        + "span.id=00f067aa0ba902b7 - GET /y (route 'r'): internal error\n"); // with the line after
         String json = """
-                {"timestamp":1,"level":"INFO","loggerName":"io.loomgate.cli.ServedGateway","formattedMessage":"up"}
-                {"timestamp":2,"level":"ERROR","loggerName":"loomgate.unexpected","formattedMessage":"boom"}
+                {"@timestamp":"2026-11-29T03:10:01.001Z", "log.level": "INFO", "message":"up", "ecs.version": "1.2.0","log.logger":"io.loomgate.cli.ServedGateway"}
+                {"@timestamp":"2026-11-29T03:10:02.002Z", "log.level":"ERROR", "message":"boom", "ecs.version": "1.2.0","log.logger":"loomgate.unexpected"}
                 """;
         assertThat(UnexpectedExceptionCheck.inOutput(json)).singleElement().asString().contains("\"boom\"");
         assertThat(UnexpectedExceptionCheck.inOutput("")).isEmpty();

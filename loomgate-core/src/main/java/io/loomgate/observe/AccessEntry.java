@@ -21,6 +21,7 @@ import java.util.Locale;
  * @param upstream      upstream id or null
  * @param endpoint      endpoint host:port or null
  * @param traceId       W3C trace id or null
+ * @param spanId        the gateway's span id for the exchange (the parent id it sent upstream in traceparent), or null
  * @param failure       failure kind, lower case, or null
  * @param principal     who called, as an authentication filter established it, or null
  * @param grpcStatus    the grpc-status of a gRPC call, -1 for other exchanges
@@ -30,14 +31,14 @@ import java.util.Locale;
  */
 record AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                    long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
-                   String traceId, String failure, String principal, int grpcStatus, String protocol,
-                   String referer, String userAgent) {
+                   String traceId, String spanId, String failure, String principal, int grpcStatus,
+                   String protocol, String referer, String userAgent) {
 
     AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                 long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
                 String traceId, String failure, String principal, int grpcStatus) {
         this(startMillis, client, method, target, status, bytesOut, bytesIn, totalNanos, upstreamNanos, route,
-                upstream, endpoint, traceId, failure, principal, grpcStatus, null, null, null);
+                upstream, endpoint, traceId, null, failure, principal, grpcStatus, null, null, null);
     }
 
     static AccessEntry of(ExchangeView x, long nowMillis) {
@@ -45,7 +46,7 @@ record AccessEntry(long startMillis, String client, String method, String target
         RequestHead head = x.request();
         return new AccessEntry(nowMillis - total / 1_000_000, x.clientAddress(), x.method(), x.target(), x.status(),
                 x.bytesOut(), x.bytesIn(), total, x.upstreamNanos(), x.routeId(), x.upstreamId(), x.endpoint(),
-                x.traceId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT),
+                x.traceId(), x.spanId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT),
                 x.principal(), x.grpcStatus(), head == null ? null : head.version(),
                 head == null ? null : head.headers().first("Referer"),
                 head == null ? null : head.headers().first("User-Agent"));

@@ -62,6 +62,14 @@ public final class ProxyHandler implements ExchangeHandler {
 
     @Override
     public void handle(ServerExchange downstream) throws IOException {
+        try {
+            exchange(downstream);
+        } finally {
+            LogContext.leave(); // the thread may go on to the connection's next request: its lines are not this one's
+        }
+    }
+
+    private void exchange(ServerExchange downstream) throws IOException {
         Exchange x = new Exchange(downstream, System.nanoTime());
         downstream.onClientCancel(x::clientCancelled);
         listener.exchangeStart(x);
@@ -100,6 +108,7 @@ public final class ProxyHandler implements ExchangeHandler {
         }
         cleanForwardingFields(x);
         x.trace = TraceContext.start(x.request.headers(), listener); // after the cleaning: strip-request-headers holds
+        LogContext.enter(x.traceId(), x.spanId());
         matchRoute(x);
         RouteAdmission admission = admit(x);
         try {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.loomgate.proxy.ExchangeView;
 import io.loomgate.proxy.ProxyFailure;
+import io.loomgate.testkit.EcsSchema;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,17 +37,17 @@ class AccessLogTest {
     }
 
     @Test
-    void thePrincipalIsTheCombinedUserFieldAndAJsonKey() throws Exception {
+    void thePrincipalIsTheCombinedUserFieldAndEcsUserName() throws Exception {
         FakeExchange plain = FakeExchange.ok("users", "GET", 200, 12);
         ExchangeView x = (ExchangeView) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {ExchangeView.class}, (proxy, method, args) -> method.getName().equals("principal")
                         ? "alice smith" : method.invoke(plain, args));
         AccessEntry e = AccessEntry.of(x, START + 12);
         assertThat(AccessLogFormat.COMBINED.format(e)).startsWith("127.0.0.1 - alice\\x20smith [18/Nov/2026");
-        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(e)).get("principal").asText())
+        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(e)).get("user.name").asText())
                 .isEqualTo("alice smith");
-        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(plain))).get("principal").isNull())
-                .isTrue();
+        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(plain))).has("user.name"))
+                .isFalse();
     }
 
     @Test
@@ -54,28 +55,72 @@ class AccessLogTest {
         FakeExchange x = FakeExchange.ok("rpc", "POST", 200, 12).withBytes(3, 512);
         AccessEntry grpc = AccessEntry.of(x.asGrpc(14), START + 12);
         assertThat(AccessLogFormat.COMBINED.format(grpc)).endsWith(" 200 512 \"-\" \"-\"");
-        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(grpc)).get("grpc_status").asInt())
+        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(grpc)).get("loomgate.grpc_status").asInt())
                 .isEqualTo(14);
-        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(x))).has("grpc_status")).isFalse();
+        assertThat(new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(x))).has("loomgate.grpc_status"))
+                .isFalse();
     }
 
+    /** The json line is an ECS document: every field by its ECS name (or under {@code loomgate.}), nothing else. */
     @Test
-    void jsonLineIsOneObjectWithNamedFields() throws Exception {
-        FakeExchange x = FakeExchange.ok("users", "POST", 201, 12).withBytes(3, 512);
-        JsonNode n = new ObjectMapper().readTree(AccessLogFormat.JSON.format(entry(x)));
-        assertThat(n.get("time").asText()).isEqualTo("2026-11-18T11:06:40Z");
-        assertThat(n.get("client").asText()).isEqualTo("127.0.0.1:50000");
-        assertThat(n.get("method").asText()).isEqualTo("POST");
-        assertThat(n.get("path").asText()).isEqualTo("/r/users");
-        assertThat(n.get("status").asInt()).isEqualTo(201);
-        assertThat(n.get("bytes_out").asLong()).isEqualTo(512);
-        assertThat(n.get("bytes_in").asLong()).isEqualTo(3);
-        assertThat(n.get("duration").asDouble()).isEqualTo(0.012);
-        assertThat(n.get("upstream_duration").asDouble()).isEqualTo(0.006);
-        assertThat(n.get("route").asText()).isEqualTo("users");
-        assertThat(n.get("upstream").asText()).isEqualTo("up-users");
-        assertThat(n.get("trace_id").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
-        assertThat(n.get("failure").isNull()).isTrue();
+    void jsonLineIsAnEcsDocumentFieldByField() throws Exception {
+        AccessEntry e = new AccessEntry(START + 120, "10.0.0.7", "POST", "/users/42?x=1", 201, 512, 3, 12_345_678,
+                6_000_000, "users", "up-users", "10.0.0.9:8080", "4bf92f3577b34da6a3ce929d0e0e4736",
+                "00f067aa0ba902b7", null, "alice", -1, "HTTP/1.1", "https://app.example/", "curl/8.5.0");
+        JsonNode n = new ObjectMapper().readTree(AccessLogFormat.JSON.format(e));
+        assertThat(n.get("@timestamp").asText()).isEqualTo("2026-11-18T11:06:40.120Z");
+        assertThat(java.time.Instant.parse(n.get("@timestamp").asText()).toEpochMilli()).isEqualTo(START + 120);
+        assertThat(n.get("log.level").asText()).isEqualTo("INFO");
+        assertThat(n.get("log.logger").asText()).isEqualTo("loomgate.access");
+        assertThat(n.get("ecs.version").asText()).isEqualTo("1.2.0");
+        assertThat(n.get("event.dataset").asText()).isEqualTo("loomgate.access");
+        assertThat(n.get("service.name").asText()).isEqualTo("loomgate");
+        assertThat(n.get("message").asText()).isEqualTo("POST /users/42?x=1 201");
+        assertThat(n.get("client.address").asText()).isEqualTo("10.0.0.7");
+        assertThat(n.get("http.version").asText()).isEqualTo("1.1");
+        assertThat(n.get("http.request.method").asText()).isEqualTo("POST");
+        assertThat(n.get("url.original").asText()).isEqualTo("/users/42?x=1");
+        assertThat(n.get("url.path").asText()).isEqualTo("/users/42");
+        assertThat(n.get("url.query").asText()).isEqualTo("x=1");
+        assertThat(n.get("http.response.status_code").asInt()).isEqualTo(201);
+        assertThat(n.get("http.response.body.bytes").asLong()).isEqualTo(512);
+        assertThat(n.get("http.request.body.bytes").asLong()).isEqualTo(3);
+        assertThat(n.get("http.request.referrer").asText()).isEqualTo("https://app.example/");
+        assertThat(n.get("user_agent.original").asText()).isEqualTo("curl/8.5.0");
+        assertThat(n.get("user.name").asText()).isEqualTo("alice");
+        assertThat(n.get("event.duration").asLong()).isEqualTo(12_345_678);
+        assertThat(n.get("trace.id").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(n.get("span.id").asText()).isEqualTo("00f067aa0ba902b7");
+        assertThat(n.get("loomgate.route").asText()).isEqualTo("users");
+        assertThat(n.get("loomgate.upstream").asText()).isEqualTo("up-users");
+        assertThat(n.get("loomgate.endpoint").asText()).isEqualTo("10.0.0.9:8080");
+        assertThat(n.get("loomgate.upstream_duration").asLong()).isEqualTo(6_000_000);
+        assertThat(n.has("loomgate.failure")).isFalse();
+        assertThat(n.has("loomgate.grpc_status")).isFalse();
+        List<String> names = new java.util.ArrayList<>();
+        n.fieldNames().forEachRemaining(names::add);
+        assertThat(names).hasSize(26);
+        EcsSchema.assertValid(List.of(AccessLogFormat.JSON.format(e)));
+    }
+
+    /** A failed exchange: its failure kind, and no field for what never happened (status, upstream, trace). */
+    @Test
+    void jsonLeavesOutWhatNeverHappened() throws Exception {
+        FakeExchange x = new FakeExchange(null, "GET", "/nowhere", "[::1]:5000", null, null, 0, 0, -1, 1_000_000, 0,
+                0, null, null).failedWith(ProxyFailure.Kind.CLIENT_ABORTED, 0);
+        String line = AccessLogFormat.JSON.format(entry(x));
+        JsonNode n = new ObjectMapper().readTree(line);
+        assertThat(n.get("@timestamp").asText()).isEqualTo("2026-11-18T11:06:40.000Z");
+        assertThat(n.get("client.address").asText()).isEqualTo("::1");
+        assertThat(n.get("url.path").asText()).isEqualTo("/nowhere");
+        assertThat(n.has("url.query")).isFalse();
+        assertThat(n.get("loomgate.failure").asText()).isEqualTo("client_aborted");
+        assertThat(n.get("message").asText()).isEqualTo("GET /nowhere -");
+        for (String absent : List.of("http.response.status_code", "loomgate.route", "loomgate.upstream",
+                "loomgate.endpoint", "loomgate.upstream_duration", "trace.id", "span.id", "user.name")) {
+            assertThat(n.has(absent)).as(absent).isFalse();
+        }
+        EcsSchema.assertValid(List.of(line));
     }
 
     @Test
@@ -139,9 +184,9 @@ class AccessLogTest {
         String text = batch.format(List.of(entry(FakeExchange.ok("a", "GET", 200, 1)),
                 entry(FakeExchange.ok("b", "GET", 200, 1)), entry(FakeExchange.ok("c", "GET", 200, 1))));
         assertThat(text.split("\n")).hasSize(3)
-                .satisfiesExactly(l -> assertThat(l).contains("\"route\":\"a\""),
-                        l -> assertThat(l).contains("\"route\":\"b\""),
-                        l -> assertThat(l).contains("\"route\":\"c\""));
+                .satisfiesExactly(l -> assertThat(l).contains("\"loomgate.route\":\"a\""),
+                        l -> assertThat(l).contains("\"loomgate.route\":\"b\""),
+                        l -> assertThat(l).contains("\"loomgate.route\":\"c\""));
         assertThat(text).doesNotEndWith("\n");
     }
 

@@ -14,6 +14,12 @@ record FakeExchange(String routeId, String method, String target, String clientA
                 "4bf92f3577b34da6a3ce929d0e0e4736", null);
     }
 
+    /** The span id beside {@link #traceId()}: the one a traceparent of this trace sent upstream would carry. */
+    @Override
+    public String spanId() {
+        return traceId == null ? null : "00f067aa0ba902b7";
+    }
+
     FakeExchange failedWith(ProxyFailure.Kind kind, int sentStatus) {
         return new FakeExchange(routeId, method, target, clientAddress, upstreamId, endpoint, sentStatus, startNanos,
                 -1, totalNanos, bytesIn, 0, traceId, new ProxyFailure(kind, "synthetic " + kind, null));

@@ -108,11 +108,13 @@ public final class UnexpectedExceptionCheck implements BeforeAllCallback, AfterE
 
     /**
      * An event of {@value Unexpected#NAME} in a gateway's output, as logback.xml's text pattern writes it
-     * ({@code 12:00:00.000 ERROR [thread] unexpected - message}) or as {@code logging.format: json} does.
+     * ({@code 2026-11-29T12:00:00.000+00:00 ERROR [thread] unexpected - message}, with {@code trace.id=... span.id=...}
+     * after the logger while an exchange is handled) or as {@code logging.format: json}'s ECS encoder does.
      */
     private static final Pattern IN_OUTPUT = Pattern.compile(
-            "^.*(?: ERROR +\\[[^\\n]*?\\] unexpected - |\"loggerName\":\"" + Pattern.quote(Unexpected.NAME)
-                    + "\").*$(?:\\n[^\\n]*)?", Pattern.MULTILINE);
+            "^.*(?: ERROR +\\[[^\\n]*?\\] unexpected(?: trace\\.id=[0-9a-f]+ span\\.id=[0-9a-f]+)? - "
+                    + "|\"log\\.logger\": ?\"" + Pattern.quote(Unexpected.NAME) + "\").*$(?:\\n[^\\n]*)?",
+            Pattern.MULTILINE);
 
     /** The unexpected-exception events in a gateway process's output (each with the line after it); empty if none. */
     public static List<String> inOutput(String output) {
