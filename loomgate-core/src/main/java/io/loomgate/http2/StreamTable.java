@@ -47,7 +47,8 @@ final class StreamTable<S> {
         if (ids == null) {
             ids = new int[FIRST_CAPACITY];
             streams = new Object[FIRST_CAPACITY];
-        } else if ((size + 1) * 2 > ids.length) {
+        } else if ((size + 1) * 4 > ids.length * 3) {
+            // at most 3/4 full: the first 16 slots hold a client's usual 10 streams in flight without growing
             grow();
         }
         int mask = ids.length - 1;
