@@ -8,9 +8,7 @@ import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,8 +76,8 @@ public final class Http2Connection {
     final SendWindow sendWindow = new SendWindow(lock);
     final PeerSettings peer = new PeerSettings(lock, sendWindow, Integer.MAX_VALUE);
     // guarded by lock
-    /** The shared empty map while no stream is open (see {@link #removeStream}); a HashMap while some are. */
-    private Map<Integer, Http2Stream> streams = Map.of();
+    /** The open streams by id; it holds no arrays while none is open (see {@link StreamTable}). */
+    private final StreamTable<Http2Stream> streams = new StreamTable<>();
     /** Volatile, besides written under the lock: the reader asks between frames, without the lock. */
     private volatile boolean goAwaySent;
     private volatile boolean outputEnded;
@@ -404,8 +402,8 @@ public final class Http2Connection {
         lock.lock();
         try {
             ended = true;
-            left = new ArrayList<>(streams.values());
-            streams = Map.of();
+            left = streams.values();
+            streams.clear();
             windowGrowth.reset();
             for (Http2Stream s : left) {
                 s.markReset(why);
@@ -487,9 +485,6 @@ public final class Http2Connection {
         lock.lock();
         try {
             s.sendWindow = sendWindow.newStream();
-            if (streams.isEmpty()) {
-                streams = new HashMap<>(); // the shared empty map cannot take it
-            }
             streams.put(s.id(), s);
             handlers++;
         } finally {
@@ -570,21 +565,11 @@ public final class Http2Connection {
         return windowGrowth.grow(current);
     }
 
-    /**
-     * Under the lock: removes a stream. A HashMap keeps its table when emptied, so once the last stream leaves the map
-     * is dropped for the shared empty one: an idle connection holds no map (48 bytes) and no table (80 bytes); the
-     * next stream makes a new one.
-     */
+    /** Under the lock: removes a stream (once the last one leaves, the table lets its arrays go). */
     Http2Stream removeStream(int stream) {
-        if (streams.isEmpty()) {
-            return null; // the shared empty map refuses remove
-        }
         Http2Stream s = streams.remove(stream);
         if (s != null) {
             windowGrowth.giveBack(s.body().grownLocked());
-        }
-        if (s != null && streams.isEmpty()) {
-            streams = Map.of();
         }
         return s;
     }

@@ -372,6 +372,11 @@ public final class Http2Stream {
      * thread (never the reader's, which delivers the DATA waited for).
      */
     void acceptSmallRest() {
+        if (contentLength < 0) {
+            // No content-length, so no known rest (a GET, most often): decided without the connection's lock, which
+            // every stream of the connection and its reader contend for, once per response.
+            return;
+        }
         int grant;
         conn.lock.lock();
         try {
