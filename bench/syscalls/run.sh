@@ -16,6 +16,9 @@
 #   PROXIES="floor-h2 haproxy loomgate" bench/syscalls/run.sh w9-tls   # W9's floor: a thread per stream, no HTTP work
 #   PROXIES="floor-selector floor-vselector floor" bench/syscalls/run.sh w2   # a Selector of our own reading for them
 #   PROXIES="naive haproxy" bench/syscalls/run.sh w2             # the harness's naive pipe (two threads a connection)
+#   PROXIES="floor floor-epoll haproxy" bench/syscalls/run.sh w2   # bench/floor-epoll: the same relay over epoll (FFM)
+#   PROXIES="floor-h2 floor-epoll haproxy" bench/syscalls/run.sh w8   # W8's (or w9-h2c's) floor, JDK's and epoll's
+#   EPOLL_SPINS=4 EPOLL_POLLER=virtual|platform ...                # floor-epoll's poller (bench/floor-epoll/EpollPoller)
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
@@ -60,11 +63,13 @@ start_proxy() {
                 -Dfloor.spins="${FLOOR_SPINS:-2}" -Dfloor.vthread=$vthread SelectorRelayFloor \
                 > "/tmp/syscalls.$1.log" 2>&1 & ;;
         floor-h2) # bench/floor/H2RelayFloor: W9's shape (h2 over TLS with JSSE's engine, or h2c), a virtual thread
-            # per stream, none of the gateway's work
-            [[ $SHAPE == w9-h2c || $SHAPE == w9-tls ]] || { echo "floor-h2 is for w9-h2c and w9-tls" >&2; exit 2; }
+            # per stream, none of the gateway's work; over h2c to /hello it is W8's
+            [[ $SHAPE == w8 || $SHAPE == w9-h2c || $SHAPE == w9-tls ]] || { echo "floor-h2 is for w8, w9-h2c, w9-tls" >&2
+                exit 2; }
             mkdir -p /tmp/syscalls-floor
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
             floor=(H2RelayFloor 18081 18080 /api/data)
+            [[ $SHAPE == w8 ]] && floor=(H2RelayFloor 18081 18080 /hello)
             if [[ $SHAPE == w9-tls ]]; then
                 openssl pkcs12 -export -in "$BENCH_TLS_CERT" -inkey "$BENCH_TLS_KEY" -out /tmp/syscalls-floor/bench.p12 \
                     -passout pass:floor
@@ -93,6 +98,19 @@ start_proxy() {
             fi
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders "${floor[@]}" \
                 > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        floor-epoll) # bench/floor-epoll (issue 40): RelayFloor (w2) or H2RelayFloor over h2c (w8, w9-h2c) on sockets
+            # registered once with an edge-triggered epoll through the foreign-function API (JDK 22+)
+            case $SHAPE in
+                w2) floor=(EpollRelayFloor 18081 18080) ;;
+                w8) floor=(EpollH2RelayFloor 18081 18080 /hello) ;;
+                w9-h2c) floor=(EpollH2RelayFloor 18081 18080 /api/data) ;;
+                *) echo "floor-epoll is for w2, w8 and w9-h2c" >&2; exit 2 ;;
+            esac
+            mkdir -p /tmp/syscalls-floor
+            "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java "$ROOT"/bench/floor-epoll/*.java
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
+                --enable-native-access=ALL-UNNAMED -Dfloor.spins="${EPOLL_SPINS:-4}" \
+                -Dfloor.poller="${EPOLL_POLLER:-virtual}" "${floor[@]}" > "/tmp/syscalls.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
                # one thread would make: no floor), JDK 25 with the launcher's heap flags
             [[ $SHAPE == w2 ]] || { echo "naive speaks no TLS or HTTP/2: w2 only" >&2; exit 2; }
