@@ -1,5 +1,7 @@
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.reflect.Field;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
@@ -12,11 +14,15 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * which pins its carrier (a foreign call cannot unmount) until an event comes: the carrier had nothing else to run.
  * {@code -Dfloor.poller=platform} runs the same loop on a platform thread that always blocks, for comparison.
  *
- * <p>The virtual poller blocks only after {@code spins} yields found no event, and a yield runs every virtual thread
- * queued before it, so it does not block while its carrier has queued work, as long as all work comes from virtual
- * threads on the carriers. A virtual thread started or unparked from outside (a platform thread, a timer, the JDK's
- * own poller) would wait for the next event: the floors therefore accept on a virtual thread and do all their I/O
- * here. A transport in the gateway would need a wake-up (an eventfd in the set) for such submissions, or a timeout.
+ * <p>The virtual poller must not block while virtual threads wait in the scheduler's queues: pinned in
+ * {@code epoll_wait}, it would hold a carrier they need until the next event (with one carrier, all of them). Yields
+ * alone do not ensure that: a started thread goes to a submission queue and an unparked one to a carrier's local
+ * queue, and a yield may find the poller run again before them (H2's floor stalled so, for seconds). So before it
+ * blocks it asks the JDK's scheduler (a {@link ForkJoinPool}, read by reflection: run with
+ * {@code --add-opens java.base/java.lang=ALL-UNNAMED}) whether anything is queued, and yields instead if so; without
+ * that access it blocks for at most {@code floor.block} ms (1 by default). The floors also start everything from a
+ * virtual thread. A transport in the gateway would need the same guarantee without reflection (a scheduler hook, or a
+ * bounded block), and a wake-up (an eventfd in the set) for threads unparked from outside the carriers.
  *
  * <p>Each registration's {@code data} is its fd and a generation ({@code generation << 32 | fd}); the table maps an
  * fd to its live socket, so an event still in the buffer for a socket closed since (its fd maybe reused) is dropped.
@@ -24,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 final class EpollPoller {
     private static final int MAX_EVENTS = 512;
     private static final int SPINS = Integer.getInteger("floor.spins", 4);
-    private static final int BLOCK_MILLIS = Integer.getInteger("floor.block", -1);
+    private static final ForkJoinPool SCHEDULER = scheduler();
+    private static final int BLOCK_MILLIS = Integer.getInteger("floor.block", SCHEDULER == null ? 1 : -1);
     private static final AtomicInteger GENERATIONS = new AtomicInteger();
 
     private final Arena arena = Arena.ofShared();
@@ -79,7 +86,7 @@ final class EpollPoller {
         boolean virtual = Thread.currentThread().isVirtual();
         int empty = 0;
         while (true) {
-            int timeout = empty < spins ? 0 : blockMillis;
+            int timeout = empty < spins || queued() ? 0 : blockMillis;
             int n = Epoll.epollWait(errno, epfd, events, MAX_EVENTS, timeout);
             if (n < 0 && Epoll.errno(errno) != Epoll.EINTR) {
                 throw new IllegalStateException("epoll_wait: errno " + Epoll.errno(errno));
@@ -95,6 +102,24 @@ final class EpollPoller {
             if (virtual && (n > 0 || timeout == 0)) {
                 Thread.yield(); // the readers just unparked run before the next poll
             }
+        }
+    }
+
+    /** Whether virtual threads wait in the scheduler's queues (false for the platform poller, which pins nothing). */
+    private static boolean queued() {
+        return SCHEDULER != null && Thread.currentThread().isVirtual()
+                && (SCHEDULER.getQueuedTaskCount() > 0 || SCHEDULER.getQueuedSubmissionCount() > 0);
+    }
+
+    private static ForkJoinPool scheduler() {
+        try {
+            Field field = Class.forName("java.lang.VirtualThread").getDeclaredField("DEFAULT_SCHEDULER");
+            field.setAccessible(true);
+            return (ForkJoinPool) field.get(null);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            System.err.println("epoll poller: no access to the virtual-thread scheduler (" + e
+                    + "); blocking at most " + Integer.getInteger("floor.block", 1) + " ms");
+            return null;
         }
     }
 }

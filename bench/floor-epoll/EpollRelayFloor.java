@@ -8,8 +8,10 @@ import java.io.UncheckedIOException;
  * socket known not to be readable parked on without a read. The experiment of issue 40: what the JDK's socket floor
  * costs that an epoll transport of our own would not. A floor to measure against, not a proxy.
  *
- * <p>Usage: {@code java --enable-native-access=ALL-UNNAMED EpollRelayFloor [LISTEN_PORT [ORIGIN_PORT]]} (defaults
- * 18081 and 18080); {@code -Dfloor.spins=N} empty polls before the poller blocks, {@code -Dfloor.poller=platform}.
+ * <p>Usage: {@code java --enable-native-access=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
+ * EpollRelayFloor [LISTEN_PORT [ORIGIN_PORT]]} (defaults 18081 and 18080; the opening lets the poller see the
+ * scheduler's queues, see {@link EpollPoller}); {@code -Dfloor.spins=N} empty polls before the poller blocks (4),
+ * {@code -Dfloor.poller=platform} a platform thread that always blocks instead.
  */
 public class EpollRelayFloor {
     public static void main(String[] args) throws InterruptedException {

@@ -109,8 +109,8 @@ start_proxy() {
             mkdir -p /tmp/syscalls-floor
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java "$ROOT"/bench/floor-epoll/*.java
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
-                --enable-native-access=ALL-UNNAMED -Dfloor.spins="${EPOLL_SPINS:-4}" \
-                -Dfloor.poller="${EPOLL_POLLER:-virtual}" "${floor[@]}" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                --enable-native-access=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED \
+                -Dfloor.spins="${EPOLL_SPINS:-4}" -Dfloor.poller="${EPOLL_POLLER:-virtual}" "${floor[@]}" > "/tmp/syscalls.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
                # one thread would make: no floor), JDK 25 with the launcher's heap flags
             [[ $SHAPE == w2 ]] || { echo "naive speaks no TLS or HTTP/2: w2 only" >&2; exit 2; }
