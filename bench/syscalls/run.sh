@@ -18,7 +18,7 @@
 #   PROXIES="naive haproxy" bench/syscalls/run.sh w2             # the harness's naive pipe (two threads a connection)
 #   PROXIES="floor floor-epoll haproxy" bench/syscalls/run.sh w2   # bench/floor-epoll: the same relay over epoll (FFM)
 #   PROXIES="floor-h2 floor-epoll haproxy" bench/syscalls/run.sh w8   # W8's (or w9-h2c's) floor, JDK's and epoll's
-#   EPOLL_SPINS=4 EPOLL_POLLER=virtual|platform ...                # floor-epoll's poller (bench/floor-epoll/EpollPoller)
+#   PROXIES="floor-epoll floor-epoll-platform" EPOLL_SPINS=4 ...   # its poller a virtual or a platform thread
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
@@ -98,8 +98,9 @@ start_proxy() {
             fi
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders "${floor[@]}" \
                 > "/tmp/syscalls.$1.log" 2>&1 & ;;
-        floor-epoll) # bench/floor-epoll (issue 40): RelayFloor (w2) or H2RelayFloor over h2c (w8, w9-h2c) on sockets
-            # registered once with an edge-triggered epoll through the foreign-function API (JDK 22+)
+        floor-epoll|floor-epoll-platform) # bench/floor-epoll (issue 40): RelayFloor (w2) or H2RelayFloor over h2c (w8,
+            # w9-h2c) on sockets registered once with an edge-triggered epoll through the foreign-function API (JDK 22+);
+            # its poller a virtual thread, or (floor-epoll-platform) a platform thread
             case $SHAPE in
                 w2) floor=(EpollRelayFloor 18081 18080) ;;
                 w8) floor=(EpollH2RelayFloor 18081 18080 /hello) ;;
@@ -110,7 +111,8 @@ start_proxy() {
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java "$ROOT"/bench/floor-epoll/*.java
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
                 --enable-native-access=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED \
-                -Dfloor.spins="${EPOLL_SPINS:-4}" -Dfloor.poller="${EPOLL_POLLER:-virtual}" "${floor[@]}" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                -Dfloor.spins="${EPOLL_SPINS:-4}" -Dfloor.poller="${1#floor-epoll-}" "${floor[@]}" \
+                > "/tmp/syscalls.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
                # one thread would make: no floor), JDK 25 with the launcher's heap flags
             [[ $SHAPE == w2 ]] || { echo "naive speaks no TLS or HTTP/2: w2 only" >&2; exit 2; }
