@@ -23,8 +23,8 @@
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
 # w9 shapes, long enough for the JIT to have compiled the TLS path; the script prints C2's CPU in the window so
-# that can be checked). Needs perf (Debian's linux-perf), wrk, h2load, haproxy, and one earlier
-# ../shared/bench/run.sh (its origin binary and, for w9-tls, its certificate are reused from /tmp/loomgate-bench).
+# that can be checked) and the machine's load average (1 minute) at the window's end. Needs perf (Debian's
+# linux-perf), wrk, h2load, haproxy, and one earlier ../shared/bench/run.sh (its origin binary and, for w9-tls, its certificate are reused from /tmp/loomgate-bench).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -163,8 +163,9 @@ for round in $(seq "${ROUNDS:-2}"); do
         u1=$(stat_field "$P" 14); s1=$(stat_field "$P" 15); c1=$(c2_ticks "$P")
         n=$(requests "$out")
         awk -v name="$proxy" -v round="$round" -v n="$n" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v c=$((c1 - c0)) \
-            'BEGIN { printf "round %s %-9s %7.0f req/s  CPU %6.1f us/req (user %5.1f, kernel %5.1f)  C2 %4.1f s\n",
-                     round, name, n / 15, (u + s) * 10000 / n, u * 10000 / n, s * 10000 / n, c / 100 }'
+            -v load="$(cut -d' ' -f1 /proc/loadavg)" \
+            'BEGIN { printf "round %s %-9s %7.0f req/s  CPU %6.1f us/req (user %5.1f, kernel %5.1f)  C2 %4.1f s  load %s\n",
+                     round, name, n / 15, (u + s) * 10000 / n, u * 10000 / n, s * 10000 / n, c / 100, load }'
         awk -F, -v n="$n" '$1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); line = line sprintf(" %s %.2f", $3, $1 / n) }
             END { print "    system calls per request:" line }' "/tmp/syscalls.$proxy.perf"
         kill "$P"; wait "$P" 2>/dev/null || true
