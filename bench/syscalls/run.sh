@@ -24,7 +24,8 @@
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
 # w9 shapes, long enough for the JIT to have compiled the TLS path; the script prints C2's CPU in the window so
 # that can be checked) and the machine's load average (1 minute) at the window's end. Needs perf (Debian's
-# linux-perf), wrk, h2load, haproxy, and one earlier ../shared/bench/run.sh (its origin binary and, for w9-tls, its certificate are reused from /tmp/loomgate-bench).
+# linux-perf), wrk, h2load, haproxy, and one earlier ../shared/bench/run.sh (its origin binary and, for w9-tls, its
+# certificate are reused from /tmp/loomgate-bench).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
