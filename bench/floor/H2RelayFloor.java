@@ -1,4 +1,5 @@
 import java.io.BufferedInputStream;
+import java.io.Closeable;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -38,9 +39,15 @@ public class H2RelayFloor {
     static final ConcurrentLinkedDeque<Origin> POOL = new ConcurrentLinkedDeque<>();
     static int originPort;
     static byte[] request;
+    /** How a stream opens an origin connection when the pool has none: the JDK's socket here, epoll's in floor-epoll. */
+    static Opener opener = Origin::open;
+
+    interface Opener {
+        Origin open() throws IOException;
+    }
 
     /** One pooled HTTP/1.1 connection to the origin. */
-    record Origin(Socket socket, InputStream in, OutputStream out) {
+    record Origin(Closeable socket, InputStream in, OutputStream out) {
         static Origin open() throws IOException {
             Socket s = new Socket("127.0.0.1", originPort);
             s.setTcpNoDelay(true);
@@ -176,7 +183,7 @@ public class H2RelayFloor {
     }
 
     /** One client connection's frames: the preface, then a virtual thread per HEADERS, answers to SETTINGS and PING. */
-    private static void frames(InputStream socketIn, OutputStream socketOut) throws IOException {
+    static void frames(InputStream socketIn, OutputStream socketOut) throws IOException {
         DataInputStream in = new DataInputStream(new BufferedInputStream(socketIn, 8192));
         Client client = new Client(socketOut, new ReentrantLock());
         byte[] preface = new byte[PREFACE.length];
@@ -223,7 +230,7 @@ public class H2RelayFloor {
         Origin origin = POOL.pollFirst();
         try {
             if (origin == null) {
-                origin = Origin.open();
+                origin = opener.open();
             }
             origin.out().write(request);
             byte[] answer = new byte[4096];

@@ -16,12 +16,16 @@
 #   PROXIES="floor-h2 haproxy loomgate" bench/syscalls/run.sh w9-tls   # W9's floor: a thread per stream, no HTTP work
 #   PROXIES="floor-selector floor-vselector floor" bench/syscalls/run.sh w2   # a Selector of our own reading for them
 #   PROXIES="naive haproxy" bench/syscalls/run.sh w2             # the harness's naive pipe (two threads a connection)
+#   PROXIES="floor floor-epoll haproxy" bench/syscalls/run.sh w2   # bench/floor-epoll: the same relay over epoll (FFM)
+#   PROXIES="floor-h2 floor-epoll haproxy" bench/syscalls/run.sh w8   # W8's (or w9-h2c's) floor, JDK's and epoll's
+#   PROXIES="floor-epoll floor-epoll-platform" EPOLL_SPINS=4 ...   # its poller a virtual or a platform thread
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
 # w9 shapes, long enough for the JIT to have compiled the TLS path; the script prints C2's CPU in the window so
-# that can be checked). Needs perf (Debian's linux-perf), wrk, h2load, haproxy, and one earlier
-# ../shared/bench/run.sh (its origin binary and, for w9-tls, its certificate are reused from /tmp/loomgate-bench).
+# that can be checked) and the machine's load average (1 minute) at the window's end. Needs perf (Debian's
+# linux-perf), wrk, h2load, haproxy, and one earlier ../shared/bench/run.sh (its origin binary and, for w9-tls, its
+# certificate are reused from /tmp/loomgate-bench).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -60,11 +64,13 @@ start_proxy() {
                 -Dfloor.spins="${FLOOR_SPINS:-2}" -Dfloor.vthread=$vthread SelectorRelayFloor \
                 > "/tmp/syscalls.$1.log" 2>&1 & ;;
         floor-h2) # bench/floor/H2RelayFloor: W9's shape (h2 over TLS with JSSE's engine, or h2c), a virtual thread
-            # per stream, none of the gateway's work
-            [[ $SHAPE == w9-h2c || $SHAPE == w9-tls ]] || { echo "floor-h2 is for w9-h2c and w9-tls" >&2; exit 2; }
+            # per stream, none of the gateway's work; over h2c to /hello it is W8's
+            [[ $SHAPE == w8 || $SHAPE == w9-h2c || $SHAPE == w9-tls ]] || { echo "floor-h2 is for w8, w9-h2c, w9-tls" >&2
+                exit 2; }
             mkdir -p /tmp/syscalls-floor
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
             floor=(H2RelayFloor 18081 18080 /api/data)
+            [[ $SHAPE == w8 ]] && floor=(H2RelayFloor 18081 18080 /hello)
             if [[ $SHAPE == w9-tls ]]; then
                 openssl pkcs12 -export -in "$BENCH_TLS_CERT" -inkey "$BENCH_TLS_KEY" -out /tmp/syscalls-floor/bench.p12 \
                     -passout pass:floor
@@ -92,6 +98,21 @@ start_proxy() {
                 echo "the floor relays speak no HTTP/2: floor for w2, w5 or w6, floor-conscrypt for w5 or w6" >&2; exit 2
             fi
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders "${floor[@]}" \
+                > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        floor-epoll|floor-epoll-platform) # bench/floor-epoll (issue 40): RelayFloor (w2) or H2RelayFloor over h2c (w8,
+            # w9-h2c) on sockets registered once with an edge-triggered epoll through the foreign-function API (JDK 22+);
+            # its poller a virtual thread, or (floor-epoll-platform) a platform thread
+            case $SHAPE in
+                w2) floor=(EpollRelayFloor 18081 18080) ;;
+                w8) floor=(EpollH2RelayFloor 18081 18080 /hello) ;;
+                w9-h2c) floor=(EpollH2RelayFloor 18081 18080 /api/data) ;;
+                *) echo "floor-epoll is for w2, w8 and w9-h2c" >&2; exit 2 ;;
+            esac
+            mkdir -p /tmp/syscalls-floor
+            "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java "$ROOT"/bench/floor-epoll/*.java
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
+                --enable-native-access=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED \
+                -Dfloor.spins="${EPOLL_SPINS:-4}" -Dfloor.poller="${1#floor-epoll-}" "${floor[@]}" \
                 > "/tmp/syscalls.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
                # one thread would make: no floor), JDK 25 with the launcher's heap flags
@@ -143,8 +164,9 @@ for round in $(seq "${ROUNDS:-2}"); do
         u1=$(stat_field "$P" 14); s1=$(stat_field "$P" 15); c1=$(c2_ticks "$P")
         n=$(requests "$out")
         awk -v name="$proxy" -v round="$round" -v n="$n" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v c=$((c1 - c0)) \
-            'BEGIN { printf "round %s %-9s %7.0f req/s  CPU %6.1f us/req (user %5.1f, kernel %5.1f)  C2 %4.1f s\n",
-                     round, name, n / 15, (u + s) * 10000 / n, u * 10000 / n, s * 10000 / n, c / 100 }'
+            -v load="$(cut -d' ' -f1 /proc/loadavg)" \
+            'BEGIN { printf "round %s %-9s %7.0f req/s  CPU %6.1f us/req (user %5.1f, kernel %5.1f)  C2 %4.1f s  load %s\n",
+                     round, name, n / 15, (u + s) * 10000 / n, u * 10000 / n, s * 10000 / n, c / 100, load }'
         awk -F, -v n="$n" '$1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); line = line sprintf(" %s %.2f", $3, $1 / n) }
             END { print "    system calls per request:" line }' "/tmp/syscalls.$proxy.perf"
         kill "$P"; wait "$P" 2>/dev/null || true
