@@ -30,10 +30,12 @@ import org.junit.jupiter.api.Test;
 class GatewayJarIT {
     /**
      * The most {@code loomgate-gateway.jar} may weigh with every optional part (Conscrypt with its Linux x86-64 and
-     * aarch64 natives, Jedis, nimbus-jose-jwt, Resilience4j, Micrometer Prometheus, Jackson YAML, Logback): 10 MB in
-     * decimal megabytes (issue 36). The one place the limit is written.
+     * aarch64 natives, Jedis, nimbus-jose-jwt, Resilience4j, Micrometer Prometheus, Jackson YAML, Logback, the
+     * OpenTelemetry SDK): 10.75 MB in decimal megabytes. Issue 36's goal was 10 MB; the jar met it (9.88 MB) before
+     * tracing's OpenTelemetry SDK and exporter added 0.82 MB, trimmed to spans over OTLP HTTP (issue 38). The one
+     * place the limit is written.
      */
-    static final long GATEWAY_JAR_LIMIT_BYTES = 10_000_000;
+    static final long GATEWAY_JAR_LIMIT_BYTES = 10_750_000;
 
     @Test
     void theGatewayJarWithEveryPartStaysUnderItsLimit() throws Exception {
@@ -53,7 +55,8 @@ class GatewayJarIT {
                 "io/github/resilience4j/circuitbreaker/CircuitBreaker.class",
                 "io/micrometer/prometheusmetrics/PrometheusMeterRegistry.class",
                 "com/fasterxml/jackson/dataformat/yaml/YAMLFactory.class",
-                "ch/qos/logback/classic/Logger.class");
+                "ch/qos/logback/classic/Logger.class",
+                "io/opentelemetry/exporter/otlp/http/trace/OtlpHttpSpanExporter.class");
         assertThat(entries).as("Jackson's object mapper, Kotlin, gson, org.json are not")
                 .noneMatch(e -> e.startsWith("com/fasterxml/jackson/databind/") || e.startsWith("kotlin/")
                         || e.startsWith("com/google/gson/") || e.startsWith("org/json/"));
