@@ -106,9 +106,11 @@ class LiveReloadIT {
         Path yaml = dir.resolve("gateway.yaml");
         write(yaml, generation(0, ""));
         // Each generation drops the route of the one before, which the file watch applies only after five settle
-        // windows (a file caught half-written drops routes too): a short window keeps fifty rewrites quick.
+        // windows (a file caught half-written drops routes too): a short window keeps fifty rewrites quick. Every
+        // generation arrives by an atomic rename, so a window of 50 ms (five: 250 ms) never sees half a file; at
+        // 200 ms the rewrites alone took 50 s of the suite.
         try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"), List.of("serve", "--config", yaml.toString(),
-                "--reload-settle", "200ms"), Map.of())) {
+                "--reload-settle", "50ms"), Map.of())) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
             int admin = adminPort(gw);
             SteadyLoad load = new SteadyLoad(WORKERS, uri(port, "/stable/load"));

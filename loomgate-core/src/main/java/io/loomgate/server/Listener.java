@@ -70,7 +70,6 @@ public final class Listener implements AutoCloseable {
     private final Condition connectionClosed = drainLock.newCondition();
     private volatile boolean stopping;
     private ServerSocket serverSocket;
-    private Thread acceptThread;
     /** Where idle plain connections park; null with TLS, and before start. */
     private IdleConnections idleConnections;
     private Duration idleHandoff = IDLE_HANDOFF;
@@ -162,7 +161,7 @@ public final class Listener implements AutoCloseable {
             long tick = Math.clamp(shortest / 4, 10_000_000L, 1_000_000_000L);
             writes = Watchdog.start("write-watchdog-" + port(), Duration.ofNanos(tick));
         }
-        acceptThread = ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
+        ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
         return this;
     }
 
@@ -190,6 +189,13 @@ public final class Listener implements AutoCloseable {
                 continue;
             }
             backoff.succeeded();
+            if (stopping) {
+                // Accepted as the listener closed: drain may have looked at the open connections already. Closed at
+                // once, as the kernel closes the rest of the backlog; the client retries elsewhere.
+                permits.release();
+                closeQuietly(socket);
+                return;
+            }
             long id = CONNECTION_IDS.incrementAndGet();
             ClientConnection c = new ClientConnection(id, socket, tls, settings, handler, events, connectionEnded,
                     reads, writes, idleConnections, idleHandoff);
@@ -251,10 +257,12 @@ public final class Listener implements AutoCloseable {
      */
     public boolean drain(Duration timeout) throws InterruptedException {
         stopping = true;
+        // Closing the socket ends a blocked accept; one more permit wakes an accept loop waiting for one (the count
+        // means nothing once stopping). Never an interrupt: an accept that completes as the interrupt lands throws
+        // ClosedByInterruptException instead of returning its socket, which is then lost, open and unread, its client
+        // waiting for its own read timeout (DrainWhileAcceptingTest).
         closeQuietly(serverSocket);
-        if (acceptThread != null) {
-            acceptThread.interrupt();
-        }
+        permits.release();
         long deadline = System.nanoTime() + timeout.toNanos();
         drainLock.lock();
         try {
