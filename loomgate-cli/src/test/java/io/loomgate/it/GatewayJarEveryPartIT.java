@@ -108,10 +108,10 @@ class GatewayJarEveryPartIT {
             assertThat(JSON.readTree(get(http, admin + "/api/stats")).path("routes").isArray()).isTrue();
 
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (!gw.output().contains("\"path\":\"/api/items\"") && System.nanoTime() < deadline) {
+            while (!gw.output().contains("\"url.path\":\"/api/items\"") && System.nanoTime() < deadline) {
                 LockSupport.parkNanos(50_000_000);
             }
-            assertThat(gw.output()).contains("\"path\":\"/api/items\"");
+            assertThat(gw.output()).contains("\"url.path\":\"/api/items\"");
         }
 
         Path scg = dir.resolve("application.yml");
