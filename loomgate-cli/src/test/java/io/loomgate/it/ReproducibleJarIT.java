@@ -30,11 +30,12 @@ import org.junit.jupiter.api.Test;
  */
 class ReproducibleJarIT {
     private static final List<String> MODULES = List.of(".", "loomgate-core", "loomgate-conscrypt", "loomgate-redis",
-            "loomgate-jwt", "loomgate-resilience4j", "loomgate-lab", "loomgate-cli", "examples/embedded-gateway",
+            "loomgate-jwt", "loomgate-resilience4j", "loomgate-tracing", "loomgate-lab", "loomgate-cli",
+            "examples/embedded-gateway",
             "bench");
     /** The modules whose compiled classes the copy packages (all but the parent and the example). */
     private static final List<String> CODE = List.of("loomgate-core", "loomgate-conscrypt", "loomgate-redis",
-            "loomgate-jwt", "loomgate-resilience4j", "loomgate-lab", "loomgate-cli");
+            "loomgate-jwt", "loomgate-resilience4j", "loomgate-tracing", "loomgate-lab", "loomgate-cli");
     private static final List<String> JARS = List.of("loomgate-gateway.jar", "loomgate.jar", "loomgate-cli.jar");
 
     private Path root;
@@ -88,7 +89,8 @@ class ReproducibleJarIT {
                 onlyJar(root.resolve("loomgate-conscrypt/target"), "loomgate-conscrypt-"),
                 onlyJar(root.resolve("loomgate-redis/target"), "loomgate-redis-"),
                 onlyJar(root.resolve("loomgate-jwt/target"), "loomgate-jwt-"),
-                onlyJar(root.resolve("loomgate-resilience4j/target"), "loomgate-resilience4j-"));
+                onlyJar(root.resolve("loomgate-resilience4j/target"), "loomgate-resilience4j-"),
+                onlyJar(root.resolve("loomgate-tracing/target"), "loomgate-tracing-"));
         String license = Files.readString(root.resolve("LICENSE"));
         for (Path jar : jars) {
             try (JarFile j = new JarFile(jar.toFile())) {
