@@ -53,6 +53,7 @@ class ReproducibleJarIT {
             Files.copy(root.resolve(f), copy.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
         }
         copyDir(root.resolve(".mvn"), copy.resolve(".mvn"));
+        copyDir(root.resolve("src/license"), copy.resolve("src/license")); // the module jars' THIRD-PARTY template
         for (String m : CODE) {
             copyDir(root.resolve(m).resolve("target/classes"), copy.resolve(m).resolve("target/classes"));
         }
