@@ -144,11 +144,26 @@ class TlsLoadTest {
             }
             List<PinnedEvent> fromGateway = monitor.recent().stream()
                     .filter(e -> e.thread().startsWith("conn-"))
+                    .filter(e -> !waitsOnVmInternalMonitor(e))
                     .toList();
             assertThat(fromGateway).isEmpty();
         } finally {
             monitor.close();
         }
+    }
+
+    /**
+     * A pin the JVM makes, not Java code: since JDK 24 a contended {@code synchronized} in Java code unmounts (JEP 491),
+     * so a "Contended monitor enter" that fails to freeze with code 2 ({@code freeze_pinned_cs}, a critical section)
+     * is a monitor the VM enters itself under its no-preempt mark: the class-initialization lock, when one thread
+     * waits for another's first {@code new} of a class. Which class that is depends on which handshake first meets
+     * which under contention (CI met Conscrypt's read-lock hold counter after the warm-up, 2026-11-27 and 2026-11-29),
+     * and it happens once per class per JVM; a lock held across I/O by the gateway or a library would show as
+     * "LockSupport.park" or with a native frame instead, and still fail this test.
+     */
+    private static boolean waitsOnVmInternalMonitor(PinnedEvent e) {
+        return "Contended monitor enter".equals(e.blockingOperation())
+                && "Freeze or preempt failed (2)".equals(e.reason());
     }
 
     private static void runClients(int clients, int requestsEach) throws Exception {
