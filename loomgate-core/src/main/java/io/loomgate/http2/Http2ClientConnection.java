@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.Headers;
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
@@ -64,6 +65,7 @@ public final class Http2ClientConnection {
     private final ReentrantLock openLock = new ReentrantLock();
     // guarded by lock
     private final Map<Integer, Http2ClientStream> streams = new HashMap<>();
+    private final ConnectionAttributes attributes = new ConnectionAttributes();
     private int reserved;
     private int nextStreamId = 1;
     private boolean goingAway;
@@ -671,6 +673,11 @@ public final class Http2ClientConnection {
     /** PING ACKs the origin sent (to the keep-alive's PINGs). */
     public long pingAcks() {
         return pings == null ? 0 : pings.pingAcks();
+    }
+
+    /** What the exchange listeners keep about this connection (the tracer: its first traced attempt). */
+    public ConnectionAttributes attributes() {
+        return attributes;
     }
 
     /** The reader thread, for tests. */

@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.filter.FilterExchange;
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyInputStream;
@@ -282,6 +283,26 @@ final class Exchange implements FilterExchange, ExchangeView {
     @Override
     public Object attribute(String name) {
         return attributes == null ? null : attributes.get(name);
+    }
+
+    @Override
+    public void setAttribute(String name, Object value) {
+        if (value != null) {
+            attributes().put(name, value);
+        } else if (attributes != null) {
+            attributes.remove(name);
+        }
+    }
+
+    @Override
+    public ConnectionAttributes connectionAttributes() {
+        return downstream.connectionAttributes();
+    }
+
+    @Override
+    public ConnectionAttributes upstreamConnectionAttributes() {
+        UpstreamAttempt a = upstream.attempt;
+        return a == null ? null : a.connectionAttributes();
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.loomgate.proxy;
 
+import io.loomgate.http.ConnectionAttributes;
+
 /** A read-only view of one exchange for listeners (metrics, access log, tracing). */
 public interface ExchangeView {
 
@@ -82,8 +84,33 @@ public interface ExchangeView {
         return 0;
     }
 
-    /** An attribute a filter set on the exchange ({@code FilterExchange.attributes()}), or null. */
+    /** An attribute a filter (or a listener, {@link #setAttribute}) set on the exchange, or null. */
     default Object attribute(String name) {
+        return null;
+    }
+
+    /**
+     * Keeps a listener's own state for this exchange under {@code name} (its own, e.g. its class name), among the
+     * exchange's attributes ({@code FilterExchange.attributes()}): it lives and dies with the exchange, and follows it
+     * to whichever thread reports its next event (no ThreadLocal outlives the exchange). Null removes it.
+     */
+    default void setAttribute(String name, Object value) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no attributes");
+    }
+
+    /**
+     * What the listeners keep about the client connection the exchange came on, shared by the connection's
+     * exchanges (HTTP/1.1 keep-alive requests, HTTP/2 streams) and gone with it; null where there is none.
+     */
+    default ConnectionAttributes connectionAttributes() {
+        return null;
+    }
+
+    /**
+     * What the listeners keep about the upstream connection of the current attempt (shared by the streams of an
+     * HTTP/2 connection to the origin); null before the attempt has one.
+     */
+    default ConnectionAttributes upstreamConnectionAttributes() {
         return null;
     }
 

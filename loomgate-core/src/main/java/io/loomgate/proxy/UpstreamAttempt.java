@@ -1,5 +1,6 @@
 package io.loomgate.proxy;
 
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
@@ -7,6 +8,7 @@ import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.http1.HttpParseException;
+import io.loomgate.upstream.ConnectionLease;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.PooledConnection;
 import io.loomgate.upstream.UpstreamMember;
@@ -54,6 +56,8 @@ final class UpstreamAttempt implements AutoCloseable {
     /** The protocol's side, on the lease {@link #connect} took; null before. Volatile for {@link #abort()}. */
     private volatile UpstreamCodec codec;
     private final RequestUpload upload = new RequestUpload(this);
+    /** What the listeners keep about the leased connection; null before {@link #connect}. */
+    private ConnectionAttributes connectionAttributes;
     private boolean requestSent;
     private boolean hadBody;
     private boolean idempotent;
@@ -108,6 +112,11 @@ final class UpstreamAttempt implements AutoCloseable {
         return c != null && c.reused();
     }
 
+    /** What the listeners keep about the leased connection (shared by an HTTP/2 connection's streams); null before. */
+    ConnectionAttributes connectionAttributes() {
+        return connectionAttributes;
+    }
+
     /** System.nanoTime() when the request head was written; 0 before. */
     long sentNanos() {
         return sentNanos;
@@ -122,7 +131,9 @@ final class UpstreamAttempt implements AutoCloseable {
      * connections (one of them just failed) and dials.
      */
     void connect(long deadlineNanos) throws IOException {
-        codec = UpstreamCodec.of(pool.lease(deadlineNanos, number > 0), pool, this::abort);
+        ConnectionLease lease = pool.lease(deadlineNanos, number > 0);
+        connectionAttributes = lease.attributes();
+        codec = UpstreamCodec.of(lease, pool, this::abort);
         failIfAborted(); // an abort that came before the lease did not see it
     }
 

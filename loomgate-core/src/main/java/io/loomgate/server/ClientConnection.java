@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Connection;
 import io.loomgate.http2.Http2Stream;
@@ -52,6 +53,7 @@ final class ClientConnection implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
 
     private final long id;
+    private final ConnectionAttributes attributes = new ConnectionAttributes();
     /** The accepted TCP socket: closed (or its input shut down) to end the connection from any thread. */
     private final Socket raw;
     private final ServerTls tls;
@@ -404,6 +406,11 @@ final class ClientConnection implements Runnable {
 
     long id() {
         return id;
+    }
+
+    /** What the exchange listeners keep about this connection (ServerExchange.connectionAttributes). */
+    ConnectionAttributes attributes() {
+        return attributes;
     }
 
     InetSocketAddress remote() {

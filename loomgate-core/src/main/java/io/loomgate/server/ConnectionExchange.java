@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -52,6 +53,11 @@ abstract class ConnectionExchange implements ServerExchange {
     @Override
     public final long connectionId() {
         return connection.id();
+    }
+
+    @Override
+    public final ConnectionAttributes connectionAttributes() {
+        return connection.attributes();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -41,6 +42,11 @@ public interface ServerExchange {
 
     /** A process-wide id of the client connection. */
     long connectionId();
+
+    /** What the listeners keep about the client connection (shared by its requests and streams); null for none. */
+    default ConnectionAttributes connectionAttributes() {
+        return null;
+    }
 
     /** The TLS facts of the client connection (protocol, ALPN, verified client certificate); null when plain. */
     default TlsInfo tls() {

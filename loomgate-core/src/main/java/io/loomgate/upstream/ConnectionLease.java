@@ -1,5 +1,7 @@
 package io.loomgate.upstream;
 
+import io.loomgate.http.ConnectionAttributes;
+
 /**
  * What {@link UpstreamPool#lease} lends one attempt: a whole HTTP/1.1 connection ({@link PooledConnection}), or a
  * stream slot reserved on one of the endpoint's HTTP/2 connections ({@link Http2Pool.Lease}). The borrower gives it
@@ -10,4 +12,7 @@ public sealed interface ConnectionLease permits PooledConnection, Http2Pool.Leas
 
     /** Whether the connection served an earlier exchange (so a failure on it may be a stale keep-alive). */
     boolean reused();
+
+    /** What the exchange listeners keep about the leased connection (an HTTP/2 one is shared by its streams). */
+    ConnectionAttributes attributes();
 }

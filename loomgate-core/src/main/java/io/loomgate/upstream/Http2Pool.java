@@ -1,5 +1,6 @@
 package io.loomgate.upstream;
 
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http2.Http2ClientConnection;
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -41,6 +42,10 @@ public final class Http2Pool {
 
     /** A stream slot reserved on {@code connection} for one attempt; {@code reused}: it carried streams before. */
     public record Lease(Http2ClientConnection connection, boolean reused) implements ConnectionLease {
+        @Override
+        public ConnectionAttributes attributes() {
+            return connection.attributes();
+        }
     }
 
     private final Endpoint endpoint;

@@ -1,5 +1,6 @@
 package io.loomgate.upstream;
 
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.WatchedInputStream;
@@ -33,6 +34,7 @@ public final class PooledConnection implements ConnectionLease {
 
     private final UpstreamPool pool;
     private final long id;
+    private final ConnectionAttributes attributes = new ConnectionAttributes();
     private final Socket socket;
     private final HttpInput input;
     private final HttpOutput output;
@@ -51,6 +53,11 @@ public final class PooledConnection implements ConnectionLease {
         this.socket = socket;
         this.input = input;
         this.output = output;
+    }
+
+    @Override
+    public ConnectionAttributes attributes() {
+        return attributes;
     }
 
     public Endpoint endpoint() {

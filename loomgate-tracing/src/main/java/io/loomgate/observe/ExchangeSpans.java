@@ -1,5 +1,6 @@
 package io.loomgate.observe;
 
+import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.RequestHead;
 import io.loomgate.proxy.ExchangeView;
 import io.loomgate.proxy.ProxyFailure;
@@ -29,8 +30,14 @@ import java.util.concurrent.TimeUnit;
  * {@code loomgate.*} attributes: route, upstream, endpoint, retries, rate-limit decision.
  *
  * <p>An exchange the sampler left out costs nothing here: no span is made (the traceparent sent upstream says not
- * sampled). Events run on the exchange's own thread, start to end, so its spans are kept in a ThreadLocal of that
- * thread from the first span to the exchange's end, where it is cleared (one entry per thread at most: no cache).
+ * sampled). The exchange's spans are kept among its own attributes ({@link ExchangeView#setAttribute}) from the first
+ * span to its end, so they follow the exchange whichever thread reports an event, and go with it.
+ *
+ * <p>Links tie together what shares a connection, which a trace's tree cannot show: the server span of each exchange
+ * after the first traced one on a client connection (later HTTP/2 streams, keep-alive requests) links to that first
+ * one's server span, and the client span of each attempt after the first traced one on an upstream connection (an
+ * HTTP/2 connection's other streams, a reused HTTP/1.1 connection) links to that first attempt's client span. The
+ * first span is kept in the connection's {@link ConnectionAttributes}, which go with the connection.
  */
 final class ExchangeSpans implements TracingSupport.Tracer {
     private static final AttributeKey<String> METHOD = AttributeKey.stringKey("http.request.method");
@@ -55,23 +62,32 @@ final class ExchangeSpans implements TracingSupport.Tracer {
     static final AttributeKey<String> LOOMGATE_RATE_LIMIT = AttributeKey.stringKey("loomgate.ratelimit.decision");
     static final AttributeKey<Boolean> LOOMGATE_REUSED = AttributeKey.booleanKey("loomgate.connection.reused");
     private static final AttributeKey<String> RETRY_OUTCOME = AttributeKey.stringKey("loomgate.retry.outcome");
+    /** On a link: what the linked span shares with this one, {@code connection} or {@code upstream_connection}. */
+    static final AttributeKey<String> LINK_SHARES = AttributeKey.stringKey("loomgate.link.shares");
+    private static final Attributes SHARES_CONNECTION = Attributes.of(LINK_SHARES, "connection");
+    private static final Attributes SHARES_UPSTREAM_CONNECTION = Attributes.of(LINK_SHARES, "upstream_connection");
+    /** The exchange's {@link Spans} among its attributes; a connection's first traced span among the connection's. */
+    private static final String KEY = ExchangeSpans.class.getName();
 
     private final SdkTracerProvider provider;
     private final Tracer tracer;
     private final Sampler sampler;
     private final PresetIds ids;
-    private final ThreadLocal<Spans> current = new ThreadLocal<>();
 
-    /** One exchange's spans: the server span, the attempt's client span while one runs, the retries so far. */
+    /**
+     * One exchange's spans: the server span, the attempt's client span while one runs, the retries so far. Its
+     * events come one at a time (handing an exchange to another thread happens-before that thread's next event).
+     */
     private static final class Spans {
-        final ExchangeView exchange;
         final Span server;
+        /** The gRPC method, {@code package.Service/Method}, for a gRPC call; null for any other exchange. */
+        final String rpc;
         Span client;
         int retries;
 
-        Spans(ExchangeView exchange, Span server) {
-            this.exchange = exchange;
+        Spans(Span server, String rpc) {
             this.server = server;
+            this.rpc = rpc;
         }
     }
 
@@ -91,15 +107,6 @@ final class ExchangeSpans implements TracingSupport.Tracer {
     }
 
     @Override
-    public void exchangeStart(ExchangeView x) {
-        Spans stale = current.get();
-        if (stale != null) { // an exchange on this thread that never reported its end: its spans end now
-            current.remove();
-            stale.server.end();
-        }
-    }
-
-    @Override
     public void routeMatched(ExchangeView x) {
         spans(x);
     }
@@ -112,11 +119,15 @@ final class ExchangeSpans implements TracingSupport.Tracer {
         }
         endClient(s, null);
         Context parent = Context.root().with(s.server);
-        s.client = ids.startingWith(null, x.attemptSpanId(), () -> tracer.spanBuilder(x.method())
+        s.client = ids.startingWith(null, x.attemptSpanId(), () -> tracer
+                .spanBuilder(s.rpc != null ? s.rpc : x.method())
                 .setSpanKind(SpanKind.CLIENT)
                 .setParent(parent)
                 .startSpan());
         s.client.setAttribute(METHOD, x.method());
+        if (s.rpc != null) {
+            rpcNames(s.client, s.rpc);
+        }
         String endpoint = x.endpoint();
         if (endpoint != null) {
             s.client.setAttribute(LOOMGATE_ENDPOINT, endpoint);
@@ -138,15 +149,16 @@ final class ExchangeSpans implements TracingSupport.Tracer {
 
     @Override
     public void upstreamAcquired(ExchangeView x, boolean reused) {
-        Spans s = current.get();
+        Spans s = current(x);
         if (s != null && s.client != null) {
             s.client.setAttribute(LOOMGATE_REUSED, reused);
+            linkToFirst(s.client, x.upstreamConnectionAttributes(), SHARES_UPSTREAM_CONNECTION);
         }
     }
 
     @Override
     public void responseHeadReceived(ExchangeView x) {
-        Spans s = current.get();
+        Spans s = current(x);
         if (s != null && s.client != null && x.attemptStatus() != 0) {
             s.client.setAttribute(STATUS, x.attemptStatus());
             if (x.attemptStatus() >= 400) { // a client span's error is any 4xx or 5xx (HTTP semantic conventions)
@@ -158,7 +170,7 @@ final class ExchangeSpans implements TracingSupport.Tracer {
 
     @Override
     public void attemptEnd(ExchangeView x, ProxyFailure failure) {
-        Spans s = current.get();
+        Spans s = current(x);
         if (s != null) {
             endClient(s, failure);
         }
@@ -166,7 +178,7 @@ final class ExchangeSpans implements TracingSupport.Tracer {
 
     @Override
     public void retry(ExchangeView x, String outcome) {
-        Spans s = current.get();
+        Spans s = current(x);
         if (s == null) {
             return;
         }
@@ -193,12 +205,9 @@ final class ExchangeSpans implements TracingSupport.Tracer {
      * the exchange is not sampled or has no trace ids (a request the request screen answered).
      */
     private Spans spans(ExchangeView x) {
-        Spans s = current.get();
-        if (s != null && s.exchange == x) {
+        Spans s = current(x);
+        if (s != null || !x.traceSampled() || x.spanId() == null) {
             return s;
-        }
-        if (!x.traceSampled() || x.spanId() == null) {
-            return null;
         }
         Context parent = x.parentSpanId() == null ? Context.root()
                 : Context.root().with(Span.wrap(SpanContext.createFromRemoteParent(x.traceId(), x.parentSpanId(),
@@ -226,24 +235,51 @@ final class ExchangeSpans implements TracingSupport.Tracer {
                 server.setAttribute(USER_AGENT, agent);
             }
         }
-        s = new Spans(x, server);
-        current.set(s);
+        s = new Spans(server, request == null ? null : grpcMethod(request, x.target()));
+        x.setAttribute(KEY, s);
+        linkToFirst(server, x.connectionAttributes(), SHARES_CONNECTION);
         return s;
+    }
+
+    /** The exchange's spans, or null before the first (or for an exchange not sampled). */
+    private static Spans current(ExchangeView x) {
+        return x.attribute(KEY) instanceof Spans s ? s : null;
+    }
+
+    /**
+     * Links {@code span} to the first traced span of its connection, or makes it that first span: the one the
+     * connection's later exchanges (or attempts) link to. Concurrent streams race for it; one wins, the others link.
+     */
+    private static void linkToFirst(Span span, ConnectionAttributes connection, Attributes shares) {
+        if (connection == null) {
+            return;
+        }
+        SpanContext self = span.getSpanContext();
+        if (connection.putIfAbsent(KEY, self) instanceof SpanContext first && !first.equals(self)) {
+            span.addLink(first, shares);
+        }
     }
 
     /** The end of the exchange: the relayed attempt's client span, then the server span with the outcome. */
     private void end(ExchangeView x) {
         Spans s = spans(x);
-        current.remove();
         if (s == null) {
             return;
         }
+        x.setAttribute(KEY, null);
         ProxyFailure failure = x.failure();
+        if (s.client != null && s.rpc != null && x.grpcStatus() >= 0) {
+            s.client.setAttribute(RPC_GRPC_STATUS, x.grpcStatus());
+        }
         endClient(s, failure != null && failure.source() == ProxyFailure.Source.UPSTREAM ? failure : null);
         Span server = s.server;
         String route = x.routeId();
-        if (route != null) {
+        if (s.rpc != null) {
+            server.updateName(s.rpc);
+        } else if (route != null) {
             server.updateName(x.method() + " " + route);
+        }
+        if (route != null) {
             server.setAttribute(ROUTE, route);
             server.setAttribute(LOOMGATE_ROUTE, route);
         }
@@ -262,7 +298,11 @@ final class ExchangeSpans implements TracingSupport.Tracer {
             server.setAttribute(STATUS, status);
         }
         if (x.grpcStatus() >= 0) {
-            grpc(server, x);
+            server.setAttribute(RPC_SYSTEM, "grpc");
+            if (s.rpc != null) {
+                rpcNames(server, s.rpc);
+            }
+            server.setAttribute(RPC_GRPC_STATUS, x.grpcStatus());
         }
         if (failure != null) {
             server.setAttribute(ERROR_TYPE, failure.kind().name().toLowerCase(Locale.ROOT));
@@ -289,16 +329,27 @@ final class ExchangeSpans implements TracingSupport.Tracer {
         client.end();
     }
 
-    /** gRPC's RPC attributes: {@code /package.Service/Method} and the grpc-status the client got. */
-    private static void grpc(Span server, ExchangeView x) {
-        server.setAttribute(RPC_SYSTEM, "grpc");
-        String path = path(x.target());
-        int slash = path.indexOf('/', 1);
-        if (path.startsWith("/") && slash > 1) {
-            server.setAttribute(RPC_SERVICE, path.substring(1, slash));
-            server.setAttribute(RPC_METHOD, path.substring(slash + 1));
+    /**
+     * The gRPC method of a gRPC call (content-type application/grpc, alone or with a suffix such as +proto),
+     * {@code package.Service/Method} from its path {@code /package.Service/Method}; null otherwise.
+     */
+    static String grpcMethod(RequestHead request, String target) {
+        String type = request.headers().first("Content-Type");
+        if (type == null || !type.regionMatches(true, 0, "application/grpc", 0, 16)
+                || type.length() > 16 && type.charAt(16) != '+' && type.charAt(16) != ';') {
+            return null;
         }
-        server.setAttribute(RPC_GRPC_STATUS, x.grpcStatus());
+        String path = path(target);
+        int slash = path.indexOf('/', 1);
+        return path.startsWith("/") && slash > 1 && slash < path.length() - 1 ? path.substring(1) : null;
+    }
+
+    /** The RPC semantic conventions' names of a gRPC call: rpc.system, rpc.service and rpc.method. */
+    private static void rpcNames(Span span, String rpc) {
+        int slash = rpc.indexOf('/');
+        span.setAttribute(RPC_SYSTEM, "grpc");
+        span.setAttribute(RPC_SERVICE, rpc.substring(0, slash));
+        span.setAttribute(RPC_METHOD, rpc.substring(slash + 1));
     }
 
     private static String path(String target) {

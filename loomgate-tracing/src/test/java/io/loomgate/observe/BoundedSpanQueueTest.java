@@ -2,8 +2,6 @@ package io.loomgate.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.loomgate.proxy.ExchangeView;
-import io.loomgate.proxy.ProxyFailure;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -42,7 +40,9 @@ class BoundedSpanQueueTest {
             int exchanges = 200;
             long t0 = System.nanoTime();
             for (int i = 0; i < exchanges; i++) {
-                View x = View.sampled();
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                TracedExchange x = TracedExchange.get("/x", String.format("%016x%016x", r.nextLong(), r.nextLong() | 1),
+                        String.format("%016x", r.nextLong() | 1), null);
                 tracer.exchangeStart(x);
                 tracer.routeMatched(x);
                 tracer.exchangeEnd(x);
@@ -59,85 +59,6 @@ class BoundedSpanQueueTest {
                 s.close();
             }
             tracer.close();
-        }
-    }
-
-    /** The least an exchange's view says for its server span: sampled, with ids. */
-    private record View(String traceId, String spanId, long startNanos) implements ExchangeView {
-        static View sampled() {
-            ThreadLocalRandom r = ThreadLocalRandom.current();
-            return new View(String.format("%016x%016x", r.nextLong(), r.nextLong() | 1),
-                    String.format("%016x", r.nextLong() | 1), System.nanoTime());
-        }
-
-        @Override
-        public String spanId() {
-            return spanId;
-        }
-
-        @Override
-        public boolean traceSampled() {
-            return true;
-        }
-
-        @Override
-        public String routeId() {
-            return "r";
-        }
-
-        @Override
-        public String method() {
-            return "GET";
-        }
-
-        @Override
-        public String target() {
-            return "/x";
-        }
-
-        @Override
-        public String clientAddress() {
-            return "127.0.0.1";
-        }
-
-        @Override
-        public String upstreamId() {
-            return null;
-        }
-
-        @Override
-        public String endpoint() {
-            return null;
-        }
-
-        @Override
-        public int status() {
-            return 200;
-        }
-
-        @Override
-        public long upstreamNanos() {
-            return -1;
-        }
-
-        @Override
-        public long totalNanos() {
-            return 0;
-        }
-
-        @Override
-        public long bytesIn() {
-            return 0;
-        }
-
-        @Override
-        public long bytesOut() {
-            return 0;
-        }
-
-        @Override
-        public ProxyFailure failure() {
-            return null;
         }
     }
 }
