@@ -9,6 +9,8 @@
 #   bench/ab/run.sh w2 main HEAD                               # git refs: each built once in a worktree
 #   PAIRS=4 bench/ab/run.sh w9-h2c main frame-buffered-wait-2
 #   PROXY=loomgate-conscrypt bench/ab/run.sh w9-tls /tmp/before.jar /tmp/after.jar   # server.ssl.provider: conscrypt
+#   CONFIG_B=bench/configs/gateway-bench-traced.yaml TRACING_RATIO=0.01 bench/ab/run.sh w2 x.jar x.jar   # one jar,
+#       two configs (CONFIG_A, CONFIG_B: each side's gateway config; the shape's own when unset)
 #
 # Shapes and their warm-up as in bench/syscalls (w2, w8, w9-tls, w9-h2c; WARM and CONNS pass through). A jar or a
 # git ref for each side; refs are built with ./mvnw into /tmp/loomgate-ab/<commit>.jar (kept for the next run).
@@ -47,24 +49,26 @@ jar_of() { # a jar path, or a git ref built once into $CACHE/<commit>.jar; print
 JAR_A=$(jar_of "$A")
 JAR_B=$(jar_of "$B")
 
-measure() { # side jar: one bench/syscalls run; prints "cpu rps reads"
-    local out
-    out=$(PROXIES=$PROXY ROUNDS=1 JAR=$2 "$ROOT/bench/syscalls/run.sh" "$SHAPE" 2>&1)
-    awk '/^round/ { for (i = 1; i <= NF; i++) { if ($i == "req/s") rps = $(i - 1); if ($i == "CPU") cpu = $(i + 1) } }
+measure() { # side jar: one bench/syscalls run; prints "cpu rps reads load"
+    local out config
+    if [[ $1 == A ]]; then config=${CONFIG_A:-}; else config=${CONFIG_B:-}; fi
+    out=$(CONFIG=$config PROXIES=$PROXY ROUNDS=1 JAR=$2 "$ROOT/bench/syscalls/run.sh" "$SHAPE" 2>&1)
+    awk '/^round/ { for (i = 1; i <= NF; i++) { if ($i == "req/s") rps = $(i - 1); if ($i == "CPU") cpu = $(i + 1)
+                                                 if ($i == "load") load = $(i + 1) } }
          /system calls per request/ { for (i = 1; i <= NF; i++) if ($i == "read") reads = $(i + 1) }
-         END { if (cpu == "") exit 1; printf "%s %s %s\n", cpu, rps, (reads == "" ? 0 : reads) }' <<< "$out" || {
+         END { if (cpu == "") exit 1; printf "%s %s %s %s\n", cpu, rps, (reads == "" ? 0 : reads), load }' <<< "$out" || {
         echo "$1: bench/syscalls gave no figures:" >&2; echo "$out" >&2; exit 1; }
 }
 
-echo "shape $SHAPE, $PAIRS pairs, $PROXY: A = $A ($JAR_A), B = $B ($JAR_B)"
-printf '%-5s %-4s %-5s %9s %12s %9s\n' pair side time req/s "CPU µs/req" reads/req
+echo "shape $SHAPE, $PAIRS pairs, $PROXY: A = $A ($JAR_A${CONFIG_A:+, $CONFIG_A}), B = $B ($JAR_B${CONFIG_B:+, $CONFIG_B})"
+printf '%-5s %-4s %-5s %9s %12s %9s %6s\n' pair side time req/s "CPU µs/req" reads/req load
 results=()
 for ((p = 1; p <= PAIRS; p++)); do
     if ((p % 2)); then order="A B"; else order="B A"; fi
     for side in $order; do
         if [[ $side == A ]]; then jar=$JAR_A; else jar=$JAR_B; fi
-        read -r cpu rps reads < <(measure "$side" "$jar")
-        printf '%-5s %-4s %-5s %9s %12s %9s\n' "$p" "$side" "$(date +%H:%M)" "$rps" "$cpu" "$reads"
+        read -r cpu rps reads load < <(measure "$side" "$jar")
+        printf '%-5s %-4s %-5s %9s %12s %9s %6s\n' "$p" "$side" "$(date +%H:%M)" "$rps" "$cpu" "$reads" "$load"
         results+=("$p $side $cpu $reads")
     done
 done

@@ -12,6 +12,7 @@
 #   bench/syscalls/run.sh w9-h2c        # the same over h2c (prior knowledge): W9 without TLS
 #   bench/syscalls/run.sh w8            # h2load -c100 -m10 /hello over h2c (W8's shape)
 #   ROUNDS=3 PROXIES="loomgate haproxy" JAR=/tmp/other.jar bench/syscalls/run.sh w2
+#   CONFIG=bench/configs/gateway-bench-traced.yaml TRACING_RATIO=0.01 bench/syscalls/run.sh w2   # another config
 #   PROXIES="floor haproxy loomgate" bench/syscalls/run.sh w2   # bench/floor: the JDK's blocking I/O, nothing else
 #   PROXIES="floor-h2 haproxy loomgate" bench/syscalls/run.sh w9-tls   # W9's floor: a thread per stream, no HTTP work
 #   PROXIES="floor-selector floor-vselector floor" bench/syscalls/run.sh w2   # a Selector of our own reading for them
@@ -39,6 +40,7 @@ case $SHAPE in
     w8) URL=http://127.0.0.1:18081 GW=bench/configs/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-60} ;;
     *) echo "unknown shape $SHAPE (w2, w5, w6, w8, w9-tls, w9-h2c)" >&2; exit 2 ;;
 esac
+GW=${CONFIG:-$GW} # another gateway config for the shape (bench/ab's CONFIG_A, CONFIG_B: e.g. tracing on)
 SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
     connect close socket setsockopt"
 events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)
