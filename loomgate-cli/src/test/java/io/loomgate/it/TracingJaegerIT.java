@@ -29,7 +29,10 @@ import org.junit.jupiter.api.io.TempDir;
  * (child of the client's traceparent, its id the one the origin's traceparent does not carry) with two client spans
  * under it, one per attempt, each with the span id its attempt sent upstream; a gRPC call is a server span with the
  * RPC attributes and a client span under it; concurrent gRPC calls on one HTTP/2 connection, each with its own
- * traceparent, each get their server span under their own parent (a stream's context never leaks to another's).
+ * traceparent, each get their server span under their own parent (a stream's context never leaks to another's), and
+ * the spans that share a connection are linked (Jaeger's FOLLOWS_FROM references): each stream's server span but the
+ * connection's first to that first one's, each attempt's client span on the shared upstream HTTP/2 connection but its
+ * first to that first one's.
  */
 class TracingJaegerIT {
     private static final String SERVICE = "loomgate-it";
@@ -54,20 +57,28 @@ class TracingJaegerIT {
                       - id: rpc
                         uri: h2c://127.0.0.1:${GRPC_PORT}
                         predicates: [ "Path=/test.Echo/**" ]
+                      - id: dead
+                        uri: http://127.0.0.1:${DEAD_PORT}
+                        predicates: [ "Path=/dead/**" ]
                     tracing:
                       enabled: true
                       endpoint: ${OTLP}
                       sampler: 1.0
                       service-name: %s
                     """.formatted(SERVICE));
+            int deadPort;
+            try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
+                deadPort = closed.getLocalPort(); // nothing listens there once closed: connect is refused
+            }
             try (JarProcess gw = JarProcess.start(JarProcess.gatewayJar(), List.of("-Xmx128m"),
                     List.of("serve", "--config", yaml.toString(), "--port", "0", "--admin-port", "0"),
                     Map.of("ORIGIN", origin.uri(), "GRPC_PORT", Integer.toString(grpc.port()),
-                            "OTLP", jaeger.otlpEndpoint()))) {
+                            "DEAD_PORT", Integer.toString(deadPort), "OTLP", jaeger.otlpEndpoint()))) {
                 int port = gw.awaitListening(Duration.ofSeconds(30));
                 retriedRequest(jaeger, origin, port);
                 grpcCall(jaeger, port);
                 concurrentStreams(jaeger, port);
+                upstreamFailure(jaeger, port);
             }
         }
     }
@@ -131,6 +142,26 @@ class TracingJaegerIT {
         assertThat(tag(second, "error.type")).isNull();
     }
 
+    /** An origin that refuses the connection: the 502's spans say why in error.type, and are errors. */
+    private static void upstreamFailure(Jaeger jaeger, int port) throws Exception {
+        String traceId = "6bf92f3577b34da6a3ce929d0e0e4736";
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/dead/x"))
+                .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(502);
+        JsonNode trace = jaeger.awaitTrace(SERVICE, t -> t.path("traceID").asText().equals(traceId)
+                && t.path("spans").size() >= 2, Duration.ofSeconds(30));
+        List<JsonNode> spans = list(trace.path("spans"));
+        assertThat(spans).hasSize(2);
+        for (JsonNode s : spans) {
+            assertThat(tag(s, "error.type")).as(tag(s, "span.kind") + " span").isEqualTo("connect_refused");
+            assertThat(tag(s, "otel.status_code")).as(tag(s, "span.kind") + " span").isEqualTo("ERROR");
+        }
+        JsonNode server = spans.stream().filter(s -> "server".equals(tag(s, "span.kind"))).findFirst().orElseThrow();
+        assertThat(tag(server, "http.response.status_code")).isEqualTo("502");
+    }
+
     private static void grpcCall(Jaeger jaeger, int port) throws Exception {
         ManagedChannel channel = GrpcEcho.plaintext(port);
         try {
@@ -147,7 +178,9 @@ class TracingJaegerIT {
         JsonNode server = spans.stream().filter(s -> "server".equals(tag(s, "span.kind"))).findFirst().orElseThrow();
         JsonNode client = spans.stream().filter(s -> "client".equals(tag(s, "span.kind"))).findFirst().orElseThrow();
         assertThat(server.path("references").size()).as("a trace the gateway started").isZero();
-        assertThat(server.path("operationName").asText()).isEqualTo("POST rpc");
+        assertThat(server.path("operationName").asText()).isEqualTo("test.Echo/Unary");
+        assertThat(tag(server, "http.route")).isEqualTo("rpc");
+        assertThat(tag(server, "rpc.system")).isEqualTo("grpc");
         assertThat(tag(server, "rpc.service")).isEqualTo("test.Echo");
         assertThat(tag(server, "rpc.method")).isEqualTo("Unary");
         assertThat(tag(server, "rpc.grpc.status_code")).isEqualTo("0");
@@ -155,6 +188,11 @@ class TracingJaegerIT {
         assertThat(tag(server, "http.response.status_code")).isEqualTo("200");
         assertThat(parentOf(client)).isEqualTo(server.path("spanID").asText());
         assertThat(tag(client, "http.response.status_code")).isEqualTo("200");
+        assertThat(client.path("operationName").asText()).isEqualTo("test.Echo/Unary");
+        assertThat(tag(client, "rpc.system")).isEqualTo("grpc");
+        assertThat(tag(client, "rpc.service")).isEqualTo("test.Echo");
+        assertThat(tag(client, "rpc.method")).isEqualTo("Unary");
+        assertThat(tag(client, "rpc.grpc.status_code")).isEqualTo("0");
     }
 
     private static void concurrentStreams(Jaeger jaeger, int port) throws Exception {
@@ -186,6 +224,8 @@ class TracingJaegerIT {
         } finally {
             GrpcEcho.close(channel);
         }
+        List<JsonNode> servers = new ArrayList<>();
+        List<JsonNode> clients = new ArrayList<>();
         for (int i = 0; i < calls; i++) {
             String traceId = traceIds.get(i);
             JsonNode trace = jaeger.awaitTrace(SERVICE, t -> t.path("traceID").asText().equals(traceId)
@@ -198,7 +238,42 @@ class TracingJaegerIT {
             JsonNode client = spans.stream().filter(s -> "client".equals(tag(s, "span.kind"))).findFirst()
                     .orElseThrow();
             assertThat(parentOf(client)).isEqualTo(server.path("spanID").asText());
+            servers.add(server);
+            clients.add(client);
         }
+        // One client connection: its first stream's server span is linked to by the three others.
+        List<JsonNode> unlinked = servers.stream().filter(s -> linksOf(s).isEmpty()).toList();
+        assertThat(unlinked).as("the connection's first traced stream").hasSize(1);
+        String first = id(unlinked.get(0).path("spanID").asText());
+        for (JsonNode s : servers) {
+            if (s != unlinked.get(0)) {
+                assertThat(linksOf(s)).as("a later stream's links").containsExactly(first);
+            }
+        }
+        // One upstream HTTP/2 connection (kept from the earlier call, or opened by one of these): every attempt on it
+        // links to its first attempt, or is that one.
+        List<String> upstreamFirst = clients.stream().flatMap(c -> linksOf(c).stream()).distinct().toList();
+        assertThat(upstreamFirst).as("the upstream connection's first traced attempt").hasSize(1);
+        for (JsonNode c : clients) {
+            assertThat(linksOf(c).isEmpty() ? List.of(id(c.path("spanID").asText())) : linksOf(c))
+                    .containsExactlyElementsOf(upstreamFirst);
+        }
+    }
+
+    /** The span ids a span links to (Jaeger shows an OpenTelemetry link as a FOLLOWS_FROM reference). */
+    private static List<String> linksOf(JsonNode span) {
+        List<String> ids = new ArrayList<>();
+        for (JsonNode ref : span.path("references")) {
+            if (ref.path("refType").asText().equals("FOLLOWS_FROM")) {
+                ids.add(id(ref.path("spanID").asText()));
+            }
+        }
+        return ids;
+    }
+
+    /** A span id as Jaeger's JSON may write it (leading zeros dropped), padded back to 16 hex digits. */
+    private static String id(String spanId) {
+        return "0".repeat(Math.max(0, 16 - spanId.length())) + spanId;
     }
 
     private static List<JsonNode> list(JsonNode array) {
