@@ -2,7 +2,7 @@ package io.loomgate.proxy;
 
 import io.loomgate.http.ConnectionAttributes;
 
-/** A read-only view of one exchange for listeners (metrics, access log, tracing). */
+/** A view of one exchange for listeners (metrics, access log, tracing): read-only but for their own attributes. */
 public interface ExchangeView {
 
     /** The route id, or null before a route matched (or when none did). */
