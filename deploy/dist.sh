@@ -3,7 +3,8 @@
 #   loomgate-gateway-<version>.jar     the gateway (serve, validate, demo)
 #   loomgate-<version>.jar             every command (the gateway and the lab)
 #   loomgate-<version>-image.oci.tar   the container image localhost/loomgate:<version> (podman save --format oci-archive)
-#   loomgate-<version>.cdx.json        CycloneDX SBOM of what the jars bundle (cyclonedx-maven-plugin)
+#   loomgate-<version>.cdx.json        CycloneDX SBOM of what the jars bundle (cyclonedx-maven-plugin) and of what the
+#                                      image adds: its JRE, glibc and other OS packages (deploy/image-sbom.py)
 #   THIRD-PARTY.txt                    every library loomgate.jar bundles and its license (license-maven-plugin,
 #                                      checked at build; each jar carries its own list as META-INF/THIRD-PARTY.txt)
 #   THIRD-PARTY-gateway.txt            the same for loomgate-gateway.jar (and the image, which runs it)
@@ -53,12 +54,21 @@ if ! cmp -s "$work/image-gateway.jar" "$target/loomgate-gateway.jar"; then
     exit 1
 fi
 
+# The image's own components (its JRE, its glibc and the other operating-system packages) into the SBOM, read from
+# the image itself (deploy/image-sbom.py says how): the filesystem as exported, the JRE's properties as it runs.
+mkdir "$work/rootfs"
+$PODMAN export "$cid" | tar -x -C "$work/rootfs" --no-same-owner --exclude='dev/*'
+$PODMAN run --rm --health-cmd none --ulimit nofile=20000:20000 --ulimit nproc=4096:4096 --entrypoint /opt/loomgate/jre/bin/java "$image" -XshowSettings:properties -version \
+    2>"$work/java-properties.txt" >/dev/null
+cp "$target/loomgate-$version.cdx.json" "$work/sbom.json"
+python3 "$HERE/deploy/image-sbom.py" "$work/sbom.json" "$work/rootfs" "$work/java-properties.txt"
+
 # 3. The folder.
 rm -rf "$out"
 mkdir -p "$out"
 cp "$target/loomgate-gateway.jar" "$out/loomgate-gateway-$version.jar"
 cp "$target/loomgate.jar" "$out/loomgate-$version.jar"
-cp "$target/loomgate-$version.cdx.json" "$out/loomgate-$version.cdx.json"
+cp "$work/sbom.json" "$out/loomgate-$version.cdx.json"
 cp "$target/third-party/THIRD-PARTY.txt" "$out/THIRD-PARTY.txt"
 cp "$target/third-party/gateway/THIRD-PARTY.txt" "$out/THIRD-PARTY-gateway.txt"
 cp "$HERE/LICENSE" "$HERE/NOTICE" "$HERE/CHANGELOG.md" "$out/"
