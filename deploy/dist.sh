@@ -13,7 +13,8 @@
 # Reproducible: the jars and the SBOM take the POM's project.build.outputTimestamp, and the image is built with the
 # same time (podman build --timestamp: the image's created time and every file in its own layers) from bases made
 # with it too, so two runs on the same commit give the same SHA256SUMS (docs/deployment.md, "The release") but for
-# the image's: its AOT cache holds the profiles of a training run, which differ from build to build.
+# the image's: its AOT cache holds the profiles of a training run, which differ from build to build. A run that finds
+# a previous run's folder checks that its image differs from that one only there (deploy/compare-image-archives.py).
 #   deploy/dist.sh <commit> <version> <outputTimestamp> [maven args]   (not -o: makeBom needs online mode)
 # PODMAN (default "podman --runtime runc") and JDK (the build base's JDK) as in build-local-bases.sh.
 set -euo pipefail
@@ -63,7 +64,12 @@ $PODMAN run --rm --health-cmd none --ulimit nofile=20000:20000 --ulimit nproc=40
 cp "$target/loomgate-$version.cdx.json" "$work/sbom.json"
 python3 "$HERE/deploy/image-sbom.py" "$work/sbom.json" "$work/rootfs" "$work/java-properties.txt"
 
-# 3. The folder.
+# 3. The folder. A previous run's image archive is kept aside to check this one against (step 4).
+previous=""
+if [[ -f $out/loomgate-$version-image.oci.tar ]]; then
+    previous=$work/previous-image.oci.tar
+    mv "$out/loomgate-$version-image.oci.tar" "$previous"
+fi
 rm -rf "$out"
 mkdir -p "$out"
 cp "$target/loomgate-gateway.jar" "$out/loomgate-gateway-$version.jar"
@@ -82,5 +88,11 @@ tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner --format=p
     -cf "$out/loomgate-$version-image.oci.tar" -C "$work/layout" .
 (cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort \
     | xargs sha256sum -- >SHA256SUMS)
+# 4. The image archive is the one file whose checksum changes from run to run: its AOT cache holds a training run's
+# profiles. Against the previous run's, everything else in it must be the same (deploy/compare-image-archives.py).
+if [[ -n $previous ]]; then
+    echo "dist: comparing the image with the previous run's, all but the AOT cache" >&2
+    python3 "$HERE/deploy/compare-image-archives.py" "$previous" "$out/loomgate-$version-image.oci.tar" >&2
+fi
 echo "dist: $out" >&2
 cat "$out/SHA256SUMS"
