@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * SCG's {@code LocalResponseCache} through the gateway with real sockets: what is kept and what is not (issue 37),
- * and every listener kind (HTTP/1.1, h2c, both over TLS) with both upstream kinds (HTTP/1.1, h2c) and the body
+ * and every listener kind (HTTP/1.1, h2c, both over TLS) with every upstream kind (HTTP/1.1 and h2c, each also over
+ * TLS) and the body
  * shapes (empty, fixed, chunked, larger than an entry may be, cut by the origin).
  */
 class LocalResponseCacheTest {
@@ -80,6 +81,22 @@ class LocalResponseCacheTest {
                 uri: ${H2}
                 predicates: [ "Path=/h2/**" ]
                 filters: [ "StripPrefix=1", { name: LocalResponseCache, args: { timeToLive: 10m, size: 1MB, max-entry-size: 200KB } } ]
+            """;
+
+    /** Routes to TLS origins, HTTP/1.1 only and h2 by ALPN, for the matrix. */
+    private static final String TLS_ROUTES = """
+              - id: h1s
+                uri: ${H1S}
+                predicates: [ "Path=/h1s/**" ]
+                filters: [ "StripPrefix=1", "LocalResponseCache=10m,1MB,200KB" ]
+              - id: h2s
+                uri: ${H2S}
+                predicates: [ "Path=/h2s/**" ]
+                filters: [ "StripPrefix=1", "LocalResponseCache=10m,1MB,200KB" ]
+            upstream:
+              http2: true
+              ssl:
+                trust-certificate: ${CA}
             """;
 
     @Test
@@ -162,7 +179,10 @@ class LocalResponseCacheTest {
     void everyListenerAndUpstreamKind() throws Exception {
         TestPki pki = TestPki.create("cache CA");
         TestPki.Issued edge = pki.issue("edge", "localhost", "localhost");
+        TestPki.Issued originCert = pki.issue("origin", "localhost", "localhost");
         try (TestOrigin origin = origin(); H2Origin h2 = H2Origin.h2c();
+             H2Origin h1s = H2Origin.tls(originCert, List.of("http/1.1"));
+             H2Origin h2s = H2Origin.tls(originCert, List.of("h2", "http/1.1"));
              RunningGateway plain = RunningGateway.start("""
                      server:
                        address: 127.0.0.1
@@ -171,7 +191,8 @@ class LocalResponseCacheTest {
                          enabled: true
                      admin:
                        port: 0
-                     """ + ROUTES, Map.of("H1", origin.uri(), "H2", h2.h2cUri()));
+                     """ + ROUTES + TLS_ROUTES, Map.of("H1", origin.uri(), "H2", h2.h2cUri(), "H1S", h1s.httpsUri(),
+                     "H2S", h2s.httpsUri(), "CA", pki.caCert().toString()));
              RunningGateway tls = RunningGateway.start("""
                      server:
                        address: 127.0.0.1
@@ -184,7 +205,8 @@ class LocalResponseCacheTest {
                          certificate-private-key: ${KEY}
                      admin:
                        port: 0
-                     """ + ROUTES, Map.of("H1", origin.uri(), "H2", h2.h2cUri(), "CERT", edge.cert().toString(),
+                     """ + ROUTES + TLS_ROUTES, Map.of("H1", origin.uri(), "H2", h2.h2cUri(), "H1S", h1s.httpsUri(),
+                     "H2S", h2s.httpsUri(), "CA", pki.caCert().toString(), "CERT", edge.cert().toString(),
                      "KEY", edge.key().toString()))) {
             record Listener(String name, List<String> curl, String base) {
             }
@@ -205,7 +227,13 @@ class LocalResponseCacheTest {
                         new Shape("/h1/cut", origin::requestCount, -2, false),
                         new Shape("/h2/bytes/0", h2::requests, 0, true),
                         new Shape("/h2/bytes/150000", h2::requests, 150_000, true),
-                        new Shape("/h2/bytes/250000", h2::requests, 250_000, false)); // over max-entry-size
+                        new Shape("/h2/bytes/250000", h2::requests, 250_000, false), // over max-entry-size
+                        new Shape("/h1s/bytes/0", h1s::requests, 0, true),
+                        new Shape("/h1s/bytes/150000", h1s::requests, 150_000, true),
+                        new Shape("/h1s/bytes/250000", h1s::requests, 250_000, false),
+                        new Shape("/h2s/bytes/0", h2s::requests, 0, true),
+                        new Shape("/h2s/bytes/150000", h2s::requests, 150_000, true),
+                        new Shape("/h2s/bytes/250000", h2s::requests, 250_000, false));
                 for (Shape s : shapes) {
                     String url = l.base() + s.path() + (s.path().contains("?") ? "&" : "?") + "on=" + l.name();
                     String cell = l.name() + " " + s.path();
@@ -231,6 +259,8 @@ class LocalResponseCacheTest {
                     assertThat(s.originCount().getAsInt()).as(cell).isEqualTo(before + (s.kept() ? 1 : 2));
                 }
             }
+            assertThat(h1s.versions()).containsExactly("HTTP/1.1");
+            assertThat(h2s.versions()).containsExactly("HTTP/2.0");
         }
     }
 
