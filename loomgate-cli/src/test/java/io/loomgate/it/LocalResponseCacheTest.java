@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * SCG's {@code LocalResponseCache} through the gateway with real sockets: what is kept and what is not (issue 37),
  * and every listener kind (HTTP/1.1, h2c, both over TLS) with every upstream kind (HTTP/1.1 and h2c, each also over
  * TLS) and the body
- * shapes (empty, fixed, chunked, larger than an entry may be, cut by the origin).
+ * shapes (empty, fixed, chunked, larger than an entry may be, with trailers, cut by the origin).
  */
 class LocalResponseCacheTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -228,6 +228,7 @@ class LocalResponseCacheTest {
                         new Shape("/h2/bytes/0", h2::requests, 0, true),
                         new Shape("/h2/bytes/150000", h2::requests, 150_000, true),
                         new Shape("/h2/bytes/250000", h2::requests, 250_000, false), // over max-entry-size
+                        new Shape("/h2/trailers", h2::requests, -1, false), // trailers: a hit could not replay them
                         new Shape("/h1s/bytes/0", h1s::requests, 0, true),
                         new Shape("/h1s/bytes/150000", h1s::requests, 150_000, true),
                         new Shape("/h1s/bytes/250000", h1s::requests, 250_000, false),
@@ -239,24 +240,42 @@ class LocalResponseCacheTest {
                     String cell = l.name() + " " + s.path();
                     int before = s.originCount().getAsInt();
                     Curled a = curl(l.curl(), url);
-                    Curled b = curl(l.curl(), url);
                     if (s.length() == -2) { // cut by the origin: the client sees a broken body, nothing is kept
+                        Curled b = curl(l.curl(), url);
                         assertThat(a.exit()).as(cell).isNotZero();
                         assertThat(b.exit()).as(cell).isNotZero();
                         assertThat(s.originCount().getAsInt()).as(cell).isEqualTo(before + 2);
                         continue;
                     }
                     assertThat(a.exit()).as(cell + ": " + a.head()).isZero();
-                    assertThat(b.exit()).as(cell + ": " + b.head()).isZero();
-                    assertThat(b.body()).as(cell).isEqualTo(a.body());
                     if (s.length() >= 0) {
-                        assertThat(b.body().length).as(cell).isEqualTo(s.length());
+                        assertThat(a.body().length).as(cell).isEqualTo(s.length());
                     }
-                    assertThat(b.head().toLowerCase()).as(cell).contains(s.kept() ? "\nage: " : "\n");
                     if (!s.kept()) {
+                        Curled b = curl(l.curl(), url);
+                        assertThat(b.exit()).as(cell + ": " + b.head()).isZero();
+                        assertThat(b.body()).as(cell).isEqualTo(a.body());
                         assertThat(b.head().toLowerCase()).as(cell).doesNotContain("\nage: ");
+                        assertThat(s.originCount().getAsInt()).as(cell).isEqualTo(before + 2);
+                        continue;
                     }
-                    assertThat(s.originCount().getAsInt()).as(cell).isEqualTo(before + (s.kept() ? 1 : 2));
+                    // The entry is stored once the gateway has finished the response, which a client that already
+                    // has every byte may not wait for: a request right after may still miss. Poll for the hit.
+                    Curled hit = null;
+                    long deadline = System.nanoTime() + WAIT.toNanos();
+                    while (hit == null && System.nanoTime() < deadline) {
+                        Curled b = curl(l.curl(), url);
+                        assertThat(b.exit()).as(cell + ": " + b.head()).isZero();
+                        assertThat(b.body()).as(cell).isEqualTo(a.body());
+                        hit = b.head().toLowerCase().contains("\nage: ") ? b : null;
+                    }
+                    assertThat(hit).as(cell + ": never served from the cache").isNotNull();
+                    int afterHit = s.originCount().getAsInt();
+                    Curled again = curl(l.curl(), url);
+                    assertThat(again.head().toLowerCase()).as(cell).contains("\nage: ");
+                    assertThat(again.body()).as(cell).isEqualTo(a.body());
+                    assertThat(s.originCount().getAsInt()).as(cell + ": hits do not reach the origin")
+                            .isEqualTo(afterHit);
                 }
             }
             assertThat(h1s.versions()).containsExactly("HTTP/1.1");

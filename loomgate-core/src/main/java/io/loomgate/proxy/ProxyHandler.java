@@ -269,8 +269,9 @@ public final class ProxyHandler implements ExchangeHandler {
         // A gRPC deadline that expired meanwhile may have cancelled the attempt: disarmed first, it cannot cancel it
         // once its connection is back in the pool.
         boolean expired = x.grpc.watch != null && x.grpc.watch.disarm();
-        if (x.responseTap != null && body.isComplete()) {
-            x.responseTap.completed(); // the whole body came and the client took it: no earlier, no otherwise
+        if (x.responseTap != null && body.isComplete() && (trailers == null || trailers.isEmpty())) {
+            // the whole body came and the client took it: no earlier, no otherwise; trailers a tap cannot replay
+            x.responseTap.completed();
         }
         attempt.finish(!expired && body.isComplete() && answer.originKeepsAlive() && !x.upstream.requestBodyCut);
     }
