@@ -3,7 +3,8 @@
 #   loomgate-gateway-<version>.jar     the gateway (serve, validate, demo)
 #   loomgate-<version>.jar             every command (the gateway and the lab)
 #   loomgate-<version>-image.oci.tar   the container image localhost/loomgate:<version> (podman save --format oci-archive)
-#   loomgate-<version>.cdx.json        CycloneDX SBOM of what the jars bundle (cyclonedx-maven-plugin)
+#   loomgate-<version>.cdx.json        CycloneDX SBOM of what the jars bundle (cyclonedx-maven-plugin) and of what the
+#                                      image adds: its JRE, glibc and other OS packages (deploy/image-sbom.py)
 #   THIRD-PARTY.txt                    every library loomgate.jar bundles and its license (license-maven-plugin,
 #                                      checked at build; each jar carries its own list as META-INF/THIRD-PARTY.txt)
 #   THIRD-PARTY-gateway.txt            the same for loomgate-gateway.jar (and the image, which runs it)
@@ -12,7 +13,8 @@
 # Reproducible: the jars and the SBOM take the POM's project.build.outputTimestamp, and the image is built with the
 # same time (podman build --timestamp: the image's created time and every file in its own layers) from bases made
 # with it too, so two runs on the same commit give the same SHA256SUMS (docs/deployment.md, "The release") but for
-# the image's: its AOT cache holds the profiles of a training run, which differ from build to build.
+# the image's: its AOT cache holds the profiles of a training run, which differ from build to build. A run that finds
+# a previous run's folder checks that its image differs from that one only there (deploy/compare-image-archives.py).
 #   deploy/dist.sh <commit> <version> <outputTimestamp> [maven args]   (not -o: makeBom needs online mode)
 # PODMAN (default "podman --runtime runc") and JDK (the build base's JDK) as in build-local-bases.sh.
 set -euo pipefail
@@ -53,12 +55,26 @@ if ! cmp -s "$work/image-gateway.jar" "$target/loomgate-gateway.jar"; then
     exit 1
 fi
 
-# 3. The folder.
+# The image's own components (its JRE, its glibc and the other operating-system packages) into the SBOM, read from
+# the image itself (deploy/image-sbom.py says how): the filesystem as exported, the JRE's properties as it runs.
+mkdir "$work/rootfs"
+$PODMAN export "$cid" | tar -x -C "$work/rootfs" --no-same-owner --exclude='dev/*'
+$PODMAN run --rm --health-cmd none --ulimit nofile=20000:20000 --ulimit nproc=4096:4096 --entrypoint /opt/loomgate/jre/bin/java "$image" -XshowSettings:properties -version \
+    2>"$work/java-properties.txt" >/dev/null
+cp "$target/loomgate-$version.cdx.json" "$work/sbom.json"
+python3 "$HERE/deploy/image-sbom.py" "$work/sbom.json" "$work/rootfs" "$work/java-properties.txt"
+
+# 3. The folder. A previous run's image archive is kept aside to check this one against (step 4).
+previous=""
+if [[ -f $out/loomgate-$version-image.oci.tar ]]; then
+    previous=$work/previous-image.oci.tar
+    mv "$out/loomgate-$version-image.oci.tar" "$previous"
+fi
 rm -rf "$out"
 mkdir -p "$out"
 cp "$target/loomgate-gateway.jar" "$out/loomgate-gateway-$version.jar"
 cp "$target/loomgate.jar" "$out/loomgate-$version.jar"
-cp "$target/loomgate-$version.cdx.json" "$out/loomgate-$version.cdx.json"
+cp "$work/sbom.json" "$out/loomgate-$version.cdx.json"
 cp "$target/third-party/THIRD-PARTY.txt" "$out/THIRD-PARTY.txt"
 cp "$target/third-party/gateway/THIRD-PARTY.txt" "$out/THIRD-PARTY-gateway.txt"
 cp "$HERE/LICENSE" "$HERE/NOTICE" "$HERE/CHANGELOG.md" "$out/"
@@ -72,5 +88,11 @@ tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner --format=p
     -cf "$out/loomgate-$version-image.oci.tar" -C "$work/layout" .
 (cd "$out" && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%f\n' | LC_ALL=C sort \
     | xargs sha256sum -- >SHA256SUMS)
+# 4. The image archive is the one file whose checksum changes from run to run: its AOT cache holds a training run's
+# profiles. Against the previous run's, everything else in it must be the same (deploy/compare-image-archives.py).
+if [[ -n $previous ]]; then
+    echo "dist: comparing the image with the previous run's, all but the AOT cache" >&2
+    python3 "$HERE/deploy/compare-image-archives.py" "$previous" "$out/loomgate-$version-image.oci.tar" >&2
+fi
 echo "dist: $out" >&2
 cat "$out/SHA256SUMS"

@@ -216,7 +216,7 @@ class ScgDocumentedExamplesTest {
                 "requestsize-gatewayfilter-factory", "rewritepath-gatewayfilter-factory",
                 "setpath-gatewayfilter-factory", "setrequestheader-gatewayfilter-factory",
                 "setresponseheader-gatewayfilter-factory", "stripprefix-gatewayfilter-factory",
-                "circuitbreaker-gatewayfilter-factory"}) {
+                "circuitbreaker-gatewayfilter-factory", "localresponsecache-gatewayfilter-factory"}) {
             assertThat(routes(name).routes()).as(name).hasSize(1);
         }
         assertThat(routes("setstatus-gatewayfilter-factory").routes()).hasSize(2);
@@ -232,8 +232,6 @@ class ScgDocumentedExamplesTest {
                         "filter 'RemoveJsonAttributesResponseBody' is not supported: it rewrites JSON bodies"),
                 Map.entry("requestheadertorequesturi-gatewayfilter-factory",
                         "filter 'RequestHeaderToRequestUri' is not supported: it lets a header choose the origin"),
-                Map.entry("localresponsecache-gatewayfilter-factory",
-                        "filter 'LocalResponseCache' is not supported: not implemented yet"),
                 // "uri: no://op" (SetRequestUri's page) is refused before the filter is.
                 Map.entry("seturi-gatewayfilter-factory", "uri: expected http://host:port"),
                 // These pages name their origin by lb://, a service this file does not declare under upstreams:

@@ -24,6 +24,7 @@ final class RouteReader {
             "outlier-detection", "dns-refresh");
     private static final List<String> COMPONENT_KEYS = List.of("name", "args");
     static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+    private static final String LOCAL_RESPONSE_CACHE = "LocalResponseCache";
 
     private final String file;
     private final Map<String, UpstreamSpec> upstreams;
@@ -55,6 +56,10 @@ final class RouteReader {
             RouteSpec r = route(items.get(i), "routes[" + i + "]");
             if (!shared.isEmpty()) {
                 List<RouteSpec.ComponentSpec> filters = new ArrayList<>(shared);
+                if (r.filters().stream().anyMatch(f -> f.name().equals(LOCAL_RESPONSE_CACHE))) {
+                    // SCG's global response cache steps aside for a route that has its own
+                    filters.removeIf(f -> f.name().equals(LOCAL_RESPONSE_CACHE));
+                }
                 filters.addAll(r.filters());
                 r = r.withFilters(filters); // keeps the route's balancing, upgrades and DNS refresh
             }

@@ -104,6 +104,7 @@ final class ScgLayout {
 
         String gatewayRoot = null;
         Leaf response = null;
+        Map<String, Leaf> responseCache = new LinkedHashMap<>();
         for (Leaf leaf : leaves.values()) {
             String root0 = gatewayRoot(leaf.path());
             if (root0 != null) {
@@ -141,6 +142,9 @@ final class ScgLayout {
                     }
                     case "httpclient.connecttimeout" -> upstreamConnectTimeout(out, rest, leaf);
                     case "httpclient.responsetimeout" -> response = leaf;
+                    case "filter.localresponsecache.enabled", "filter.localresponsecache.size",
+                         "filter.localresponsecache.timetolive", "filter.localresponsecache.request.nocachestrategy",
+                         "globalfilter.localresponsecache.enabled" -> responseCache.put(rel, leaf);
                     default -> refuse(leaf, GATEWAY_REASONS.getOrDefault(rel.split("\\.")[0],
                             "has no equivalent in Loomgate"));
                 }
@@ -161,8 +165,70 @@ final class ScgLayout {
         if (response != null) {
             applyResponseTimeout(out, response);
         }
+        globalResponseCache(responseCache, out);
         redis(leaves, out, rest);
         return new Translation(new YamlNode.Mapping(List.copyOf(out), mapping.line()), List.copyOf(dropped), true);
+    }
+
+    /**
+     * SCG's {@code filter.local-response-cache.*}: with {@code enabled: true} (and
+     * {@code global-filter.local-response-cache.enabled} not false, SCG's default) every route gets a response cache,
+     * one store for all of them, with {@code size} and {@code time-to-live}: here a {@code LocalResponseCache} in
+     * {@code default-filters}, which a route's own {@code LocalResponseCache} replaces, as in SCG. Without the global
+     * cache, size and time-to-live would be the route filters' defaults, which Loomgate does not have: refused, with
+     * where to write them. {@code request.no-cache-strategy} is kept only at SCG's default, skip-update-cache-entry.
+     */
+    private void globalResponseCache(Map<String, Leaf> keys, List<YamlNode.Entry> out) throws ConfigException {
+        Leaf strategy = keys.get("filter.localresponsecache.request.nocachestrategy");
+        if (strategy != null && !(strategy.entry().value() instanceof YamlNode.Scalar sc
+                && sc.text().trim().replace('-', '_').equalsIgnoreCase("SKIP_UPDATE_CACHE_ENTRY"))) {
+            refuse(strategy, "Loomgate's cache keeps an entry when a client's no-cache fetches a fresh answer "
+                    + "(skip-update-cache-entry); update-cache-entry is not supported");
+        }
+        Leaf enabled = keys.get("filter.localresponsecache.enabled");
+        Leaf global = keys.get("globalfilter.localresponsecache.enabled");
+        boolean on = enabled != null && isTrue(enabled.entry().value())
+                && (global == null || isTrue(global.entry().value()));
+        Leaf size = keys.get("filter.localresponsecache.size");
+        Leaf ttl = keys.get("filter.localresponsecache.timetolive");
+        if (!on) {
+            for (Leaf l : new Leaf[] {size, ttl}) {
+                if (l != null) {
+                    refuse(l, "without the global cache (filter.local-response-cache.enabled: true and "
+                            + "global-filter.local-response-cache.enabled not false) it is a default for routes' "
+                            + "LocalResponseCache filters, which Loomgate has not: write it on each, "
+                            + "LocalResponseCache=timeToLive,size");
+                }
+            }
+            return;
+        }
+        Map<String, YamlNode> args = new LinkedHashMap<>();
+        if (ttl != null) {
+            args.put("timeToLive", ttl.entry().value());
+        }
+        if (size != null) {
+            args.put("size", size.entry().value());
+        }
+        List<YamlNode.Entry> argEntries = new ArrayList<>();
+        args.forEach((k, v) -> argEntries.add(new YamlNode.Entry(k, v.line(), v)));
+        YamlNode filter = new YamlNode.Mapping(List.of(
+                new YamlNode.Entry("name", enabled.entry().line(), new YamlNode.Scalar("LocalResponseCache",
+                        enabled.entry().line(), false, false)),
+                new YamlNode.Entry("args", enabled.entry().line(),
+                        new YamlNode.Mapping(List.copyOf(argEntries), enabled.entry().line()))),
+                enabled.entry().line());
+        for (int i = 0; i < out.size(); i++) {
+            YamlNode.Entry e = out.get(i);
+            if (Section.canonical(e.key()).equals("defaultfilters") && e.value() instanceof YamlNode.Sequence seq) {
+                List<YamlNode> items = new ArrayList<>(seq.items());
+                items.add(filter);
+                out.set(i, new YamlNode.Entry(e.key(), e.line(), new YamlNode.Sequence(List.copyOf(items),
+                        seq.line())));
+                return;
+            }
+        }
+        out.add(new YamlNode.Entry("default-filters", enabled.entry().line(),
+                new YamlNode.Sequence(List.of(filter), enabled.entry().line())));
     }
 
     private static String gatewayRoot(String path) {
@@ -227,6 +293,11 @@ final class ScgLayout {
             out.add(r);
             out.add(r + ".globalcors");
             out.add(r + ".httpclient");
+            out.add(r + ".filter");
+            out.add(r + ".filter.localresponsecache");
+            out.add(r + ".filter.localresponsecache.request");
+            out.add(r + ".globalfilter");
+            out.add(r + ".globalfilter.localresponsecache");
         }
         return Set.copyOf(out);
     }

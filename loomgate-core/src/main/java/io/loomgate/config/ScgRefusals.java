@@ -8,7 +8,6 @@ import java.util.Map;
  * its reasons are docs/scg-compatibility.md's.
  */
 final class ScgRefusals {
-    private static final String NOT_YET = "not implemented yet (issue 37); ";
     private static final Map<String, String> PREDICATES = Map.of(
             "ReadBody", "it runs a Java predicate on the body, written in Spring code; register a PredicateFactory",
             "CloudFoundryRouteService", "Cloud Foundry route services are not supported",
@@ -27,7 +26,6 @@ final class ScgRefusals {
             Map.entry("CacheRequestBody", "it keeps the body in an exchange attribute, as a Java bodyClass, for Java "
                     + "code to read (ReadBody, a custom filter); Loomgate streams bodies and no filter reads them "
                     + "(Retry keeps the body for replay up to max-replay-size)"),
-            Map.entry("LocalResponseCache", NOT_YET + "no Loomgate equivalent yet"),
             Map.entry("RemoveJsonAttributesResponseBody", "it rewrites JSON bodies; register a FilterFactory"),
             Map.entry("Hystrix", "Hystrix is gone from SCG too; use CircuitBreaker"));
 

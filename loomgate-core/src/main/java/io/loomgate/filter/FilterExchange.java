@@ -70,4 +70,13 @@ public interface FilterExchange {
     default void limitRequestBody(long maxBytes) {
         throw new UnsupportedOperationException("this exchange cannot limit its request body");
     }
+
+    /**
+     * Lets {@code tap} see the response body as it is relayed (call after proceed returned, with the origin's head in
+     * {@link #response()}). Only a filter that asks pays: a response without a tap is relayed as before. Ignored for a
+     * local reply, a tunnel (101) or a response the breaker replaced.
+     */
+    default void tapResponseBody(ResponseBodyTap tap) {
+        throw new UnsupportedOperationException("this exchange cannot tap its response body");
+    }
 }

@@ -31,7 +31,8 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             RewriteResponseHeaderFilter.FACTORY,
             PreserveHostHeaderFilter.FACTORY,
             RewriteRequestParameterFilter.FACTORY,
-            RewriteLocationResponseHeaderFilter.FACTORY);
+            RewriteLocationResponseHeaderFilter.FACTORY,
+            LocalResponseCacheFilter.FACTORY);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

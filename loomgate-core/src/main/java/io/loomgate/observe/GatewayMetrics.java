@@ -72,6 +72,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     private final BoundedRing<RecentError> recentErrors = new BoundedRing<>(RECENT_ERRORS);
     private final CarrierPool carriers = new CarrierPool();
     private final RateLimitMeters rateLimits;
+    private final CacheMeters caches;
     private volatile JvmGcMetrics gcMetrics;
     private volatile PinnedEventMonitor threadMonitor;
     /** The upstreams served now, for the per-endpoint meters; null before {@link #bindUpstreams}. */
@@ -96,6 +97,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
                 .description("Client connections accepted but closed unserved because the listener was stopping")
                 .register(registry);
         rateLimits = new RateLimitMeters(registry);
+        caches = new CacheMeters(registry);
         rateLimits.registerStore("redis");
     }
 
@@ -343,6 +345,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         if (grpc >= 0) {
             m.grpcFinished(grpc);
         }
+        caches.finished(m.routeId, exchange);
         return m;
     }
 

@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.filter.FilterExchange;
+import io.loomgate.filter.ResponseBodyTap;
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -46,6 +47,8 @@ final class Exchange implements FilterExchange, ExchangeView {
     InetAddress client; // resolved once, before routing (ForwardedHeaders.clientIp)
     /** The response body being relayed: a gRPC call that fails after its head still ends with trailers here. */
     ServerExchange.ResponseBody responseOut;
+    /** What a filter asked to see of the response body (a response cache); null for none, the usual case. */
+    ResponseBodyTap responseTap;
 
     Exchange(ServerExchange downstream, long startNanos) {
         this.downstream = downstream;
@@ -175,6 +178,24 @@ final class Exchange implements FilterExchange, ExchangeView {
      */
     BodyInputStream clientBody() {
         return bodyCap.apply(downstream.requestBody());
+    }
+
+    @Override
+    public void tapResponseBody(ResponseBodyTap tap) {
+        ResponseBodyTap before = responseTap;
+        responseTap = before == null ? tap : new ResponseBodyTap() { // two caches on one route: each gets it all
+            @Override
+            public void bytes(byte[] b, int off, int len) {
+                before.bytes(b, off, len);
+                tap.bytes(b, off, len);
+            }
+
+            @Override
+            public void completed() {
+                before.completed();
+                tap.completed();
+            }
+        };
     }
 
     @Override

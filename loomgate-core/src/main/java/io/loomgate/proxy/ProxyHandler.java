@@ -196,6 +196,7 @@ public final class ProxyHandler implements ExchangeHandler {
             x.upstream.attempt.close();
         }
         x.upstream.head = null;
+        x.responseTap = null; // it saw the answer the fallback replaces
         String path = BreakerCall.expand(fallback.path(), x.variables);
         x.request = x.request.withPath(path);
         BoundRoutes.Match m = routes.match(x.request, x.client);
@@ -244,7 +245,9 @@ public final class ProxyHandler implements ExchangeHandler {
         long length = x.upstream.framing instanceof BodyFraming.Fixed f ? f.length() : -1;
         Headers trailers;
         try {
-            x.outcome.bytesOut = BodyRelay.copy(body, out, length);
+            // A tapped body goes through the tap's stream, so never the direct path: only routes that tap pay.
+            x.outcome.bytesOut = BodyRelay.copy(body, x.responseTap == null ? out
+                    : new TappedResponseBody(out, x.responseTap), length);
             trailers = body.trailers();
             out.finish(trailers);
         } catch (IOException e) {
@@ -266,6 +269,10 @@ public final class ProxyHandler implements ExchangeHandler {
         // A gRPC deadline that expired meanwhile may have cancelled the attempt: disarmed first, it cannot cancel it
         // once its connection is back in the pool.
         boolean expired = x.grpc.watch != null && x.grpc.watch.disarm();
+        if (x.responseTap != null && body.isComplete() && (trailers == null || trailers.isEmpty())) {
+            // the whole body came and the client took it: no earlier, no otherwise; trailers a tap cannot replay
+            x.responseTap.completed();
+        }
         attempt.finish(!expired && body.isComplete() && answer.originKeepsAlive() && !x.upstream.requestBodyCut);
     }
 

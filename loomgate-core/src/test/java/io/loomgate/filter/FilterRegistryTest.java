@@ -29,7 +29,7 @@ class FilterRegistryTest {
                 "SetResponseHeader", "RemoveResponseHeader", "SetStatus", "RedirectTo", "SetRequestHostHeader",
                 "MapRequestHeader", "AddRequestHeadersIfNotPresent", "DedupeResponseHeader",
                 "AddRequestParameter", "RemoveRequestParameter", "RewriteResponseHeader", "PreserveHostHeader",
-                "RewriteRequestParameter", "RewriteLocationResponseHeader");
+                "RewriteRequestParameter", "RewriteLocationResponseHeader", "LocalResponseCache");
         assertThat(registry.find("StripPrefix")).isNotNull();
         assertThat(registry.find("stripprefix")).isNull();
     }

@@ -2,6 +2,7 @@ package io.loomgate.testkit;
 
 import io.loomgate.filter.FilterChain;
 import io.loomgate.filter.FilterExchange;
+import io.loomgate.filter.ResponseBodyTap;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -25,6 +26,8 @@ public final class TestExchange implements FilterExchange {
     public byte[] localBody;
     public int localReplies;
     public long bodyLimit = -1;
+    /** The tap a filter asked for; the test plays the proxy's part (bytes, then completed or not). */
+    public ResponseBodyTap tap;
 
     public TestExchange(String method, String target) {
         this.request = new RequestHead(method, target, "HTTP/1.1", new Headers().add("Host", "gw.example.com"));
@@ -126,5 +129,10 @@ public final class TestExchange implements FilterExchange {
     @Override
     public void limitRequestBody(long maxBytes) {
         bodyLimit = maxBytes;
+    }
+
+    @Override
+    public void tapResponseBody(ResponseBodyTap tap) {
+        this.tap = tap;
     }
 }
