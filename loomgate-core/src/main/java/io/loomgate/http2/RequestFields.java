@@ -4,6 +4,7 @@ import io.loomgate.http.Headers;
 import io.loomgate.http.HostSyntax;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.RequestTargetChars;
+import io.loomgate.http.Tokens;
 
 /**
  * Turns one decoded request header block into the same {@link RequestHead} the HTTP/1.1 side makes, refusing what
@@ -161,7 +162,7 @@ final class RequestFields implements HpackDecoder.FieldSink {
                 // The request line's rule (RFC 9112 §3.2), so HTTP/2 forwards no target HTTP/1.1 would refuse.
                 problem = RequestTargetChars.describe(path.charAt(RequestTargetChars.firstRefused(path)))
                         + " in :path (RFC 9112 §3.2)";
-            } else if (!validName(method.toLowerCase(java.util.Locale.ROOT))) {
+            } else if (!Tokens.isToken(method)) { // any case: a method is no field name (no lower-cased copy)
                 problem = "invalid :method";
             }
         }

@@ -11,6 +11,11 @@ final class DotSegments {
     }
 
     static boolean present(String path) {
+        // Every request passes here and almost no path holds a dot or a '%' at all: two scans the JIT vectorises
+        // settle those without walking the segments (W8's /hello spent ~1.7% of its CPU in the walk).
+        if (path.indexOf('.') < 0 && path.indexOf('%') < 0) {
+            return false;
+        }
         int n = path.length();
         int start = 0;
         while (start <= n) {

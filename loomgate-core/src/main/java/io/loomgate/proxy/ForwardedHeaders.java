@@ -51,21 +51,31 @@ final class ForwardedHeaders {
 
     void apply(Headers h, InetSocketAddress client, InetSocketAddress local, String clientHost, TlsInfo tls) {
         String proto = tls == null ? "http" : "https";
-        h.remove(CLIENT_CERT);
-        if (tls != null && tls.clientCertificate() != null) {
-            h.set(CLIENT_CERT, clientCert(tls.clientCertificate()));
-        }
         InetAddress addr = client.getAddress();
         String ip = addr.getHostAddress();
+        String element = "for=" + forwardedNode(addr, ip) + ";proto=" + proto
+                + (clientHost == null ? "" : ";host=" + quoteIfNeeded(clientHost));
         boolean trusted = isTrusted(addr);
-        if (!trusted) {
-            stripped.removeFrom(h);
-            h.remove("X-Forwarded-For");
-            h.remove("X-Forwarded-Proto");
-            h.remove("X-Forwarded-Host");
-            h.remove("X-Forwarded-Port");
-            h.remove("Forwarded");
+        if (trusted) {
+            h.remove(CLIENT_CERT);
+        } else {
+            removeUntrusted(h);
         }
+        if (tls != null && tls.clientCertificate() != null) {
+            h.add(CLIENT_CERT, clientCert(tls.clientCertificate())); // removed above either way
+        }
+        if (trusted) {
+            appendToTrustedChain(h, ip, proto, local, clientHost, element);
+        } else {
+            addOwn(h, ip, proto, local, clientHost, element);
+        }
+        String via = joined(h, "Via");
+        h.set("Via", via == null ? VIA : via + ", " + VIA);
+    }
+
+    /** A trusted proxy's forwarding fields are kept: the peer is appended to its lists, missing fields are added. */
+    private static void appendToTrustedChain(Headers h, String ip, String proto, InetSocketAddress local,
+                                             String clientHost, String element) {
         String xff = joined(h, "X-Forwarded-For");
         h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
         if (!h.contains("X-Forwarded-Proto")) {
@@ -77,12 +87,46 @@ final class ForwardedHeaders {
         if (!h.contains("X-Forwarded-Port")) {
             h.set("X-Forwarded-Port", Integer.toString(local.getPort()));
         }
-        String element = "for=" + forwardedNode(addr, ip) + ";proto=" + proto
-                + (clientHost == null ? "" : ";host=" + quoteIfNeeded(clientHost));
         String fwd = joined(h, "Forwarded");
         h.set("Forwarded", fwd == null ? element : fwd + ", " + element);
-        String via = joined(h, "Via");
-        h.set("Via", via == null ? VIA : via + ", " + VIA);
+    }
+
+    /**
+     * Anyone else's forwarding fields, X-Forwarded-Client-Cert and the stripped fields, in one pass over the fields
+     * from the end, so that a removal moves nothing still to see. (A removal per name and then a lookup per name were
+     * a dozen passes over every field for each request: ~2% of W8's CPU.)
+     */
+    private void removeUntrusted(Headers h) {
+        for (int i = h.size() - 1; i >= 0; i--) {
+            String name = h.name(i);
+            if (isForwardingField(name) || stripped.matches(name)) {
+                h.removeAt(i);
+            }
+        }
+    }
+
+    /** The gateway's own forwarding fields, once {@link #removeUntrusted} left none of these names to look up. */
+    private static void addOwn(Headers h, String ip, String proto, InetSocketAddress local, String clientHost,
+                               String element) {
+        h.add("X-Forwarded-For", ip);
+        h.add("X-Forwarded-Proto", proto);
+        if (clientHost != null) {
+            h.add("X-Forwarded-Host", clientHost);
+        }
+        h.add("X-Forwarded-Port", Integer.toString(local.getPort()));
+        h.add("Forwarded", element);
+    }
+
+    /** The fields only the gateway may write for an untrusted client, ignoring case; the length rules most out. */
+    static boolean isForwardingField(String name) {
+        return switch (name.length()) {
+            case 9 -> name.equalsIgnoreCase("Forwarded");
+            case 15 -> name.equalsIgnoreCase("X-Forwarded-For");
+            case 16 -> name.equalsIgnoreCase("X-Forwarded-Host") || name.equalsIgnoreCase("X-Forwarded-Port");
+            case 17 -> name.equalsIgnoreCase("X-Forwarded-Proto");
+            case 23 -> name.equalsIgnoreCase(CLIENT_CERT);
+            default -> false;
+        };
     }
 
     /** Envoy's XFCC element for a certificate: its SHA-256 hash (lower-case hex) and its subject, quoted. */

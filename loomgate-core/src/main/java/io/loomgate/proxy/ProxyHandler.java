@@ -65,7 +65,12 @@ public final class ProxyHandler implements ExchangeHandler {
         try {
             exchange(downstream);
         } finally {
-            LogContext.leave(); // the thread may go on to the connection's next request: its lines are not this one's
+            // An HTTP/1.1 connection's thread goes on to its next request, whose lines are not this one's. An HTTP/2
+            // stream's thread ends here: clearing the MDC of a thread that ends (four ThreadLocal writes) was ~1% of
+            // W8's CPU.
+            if (!downstream.threadEndsWithExchange()) {
+                LogContext.leave();
+            }
         }
     }
 

@@ -45,6 +45,12 @@ final class Http2ServerExchange extends ConnectionExchange {
         stream.onClientCancel(action);
     }
 
+    /** Each stream's handler runs on a virtual thread of its own (ServerFrames), which ends after it. */
+    @Override
+    public boolean threadEndsWithExchange() {
+        return true;
+    }
+
     @Override
     public void sendInterim(ResponseHead head) throws IOException {
         checkInterim(head);

@@ -117,6 +117,15 @@ public interface ServerExchange {
     boolean isResponseStarted();
 
     /**
+     * Whether the handler's thread ends with this exchange (an HTTP/2 stream's own thread), so what the handler put
+     * in thread-local state for it (the log MDC) goes with the thread; false when the thread goes on to the
+     * connection's next request.
+     */
+    default boolean threadEndsWithExchange() {
+        return false;
+    }
+
+    /**
      * Takes back a started response none of whose bytes has reached the client yet (its head still sits in the
      * write buffer), so a failure found that early can be answered with a status of its own instead of a bare close.
      * Returns whether it was taken back; false once any byte was sent, and by default.

@@ -111,4 +111,21 @@ class RequestTranslationTest {
                     .headers().first("host")).isEqualTo(authority);
         }
     }
+
+    @Test
+    void aMethodIsATokenInAnyCase() throws Exception {
+        for (String method : List.of("GET", "PROPFIND", "m-search", "Patch")) {
+            assertThat(translate(":method", method, ":scheme", "http", ":path", "/", ":authority", "a.test").method())
+                    .isEqualTo(method);
+        }
+    }
+
+    @Test
+    void aMethodThatIsNoTokenIsMalformed() {
+        // U+212A (Kelvin sign) lower-cases to an ASCII 'k': only the method as sent may be checked
+        for (String method : List.of("GE T", "G\u212AT", "GET(", "\u00e9")) {
+            assertThatThrownBy(() -> translate(":method", method, ":scheme", "http", ":path", "/", ":authority",
+                    "a.test")).isInstanceOf(Http2Exception.class).hasMessageContaining("invalid :method");
+        }
+    }
 }

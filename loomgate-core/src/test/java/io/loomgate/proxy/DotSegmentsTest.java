@@ -1,0 +1,22 @@
+package io.loomgate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** Dot-segments, written plainly or percent-encoded, anywhere in the path; dots inside names are no segment. */
+class DotSegmentsTest {
+    @ParameterizedTest
+    @ValueSource(strings = {"/.", "/..", "/a/./b", "/a/../b", "/a/%2e%2E/b", "/a/%2E", "/a/.%2e", "/%2e/", "/a/..//"})
+    void found(String path) {
+        assertThat(DotSegments.present(path)).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/", "/hello", "/api/data", "/a%20b/c", "/a/%2f/b", "/a/%2e%2e%2e", "/.well-known/x",
+        "/a..b", "/...", "/v1.2/x", "/a/%2ex"})
+    void notFound(String path) {
+        assertThat(DotSegments.present(path)).isFalse();
+    }
+}

@@ -1,0 +1,92 @@
+package io.loomgate.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.http.Cidr;
+import io.loomgate.http.Headers;
+import io.loomgate.http.IpLiteral;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The forwarding fields as the origin gets them, field by field and in order: an untrusted client's own copies (in
+ * any case, repeated) and the stripped fields go, the gateway's are appended; a trusted proxy's chain is kept and
+ * extended. Pins what the one-pass removal of the untrusted path must keep doing.
+ */
+class ForwardedHeadersTest {
+    private final ForwardedHeaders forwarded = new ForwardedHeaders(List.of(Cidr.parse("10.0.0.0/8")));
+    private final InetSocketAddress local = new InetSocketAddress(IpLiteral.parse("127.0.0.1"), 8443);
+
+    private static List<String> fields(Headers h) {
+        List<String> out = new ArrayList<>();
+        h.forEach((n, v) -> out.add(n + ": " + v));
+        return out;
+    }
+
+    private static Headers clientSent() {
+        return new Headers()
+                .add("host", "api.example")
+                .add("x-forwarded-for", "6.6.6.6")
+                .add("Accept", "*/*")
+                .add("X-FORWARDED-PROTO", "https")
+                .add("x-real-ip", "6.6.6.6")
+                .add("Forwarded", "for=6.6.6.6")
+                .add("x-envoy-original-path", "/admin")
+                .add("X-Forwarded-Host", "evil.example")
+                .add("x-forwarded-port", "1")
+                .add("X-Forwarded-Client-Cert", "Hash=forged")
+                .add("Via", "1.1 client-side")
+                .add("X-Forwarded-For", "7.7.7.7")
+                .add("user-agent", "t");
+    }
+
+    @Test
+    void anUntrustedClientsForwardingAndStrippedFieldsAreReplacedByTheGatewaysOwn() {
+        Headers h = clientSent();
+        forwarded.apply(h, new InetSocketAddress(IpLiteral.parse("198.51.100.4"), 5000), local, "api.example");
+        assertThat(fields(h)).containsExactly(
+                "host: api.example",
+                "Accept: */*",
+                "Via: 1.1 client-side, 1.1 loomgate",
+                "user-agent: t",
+                "X-Forwarded-For: 198.51.100.4",
+                "X-Forwarded-Proto: http",
+                "X-Forwarded-Host: api.example",
+                "X-Forwarded-Port: 8443",
+                "Forwarded: for=198.51.100.4;proto=http;host=api.example");
+    }
+
+    @Test
+    void aTrustedProxysChainIsExtendedAndOnlyItsClientCertificateGoes() {
+        Headers h = clientSent();
+        forwarded.apply(h, new InetSocketAddress(IpLiteral.parse("10.1.2.3"), 5000), local, null);
+        assertThat(fields(h)).containsExactly(
+                "host: api.example",
+                "x-forwarded-for: 6.6.6.6, 7.7.7.7, 10.1.2.3",
+                "Accept: */*",
+                "X-FORWARDED-PROTO: https",
+                "x-real-ip: 6.6.6.6",
+                "Forwarded: for=6.6.6.6, for=10.1.2.3;proto=http",
+                "x-envoy-original-path: /admin",
+                "X-Forwarded-Host: evil.example",
+                "x-forwarded-port: 1",
+                "Via: 1.1 client-side, 1.1 loomgate",
+                "user-agent: t");
+    }
+
+    @Test
+    void withNoFieldsToRemoveTheGatewaysAreAppended() {
+        Headers h = new Headers().add("accept", "x");
+        forwarded.apply(h, new InetSocketAddress(IpLiteral.parse("2001:db8::1"), 5000), local, "h:8443");
+        assertThat(fields(h)).containsExactly(
+                "accept: x",
+                "X-Forwarded-For: 2001:db8:0:0:0:0:0:1",
+                "X-Forwarded-Proto: http",
+                "X-Forwarded-Host: h:8443",
+                "X-Forwarded-Port: 8443",
+                "Forwarded: for=\"[2001:db8:0:0:0:0:0:1]\";proto=http;host=\"h:8443\"",
+                "Via: 1.1 loomgate");
+    }
+}
