@@ -29,6 +29,7 @@ MEMORY=${MEMORY:-256m}
 IMAGE=${IMAGE:-localhost/loomgate:0.1.0}
 JDK=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 # Not the harness's ports (18080, 18081): another run of it may be going on.
+TOKEN=bench-token-0123456789abcdef0123456789 # the admin listener's, for /metrics
 HOST=127.0.0.1 ORIGIN_PORT=${ORIGIN_PORT:-23080} PORT=${PORT:-23081} ADMIN_PORT=${ADMIN_PORT:-23901}
 WORK=${WORK:-/tmp/loomgate-memory}
 OUT=${OUT:-$WORK/results/$(date -u +%Y%m%d-%H%M%S)-$MODE}
@@ -55,8 +56,12 @@ wait_ready() { # poll with a deadline until the URL answers 200, while process $
 # NMT's summary of the JVM (when it tracks) and the RSS, in one file per phase; prints "rss_kb committed_kb".
 snapshot() { # snapshot PID NAME
     local f=$OUT/$2.txt rss committed=-
-    rss=$(kb "$1" VmRSS)
-    { echo "# $2: VmRSS ${rss} kB, VmHWM $(kb "$1" VmHWM) kB, threads $(kb "$1" Threads), load $(cut -d' ' -f1-3 /proc/loadavg)"
+    rss=$(kb "$1" VmRSS 2>/dev/null) || rss=gone
+    local m
+    m=$(curl -s -m 10 -H "Authorization: Bearer $TOKEN" "http://$HOST:$ADMIN_PORT/metrics" |
+        awk '/^loomgate_client_connections / { c = $2 } /^loomgate_route_in_flight/ { f += $2 }
+             END { printf "client connections %d, requests in flight %d", c, f }')
+    { echo "# $2: VmRSS ${rss} kB, VmHWM $(kb "$1" VmHWM) kB, threads $(kb "$1" Threads), load $(cut -d' ' -f1-3 /proc/loadavg), $m"
       "$JDK/bin/jcmd" "$1" VM.native_memory summary 2>&1 || true; } >"$f"
     grep -q '^Total: reserved=' "$f" && committed=$(sed -n 's/^Total: reserved=[0-9]*KB, committed=\([0-9]*\)KB.*/\1/p' "$f")
     echo "$rss $committed"
@@ -138,7 +143,7 @@ phases() { # phases PID LABEL
 config() { # the bench's gateway config on PORT, admin off the client port
     cat >"$WORK/gateway.yaml" <<YAML
 server: { address: 0.0.0.0, port: $PORT, max-connections: 10000 }
-admin: { address: 127.0.0.1, port: $ADMIN_PORT, auth-token: bench-token-0123456789abcdef0123456789 }
+admin: { address: 127.0.0.1, port: $ADMIN_PORT, auth-token: $TOKEN }
 access-log: { enabled: false }
 routes:
   - { id: origin, uri: "http://$HOST:$ORIGIN_PORT", predicates: [ "Path=/**" ] }
@@ -196,22 +201,33 @@ case $MODE in
             done
         done ;;
     container)
-        envs=(-e LOOMGATE_ADMIN_TOKEN=bench-token-0123456789abcdef0123456789)
+        kills0=$(dmesg 2>/dev/null | grep -c 'Killed process' || true)   # the kernel's OOM kills so far
+        envs=(-e "LOOMGATE_ADMIN_TOKEN=$TOKEN")
         [[ ${NMT:-0} == 1 ]] && envs+=(-e JAVA_TOOL_OPTIONS=-XX:NativeMemoryTracking=summary)
+        for e in ${CONTAINER_ENV:-}; do envs+=(-e "$e"); done   # e.g. CONTAINER_ENV=MALLOC_ARENA_MAX=2
+        # e.g. CONTAINER_ARGS='--entrypoint=["/opt/loomgate/jre/bin/java","-XX:MaxRAMPercentage=50",...]' (no spaces)
+        for e in ${CONTAINER_ARGS:-}; do envs+=("$e"); done
         container=$(podman --runtime runc run -d --network host --memory "$MEMORY" --memory-swap "$MEMORY" \
             --cpuset-cpus 0 --ulimit nofile=20000:20000 --ulimit nproc=4096:4096 "${envs[@]}" \
-            -v "$WORK/gateway.yaml:/etc/loomgate/gateway.yaml:ro,Z" "$IMAGE")
+            -v "$WORK/gateway.yaml:/etc/loomgate/gateway.yaml:ro,Z" "$IMAGE" \
+            ${CONTAINER_ARGS:+serve --config /etc/loomgate/gateway.yaml})   # --entrypoint drops the image's CMD
         wait_ready "http://$HOST:$PORT/hello" 120 "$(podman inspect --format '{{.State.Pid}}' "$container")" || { podman logs "$container" >"$OUT/container.log" 2>&1; log "the container did not answer"; exit 1; }
         sleep 2
         gateway_pid=$(podman inspect --format '{{.State.Pid}}' "$container")
         tr '\0' ' ' <"/proc/$gateway_pid/cmdline" >"$OUT/container.cmdline"
         phases "$gateway_pid" "container-$MEMORY"
         gateway_pid=""
-        cg=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$(podman inspect --format '{{.State.Pid}}' "$container")/cgroup")
-        { echo "memory.max $(cat "$cg/memory.max" 2>/dev/null)"; echo "memory.peak $(cat "$cg/memory.peak" 2>/dev/null)"
-          cat "$cg/memory.events" 2>/dev/null; } | tee "$OUT/container.cgroup.txt" >&2
-        podman --runtime runc stop -t 20 "$container" >/dev/null
+        if kill -0 "$(podman inspect --format '{{.State.Pid}}' "$container")" 2>/dev/null; then
+            cg=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$(podman inspect --format '{{.State.Pid}}' "$container")/cgroup")
+            { echo "memory.max $(cat "$cg/memory.max" 2>/dev/null)"; echo "memory.peak $(cat "$cg/memory.peak" 2>/dev/null)"
+              cat "$cg/memory.events" 2>/dev/null; } | tee "$OUT/container.cgroup.txt" >&2
+            podman --runtime runc stop -t 20 "$container" >/dev/null
+        else
+            log "the container's JVM is gone before the end (see the kernel's log for an OOM kill: dmesg | grep -i oom)"
+        fi
         echo "exit $(podman inspect --format '{{.State.ExitCode}} oomkilled={{.State.OOMKilled}}' "$container")" |
+            tee -a "$OUT/container.cgroup.txt" >&2
+        echo "OOM kills by the kernel during the run: $(($(dmesg 2>/dev/null | grep -c 'Killed process' || true) - kills0))" |
             tee -a "$OUT/container.cgroup.txt" >&2
         podman logs "$container" >"$OUT/container.log" 2>&1 ;;
     *) echo "usage: $0 nmt|gc|container" >&2; exit 2 ;;
