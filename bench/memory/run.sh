@@ -220,7 +220,7 @@ case $MODE in
         if kill -0 "$(podman inspect --format '{{.State.Pid}}' "$container")" 2>/dev/null; then
             cg=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$(podman inspect --format '{{.State.Pid}}' "$container")/cgroup")
             { echo "memory.max $(cat "$cg/memory.max" 2>/dev/null)"; echo "memory.peak $(cat "$cg/memory.peak" 2>/dev/null)"
-              cat "$cg/memory.events" 2>/dev/null; } | tee "$OUT/container.cgroup.txt" >&2
+              cat "$cg/memory.events" 2>/dev/null || true; } | tee "$OUT/container.cgroup.txt" >&2
             podman --runtime runc stop -t 20 "$container" >/dev/null
         else
             log "the container's JVM is gone before the end (see the kernel's log for an OOM kill: dmesg | grep -i oom)"
