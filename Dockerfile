@@ -36,7 +36,8 @@ RUN modules="$(jdeps --ignore-missing-deps --print-module-deps --multi-release 2
 # and flags that made it), a few seconds of TLS HTTP/1.1 and h2, new connections and the admin endpoints from the
 # lab's `aot-train` on the build JDK, then SIGTERM, at which the JVM writes the cache (docs/deployment.md).
 RUN java -jar /loomgate-full.jar aot-train --java /opt/loomgate/jre/bin/java --jar /opt/loomgate/loomgate.jar \
-        --output /opt/loomgate/loomgate.aot -- -XX:+UseSerialGC -XX:+UseCompactObjectHeaders
+        --output /opt/loomgate/loomgate.aot -- -XX:+UseSerialGC -XX:+UseCompactObjectHeaders \
+        -XX:FlightRecorderOptions=memorysize=2m
 
 # The lab (mock backend, load generator) on the build stage's JDK and shell: compose.yaml's backend and load.
 FROM build AS lab
@@ -51,15 +52,21 @@ COPY deploy/container/gateway.yaml /etc/loomgate/gateway.yaml
 USER 10001:10001
 EXPOSE 8080 9977
 # Exec form: the JVM is PID 1 and gets SIGTERM itself, so `docker stop` / a pod's termination drains (exit 0).
-# The heap follows the container's memory limit (60% of it; the JVM reads cgroup limits): the rest, about 90 MB
-# measured, is metaspace, code cache, JFR's buffers and the carriers, so a 256 MiB container gets a 154 MB heap and
-# stays under its limit. Serial GC and compact object headers (JDK 25, JEP 519), as the launcher: the reasons and the
-# measurements are in docs/performance.md ("Memory"). The AOT cache made above; should it not fit (other flags given
-# to the JVM), the JVM starts without it, and instead of its own five lines of warnings and errors (-Xlog:aot=off)
-# the gateway logs one line saying so (-Dloomgate.aot-cache names the file for that line). An OutOfMemoryError ends
-# the process so the orchestrator restarts it rather than leaving a half-working gateway serving.
-ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=60", "-XX:InitialRAMPercentage=25", \
+# The heap follows the container's memory limit (at most 50% of it; the JVM reads cgroup limits): the rest, about 100 MB
+# measured at 10,000 connections, is the AOT cache's classes (33 MB of them copied on write), code cache, metaspace,
+# JFR's buffers, malloc's arenas and the carriers, so a 256 MiB container gets a 128 MiB heap and stays under its
+# limit (at 60% it was OOM-killed at 10,000 connections, twice). The heap starts at 16 MiB and grows with the live set (a
+# young generation sized from a large start heap is all touched within seconds of traffic: 60-70 MB more RSS idle).
+# Serial GC and compact object headers (JDK 25, JEP 519), as the launcher; caps on the code cache and metaspace well
+# above their use (13 and 3 MB), and JFR (the pinned-thread monitor) in 2 MB of buffers instead of about 15: the
+# reasons and the measurements are in docs/performance.md ("Memory"). The AOT cache made above, with the same flags
+# (JFR's option is one the cache must be made with); should it not fit (other flags given to the JVM), the JVM
+# starts without it, and instead of its own five lines of warnings and errors (-Xlog:aot=off) the gateway logs one
+# line saying so (-Dloomgate.aot-cache names the file for that line). An OutOfMemoryError ends the process so the
+# orchestrator restarts it rather than leaving a half-working gateway serving.
+ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms16m", \
             "-XX:+UseSerialGC", "-XX:+UseCompactObjectHeaders", \
+            "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-XX:FlightRecorderOptions=memorysize=2m", \
             "-XX:AOTCache=/opt/loomgate/loomgate.aot", "-Xlog:aot=off", \
             "-Dloomgate.aot-cache=/opt/loomgate/loomgate.aot", \
             "-XX:+ExitOnOutOfMemoryError", "-jar", "/opt/loomgate/loomgate.jar"]

@@ -84,6 +84,18 @@ public final class JarProcess implements AutoCloseable {
         return start(List.of("env", "--ignore-signal=HUP"), jar, jvmArgs, args, Map.of());
     }
 
+    /**
+     * Starts the repository's {@code loomgate} launcher script with {@code args}, so with the JVM flags it picks; it
+     * execs the JVM, so the pid is the JVM's. It builds the jars first only if they are missing or older than the
+     * sources, which they are not once the build has packaged them.
+     */
+    public static JarProcess startLauncher(Path script, List<String> args, Map<String, String> env)
+            throws IOException {
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=HUP", script.toString()));
+        cmd.addAll(args);
+        return started(cmd, env);
+    }
+
     private static JarProcess start(List<String> launcher, Path jar, List<String> jvmArgs, List<String> args,
             Map<String, String> env) throws IOException {
         List<String> cmd = new ArrayList<>(launcher); // env(1) execs java: the process's pid stays the JVM's
@@ -92,6 +104,10 @@ public final class JarProcess implements AutoCloseable {
         cmd.add("-jar");
         cmd.add(jar.toString());
         cmd.addAll(args);
+        return started(cmd, env);
+    }
+
+    private static JarProcess started(List<String> cmd, Map<String, String> env) throws IOException {
         Path log = Files.createTempFile("loomgate-it", ".log");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putAll(env);
