@@ -46,12 +46,11 @@ final class EngineChannel {
     /** A socket read of at least this much ciphertext says the client sends in bulk (half a full record). */
     private static final int BULK_READ = 8 * 1024;
     /**
-     * A caller's read at least this large may be served from a bulk buffer: a body relay's grown buffer (two
-     * records, so that the relay sees its buffer filled and grows it to its largest). Smaller reads (a request head,
-     * an h2 frame: 8 KiB buffers) never take one, so a connection waiting for its next request holds at most a
-     * record-sized buffer, whatever it sent before.
+     * A caller's read at least this large may be served from a bulk buffer: a body relay's grown buffer, an h2 DATA
+     * frame's payload (16 KiB). Smaller reads (a request head, the next h2 frame's header: 8 KiB buffers) never take
+     * one, so a connection waiting for its next request holds at most a record-sized buffer, whatever it sent before.
      */
-    private static final int LARGE_READ = 32 * 1024;
+    private static final int LARGE_READ = 16 * 1024;
 
     private final SSLEngine engine;
     private final SocketChannel channel;
@@ -357,24 +356,25 @@ final class EngineChannel {
      * bulk ({@link #bulk}) is read into a bulk buffer instead, eight records at a time.
      */
     private boolean fill() throws IOException {
-        boolean bulk = this.bulk && largeRead;
+        // Only when that much is already waiting: a bulk buffer is never held while the client is silent.
+        boolean bulk = this.bulk && largeRead && socketIn.available() >= BULK_READ;
         ByteBuffer b = netIn;
         if (b == null) {
             byte[] recycled = bulk ? RecordBuffers.takeBulk() : RecordBuffers.takeRecycled();
             b = ByteBuffer.wrap(recycled != null ? recycled : new byte[FIRST_READ]);
         } else {
             b.compact();
-            if (!b.hasRemaining() || bulk && b.capacity() < RecordBuffers.BULK_SIZE) {
+            if (!bulk && b.capacity() == RecordBuffers.BULK_SIZE && b.position() < RecordBuffers.SIZE) {
+                // The bulk is over (or paused): the partial record (less than a record) goes back to a record
+                // buffer, so a client that stops mid-record does not keep a bulk buffer while it is waited for.
+                b = moved(b, RecordBuffers.take(RecordBuffers.SIZE));
+            } else if (!b.hasRemaining() || bulk && b.capacity() < RecordBuffers.BULK_SIZE) {
                 int size = bulk ? RecordBuffers.BULK_SIZE
                         : b.capacity() < RecordBuffers.SIZE ? RecordBuffers.SIZE : packetSize();
                 if (size <= b.capacity()) {
                     throw new SSLException("a TLS record larger than " + b.capacity() + " bytes");
                 }
-                ByteBuffer larger = ByteBuffer.wrap(bulk ? RecordBuffers.takeBulk() : RecordBuffers.take(size));
-                b.flip();
-                larger.put(b);
-                RecordBuffers.give(b.array());
-                b = larger;
+                b = moved(b, bulk ? RecordBuffers.takeBulk() : RecordBuffers.take(size));
             }
         }
         int n;
@@ -389,6 +389,15 @@ final class EngineChannel {
         }
         this.bulk = n >= BULK_READ;
         return n >= 0;
+    }
+
+    /** The bytes of {@code from} (write mode) put into {@code to}, in write mode too; {@code from} is given back. */
+    private static ByteBuffer moved(ByteBuffer from, byte[] to) {
+        ByteBuffer larger = ByteBuffer.wrap(to);
+        from.flip();
+        larger.put(from);
+        RecordBuffers.give(from.array());
+        return larger;
     }
 
     /** What the engine asks for after a record: its delegated tasks, and the messages it has to send. */
