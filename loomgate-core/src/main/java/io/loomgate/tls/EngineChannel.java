@@ -45,12 +45,6 @@ final class EngineChannel {
     private static final int RECORD_HEADER = 5;
     /** A socket read of at least this much ciphertext says the client sends in bulk (half a full record). */
     private static final int BULK_READ = 8 * 1024;
-    /**
-     * A caller's read at least this large may be served from a bulk buffer: a body relay's grown buffer, an h2 DATA
-     * frame's payload (16 KiB). Smaller reads (a request head, the next h2 frame's header: 8 KiB buffers) never take
-     * one, so a connection waiting for its next request holds at most a record-sized buffer, whatever it sent before.
-     */
-    private static final int LARGE_READ = 16 * 1024;
 
     private final SSLEngine engine;
     private final SocketChannel channel;
@@ -71,12 +65,10 @@ final class EngineChannel {
     private boolean inputEnded;
     /**
      * The client sends faster than the gateway reads: the last socket read took at least {@link #BULK_READ} bytes.
-     * Then the next large reads ({@link #largeRead}) go into a {@link RecordBuffers#BULK_SIZE} buffer, several
-     * records at a time. The reader's.
+     * Then the next reads go into a {@link RecordBuffers#BULK_SIZE} buffer, several records at a time, whenever that
+     * much is already waiting. The reader's.
      */
     private boolean bulk;
-    /** The read under way asked for at least {@link #LARGE_READ} bytes. The reader's. */
-    private boolean largeRead;
     /** The first handshake is done: a handshake starting again over TLS 1.2 is the client renegotiating. */
     private boolean established;
 
@@ -135,7 +127,6 @@ final class EngineChannel {
             return 0;
         }
         int total = 0;
-        largeRead = len >= LARGE_READ;
         try {
             while (true) {
                 if (appIn != null) {
@@ -356,8 +347,9 @@ final class EngineChannel {
      * bulk ({@link #bulk}) is read into a bulk buffer instead, eight records at a time.
      */
     private boolean fill() throws IOException {
-        // Only when that much is already waiting: a bulk buffer is never held while the client is silent.
-        boolean bulk = this.bulk && largeRead && socketIn.available() >= BULK_READ;
+        // Only when that much is already waiting (the read returns at once): a bulk buffer is never held while the
+        // client is silent, so a connection waiting for its next request or frame holds at most a record buffer.
+        boolean bulk = this.bulk && socketIn.available() >= BULK_READ;
         ByteBuffer b = netIn;
         if (b == null) {
             byte[] recycled = bulk ? RecordBuffers.takeBulk() : RecordBuffers.takeRecycled();
