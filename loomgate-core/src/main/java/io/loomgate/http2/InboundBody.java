@@ -210,15 +210,21 @@ abstract class InboundBody extends InputStream {
                 }
                 awaitLocked(deadline - System.nanoTime(), "no " + what + " data");
             }
-            byte[] chunk = chunks.peek();
-            n = Math.min(len, chunk.length - chunkOffset);
-            System.arraycopy(chunk, chunkOffset, b, off, n);
-            chunkOffset += n;
-            buffered -= n;
-            if (chunkOffset == chunk.length) {
-                chunks.poll();
-                chunkOffset = 0;
+            // Every DATA payload buffered, up to len: a relay that is behind moves several frames per write to the
+            // origin, not one 16 KiB frame per write (issue 34, U3).
+            n = 0;
+            while (n < len && !chunks.isEmpty()) {
+                byte[] chunk = chunks.peek();
+                int part = Math.min(len - n, chunk.length - chunkOffset);
+                System.arraycopy(chunk, chunkOffset, b, off + n, part);
+                chunkOffset += part;
+                n += part;
+                if (chunkOffset == chunk.length) {
+                    chunks.poll();
+                    chunkOffset = 0;
+                }
             }
+            buffered -= n;
             recvUnacked += n;
             if (!ended && recvUnacked >= windowSize / 2) {
                 // The peer may send this much more: the bytes were taken. When the reader has taken everything that
@@ -263,7 +269,7 @@ abstract class InboundBody extends InputStream {
     public int available() {
         lock.lock();
         try {
-            return chunks.isEmpty() ? 0 : chunks.peek().length - chunkOffset;
+            return buffered;
         } finally {
             lock.unlock();
         }

@@ -9,6 +9,10 @@ import java.util.concurrent.ArrayBlockingQueue;
  * Bounded: at most {@link #CAPACITY} buffers (4.3 MiB) wait here; beyond that they are left to the collector. Never
  * waits for a buffer or for room: an empty pool allocates, a full one drops.
  *
+ * <p>A second, smaller pool holds {@link #BULK_SIZE} buffers for the ciphertext of a client that sends faster than
+ * the gateway reads (an upload): one socket read takes several records, where a record-sized buffer took one per
+ * read (issue 34). Such a buffer is lent only while that client is sending in bulk, and given back like the others.
+ *
  * <p>A recycled buffer holds another connection's old bytes; its new owner only ever reads what it wrote (the
  * buffer's position and limit say where), so nothing leaks between connections, and plaintext is wiped before it
  * comes back here ({@link EngineChannel}).
@@ -21,8 +25,16 @@ final class RecordBuffers {
      */
     static final int SIZE = 17 * 1024;
     static final int CAPACITY = 256;
+    /**
+     * Ciphertext read at once from a bulk sender: eight records, so that one read fills a body relay's largest
+     * buffer (128 KiB of plaintext, BodyRelay.MAX_BUFFER) and a bulk upload costs about 8 reads per MB, not 64.
+     */
+    static final int BULK_SIZE = 8 * SIZE;
+    /** At most this many bulk buffers wait here (2.1 MiB): uploads at once on a gateway are few. */
+    static final int BULK_CAPACITY = 16;
 
     private static final ArrayBlockingQueue<byte[]> FREE = new ArrayBlockingQueue<>(CAPACITY);
+    private static final ArrayBlockingQueue<byte[]> FREE_BULK = new ArrayBlockingQueue<>(BULK_CAPACITY);
 
     private RecordBuffers() {
     }
@@ -44,10 +56,18 @@ final class RecordBuffers {
         return FREE.poll();
     }
 
+    /** A buffer of {@link #BULK_SIZE} bytes, recycled when one waits. */
+    static byte[] takeBulk() {
+        byte[] recycled = FREE_BULK.poll();
+        return recycled != null ? recycled : new byte[BULK_SIZE];
+    }
+
     /** Hands a buffer back; the caller must not touch it afterwards. */
     static void give(byte[] buffer) {
         if (buffer.length == SIZE) {
             FREE.offer(buffer);
+        } else if (buffer.length == BULK_SIZE) {
+            FREE_BULK.offer(buffer);
         }
     }
 }
