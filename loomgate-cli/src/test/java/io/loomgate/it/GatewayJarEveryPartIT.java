@@ -10,6 +10,7 @@ import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RedisServer;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
+import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -32,7 +33,8 @@ import redis.clients.jedis.Jedis;
  * checks the size). The other jar-based tests run {@code loomgate.jar}, which keeps everything, so this one is what
  * would fail if a trim took something a feature needs: one {@code serve} with a TLS listener on Conscrypt (its native
  * library loaded from the jar), JwtAuth with a JWKS file, the Redis rate limiter, a CircuitBreaker, the JSON access
- * log and the admin endpoints (JSON and Prometheus text); then {@code import-scg}, which writes YAML.
+ * log, the JSON app log (Logback configured from logback.xml, Elastic's ECS encoder) and the admin endpoints (JSON and
+ * Prometheus text); then {@code import-scg}, which writes YAML. (TracingJaegerIT runs tracing from this jar.)
  */
 class GatewayJarEveryPartIT {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,6 +51,9 @@ class GatewayJarEveryPartIT {
                 server:
                   address: 127.0.0.1
                   port: 0
+                  # The TLS handshake is bounded by the head's deadline (10 s by default): on a loaded machine this
+                  # cold JVM's first handshake outlasted it (the client saw a broken pipe). This test is about parts.
+                  header-timeout: 60s
                   ssl:
                     provider: conscrypt
                     certificate: %s
@@ -56,6 +61,8 @@ class GatewayJarEveryPartIT {
                 admin:
                   port: ${ADMIN_PORT}
                 access-log:
+                  format: json
+                logging:
                   format: json
                 redis:
                   url: ${REDIS_URL}
@@ -112,6 +119,10 @@ class GatewayJarEveryPartIT {
                 LockSupport.parkNanos(50_000_000);
             }
             assertThat(gw.output()).contains("\"url.path\":\"/api/items\"");
+            // The app log's lines are ECS documents, the listener's start among them.
+            assertThat(gw.output().lines().filter(l -> l.startsWith("{")).map(GatewayJarEveryPartIT::json)
+                    .filter(n -> "loomgate.app".equals(n.path("event.dataset").asText())).map(n -> n.path("message")
+                            .asText())).as(gw.output()).anyMatch(m -> m.contains("loomgate listening on"));
         }
 
         Path scg = dir.resolve("application.yml");
@@ -130,6 +141,14 @@ class GatewayJarEveryPartIT {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor()).as(out).isZero();
         assertThat(out).contains("routes:", "- id: users", "uri: http://users:8080", "Path=/users/**");
+    }
+
+    private static JsonNode json(String line) {
+        try {
+            return JSON.readTree(line);
+        } catch (IOException notJson) {
+            return JSON.missingNode();
+        }
     }
 
     private static String get(HttpClient http, String uri) throws Exception {

@@ -114,9 +114,21 @@ public final class JarProcess implements AutoCloseable {
         return new JarProcess(pb.start(), log);
     }
 
-    /** Polls the output for the gateway's "listening on host:port" line; returns the port. */
+    /**
+     * The least {@link #awaitListening} waits. Readiness deadlines are not start-up checks: a JVM starting the jar on a
+     * 2-core machine that is also building Jaeger or running the other test JVM took 17.6 s to its listening line at
+     * a load of 25, and a 30 s deadline failed TracingJaegerIT there with an empty log (the gateway had not yet written
+     * its first line). A quick start still returns at once.
+     */
+    static final Duration START_DEADLINE_FLOOR = Duration.ofSeconds(90);
+
+    /**
+     * Polls the output for the gateway's "listening on host:port" line; returns the port. Waits up to {@code timeout},
+     * or {@link #START_DEADLINE_FLOOR} if that is longer.
+     */
     public int awaitListening(Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        Duration wait = timeout.compareTo(START_DEADLINE_FLOOR) < 0 ? START_DEADLINE_FLOOR : timeout;
+        long deadline = System.nanoTime() + wait.toNanos();
         while (System.nanoTime() < deadline) {
             Matcher m = LISTENING.matcher(output());
             if (m.find()) {
@@ -127,7 +139,7 @@ public final class JarProcess implements AutoCloseable {
             }
             LockSupport.parkNanos(20_000_000);
         }
-        throw new IllegalStateException("the gateway did not report listening within " + timeout + ":\n" + output());
+        throw new IllegalStateException("the gateway did not report listening within " + wait + ":\n" + output());
     }
 
     public String output() throws IOException {
