@@ -45,14 +45,25 @@ public final class RunningGateway implements AutoCloseable {
         String full = yaml.contains("server:") ? yaml
                 : "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  port: 0\n" + yaml;
         GatewayConfig cfg = onTransportUnderTest(ConfigLoader.parse(full, "test.yaml", env));
-        return new RunningGateway(Gateway.start(cfg, observers));
+        return new RunningGateway(onTheTransportAsked(Gateway.start(cfg, observers)));
     }
 
     /** A loaded configuration, on free ports as {@code serve --port 0 --admin-port 0} runs it. */
     public static RunningGateway start(GatewayConfig loaded) throws Exception {
         GatewayConfig cfg = onTransportUnderTest(loaded.with(loaded.server().with(0, loaded.server().threads()),
                 loaded.admin().withPort(0)));
-        return new RunningGateway(Gateway.start(cfg, Gateway.Observers.NONE));
+        return new RunningGateway(onTheTransportAsked(Gateway.start(cfg, Gateway.Observers.NONE)));
+    }
+
+    /** Fails loudly if the build asked for a transport the listener is not on (auto falling back, say). */
+    private static Gateway onTheTransportAsked(Gateway started) {
+        String asked = System.getProperty(TRANSPORT_PROPERTY);
+        if (asked != null && !asked.isBlank() && started.listener().transport() != Transport.parse(asked)) {
+            started.close();
+            throw new IllegalStateException("asked for transport " + asked + ", the listener runs on "
+                    + started.listener().transport());
+        }
+        return started;
     }
 
     /**
