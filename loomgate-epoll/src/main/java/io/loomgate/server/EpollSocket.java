@@ -23,8 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * and reads go on; the peer's FIN ({@code EPOLLRDHUP}) reads as the end of stream; {@code EPOLLERR} wakes both
  * directions, whose next call reports the error ({@code ECONNRESET}, ...).
  *
- * <p>Threading: one reader; writers are serialised by a {@link ReentrantLock} (never {@code synchronized}: a writer
- * parked for room must not pin its carrier). No native memory: reads and writes go straight between the caller's
+ * <p>Threading: readers and writers are each serialised by a {@link ReentrantLock}, as the JDK's socket does (never
+ * {@code synchronized}: a thread parked for readiness must not pin its carrier); the fd's single waiter slot per
+ * direction relies on it. No native memory: reads and writes go straight between the caller's
  * array and the kernel (critical calls, {@link Libc}), and {@code errno} lands in an {@code int[]} per direction.
  * {@link #getChannel()} is null, so the gateway never parks such a connection in its idle selector: an idle
  * connection keeps its (parked) virtual thread.
@@ -34,6 +35,8 @@ final class EpollSocket extends Socket {
     private final InetSocketAddress remote;
     private final MemorySegment readErrno = Libc.errnoSegment();
     private final MemorySegment writeErrno = Libc.errnoSegment();
+    /** Readers one at a time, as the JDK's socket serialises them (the proxy's upload thread and the connection's). */
+    private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
     private final InputStream in = new In();
     private final OutputStream out = new Out();
@@ -55,6 +58,15 @@ final class EpollSocket extends Socket {
         if (len == 0) {
             return 0;
         }
+        readLock.lock();
+        try {
+            return readLocked(b, off, len);
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    private int readLocked(byte[] b, int off, int len) throws IOException {
         long timeout = soTimeoutMillis * 1_000_000L;
         long deadline = 0;
         while (true) {
