@@ -21,6 +21,7 @@
 #   PROXIES="floor-h2 floor-epoll haproxy" bench/syscalls/run.sh w8   # W8's (or w9-h2c's) floor, JDK's and epoll's
 #   PROXIES="floor-epoll floor-epoll-platform" EPOLL_SPINS=4 ...   # its poller a virtual or a platform thread
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
+#   PROXIES="loomgate loomgate-epoll" ROUNDS=3 bench/syscalls/run.sh w2   # server.transport jdk against epoll
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
 # w9 shapes, long enough for the JIT to have compiled the TLS path; the script prints C2's CPU in the window so
@@ -51,6 +52,10 @@ start_proxy() {
     case $1 in
         loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
                       --config "$GW" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+        loomgate-epoll) # server.transport: epoll (issue 40), the shape's own config otherwise
+            sed 's/^server:$/server:\n  transport: epoll/' "$GW" > /tmp/syscalls-epoll.yaml
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
+                --config /tmp/syscalls-epoll.yaml > "/tmp/syscalls.$1.log" 2>&1 & ;;
         loomgate-conscrypt) # server.ssl.provider: conscrypt (BoringSSL); TLS shapes only
             [[ $GW == bench/configs/gw-tls.yaml ]] || { echo "loomgate-conscrypt is for the TLS shapes" >&2; exit 2; }
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \

@@ -157,7 +157,7 @@ public final class Gateway implements AutoCloseable {
                 return l != null && !l.isStopping();
             }, proxy);
             listener = new Listener(s.listener(), serverTls, handler, ConnectionExecutors.create(s.threads(), "gw"),
-                    observers.connections()).start();
+                    observers.connections()).transport(s.transport()).start();
             started.set(listener);
             if (config.tls().httpRedirectPort() != 0) {
                 redirect = new Listener(s.listener().withPort(config.tls().httpRedirectPort()),

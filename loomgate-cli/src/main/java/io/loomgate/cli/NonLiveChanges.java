@@ -70,7 +70,8 @@ final class NonLiveChanges {
                 "threads", "server.threads", Reload.RESTART,
                 "drainTimeout", "server.drain-timeout", Reload.RESTART,
                 "trustedProxies", "server.trusted-proxies", Reload.RESTART,
-                "stripRequestHeaders", "server.strip-request-headers", Reload.RESTART));
+                "stripRequestHeaders", "server.strip-request-headers", Reload.RESTART,
+                "transport", "server.transport", Reload.RESTART));
         d.put(ListenerSettings.class, components(
                 "address", "server.address", Reload.RESTART,
                 "port", "server.port", Reload.RESTART,

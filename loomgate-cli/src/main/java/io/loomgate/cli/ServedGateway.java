@@ -130,9 +130,11 @@ public final class ServedGateway implements AutoCloseable {
             });
         }
         FdBudget.check(config);
-        log.info("loomgate listening on {}:{}{} ({} threads, max {} connections), routes {}, admin {}, started in {} ms",
+        log.info("loomgate listening on {}:{}{} ({} threads, max {} connections, transport {}), routes {}, admin {}, "
+                        + "started in {} ms",
                 config.server().listener().address(), gw.port(), tlsNote(config, gw), config.server().threads(),
                 config.server().listener().maxConnections(),
+                gw.listener().transport().name().toLowerCase(java.util.Locale.ROOT),
                 gw.routeIds(), adminPort == 0 ? "off" : config.admin().address() + ":" + adminPort,
                 (System.nanoTime() - t0) / 1_000_000);
         return new ServedGateway(config, gw, observability, adminPort, reloader, watcher);

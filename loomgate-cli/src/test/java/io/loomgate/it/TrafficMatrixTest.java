@@ -12,6 +12,7 @@ import io.loomgate.it.MatrixClient.Outcome;
 import io.loomgate.it.MatrixClient.Send;
 import io.loomgate.it.MatrixClient.Shape;
 import io.loomgate.observe.AccessLog;
+import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestPki;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -314,8 +315,8 @@ class TrafficMatrixTest {
         ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).addAppender(capture);
 
         for (Gateway g : Gateway.values()) {
-            gateways.put(g, ServedGateway.start(ConfigLoader.parse(config(g, gatewayCert), "matrix.yaml", Map.of()),
-                    Plugins.NONE));
+            gateways.put(g, ServedGateway.start(RunningGateway.onTransportUnderTest(
+                    ConfigLoader.parse(config(g, gatewayCert), "matrix.yaml", Map.of())), Plugins.NONE));
             sent.put(g, new ConcurrentHashMap<>());
         }
         Path bodies = MatrixClient.Curl.writeBodies(dir, 1, 64 * 1024, 8 * MatrixBodies.MIB, MatrixBodies.MIB);

@@ -3,6 +3,7 @@ package io.loomgate.testkit;
 import io.loomgate.cli.Gateway;
 import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.server.Transport;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,6 +24,8 @@ public final class RunningGateway implements AutoCloseable {
 
     /** The system property that picks {@code server.ssl.provider} for the TLS tests (jdk or conscrypt). */
     public static final String TLS_PROVIDER_PROPERTY = "loomgate.test.tls-provider";
+    /** The system property that puts the gateway's listener on another {@code server.transport} (jdk, epoll). */
+    public static final String TRANSPORT_PROPERTY = "loomgate.test.transport";
 
     private final Gateway gateway;
 
@@ -41,15 +44,38 @@ public final class RunningGateway implements AutoCloseable {
         env.putIfAbsent("TLS_PROVIDER", tlsProvider());
         String full = yaml.contains("server:") ? yaml
                 : "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  port: 0\n" + yaml;
-        GatewayConfig cfg = ConfigLoader.parse(full, "test.yaml", env);
-        return new RunningGateway(Gateway.start(cfg, observers));
+        GatewayConfig cfg = onTransportUnderTest(ConfigLoader.parse(full, "test.yaml", env));
+        return new RunningGateway(onTheTransportAsked(Gateway.start(cfg, observers)));
     }
 
     /** A loaded configuration, on free ports as {@code serve --port 0 --admin-port 0} runs it. */
     public static RunningGateway start(GatewayConfig loaded) throws Exception {
-        GatewayConfig cfg = loaded.with(loaded.server().with(0, loaded.server().threads()),
-                loaded.admin().withPort(0));
-        return new RunningGateway(Gateway.start(cfg, Gateway.Observers.NONE));
+        GatewayConfig cfg = onTransportUnderTest(loaded.with(loaded.server().with(0, loaded.server().threads()),
+                loaded.admin().withPort(0)));
+        return new RunningGateway(onTheTransportAsked(Gateway.start(cfg, Gateway.Observers.NONE)));
+    }
+
+    /** Fails loudly if the build asked for a transport the listener is not on (auto falling back, say). */
+    private static Gateway onTheTransportAsked(Gateway started) {
+        String asked = System.getProperty(TRANSPORT_PROPERTY);
+        if (asked != null && !asked.isBlank() && started.listener().transport() != Transport.parse(asked)) {
+            started.close();
+            throw new IllegalStateException("asked for transport " + asked + ", the listener runs on "
+                    + started.listener().transport());
+        }
+        return started;
+    }
+
+    /**
+     * The configuration on the transport the build asks for ({@value #TRANSPORT_PROPERTY}: the suite's subset run
+     * once more on epoll), or as it is (its own {@code server.transport}, jdk by default) when none is asked.
+     */
+    public static GatewayConfig onTransportUnderTest(GatewayConfig cfg) {
+        String asked = System.getProperty(TRANSPORT_PROPERTY);
+        if (asked == null || asked.isBlank()) {
+            return cfg;
+        }
+        return cfg.with(cfg.server().withTransport(Transport.parse(asked)), cfg.admin());
     }
 
     /** The provider the TLS tests run against in this JVM: jdk unless the build asks for another. */

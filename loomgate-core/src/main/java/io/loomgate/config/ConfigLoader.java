@@ -6,6 +6,7 @@ import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.server.ListenerSettings;
+import io.loomgate.server.Transport;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.upstream.PoolSettings;
 import java.io.IOException;
@@ -34,7 +35,7 @@ public final class ConfigLoader {
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
             "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
-            "underscores-in-headers", "ssl", "http-redirect-port", "strip-request-headers");
+            "underscores-in-headers", "ssl", "http-redirect-port", "strip-request-headers", "transport");
     private static final List<String> HTTP2_KEYS = List.of("enabled", "max-concurrent-streams", "initial-window-size",
             "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
     private static final List<String> ADMIN_KEYS = List.of("address", "port", "pinned-threshold", "ssl",
@@ -154,7 +155,25 @@ public final class ConfigLoader {
                         d.http2()),
                 s.bool("underscores-in-headers", d.underscoresInHeaders()));
         return new GatewayConfig.ServerSpec(listener, threads(s), s.duration("drain-timeout", spec.drainTimeout(),
-                true), trustedProxies(s), stripRequestHeaders(s, spec.stripRequestHeaders()));
+                true), trustedProxies(s), stripRequestHeaders(s, spec.stripRequestHeaders()),
+                transport(s, spec.transport()));
+    }
+
+    /**
+     * {@code server.transport: auto | jdk | epoll}; epoll is refused where it cannot run (not Linux, Java < 22, the
+     * module loomgate-epoll absent), naming why; auto is resolved when the listener starts (one log line if jdk).
+     */
+    private static Transport transport(Section s, Transport fallback) throws ConfigException {
+        String text = s.string("transport", fallback.name().toLowerCase(java.util.Locale.ROOT));
+        Transport t = Transport.parse(text);
+        if (t == null) {
+            throw s.error("transport", "expected auto, jdk or epoll, got '" + text + "'");
+        }
+        String unavailable = t == Transport.EPOLL ? Transport.epollUnavailableReason() : null;
+        if (unavailable != null) {
+            throw s.error("transport", unavailable);
+        }
+        return t;
     }
 
     /**

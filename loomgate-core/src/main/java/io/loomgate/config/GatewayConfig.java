@@ -5,6 +5,7 @@ import io.loomgate.http.FieldNamePatterns;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.ratelimit.RedisSettings;
 import io.loomgate.server.ListenerSettings;
+import io.loomgate.server.Transport;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.tls.ClientTlsSettings;
 import io.loomgate.tls.ServerTlsSettings;
@@ -103,9 +104,10 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
      * @param drainTimeout   graceful shutdown on SIGTERM
      * @param trustedProxies peers whose forwarding headers are appended to rather than replaced
      * @param stripRequestHeaders fields removed from requests whose peer is not a trusted proxy, before routing
+     * @param transport      {@code server.transport}: the listener's sockets (jdk by default; auto, epoll)
      */
     public record ServerSpec(ListenerSettings listener, ThreadModel threads, Duration drainTimeout,
-                             List<Cidr> trustedProxies, FieldNamePatterns stripRequestHeaders) {
+                             List<Cidr> trustedProxies, FieldNamePatterns stripRequestHeaders, Transport transport) {
 
         /**
          * The one place the defaults of the {@code server:} section are written (no section and an empty one both
@@ -116,17 +118,29 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
          */
         public static final ServerSpec DEFAULTS = new ServerSpec(
                 ListenerSettings.DEFAULTS.withHttp2(Http2Settings.enabledDefaults()), ThreadModel.VIRTUAL,
-                Duration.ofSeconds(30), List.of(), FieldNamePatterns.STRIPPED_BY_DEFAULT);
+                Duration.ofSeconds(30), List.of(), FieldNamePatterns.STRIPPED_BY_DEFAULT, Transport.JDK);
 
         public ServerSpec {
             java.util.Objects.requireNonNull(listener, "listener");
+            java.util.Objects.requireNonNull(transport, "transport");
             trustedProxies = List.copyOf(trustedProxies);
+        }
+
+        /** On the JDK's sockets. */
+        public ServerSpec(ListenerSettings listener, ThreadModel threads, Duration drainTimeout,
+                          List<Cidr> trustedProxies, FieldNamePatterns stripRequestHeaders) {
+            this(listener, threads, drainTimeout, trustedProxies, stripRequestHeaders, Transport.JDK);
+        }
+
+        /** This spec on another transport. */
+        public ServerSpec withTransport(Transport newTransport) {
+            return new ServerSpec(listener, threads, drainTimeout, trustedProxies, stripRequestHeaders, newTransport);
         }
 
         /** This spec with another port and thread model (the command line's overrides). */
         public ServerSpec with(int newPort, ThreadModel newThreads) {
             return new ServerSpec(listener.withPort(newPort), newThreads, drainTimeout, trustedProxies,
-                    stripRequestHeaders);
+                    stripRequestHeaders, transport);
         }
     }
 

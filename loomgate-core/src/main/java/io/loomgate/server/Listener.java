@@ -70,11 +70,13 @@ public final class Listener implements AutoCloseable {
     private final Condition connectionClosed = drainLock.newCondition();
     private volatile boolean stopping;
     private ServerSocket serverSocket;
-    /** Where idle plain connections park; null with TLS, and before start. */
+    /** Where idle plain connections park; null on epoll, and before start. */
     private IdleConnections idleConnections;
     private Duration idleHandoff = IDLE_HANDOFF;
     private final Consumer<ClientConnection> connectionEnded = this::connectionEnded;
     private boolean memoryGated = true;
+    /** Asked for before start; what runs once started (AUTO resolved). */
+    private Transport transport = Transport.JDK;
 
     public Listener(ListenerSettings settings, ExchangeHandler handler, ExecutorService executor,
                     ConnectionListener events) {
@@ -122,6 +124,20 @@ public final class Listener implements AutoCloseable {
     }
 
     /**
+     * The sockets' transport (before {@link #start()}; {@link Transport#JDK} unless set): {@link Transport#EPOLL}
+     * needs the module loomgate-epoll on Linux with Java 22+, {@link Transport#AUTO} falls back to JDK with one line.
+     */
+    public Listener transport(Transport transport) {
+        this.transport = java.util.Objects.requireNonNull(transport, "transport");
+        return this;
+    }
+
+    /** The transport the listener runs on (AUTO resolved once started). */
+    public Transport transport() {
+        return transport;
+    }
+
+    /**
      * Whether data-path listeners accept no new connections now because the heap is nearly full after a collection:
      * what readiness reports, so a load balancer sends new clients elsewhere instead of into a backlog that waits.
      */
@@ -141,20 +157,36 @@ public final class Listener implements AutoCloseable {
 
     /** Binds and starts the accept loop; returns once bound. */
     public Listener start() throws IOException {
-        // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park.
-        ServerSocket ss = ServerSocketChannel.open().socket();
-        ss.setReuseAddress(true);
-        try {
-            ss.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
-                    settings.backlog());
-        } catch (IOException e) {
-            ss.close();
-            throw new IOException("cannot listen on " + settings.address() + ":" + settings.port() + ": "
-                    + e.getMessage(), e);
+        transport = transport.resolve("listener " + settings.address() + ":" + settings.port());
+        ServerSocket ss;
+        if (transport == Transport.EPOLL) {
+            // Sockets with no channel: their idle connections keep their thread (parked in the epoll poller).
+            try {
+                ss = EpollSupport.get().listen(
+                        new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
+                        settings.backlog());
+            } catch (IOException e) {
+                throw new IOException("cannot listen on " + settings.address() + ":" + settings.port() + ": "
+                        + e.getMessage(), e);
+            }
+        } else {
+            // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park.
+            ss = ServerSocketChannel.open().socket();
+            ss.setReuseAddress(true);
+            try {
+                ss.bind(new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
+                        settings.backlog());
+            } catch (IOException e) {
+                ss.close();
+                throw new IOException("cannot listen on " + settings.address() + ":" + settings.port() + ": "
+                        + e.getMessage(), e);
+            }
         }
         serverSocket = ss;
         ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
-        idleConnections = IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
+        // On epoll no socket is a channel, so none could park in the idle selector: none is opened.
+        idleConnections = transport == Transport.EPOLL ? null
+                : IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
             long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());

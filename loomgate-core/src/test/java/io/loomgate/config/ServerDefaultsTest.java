@@ -71,6 +71,7 @@ class ServerDefaultsTest {
         code.put("max-header-size", Integer.toString(l.limits().maxHeaderBytes()));
         code.put("max-headers", Integer.toString(l.limits().maxHeaderCount()));
         code.put("underscores-in-headers", Boolean.toString(l.underscoresInHeaders()));
+        code.put("transport", d.transport().name().toLowerCase(java.util.Locale.ROOT));
         code.put("http2.enabled", Boolean.toString(l.http2().enabled()));
         code.put("http2.max-concurrent-streams", Integer.toString(l.http2().maxConcurrentStreams()));
         code.put("http2.initial-window-size", Integer.toString(l.http2().initialWindowSize()));

@@ -1,0 +1,45 @@
+package io.loomgate.server;
+
+import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a listener's sockets reach the kernel ({@code server.transport}): the JDK's blocking sockets ({@link #JDK}),
+ * or edge-triggered epoll of our own through the foreign-function API ({@link #EPOLL}: Linux, Java 22+, the module
+ * {@value EpollSupport#MODULE}). {@link #AUTO} is epoll where it can run and the JDK's sockets elsewhere, with one
+ * log line saying why; the configuration's default is {@link #JDK} until epoll has its soak (docs/configuration.md).
+ */
+public enum Transport {
+    AUTO, JDK, EPOLL;
+
+    private static final Logger log = LoggerFactory.getLogger(Transport.class);
+
+    /** The key's value, or null when it is none of auto, jdk, epoll. */
+    public static Transport parse(String text) {
+        return switch (text.trim().toLowerCase(Locale.ROOT)) {
+            case "auto" -> AUTO;
+            case "jdk" -> JDK;
+            case "epoll" -> EPOLL;
+            default -> null;
+        };
+    }
+
+    /** Why epoll cannot run in this JVM (not Linux, Java < 22, the module absent or failing to link), or null. */
+    public static String epollUnavailableReason() {
+        return EpollSupport.unavailableReason();
+    }
+
+    /** What runs: AUTO becomes EPOLL where it can run, else JDK with one log line naming the reason. */
+    Transport resolve(String where) {
+        if (this != AUTO) {
+            return this;
+        }
+        String why = EpollSupport.unavailableReason();
+        if (why == null) {
+            return EPOLL;
+        }
+        log.info("{}: transport auto runs on the JDK's sockets: {}", where, why);
+        return JDK;
+    }
+}

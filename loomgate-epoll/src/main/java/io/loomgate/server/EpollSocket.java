@@ -1,0 +1,371 @@
+package io.loomgate.server;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An accepted TCP connection on the epoll transport, seen by the rest of the gateway as the {@link Socket} the JDK
+ * would have given (so the HTTP/1.1 and HTTP/2 loops, and JSSE layered over it for TLS, run unchanged): blocking
+ * streams whose waits park the virtual thread until the {@link EpollPoller} reports readiness ({@link EpollFd}).
+ *
+ * <p>Deadlines as the gateway sets them: {@link #setSoTimeout} bounds each read ({@link java.net.SocketTimeoutException});
+ * {@link #shutdownInput()} (the watchdog's cut) ends a parked read with the end of stream; {@link #close()} from any
+ * thread ends a parked read or write with a {@link SocketException}. Half-close: {@link #shutdownOutput()} sends FIN
+ * and reads go on; the peer's FIN ({@code EPOLLRDHUP}) reads as the end of stream; {@code EPOLLERR} wakes both
+ * directions, whose next call reports the error ({@code ECONNRESET}, ...).
+ *
+ * <p>Threading: readers and writers are each serialised by a {@link ReentrantLock}, as the JDK's socket does (never
+ * {@code synchronized}: a thread parked for readiness must not pin its carrier); the fd's single waiter slot per
+ * direction relies on it. No native memory: reads and writes go straight between the caller's
+ * array and the kernel (critical calls, {@link Libc}), and {@code errno} lands in an {@code int[]} per direction.
+ * {@link #getChannel()} is null, so the gateway never parks such a connection in its idle selector: an idle
+ * connection keeps its (parked) virtual thread.
+ */
+final class EpollSocket extends Socket {
+    private final EpollFd fd;
+    private final InetSocketAddress remote;
+    private final MemorySegment readErrno = Libc.errnoSegment();
+    private final MemorySegment writeErrno = Libc.errnoSegment();
+    /** Readers one at a time, as the JDK's socket serialises them (the proxy's upload thread and the connection's). */
+    private final ReentrantLock readLock = new ReentrantLock();
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final InputStream in = new In();
+    private final OutputStream out = new Out();
+    private volatile InetSocketAddress local;
+    private volatile int soTimeoutMillis;
+    private volatile boolean tcpNoDelay;
+    private volatile boolean outputShut;
+
+    EpollSocket(EpollFd fd, InetSocketAddress remote, boolean tcpNoDelay) throws SocketException {
+        super(new InertSocketImpl());
+        this.fd = fd;
+        this.remote = remote;
+        this.tcpNoDelay = tcpNoDelay;
+    }
+
+    /** Reads what has arrived, up to len bytes (at least one); -1 at the end of the stream or once input is shut. */
+    int read(byte[] b, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        readLock.lock();
+        try {
+            return readLocked(b, off, len);
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    private int readLocked(byte[] b, int off, int len) throws IOException {
+        long timeout = soTimeoutMillis * 1_000_000L;
+        long deadline = 0;
+        while (true) {
+            if (fd.inputShut()) {
+                return -1;
+            }
+            if (!fd.mayRead()) {
+                if (timeout > 0 && deadline == 0) {
+                    deadline = System.nanoTime() + timeout;
+                }
+                fd.awaitReadable(deadline);
+                continue;
+            }
+            long n;
+            int e = 0;
+            fd.acquire();
+            try {
+                fd.readable = false; // before the call: an edge during it sets it again
+                n = Libc.read(readErrno, fd.fd, MemorySegment.ofArray(b).asSlice(off, len), len);
+                if (n < 0) {
+                    e = Libc.errno(readErrno);
+                }
+            } finally {
+                fd.release();
+            }
+            if (n > 0) {
+                if (n == len) {
+                    fd.readable = true; // a full read: more may be waiting
+                }
+                return (int) n;
+            }
+            if (n == 0) {
+                fd.readable = true; // the end stays readable
+                return -1;
+            }
+            if (e == Libc.EINTR) {
+                fd.readable = true;
+            } else if (e != Libc.EAGAIN) {
+                fd.readable = true; // the error stays: the next read reports it too
+                throw new SocketException(e == Libc.ECONNRESET ? "Connection reset" : "read: " + Libc.describe(e));
+            }
+        }
+    }
+
+    /** Writes all of it, parking while the send buffer is full. */
+    void write(byte[] b, int off, int len) throws IOException {
+        Objects.checkFromIndexSize(off, len, b.length);
+        writeLock.lock();
+        try {
+            while (len > 0) {
+                if (outputShut) {
+                    throw new SocketException("Socket output is shutdown");
+                }
+                if (!fd.mayWrite()) {
+                    fd.awaitWritable();
+                }
+                long n;
+                int e = 0;
+                fd.acquire();
+                try {
+                    fd.writable = false; // before the call, as in read
+                    n = Libc.send(writeErrno, fd.fd, MemorySegment.ofArray(b).asSlice(off, len), len);
+                    if (n < 0) {
+                        e = Libc.errno(writeErrno);
+                    }
+                } finally {
+                    fd.release();
+                }
+                if (n == len) {
+                    fd.writable = true;
+                }
+                if (n > 0) {
+                    off += (int) n;
+                    len -= (int) n;
+                    continue;
+                }
+                if (e == Libc.EINTR) {
+                    fd.writable = true;
+                } else if (e != Libc.EAGAIN) {
+                    fd.writable = true;
+                    throw new SocketException(e == Libc.EPIPE ? "Broken pipe"
+                            : e == Libc.ECONNRESET ? "Connection reset" : "write: " + Libc.describe(e));
+                }
+            }
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    @Override
+    public InputStream getInputStream() throws IOException {
+        if (isClosed()) {
+            throw new SocketException("Socket is closed");
+        }
+        return in;
+    }
+
+    @Override
+    public OutputStream getOutputStream() throws IOException {
+        if (isClosed()) {
+            throw new SocketException("Socket is closed");
+        }
+        return out;
+    }
+
+    /** Closes from any thread: a parked reader or writer gets a {@link SocketException}; the fd closes after them. */
+    @Override
+    public void close() {
+        fd.close();
+    }
+
+    @Override
+    public boolean isClosed() {
+        return fd.isClosed();
+    }
+
+    /** Reads end (a parked one at once) with the end of stream; the kernel is told too (SHUT_RD). */
+    @Override
+    public void shutdownInput() throws IOException {
+        fd.shutInput();
+        shutdown(Libc.SHUT_RD);
+    }
+
+    /** FIN to the peer; reads go on. */
+    @Override
+    public void shutdownOutput() throws IOException {
+        outputShut = true;
+        shutdown(Libc.SHUT_WR);
+    }
+
+    private void shutdown(int how) throws IOException {
+        fd.acquire();
+        try {
+            MemorySegment errno = Libc.errnoSegment();
+            if (Libc.shutdown(errno, fd.fd, how) < 0 && Libc.errno(errno) != Libc.ENOTCONN) {
+                throw new SocketException("shutdown: " + Libc.describe(Libc.errno(errno)));
+            }
+        } finally {
+            fd.release();
+        }
+    }
+
+    @Override
+    public boolean isInputShutdown() {
+        return fd.inputShut();
+    }
+
+    @Override
+    public boolean isOutputShutdown() {
+        return outputShut;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return true;
+    }
+
+    @Override
+    public boolean isBound() {
+        return true;
+    }
+
+    @Override
+    public InetAddress getInetAddress() {
+        return remote.getAddress();
+    }
+
+    @Override
+    public int getPort() {
+        return remote.getPort();
+    }
+
+    @Override
+    public SocketAddress getRemoteSocketAddress() {
+        return remote;
+    }
+
+    @Override
+    public InetAddress getLocalAddress() {
+        return localAddress().getAddress();
+    }
+
+    @Override
+    public int getLocalPort() {
+        return localAddress().getPort();
+    }
+
+    @Override
+    public SocketAddress getLocalSocketAddress() {
+        return localAddress();
+    }
+
+    /** Asked of the kernel once, when first wanted (not on every accept). */
+    private InetSocketAddress localAddress() {
+        InetSocketAddress a = local;
+        if (a == null) {
+            byte[] storage = new byte[Libc.SOCKADDR_SIZE];
+            int[] length = {Libc.SOCKADDR_SIZE};
+            try {
+                fd.acquire();
+                try {
+                    if (Libc.getsockname(Libc.errnoSegment(), fd.fd, MemorySegment.ofArray(storage),
+                            MemorySegment.ofArray(length)) == 0) {
+                        a = Libc.address(storage);
+                    }
+                } finally {
+                    fd.release();
+                }
+            } catch (SocketException closed) {
+                // closed: as the JDK's socket, an unknown local address
+            }
+            if (a == null) {
+                return new InetSocketAddress(0);
+            }
+            local = a;
+        }
+        return a;
+    }
+
+    @Override
+    public void setTcpNoDelay(boolean on) throws SocketException {
+        if (on != tcpNoDelay) {
+            option(Libc.IPPROTO_TCP, Libc.TCP_NODELAY, on ? 1 : 0);
+            tcpNoDelay = on;
+        }
+    }
+
+    @Override
+    public boolean getTcpNoDelay() {
+        return tcpNoDelay;
+    }
+
+    @Override
+    public void setKeepAlive(boolean on) throws SocketException {
+        option(Libc.SOL_SOCKET, 9 /* SO_KEEPALIVE */, on ? 1 : 0);
+    }
+
+    private void option(int level, int option, int value) throws SocketException {
+        fd.acquire();
+        try {
+            MemorySegment errno = Libc.errnoSegment();
+            if (Libc.setIntOption(errno, fd.fd, level, option, value) < 0) {
+                throw new SocketException("setsockopt: " + Libc.describe(Libc.errno(errno)));
+            }
+        } finally {
+            fd.release();
+        }
+    }
+
+    @Override
+    public void setSoTimeout(int timeout) throws SocketException {
+        if (timeout < 0) {
+            throw new IllegalArgumentException("timeout < 0");
+        }
+        soTimeoutMillis = timeout;
+    }
+
+    @Override
+    public int getSoTimeout() {
+        return soTimeoutMillis;
+    }
+
+    @Override
+    public String toString() {
+        return "EpollSocket[fd=" + fd.fd + (isClosed() ? ", closed" : "") + ", remote=" + remote + "]";
+    }
+
+    private final class In extends InputStream {
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return EpollSocket.this.read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            return EpollSocket.this.read(b, off, len);
+        }
+
+        @Override
+        public void close() {
+            EpollSocket.this.close();
+        }
+    }
+
+    private final class Out extends OutputStream {
+        @Override
+        public void write(int b) throws IOException {
+            EpollSocket.this.write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            EpollSocket.this.write(b, off, len);
+        }
+
+        @Override
+        public void close() {
+            EpollSocket.this.close();
+        }
+    }
+}
