@@ -49,7 +49,7 @@ class ConfigErrorsTest {
                 + "'colour' (expected one of: address, port, threads, platform-threads, max-connections, backlog, "
                 + "header-timeout, idle-timeout, read-timeout, drain-timeout, trusted-proxies, max-request-line, "
                 + "max-header-size, max-headers, http2, underscores-in-headers, ssl, http-redirect-port, "
-                + "strip-request-headers)");
+                + "strip-request-headers, transport)");
         assertThat(refusal("rotues: []\n").getMessage())
                 .isEqualTo("gateway.yaml:1: unknown key 'rotues' — did you mean 'routes'?");
     }
