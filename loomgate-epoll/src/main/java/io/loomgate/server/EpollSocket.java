@@ -111,6 +111,29 @@ final class EpollSocket extends Socket {
         }
     }
 
+    /**
+     * The bytes a read would find without waiting (the kernel's count, {@code FIONREAD}), as the JDK's socket answers:
+     * 0 once input is shut, an exception once closed. The gateway's body relay depends on it: it reads on while
+     * something is waiting and flushes when nothing is, so a constant 0 turned an upload it judged slow into one-byte
+     * reads (8 MiB uploads timed out).
+     */
+    int available() throws IOException {
+        int[] count = new int[1];
+        MemorySegment errno = Libc.errnoSegment();
+        fd.acquire(); // closed: throws, before the input's state, as the JDK's socket does
+        try {
+            if (fd.inputShut()) {
+                return 0;
+            }
+            if (Libc.bytesWaiting(errno, fd.fd, count) < 0) {
+                throw new SocketException("ioctl FIONREAD: " + Libc.describe(Libc.errno(errno)));
+            }
+        } finally {
+            fd.release();
+        }
+        return count[0];
+    }
+
     /** Writes all of it, parking while the send buffer is full. */
     void write(byte[] b, int off, int len) throws IOException {
         Objects.checkFromIndexSize(off, len, b.length);
@@ -344,6 +367,11 @@ final class EpollSocket extends Socket {
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
             return EpollSocket.this.read(b, off, len);
+        }
+
+        @Override
+        public int available() throws IOException {
+            return EpollSocket.this.available();
         }
 
         @Override

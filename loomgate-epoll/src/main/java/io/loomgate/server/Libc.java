@@ -49,6 +49,8 @@ final class Libc {
     static final int SHUT_RD = 0;
     static final int SHUT_WR = 1;
     static final int MSG_NOSIGNAL = 0x4000;
+    /** {@code ioctl} request: the bytes in the receive queue (as the JDK's {@code available()} asks). */
+    static final int FIONREAD = 0x541B;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
     static final int ENOMEM = 12;
@@ -88,6 +90,7 @@ final class Libc {
     private static final MethodHandle ACCEPT4;
     private static final MethodHandle SETSOCKOPT;
     private static final MethodHandle GETSOCKNAME;
+    private static final MethodHandle IOCTL;
 
     static {
         String arch = System.getProperty("os.arch", "");
@@ -115,6 +118,7 @@ final class Libc {
         MethodHandle accept = null;
         MethodHandle setsockopt = null;
         MethodHandle getsockname = null;
+        MethodHandle ioctl = null;
         if (why == null) {
             try {
                 read = handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG), ERRNO, HEAP);
@@ -136,6 +140,9 @@ final class Libc {
                         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), ERRNO, HEAP);
                 getsockname = handle("getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS),
                         ERRNO, HEAP);
+                // ioctl is variadic: its third argument is the first of the variable ones
+                ioctl = handle("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
+                        ERRNO, HEAP, Linker.Option.firstVariadicArg(2));
             } catch (RuntimeException | LinkageError e) {
                 why = "epoll's libc calls did not link: " + e;
             }
@@ -154,6 +161,7 @@ final class Libc {
         ACCEPT4 = accept;
         SETSOCKOPT = setsockopt;
         GETSOCKNAME = getsockname;
+        IOCTL = ioctl;
     }
 
     private Libc() {
@@ -300,6 +308,15 @@ final class Libc {
     static int getsockname(MemorySegment errno, int fd, MemorySegment address, MemorySegment length) {
         try {
             return (int) GETSOCKNAME.invokeExact(errno, fd, address, length);
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** The bytes waiting in the fd's receive queue ({@code ioctl FIONREAD}) into {@code count[0]}; -1 on failure. */
+    static int bytesWaiting(MemorySegment errno, int fd, int[] count) {
+        try {
+            return (int) IOCTL.invokeExact(errno, fd, (long) FIONREAD, MemorySegment.ofArray(count));
         } catch (Throwable t) {
             throw new AssertionError(t);
         }

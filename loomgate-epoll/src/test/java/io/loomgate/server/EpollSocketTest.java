@@ -228,6 +228,107 @@ class EpollSocketTest {
         }
     }
 
+    /**
+     * available() counts what the kernel holds, as the JDK's socket does (FIONREAD). The gateway's body relay asks it
+     * to decide whether to take more before relaying: answering 0 always made an HTTP/1.1 upload on epoll relay one
+     * byte per read once it looked slow (the traffic matrix's 8 MiB and slow-drip rows timed out).
+     */
+    @Test
+    void availableCountsTheBytesTheKernelHoldsAndZeroOnceInputIsShut() throws Exception {
+        try (Pair p = connect()) {
+            InputStream in = p.accepted().getInputStream();
+            assertThat(in.available()).isZero();
+            p.client().getOutputStream().write(new byte[1000]);
+            long deadline = System.nanoTime() + Duration.ofSeconds(GENEROUS_SECONDS).toNanos();
+            while (in.available() < 1000) { // loopback delivers at once, but poll rather than trust it
+                assertThat(System.nanoTime()).as("1000 bytes arrive").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+            assertThat(in.available()).isEqualTo(1000);
+            assertThat(onVirtualThread(() -> in.read(new byte[100]))).isEqualTo(100);
+            assertThat(in.available()).isEqualTo(900);
+            p.accepted().shutdownInput();
+            assertThat(in.available()).isZero();
+            p.accepted().close();
+            assertThatThrownBy(in::available).isInstanceOf(SocketException.class);
+        }
+    }
+
+    /**
+     * One socket, two threads (the gateway's shape for an HTTP/1.1 upload echoed back as it arrives): one writes 8 MiB
+     * to a peer that reads slowly while the other reads 8 MiB the peer sends, several such sockets at once. Every byte
+     * must arrive, in order, in both directions: a readiness edge lost between the reader and the writer hangs one.
+     */
+    @Test
+    void fullDuplexEightMebibytesEachWayWithASlowPeerReaderLosesNoWakeUp() throws Exception {
+        int size = 8 << 20;
+        int sockets = 6;
+        java.util.List<CompletableFuture<Void>> done = new java.util.ArrayList<>();
+        java.util.List<Pair> pairs = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < sockets; i++) {
+                Pair p = connect();
+                pairs.add(p);
+                done.add(onThread(true, () -> writePattern(p.accepted().getOutputStream(), size, 1 << 16)));
+                done.add(onThread(true, () -> readPattern(p.accepted().getInputStream(), size, 1 << 16, false)));
+                done.add(onThread(false, () -> writePattern(p.client().getOutputStream(), size, 1 << 14)));
+                done.add(onThread(false, () -> readPattern(p.client().getInputStream(), size, 1 << 12, true)));
+            }
+            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
+        } finally {
+            for (Pair p : pairs) {
+                p.close();
+            }
+        }
+    }
+
+    private static CompletableFuture<Void> onThread(boolean virtual, ThrowingRunnable body) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        (virtual ? Thread.ofVirtual() : Thread.ofPlatform().daemon()).start(() -> {
+            try {
+                body.run();
+                f.complete(null);
+            } catch (Throwable t) {
+                f.completeExceptionally(t);
+            }
+        });
+        return f;
+    }
+
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
+    private static void writePattern(java.io.OutputStream out, int size, int chunk) throws IOException {
+        byte[] b = new byte[chunk];
+        for (int sent = 0; sent < size; ) {
+            int n = Math.min(chunk, size - sent);
+            for (int i = 0; i < n; i++) {
+                b[i] = (byte) ((sent + i) * 31 >>> 3);
+            }
+            out.write(b, 0, n);
+            sent += n;
+        }
+    }
+
+    /** Reads size bytes and checks each; slow: a pause of a millisecond every 256 KiB (a client that drips). */
+    private static void readPattern(InputStream in, int size, int chunk, boolean slow) throws Exception {
+        byte[] b = new byte[chunk];
+        for (int got = 0; got < size; ) {
+            int n = in.read(b, 0, Math.min(chunk, size - got));
+            assertThat(n).as("bytes read after %d of %d", got, size).isPositive();
+            for (int i = 0; i < n; i++) {
+                if (b[i] != (byte) ((got + i) * 31 >>> 3)) {
+                    throw new AssertionError("byte " + (got + i) + " differs");
+                }
+            }
+            if (slow && (got >>> 18) != ((got + n) >>> 18)) {
+                Thread.sleep(1); // pacing the reader, not waiting for readiness
+            }
+            got += n;
+        }
+    }
+
     @Test
     void closingTheListenerEndsAParkedAccept() throws Exception {
         CompletableFuture<Socket> accept = new CompletableFuture<>();
