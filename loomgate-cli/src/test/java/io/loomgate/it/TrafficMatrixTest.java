@@ -56,8 +56,13 @@ import org.slf4j.LoggerFactory;
  * <p>{@value #BOUND_PROPERTY} overrides the time bound (seconds) on a loaded machine; CI uses the constant.
  */
 class TrafficMatrixTest {
-    /** An 8 MiB body crosses the gateway (both ways) within this on a quiet machine, in every cell without slowness. */
-    static final Duration BIG_BODY_BOUND = Duration.ofSeconds(3);
+    /**
+     * An 8 MiB body crosses the gateway (both ways) within this in every cell without slowness. It catches a crawl
+     * (issue 34's HTTPS upload took 8 s per MB, and epoll's relay read a byte at a time), not a speed: a quiet machine
+     * takes well under 3 s, but CI's, with a Go build beside the suite, took 5.5 s for one cell, and 4.5-11 s were seen
+     * at a load of 33.
+     */
+    static final Duration BIG_BODY_BOUND = Duration.ofSeconds(20);
     static final String BOUND_PROPERTY = "loomgate.matrix.big-body-seconds";
     /** Runs only the cells whose name contains this (while developing: {@code -Dloomgate.matrix.only=h2c →}). */
     static final String ONLY_PROPERTY = "loomgate.matrix.only";
