@@ -3,6 +3,7 @@ package io.loomgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.jar.JarFile;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,22 +31,35 @@ import org.junit.jupiter.api.Test;
  * the project's {@code META-INF/LICENSE} and {@code META-INF/NOTICE}.
  */
 class ReproducibleJarIT {
-    private static final List<String> MODULES = List.of(".", "loomgate-core", "loomgate-conscrypt", "loomgate-redis",
-            "loomgate-jwt", "loomgate-resilience4j", "loomgate-tracing", "loomgate-lab", "loomgate-cli",
-            "examples/embedded-gateway",
-            "bench");
-    /** The modules whose compiled classes the copy packages (all but the parent and the example). */
-    private static final List<String> CODE = List.of("loomgate-core", "loomgate-conscrypt", "loomgate-redis",
-            "loomgate-jwt", "loomgate-resilience4j", "loomgate-tracing", "loomgate-lab", "loomgate-cli");
+    /** The modules of the root pom's main {@code <modules>} list (a new module is copied without editing this test). */
+    private static final List<String> MODULES = modules();
+    /** The modules whose compiled classes the copy packages (all but the example and the bench programs). */
+    private static final List<String> CODE = MODULES.stream()
+            .filter(m -> !m.startsWith("examples/") && !m.equals("bench"))
+            .toList();
     private static final List<String> JARS = List.of("loomgate-gateway.jar", "loomgate.jar", "loomgate-cli.jar");
 
     private Path root;
     private Path copy;
 
+    private static List<String> modules() {
+        try {
+            String pom = Files.readString(RepoRoot.find().resolve("pom.xml"));
+            int start = pom.indexOf("<modules>");
+            String block = pom.substring(start, pom.indexOf("</modules>", start));
+            return Pattern.compile("<module>([^<]+)</module>").matcher(block).results()
+                    .map(r -> r.group(1).trim())
+                    .toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @BeforeEach
     void copyTheTree() throws IOException {
         root = RepoRoot.find();
         copy = Files.createTempDirectory("loomgate-repro");
+        Files.copy(root.resolve("pom.xml"), copy.resolve("pom.xml"));
         for (String m : MODULES) {
             Files.createDirectories(copy.resolve(m));
             Files.copy(root.resolve(m).resolve("pom.xml"), copy.resolve(m).resolve("pom.xml"));
