@@ -9,10 +9,17 @@ import io.loomgate.resilience.RetryPolicy;
 import io.loomgate.route.Route;
 import io.loomgate.route.RouteMatch;
 import io.loomgate.route.RouteTable;
+import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestExchange;
+import io.loomgate.testkit.TestOrigin;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -287,21 +294,45 @@ class ScgDocumentedExamplesTest {
         assertThat(refusal("savesession-gatewayfilter-factory")).contains("Spring Cloud Gateway's filter "
                 + "'SaveSession' is not supported: it needs Spring Session");
         assertThat(refusal("addrequestparameter-gatewayfilter-factory-2")).contains("YAML syntax error");
-        // CacheRequestBody's example is refused first on its uri (lb://downstream), then on the filter itself.
+    }
+
+    /**
+     * CacheRequestBody's example ("cache the request body before sending it downstream"): refused as pasted only for
+     * its uri (lb://downstream, a service the file does not declare); with an address it runs, and a body the client
+     * streams without a length reaches the origin whole, with its Content-Length.
+     */
+    @Test
+    void cacheRequestBodyRunsAsDocumented() throws Exception {
         assertThat(refusal("cacherequestbody-gatewayfilter-factory")).isEqualTo("cacherequestbody-gatewayfilter-"
                 + "factory.yml:10: route 'cache_request_body_route': uri: no upstream 'downstream' under upstreams: "
                 + "(the file declares none; list the service's uris under upstreams.downstream)");
-        String withOrigin = example("cacherequestbody-gatewayfilter-factory").replace("lb://downstream",
-                "http://localhost:8080");
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.start("server:\n  port: 0\nadmin:\n  port: 0\n"
+                     + example("cacherequestbody-gatewayfilter-factory").replace("lb://downstream", "${ORIGIN}"),
+                     Map.of("ORIGIN", origin.uri()))) {
+            origin.enqueue(TestOrigin.Reply.ok("cached"));
+            byte[] body = "a body sent without a length".getBytes(StandardCharsets.UTF_8);
+            HttpResponse<String> r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.port() + "/downstream/x"))
+                            .timeout(Duration.ofSeconds(20))
+                            .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(body)))
+                            .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            TestOrigin.Recorded got = origin.takeRequest();
+            assertThat(got.target()).isEqualTo("/downstream/x");
+            assertThat(got.body()).isEqualTo(body);
+            assertThat(got.header("Content-Length")).isEqualTo(Integer.toString(body.length));
+            assertThat(got.header("Transfer-Encoding")).isNull();
+        }
+        // A bodyClass that needs Java code to build is refused on its line.
+        String pojo = example("cacherequestbody-gatewayfilter-factory").replace("lb://downstream",
+                "http://localhost:8080").replace("java.lang.String", "com.example.Order");
         try {
-            GatewayAssembly.build(ConfigLoader.parse(withOrigin, "cache.yml", Map.of()));
-            throw new AssertionError("CacheRequestBody was accepted");
+            GatewayAssembly.build(ConfigLoader.parse(pojo, "cache.yml", Map.of()));
+            throw new AssertionError("a POJO bodyClass was accepted");
         } catch (ConfigException e) {
-            assertThat(e.getMessage()).isEqualTo("cache.yml:14: route 'cache_request_body_route': Spring Cloud "
-                    + "Gateway's filter 'CacheRequestBody' is not supported: it keeps the body in an exchange "
-                    + "attribute, as a Java bodyClass, for Java code to read (ReadBody, a custom filter); Loomgate "
-                    + "streams bodies and no filter reads them (Retry keeps the body for replay up to "
-                    + "max-replay-size)");
+            assertThat(e.getMessage()).startsWith("cache.yml:16: route 'cache_request_body_route': filter "
+                    + "'CacheRequestBody': bodyClass: 'com.example.Order' needs Java code to convert the body into it");
         }
     }
 

@@ -23,9 +23,6 @@ final class ScgRefusals {
             Map.entry("RequestHeaderToRequestUri", "it lets a header choose the origin, which lets a client send the "
                     + "gateway anywhere; give each origin a route"),
             Map.entry("SetRequestUri", "it lets the request choose the origin; give each origin a route"),
-            Map.entry("CacheRequestBody", "it keeps the body in an exchange attribute, as a Java bodyClass, for Java "
-                    + "code to read (ReadBody, a custom filter); Loomgate streams bodies and no filter reads them "
-                    + "(Retry keeps the body for replay up to max-replay-size)"),
             Map.entry("RemoveJsonAttributesResponseBody", "it rewrites JSON bodies; register a FilterFactory"),
             Map.entry("Hystrix", "Hystrix is gone from SCG too; use CircuitBreaker"));
 

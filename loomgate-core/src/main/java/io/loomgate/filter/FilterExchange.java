@@ -2,6 +2,7 @@ package io.loomgate.filter;
 
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Map;
@@ -69,6 +70,17 @@ public interface FilterExchange {
      */
     default void limitRequestBody(long maxBytes) {
         throw new UnsupportedOperationException("this exchange cannot limit its request body");
+    }
+
+    /**
+     * Reads the whole request body now, at most {@code maxBytes}, and returns it (the same array on a second call; do
+     * not change it). From then on the origin gets it with a Content-Length instead of streamed, and every attempt
+     * (a retry, a breaker's fallback) sends it again from its first byte. A body over the bound fails the exchange
+     * with 413 (the client's connection closed, since the rest of its body is unread); a client that goes away
+     * mid-body fails it without an upstream call. Call before proceed.
+     */
+    default byte[] cacheRequestBody(long maxBytes) throws IOException {
+        throw new UnsupportedOperationException("this exchange cannot read its request body");
     }
 
     /**

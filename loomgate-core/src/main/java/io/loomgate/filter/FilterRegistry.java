@@ -32,7 +32,8 @@ public final class FilterRegistry extends ExtensionRegistry<FilterFactory, Filte
             PreserveHostHeaderFilter.FACTORY,
             RewriteRequestParameterFilter.FACTORY,
             RewriteLocationResponseHeaderFilter.FACTORY,
-            LocalResponseCacheFilter.FACTORY);
+            LocalResponseCacheFilter.FACTORY,
+            CacheRequestBodyFilter.FACTORY);
 
     private FilterRegistry() {
         super("filter", BUILT_INS);

@@ -32,10 +32,10 @@ final class BreakerCall implements CircuitBreakerPolicy.Call {
         return failure instanceof ProxyFailure f && f.kind() == ProxyFailure.Kind.UPSTREAM_TIMEOUT;
     }
 
-    /** Only a request without a body: one that has one gave it to the attempt that failed (SCG caches it instead). */
+    /** No body, or one CacheRequestBody read whole: a streamed body went to the attempt that failed (SCG caches it). */
     @Override
     public boolean resendable() {
-        return x.downstream.requestFraming() instanceof BodyFraming.None;
+        return x.bodyCached() || x.requestFraming() instanceof BodyFraming.None;
     }
 
     /** A fallback path with the matched route's variables filled in ({@code forward:/fallback/{segments}}), as SCG. */

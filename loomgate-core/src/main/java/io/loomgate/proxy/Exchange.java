@@ -5,8 +5,12 @@ import io.loomgate.filter.ResponseBodyTap;
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
+import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.HttpParseException;
+import io.loomgate.proxy.ProxyFailure.Kind;
 import io.loomgate.server.ServerExchange;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
@@ -41,6 +45,8 @@ final class Exchange implements FilterExchange, ExchangeView {
     /** The gRPC call's state (inactive for every other exchange). */
     final GrpcCall grpc = new GrpcCall();
     private final RequestBodyCap bodyCap = new RequestBodyCap();
+    /** The body read whole by {@code CacheRequestBody}; null while it streams (every route without that filter). */
+    private CachedRequestBody cachedBody;
     private Map<String, Object> attributes;
     private String clientIp;
     private String principal;
@@ -177,7 +183,37 @@ final class Exchange implements FilterExchange, ExchangeView {
      * set a cap (one wrapper per exchange, so a replayed retry counts the same bytes once).
      */
     BodyInputStream clientBody() {
-        return bodyCap.apply(downstream.requestBody());
+        return cachedBody != null ? cachedBody.stream() : bodyCap.apply(downstream.requestBody());
+    }
+
+    /** How the request body goes upstream: the client's framing, or the cached body's length once it was read. */
+    BodyFraming requestFraming() {
+        return cachedBody != null ? cachedBody.framing() : downstream.requestFraming();
+    }
+
+    /** Whether the body was read whole, so any number of attempts can send it. */
+    boolean bodyCached() {
+        return cachedBody != null;
+    }
+
+    @Override
+    public byte[] cacheRequestBody(long maxBytes) throws IOException {
+        if (cachedBody == null) {
+            try {
+                cachedBody = CachedRequestBody.read(clientBody(), downstream.requestFraming(), maxBytes);
+            } catch (HttpParseException e) { // over the bound, or a malformed chunked body: the codec's status
+                throw new ProxyFailure(Kind.BAD_REQUEST, e.status(), e.getMessage(), e);
+            } catch (IOException e) {
+                throw new ProxyFailure(Kind.CLIENT_ABORTED, "client failed while sending the request body: "
+                        + e.getMessage(), e);
+            }
+            if (!(cachedBody.framing() instanceof BodyFraming.None)) {
+                // filters after this one, and the access log, see the length the origin gets
+                request.headers().remove("Transfer-Encoding");
+                request.headers().set("Content-Length", Integer.toString(cachedBody.bytes().length));
+            }
+        }
+        return cachedBody.bytes();
     }
 
     @Override

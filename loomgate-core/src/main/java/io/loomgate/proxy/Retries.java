@@ -52,7 +52,8 @@ final class Retries {
         ReplayableBody replay = null;
         if (retry != null) {
             retry.budget().requestStarted();
-            if (!(x.downstream.requestFraming() instanceof BodyFraming.None)) {
+            // a cached body (CacheRequestBody) is whole already: each attempt reads it afresh, whatever its size
+            if (!x.bodyCached() && !(x.requestFraming() instanceof BodyFraming.None)) {
                 replay = new ReplayableBody(x.clientBody(), retry.policy().maxReplaySize());
             }
         }
@@ -80,6 +81,9 @@ final class Retries {
      * max-replay-size: then it stays with the attempt, whose answer is final.
      */
     boolean takeBodyForRetry() {
+        if (exchange.bodyCached()) {
+            return true; // the next attempt reads its own copy; the upload beside keeps reading its own
+        }
         if (replay == null || replay.rewind() == null) {
             return false;
         }

@@ -117,7 +117,7 @@ final class UpstreamForwarder implements FilterChain {
             if (x.grpc.hasDeadline()) {
                 GrpcCalls.passDeadlineOn(x, attempt);
             }
-            attempt.sendHead(x.request, x.downstream.requestFraming(), route.preserveHost());
+            attempt.sendHead(x.request, x.requestFraming(), route.preserveHost());
             relayRequestBody(x, attempt, retries.body(number));
             ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(route.timeout())),
                     x.upgradeRequested(), interim -> relayInterim(x, interim));
@@ -147,7 +147,7 @@ final class UpstreamForwarder implements FilterChain {
      */
     private void relayRequestBody(Exchange x, UpstreamAttempt attempt, BodyInputStream body) throws IOException {
         try {
-            x.outcome.bytesIn = attempt.relayBody(body, x.downstream.requestFraming(), x.route.route().timeout(),
+            x.outcome.bytesIn = attempt.relayBody(body, x.requestFraming(), x.route.route().timeout(),
                     interim -> relayInterim(x, interim));
             if (!attempt.answeredEarly()) {
                 return;

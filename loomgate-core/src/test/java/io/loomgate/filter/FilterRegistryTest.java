@@ -29,7 +29,8 @@ class FilterRegistryTest {
                 "SetResponseHeader", "RemoveResponseHeader", "SetStatus", "RedirectTo", "SetRequestHostHeader",
                 "MapRequestHeader", "AddRequestHeadersIfNotPresent", "DedupeResponseHeader",
                 "AddRequestParameter", "RemoveRequestParameter", "RewriteResponseHeader", "PreserveHostHeader",
-                "RewriteRequestParameter", "RewriteLocationResponseHeader", "LocalResponseCache");
+                "RewriteRequestParameter", "RewriteLocationResponseHeader", "LocalResponseCache",
+                "CacheRequestBody");
         assertThat(registry.find("StripPrefix")).isNotNull();
         assertThat(registry.find("stripprefix")).isNull();
     }

@@ -6,6 +6,7 @@ import io.loomgate.filter.ResponseBodyTap;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -129,6 +130,19 @@ public final class TestExchange implements FilterExchange {
     @Override
     public void limitRequestBody(long maxBytes) {
         bodyLimit = maxBytes;
+    }
+
+    /** The request body {@link #cacheRequestBody} gives; how many times it was asked for. */
+    public byte[] requestBody = new byte[0];
+    public int bodyReads;
+
+    @Override
+    public byte[] cacheRequestBody(long maxBytes) throws IOException {
+        bodyReads++;
+        if (requestBody.length > maxBytes) {
+            throw new IOException("over " + maxBytes);
+        }
+        return requestBody;
     }
 
     @Override
