@@ -78,17 +78,22 @@ public class H2RelayFloor {
         try (ServerSocket server = new ServerSocket()) {
             server.bind(new InetSocketAddress("127.0.0.1", port), 4096);
             System.out.println("h2c relay floor :" + port + " -> 127.0.0.1:" + originPort + path);
-            while (true) {
-                Socket socket = server.accept();
-                Thread.ofVirtual().start(() -> {
-                    try (socket) {
-                        socket.setTcpNoDelay(true);
-                        frames(socket.getInputStream(), socket.getOutputStream());
-                    } catch (IOException e) {
-                        // the client went away
-                    }
-                });
-            }
+            serve(server);
+        }
+    }
+
+    /** Accepts h2c connections for ever, a virtual thread reading each one's frames (the JDK's sockets or epoll's). */
+    static void serve(ServerSocket server) throws IOException {
+        while (true) {
+            Socket socket = server.accept();
+            Thread.ofVirtual().start(() -> {
+                try (socket) {
+                    socket.setTcpNoDelay(true);
+                    frames(socket.getInputStream(), socket.getOutputStream());
+                } catch (IOException e) {
+                    // the client went away
+                }
+            });
         }
     }
 

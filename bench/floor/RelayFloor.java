@@ -23,15 +23,25 @@ public class RelayFloor {
         try (ServerSocket server = new ServerSocket()) {
             server.bind(new InetSocketAddress("127.0.0.1", port), 4096);
             System.out.println("relay floor :" + port + " -> 127.0.0.1:" + origin);
-            while (true) {
-                Socket client = server.accept();
-                Thread.ofVirtual().start(() -> relay(client, origin));
-            }
+            serve(server, () -> new Socket("127.0.0.1", origin));
         }
     }
 
-    private static void relay(Socket client, int originPort) {
-        try (client; Socket origin = new Socket("127.0.0.1", originPort)) {
+    /** How a relay opens its origin connection: the JDK's socket here, epoll's in bench/floor-epoll. */
+    interface Dialer {
+        Socket dial() throws IOException;
+    }
+
+    /** Accepts for ever, a virtual thread relaying each connection (the JDK's sockets or epoll's). */
+    static void serve(ServerSocket server, Dialer origins) throws IOException {
+        while (true) {
+            Socket client = server.accept();
+            Thread.ofVirtual().start(() -> relay(client, origins));
+        }
+    }
+
+    private static void relay(Socket client, Dialer origins) {
+        try (client; Socket origin = origins.dial()) {
             client.setTcpNoDelay(true);
             origin.setTcpNoDelay(true);
             InputStream fromClient = client.getInputStream();

@@ -8,6 +8,7 @@
 #
 #   DURATION=1200 bench/soak/run.sh          # the 20-minute soak (the default)
 #   DURATION=180 bench/soak/run.sh           # a quick proof that it works
+#   TRANSPORT=epoll DURATION=600 bench/soak/run.sh   # both gateways on server.transport: epoll (issue 40)
 #
 # Needs: the built jar (./loomgate build), JDK 21+ (jcmd), curl, h2load (nghttp2-client), redis-server, openssl,
 # ss (iproute2). Output and logs in WORK (default /tmp/loomgate-soak); exit 1 when an error no fault explains was
@@ -28,6 +29,7 @@ JAVA_HOME=${JAVA_HOME:-$(ls -d /usr/lib/jvm/*25* 2>/dev/null | head -1)}
 JAVA=$JAVA_HOME/bin/java
 JCMD=$JAVA_HOME/bin/jcmd
 HEAP=${HEAP:-256m}
+TRANSPORT=${TRANSPORT:-jdk}  # server.transport of both gateways (jdk, epoll, auto): listener and origin connections
 P_PLAIN=19180 P_TLS=19443 A_PLAIN=19901 A_TLS=19902 O_FLAKY=19181 O_STEADY=19182 P_REDIS=19179
 
 for tool in curl h2load redis-server redis-cli openssl ss "$JCMD"; do
@@ -85,7 +87,7 @@ await_http http://127.0.0.1:$O_STEADY/hello
 write_config() { # name port admin_port generation [tls]
     local f=cfg/$1.yaml.tmp
     {
-        printf 'server:\n  address: 127.0.0.1\n  port: %s\n' "$2"
+        printf 'server:\n  address: 127.0.0.1\n  port: %s\n  transport: %s\n' "$2" "$TRANSPORT"
         [[ ${5:-} == tls ]] && printf '  ssl:\n    certificate: %s\n    certificate-private-key: %s\n' \
             "$WORK/pki/gw.crt" "$WORK/pki/gw.key"
         cat <<EOF

@@ -17,9 +17,9 @@
 #   PROXIES="floor-h2 haproxy loomgate" bench/syscalls/run.sh w9-tls   # W9's floor: a thread per stream, no HTTP work
 #   PROXIES="floor-selector floor-vselector floor" bench/syscalls/run.sh w2   # a Selector of our own reading for them
 #   PROXIES="naive haproxy" bench/syscalls/run.sh w2             # the harness's naive pipe (two threads a connection)
-#   PROXIES="floor floor-epoll haproxy" bench/syscalls/run.sh w2   # bench/floor-epoll: the same relay over epoll (FFM)
+#   PROXIES="floor floor-epoll haproxy" bench/syscalls/run.sh w2   # bench/floor-epoll: the same relay on the epoll module
 #   PROXIES="floor-h2 floor-epoll haproxy" bench/syscalls/run.sh w8   # W8's (or w9-h2c's) floor, JDK's and epoll's
-#   PROXIES="floor-epoll floor-epoll-platform" EPOLL_SPINS=4 ...   # its poller a virtual or a platform thread
+#   PROXIES="floor-epoll loomgate-epoll" EPOLL_SPINS=4 ...   # the gateway on epoll against its transport's floor
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #   PROXIES="loomgate loomgate-epoll" ROUNDS=3 bench/syscalls/run.sh w2   # server.transport jdk against epoll
 #
@@ -106,9 +106,8 @@ start_proxy() {
             fi
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders "${floor[@]}" \
                 > "/tmp/syscalls.$1.log" 2>&1 & ;;
-        floor-epoll|floor-epoll-platform) # bench/floor-epoll (issue 40): RelayFloor (w2) or H2RelayFloor over h2c (w8,
-            # w9-h2c) on sockets registered once with an edge-triggered epoll through the foreign-function API (JDK 22+);
-            # its poller a virtual thread, or (floor-epoll-platform) a platform thread
+        floor-epoll) # bench/floor-epoll (issue 40): RelayFloor (w2) or H2RelayFloor over h2c (w8, w9-h2c) on the
+            # gateway's epoll transport (module loomgate-epoll, JDK 22+; its classes from the gateway's jar)
             case $SHAPE in
                 w2) floor=(EpollRelayFloor 18081 18080) ;;
                 w8) floor=(EpollH2RelayFloor 18081 18080 /hello) ;;
@@ -116,10 +115,10 @@ start_proxy() {
                 *) echo "floor-epoll is for w2, w8 and w9-h2c" >&2; exit 2 ;;
             esac
             mkdir -p /tmp/syscalls-floor
-            "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java "$ROOT"/bench/floor-epoll/*.java
-            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
-                --enable-native-access=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED \
-                -Dfloor.spins="${EPOLL_SPINS:-4}" -Dfloor.poller="${1#floor-epoll-}" "${floor[@]}" \
+            "${JAVA%/java}/javac" -cp "$JAR" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java \
+                "$ROOT"/bench/floor-epoll/*.java
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp "/tmp/syscalls-floor:$JAR" \
+                --enable-native-access=ALL-UNNAMED -Dloomgate.epoll.spins="${EPOLL_SPINS:-4}" "${floor[@]}" \
                 > "/tmp/syscalls.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
                # one thread would make: no floor), JDK 25 with the launcher's heap flags

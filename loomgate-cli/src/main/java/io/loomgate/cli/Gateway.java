@@ -18,6 +18,7 @@ import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.HttpsRedirect;
 import io.loomgate.server.Listener;
+import io.loomgate.server.Transport;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.tls.ClientTls;
@@ -25,6 +26,7 @@ import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.ServerTlsSettings;
 import io.loomgate.tls.TlsMaterialException;
 import io.loomgate.tls.TlsReloader;
+import io.loomgate.upstream.Dialer;
 import io.loomgate.upstream.JdkDnsCache;
 import io.loomgate.upstream.NameResolver;
 import io.loomgate.upstream.PoolListener;
@@ -49,12 +51,16 @@ public final class Gateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
     /** How often certificate files are looked at for changes. */
     private static final Duration TLS_RELOAD_INTERVAL = Duration.ofSeconds(1);
+    /** One instance, so pool settings stay equal across reloads (a changed one would reopen the pool). */
+    private static final Dialer EPOLL_DIALER = Transport::connectOnEpoll;
 
     private final GatewayConfig config;
     private final Plugins factories;
     private final ProxyHandler proxy;
     private final PoolListener pools;
     private final ClientTls clientTls;
+    /** The connections to origins' transport: server.transport, resolved at start (a change needs a restart). */
+    private final Transport upstreamTransport;
     private final Listener listener;
     /** The client listener's TLS (null for plain HTTP): a reload may point it at other certificate files. */
     private final ServerTls serverTls;
@@ -69,13 +75,15 @@ public final class Gateway implements AutoCloseable {
     }
 
     private Gateway(GatewayConfig config, Plugins factories, ProxyHandler proxy, PoolListener pools,
-                    ClientTls clientTls, Listener listener, ServerTls serverTls, RateLimiting rateLimiting,
-                    Listener redirect, TlsReloader reloader, JwksKeySets jwks, Serving serving) {
+                    ClientTls clientTls, Transport upstreamTransport, Listener listener, ServerTls serverTls,
+                    RateLimiting rateLimiting, Listener redirect, TlsReloader reloader, JwksKeySets jwks,
+                    Serving serving) {
         this.config = config;
         this.factories = factories;
         this.proxy = proxy;
         this.pools = pools;
         this.clientTls = clientTls;
+        this.upstreamTransport = upstreamTransport;
         this.listener = listener;
         this.serverTls = serverTls;
         this.rateLimiting = rateLimiting;
@@ -131,9 +139,11 @@ public final class Gateway implements AutoCloseable {
             rateLimiting.close();
             throw e;
         }
-        Upstreams upstreams = Upstreams.create(withTls(assembly.upstreams(), upstreamTls), observers.pools(),
-                resolver);
         GatewayConfig.ServerSpec s = config.server();
+        Transport upstreamTransport = s.transport().resolve("connections to origins");
+        Upstreams upstreams = Upstreams.create(
+                onTransport(withTls(assembly.upstreams(), upstreamTls), upstreamTransport), observers.pools(),
+                resolver);
         // Resolved once, here: each route bound to the upstream built from the definition the assembly paired it with.
         BoundRoutes routes = BoundRoutes.bind(assembly.routes(),
                 r -> upstreams.get(assembly.upstreamOf().get(r).id()));
@@ -179,13 +189,20 @@ public final class Gateway implements AutoCloseable {
             }
             throw (RuntimeException) e;
         }
-        return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, listener, serverTls, rateLimiting,
-                redirect, reloader.start(), jwks, new Serving(assembly, upstreams));
+        return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, upstreamTransport, listener,
+                serverTls, rateLimiting, redirect, reloader.start(), jwks, new Serving(assembly, upstreams));
     }
 
     private static List<UpstreamDefinition> withTls(List<UpstreamDefinition> definitions, ClientTls tls) {
         return definitions.stream()
                 .map(d -> tls == null ? d : d.withSettings(d.settings().withTls(tls)))
+                .toList();
+    }
+
+    /** The definitions dialling their origins on {@code transport} (resolved: JDK or EPOLL). */
+    private static List<UpstreamDefinition> onTransport(List<UpstreamDefinition> definitions, Transport transport) {
+        return transport != Transport.EPOLL ? definitions : definitions.stream()
+                .map(d -> d.withSettings(d.settings().withDialer(EPOLL_DIALER)))
                 .toList();
     }
 
@@ -240,7 +257,8 @@ public final class Gateway implements AutoCloseable {
             }
         }
         Serving before = serving;
-        Upstreams.Reconciled r = before.upstreams().reconcile(withTls(next.upstreams(), clientTls), pools);
+        Upstreams.Reconciled r = before.upstreams().reconcile(
+                onTransport(withTls(next.upstreams(), clientTls), upstreamTransport), pools);
         BoundRoutes routes = BoundRoutes.bind(next.routes(),
                 route -> r.next().get(next.upstreamOf().get(route).id()));
         proxy.swapRoutes(routes);
@@ -290,6 +308,11 @@ public final class Gateway implements AutoCloseable {
     /** Reads every certificate file again now (SIGHUP); returns whether all of them loaded. */
     public boolean reloadCertificates() {
         return reloader.reloadAll();
+    }
+
+    /** The transport of the connections to origins (server.transport, auto resolved). */
+    public Transport upstreamTransport() {
+        return upstreamTransport;
     }
 
     /** The plain listener answering 308 to https, or null. */

@@ -162,6 +162,11 @@ public final class ServedGateway implements AutoCloseable {
         return adminPort;
     }
 
+    /** The running composition (tests ask it which transports it runs on). */
+    public Gateway gateway() {
+        return gateway;
+    }
+
     /** The configuration being served. */
     public GatewayConfig config() {
         return config;

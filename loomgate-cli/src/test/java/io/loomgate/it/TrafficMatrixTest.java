@@ -322,6 +322,7 @@ class TrafficMatrixTest {
         for (Gateway g : Gateway.values()) {
             gateways.put(g, ServedGateway.start(RunningGateway.onTransportUnderTest(
                     ConfigLoader.parse(config(g, gatewayCert), "matrix.yaml", Map.of())), Plugins.NONE));
+            RunningGateway.onTheTransportAsked(gateways.get(g).gateway()); // listener and origins both
             sent.put(g, new ConcurrentHashMap<>());
         }
         Path bodies = MatrixClient.Curl.writeBodies(dir, 1, 64 * 1024, 8 * MatrixBodies.MIB, MatrixBodies.MIB);

@@ -2,6 +2,7 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.BlackHole;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
@@ -13,7 +14,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Each way an origin can fail gets its own specific answer, and the gateway keeps serving. */
+/**
+ * Each way an origin can fail gets its own specific answer, and the gateway keeps serving. The build runs it once
+ * more on {@code server.transport: epoll} (profile transport-epoll), whose connections to origins are epoll's too.
+ */
 class UpstreamFailureTest {
 
     @Test
@@ -44,6 +48,22 @@ class UpstreamFailureTest {
             // The client learns what went wrong, not where: no upstream address, no route id (issue 38).
             assertThat(r.bodyText()).isEqualTo("502 Bad Gateway: the upstream could not be reached\n")
                     .doesNotContain(Integer.toString(deadPort)).doesNotContain("dead");
+        }
+    }
+
+    @Test
+    void aConnectThatNeverCompletesIs502OnceTheConnectTimeoutPassed() throws Exception {
+        try (BlackHole hole = new BlackHole()) {
+            String yaml = "upstream:\n  connect-timeout: 1s\nroutes:\n  - id: hole\n    uri: http://127.0.0.1:"
+                    + hole.port() + "\n    predicates: [ \"Path=/**\" ]\n";
+            try (RunningGateway gw = RunningGateway.start(yaml, Map.of()); RawClient c = gw.raw()) {
+                long start = System.nanoTime();
+                RawClient.Response r = c.send("GET / HTTP/1.1\r\nHost: h\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(502);
+                assertThat(r.bodyText()).isEqualTo("502 Bad Gateway: the upstream could not be reached\n");
+                assertThat(System.nanoTime() - start).as("the gateway waited for the connect timeout")
+                        .isGreaterThanOrEqualTo(Duration.ofSeconds(1).toNanos());
+            }
         }
     }
 

@@ -55,13 +55,18 @@ public final class RunningGateway implements AutoCloseable {
         return new RunningGateway(onTheTransportAsked(Gateway.start(cfg, Gateway.Observers.NONE)));
     }
 
-    /** Fails loudly if the build asked for a transport the listener is not on (auto falling back, say). */
-    private static Gateway onTheTransportAsked(Gateway started) {
+    /**
+     * Fails loudly if the build asked for a transport the listener or the connections to origins are not on (auto
+     * falling back, say).
+     */
+    public static Gateway onTheTransportAsked(Gateway started) {
         String asked = System.getProperty(TRANSPORT_PROPERTY);
-        if (asked != null && !asked.isBlank() && started.listener().transport() != Transport.parse(asked)) {
+        if (asked != null && !asked.isBlank() && (started.listener().transport() != Transport.parse(asked)
+                || started.upstreamTransport() != Transport.parse(asked))) {
             started.close();
             throw new IllegalStateException("asked for transport " + asked + ", the listener runs on "
-                    + started.listener().transport());
+                    + started.listener().transport() + ", the connections to origins on "
+                    + started.upstreamTransport());
         }
         return started;
     }

@@ -3,14 +3,16 @@ package io.loomgate.server;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.ServiceConfigurationError;
 import java.util.ServiceLoader;
 
 /**
- * What a listener needs from the epoll transport, which lives in the optional module {@value #MODULE} (compiled for
- * Java 22: the foreign-function API), so that loomgate-core stays on Java 21 and carries no native code. The module
+ * What a listener and the connections to origins need from the epoll transport, which lives in the optional module
+ * {@value #MODULE} (compiled for Java 22: the foreign-function API), so that loomgate-core stays on Java 21 and
+ * carries no native code. The module
  * supplies the one implementation, found with {@link ServiceLoader} only on Linux with Java 22 or later (on an older
  * JDK its classes would not even load); without it, {@code transport: epoll} is refused by name.
  */
@@ -27,6 +29,13 @@ interface EpollSupport {
      * {@code setSoTimeout}, {@code shutdownInput} (the watchdog's cut) and {@code close} from another thread.
      */
     ServerSocket listen(InetSocketAddress address, int backlog) throws IOException;
+
+    /**
+     * A socket connected to {@code address} within {@code timeoutMillis}, TCP_NODELAY and SO_KEEPALIVE on, with no
+     * channel and streams as {@link #listen}'s sockets have; {@link java.net.SocketTimeoutException} when the connect
+     * timed out, {@link java.net.ConnectException} when it failed.
+     */
+    Socket connect(InetSocketAddress address, int timeoutMillis) throws IOException;
 
     /** Why epoll cannot run here, or null when it can. */
     static String unavailableReason() {

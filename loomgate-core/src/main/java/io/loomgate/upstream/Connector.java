@@ -36,12 +36,6 @@ final class Connector {
     static final int BUFFER_SIZE = BufferPool.SIZE;
     private static final Logger log = LoggerFactory.getLogger(Connector.class);
 
-    /** Opens a connected socket; the seam tests use to simulate a connect that never completes. */
-    @FunctionalInterface
-    interface Dialer {
-        Socket dial(InetSocketAddress address, int timeoutMillis) throws IOException;
-    }
-
     private final Endpoint endpoint;
     private final PoolSettings settings;
     private final PoolListener listener;
@@ -49,9 +43,12 @@ final class Connector {
     /** Handshake failure causes already logged at warn for this endpoint; cleared by a good handshake. */
     private final Set<String> reportedCauses = ConcurrentHashMap.newKeySet();
 
+    /** Dials with the settings' {@link Dialer} (another transport's sockets), else the JDK's. */
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener) {
-        this(endpoint, settings, listener, (address, timeout) -> dialSocket(
-                endpoint.tls() ? tls(settings).unconnectedSocket() : SocketChannel.open().socket(), address, timeout));
+        this(endpoint, settings, listener, settings.dialer() != null ? settings.dialer()
+                : (address, timeout) -> dialSocket(
+                        endpoint.tls() ? tls(settings).unconnectedSocket() : SocketChannel.open().socket(), address,
+                        timeout));
     }
 
     Connector(Endpoint endpoint, PoolSettings settings, PoolListener listener, Dialer dialer) {

@@ -152,9 +152,7 @@ final class HealthChecker {
 
     /** The settings a check dials with: the pool's (TLS, limits) with the check's timeout for connect and handshake. */
     private PoolSettings checkSettings() {
-        return new PoolSettings(settings.maxConnections(), settings.maxIdle(), settings.idleTimeout(), check.timeout(),
-                settings.limits(), settings.tls(), settings.http2(), settings.http2MaxConnections(),
-                settings.http2KeepAlive());
+        return settings.withConnectTimeout(check.timeout());
     }
 
     /** One check: null if it passed, else what went wrong (for the log line when the verdict changes). */

@@ -23,10 +23,12 @@ import java.util.Objects;
  * @param http2MaxConnections most HTTP/2 connections open to one endpoint; another opens only when the others carry
  *                       the origin's SETTINGS_MAX_CONCURRENT_STREAMS each. At least 1; default 8.
  * @param http2KeepAlive PING keep-alive of HTTP/2 connections; default {@link Http2KeepAlive#DEFAULTS}
+ * @param dialer         opens the TCP connections on another transport ({@code server.transport: epoll}); null: the
+ *                       JDK's sockets
  */
 public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
                            HttpLimits limits, ClientTls tls, boolean http2, int http2MaxConnections,
-                           Http2KeepAlive http2KeepAlive) {
+                           Http2KeepAlive http2KeepAlive, Dialer dialer) {
     public static final int DEFAULT_HTTP2_MAX_CONNECTIONS = 8;
     public static final PoolSettings DEFAULTS = new PoolSettings(4096, 4096, Duration.ofSeconds(60),
             Duration.ofSeconds(2), HttpLimits.DEFAULTS);
@@ -34,6 +36,14 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
     public PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
                         HttpLimits limits) {
         this(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, null);
+    }
+
+    /** On the JDK's sockets. */
+    public PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
+                        HttpLimits limits, ClientTls tls, boolean http2, int http2MaxConnections,
+                        Http2KeepAlive http2KeepAlive) {
+        this(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, http2, http2MaxConnections,
+                http2KeepAlive, null);
     }
 
     public PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
@@ -45,24 +55,36 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
     /** These settings reading response heads within other limits (the {@code server:} section's). */
     public PoolSettings withLimits(HttpLimits headLimits) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, headLimits, tls, http2,
-                http2MaxConnections, http2KeepAlive);
+                http2MaxConnections, http2KeepAlive, dialer);
     }
 
     public PoolSettings withTls(ClientTls clientTls) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, clientTls, http2,
-                http2MaxConnections, http2KeepAlive);
+                http2MaxConnections, http2KeepAlive, dialer);
     }
 
     /** These settings with {@code upstream.http2} and {@code upstream.http2-max-connections}. */
     public PoolSettings withHttp2(boolean offerH2, int maxHttp2Connections) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, offerH2,
-                maxHttp2Connections, http2KeepAlive);
+                maxHttp2Connections, http2KeepAlive, dialer);
     }
 
     /** These settings with {@code upstream.http2-keepalive-interval} and {@code -timeout}. */
     public PoolSettings withHttp2KeepAlive(Http2KeepAlive keepAlive) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, http2,
-                http2MaxConnections, keepAlive);
+                http2MaxConnections, keepAlive, dialer);
+    }
+
+    /** These settings dialling with {@code transportDialer} (null: the JDK's sockets). */
+    public PoolSettings withDialer(Dialer transportDialer) {
+        return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, http2,
+                http2MaxConnections, http2KeepAlive, transportDialer);
+    }
+
+    /** These settings with another connect timeout (a health check's). */
+    public PoolSettings withConnectTimeout(Duration timeout) {
+        return new PoolSettings(maxConnections, maxIdle, idleTimeout, timeout, limits, tls, http2,
+                http2MaxConnections, http2KeepAlive, dialer);
     }
 
     public PoolSettings {

@@ -1,5 +1,8 @@
 package io.loomgate.server;
 
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,6 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  * registration and closes the fd. So a reader parked while another thread closes gets an exception, never a hang,
  * and no call can reach an fd number the kernel has since given to another socket. The registration's generation
  * keeps the poller's late events for a closed fd off its successor.
+ *
+ * <p>Birth: {@link #open} sets a new fd up and registers it, and closes it exactly once if any step fails, so the
+ * sockets never handle a raw fd number themselves. The calls on a registered fd besides reads and writes (options,
+ * shutdown, addresses) are here too, each holding a use.
  */
 final class EpollFd {
     final int fd;
@@ -40,7 +47,7 @@ final class EpollFd {
     private volatile Thread reader;
     private volatile Thread writer;
 
-    EpollFd(EpollPoller poller, int fd, boolean writable) {
+    private EpollFd(EpollPoller poller, int fd, boolean writable) {
         this.poller = poller;
         this.fd = fd;
         this.writable = writable;
@@ -50,15 +57,44 @@ final class EpollFd {
         return poller;
     }
 
-    /** Registers it with its poller; on failure closes the fd. */
-    EpollFd register() throws SocketException {
+    /** What is done to a new fd before it is registered (bind and listen, options, connect). */
+    @FunctionalInterface
+    interface Setup {
+        void run(int fd, MemorySegment errno) throws IOException;
+    }
+
+    /**
+     * A new TCP socket (non-blocking, close-on-exec) of {@code address}'s family, for {@link #open}.
+     *
+     * @throws SocketException naming errno when there is none to be had (EMFILE and the like)
+     */
+    static int socket(InetSocketAddress address) throws SocketException {
+        MemorySegment errno = Libc.errnoSegment();
+        int family = address.getAddress().getAddress().length == 4 ? Libc.AF_INET : Libc.AF_INET6;
+        int s = Libc.socket(errno, family);
+        Libc.check(s, "socket", errno);
+        return s;
+    }
+
+    /**
+     * Takes {@code fd} (a new socket, or an accepted one), runs {@code setup} on it and registers it with
+     * {@code poller}. The one owner of a raw fd: if any step fails the fd is closed, once, and the failure thrown.
+     */
+    static EpollFd open(EpollPoller poller, int fd, boolean writable, Setup setup) throws IOException {
         try {
-            poller.register(this);
+            setup.run(fd, Libc.errnoSegment());
+        } catch (IOException | RuntimeException e) {
+            Libc.close(fd);
+            throw e;
+        }
+        EpollFd registered = new EpollFd(poller, fd, writable);
+        try {
+            poller.register(registered);
         } catch (SocketException e) {
             Libc.close(fd);
             throw e;
         }
-        return this;
+        return registered;
     }
 
     /** The poller's event: sets the flags it reports and unparks whoever waits on them. */
@@ -92,37 +128,39 @@ final class EpollFd {
     void awaitReadable(long deadline) throws SocketException, SocketTimeoutException {
         reader = Thread.currentThread();
         try {
-            while (!mayRead() && !inputShut) {
-                if (isClosed()) {
-                    throw new SocketException("Socket closed");
-                }
-                if (deadline == 0) {
-                    LockSupport.park(this);
-                } else {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw new SocketTimeoutException("Read timed out");
-                    }
-                    LockSupport.parkNanos(this, left);
-                }
-            }
+            await(true, deadline, "Read timed out");
         } finally {
             reader = null;
         }
     }
 
-    /** Parks until writable or closed (throws). One writer at a time; its deadline is the owner's (a close). */
-    void awaitWritable() throws SocketException {
+    /**
+     * Parks until writable, closed (throws) or {@code deadline} (0 for none: a write's deadline is its owner's, a
+     * close) passes (throws {@link SocketTimeoutException} with {@code timedOut}). One writer at a time.
+     */
+    void awaitWritable(long deadline, String timedOut) throws SocketException, SocketTimeoutException {
         writer = Thread.currentThread();
         try {
-            while (!mayWrite()) {
-                if (isClosed()) {
-                    throw new SocketException("Socket closed");
-                }
-                LockSupport.park(this);
-            }
+            await(false, deadline, timedOut);
         } finally {
             writer = null;
+        }
+    }
+
+    private void await(boolean read, long deadline, String timedOut) throws SocketException, SocketTimeoutException {
+        while (read ? !mayRead() && !inputShut : !mayWrite()) {
+            if (isClosed()) {
+                throw new SocketException("Socket closed");
+            }
+            if (deadline == 0) {
+                LockSupport.park(this);
+            } else {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new SocketTimeoutException(timedOut);
+                }
+                LockSupport.parkNanos(this, left);
+            }
         }
     }
 
@@ -190,6 +228,79 @@ final class EpollFd {
         if (u == 0) {
             closeFd();
         }
+    }
+
+    /** Sets an int socket option. */
+    void setOption(int level, int option, int value) throws SocketException {
+        acquire();
+        try {
+            MemorySegment errno = Libc.errnoSegment();
+            Libc.check(Libc.setIntOption(errno, fd, level, option, value), "setsockopt", errno);
+        } finally {
+            release();
+        }
+    }
+
+    /** The pending error of the socket ({@code SO_ERROR}, which reading clears): 0, or how a connect ended. */
+    int pendingError() throws SocketException {
+        int[] value = new int[1];
+        acquire();
+        try {
+            MemorySegment errno = Libc.errnoSegment();
+            Libc.check(Libc.intOption(errno, fd, Libc.SOL_SOCKET, Libc.SO_ERROR, value), "getsockopt SO_ERROR",
+                    errno);
+        } finally {
+            release();
+        }
+        return value[0];
+    }
+
+    /** {@code shutdown(how)}; a socket the peer has already reset (ENOTCONN) is no error. */
+    void shutdown(int how) throws SocketException {
+        acquire();
+        try {
+            MemorySegment errno = Libc.errnoSegment();
+            if (Libc.shutdown(errno, fd, how) < 0 && Libc.errno(errno) != Libc.ENOTCONN) {
+                throw new SocketException("shutdown: " + Libc.describe(Libc.errno(errno)));
+            }
+        } finally {
+            release();
+        }
+    }
+
+    /** The bytes waiting in the receive queue ({@code ioctl FIONREAD}). */
+    int bytesWaiting() throws SocketException {
+        int[] count = new int[1];
+        acquire();
+        try {
+            MemorySegment errno = Libc.errnoSegment();
+            Libc.check(Libc.bytesWaiting(errno, fd, count), "ioctl FIONREAD", errno);
+        } finally {
+            release();
+        }
+        return count[0];
+    }
+
+    /** The local address ({@code getsockname}), or null when the kernel cannot say or the fd is closed. */
+    InetSocketAddress localAddress() {
+        try {
+            acquire();
+        } catch (SocketException closed) {
+            return null;
+        }
+        try {
+            return localAddressOf(fd);
+        } finally {
+            release();
+        }
+    }
+
+    /** {@code getsockname} of a raw fd (one being set up), or null. */
+    static InetSocketAddress localAddressOf(int fd) {
+        byte[] storage = new byte[Libc.SOCKADDR_SIZE];
+        int[] length = {Libc.SOCKADDR_SIZE};
+        return Libc.getsockname(Libc.errnoSegment(), fd, MemorySegment.ofArray(storage),
+                MemorySegment.ofArray(length)) == 0 ? Libc.address(storage) : null;
     }
 
     private void closeFd() {

@@ -34,33 +34,17 @@ final class EpollServerSocket extends ServerSocket {
 
     /** Bound to {@code address} (port 0: any free one), listening with {@code backlog}, registered with the poller. */
     static EpollServerSocket listen(EpollPoller poller, InetSocketAddress address, int backlog) throws IOException {
-        MemorySegment errno = Libc.errnoSegment();
-        int family = address.getAddress().getAddress().length == 4 ? Libc.AF_INET : Libc.AF_INET6;
-        int s = Libc.socket(errno, family);
-        if (s < 0) {
-            throw new SocketException("socket: " + Libc.describe(Libc.errno(errno)));
-        }
-        try {
-            check(Libc.setIntOption(errno, s, Libc.SOL_SOCKET, Libc.SO_REUSEADDR, 1), "setsockopt", errno);
-            check(Libc.bind(errno, s, Libc.sockaddr(address)), "bind", errno);
-            check(Libc.listen(errno, s, backlog), "listen", errno);
-            byte[] storage = new byte[Libc.SOCKADDR_SIZE];
-            int[] length = {Libc.SOCKADDR_SIZE};
-            check(Libc.getsockname(errno, s, MemorySegment.ofArray(storage), MemorySegment.ofArray(length)),
-                    "getsockname", errno);
-            EpollFd registered = new EpollFd(poller, s, false).register();
-            return new EpollServerSocket(registered, Libc.address(storage));
-        } catch (IOException | RuntimeException e) {
-            Libc.close(s);
-            throw e;
-        }
-    }
-
-    private static void check(int result, String call, MemorySegment errno) throws SocketException {
-        if (result < 0) {
-            int e = Libc.errno(errno);
-            throw new SocketException(call + ": " + Libc.describe(e));
-        }
+        InetSocketAddress[] bound = new InetSocketAddress[1];
+        EpollFd fd = EpollFd.open(poller, EpollFd.socket(address), false, (s, errno) -> {
+            Libc.check(Libc.setIntOption(errno, s, Libc.SOL_SOCKET, Libc.SO_REUSEADDR, 1), "setsockopt", errno);
+            Libc.check(Libc.bind(errno, s, Libc.sockaddr(address)), "bind", errno);
+            Libc.check(Libc.listen(errno, s, backlog), "listen", errno);
+            bound[0] = EpollFd.localAddressOf(s);
+            if (bound[0] == null) {
+                throw new SocketException("getsockname: no IPv4 or IPv6 address");
+            }
+        });
+        return new EpollServerSocket(fd, bound[0]);
     }
 
     /** The next connection, parking while none is pending. One accepting thread at a time. */
@@ -100,13 +84,9 @@ final class EpollServerSocket extends ServerSocket {
 
     private Socket connection(int client) throws IOException {
         InetSocketAddress remote = Libc.address(peer);
-        MemorySegment e = Libc.errnoSegment();
-        if (Libc.setIntOption(e, client, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, 1) < 0) {
-            Libc.close(client);
-            throw new SocketException("setsockopt TCP_NODELAY: " + Libc.describe(Libc.errno(e)));
-        }
-        EpollFd registered = new EpollFd(fd.poller(), client, true).register();
-        return new EpollSocket(registered, remote == null ? new InetSocketAddress(0) : remote, true);
+        EpollFd registered = EpollFd.open(fd.poller(), client, true, (s, errno) -> Libc.check(
+                Libc.setIntOption(errno, s, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, 1), "setsockopt TCP_NODELAY", errno));
+        return new EpollSocket(registered, remote == null ? new InetSocketAddress(0) : remote);
     }
 
     @Override

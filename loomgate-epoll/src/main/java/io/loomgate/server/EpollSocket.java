@@ -4,18 +4,21 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.util.Objects;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * An accepted TCP connection on the epoll transport, seen by the rest of the gateway as the {@link Socket} the JDK
- * would have given (so the HTTP/1.1 and HTTP/2 loops, and JSSE layered over it for TLS, run unchanged): blocking
- * streams whose waits park the virtual thread until the {@link EpollPoller} reports readiness ({@link EpollFd}).
+ * A TCP connection on the epoll transport, accepted ({@link EpollServerSocket}) or dialled to an origin
+ * ({@link #connect}), seen by the rest of the gateway as the {@link Socket} the JDK would have given (so the HTTP/1.1
+ * and HTTP/2 loops, and JSSE layered over it for TLS, run unchanged): blocking streams whose waits park the virtual
+ * thread until the {@link EpollPoller} reports readiness ({@link EpollFd}).
  *
  * <p>Deadlines as the gateway sets them: {@link #setSoTimeout} bounds each read ({@link java.net.SocketTimeoutException});
  * {@link #shutdownInput()} (the watchdog's cut) ends a parked read with the end of stream; {@link #close()} from any
@@ -45,11 +48,57 @@ final class EpollSocket extends Socket {
     private volatile boolean tcpNoDelay;
     private volatile boolean outputShut;
 
-    EpollSocket(EpollFd fd, InetSocketAddress remote, boolean tcpNoDelay) throws SocketException {
+    /** Over a registered fd, connected to {@code remote}, with TCP_NODELAY set. */
+    EpollSocket(EpollFd fd, InetSocketAddress remote) throws SocketException {
         super(new InertSocketImpl());
         this.fd = fd;
         this.remote = remote;
-        this.tcpNoDelay = tcpNoDelay;
+        this.tcpNoDelay = true;
+    }
+
+    /**
+     * A connection to {@code address} (TCP_NODELAY and SO_KEEPALIVE on, as the upstream client asks of the JDK's
+     * sockets), made within {@code timeoutMillis} (0: no limit). Non-blocking: {@code connect} returns at once, the
+     * fd is registered, and the caller parks until the poller reports it writable (connected) or in error.
+     *
+     * @throws SocketTimeoutException when it was not connected in time
+     * @throws ConnectException       when the connect failed (refused, unreachable), naming errno
+     */
+    static EpollSocket connect(EpollPoller poller, InetSocketAddress address, int timeoutMillis) throws IOException {
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeout < 0");
+        }
+        long deadline = timeoutMillis == 0 ? 0 : System.nanoTime() + timeoutMillis * 1_000_000L;
+        // Registered only once connect has begun: a socket that never connected reports EPOLLHUP, which would mark
+        // it ended for good (EpollFd's sticky flags).
+        EpollFd fd = EpollFd.open(poller, EpollFd.socket(address), false, (s, errno) -> {
+            Libc.check(Libc.setIntOption(errno, s, Libc.IPPROTO_TCP, Libc.TCP_NODELAY, 1), "setsockopt TCP_NODELAY",
+                    errno);
+            Libc.check(Libc.setIntOption(errno, s, Libc.SOL_SOCKET, Libc.SO_KEEPALIVE, 1), "setsockopt SO_KEEPALIVE",
+                    errno);
+            if (Libc.connect(errno, s, Libc.sockaddr(address)) < 0) {
+                int e = Libc.errno(errno);
+                if (e != Libc.EINPROGRESS && e != Libc.EINTR) { // EINTR: the connect goes on, as EINPROGRESS
+                    throw connectFailed(e);
+                }
+            }
+        });
+        try {
+            // Connected (or failed) when the poller says writable; the edge comes even if it was done already.
+            fd.awaitWritable(deadline, "Connect timed out");
+            int e = fd.pendingError();
+            if (e != 0) {
+                throw connectFailed(e);
+            }
+            return new EpollSocket(fd, address);
+        } catch (IOException | RuntimeException e) {
+            fd.close();
+            throw e;
+        }
+    }
+
+    private static ConnectException connectFailed(int errno) {
+        return new ConnectException(errno == Libc.ECONNREFUSED ? "Connection refused" : Libc.describe(errno));
     }
 
     /** Reads what has arrived, up to len bytes (at least one); -1 at the end of the stream or once input is shut. */
@@ -118,20 +167,8 @@ final class EpollSocket extends Socket {
      * reads (8 MiB uploads timed out).
      */
     int available() throws IOException {
-        int[] count = new int[1];
-        MemorySegment errno = Libc.errnoSegment();
-        fd.acquire(); // closed: throws, before the input's state, as the JDK's socket does
-        try {
-            if (fd.inputShut()) {
-                return 0;
-            }
-            if (Libc.bytesWaiting(errno, fd.fd, count) < 0) {
-                throw new SocketException("ioctl FIONREAD: " + Libc.describe(Libc.errno(errno)));
-            }
-        } finally {
-            fd.release();
-        }
-        return count[0];
+        int waiting = fd.bytesWaiting(); // closed: throws, before the input's state, as the JDK's socket does
+        return fd.inputShut() ? 0 : waiting;
     }
 
     /** Writes all of it, parking while the send buffer is full. */
@@ -144,7 +181,7 @@ final class EpollSocket extends Socket {
                     throw new SocketException("Socket output is shutdown");
                 }
                 if (!fd.mayWrite()) {
-                    fd.awaitWritable();
+                    fd.awaitWritable(0, "Write timed out");
                 }
                 long n;
                 int e = 0;
@@ -210,26 +247,14 @@ final class EpollSocket extends Socket {
     @Override
     public void shutdownInput() throws IOException {
         fd.shutInput();
-        shutdown(Libc.SHUT_RD);
+        fd.shutdown(Libc.SHUT_RD);
     }
 
     /** FIN to the peer; reads go on. */
     @Override
     public void shutdownOutput() throws IOException {
         outputShut = true;
-        shutdown(Libc.SHUT_WR);
-    }
-
-    private void shutdown(int how) throws IOException {
-        fd.acquire();
-        try {
-            MemorySegment errno = Libc.errnoSegment();
-            if (Libc.shutdown(errno, fd.fd, how) < 0 && Libc.errno(errno) != Libc.ENOTCONN) {
-                throw new SocketException("shutdown: " + Libc.describe(Libc.errno(errno)));
-            }
-        } finally {
-            fd.release();
-        }
+        fd.shutdown(Libc.SHUT_WR);
     }
 
     @Override
@@ -286,23 +311,9 @@ final class EpollSocket extends Socket {
     private InetSocketAddress localAddress() {
         InetSocketAddress a = local;
         if (a == null) {
-            byte[] storage = new byte[Libc.SOCKADDR_SIZE];
-            int[] length = {Libc.SOCKADDR_SIZE};
-            try {
-                fd.acquire();
-                try {
-                    if (Libc.getsockname(Libc.errnoSegment(), fd.fd, MemorySegment.ofArray(storage),
-                            MemorySegment.ofArray(length)) == 0) {
-                        a = Libc.address(storage);
-                    }
-                } finally {
-                    fd.release();
-                }
-            } catch (SocketException closed) {
-                // closed: as the JDK's socket, an unknown local address
-            }
+            a = fd.localAddress();
             if (a == null) {
-                return new InetSocketAddress(0);
+                return new InetSocketAddress(0); // closed: as the JDK's socket, an unknown local address
             }
             local = a;
         }
@@ -312,7 +323,7 @@ final class EpollSocket extends Socket {
     @Override
     public void setTcpNoDelay(boolean on) throws SocketException {
         if (on != tcpNoDelay) {
-            option(Libc.IPPROTO_TCP, Libc.TCP_NODELAY, on ? 1 : 0);
+            fd.setOption(Libc.IPPROTO_TCP, Libc.TCP_NODELAY, on ? 1 : 0);
             tcpNoDelay = on;
         }
     }
@@ -324,19 +335,7 @@ final class EpollSocket extends Socket {
 
     @Override
     public void setKeepAlive(boolean on) throws SocketException {
-        option(Libc.SOL_SOCKET, 9 /* SO_KEEPALIVE */, on ? 1 : 0);
-    }
-
-    private void option(int level, int option, int value) throws SocketException {
-        fd.acquire();
-        try {
-            MemorySegment errno = Libc.errnoSegment();
-            if (Libc.setIntOption(errno, fd.fd, level, option, value) < 0) {
-                throw new SocketException("setsockopt: " + Libc.describe(Libc.errno(errno)));
-            }
-        } finally {
-            fd.release();
-        }
+        fd.setOption(Libc.SOL_SOCKET, Libc.SO_KEEPALIVE, on ? 1 : 0);
     }
 
     @Override

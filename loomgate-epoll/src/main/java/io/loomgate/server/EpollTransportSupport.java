@@ -3,10 +3,11 @@ package io.loomgate.server;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 
 /**
  * The epoll transport, as loomgate-core's {@link EpollSupport} finds it with {@link java.util.ServiceLoader}.
- * Public only because the service loader instantiates it.
+ * Public only because the service loader instantiates it (and bench/floor-epoll's relays run on it).
  */
 public final class EpollTransportSupport implements EpollSupport {
     @Override
@@ -17,5 +18,10 @@ public final class EpollTransportSupport implements EpollSupport {
     @Override
     public ServerSocket listen(InetSocketAddress address, int backlog) throws IOException {
         return EpollServerSocket.listen(EpollPoller.shared(), address, backlog);
+    }
+
+    @Override
+    public Socket connect(InetSocketAddress address, int timeoutMillis) throws IOException {
+        return EpollSocket.connect(EpollPoller.shared(), address, timeoutMillis);
     }
 }

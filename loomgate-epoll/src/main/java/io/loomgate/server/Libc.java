@@ -18,11 +18,12 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
  * The libc calls of the epoll transport, as downcall handles of the foreign-function API (final in Java 22). One job:
  * make the calls; readiness and waiting are {@link EpollPoller}'s and {@link EpollSocket}'s.
  *
- * <p>The calls that never block (read, send, accept4, epoll_ctl, setsockopt, getsockname, shutdown on non-blocking
- * sockets) are linked {@linkplain Linker.Option#critical(boolean) critical with heap access}: they read and write the
- * caller's {@code byte[]} in place and capture {@code errno} into the caller's own {@code int[]}, so a socket holds no
- * native memory at all and nothing is copied. (A critical call holds the GC off for its length: a few microseconds here.)
- * {@code epoll_wait}, which blocks, and {@code close} are ordinary calls on native memory the poller owns.
+ * <p>The calls that never block (read, send, accept4, connect, epoll_ctl, setsockopt, getsockopt, getsockname,
+ * shutdown on non-blocking sockets) are linked {@linkplain Linker.Option#critical(boolean) critical with heap
+ * access}: they read and write the caller's {@code byte[]} in place and capture {@code errno} into the caller's own
+ * {@code int[]}, so a socket holds no native memory at all and nothing is copied. (A critical call holds the GC off
+ * for its length: a few microseconds here.) {@code epoll_wait}, which blocks, and {@code close} are ordinary calls on
+ * native memory the poller owns.
  *
  * <p>Linux on x86-64 and aarch64 only: the constants and {@code struct epoll_event}'s layout (packed, 12 bytes, on
  * x86-64; 16 on aarch64) are theirs; {@link #UNAVAILABLE} says why not elsewhere.
@@ -44,6 +45,8 @@ final class Libc {
     static final int SOCK_CLOEXEC = 0x80000;
     static final int SOL_SOCKET = 1;
     static final int SO_REUSEADDR = 2;
+    static final int SO_ERROR = 4;
+    static final int SO_KEEPALIVE = 9;
     static final int IPPROTO_TCP = 6;
     static final int TCP_NODELAY = 1;
     static final int SHUT_RD = 0;
@@ -65,6 +68,10 @@ final class Libc {
     static final int EADDRINUSE = 98;
     static final int EADDRNOTAVAIL = 99;
     static final int EACCES = 13;
+    static final int ENETUNREACH = 101;
+    static final int ECONNREFUSED = 111;
+    static final int EHOSTUNREACH = 113;
+    static final int EINPROGRESS = 115;
 
     /** A {@code struct sockaddr_storage}: room for either family. */
     static final int SOCKADDR_SIZE = 128;
@@ -90,6 +97,8 @@ final class Libc {
     private static final MethodHandle ACCEPT4;
     private static final MethodHandle SETSOCKOPT;
     private static final MethodHandle GETSOCKNAME;
+    private static final MethodHandle CONNECT;
+    private static final MethodHandle GETSOCKOPT;
     private static final MethodHandle IOCTL;
 
     static {
@@ -118,6 +127,8 @@ final class Libc {
         MethodHandle accept = null;
         MethodHandle setsockopt = null;
         MethodHandle getsockname = null;
+        MethodHandle connect = null;
+        MethodHandle getsockopt = null;
         MethodHandle ioctl = null;
         if (why == null) {
             try {
@@ -140,6 +151,10 @@ final class Libc {
                         FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), ERRNO, HEAP);
                 getsockname = handle("getsockname", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, ADDRESS),
                         ERRNO, HEAP);
+                // on a non-blocking socket connect returns at once (EINPROGRESS); the poller reports the outcome
+                connect = handle("connect", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT), ERRNO, HEAP);
+                getsockopt = handle("getsockopt",
+                        FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS), ERRNO, HEAP);
                 // ioctl is variadic: its third argument is the first of the variable ones
                 ioctl = handle("ioctl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS),
                         ERRNO, HEAP, Linker.Option.firstVariadicArg(2));
@@ -161,6 +176,8 @@ final class Libc {
         ACCEPT4 = accept;
         SETSOCKOPT = setsockopt;
         GETSOCKNAME = getsockname;
+        CONNECT = connect;
+        GETSOCKOPT = getsockopt;
         IOCTL = ioctl;
     }
 
@@ -202,6 +219,9 @@ final class Libc {
             case EADDRINUSE -> "Address already in use (EADDRINUSE)";
             case EADDRNOTAVAIL -> "Cannot assign requested address (EADDRNOTAVAIL)";
             case EACCES -> "Permission denied (EACCES)";
+            case ECONNREFUSED -> "Connection refused (ECONNREFUSED)";
+            case EHOSTUNREACH -> "No route to host (EHOSTUNREACH)";
+            case ENETUNREACH -> "Network is unreachable (ENETUNREACH)";
             default -> "errno " + errno;
         };
     }
@@ -302,6 +322,32 @@ final class Libc {
                     MemorySegment.ofArray(new int[] {value}), 4);
         } catch (Throwable t) {
             throw new AssertionError(t);
+        }
+    }
+
+    /** {@code connect} to a {@link #sockaddr}; on a non-blocking socket usually -1 with {@link #EINPROGRESS}. */
+    static int connect(MemorySegment errno, int fd, MemorySegment address) {
+        try {
+            return (int) CONNECT.invokeExact(errno, fd, address, (int) address.byteSize());
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** An int socket option into {@code value[0]} (for {@code SO_ERROR}: a finished connect's outcome). */
+    static int intOption(MemorySegment errno, int fd, int level, int option, int[] value) {
+        try {
+            return (int) GETSOCKOPT.invokeExact(errno, fd, level, option, MemorySegment.ofArray(value),
+                    MemorySegment.ofArray(new int[] {4}));
+        } catch (Throwable t) {
+            throw new AssertionError(t);
+        }
+    }
+
+    /** A failed call ({@code result < 0}) as a {@link java.net.SocketException} naming it and its errno. */
+    static void check(int result, String call, MemorySegment errno) throws java.net.SocketException {
+        if (result < 0) {
+            throw new java.net.SocketException(call + ": " + describe(errno(errno)));
         }
     }
 
