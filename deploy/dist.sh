@@ -13,8 +13,10 @@
 # Reproducible: the jars and the SBOM take the POM's project.build.outputTimestamp, and the image is built with the
 # same time (podman build --timestamp: the image's created time and every file in its own layers) from bases made
 # with it too, so two runs on the same commit give the same SHA256SUMS (docs/deployment.md, "The release") but for
-# the image's: its AOT cache holds the profiles of a training run, which differ from build to build. A run that finds
-# a previous run's folder checks that its image differs from that one only there (deploy/compare-image-archives.py).
+# the image's: its AOT cache differs from build to build (the training run loads and links a slightly different set
+# of classes, and JDK 25's cache assembly is not deterministic even from one training's configuration; the jar's time,
+# which the cache records, is SOURCE_DATE_EPOCH). A run that finds a previous run's folder checks that its image
+# differs from that one only there (deploy/compare-image-archives.py).
 #   deploy/dist.sh <commit> <version> <outputTimestamp> [maven args]   (not -o: makeBom needs online mode)
 # PODMAN (default "podman --runtime runc") and JDK (the build base's JDK) as in build-local-bases.sh.
 set -euo pipefail
@@ -42,7 +44,8 @@ bases=$("$HERE/deploy/container/build-local-bases.sh")
 build_base=$(sed -n 1p <<<"$bases") runtime_base=$(sed -n 2p <<<"$bases")
 $PODMAN build -q --format docker --layers=false --timestamp "$epoch" -v "$HOME/.m2:/root/.m2:O" \
     --build-arg "BUILD_BASE=$build_base" --build-arg "RUNTIME_BASE=$runtime_base" \
-    --build-arg MAVEN_ARGS=-o --build-arg "LOOMGATE_COMMIT=$commit" -t "$image" "$HERE" >/dev/null
+    --build-arg MAVEN_ARGS=-o --build-arg "LOOMGATE_COMMIT=$commit" --build-arg "SOURCE_DATE_EPOCH=$epoch" \
+    -t "$image" "$HERE" >/dev/null
 
 # The image must carry the very jar the folder ships: the Dockerfile's build and this one agree byte for byte.
 work=$(mktemp -d)
