@@ -96,6 +96,9 @@ class TracingMatrixIT {
                 int port = gw.awaitListening(Duration.ofSeconds(30));
                 Path bodies = MatrixClient.Curl.writeBodies(dir, 64 * 1024, MatrixBodies.MIB);
                 List<String> failures = new ArrayList<>();
+                // Every cell's exchange first, then every cell's trace: the batch processor exports about a second
+                // after a span ends, and waiting for each trace before the next exchange spent that second per cell.
+                List<Exchanged> exchanged = new ArrayList<>();
                 int n = 0;
                 for (Down down : Down.values()) {
                     MatrixClient client = down == Down.H1 ? new MatrixClient.H1(port, null)
@@ -107,12 +110,22 @@ class TracingMatrixIT {
                             }
                             String id = "t" + (n++);
                             String cell = down + " → " + up.label + " | " + body;
+                            String path = "/" + up.label + "/plain/" + body.op + "/" + id;
                             try {
-                                cell(jaeger, origin, client, up, body, id);
+                                Outcome o = client.exchange(new Send(body.method, path, id, body.length, false,
+                                        body.shape));
+                                exchanged.add(new Exchanged(cell, up, body, id, path, o));
                             } catch (AssertionError | Exception e) {
                                 failures.add(cell + ": " + e.getMessage());
                             }
                         }
+                    }
+                }
+                for (Exchanged e : exchanged) {
+                    try {
+                        spansOf(jaeger, origin, e);
+                    } catch (AssertionError | Exception x) {
+                        failures.add(e.cell() + ": " + x.getMessage());
                     }
                 }
                 assertThat(failures).as("cells whose spans were not as expected").isEmpty();
@@ -120,10 +133,16 @@ class TracingMatrixIT {
         }
     }
 
-    private static void cell(Jaeger jaeger, MatrixOrigin origin, MatrixClient client, Up up, Body body, String id)
-            throws Exception {
-        String path = "/" + up.label + "/plain/" + body.op + "/" + id;
-        Outcome o = client.exchange(new Send(body.method, path, id, body.length, false, body.shape));
+    /** A cell's exchange, done: what the client saw, and where its trace is to be found. */
+    private record Exchanged(String cell, Up up, Body body, String id, String path, Outcome outcome) {
+    }
+
+    private static void spansOf(Jaeger jaeger, MatrixOrigin origin, Exchanged e) throws Exception {
+        Up up = e.up();
+        Body body = e.body();
+        String id = e.id();
+        String path = e.path();
+        Outcome o = e.outcome();
         JsonNode trace = jaeger.awaitTrace(SERVICE, t -> server(t) != null
                 && path.equals(tag(server(t), "url.path")), Duration.ofSeconds(30));
         JsonNode server = server(trace);
