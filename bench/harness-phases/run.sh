@@ -69,6 +69,16 @@ start_proxy() { # name: starts it on core 0 (as the harness: `taskset -c 0 bash 
         launcher) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG" taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         launcher-noaot) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} -XX:AOTMode=off $JIT_LOG" \
             taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
+        flags-aot|flags-aot-eager) # the launcher's JVM flags with the cache AOT_FILE (e.g. one trained by hand) and
+            # JVM_EXTRA; -eager: the JDK 25's experimental -XX:+AOTCompileEagerly (compile what the training compiled
+            # as soon as its classes are initialised)
+            local eager=""
+            [[ $1 == flags-aot-eager ]] && eager="-XX:+UnlockExperimentalVMOptions -XX:+AOTCompileEagerly"
+            taskset -c 0 "$JAVA" -XX:+ExitOnOutOfMemoryError -Xmx256m -Xms16m -XX:+UseSerialGC \
+                -XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=128m -XX:FlightRecorderOptions=memorysize=2m \
+                -XX:+UseCompactObjectHeaders "-XX:AOTCache=$AOT_FILE" -Xlog:aot=off "-Dloomgate.aot-cache=$AOT_FILE" \
+                ${JVM_EXTRA:-} $eager $JIT_LOG -jar "$ROOT/loomgate-cli/target/loomgate-gateway.jar" serve \
+                --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         *) echo "unknown proxy $1" >&2; exit 2 ;;
     esac
     P=$!

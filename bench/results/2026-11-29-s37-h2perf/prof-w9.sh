@@ -19,7 +19,7 @@ sed -e 's/18081/38081/; s/19901/39901/; s/18080/38080/' "$ROOT/${CONFIG:-bench/c
 taskset -c 1 /tmp/loomgate-bench/bin/backend -addr 127.0.0.1:38080 -latency 100ms > /dev/null 2>&1 & BP=$!
 if [[ $JAR == haproxy ]]; then
     sed -e 's/127.0.0.1:18081/127.0.0.1:38081/; s/127.0.0.1:18080/127.0.0.1:38080/' -e "s|pidfile .*|pidfile $OUT/hap.pid|" \
-        "$ROOT/../shared/bench/peers/haproxy-t1-tls.cfg" > "$OUT/hap.cfg"
+        "${SHARED:-$ROOT/../shared/bench}/peers/haproxy-t1-tls.cfg" > "$OUT/hap.cfg"
     taskset -c 0 haproxy -db -f "$OUT/hap.cfg" > "$OUT/gw.log" 2>&1 & P=$!
 else
     taskset -c 0 $JAVA -Xmx256m -Xms16m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -Xlog:gc:file=$OUT/gc.log \
