@@ -4,6 +4,7 @@ import io.loomgate.upstream.JdkDnsCache;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import picocli.CommandLine;
@@ -14,10 +15,15 @@ import picocli.CommandLine.Command;
  * (backend, load, bench) only in the jar that carries the lab ({@code loomgate.jar}, not {@code loomgate-gateway.jar}).
  */
 @Command(name = "loomgate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "HTTP reverse proxy and API gateway on virtual threads.",
-        subcommands = {ServeCommand.class, ValidateCommand.class, ImportScgCommand.class, DemoCommand.class,
-                CommandLine.HelpCommand.class})
+        description = "HTTP reverse proxy and API gateway on virtual threads.")
 public final class Main {
+    /**
+     * The gateway's commands by name, in the order help lists them. Registered here rather than in the annotation:
+     * picocli reads every registered command's annotations and builds its model up front (reflection, a sixth of the
+     * main thread's work before the first request), so a run of one command registers that one alone.
+     */
+    private static final List<String> COMMANDS = List.of("serve", "validate", "import-scg", "demo");
+
     /** The lab's commands, in the order help lists them; present only when the lab is on the class path. */
     private static final String[] LAB_COMMANDS = {
         "io.loomgate.cli.lab.BackendCommand", "io.loomgate.cli.lab.LoadCommand", "io.loomgate.cli.lab.BenchCommand",
@@ -26,7 +32,18 @@ public final class Main {
     public static void main(String[] args) {
         Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
         JdkDnsCache.shorten(); // first, before any command looks a name up: the JDK reads the setting once
-        System.exit(commandLine().execute(args));
+        System.exit(commandLine(args.length == 0 ? null : args[0]).execute(args));
+    }
+
+    /** A gateway command by name; a switch, so the classes of the others are not even loaded. */
+    private static Object command(String name) {
+        return switch (name) {
+            case "serve" -> new ServeCommand();
+            case "validate" -> new ValidateCommand();
+            case "import-scg" -> new ImportScgCommand();
+            case "demo" -> new DemoCommand();
+            default -> throw new IllegalArgumentException("not a gateway command: " + name);
+        };
     }
 
     /**
@@ -43,8 +60,23 @@ public final class Main {
         e.printStackTrace();
     }
 
+    /** With every command (help lists them all). */
     static CommandLine commandLine() {
+        return commandLine(null);
+    }
+
+    /**
+     * With the gateway command {@code first} names alone, or with every command when {@code first} is not one of them
+     * (null, an option, {@code help}, a lab command, a mistyped name: picocli's answers are the same as before).
+     */
+    static CommandLine commandLine(String first) {
         CommandLine cl = new CommandLine(new Main());
+        if (first != null && COMMANDS.contains(first)) {
+            cl.addSubcommand(command(first));
+            return cl.setCaseInsensitiveEnumValuesAllowed(true);
+        }
+        COMMANDS.forEach(name -> cl.addSubcommand(command(name)));
+        cl.addSubcommand(new CommandLine.HelpCommand());
         if (labPresent()) {
             for (String name : LAB_COMMANDS) {
                 try {
