@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -73,7 +72,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         System.out.println("Serving until Ctrl-C.");
         ServedGateway running = gw;
-        ShutdownSignals.onTerminate(() -> {
+        ShutdownSignals.serveUntilTerminated(() -> {
             try {
                 running.drain(Duration.ofSeconds(5));
             } catch (InterruptedException e) {
@@ -82,7 +81,6 @@ final class DemoCommand implements Callable<Integer> {
             origin.close();
             return 0;
         });
-        new CountDownLatch(1).await();
         return 0;
     }
 

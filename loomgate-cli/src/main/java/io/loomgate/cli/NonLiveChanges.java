@@ -49,85 +49,86 @@ final class NonLiveChanges {
 
     private static Map<Class<? extends Record>, Map<String, Declared>> declarations() {
         Map<Class<? extends Record>, Map<String, Declared>> d = new LinkedHashMap<>();
-        d.put(GatewayConfig.class, components(
-                "source", "(the file's path)", Reload.NOT_A_SETTING,
-                "server", "server", Reload.SECTION,
-                "admin", "admin", Reload.SECTION,
-                "accessLog", "access-log", Reload.SECTION,
+        d.put(GatewayConfig.class, new Components("")
+                .declare("source", "(the file's path)", Reload.NOT_A_SETTING)
+                .declare("server", "server", Reload.SECTION)
+                .declare("admin", "admin", Reload.SECTION)
+                .declare("accessLog", "access-log", Reload.SECTION)
                 // Pool settings are compared whole by Upstreams.reconcile: a changed one opens new pools.
-                "upstreamDefaults", "upstream.* (pool settings)", Reload.LIVE,
+                .declare("upstreamDefaults", "upstream.* (pool settings)", Reload.LIVE)
                 // Named upstreams are built anew by every reload, as routes' own are (Upstreams.reconcile).
-                "upstreams", "upstreams", Reload.LIVE,
+                .declare("upstreams", "upstreams", Reload.LIVE)
                 // Routes (with their filters, predicates and origins) are built anew by every reload.
-                "routes", "routes", Reload.LIVE,
-                "redis", "redis", Reload.RESTART_WITHOUT_VALUES,
-                "tls", "ssl", Reload.SECTION,
-                "logging", "logging", Reload.SECTION,
+                .declare("routes", "routes", Reload.LIVE)
+                .declare("redis", "redis", Reload.RESTART_WITHOUT_VALUES)
+                .declare("tls", "ssl", Reload.SECTION)
+                .declare("logging", "logging", Reload.SECTION)
                 // The tracer (its exporter, queue and sampler) is made once at start-up.
-                "tracing", "tracing", Reload.SECTION));
-        d.put(GatewayConfig.ServerSpec.class, components(
-                "listener", "server", Reload.SECTION,
-                "threads", "server.threads", Reload.RESTART,
-                "drainTimeout", "server.drain-timeout", Reload.RESTART,
-                "trustedProxies", "server.trusted-proxies", Reload.RESTART,
-                "stripRequestHeaders", "server.strip-request-headers", Reload.RESTART,
-                "transport", "server.transport", Reload.RESTART));
-        d.put(ListenerSettings.class, components(
-                "address", "server.address", Reload.RESTART,
-                "port", "server.port", Reload.RESTART,
-                "backlog", "server.backlog", Reload.RESTART,
-                "maxConnections", "server.max-connections", Reload.RESTART,
-                "headerTimeout", "server.header-timeout", Reload.RESTART,
-                "idleTimeout", "server.idle-timeout", Reload.RESTART,
-                "readTimeout", "server.read-timeout", Reload.RESTART,
-                "limits", "server.max-request-line, server.max-header-size, server.max-headers", Reload.RESTART,
-                "http2", "server.http2", Reload.RESTART,
-                "underscoresInHeaders", "server.underscores-in-headers", Reload.RESTART));
-        d.put(GatewayConfig.AdminSpec.class, components(
-                "address", "admin.address", Reload.RESTART,
-                "port", "admin.port", Reload.RESTART,
-                "pinnedThreshold", "admin.pinned-threshold", Reload.RESTART,
-                "authToken", "admin.auth-token", Reload.RESTART_WITHOUT_VALUES,
-                "allowedHosts", "admin.allowed-hosts", Reload.RESTART,
-                "probePath", "admin.probe-path", Reload.RESTART));
-        d.put(GatewayConfig.AccessLogSpec.class, components(
-                "enabled", "access-log.enabled", Reload.RESTART,
-                "format", "access-log.format", Reload.RESTART));
-        d.put(GatewayConfig.TracingSpec.class, components(
-                "enabled", "tracing.enabled", Reload.RESTART,
-                "endpoint", "tracing.endpoint", Reload.RESTART,
-                "sampler", "tracing.sampler", Reload.RESTART,
-                "serviceName", "tracing.service-name", Reload.RESTART,
-                "queueSize", "tracing.queue-size", Reload.RESTART));
-        d.put(GatewayConfig.LoggingSpec.class, components(
-                "format", "logging.format", Reload.RESTART,
-                "levels", "logging.levels", Reload.LIVE));
-        d.put(GatewayConfig.TlsSpec.class, components(
-                "server", "server.ssl", Reload.SECTION,
-                "httpRedirectPort", "server.http-redirect-port", Reload.RESTART,
-                "admin", "admin.ssl", Reload.RESTART,
-                "upstream", "upstream.ssl", Reload.RESTART));
-        d.put(ServerTlsSettings.class, components(
+                .declare("tracing", "tracing", Reload.SECTION).map());
+        d.put(GatewayConfig.ServerSpec.class, new Components("server")
+                .declare("listener", "server", Reload.SECTION)
+                .restart("threads", "drainTimeout", "trustedProxies", "stripRequestHeaders", "transport").map());
+        d.put(ListenerSettings.class, new Components("server")
+                .restart("address", "port", "backlog", "maxConnections", "headerTimeout", "idleTimeout", "readTimeout")
+                .declare("limits", "server.max-request-line, server.max-header-size, server.max-headers",
+                        Reload.RESTART)
+                .restart("http2", "underscoresInHeaders").map());
+        d.put(GatewayConfig.AdminSpec.class, new Components("admin")
+                .restart("address", "port", "pinnedThreshold")
+                .declare("authToken", "admin.auth-token", Reload.RESTART_WITHOUT_VALUES)
+                .restart("allowedHosts", "probePath").map());
+        d.put(GatewayConfig.AccessLogSpec.class, new Components("access-log").restart("enabled", "format").map());
+        d.put(GatewayConfig.TracingSpec.class, new Components("tracing")
+                .restart("enabled", "endpoint", "sampler", "serviceName", "queueSize").map());
+        d.put(GatewayConfig.LoggingSpec.class, new Components("logging")
+                .restart("format")
+                .declare("levels", "logging.levels", Reload.LIVE).map());
+        d.put(GatewayConfig.TlsSpec.class, new Components("server")
+                .declare("server", "server.ssl", Reload.SECTION)
+                .restart("httpRedirectPort")
+                .declare("admin", "admin.ssl", Reload.RESTART)
+                .declare("upstream", "upstream.ssl", Reload.RESTART).map());
+        d.put(ServerTlsSettings.class, new Components("server.ssl")
                 // Swapped into the listener's key manager (Gateway.reload), as TlsReloader does when a file changes.
-                "certificates", "server.ssl certificates (certificate, certificate-private-key, key-store..., "
-                        + "server-names)", Reload.LIVE,
-                "protocols", "server.ssl.enabled-protocols", Reload.RESTART,
-                "ciphers", "server.ssl.ciphers", Reload.RESTART,
-                "clientAuth", "server.ssl.client-auth", Reload.RESTART,
-                "trustCertificate", "server.ssl.trust-certificate", Reload.RESTART,
-                "sessionResumption", "server.ssl.session-resumption", Reload.RESTART,
-                "applicationProtocols", "server.ssl ALPN protocols (from server.http2)", Reload.RESTART,
-                "provider", "server.ssl.provider", Reload.RESTART));
+                .declare("certificates", "server.ssl certificates (certificate, certificate-private-key, "
+                        + "key-store..., server-names)", Reload.LIVE)
+                .declare("protocols", "server.ssl.enabled-protocols", Reload.RESTART)
+                .restart("ciphers", "clientAuth", "trustCertificate", "sessionResumption")
+                .declare("applicationProtocols", "server.ssl ALPN protocols (from server.http2)", Reload.RESTART)
+                .restart("provider").map());
         return d;
     }
 
-    private static Map<String, Declared> components(Object... componentKeyReload) {
-        Map<String, Declared> out = new LinkedHashMap<>();
-        for (int i = 0; i < componentKeyReload.length; i += 3) {
-            out.put((String) componentKeyReload[i],
-                    new Declared((String) componentKeyReload[i + 1], (Reload) componentKeyReload[i + 2]));
+    /**
+     * One record's declarations, in the order of its components. Most keys are the component's name as the file
+     * writes it, under the section's prefix ({@code maxConnections} under {@code server} is
+     * {@code server.max-connections}), so they are derived rather than written twice; the others are declared with
+     * their key.
+     */
+    private static final class Components {
+        private final String prefix;
+        private final Map<String, Declared> declared = new LinkedHashMap<>();
+
+        Components(String prefix) {
+            this.prefix = prefix;
         }
-        return out;
+
+        /** Components that need a restart, each under its derived key. */
+        Components restart(String... components) {
+            for (String c : components) {
+                declared.put(c, new Declared(prefix + "." + kebab(c), Reload.RESTART));
+            }
+            return this;
+        }
+
+        Components declare(String component, String key, Reload reload) {
+            declared.put(component, new Declared(key, reload));
+            return this;
+        }
+
+        Map<String, Declared> map() {
+            return declared;
+        }
     }
 
     /** What differs between two configurations: keys that need a restart (with values), and live keys. */

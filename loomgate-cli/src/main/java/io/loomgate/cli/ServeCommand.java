@@ -8,7 +8,6 @@ import io.loomgate.threads.ThreadModel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -70,8 +69,7 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("loomgate: " + e.getMessage());
             return 1;
         }
-        CountDownLatch forever = new CountDownLatch(1);
-        ShutdownSignals.onTerminate(() -> {
+        ShutdownSignals.serveUntilTerminated(() -> {
             try {
                 boolean clean = served.drain(cfg.server().drainTimeout());
                 log.info("drained {}; exiting", clean ? "cleanly" : "with connections cut at the timeout");
@@ -80,7 +78,6 @@ final class ServeCommand implements Callable<Integer> {
             }
             return 0;
         });
-        forever.await();
         return 0;
     }
 

@@ -37,8 +37,17 @@ public final class ShutdownSignals {
         }
     }
 
+    /**
+     * Serves until SIGTERM or SIGINT: the calling thread (a command's) waits for good, while the first signal runs
+     * {@code drain} on a fresh thread and exits with its status, and a second one exits at once.
+     */
+    public static void serveUntilTerminated(java.util.function.IntSupplier drain) throws InterruptedException {
+        onTerminate(drain);
+        new java.util.concurrent.CountDownLatch(1).await();
+    }
+
     /** Runs {@code drain} on a fresh thread at the first signal, then exits with its status; a second signal exits at once. */
-    public static void onTerminate(java.util.function.IntSupplier drain) {
+    private static void onTerminate(java.util.function.IntSupplier drain) {
         java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
         sun.misc.SignalHandler handler = sig -> {
             if (!started.compareAndSet(false, true)) {

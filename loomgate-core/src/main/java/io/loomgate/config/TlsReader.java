@@ -78,21 +78,8 @@ final class TlsReader {
             throw s.error("client-auth", "client-auth " + auth.name().toLowerCase(Locale.ROOT) + " needs "
                     + name + ".trust-certificate (PEM CAs that sign client certificates)");
         }
-        ServerTlsSettings settings;
-        try {
-            settings = new ServerTlsSettings(certificates, protocols(s), strings(s, "ciphers"), auth, trust,
-                    s.bool("session-resumption", true), alpn, provider(s, "auto"));
-        } catch (IllegalArgumentException e) {
-            throw s.error("enabled-protocols", e.getMessage());
-        }
-        try {
-            ServerTls.create(settings);
-        } catch (TlsMaterialException e) {
-            throw located(s, e);
-        } catch (IllegalArgumentException e) {
-            throw s.error("ciphers", e.getMessage());
-        }
-        return settings;
+        return tried(s, () -> new ServerTlsSettings(certificates, protocols(s), strings(s, "ciphers"), auth, trust,
+                s.bool("session-resumption", true), alpn, provider(s, "auto")), ServerTls::create);
     }
 
     /** {@code upstream.ssl}: the defaults (JDK trust store, verification on) when absent. */
@@ -103,21 +90,42 @@ final class TlsReader {
         Section s = Section.dotted(file, "upstream.ssl", parent.node("ssl"), parent.lineOf("ssl"), UPSTREAM_SSL_KEYS);
         boolean insecure = s.bool("insecure", false);
         KeySource identity = identity(s, false);
-        ClientTlsSettings settings;
+        return tried(s, () -> new ClientTlsSettings(path(s, "trust-certificate"), insecure, identity, protocols(s),
+                strings(s, "ciphers"), provider(s, "jdk")), ClientTls::create);
+    }
+
+    /** Settings read from a section; {@link IllegalArgumentException} for values that do not go together. */
+    @FunctionalInterface
+    private interface SettingsRead<T> {
+        T read() throws ConfigException;
+    }
+
+    /** Makes the TLS side the settings describe, loading every file they name. */
+    @FunctionalInterface
+    private interface Trial<T> {
+        void make(T settings) throws TlsMaterialException;
+    }
+
+    /**
+     * The settings of section {@code s}, refused with their key unless their TLS side can be made now: a file that
+     * cannot be used on the line of the key naming it, what the settings' record refuses on enabled-protocols, what
+     * the provider refuses (an unknown cipher suite or protocol) on ciphers.
+     */
+    private <T> T tried(Section s, SettingsRead<T> settings, Trial<T> trial) throws ConfigException {
+        T read;
         try {
-            settings = new ClientTlsSettings(path(s, "trust-certificate"), insecure, identity, protocols(s),
-                    strings(s, "ciphers"), provider(s, "jdk"));
+            read = settings.read();
         } catch (IllegalArgumentException e) {
             throw s.error("enabled-protocols", e.getMessage());
         }
         try {
-            ClientTls.create(settings);
+            trial.make(read);
         } catch (TlsMaterialException e) {
             throw located(s, e);
         } catch (IllegalArgumentException e) {
             throw s.error("ciphers", e.getMessage());
         }
-        return settings;
+        return read;
     }
 
     /** A PEM pair or a key store; null when neither is given and {@code required} is false. */

@@ -1,8 +1,6 @@
 package io.loomgate.filter;
 
 import io.loomgate.http.Headers;
-import io.loomgate.http.ResponseHead;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -14,7 +12,7 @@ import java.util.Locale;
  * {@code RETAIN_FIRST} (default), {@code RETAIN_LAST} or {@code RETAIN_UNIQUE}. As in SCG, the values compared are
  * the fields' values (a comma list in one field counts as one value).
  */
-record DedupeResponseHeaderFilter(List<String> names, String strategy) implements GatewayFilter {
+record DedupeResponseHeaderFilter(List<String> names, String strategy) implements ResponseFieldsFilter {
     static final FilterFactory FACTORY = new BuiltinFilterFactory("DedupeResponseHeader",
             List.of("name", "strategy"), args -> new DedupeResponseHeaderFilter(names(args.required("name")),
                     strategy(args.optional("strategy", "RETAIN_FIRST"))));
@@ -37,13 +35,7 @@ record DedupeResponseHeaderFilter(List<String> names, String strategy) implement
     }
 
     @Override
-    public void filter(FilterExchange exchange, FilterChain chain) throws IOException {
-        chain.proceed(exchange);
-        ResponseHead response = exchange.response();
-        if (response == null) {
-            return;
-        }
-        Headers headers = response.headers();
+    public void editResponse(Headers headers) {
         for (String name : names) {
             List<String> values = headers.all(name);
             if (values.size() < 2) {

@@ -1,13 +1,12 @@
 package io.loomgate.filter;
 
-import io.loomgate.http.ResponseHead;
-import java.io.IOException;
+import io.loomgate.http.Headers;
 import java.util.List;
 
 /**
  * Removes every response header field of a name: {@code RemoveResponseHeader=X-Response-Foo}.
  */
-final class RemoveResponseHeaderFilter implements GatewayFilter {
+final class RemoveResponseHeaderFilter implements ResponseFieldsFilter {
     static final FilterFactory FACTORY = new BuiltinFilterFactory("RemoveResponseHeader", List.of("name"),
             args -> new RemoveResponseHeaderFilter(args.required("name")));
 
@@ -18,12 +17,8 @@ final class RemoveResponseHeaderFilter implements GatewayFilter {
     }
 
     @Override
-    public void filter(FilterExchange exchange, FilterChain chain) throws IOException {
-        chain.proceed(exchange);
-        ResponseHead response = exchange.response();
-        if (response != null) {
-            response.headers().remove(name);
-        }
+    public void editResponse(Headers fields) {
+        fields.remove(name);
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.loomgate.filter;
 
-import io.loomgate.http.ResponseHead;
-import java.io.IOException;
+import io.loomgate.http.Headers;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -11,7 +10,7 @@ import java.util.regex.Pattern;
  * {@code ${name}}, and SCG's {@code $\{name}}), as {@link RewritePathFilter} rewrites the path. The replacement is a
  * valid header value and its group references exist, checked at start-up.
  */
-final class RewriteResponseHeaderFilter implements GatewayFilter {
+final class RewriteResponseHeaderFilter implements ResponseFieldsFilter {
     static final FilterFactory FACTORY = new BuiltinFilterFactory("RewriteResponseHeader",
             List.of("name", "regexp", "replacement"), args -> new RewriteResponseHeaderFilter(
                     HeaderFields.name("name", args.required("name")), args.regex("regexp"),
@@ -30,16 +29,14 @@ final class RewriteResponseHeaderFilter implements GatewayFilter {
     }
 
     @Override
-    public void filter(FilterExchange exchange, FilterChain chain) throws IOException {
-        chain.proceed(exchange);
-        ResponseHead response = exchange.response();
-        if (response == null || !response.headers().contains(name)) {
+    public void editResponse(Headers fields) {
+        if (!fields.contains(name)) {
             return;
         }
-        List<String> values = List.copyOf(response.headers().all(name));
-        response.headers().remove(name);
+        List<String> values = List.copyOf(fields.all(name));
+        fields.remove(name);
         for (String v : values) {
-            response.headers().add(name, regexp.matcher(v).replaceAll(replacement));
+            fields.add(name, regexp.matcher(v).replaceAll(replacement));
         }
     }
 

@@ -14,55 +14,19 @@ import java.io.IOException;
  * later read fails, since where the body ends is no longer known). Any error status is 400; the proxy maps it to 502
  * when the body came from an origin.
  */
-final class ChunkedInputStream extends BodyInputStream {
+final class ChunkedInputStream extends CountedBodyInputStream {
     private enum State { SIZE, DATA, DONE, BROKEN }
 
     /** 16 hex digits fill a long; more can only be padding or an overflow attack, both refused. */
     private static final int MAX_SIZE_DIGITS = 16;
 
-    private final HttpInput in;
     private final HttpLimits limits;
     private State state = State.SIZE;
-    private long remaining;
     private Headers trailers;
 
     ChunkedInputStream(HttpInput in, HttpLimits limits) {
-        this.in = in;
+        super(in, 0);
         this.limits = limits;
-    }
-
-    @Override
-    public int read() throws IOException {
-        if (remaining == 0 && !nextChunk()) {
-            return -1;
-        }
-        int c = in.read();
-        if (c < 0) {
-            throw endedInsideData();
-        }
-        remaining--;
-        return c;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-        if (asksForNothing(b, off, len)) {
-            return 0;
-        }
-        if (remaining == 0 && !nextChunk()) {
-            return -1;
-        }
-        int n = in.read(b, off, (int) Math.min(len, remaining));
-        if (n < 0) {
-            throw endedInsideData();
-        }
-        remaining -= n;
-        return n;
-    }
-
-    @Override
-    public int available() {
-        return (int) Math.min(in.buffered(), remaining);
     }
 
     /**
@@ -104,12 +68,12 @@ final class ChunkedInputStream extends BodyInputStream {
     public boolean drain(long maxBytes) throws IOException {
         long left = maxBytes;
         while (left >= 0) {
-            if (remaining == 0 && !nextChunk()) {
+            if (remaining == 0 && !nextRun()) {
                 break;
             }
             long n = in.discard(Math.min(remaining, left < Long.MAX_VALUE ? left + 1 : left));
             if (n < 0) {
-                throw endedInsideData();
+                throw endedEarly();
             }
             remaining -= n;
             left -= n;
@@ -121,7 +85,8 @@ final class ChunkedInputStream extends BodyInputStream {
      * Moves past the current chunk's CRLF and reads the next chunk-size line; false once the body has ended (after
      * the last chunk's trailers). Called only with no chunk data left.
      */
-    private boolean nextChunk() throws IOException {
+    @Override
+    boolean nextRun() throws IOException {
         switch (state) {
             case DONE:
                 return false;
@@ -293,7 +258,8 @@ final class ChunkedInputStream extends BodyInputStream {
     }
 
     /** The connection ended with {@code remaining} bytes of chunk data still due. */
-    private IOException endedInsideData() {
+    @Override
+    IOException endedEarly() {
         return broken(new EOFException("stream ended inside chunk data, " + remaining + " bytes short"));
     }
 

@@ -9,40 +9,18 @@ import java.nio.ByteBuffer;
  * connection that ends early is an {@link EOFException}, never a short body reported as whole. Lifecycle: reading
  * until {@code remaining} is 0, then complete.
  */
-final class FixedLengthInputStream extends BodyInputStream {
-    private final HttpInput in;
+final class FixedLengthInputStream extends CountedBodyInputStream {
     private final long length;
-    private long remaining;
 
     FixedLengthInputStream(HttpInput in, long length) {
-        this.in = in;
+        super(in, length);
         this.length = length;
-        this.remaining = length;
     }
 
+    /** One run: its end is the body's. */
     @Override
-    public int read() throws IOException {
-        if (remaining == 0) {
-            return -1;
-        }
-        int c = in.read();
-        if (c < 0) {
-            throw truncated();
-        }
-        remaining--;
-        return c;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-        if (asksForNothing(b, off, len)) {
-            return 0;
-        }
-        if (remaining == 0) {
-            return -1;
-        }
-        int n = in.read(b, off, (int) Math.min(len, remaining));
-        return counted(n);
+    boolean nextRun() {
+        return false;
     }
 
     @Override
@@ -72,11 +50,6 @@ final class FixedLengthInputStream extends BodyInputStream {
     }
 
     @Override
-    public int available() {
-        return (int) Math.min(in.buffered(), remaining);
-    }
-
-    @Override
     public boolean awaitData() throws IOException {
         if (remaining == 0) {
             return false;
@@ -99,23 +72,15 @@ final class FixedLengthInputStream extends BodyInputStream {
         while (remaining > 0) {
             long n = in.discard(remaining);
             if (n < 0) {
-                throw truncated();
+                throw endedEarly();
             }
             remaining -= n;
         }
         return true;
     }
 
-    /** Counts {@code n} bytes read off what is left; a connection that ended (-1) is a truncated body. */
-    private int counted(int n) throws EOFException {
-        if (n < 0) {
-            throw truncated();
-        }
-        remaining -= n;
-        return n;
-    }
-
-    private EOFException truncated() {
+    @Override
+    EOFException endedEarly() {
         return new EOFException("body ended after " + (length - remaining) + " of " + length + " bytes");
     }
 }

@@ -1,6 +1,7 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.BufferPool;
+import io.loomgate.threads.BulkInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -17,7 +18,7 @@ import java.io.InputStream;
  * buffer, rather than a {@link java.io.SequenceInputStream} in front of the socket, which would stay in the chain (and
  * in the parked reader's stack, one frame deeper) for the connection's whole life.
  */
-final class FrameInput extends InputStream {
+final class FrameInput extends BulkInputStream {
     static final int BUFFER_SIZE = BufferPool.SIZE;
 
     private final InputStream in;
@@ -62,13 +63,6 @@ final class FrameInput extends InputStream {
     /** Whether bytes of the next frames are buffered here (then the connection is not idle: it may not park). */
     boolean holdsBytes() {
         return pos < lim;
-    }
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.loomgate.http2;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
+import io.loomgate.threads.BulkOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.SocketTimeoutException;
@@ -364,12 +365,7 @@ public final class Http2ClientStream {
     }
 
     /** The request body: each write goes out as DATA at once, split as the windows and frame size require. */
-    private final class RequestBody extends OutputStream implements SendWindow.Sender {
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
+    private final class RequestBody extends BulkOutputStream implements SendWindow.Sender {
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             while (len > 0) {

@@ -3,9 +3,9 @@ package io.loomgate.http2;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
+import io.loomgate.threads.BulkOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;
@@ -460,7 +460,7 @@ public final class Http2Stream {
     }
 
     /** The response body: buffers up to one frame, then sends DATA as the windows allow. */
-    public final class ResponseOut extends OutputStream {
+    public final class ResponseOut extends BulkOutputStream {
         private final long bodyLength;
         private byte[] buf;
         private int count;
@@ -470,11 +470,6 @@ public final class Http2Stream {
         ResponseOut(boolean ended, long bodyLength) {
             this.finished = ended;
             this.bodyLength = bodyLength;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
         }
 
         @Override

@@ -1,8 +1,8 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.Headers;
+import io.loomgate.threads.BulkInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.util.ArrayDeque;
@@ -19,7 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Threads: the connection's reader delivers ({@link #receive}, {@link #end}), under the connection's lock; the
  * stream's thread reads. Every field is guarded by the connection's lock, never held across I/O.
  */
-abstract class InboundBody extends InputStream {
+abstract class InboundBody extends BulkInputStream {
     private final ReentrantLock lock;
     private final Condition changed;
     private final FrameWriter writer;
@@ -183,13 +183,6 @@ abstract class InboundBody extends InputStream {
     }
 
     // ---- the stream's thread
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
-    }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {

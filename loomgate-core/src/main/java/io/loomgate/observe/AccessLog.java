@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * <p>Lifecycle: new → {@link #start()} → {@link #close()}, which writes what is queued (for up to 5 s) and stops
  * the writer. Entries offered after close are counted as dropped.
  */
-public final class AccessLog implements ExchangeListener, AutoCloseable {
+public final class AccessLog implements ExchangeListener.Ending, AutoCloseable {
     /**
      * The SLF4J logger lines go to by default. Each logging event is a batch of lines separated by '\n': give the
      * logger its own appender with a bare {@code %msg%n} pattern, so the file holds exactly one line per request.
@@ -100,12 +100,7 @@ public final class AccessLog implements ExchangeListener, AutoCloseable {
     }
 
     @Override
-    public void exchangeEnd(ExchangeView exchange) {
-        enqueue(exchange);
-    }
-
-    @Override
-    public void exchangeFailed(ExchangeView exchange) {
+    public void exchangeDone(ExchangeView exchange) {
         enqueue(exchange);
     }
 

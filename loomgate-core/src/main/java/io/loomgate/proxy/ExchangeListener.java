@@ -65,6 +65,25 @@ public interface ExchangeListener {
     default void retry(ExchangeView exchange, String outcome) {
     }
 
+    /**
+     * A listener that takes the end of an exchange the same way whether it failed or not (the access log writes its
+     * line, the tracer ends the exchange's spans): both end events come to {@link #exchangeDone}.
+     */
+    interface Ending extends ExchangeListener {
+        /** The exchange ended, answered or failed ({@link ExchangeView#failure()} says which). */
+        void exchangeDone(ExchangeView exchange);
+
+        @Override
+        default void exchangeEnd(ExchangeView exchange) {
+            exchangeDone(exchange);
+        }
+
+        @Override
+        default void exchangeFailed(ExchangeView exchange) {
+            exchangeDone(exchange);
+        }
+    }
+
     /** Several listeners as one; each is called in order. */
     static ExchangeListener composite(List<ExchangeListener> listeners) {
         if (listeners.isEmpty()) {

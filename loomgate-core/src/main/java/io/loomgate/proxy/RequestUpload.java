@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.threads.BulkOutputStream;
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -224,7 +225,7 @@ final class RequestUpload {
     }
 
     /** An output that sees each piece of the body go by, before and after it is written. */
-    abstract static class PieceOutput extends OutputStream {
+    abstract static class PieceOutput extends BulkOutputStream {
         private final OutputStream out;
 
         PieceOutput(OutputStream out) {
@@ -235,11 +236,6 @@ final class RequestUpload {
         }
 
         abstract void afterPiece(int length) throws IOException;
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
 
         @Override
         public void write(byte[] b, int off, int len) throws IOException {

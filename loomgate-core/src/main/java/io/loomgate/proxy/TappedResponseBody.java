@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.filter.ResponseBodyTap;
+import io.loomgate.threads.BulkOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 
@@ -8,18 +9,13 @@ import java.io.OutputStream;
  * The client's response body stream with a {@link ResponseBodyTap} beside it: each piece is handed to the tap once
  * the client's stream took it, so a tap never sees bytes the client did not get.
  */
-final class TappedResponseBody extends OutputStream {
+final class TappedResponseBody extends BulkOutputStream {
     private final OutputStream out;
     private final ResponseBodyTap tap;
 
     TappedResponseBody(OutputStream out, ResponseBodyTap tap) {
         this.out = out;
         this.tap = tap;
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-        write(new byte[] {(byte) b}, 0, 1);
     }
 
     @Override

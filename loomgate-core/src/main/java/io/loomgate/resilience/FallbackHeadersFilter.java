@@ -19,7 +19,8 @@ import java.util.List;
  * proxy's {@code ProxyFailure} with the socket's exception as root cause; open is Resilience4j's
  * {@code CallNotPermittedException}).
  */
-public final class FallbackHeadersFilter implements GatewayFilter {
+public record FallbackHeadersFilter(String typeHeader, String messageHeader, String rootTypeHeader,
+                                    String rootMessageHeader) implements GatewayFilter {
     public static final FilterFactory FACTORY = new BuiltinFilterFactory("FallbackHeaders",
             List.of("executionExceptionTypeHeaderName", "executionExceptionMessageHeaderName",
                     "rootCauseExceptionTypeHeaderName", "rootCauseExceptionMessageHeaderName"),
@@ -28,18 +29,6 @@ public final class FallbackHeadersFilter implements GatewayFilter {
                     a.headerName("executionExceptionMessageHeaderName", "Execution-Exception-Message"),
                     a.headerName("rootCauseExceptionTypeHeaderName", "Root-Cause-Exception-Type"),
                     a.headerName("rootCauseExceptionMessageHeaderName", "Root-Cause-Exception-Message")));
-
-    private final String typeHeader;
-    private final String messageHeader;
-    private final String rootTypeHeader;
-    private final String rootMessageHeader;
-
-    FallbackHeadersFilter(String typeHeader, String messageHeader, String rootTypeHeader, String rootMessageHeader) {
-        this.typeHeader = typeHeader;
-        this.messageHeader = messageHeader;
-        this.rootTypeHeader = rootTypeHeader;
-        this.rootMessageHeader = rootMessageHeader;
-    }
 
     @Override
     public void filter(FilterExchange exchange, FilterChain chain) throws IOException {

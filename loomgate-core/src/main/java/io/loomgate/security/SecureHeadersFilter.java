@@ -2,13 +2,10 @@ package io.loomgate.security;
 
 import io.loomgate.extension.ExtensionArgs;
 import io.loomgate.filter.BuiltinFilterFactory;
-import io.loomgate.filter.FilterChain;
-import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
+import io.loomgate.filter.ResponseFieldsFilter;
 import io.loomgate.http.Headers;
-import io.loomgate.http.ResponseHead;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,7 +17,7 @@ import java.util.Map;
  * can be overridden by the argument of SCG's property name, and any header turned off with {@code disable} (a list
  * of header names, any case). A header the origin already sent is left as the origin wrote it. Immutable.
  */
-final class SecureHeadersFilter implements GatewayFilter {
+final class SecureHeadersFilter implements ResponseFieldsFilter {
     /** SCG property name → header name and default value, in the order they are added. */
     private static final Map<String, String[]> DEFAULTS = new LinkedHashMap<>();
 
@@ -89,13 +86,7 @@ final class SecureHeadersFilter implements GatewayFilter {
     }
 
     @Override
-    public void filter(FilterExchange exchange, FilterChain chain) throws IOException {
-        chain.proceed(exchange);
-        ResponseHead response = exchange.response();
-        if (response == null) {
-            return;
-        }
-        Headers h = response.headers();
+    public void editResponse(Headers h) {
         for (String[] f : fields) {
             if (!h.contains(f[0])) {
                 h.add(f[0], f[1]);

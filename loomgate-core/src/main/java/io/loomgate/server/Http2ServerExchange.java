@@ -155,11 +155,6 @@ final class Http2ServerExchange extends ConnectionExchange {
         }
 
         @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
-        @Override
         public void write(byte[] b, int off, int len) throws IOException {
             if (out.isFinished()) {
                 return; // HEAD, 204, 304: nothing written reaches the client

@@ -6,6 +6,7 @@ import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.threads.BulkOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -135,7 +136,7 @@ public interface ServerExchange {
     }
 
     /** The body of a response being sent. */
-    abstract class ResponseBody extends OutputStream {
+    abstract class ResponseBody extends BulkOutputStream {
         /**
          * Ends the body: checks a fixed length was met exactly (a shortfall aborts the connection rather than look
          * complete), writes the last chunk and these trailers (null or empty for none), and flushes.

@@ -102,22 +102,7 @@ public final class WatchedInputStream extends BulkInputStream implements Readabl
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
-        if (!arm()) {
-            return in.read(b, off, len);
-        }
-        int n = -1;
-        IOException failure = null;
-        try {
-            n = in.read(b, off, len);
-        } catch (IOException e) {
-            failure = e;
-        } catch (RuntimeException | Error e) {
-            if (deadline.disarm()) {
-                expired = armedFor();
-            }
-            throw e;
-        }
-        return disarm(n, failure);
+        return watchedRead(b, off, len, null);
     }
 
     /** This stream as a channel for direct reads, or null when its socket has no channel. */
@@ -134,13 +119,22 @@ public final class WatchedInputStream extends BulkInputStream implements Readabl
         if (channel == null) {
             throw new UnsupportedOperationException("no channel under this socket's stream");
         }
+        return watchedRead(null, 0, 0, dst);
+    }
+
+    /**
+     * One read of the socket under the deadline that applies: into {@code dst} through the channel when it is given,
+     * else into {@code b} through the stream. (Arguments rather than a lambda: this is every read of a connection,
+     * and a capturing lambda would be an allocation per read where the JIT does not remove it.)
+     */
+    private int watchedRead(byte[] b, int off, int len, ByteBuffer dst) throws IOException {
         if (!arm()) {
-            return channel.read(dst);
+            return dst != null ? channel.read(dst) : in.read(b, off, len);
         }
         int n = -1;
         IOException failure = null;
         try {
-            n = channel.read(dst);
+            n = dst != null ? channel.read(dst) : in.read(b, off, len);
         } catch (IOException e) {
             failure = e;
         } catch (RuntimeException | Error e) {

@@ -2,8 +2,6 @@ package io.loomgate.tls;
 
 import java.io.IOException;
 import java.net.Socket;
-import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +10,6 @@ import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509ExtendedTrustManager;
 
@@ -23,17 +20,12 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * is configured. One SSLContext for all origins: its client session cache, keyed by host and port, lets a new
  * connection to an origin resume the session of an earlier one (an abbreviated handshake).
  */
-public final class ClientTls implements Reloadable {
+public final class ClientTls extends TlsContext {
     private final ClientTlsSettings settings;
-    private final Material material;
-    private final SSLSocketFactory factory;
-    private final SSLContext context;
 
-    private ClientTls(ClientTlsSettings settings, Material material, SSLContext context, SSLSocketFactory factory) {
+    private ClientTls(ClientTlsSettings settings, Material material, SSLContext context) {
+        super(settings.provider(), material, context);
         this.settings = settings;
-        this.material = material;
-        this.context = context;
-        this.factory = factory;
     }
 
     public static ClientTls create(ClientTlsSettings settings) throws TlsMaterialException {
@@ -56,17 +48,8 @@ public final class ClientTls implements Reloadable {
                 conscrypt ? ConscryptSupport.get()::nativeForm : Material.KeyForm.AS_LOADED, trust, settings.files());
         KeyManager[] keys = identity.isEmpty() ? null : new KeyManager[] {material.keys};
         TrustManager[] trustManagers = {material.trust};
-        try {
-            if (conscrypt) {
-                SSLContext context = ConscryptSupport.get().clientContext(keys, trustManagers);
-                return new ClientTls(settings, material, context, ConscryptSupport.get().socketFactory(context));
-            }
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys, trustManagers, null);
-            return new ClientTls(settings, material, context, context.getSocketFactory());
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("cannot make a TLS context with provider " + settings.provider(), e);
-        }
+        return new ClientTls(settings, material, context(settings.provider(), keys, trustManagers,
+                c -> c.clientContext(keys, trustManagers)));
     }
 
     public boolean insecure() {
@@ -134,20 +117,5 @@ public final class ClientTls implements Reloadable {
 
     private static boolean isIpLiteral(String host) {
         return host.indexOf(':') >= 0 || host.matches("[0-9.]+");
-    }
-
-    @Override
-    public void reload() throws TlsMaterialException {
-        material.reload();
-    }
-
-    @Override
-    public List<Path> files() {
-        return material.files();
-    }
-
-    @Override
-    public List<String> subjects() {
-        return material.subjects();
     }
 }

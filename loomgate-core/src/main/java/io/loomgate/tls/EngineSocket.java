@@ -1,6 +1,7 @@
 package io.loomgate.tls;
 
 import io.loomgate.threads.BulkInputStream;
+import io.loomgate.threads.BulkOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -249,12 +250,7 @@ final class EngineSocket extends SSLSocket {
     }
 
     /** Encrypts and writes everything it is given before returning; nothing is buffered, so flush has no work. */
-    private final class Out extends OutputStream {
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
+    private final class Out extends BulkOutputStream {
         @Override
         public void write(byte[] b, int off, int len) throws IOException {
             channel.write(b, off, len);

@@ -2,7 +2,6 @@ package io.loomgate.tls;
 
 import java.io.IOException;
 import java.net.Socket;
-import java.security.GeneralSecurityException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -11,7 +10,6 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 
 /**
@@ -24,23 +22,18 @@ import javax.net.ssl.TrustManager;
  * channel gets the provider's own socket layered over it. Either way the caller keeps the accepted socket: closing
  * (or shutting down input on) it is how deadlines and drain end a TLS connection without waiting for any TLS lock.
  */
-public final class ServerTls implements Reloadable {
+public final class ServerTls extends TlsContext {
     /** JDK property (JDK 21+) for the number of TLS 1.3 session tickets a server sends; 0 turns them off. */
     static final String TICKET_COUNT_PROPERTY = "jdk.tls.server.newSessionTicketCount";
 
     /** As made, with the certificates of the last {@link #replaceCertificates}. */
     private volatile ServerTlsSettings settings;
-    private final Material material;
-    private final SSLContext context;
-    private final SSLSocketFactory factory;
     private final SSLParameters parameters;
     private final EngineSettings engineSettings;
 
-    private ServerTls(ServerTlsSettings settings, Material material, SSLContext context, SSLSocketFactory factory) {
+    private ServerTls(ServerTlsSettings settings, Material material, SSLContext context) {
+        super(settings.provider(), material, context);
         this.settings = settings;
-        this.material = material;
-        this.context = context;
-        this.factory = factory;
         this.parameters = parameters(settings, context);
         this.engineSettings = new EngineSettings(parameters, context);
     }
@@ -64,18 +57,11 @@ public final class ServerTls implements Reloadable {
                 settings.files());
         KeyManager[] keys = {material.keys};
         TrustManager[] trust = material.trust == null ? null : new TrustManager[] {material.trust};
-        try {
-            if (settings.provider() == TlsProvider.CONSCRYPT) {
-                ConscryptSupport.get().checkCiphers(settings.ciphers(), settings.protocols());
-                SSLContext context = ConscryptSupport.get().serverContext(keys, trust, settings.sessionResumption());
-                return new ServerTls(settings, material, context, ConscryptSupport.get().socketFactory(context));
-            }
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys, trust, null);
-            return new ServerTls(settings, material, context, context.getSocketFactory());
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("cannot make a TLS context with provider " + settings.provider(), e);
+        if (settings.provider() == TlsProvider.CONSCRYPT) {
+            ConscryptSupport.get().checkCiphers(settings.ciphers(), settings.protocols());
         }
+        return new ServerTls(settings, material, context(settings.provider(), keys, trust,
+                c -> c.serverContext(keys, trust, settings.sessionResumption())));
     }
 
     private static SSLParameters parameters(ServerTlsSettings s, SSLContext context) {
@@ -194,11 +180,6 @@ public final class ServerTls implements Reloadable {
         return settings.protocols();
     }
 
-    @Override
-    public void reload() throws TlsMaterialException {
-        material.reload();
-    }
-
     /**
      * Serves the certificates of {@code next} to new handshakes from now on, and watches their files (a live reload
      * that names other certificate or key files): all or nothing, open connections untouched. Everything else in
@@ -215,15 +196,5 @@ public final class ServerTls implements Reloadable {
         }
         material.replace(next.certificates(), next.files());
         settings = next;
-    }
-
-    @Override
-    public List<java.nio.file.Path> files() {
-        return material.files();
-    }
-
-    @Override
-    public List<String> subjects() {
-        return material.subjects();
     }
 }

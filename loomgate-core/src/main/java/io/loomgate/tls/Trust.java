@@ -54,23 +54,72 @@ final class Trust {
         throw new GeneralSecurityException("no X509ExtendedTrustManager from " + f.getAlgorithm());
     }
 
+    /** One of a trust manager's checks, with the arguments it was asked with, to put to a trust manager. */
+    interface Check {
+        void run(X509ExtendedTrustManager tm) throws CertificateException;
+    }
+
+    /**
+     * A trust manager whose six checks (of a client's or a server's chain, with a socket, an engine or neither) all
+     * go through {@link #check}: the trust managers below differ only in where a check goes.
+     */
+    abstract static class Funnel extends X509ExtendedTrustManager {
+        abstract void check(Check check) throws CertificateException;
+
+        /** The key exchange name a check of a server's chain passes on: as it came, unless a subclass maps it. */
+        String serverAuthType(String authType) {
+            return authType;
+        }
+
+        @Override
+        public final void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
+            check(tm -> tm.checkClientTrusted(chain, authType, socket));
+        }
+
+        @Override
+        public final void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+                throws CertificateException {
+            check(tm -> tm.checkServerTrusted(chain, serverAuthType(authType), socket));
+        }
+
+        @Override
+        public final void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
+            check(tm -> tm.checkClientTrusted(chain, authType, engine));
+        }
+
+        @Override
+        public final void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws CertificateException {
+            check(tm -> tm.checkServerTrusted(chain, serverAuthType(authType), engine));
+        }
+
+        @Override
+        public final void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            check(tm -> tm.checkClientTrusted(chain, authType));
+        }
+
+        @Override
+        public final void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            check(tm -> tm.checkServerTrusted(chain, serverAuthType(authType)));
+        }
+    }
+
     /**
      * Trusts a chain any of its members trusts (the private CAs first, then the JDK's). When all refuse, the most
      * telling refusal is thrown: "expired" or "no name matching" from a store that knew the CA says more than
      * "unable to find valid certification path" from one that did not.
      */
-    static final class AnyOf extends X509ExtendedTrustManager {
+    static final class AnyOf extends Funnel {
         private final List<X509ExtendedTrustManager> members;
 
         AnyOf(List<X509ExtendedTrustManager> members) {
             this.members = List.copyOf(members);
         }
 
-        private interface Check {
-            void run(X509ExtendedTrustManager tm) throws CertificateException;
-        }
-
-        private void anyOf(Check check) throws CertificateException {
+        @Override
+        void check(Check check) throws CertificateException {
             CertificateException best = null;
             for (X509ExtendedTrustManager tm : members) {
                 try {
@@ -86,37 +135,8 @@ final class Trust {
         }
 
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-                throws CertificateException {
-            anyOf(tm -> tm.checkClientTrusted(chain, authType, socket));
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
-                throws CertificateException {
-            anyOf(tm -> tm.checkServerTrusted(chain, jdkAuthType(authType), socket));
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-                throws CertificateException {
-            anyOf(tm -> tm.checkClientTrusted(chain, authType, engine));
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-                throws CertificateException {
-            anyOf(tm -> tm.checkServerTrusted(chain, jdkAuthType(authType), engine));
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            anyOf(tm -> tm.checkClientTrusted(chain, authType));
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            anyOf(tm -> tm.checkServerTrusted(chain, jdkAuthType(authType)));
+        String serverAuthType(String authType) {
+            return jdkAuthType(authType);
         }
 
         /**
@@ -138,7 +158,7 @@ final class Trust {
     }
 
     /** A trust manager whose CAs can be replaced while handshakes run (client CAs reloaded from their file). */
-    static final class Swappable extends X509ExtendedTrustManager {
+    static final class Swappable extends Funnel {
         private volatile X509ExtendedTrustManager delegate;
 
         Swappable(X509ExtendedTrustManager delegate) {
@@ -150,37 +170,8 @@ final class Trust {
         }
 
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-                throws CertificateException {
-            delegate.checkClientTrusted(chain, authType, socket);
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
-                throws CertificateException {
-            delegate.checkServerTrusted(chain, authType, socket);
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-                throws CertificateException {
-            delegate.checkClientTrusted(chain, authType, engine);
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-                throws CertificateException {
-            delegate.checkServerTrusted(chain, authType, engine);
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            delegate.checkClientTrusted(chain, authType);
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-            delegate.checkServerTrusted(chain, authType);
+        void check(Check check) throws CertificateException {
+            check.run(delegate);
         }
 
         @Override
@@ -190,29 +181,9 @@ final class Trust {
     }
 
     /** Trusts every certificate and every name: {@code upstream.ssl.insecure}, for labs only. */
-    static final class Insecure extends X509ExtendedTrustManager {
+    static final class Insecure extends Funnel {
         @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {
-        }
-
-        @Override
-        public void checkClientTrusted(X509Certificate[] chain, String authType) {
-        }
-
-        @Override
-        public void checkServerTrusted(X509Certificate[] chain, String authType) {
+        void check(Check check) {
         }
 
         @Override

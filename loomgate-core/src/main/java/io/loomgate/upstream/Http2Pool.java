@@ -4,7 +4,6 @@ import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http2.Http2ClientConnection;
 import java.io.BufferedInputStream;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,20 +184,10 @@ public final class Http2Pool {
                 waiters.leave(me);
                 return USE_HTTP1;
             }
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                waiters.leave(me);
+            if (!waiters.awaitUntil(me, deadlineNanos, this::giveBack, "an HTTP/2 stream to " + endpoint)) {
                 throw new PoolExhaustedException("no HTTP/2 stream to " + endpoint + " free within "
                         + TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - start)) + "ms ("
                         + settings.http2MaxConnections() + " connections at the origin's max concurrent streams)");
-            }
-            try {
-                waiters.await(me, left);
-            } catch (InterruptedException e) {
-                waiters.leave(me);
-                giveBack(me); // whatever was handed over in the meantime goes to the next in line
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting for an HTTP/2 stream to " + endpoint);
             }
         }
     }

@@ -2,7 +2,6 @@ package io.loomgate.upstream;
 
 import io.loomgate.upstream.PooledConnection.State;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -202,20 +201,10 @@ public final class UpstreamPool {
                 waiters.leave(me);
                 throw new PoolExhaustedException("connection pool to " + endpoint + " is closed");
             }
-            long remaining = deadlineNanos - System.nanoTime();
-            if (remaining <= 0) {
-                waiters.leave(me);
+            if (!waiters.awaitUntil(me, deadlineNanos, this::giveBack, "a connection to " + endpoint)) {
                 throw new PoolExhaustedException("no connection to " + endpoint + " free within "
                         + TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadlineNanos - startNanos))
                         + "ms (max-connections " + settings.maxConnections() + ")");
-            }
-            try {
-                waiters.await(me, remaining);
-            } catch (InterruptedException e) {
-                waiters.leave(me);
-                giveBack(me); // whatever was handed over in the meantime goes to the next in line
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting for a connection to " + endpoint);
             }
         }
     }

@@ -1,8 +1,10 @@
 package io.loomgate.upstream;
 
+import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * The line of acquirers waiting for a connection or a slot, served first come, first served. Whoever frees a
@@ -72,6 +74,31 @@ final class WaiterQueue<T> {
         if (!ticket.wasServed()) {
             ticket.turn.awaitNanos(nanos);
         }
+    }
+
+    /**
+     * One wait in line, for the caller's loop: parks as {@link #await} does, until {@code deadlineNanos} at the
+     * latest; false, having left the line, once the deadline has passed. Interrupted, it leaves the line, passes on
+     * whatever it was handed meanwhile ({@code giveBack}, so the next in line gets it) and throws.
+     *
+     * @param waitingFor what is waited for, for the exception: "a connection to ..."
+     */
+    boolean awaitUntil(Ticket<T> ticket, long deadlineNanos, Consumer<Ticket<T>> giveBack, String waitingFor)
+            throws InterruptedIOException {
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+            leave(ticket);
+            return false;
+        }
+        try {
+            await(ticket, left);
+        } catch (InterruptedException e) {
+            leave(ticket);
+            giveBack.accept(ticket);
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for " + waitingFor);
+        }
+        return true;
     }
 
     /** Leaves the line without being served (deadline, interrupt, closed pool); a no-op once served. */

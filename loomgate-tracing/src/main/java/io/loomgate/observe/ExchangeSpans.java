@@ -2,6 +2,7 @@ package io.loomgate.observe;
 
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.RequestHead;
+import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ExchangeView;
 import io.loomgate.proxy.ProxyFailure;
 import io.loomgate.ratelimit.RateLimitListener;
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * HTTP/2 connection's other streams, a reused HTTP/1.1 connection) links to that first attempt's client span. The
  * first span is kept in the connection's {@link ConnectionAttributes}, which go with the connection.
  */
-final class ExchangeSpans implements TracingSupport.Tracer {
+final class ExchangeSpans implements TracingSupport.Tracer, ExchangeListener.Ending {
     private static final AttributeKey<String> METHOD = AttributeKey.stringKey("http.request.method");
     private static final AttributeKey<String> ROUTE = AttributeKey.stringKey("http.route");
     private static final AttributeKey<String> URL_PATH = AttributeKey.stringKey("url.path");
@@ -189,12 +190,7 @@ final class ExchangeSpans implements TracingSupport.Tracer {
     }
 
     @Override
-    public void exchangeEnd(ExchangeView x) {
-        end(x);
-    }
-
-    @Override
-    public void exchangeFailed(ExchangeView x) {
+    public void exchangeDone(ExchangeView x) {
         end(x);
     }
 

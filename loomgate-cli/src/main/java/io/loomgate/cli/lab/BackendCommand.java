@@ -8,7 +8,6 @@ import io.loomgate.threads.ThreadModel;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -59,11 +58,10 @@ public final class BackendCommand implements Callable<Integer> {
         }
         System.out.println(backend.describe());
         System.out.flush();
-        ShutdownSignals.onTerminate(() -> {
+        ShutdownSignals.serveUntilTerminated(() -> {
             backend.close();
             return 0;
         });
-        new CountDownLatch(1).await();
         return 0;
     }
 }
