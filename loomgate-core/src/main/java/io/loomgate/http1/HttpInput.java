@@ -167,7 +167,7 @@ public final class HttpInput extends InputStream {
      * <p>With nothing buffered, the wait for the origin's answer is {@link #awaitDataBuffered}'s: into a buffer the
      * pool already holds, else for one byte holding none. A request waiting for its origin would otherwise hold an
      * 8 KiB buffer that holds nothing: with thousands of requests in flight to a slow origin, 8 KiB for each pooled
-     * upstream connection (4,096 of them, 33 MB, at W1 with 10,000 connections) on a heap of 192 MiB.
+     * upstream connection (4,096 of them, 33 MB, at W1 with 10,000 connections) on the launcher's 192 MiB heap.
      *
      * @throws HttpParseException for a malformed head (the proxy answers 502)
      * @throws java.io.EOFException if the stream ends before or inside the head
