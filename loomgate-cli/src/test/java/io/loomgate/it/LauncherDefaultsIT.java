@@ -26,7 +26,7 @@ class LauncherDefaultsIT {
     void serveRunsWithTheDocumentedMemoryDefaults(@TempDir Path dir) throws Exception {
         String flags = flagsOfServe(dir, Map.of("LOOMGATE_JAVA_OPTS", ""));
         assertThat(flags).contains("-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseCompactObjectHeaders",
-                "-XX:MaxHeapSize=" + 256 * MIB, "-XX:InitialHeapSize=" + 16 * MIB,
+                "-XX:MaxHeapSize=" + 192 * MIB, "-XX:InitialHeapSize=" + 16 * MIB,
                 "-XX:ReservedCodeCacheSize=" + 64 * MIB, "-XX:MaxMetaspaceSize=" + 128 * MIB,
                 "-XX:FlightRecorderOptions=memorysize=2m")
                 .doesNotContain("UseG1GC", "UseParallelGC");
@@ -35,8 +35,8 @@ class LauncherDefaultsIT {
     @Test
     void javaOptionsReplaceTheDefaultsTheyName(@TempDir Path dir) throws Exception {
         String flags = flagsOfServe(dir, Map.of("LOOMGATE_JAVA_OPTS",
-                "-XX:+UseParallelGC -Xmx192m -Xms48m -XX:ReservedCodeCacheSize=96m"));
-        assertThat(flags).contains("-XX:+UseParallelGC", "-XX:MaxHeapSize=" + 192 * MIB,
+                "-XX:+UseParallelGC -Xmx224m -Xms48m -XX:ReservedCodeCacheSize=96m"));
+        assertThat(flags).contains("-XX:+UseParallelGC", "-XX:MaxHeapSize=" + 224 * MIB,
                 "-XX:InitialHeapSize=" + 48 * MIB, "-XX:ReservedCodeCacheSize=" + 96 * MIB,
                 "-XX:+ExitOnOutOfMemoryError")
                 .doesNotContain("UseSerialGC");

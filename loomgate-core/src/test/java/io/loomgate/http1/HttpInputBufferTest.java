@@ -104,6 +104,43 @@ class HttpInputBufferTest {
     }
 
     @Test
+    void theWaitForAnOriginsAnswerHoldsNoBufferWhenThePoolHasNoneFree() throws IOException {
+        while (BufferPool.takeRecycled() != null) {
+            // empty the pool, as thousands of requests in flight do: the wait must not allocate a buffer to hold
+        }
+        String response = lines("HTTP/1.1 200 OK", "Content-Length: 2", "") + "ok";
+        WatchedStream origin = new WatchedStream(ChunkyInputStream.whole(bytes(response)));
+        HttpInput in = new HttpInput(origin, BufferPool.SIZE, HttpLimits.DEFAULTS);
+        origin.owner = in;
+        assertThat(in.readResponseHead().status()).isEqualTo(200);
+        assertThat(origin.asked.get(0)).as("the wait reads one byte").isEqualTo(1);
+        assertThat(origin.heldBuffer.get(0)).as("holding no buffer").isFalse();
+        assertThat(in.read()).isEqualTo('o');
+    }
+
+    @Test
+    void theWaitForAnOriginsAnswerTakesTheWholeHeadInOneReadWhenThePoolHasABuffer() throws IOException {
+        String response = lines("HTTP/1.1 200 OK", "Content-Length: 2", "") + "ok";
+        WatchedStream origin = new WatchedStream(ChunkyInputStream.whole(bytes(response)));
+        HttpInput in = new HttpInput(origin, BufferPool.SIZE, HttpLimits.DEFAULTS);
+        origin.owner = in;
+        BufferPool.give(new byte[BufferPool.SIZE]);
+        assertThat(in.readResponseHead().status()).isEqualTo(200);
+        assertThat(origin.asked).containsExactly(BufferPool.SIZE);
+        assertThat(in.read()).isEqualTo('o');
+    }
+
+    @Test
+    void anOriginThatClosesBeforeAnsweringIsAnEndOfStreamAsBefore() {
+        while (BufferPool.takeRecycled() != null) {
+            // the one-byte wait, which sees the end first
+        }
+        HttpInput in = new HttpInput(ChunkyInputStream.whole(new byte[0]), BufferPool.SIZE, HttpLimits.DEFAULTS);
+        assertThatThrownBy(in::readResponseHead).isInstanceOf(EOFException.class);
+        assertThat(in.holdsBuffer()).isFalse();
+    }
+
+    @Test
     void aBusyWaitThatFailsGivesItsBufferBack() {
         InputStream failing = new InputStream() {
             @Override
