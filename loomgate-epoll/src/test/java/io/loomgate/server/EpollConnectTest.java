@@ -18,7 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -35,19 +34,7 @@ class EpollConnectTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
     private static <T> T onVirtualThread(Callable<T> body) throws Exception {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                f.complete(body.call());
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
-        try {
-            return f.get(GENEROUS_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception x ? x : e;
-        }
+        return OnVirtualThread.call(body, GENEROUS_SECONDS);
     }
 
     private static EpollSocket dial(InetSocketAddress address, int timeoutMillis) throws Exception {

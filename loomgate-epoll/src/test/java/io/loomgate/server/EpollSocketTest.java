@@ -13,7 +13,6 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,19 +63,7 @@ class EpollSocketTest {
     }
 
     private static <T> T onVirtualThread(java.util.concurrent.Callable<T> body) throws Exception {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                f.complete(body.call());
-            } catch (Throwable t) {
-                f.completeExceptionally(t);
-            }
-        });
-        try {
-            return f.get(GENEROUS_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof Exception x ? x : e;
-        }
+        return OnVirtualThread.call(body, GENEROUS_SECONDS);
     }
 
     private static void awaitParked(Thread t) {
