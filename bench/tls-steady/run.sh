@@ -8,6 +8,7 @@
 #
 #   bench/tls-steady/run.sh                          # loomgate (bench/configs/gw-tls.yaml) and haproxy-t1, interleaved, 2 rounds
 #   PROXIES="loomgate-conscrypt haproxy" ROUNDS=1 bench/tls-steady/run.sh
+#   RESUME=1 WORKLOADS=W6 bench/tls-steady/run.sh    # W6 with session resumption on in every proxy (wrk resumes)
 #
 # Prints per proxy and workload: requests/s (W6: handshakes/s), the proxy's CPU µs per request (whole process, JIT
 # included), wrk's timeouts, and for Loomgate the C2 compiler thread's CPU in the measured window (0 once compiled).
@@ -18,6 +19,18 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
 WARM_NEW=${WARM_NEW:-60s}
+WORKLOADS=${WORKLOADS:-W5 W6 W9 W7}
+# RESUME=1: every proxy lets clients resume TLS sessions (the gateway's default, HAProxy's default tickets and cache),
+# so W6 measures resumed handshakes; the configs are the usual ones with resumption turned back on.
+CONF_DIR=/tmp/tls-steady-conf
+mkdir -p "$CONF_DIR"
+for f in gw-tls gw-tls-conscrypt; do
+    if [[ ${RESUME:-0} == 1 ]]; then
+        sed 's/session-resumption: false/session-resumption: true/' "bench/configs/$f.yaml" > "$CONF_DIR/$f.yaml"
+    else
+        cp "bench/configs/$f.yaml" "$CONF_DIR/$f.yaml"
+    fi
+done
 URL=https://127.0.0.1:18081
 # shellcheck source=../lib/pinned.sh
 source "$ROOT/bench/lib/pinned.sh"
@@ -25,10 +38,16 @@ source "$ROOT/bench/lib/pinned.sh"
 start_proxy() {
     case $1 in
         loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
-                      --config bench/configs/gw-tls.yaml > /tmp/tls-steady.$1.log 2>&1 & ;;
+                      --config "$CONF_DIR/gw-tls.yaml" > /tmp/tls-steady.$1.log 2>&1 & ;;
         loomgate-conscrypt) taskset -c 0 "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" \
-                      serve --config bench/configs/gw-tls-conscrypt.yaml > /tmp/tls-steady.$1.log 2>&1 & ;;
-        haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/haproxy-t1-tls.cfg" > /tmp/tls-steady.$1.log 2>&1 & ;;
+                      serve --config "$CONF_DIR/gw-tls-conscrypt.yaml" > /tmp/tls-steady.$1.log 2>&1 & ;;
+        haproxy) if [[ ${RESUME:-0} == 1 ]]; then
+                     sed -e 's/ no-tls-tickets//' -e '/tune.ssl.cachesize 0/d' "$SHARED/peers/haproxy-t1-tls.cfg" \
+                         > "$CONF_DIR/haproxy.cfg"
+                 else
+                     cp "$SHARED/peers/haproxy-t1-tls.cfg" "$CONF_DIR/haproxy.cfg"
+                 fi
+                 taskset -c 0 haproxy -db -f "$CONF_DIR/haproxy.cfg" > /tmp/tls-steady.$1.log 2>&1 & ;;
         *) echo "unknown proxy $1" >&2; exit 2 ;;
     esac
     P=$!
@@ -69,16 +88,35 @@ measure_h2() { # name proxy_pid clients streams path: h2load by ALPN h2, 3 s war
         "$(grep -o '[0-9]* failed' <<< "$out" | head -1)" "$t0" "$t1" "$c0" "$c1"
 }
 
+resumed() { # proxy: whether a second OpenSSL handshake resumes the first's session (run.sh's probe), said once
+    local f=$CONF_DIR/probe.session
+    rm -f "$f"
+    # a request read to the end, so a TLS 1.3 ticket (sent after the handshake) reaches the session file
+    printf 'GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' |
+        timeout 10 openssl s_client -connect 127.0.0.1:18081 -sess_out "$f" -ign_eof > /dev/null 2>&1 || true
+    if [[ -s $f ]] && timeout 10 openssl s_client -connect 127.0.0.1:18081 -sess_in "$f" < /dev/null 2>/dev/null |
+            grep -q '^Reused,'; then
+        echo "  $1: session resumption on"
+    else
+        echo "  $1: session resumption off"
+    fi
+}
+
 for round in $(seq "${ROUNDS:-2}"); do
     for proxy in ${PROXIES:-loomgate haproxy}; do
         start_proxy "$proxy"
         echo "round $round, $proxy (warm-up: 20 s /hello at 256 connections, $WARM_NEW of new connections at 64)"
         taskset -c 1 wrk -t1 -c256 -d20s "$URL/hello" > /dev/null
         taskset -c 1 wrk -t1 -c64 -d"$WARM_NEW" -H 'Connection: close' "$URL/hello" > /dev/null
-        measure W5 "$P" -c256 "$URL/hello"
-        measure W6 "$P" -c64 -H 'Connection: close' "$URL/hello"
-        measure_h2 W9 "$P" 200 10 /api/data
-        measure W7 "$P" -c2000 "$URL/api/data"
+        resumed "$proxy"
+        for w in $WORKLOADS; do
+            case $w in
+                W5) measure W5 "$P" -c256 "$URL/hello" ;;
+                W6) measure W6 "$P" -c64 -H 'Connection: close' "$URL/hello" ;;
+                W9) measure_h2 W9 "$P" 200 10 /api/data ;;
+                W7) measure W7 "$P" -c2000 "$URL/api/data" ;;
+            esac
+        done
         kill "$P"; wait "$P" 2>/dev/null || true
         sleep 2
     done
