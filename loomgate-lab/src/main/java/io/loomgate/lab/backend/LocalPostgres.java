@@ -31,22 +31,15 @@ import java.util.stream.Stream;
  * {@code setpriv} (which execs, so the process we hold is the server itself and a TERM reaches it). Unpacking uses
  * the system's {@code tar} with xz support. If the JVM is killed with SIGKILL the server is left running: stop the
  * JVM with TERM.
+ *
+ * @param server  the postgres process
+ * @param workDir holds the data directory and the logs; deleted on close
+ * @param port    the port it listens on, on 127.0.0.1
  */
-final class LocalPostgres implements AutoCloseable {
+record LocalPostgres(Process server, Path workDir, int port) implements AutoCloseable {
     private static final String ARCHIVE = "/postgres-linux-x86_64.txz";
     private static final long START_TIMEOUT_MS = 30_000;
     private static final String UNPRIVILEGED_USER = "nobody";
-
-    private final Process server;
-    /** Holds the data directory and the logs; deleted on close. */
-    private final Path workDir;
-    private final int port;
-
-    private LocalPostgres(Process server, Path workDir, int port) {
-        this.server = server;
-        this.workDir = workDir;
-        this.port = port;
-    }
 
     String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";

@@ -17,17 +17,7 @@ import java.util.List;
  * {@link #awaitReady} (polls an HTTP URL with a deadline) → {@link #close()} (TERM, then KILL after 15 s). Only the
  * process started here is ever signalled, by its own handle.
  */
-final class ChildProcess implements AutoCloseable {
-    private final String name;
-    private final Process process;
-    private final Path log;
-
-    private ChildProcess(String name, Process process, Path log) {
-        this.name = name;
-        this.process = process;
-        this.log = log;
-    }
-
+record ChildProcess(String name, Process process, Path log) implements AutoCloseable {
     static ChildProcess start(String name, List<String> command, Path log) throws IOException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         return new ChildProcess(name, p, log);

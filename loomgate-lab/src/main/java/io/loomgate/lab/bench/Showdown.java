@@ -20,20 +20,16 @@ import java.util.Map;
  * {@code bench-report.json} and {@code bench-report.html} into the output directory with the logs, generated
  * configurations and JFR recordings. A scenario that fails is reported (its error in {@code details}) and the
  * others still run.
+ *
+ * @param settings what to run, and where the reports go
+ * @param console  where the tables and the report paths are printed
+ * @param terminal whether standard error is a terminal, where the progress board redraws its line
  */
-public final class Showdown {
-    private final BenchSettings settings;
-    private final PrintStream console;
-    private final ProgressBoard board;
-
-    public Showdown(BenchSettings settings, PrintStream console, boolean terminal) {
-        this.settings = settings;
-        this.console = console;
-        this.board = new ProgressBoard(System.err, terminal);
-    }
+public record Showdown(BenchSettings settings, PrintStream console, boolean terminal) {
 
     /** Runs everything and writes the reports; returns the report. */
     public BenchReport run() throws IOException, InterruptedException {
+        ProgressBoard board = new ProgressBoard(System.err, terminal);
         Files.createDirectories(settings.outDir());
         String started = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS).toString();
         Launcher launcher = new Launcher(settings.java(), settings.jar(), settings.heap(), settings.outDir());
