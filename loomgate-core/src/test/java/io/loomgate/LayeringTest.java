@@ -53,7 +53,7 @@ class LayeringTest {
             Map.entry("threads", Set.of()),
             Map.entry("extension", Set.of("http")),
             Map.entry("grpc", Set.of()),
-            Map.entry("http1", Set.of("http")),
+            Map.entry("http1", Set.of("http", "threads")),
             Map.entry("http2", Set.of("http", "threads")),
             Map.entry("tls", Set.of("threads")),
             Map.entry("server", Set.of("http", "http1", "http2", "threads", "tls")),

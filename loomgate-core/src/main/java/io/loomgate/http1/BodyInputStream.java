@@ -1,6 +1,7 @@
 package io.loomgate.http1;
 
 import io.loomgate.http.Headers;
+import io.loomgate.threads.BulkInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -11,18 +12,7 @@ import java.util.Objects;
  * byte of the next message, so the connection can be reused only when {@link #isComplete()}. Closing this stream
  * does not close the connection.
  */
-public abstract class BodyInputStream extends InputStream {
-
-    /** One byte, through the array read every body implements; -1 at the end of the body. */
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
-    }
-
-    @Override
-    public abstract int read(byte[] b, int off, int len) throws IOException;
+public abstract class BodyInputStream extends BulkInputStream {
 
     /**
      * The argument check every body's array read makes first: throws for a range outside {@code b}, as
