@@ -8,28 +8,12 @@ package io.loomgate.ratelimit;
  * to the shared {@link OutageLog}, which writes at most one line per interval; after a failure the shared
  * {@link HoldOff} keeps requests off Redis for a short pause (they are decided as if the call had failed, and counted
  * so), so a stalled Redis is not also flooded with reconnections.
+ *
+ * @param store    the shared store; not closed by this one
+ * @param fallback the route's local buckets for {@code open} (and for their metrics); closed with this store
  */
-final class FallbackStore implements RateLimitStore {
-    private final RateLimitStore store;
-    private final LocalStore fallback;
-    private final RedisSettings.FailureMode mode;
-    private final OutageLog outages;
-    private final HoldOff holdOff;
-    private final RateLimitListener listener;
-
-    /**
-     * @param store    the shared store; not closed by this one
-     * @param fallback the route's local buckets for {@code open}; closed with this store
-     */
-    FallbackStore(RateLimitStore store, LocalStore fallback, RedisSettings.FailureMode mode, OutageLog outages,
-                  HoldOff holdOff, RateLimitListener listener) {
-        this.store = store;
-        this.fallback = fallback;
-        this.mode = mode;
-        this.outages = outages;
-        this.holdOff = holdOff;
-        this.listener = listener;
-    }
+record FallbackStore(RateLimitStore store, LocalStore fallback, RedisSettings.FailureMode mode, OutageLog outages,
+                     HoldOff holdOff, RateLimitListener listener) implements RateLimitStore {
 
     @Override
     public Decision consume(String key, RateLimit limit) {
@@ -60,11 +44,6 @@ final class FallbackStore implements RateLimitStore {
     @Override
     public String name() {
         return store.name();
-    }
-
-    /** The route's local buckets, for their metrics. */
-    LocalStore fallback() {
-        return fallback;
     }
 
     @Override

@@ -14,15 +14,9 @@ import java.util.Map;
  * {@code keyResolver}, {@code denyEmptyKey}, and {@code maxKeys} in the same style) are both accepted; SCG's {@code redis-rate-limiter.*} selects the Redis
  * store, so an SCG route carries over unchanged.
  */
-final class RequestRateLimiterFactory implements FilterFactory {
+record RequestRateLimiterFactory(RateLimiting owner) implements FilterFactory {
     static final String NAME = "RequestRateLimiter";
     private static final String SCG = "redis-rate-limiter.";
-
-    private final RateLimiting owner;
-
-    RequestRateLimiterFactory(RateLimiting owner) {
-        this.owner = owner;
-    }
 
     @Override
     public String name() {

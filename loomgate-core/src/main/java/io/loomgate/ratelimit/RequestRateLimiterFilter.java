@@ -16,7 +16,8 @@ import java.nio.charset.StandardCharsets;
  * When the Redis store fails, {@code redis.failure-mode} decides ({@link FallbackStore}): the route's local bucket,
  * or 503 with {@code Retry-After: 1} (not 429: the client was not found over its limit; the limiter could not tell).
  */
-final class RequestRateLimiterFilter implements GatewayFilter {
+record RequestRateLimiterFilter(RateLimit limit, KeyResolver keys, boolean denyEmptyKey, RateLimitStore store,
+                                RateLimitListener listener) implements GatewayFilter {
     static final String REMAINING = "X-RateLimit-Remaining";
     static final String REPLENISH_RATE = "X-RateLimit-Replenish-Rate";
     static final String BURST_CAPACITY = "X-RateLimit-Burst-Capacity";
@@ -27,21 +28,6 @@ final class RequestRateLimiterFilter implements GatewayFilter {
             .getBytes(StandardCharsets.UTF_8);
     private static final byte[] EMPTY_KEY_BODY = "403 Forbidden: no rate-limit key in the request\n"
             .getBytes(StandardCharsets.UTF_8);
-
-    private final RateLimit limit;
-    private final KeyResolver keys;
-    private final boolean denyEmptyKey;
-    private final RateLimitStore store;
-    private final RateLimitListener listener;
-
-    RequestRateLimiterFilter(RateLimit limit, KeyResolver keys, boolean denyEmptyKey, RateLimitStore store,
-                             RateLimitListener listener) {
-        this.limit = limit;
-        this.keys = keys;
-        this.denyEmptyKey = denyEmptyKey;
-        this.store = store;
-        this.listener = listener;
-    }
 
     @Override
     public void filter(FilterExchange exchange, FilterChain chain) throws IOException {
