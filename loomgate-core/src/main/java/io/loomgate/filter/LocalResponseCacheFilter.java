@@ -33,7 +33,7 @@ import java.util.function.LongSupplier;
  * and reached the client is stored. The filter reports each request's outcome in {@link #OUTCOME} and size evictions
  * in {@link #EVICTIONS}, which the metrics read.
  */
-final class LocalResponseCacheFilter implements GatewayFilter {
+record LocalResponseCacheFilter(ResponseCache cache, long maxEntry, LongSupplier clock) implements GatewayFilter {
     static final FilterFactory FACTORY = new BuiltinFilterFactory("LocalResponseCache",
             List.of("timeToLive", "size", "max-entry-size"), LocalResponseCacheFilter::create);
     /** SCG's default time-to-live. */
@@ -49,16 +49,6 @@ final class LocalResponseCacheFilter implements GatewayFilter {
     private static final Set<Integer> STATUSES = Set.of(200, 206, 301);
     private static final List<String> FRAMING = List.of("Content-Length", "Transfer-Encoding", "Connection",
             "Keep-Alive", "Proxy-Connection", "Upgrade", "Trailer", "TE");
-
-    private final ResponseCache cache;
-    private final long maxEntry;
-    private final LongSupplier clock;
-
-    LocalResponseCacheFilter(ResponseCache cache, long maxEntry, LongSupplier clock) {
-        this.cache = cache;
-        this.maxEntry = maxEntry;
-        this.clock = clock;
-    }
 
     private static GatewayFilter create(ExtensionArgs a) {
         Duration ttl = a.positiveDuration("timeToLive", DEFAULT_TIME_TO_LIVE);

@@ -10,22 +10,17 @@ import java.util.regex.Pattern;
  * {@code ${name}}, and SCG's {@code $\{name}}), as {@link RewritePathFilter} rewrites the path. The replacement is a
  * valid header value and its group references exist, checked at start-up.
  */
-final class RewriteResponseHeaderFilter implements ResponseFieldsFilter {
+record RewriteResponseHeaderFilter(String name, Pattern regexp, String replacement) implements ResponseFieldsFilter {
     static final FilterFactory FACTORY = new BuiltinFilterFactory("RewriteResponseHeader",
             List.of("name", "regexp", "replacement"), args -> new RewriteResponseHeaderFilter(
                     HeaderFields.name("name", args.required("name")), args.regex("regexp"),
                     args.optional("replacement", "")));
 
-    private final String name;
-    private final Pattern regexp;
-    private final String replacement;
-
-    RewriteResponseHeaderFilter(String name, Pattern regexp, String replacement) {
-        this.name = name;
-        this.regexp = regexp;
+    /** Reads SCG's {@code $\{name}} as {@code ${name}}; refuses a replacement that is no valid header value. */
+    RewriteResponseHeaderFilter {
         String r = replacement.replace("$\\{", "${");
         HeaderFields.value("replacement", r);
-        this.replacement = RewritePathFilter.checkGroups(regexp, r);
+        replacement = RewritePathFilter.checkGroups(regexp, r);
     }
 
     @Override
