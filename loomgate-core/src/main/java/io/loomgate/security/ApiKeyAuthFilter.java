@@ -20,24 +20,10 @@ import java.util.List;
  * upstream, whose client-sent copies are removed). The key itself never reaches the origin: its header and query
  * parameter are removed. Missing or unknown key: 401 with {@code WWW-Authenticate: ApiKey}.
  */
-final class ApiKeyAuthFilter implements GatewayFilter {
+record ApiKeyAuthFilter(String header, String queryParam, ApiKeys keys, String principalHeader)
+        implements GatewayFilter {
     static final FilterFactory FACTORY = new BuiltinFilterFactory("ApiKeyAuth", List.of("header", "query-param",
             "keys", "keys-file", "principal-header"), ApiKeyAuthFilter::create);
-
-    private final String header;
-    private final String queryParam;
-    private final ApiKeys keys;
-    private final String principalHeader;
-    private final String challenge;
-
-    ApiKeyAuthFilter(String header, String queryParam, ApiKeys keys, String principalHeader) {
-        this.header = header;
-        this.queryParam = queryParam;
-        this.keys = keys;
-        this.principalHeader = principalHeader;
-        this.challenge = "ApiKey header=\"" + header + "\"" + (queryParam == null ? "" : ", query=\"" + queryParam
-                + "\"");
-    }
 
     private static GatewayFilter create(ExtensionArgs a) {
         String header = a.headerName("header", "X-Api-Key");
@@ -60,13 +46,13 @@ final class ApiKeyAuthFilter implements GatewayFilter {
             presented.addAll(removeQueryParam(exchange));
         }
         if (presented.isEmpty()) {
-            SecurityReplies.reply(exchange, 401, "an API key is required", "WWW-Authenticate", challenge);
+            SecurityReplies.reply(exchange, 401, "an API key is required", "WWW-Authenticate", challenge());
             return;
         }
         String name = presented.size() == 1 ? keys.nameOf(presented.get(0).trim()) : null;
         if (name == null) {
             SecurityReplies.reply(exchange, 401, presented.size() == 1 ? "the API key is not valid"
-                    : "more than one API key", "WWW-Authenticate", challenge);
+                    : "more than one API key", "WWW-Authenticate", challenge());
             return;
         }
         exchange.setPrincipal(name);
@@ -74,6 +60,11 @@ final class ApiKeyAuthFilter implements GatewayFilter {
             h.set(principalHeader, name);
         }
         chain.proceed(exchange);
+    }
+
+    /** The 401's {@code WWW-Authenticate}: where a key is looked for. */
+    private String challenge() {
+        return "ApiKey header=\"" + header + "\"" + (queryParam == null ? "" : ", query=\"" + queryParam + "\"");
     }
 
     /** Takes every {@code queryParam=value} out of the target and returns the decoded values. */
