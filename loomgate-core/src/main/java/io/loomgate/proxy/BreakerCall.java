@@ -10,16 +10,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** One exchange's route filters and upstream attempts, as the route's circuit breaker runs them. */
-final class BreakerCall implements CircuitBreakerPolicy.Call {
+record BreakerCall(Exchange x, FilterChain forwarder) implements CircuitBreakerPolicy.Call {
     private static final Pattern VARIABLE = Pattern.compile("\\{\\*?([A-Za-z0-9_]+)}");
-
-    private final Exchange x;
-    private final FilterChain forwarder;
-
-    BreakerCall(Exchange x, FilterChain forwarder) {
-        this.x = x;
-        this.forwarder = forwarder;
-    }
 
     @Override
     public int run() throws IOException {
