@@ -5,21 +5,11 @@ package io.loomgate.resilience;
  * is another upstream attempt, which only the proxy's forwarding link can make (it owns the attempts and the
  * replayable body), so the proxy reads this from the route; it is not a link of the filter chain.
  */
-public final class RouteRetry {
-    private final RetryPolicy policy;
-    private final RetryBudget budget;
+public record RouteRetry(RetryPolicy policy, RetryBudget budget) {
 
+    /** The policy with a budget of its own, as the policy sizes it. */
     public RouteRetry(RetryPolicy policy) {
-        this.policy = policy;
-        this.budget = new RetryBudget(policy.budgetPercent(), policy.minRetriesPerSecond());
-    }
-
-    public RetryPolicy policy() {
-        return policy;
-    }
-
-    public RetryBudget budget() {
-        return budget;
+        this(policy, new RetryBudget(policy.budgetPercent(), policy.minRetriesPerSecond()));
     }
 
     @Override
