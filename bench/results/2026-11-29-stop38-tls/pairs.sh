@@ -10,7 +10,7 @@ for ((p = 1; p <= PAIRS; p++)); do
   if ((p % 2)); then order="A B"; else order="B A"; fi
   for s in $order; do
     if [[ $s == A ]]; then j=$JA; c=$CA; else j=$JB; c=$CB; fi
-    line=$(PROF=0 CONFIG=$c WARM=${WARM:-60} /tmp/tlsw5/prof-w5.sh "$j" "$NAME-$p$s" 2>&1 | grep -E "req/s|per request" | tr '\n' ' ')
+    line=$(PROF=0 CONFIG=$c WARM=${WARM:-60} "$(dirname "$0")/prof-w5.sh" "$j" "$NAME-$p$s" 2>&1 | grep -E "req/s|per request" | tr '\n' ' ')
     echo "$(date +%H:%M) pair $p $s: $line" | tee -a "$out"
     cpu[$p$s]=$(sed -E 's/.*CPU ([0-9.]+) us.*/\1/' <<< "$line")
   done

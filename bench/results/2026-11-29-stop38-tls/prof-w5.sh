@@ -3,10 +3,11 @@
 # 47081 -> 47080 (admin 47901), the gateway on core 0, load and origin on core 1. Warm WARM s; then a window of D s:
 # CPU per request, allocation per request (GC log between two forced GCs), system calls per request (perf);
 # then (PROF=1) D s under async-profiler's CPU sampling and D s under its allocation sampling.
-# CONFIG: gateway config (default bench/configs/gw-tls-conscrypt.yaml), ports rewritten.
+# CONFIG: gateway config (default bench/configs/gw-tls-conscrypt.yaml; relative to the repository or absolute), ports
+# rewritten. Needs the harness's origin and certificate in /tmp/loomgate-bench, wrk, perf. Kept as run (stop 38).
 set -uo pipefail
 JAR=$1; LABEL=$2; D=${D:-15}; WARM=${WARM:-60}
-ROOT=${ROOT:-/work/wt/tls}
+ROOT=${ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
 OUT=/tmp/tlsw5/prof-$LABEL; rm -rf "$OUT"; mkdir -p "$OUT"
 JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java; JCMD=/usr/lib/jvm/temurin-25-jdk-amd64/bin/jcmd
 export BENCH_TLS_CERT=/tmp/loomgate-bench/tls/cert.pem BENCH_TLS_KEY=/tmp/loomgate-bench/tls/key.pem
@@ -46,7 +47,7 @@ awk -v l=$LABEL -v n=$done -v d=$D -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v a=$all
   'BEGIN { printf "%s: %d req, %.0f req/s, CPU %.2f us/req (user %.2f, kernel %.2f), alloc %.0f B/req, load %s\n", l, n, n / d, (u+s)*10000/n, u*10000/n, s*10000/n, a*1048576/n, load }'
 awk -F, -v n=$done '$1+0 > 0 { sub("syscalls:sys_enter_", "", $3); line = line sprintf(" %s %.3f", $3, $1 / n) } END { print "   per request:" line }' $OUT/perf.csv
 if [[ ${PROF:-1} == 1 && $JAR != haproxy ]]; then
-  AP=/tmp/tlsw5/ap/linux-x64/libasyncProfiler.so
+  AP=${AP:-/tmp/tlsw5/ap/linux-x64/libasyncProfiler.so} # linux-x64/libasyncProfiler.so from async-profiler 4.1's jar (~/.m2)
   $JCMD $P JVMTI.agent_load $AP "\"start,event=cpu,interval=1000000\"" > /dev/null
   taskset -c 1 wrk -t1 -c256 -d${D}s $URL > $OUT/wrk-cpu.txt 2>&1
   $JCMD $P JVMTI.agent_load $AP "\"stop,file=$OUT/cpu.collapsed,collapsed\"" > /dev/null
