@@ -3,7 +3,7 @@
 # 47081/47080, no profiler), PAIRS pairs; prints each run and B/A CPU per pair.
 set -uo pipefail
 NAME=$1; JA=$2; CA=$3; JB=$4; CB=$5; PAIRS=${PAIRS:-3}
-out=/tmp/tlsw5/pairs-$NAME.txt; : > "$out"
+mkdir -p /tmp/tlsw5; out=/tmp/tlsw5/pairs-$NAME.txt; : > "$out"
 echo "W5 pairs $NAME: A=$JA $CA, B=$JB $CB, WARM=${WARM:-60} D=${D:-15}" | tee -a "$out"
 declare -A cpu
 for ((p = 1; p <= PAIRS; p++)); do
