@@ -9,10 +9,11 @@
 #   bench/ab/run.sh w2 main HEAD                               # git refs: each built once in a worktree
 #   PAIRS=4 bench/ab/run.sh w9-h2c main frame-buffered-wait-2
 #   PROXY=loomgate-conscrypt bench/ab/run.sh w9-tls /tmp/before.jar /tmp/after.jar   # server.ssl.provider: conscrypt
+#   PROXY=loomgate-conscrypt PAIRS=5 bench/ab/run.sh w5 /tmp/before.jar /tmp/after.jar   # W5: TLS keep-alive /hello
 #   CONFIG_B=bench/configs/gateway-bench-traced.yaml TRACING_RATIO=0.01 bench/ab/run.sh w2 x.jar x.jar   # one jar,
 #       two configs (CONFIG_A, CONFIG_B: each side's gateway config; the shape's own when unset)
 #
-# Shapes and their warm-up as in bench/syscalls (w2, w8, w9-tls, w9-h2c; WARM and CONNS pass through). A jar or a
+# Shapes and their warm-up as in bench/syscalls (w2, w5, w6, w8, w9-tls, w9-h2c; WARM and CONNS pass through). A jar or a
 # git ref for each side; refs are built with ./mvnw into /tmp/loomgate-ab/<commit>.jar (kept for the next run).
 # Needs what bench/syscalls needs. Prints, per run, requests/s, CPU µs per request and reads per request, then per
 # pair B/A for CPU and reads, and the count of pairs in which B used less CPU: with 3 pairs, 3 of 3 is the least that
@@ -21,7 +22,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
-SHAPE=${1:?usage: bench/ab/run.sh w2|w8|w9-tls|w9-h2c A B (each a jar or a git ref)}
+SHAPE=${1:?usage: bench/ab/run.sh w2|w5|w6|w8|w9-tls|w9-h2c A B (each a jar or a git ref)}
 A=${2:?A: a jar or a git ref}
 B=${3:?B: a jar or a git ref}
 PAIRS=${PAIRS:-3}
