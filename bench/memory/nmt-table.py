@@ -11,7 +11,7 @@ size but only the touched pages are resident, so the heap's row is committed and
 import re
 import sys
 
-# NMT's categories, grouped as docs/performance.md reports them.
+# NMT's categories, grouped as docs/performance.md ("Memory") and its journal's tables report them.
 GROUPS = [
     ("heap", ["Java Heap"]),
     ("classes: AOT cache (mapped), metaspace, class", ["Shared class space", "Metaspace", "Class", "Module"]),
