@@ -140,9 +140,10 @@ public final class Gateway implements AutoCloseable {
             throw e;
         }
         GatewayConfig.ServerSpec s = config.server();
-        Transport upstreamTransport = s.transport().resolve("connections to origins");
+        // Resolved once for the listener and the connections to origins: auto's fallback is one log line, not two.
+        Transport transport = s.transport().resolve("listener and connections to origins");
         Upstreams upstreams = Upstreams.create(
-                onTransport(withTls(assembly.upstreams(), upstreamTls), upstreamTransport), observers.pools(),
+                onTransport(withTls(assembly.upstreams(), upstreamTls), transport), observers.pools(),
                 resolver);
         // Resolved once, here: each route bound to the upstream built from the definition the assembly paired it with.
         BoundRoutes routes = BoundRoutes.bind(assembly.routes(),
@@ -167,7 +168,7 @@ public final class Gateway implements AutoCloseable {
                 return l != null && !l.isStopping();
             }, proxy);
             listener = new Listener(s.listener(), serverTls, handler, ConnectionExecutors.create(s.threads(), "gw"),
-                    observers.connections()).transport(s.transport()).start();
+                    observers.connections()).transport(transport).start();
             started.set(listener);
             if (config.tls().httpRedirectPort() != 0) {
                 redirect = new Listener(s.listener().withPort(config.tls().httpRedirectPort()),
@@ -189,7 +190,7 @@ public final class Gateway implements AutoCloseable {
             }
             throw (RuntimeException) e;
         }
-        return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, upstreamTransport, listener,
+        return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, transport, listener,
                 serverTls, rateLimiting, redirect, reloader.start(), jwks, new Serving(assembly, upstreams));
     }
 

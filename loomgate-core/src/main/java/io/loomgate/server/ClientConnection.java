@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.channels.SocketChannel;
@@ -40,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * the one that is cut, shut down and closed from other threads; the TLS socket is only read and written by the
  * connection's own thread.
  *
- * <p>Idle keep-alive connections ({@link IdleConnections}): on a socket accepted as a channel, run on a virtual
+ * <p>Idle keep-alive connections ({@link IdlePoller}): on a socket its listener's poller can watch, run on a virtual
  * thread, a connection that has no next request (HTTP/1.1) or frame with nothing in flight (HTTP/2) within the
  * hand-off delay is parked in the listener's selector through its {@link ParkState} and its thread ends (a parked
  * virtual thread keeps a stack chunk of about 5 KB); when bytes arrive, {@link #run()} runs again on a new thread and
@@ -115,11 +114,11 @@ final class ClientConnection implements Runnable {
 
     /**
      * @param idleConnections where the connection parks when idle longer than {@code handoff}; null never to park
-     *                        (a connection not accepted as a channel never parks)
+     *                        (a connection whose socket it cannot watch never parks)
      */
     ClientConnection(long id, Socket socket, ServerTls tls, ListenerSettings settings, ExchangeHandler handler,
                      ConnectionListener events, Consumer<ClientConnection> onClose, Watchdog reads, Watchdog writes,
-                     IdleConnections idleConnections, Duration handoff) {
+                     IdlePoller idleConnections, Duration handoff) {
         this.id = id;
         this.raw = socket;
         this.socket = socket;
@@ -130,7 +129,7 @@ final class ClientConnection implements Runnable {
         this.onClose = onClose;
         this.reads = reads;
         this.writes = writes;
-        boolean canPark = idleConnections != null && socket.getChannel() != null
+        boolean canPark = idleConnections != null && idleConnections.canPark(socket)
                 && handoff.compareTo(settings.idleTimeout()) < 0;
         this.parking = canPark ? new ParkState(this, socket, idleConnections, reads.clock(), handoff) : null;
     }
@@ -316,7 +315,7 @@ final class ClientConnection implements Runnable {
         try {
             byte[] frame = c.goAwayWhileParked(draining ? "server shutting down" : "idle timeout");
             if (tls == null) {
-                raw.getChannel().write(ByteBuffer.wrap(frame));
+                parking.sendWhileParked(frame);
             } else {
                 // One TLS record through the engine; on the non-blocking channel a write that would block throws
                 // (EngineChannel) instead of waiting.

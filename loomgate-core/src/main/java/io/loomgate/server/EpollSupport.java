@@ -25,7 +25,8 @@ interface EpollSupport {
 
     /**
      * A listening socket bound to {@code address}, whose {@link ServerSocket#accept()} returns sockets with no
-     * channel (so their connections never park in the idle selector) and whose streams honour
+     * channel (their idle connections park through {@link #whenReadable}, not in the JDK's selector) and whose
+     * streams honour
      * {@code setSoTimeout}, {@code shutdownInput} (the watchdog's cut) and {@code close} from another thread.
      */
     ServerSocket listen(InetSocketAddress address, int backlog) throws IOException;
@@ -36,6 +37,22 @@ interface EpollSupport {
      * timed out, {@link java.net.ConnectException} when it failed.
      */
     Socket connect(InetSocketAddress address, int timeoutMillis) throws IOException;
+
+    /**
+     * Runs {@code then} once, when {@code socket} (one of {@link #listen}'s) is readable, at its end or in error: on
+     * the poller's thread, or at once on the caller's when it is so already. How an idle connection waits with no
+     * thread ({@link EpollIdleConnections}); {@code then} must be quick (it starts a thread or ends the connection).
+     *
+     * @throws IllegalArgumentException when the socket is not this transport's
+     */
+    void whenReadable(Socket socket, Runnable then);
+
+    /**
+     * One write of {@code bytes} that never waits: how many went out (fewer, or 0, when the send buffer is full).
+     *
+     * @throws IllegalArgumentException when the socket is not this transport's
+     */
+    int writeNow(Socket socket, byte[] bytes) throws IOException;
 
     /** Why epoll cannot run here, or null when it can. */
     static String unavailableReason() {

@@ -4,6 +4,8 @@ import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.NanoClock;
 import io.loomgate.threads.Unexpected;
 import java.io.IOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -31,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * {@linkplain ParkState#end() end} it exactly once. Every change of the selector's keys happens on the
  * poller's thread; other threads only queue work and wake it.
  */
-final class IdleConnections implements AutoCloseable {
+final class IdleConnections implements IdlePoller {
     private static final Logger log = LoggerFactory.getLogger(IdleConnections.class);
     /** How often parked connections' idle deadlines are looked at: idle timeouts are kept within this. */
     static final long SWEEP_NANOS = 50_000_000L;
@@ -69,11 +71,19 @@ final class IdleConnections implements AutoCloseable {
         return new IdleConnections(Selector.open(), executor, events, clock, name);
     }
 
+    /** A socket accepted as a channel (the listener's sockets on the JDK transport). */
+    @Override
+    public boolean canPark(Socket raw) {
+        return raw.getChannel() != null;
+    }
+
     /**
-     * Takes an idle connection whose channel is already non-blocking; false when the poller is closed (the caller
+     * Takes an idle connection, putting its channel in non-blocking mode; false when the poller is closed (the caller
      * then ends the connection itself).
      */
-    boolean park(ParkState c) {
+    @Override
+    public boolean park(ParkState c) throws IOException {
+        c.channel().configureBlocking(false);
         queueLock.lock();
         try {
             if (closed) {
@@ -91,7 +101,8 @@ final class IdleConnections implements AutoCloseable {
      * Drain: ends this connection if it is parked (or about to be). A connection resumed meanwhile is left to finish
      * its request, unless {@code hard} (drain's timeout, an abort): then its socket is closed as abort would have.
      */
-    void evict(ParkState c, boolean hard) {
+    @Override
+    public void evict(ParkState c, boolean hard) {
         queueLock.lock();
         try {
             if (closed) {
@@ -107,13 +118,21 @@ final class IdleConnections implements AutoCloseable {
         selector.wakeup();
     }
 
+    /** Into the empty send buffer of a channel in non-blocking mode: never blocks the poller. */
+    @Override
+    public void sendWhileParked(Socket raw, byte[] bytes) throws IOException {
+        raw.getChannel().write(ByteBuffer.wrap(bytes));
+    }
+
     /** Connections parked now (registered with the selector). */
-    int parked() {
+    @Override
+    public int parked() {
         return parked;
     }
 
     /** How many times a connection was parked here, in all. */
-    long parks() {
+    @Override
+    public long parks() {
         return parks;
     }
 

@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * <p>Idle connections: a plain listener accepts channels ({@link ServerSocketChannel}, read through their blocking
  * socket adaptors) so that a keep-alive connection idle longer than {@link #IDLE_HANDOFF} can park in the listener's
  * {@link IdleConnections} instead of keeping a virtual thread (see docs/architecture.md, "Idle connections"). A TLS
- * listener, with either provider, drives the TLS engine over those channels and parks the same way.
+ * listener, with either provider, drives the TLS engine over those channels and parks the same way. On
+ * {@code transport: epoll} an idle plain connection parks as a readiness callback on the epoll poller
+ * ({@link EpollIdleConnections}); a TLS one keeps its thread.
  */
 public final class Listener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Listener.class);
@@ -70,8 +72,8 @@ public final class Listener implements AutoCloseable {
     private final Condition connectionClosed = drainLock.newCondition();
     private volatile boolean stopping;
     private ServerSocket serverSocket;
-    /** Where idle plain connections park; null on epoll, and before start. */
-    private IdleConnections idleConnections;
+    /** Where idle connections park; null for TLS on epoll, and before start. */
+    private IdlePoller idleConnections;
     private Duration idleHandoff = IDLE_HANDOFF;
     private final Consumer<ClientConnection> connectionEnded = this::connectionEnded;
     private boolean memoryGated = true;
@@ -145,12 +147,12 @@ public final class Listener implements AutoCloseable {
         return MemoryGate.PROCESS.isFull();
     }
 
-    /** Connections parked in the idle poller now (0 on a TLS listener). */
+    /** Connections parked in the idle poller now (0 on a TLS listener on epoll). */
     int parkedConnections() {
         return idleConnections == null ? 0 : idleConnections.parked();
     }
 
-    /** How many times connections were parked in the idle poller, in all (0 on a TLS listener). */
+    /** How many times connections were parked in the idle poller, in all (0 on a TLS listener on epoll). */
     long parks() {
         return idleConnections == null ? 0 : idleConnections.parks();
     }
@@ -160,7 +162,7 @@ public final class Listener implements AutoCloseable {
         transport = transport.resolve("listener " + settings.address() + ":" + settings.port());
         ServerSocket ss;
         if (transport == Transport.EPOLL) {
-            // Sockets with no channel: their idle connections keep their thread (parked in the epoll poller).
+            // Sockets with no channel: their idle connections park as readiness callbacks on the epoll poller.
             try {
                 ss = EpollSupport.get().listen(
                         new InetSocketAddress(InetAddress.getByName(settings.address()), settings.port()),
@@ -184,9 +186,14 @@ public final class Listener implements AutoCloseable {
         }
         serverSocket = ss;
         ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
-        // On epoll no socket is a channel, so none could park in the idle selector: none is opened.
-        idleConnections = transport == Transport.EPOLL ? null
-                : IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
+        // On epoll the poller already watches every socket: an idle plain connection parks as a readiness callback
+        // there. A TLS connection on epoll keeps its thread: JSSE's socket layered over it holds the TLS state and
+        // its buffers, which only the engine loop over a channel (the JDK transport's) can hand to a poller.
+        idleConnections = transport != Transport.EPOLL
+                ? IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock())
+                : tls == null ? EpollIdleConnections.start("idle-connections-" + port(), EpollSupport.get(), executor,
+                        events, reads.clock())
+                : null;
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
             long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());

@@ -11,11 +11,12 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 
 /**
- * Where one client connection stands with the idle poller ({@link IdleConnections}), whichever protocol it speaks:
+ * Where one client connection stands with the idle poller ({@link IdlePoller}: {@link IdleConnections} on the JDK's
+ * sockets, {@link EpollIdleConnections} on epoll), whichever protocol it speaks:
  * HTTP/1.1's keep-alive loop ({@link Http1ServerConnection}) and HTTP/2's frame reader ({@link Http2Connection},
  * through {@link Http2Connection.Parking}) both ask it how to wait for the next request and hand the connection over
- * through it; the poller holds it while the connection is parked. Made only for a connection that may park (accepted
- * as a channel, a hand-off delay shorter than the idle timeout).
+ * through it; the poller holds it while the connection is parked. Made only for a connection that may park (a socket
+ * its poller can watch, a hand-off delay shorter than the idle timeout).
  *
  * <p>The state: {@link #RUNNING} (a thread runs the connection), {@link #PARKED} (the poller's, no thread),
  * {@link #RESUMING} or {@link #CLOSING} (taken off the selector). Whoever moves it out of PARKED (compare-and-set)
@@ -52,9 +53,12 @@ final class ParkState implements Http2Connection.Parking {
     }
 
     private final ClientConnection connection;
-    /** The accepted socket: its channel is what the selector watches; its SO_TIMEOUT bounds the timed waits. */
+    /**
+     * The accepted socket: what the poller watches (its channel, or its epoll registration); its SO_TIMEOUT bounds
+     * the timed waits.
+     */
     private final Socket raw;
-    private final IdleConnections poller;
+    private final IdlePoller poller;
     /** The clock of idle deadlines: the read watchdog's, as the poller's. */
     private final NanoClock clock;
     private final long handoffNanos;
@@ -71,7 +75,7 @@ final class ParkState implements Http2Connection.Parking {
     private boolean afterPark;
 
     /** @param handoff how long an idle wait blocks on the thread before the connection parks */
-    ParkState(ClientConnection connection, Socket raw, IdleConnections poller, NanoClock clock, Duration handoff) {
+    ParkState(ClientConnection connection, Socket raw, IdlePoller poller, NanoClock clock, Duration handoff) {
         this.connection = connection;
         this.raw = raw;
         this.poller = poller;
@@ -141,7 +145,6 @@ final class ParkState implements Http2Connection.Parking {
             return !STATE.compareAndSet(this, PARKED, RUNNING);
         }
         connection.dropStreams(keepOutput);
-        raw.getChannel().configureBlocking(false);
         parkedUntil = idleEnd;
         afterPark = true;
         busy = false;
@@ -195,9 +198,19 @@ final class ParkState implements Http2Connection.Parking {
         poller.evict(this, hard);
     }
 
-    /** The channel a parked connection waits on. */
+    /** The channel a parked connection waits on (the JDK transport's poller). */
     SocketChannel channel() {
         return raw.getChannel();
+    }
+
+    /** The accepted socket a parked connection waits on. */
+    Socket socket() {
+        return raw;
+    }
+
+    /** A few bytes to the parked connection's client that never block (HTTP/2's GOAWAY as it ends). */
+    void sendWhileParked(byte[] bytes) throws IOException {
+        poller.sendWhileParked(raw, bytes);
     }
 
     /** What a new thread runs to resume the connection. */

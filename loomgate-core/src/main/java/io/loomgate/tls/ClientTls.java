@@ -80,10 +80,15 @@ public final class ClientTls extends TlsContext {
 
     /**
      * As {@link #handshake(Socket, String, int, Duration)}, offering these ALPN protocols; the origin's choice is
-     * the returned socket's {@code getApplicationProtocol()} (empty when it chose none).
+     * the returned socket's {@code getApplicationProtocol()} (empty when it chose none). A socket of another
+     * transport that can read ahead ({@link RecordReadAhead}) reads a record at a time for JSSE, as
+     * {@link #unconnectedSocket()}'s does.
      */
     public SSLSocket handshake(Socket raw, String host, int port, Duration timeout, List<String> alpn)
             throws IOException {
+        if (settings.provider() != TlsProvider.CONSCRYPT && raw instanceof RecordReadAhead r) {
+            r.readAhead(RecordBufferedSocket.RECORD_BUFFER_SIZE); // JSSE takes the socket's stream as it layers
+        }
         SSLSocket s = (SSLSocket) factory.createSocket(raw, host, port, true);
         SSLParameters p = s.getSSLParameters();
         p.setProtocols(settings.protocols().toArray(String[]::new));

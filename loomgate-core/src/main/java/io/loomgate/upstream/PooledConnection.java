@@ -3,6 +3,7 @@ package io.loomgate.upstream;
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
+import io.loomgate.threads.QuietCheck;
 import io.loomgate.threads.WatchedInputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -115,8 +116,8 @@ public final class PooledConnection implements ConnectionLease {
      * origin closed the connection or is talking out of turn, and either way it is unusable. Called by the pool on
      * acquire, outside its lock.
      *
-     * <p>A plain connection is probed with one non-blocking read of its channel after a second of idleness: no
-     * wait, no timer. A TLS connection has no channel to read without blocking (its bytes belong to the TLS
+     * <p>A plain connection is probed with one non-blocking read of its channel (or, on the epoll transport, of its
+     * socket: {@link QuietCheck}) after a second of idleness: no wait, no timer. A TLS connection has no channel to read without blocking (its bytes belong to the TLS
      * layer), so it gets a 1 ms timed read, and only after {@link #TLS_PROBE_AFTER_IDLE_NANOS} (OkHttp's figure):
      * the timer that ends a timed read on a virtual thread is a task submitted from outside the carrier, which runs
      * only once the carrier's own queue is empty. Under saturation that took seconds (docs/performance.md,
@@ -129,6 +130,9 @@ public final class PooledConnection implements ConnectionLease {
         SocketChannel channel = socket instanceof SSLSocket ? null : socket.getChannel();
         if (channel != null) {
             return idleForNanos <= PROBE_AFTER_IDLE_NANOS || quietNow(channel);
+        }
+        if (socket instanceof QuietCheck plain) { // the epoll transport's plain sockets: the same probe, no channel
+            return idleForNanos <= PROBE_AFTER_IDLE_NANOS || plain.quietNow();
         }
         if (idleForNanos <= TLS_PROBE_AFTER_IDLE_NANOS) {
             return true;

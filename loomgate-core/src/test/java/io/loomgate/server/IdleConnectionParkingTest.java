@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * Idle keep-alive connections parked in the listener's selector without a thread, on real sockets: resumed by the
+ * Idle keep-alive connections parked in the listener's idle poller without a thread, on real sockets: resumed by the
  * next request, closed by the idle timeout, by the client and by drain, with the permit and the open-connection
  * count given back exactly once.
  */
@@ -41,9 +41,14 @@ class IdleConnectionParkingTest {
         }
     }
 
-    private static Listener start(ListenerSettings settings, ConnectionListener events) throws IOException {
+    /** The listener's transport: the JDK's sockets here; loomgate-epoll runs these tests again on epoll. */
+    Transport transport() {
+        return Transport.JDK;
+    }
+
+    Listener start(ListenerSettings settings, ConnectionListener events) throws IOException {
         return new Listener(settings, null, ECHO, ConnectionExecutors.create(ThreadModel.VIRTUAL, "park-test"),
-                events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).start();
+                events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).transport(transport()).start();
     }
 
     private static ListenerSettings settings(Duration idleTimeout, int maxConnections) {
@@ -236,7 +241,7 @@ class IdleConnectionParkingTest {
         // busy; its next wait is the untimed one under the read watchdog, closed by the 3 s idle timeout.
         Listener l = new Listener(settings(Duration.ofSeconds(3), 100), null, ECHO,
                 ConnectionExecutors.create(ThreadModel.VIRTUAL, "park-test"), events, Watchdog.shared(), null)
-                .idleHandoff(Duration.ofSeconds(2)).start();
+                .idleHandoff(Duration.ofSeconds(2)).transport(transport()).start();
         try (l; RawClient client = new RawClient(l.port())) {
             client.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
             assertThat(client.read().bodyText()).isEqualTo("/a#0");
@@ -252,7 +257,8 @@ class IdleConnectionParkingTest {
     void thePlatformThreadModelKeepsItsThreadWhileIdle() throws Exception {
         Listener l = new Listener(settings(Duration.ofSeconds(60), 100), null, ECHO,
                 ConnectionExecutors.create(new ThreadModel.Platform(4), "park-test-platform"),
-                ConnectionListener.NOOP, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).start();
+                ConnectionListener.NOOP, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).transport(transport())
+                .start();
         try (l; RawClient client = new RawClient(l.port())) {
             client.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
             assertThat(client.read().status()).isEqualTo(200);

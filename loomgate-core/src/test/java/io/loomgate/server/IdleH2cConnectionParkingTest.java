@@ -49,12 +49,17 @@ class IdleH2cConnectionParkingTest {
         ex.respond(200, ex.request().target() + ":" + ex.request().headers().first("x-tenant"));
     };
 
-    private static Listener start(Duration idleTimeout, Http2Settings h2, ConnectionListener events)
+    /** The listener's transport: the JDK's sockets here; loomgate-epoll runs these tests again on epoll. */
+    Transport transport() {
+        return Transport.JDK;
+    }
+
+    Listener start(Duration idleTimeout, Http2Settings h2, ConnectionListener events)
             throws IOException {
         ListenerSettings s = RunningListener.settings(Duration.ofSeconds(10), idleTimeout, Duration.ofSeconds(60))
                 .withHttp2(h2);
         return new Listener(s, null, HANDLER, ConnectionExecutors.create(ThreadModel.VIRTUAL, "h2-park-test"),
-                events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).start();
+                events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).transport(transport()).start();
     }
 
     private static byte[] concat(byte[]... parts) {

@@ -28,7 +28,12 @@ class StaleConnectionTest {
     @BeforeEach
     void start() throws Exception {
         server = new CountingServer();
-        pool = TestPools.pool(server, TestPools.settings(10, 10), listener, clock);
+        pool = TestPools.pool(server, settings(), listener, clock);
+    }
+
+    /** The pool's settings: the JDK's sockets here; loomgate-epoll runs these tests again with its dialer. */
+    PoolSettings settings() {
+        return TestPools.settings(10, 10);
     }
 
     @AfterEach

@@ -2,6 +2,8 @@ package io.loomgate.server;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -46,6 +48,17 @@ final class EpollFd {
     private volatile boolean inputShut;
     private volatile Thread reader;
     private volatile Thread writer;
+    /** What runs once on the next readiness to read instead of a parked reader: an idle connection's resumption. */
+    private volatile Runnable onReadable;
+    private static final VarHandle ON_READABLE;
+
+    static {
+        try {
+            ON_READABLE = MethodHandles.lookup().findVarHandle(EpollFd.class, "onReadable", Runnable.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private EpollFd(EpollPoller poller, int fd, boolean writable) {
         this.poller = poller;
@@ -97,7 +110,10 @@ final class EpollFd {
         return registered;
     }
 
-    /** The poller's event: sets the flags it reports and unparks whoever waits on them. */
+    /**
+     * The poller's event: sets the flags it reports, unparks whoever waits on them, and runs an idle connection's
+     * {@link #whenReadable} callback if one waits for reading.
+     */
     void ready(int events) {
         if ((events & (Libc.EPOLLRDHUP | Libc.EPOLLHUP | Libc.EPOLLERR)) != 0) {
             readEnd = true;
@@ -118,6 +134,9 @@ final class EpollFd {
             if (t != null) {
                 LockSupport.unpark(t);
             }
+        }
+        if ((events & (Libc.EPOLLIN | Libc.EPOLLRDHUP | Libc.EPOLLHUP | Libc.EPOLLERR)) != 0) {
+            runWhenReadable(); // last: a resumed connection finds both flags as this event left them
         }
     }
 
@@ -161,6 +180,26 @@ final class EpollFd {
                 }
                 LockSupport.parkNanos(this, left);
             }
+        }
+    }
+
+    /**
+     * Runs {@code then} once, on the poller's thread at the next readiness to read (data, the peer's FIN, an error),
+     * or now on this thread if a read would not park (or the fd is closed): an idle connection parked with no
+     * thread. The flag is set before the callback is looked at, and the callback before the flag: one side sees
+     * the other, and the compare-and-set runs it once.
+     */
+    void whenReadable(Runnable then) {
+        onReadable = then;
+        if (mayRead() || inputShut || isClosed()) {
+            runWhenReadable();
+        }
+    }
+
+    private void runWhenReadable() {
+        Runnable then = onReadable;
+        if (then != null && ON_READABLE.compareAndSet(this, then, null)) {
+            then.run();
         }
     }
 

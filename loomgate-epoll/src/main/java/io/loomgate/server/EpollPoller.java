@@ -174,7 +174,11 @@ final class EpollPoller {
             AtomicReferenceArray<EpollFd> t = table; // per event: a registration since may be in a grown copy only
             EpollFd r = fd < t.length() ? t.get(fd) : null;
             if (r != null && r.generation == (int) (data >>> 32)) {
-                r.ready(Libc.eventMask(events, i));
+                try {
+                    r.ready(Libc.eventMask(events, i));
+                } catch (RuntimeException e) { // an idle connection's resumption failed: never the poller's end
+                    log.error("epoll: dispatching an event for fd {} failed", fd, e);
+                }
             }
         }
         return n;

@@ -1,5 +1,8 @@
 package io.loomgate.server;
 
+import io.loomgate.threads.QuietCheck;
+import io.loomgate.tls.RecordReadAhead;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,10 +33,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code synchronized}: a thread parked for readiness must not pin its carrier); the fd's single waiter slot per
  * direction relies on it. No native memory: reads and writes go straight between the caller's
  * array and the kernel (critical calls, {@link Libc}), and {@code errno} lands in an {@code int[]} per direction.
- * {@link #getChannel()} is null, so the gateway never parks such a connection in its idle selector: an idle
- * connection keeps its (parked) virtual thread.
+ * {@link #getChannel()} is null: an idle connection parks as a callback on its registration instead
+ * ({@link #whenReadable}, the listener's {@code EpollIdleConnections}).
  */
-final class EpollSocket extends Socket {
+final class EpollSocket extends Socket implements QuietCheck, RecordReadAhead {
     private final EpollFd fd;
     private final InetSocketAddress remote;
     private final MemorySegment readErrno = Libc.errnoSegment();
@@ -41,7 +44,10 @@ final class EpollSocket extends Socket {
     /** Readers one at a time, as the JDK's socket serialises them (the proxy's upload thread and the connection's). */
     private final ReentrantLock readLock = new ReentrantLock();
     private final ReentrantLock writeLock = new ReentrantLock();
-    private final InputStream in = new In();
+    /** The socket's own stream, or a read-ahead buffer over it ({@link #readAhead}). */
+    private volatile InputStream in = new In();
+    /** Reads that reached the kernel (tests, diagnostics); under the read lock. */
+    private long readCalls;
     private final OutputStream out = new Out();
     private volatile InetSocketAddress local;
     private volatile int soTimeoutMillis;
@@ -134,6 +140,7 @@ final class EpollSocket extends Socket {
             fd.acquire();
             try {
                 fd.readable = false; // before the call: an edge during it sets it again
+                readCalls++;
                 n = Libc.read(readErrno, fd.fd, MemorySegment.ofArray(b).asSlice(off, len), len);
                 if (n < 0) {
                     e = Libc.errno(readErrno);
@@ -161,6 +168,63 @@ final class EpollSocket extends Socket {
     }
 
     /**
+     * Reads through a buffer of {@code bytes} from now on, for JSSE layered over a connection to an origin: one read
+     * of the kernel takes a whole TLS record (often more) where JSSE asks for its header, then its body.
+     */
+    @Override
+    public void readAhead(int bytes) {
+        in = new BufferedInputStream(new In(), bytes);
+    }
+
+    /** How many reads reached the kernel so far (tests: one per TLS record with {@link #readAhead}). */
+    long readCalls() {
+        readLock.lock();
+        try {
+            return readCalls;
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /**
+     * Whether nothing has arrived since the last read (no byte, no FIN, no error): one read that never parks, asked
+     * of the kernel (not of the readiness flag, which the poller may not have set yet), as the JDK's channel probe.
+     * The pool's check of an idle connection to an origin; false while another thread reads.
+     */
+    @Override
+    public boolean quietNow() {
+        if (!readLock.tryLock()) {
+            return false;
+        }
+        try {
+            if (fd.inputShut()) {
+                return false;
+            }
+            long n;
+            int e = 0;
+            fd.acquire();
+            try {
+                fd.readable = false; // as in read: an edge during the call sets it again
+                n = Libc.read(readErrno, fd.fd, MemorySegment.ofArray(new byte[1]), 1);
+                if (n < 0) {
+                    e = Libc.errno(readErrno);
+                }
+            } finally {
+                fd.release();
+            }
+            if (n < 0 && e == Libc.EAGAIN) {
+                return true;
+            }
+            fd.readable = true; // a byte, the end or an error: the next read finds it
+            return false;
+        } catch (SocketException closed) {
+            return false;
+        } finally {
+            readLock.unlock();
+        }
+    }
+
+    /**
      * The bytes a read would find without waiting (the kernel's count, {@code FIONREAD}), as the JDK's socket answers:
      * 0 once input is shut, an exception once closed. The gateway's body relay depends on it: it reads on while
      * something is waiting and flushes when nothing is, so a constant 0 turned an upload it judged slow into one-byte
@@ -183,37 +247,64 @@ final class EpollSocket extends Socket {
                 if (!fd.mayWrite()) {
                     fd.awaitWritable(0, "Write timed out");
                 }
-                long n;
-                int e = 0;
-                fd.acquire();
-                try {
-                    fd.writable = false; // before the call, as in read
-                    n = Libc.send(writeErrno, fd.fd, MemorySegment.ofArray(b).asSlice(off, len), len);
-                    if (n < 0) {
-                        e = Libc.errno(writeErrno);
-                    }
-                } finally {
-                    fd.release();
-                }
-                if (n == len) {
-                    fd.writable = true;
-                }
-                if (n > 0) {
-                    off += (int) n;
-                    len -= (int) n;
-                    continue;
-                }
-                if (e == Libc.EINTR) {
-                    fd.writable = true;
-                } else if (e != Libc.EAGAIN) {
-                    fd.writable = true;
-                    throw new SocketException(e == Libc.EPIPE ? "Broken pipe"
-                            : e == Libc.ECONNRESET ? "Connection reset" : "write: " + Libc.describe(e));
-                }
+                int n = sendOnce(b, off, len);
+                off += n;
+                len -= n;
             }
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /**
+     * One write that never parks (the GOAWAY of an idle connection parked with no thread, as it ends): how many
+     * bytes went out, 0 when the send buffer is full.
+     */
+    int writeNow(byte[] b) throws IOException {
+        writeLock.lock();
+        try {
+            if (outputShut) {
+                throw new SocketException("Socket output is shutdown");
+            }
+            return sendOnce(b, 0, b.length);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** One {@code send}: the bytes that went out, 0 when none could (EAGAIN, EINTR); the write lock held. */
+    private int sendOnce(byte[] b, int off, int len) throws IOException {
+        long n;
+        int e = 0;
+        fd.acquire();
+        try {
+            fd.writable = false; // before the call, as in read
+            n = Libc.send(writeErrno, fd.fd, MemorySegment.ofArray(b).asSlice(off, len), len);
+            if (n < 0) {
+                e = Libc.errno(writeErrno);
+            }
+        } finally {
+            fd.release();
+        }
+        if (n == len) {
+            fd.writable = true;
+        }
+        if (n >= 0) {
+            return (int) n;
+        }
+        if (e == Libc.EINTR) {
+            fd.writable = true;
+        } else if (e != Libc.EAGAIN) {
+            fd.writable = true;
+            throw new SocketException(e == Libc.EPIPE ? "Broken pipe"
+                    : e == Libc.ECONNRESET ? "Connection reset" : "write: " + Libc.describe(e));
+        }
+        return 0;
+    }
+
+    /** Runs {@code then} once when the socket is readable, at its end or in error ({@link EpollFd#whenReadable}). */
+    void whenReadable(Runnable then) {
+        fd.whenReadable(then);
     }
 
     @Override

@@ -24,4 +24,21 @@ public final class EpollTransportSupport implements EpollSupport {
     public Socket connect(InetSocketAddress address, int timeoutMillis) throws IOException {
         return EpollSocket.connect(EpollPoller.shared(), address, timeoutMillis);
     }
+
+    @Override
+    public void whenReadable(Socket socket, Runnable then) {
+        epollSocket(socket).whenReadable(then);
+    }
+
+    @Override
+    public int writeNow(Socket socket, byte[] bytes) throws IOException {
+        return epollSocket(socket).writeNow(bytes);
+    }
+
+    private static EpollSocket epollSocket(Socket socket) {
+        if (socket instanceof EpollSocket s) {
+            return s;
+        }
+        throw new IllegalArgumentException("not a socket of the epoll transport: " + socket);
+    }
 }
