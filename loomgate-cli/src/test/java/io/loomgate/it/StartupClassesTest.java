@@ -2,8 +2,8 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.ClassPathGateway;
 import io.loomgate.testkit.TestOrigin;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -12,9 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,11 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
  * time is measured by bench/startup): {@code serve} of a plain-HTTP config with one route, run as a process on this
  * class path with the JVM's class-loading log, answers through its route without having loaded the platform MBean
  * server (a seventh of the start's CPU once: every platform MBean registered, the diagnostic commands' help parsed),
- * the other commands (picocli builds a model of every command it is given), Conscrypt or OpenTelemetry.
+ * the other commands (picocli builds a model of every command it is given), Conscrypt, OpenTelemetry, or Logback's XML
+ * configurator (a fifth of the main thread's work once).
  */
 class StartupClassesTest {
-    private static final Pattern LISTENING = Pattern.compile("listening on [^ ]+:(\\d+)");
-
     @Test
     void aPlainConfigAnswersWithoutTheClassesItDoesNotNeed(@TempDir Path dir) throws Exception {
         try (TestOrigin origin = new TestOrigin()) {
@@ -40,13 +37,9 @@ class StartupClassesTest {
                       - { id: origin, uri: "%s", predicates: [ "Path=/**" ] }
                     """.formatted(origin.uri()));
             Path classes = dir.resolve("classes.log");
-            Path out = dir.resolve("gateway.log");
-            Process gw = new ProcessBuilder(javaBinary(), "-Xlog:class+load=info:file=" + classes,
-                    "-cp", System.getProperty("java.class.path"), "io.loomgate.cli.Main",
-                    "serve", "--config", yaml.toString(), "--no-watch")
-                    .redirectErrorStream(true).redirectOutput(out.toFile()).start();
-            try {
-                int port = awaitListening(gw, out, Duration.ofSeconds(90));
+            try (ClassPathGateway gw = ClassPathGateway.serve(dir, yaml, List.of("-Xlog:class+load=info:file="
+                    + classes), Map.of())) {
+                int port = gw.awaitListening(Duration.ofSeconds(90));
                 HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + port + "/hello")).timeout(Duration.ofSeconds(30)).build(),
                         HttpResponse.BodyHandlers.ofString());
@@ -60,36 +53,12 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" io.loomgate.cli.DemoCommand "))
                         .noneMatch(l -> l.contains(" io.loomgate.cli.ValidateCommand "))
                         .noneMatch(l -> l.contains(" org.conscrypt."))
-                        .noneMatch(l -> l.contains(" io.opentelemetry."));
-            } finally {
-                gw.destroy();
-                if (!gw.waitFor(60, TimeUnit.SECONDS)) {
-                    gw.destroyForcibly();
-                }
+                        .noneMatch(l -> l.contains(" io.opentelemetry."))
+                        .as("Logback configured without its XML configurator (Joran) or an XML parser")
+                        .noneMatch(l -> l.contains(" ch.qos.logback.classic.joran."))
+                        .noneMatch(l -> l.contains(" ch.qos.logback.core.joran.GenericXMLConfigurator "))
+                        .noneMatch(l -> l.contains(" javax.xml.parsers."));
             }
         }
-    }
-
-    /** Polls the output for the "listening on host:port" line; the port, or a failure with the output so far. */
-    private static int awaitListening(Process gw, Path out, Duration timeout) throws IOException,
-            InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            String text = Files.exists(out) ? Files.readString(out) : "";
-            Matcher m = LISTENING.matcher(text);
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-            if (!gw.isAlive()) {
-                throw new AssertionError("the gateway exited with " + gw.exitValue() + ":\n" + text);
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no listening line within " + timeout + ":\n" + Files.readString(out));
-    }
-
-    private static String javaBinary() {
-        return ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 }
