@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.testkit.ClassPathGateway;
 import io.loomgate.testkit.TestOrigin;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,9 +23,13 @@ import org.junit.jupiter.api.io.TempDir;
  * class path with the JVM's class-loading log, answers through its route without having loaded the platform MBean
  * server (a seventh of the start's CPU once: every platform MBean registered, the diagnostic commands' help parsed),
  * the other commands (picocli builds a model of every command it is given), Conscrypt, OpenTelemetry, or Logback's XML
- * configurator (a fifth of the main thread's work once).
+ * configurator (a fifth of the main thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR
+ * stream load only once the gateway serves.
  */
 class StartupClassesTest {
+    /** The class-loading log's line for the task that starts the rest after the gateway serves. */
+    private static final String REST_OF_START = " io.loomgate.observe.GatewayTelemetry$RestOfStart ";
+
     @Test
     void aPlainConfigAnswersWithoutTheClassesItDoesNotNeed(@TempDir Path dir) throws Exception {
         try (TestOrigin origin = new TestOrigin()) {
@@ -58,7 +63,42 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" ch.qos.logback.classic.joran."))
                         .noneMatch(l -> l.contains(" ch.qos.logback.core.joran.GenericXMLConfigurator "))
                         .noneMatch(l -> l.contains(" javax.xml.parsers."));
+
+                // The JVM metrics' binders and the pinned-event monitor's JFR stream start after the gateway serves,
+                // in the background: they load, but only once the task that starts them has begun.
+                List<String> all = awaitLoaded(classes, List.of(REST_OF_START, " jdk.jfr.consumer.RecordingStream ",
+                        " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "), Duration.ofSeconds(60));
+                int rest = indexOf(all, REST_OF_START);
+                assertThat(indexOf(all, " jdk.jfr.consumer.RecordingStream ")).as("JFR's stream after the rest began")
+                        .isGreaterThan(rest);
+                assertThat(indexOf(all, " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "))
+                        .as("the JVM binders after the rest began").isGreaterThan(rest);
             }
         }
+    }
+
+    /** Polls the class-loading log until each of {@code wanted} is in it; its lines then. */
+    private static List<String> awaitLoaded(Path classes, List<String> wanted, Duration timeout) throws IOException,
+            InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            List<String> lines = Files.readAllLines(classes);
+            if (wanted.stream().allMatch(w -> indexOf(lines, w) >= 0)) {
+                return lines;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not all of " + wanted + " loaded within " + timeout);
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static int indexOf(List<String> lines, String part) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(part)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }
