@@ -70,7 +70,8 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     private final Counter clientOpened;
     private final Counter clientRejected;
     private final BoundedRing<RecentError> recentErrors = new BoundedRing<>(RECENT_ERRORS);
-    private final CarrierPool carriers = new CarrierPool();
+    /** Made when first read (the JVM binders, the dashboard): it takes the platform MXBean machinery up. */
+    private volatile CarrierPool carriers;
     private final RateLimitMeters rateLimits;
     private final CacheMeters caches;
     /** Guards the JVM binders: bound at most once, by whichever comes first (see {@link #bindJvmByFirstScrape}). */
@@ -449,7 +450,12 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     }
 
     CarrierPool carriers() {
-        return carriers;
+        CarrierPool c = carriers;
+        if (c == null) { // two threads may both make one: each reads the same bean
+            c = new CarrierPool();
+            carriers = c;
+        }
+        return c;
     }
 
     /** The thread monitor bound with {@link #bindVirtualThreads}, or null. */
@@ -521,6 +527,6 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     }
 
     private void carrierGauge(String name, String description, ToDoubleFunction<CarrierPool> value) {
-        Gauge.builder(name, carriers, value).description(description).register(registry);
+        Gauge.builder(name, carriers(), value).description(description).register(registry);
     }
 }
