@@ -22,9 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
  * time is measured by bench/startup): {@code serve} of a plain-HTTP config with one route, run as a process on this
  * class path with the JVM's class-loading log, answers through its route without having loaded the platform MBean
  * server (a seventh of the start's CPU once: every platform MBean registered, the diagnostic commands' help parsed),
- * the other commands (picocli builds a model of every command it is given), Conscrypt, OpenTelemetry, or Logback's XML
- * configurator (a fifth of the main thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR
- * stream load only once the gateway serves.
+ * the other commands (picocli builds a model of every command it is given), picocli's reflection over the annotated
+ * fields of the root and {@code serve}, Conscrypt, OpenTelemetry, or Logback's XML configurator (a fifth of the main
+ * thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR stream load only once the gateway
+ * serves.
  */
 class StartupClassesTest {
     /** The class-loading log's line for the task that starts the rest after the gateway serves. */
@@ -59,6 +60,9 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" io.loomgate.cli.ValidateCommand "))
                         .noneMatch(l -> l.contains(" org.conscrypt."))
                         .noneMatch(l -> l.contains(" io.opentelemetry."))
+                        .as("picocli's models of the root and serve built in code: no reflection over their fields")
+                        .noneMatch(l -> l.contains(" picocli.CommandLine$Model$TypedMember "))
+                        .noneMatch(l -> l.contains(" picocli.CommandLine$AutoHelpMixin "))
                         .as("Logback configured without its XML configurator (Joran) or an XML parser")
                         .noneMatch(l -> l.contains(" ch.qos.logback.classic.joran."))
                         .noneMatch(l -> l.contains(" ch.qos.logback.core.joran.GenericXMLConfigurator "))
