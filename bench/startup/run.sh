@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Time to the first request: exec of the gateway to its first 200 through a route (to the lab's origin), each way in
-# turn for ROUNDS rounds (alternated, so the machine's load falls on each alike), then the median and range of each.
+# Time to the first request: exec of the gateway to its first 200 through a route (to the lab's origin), and the
+# process's CPU time by then, each way in turn for ROUNDS rounds (alternated, so the machine's load falls on each
+# alike), then the median and range of each.
 #   bench/startup/run.sh                 ROUNDS=9 WAYS="none cds aot" JAVA=... JAR=... FULL_JAR=...
 # The ways: none (the JDK's default CDS archive only), cds (the launcher's dynamic archive, -XX:+AutoCreateSharedArchive
 # before the JDK 25 cache), aot (the JDK 25 AOT cache made by `loomgate aot-train`, as the image and the launcher do).
@@ -47,20 +48,23 @@ if [[ " $WAYS " == *" cds "* && ! -f $WORK/serve.jsa ]]; then # the archive is w
     "$HERE/ttfr.py" "$PORT" /hello -- "$JAVA" "${FLAGS[@]}" $(way_flags cds) "${serve[@]}" >/dev/null
 fi
 echo "# $(date -u +%FT%TZ) $("$JAVA" -version 2>&1 | sed -n 2p); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A all
+declare -A wall cpu
 for ((r = 1; r <= ROUNDS; r++)); do
     line="round $r:"
     for way in $WAYS; do
-        ms=$(TTFR_LOG=$WORK/$way.log "$HERE/ttfr.py" "$PORT" /hello -- "$JAVA" "${FLAGS[@]}" $(way_flags "$way") "${serve[@]}")
-        all[$way]+="$ms "
-        line+=" $way $ms ms"
+        read -r ms cpums < <(TTFR_LOG=$WORK/$way.log "$HERE/ttfr.py" "$PORT" /hello -- "$JAVA" "${FLAGS[@]}" \
+            $(way_flags "$way") "${serve[@]}")
+        wall[$way]+="$ms "
+        cpu[$way]+="${cpums:-} "
+        line+=" $way $ms ms${cpums:+ (cpu $cpums ms)}"
     done
     echo "$line"
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+median() { tr ' ' '\n' <<<"$1" | grep -E '^[0-9]+$' | sort -n |
+    awk '{a[NR]=$1} END {print a[int((NR+1)/2)] " ms (" a[1] "-" a[NR] ", n=" NR ")"}'; }
 for way in $WAYS; do # a start that answered nothing within 60 s ("failed") is counted apart
-    echo "$way: median $(tr ' ' '\n' <<<"${all[$way]}" | grep -E '^[0-9]+$' | sort -n |
-        awk '{a[NR]=$1} END {print a[int((NR+1)/2)] " ms (" a[1] "-" a[NR] ", n=" NR ")"}'), failed: $(tr ' ' '\n' \
-        <<<"${all[$way]}" | grep -c failed)"
+    echo "$way: wall median $(median "${wall[$way]}"), cpu median $(median "${cpu[$way]}"), failed: $(tr ' ' '\n' \
+        <<<"${wall[$way]}" | grep -c failed)"
 done
 grep -h "AOT cache" "$WORK/aot.log" 2>/dev/null | tail -1

@@ -12,9 +12,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies the config's {@code logging:} section to Logback: the application log (appender {@code STDERR} of
- * logback.xml) switched to Elastic's {@link EcsEncoder} for {@code format: json}, one Elastic Common Schema document
- * per line (the schema of the access log's {@code json} format, so one pipeline reads both), and the level of each
- * named logger. The access log keeps its own appender and {@code access-log.format}.
+ * {@link DefaultLogging}) switched to Elastic's {@link EcsEncoder} for {@code format: json}, one Elastic Common
+ * Schema document per line (the schema of the access log's {@code json} format, so one pipeline reads both), and the
+ * level of each named logger. The access log keeps its own appender and {@code access-log.format}.
  */
 final class LogSettings {
     /** {@code service.name} and {@code event.dataset}: the access log's lines say {@code loomgate.access}. */
@@ -34,7 +34,7 @@ final class LogSettings {
             ctx.getLogger(name).setLevel(Level.toLevel(e.getValue()));
         }
         if (spec.format().equals("json")
-                && ctx.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("STDERR")
+                && ctx.getLogger(Logger.ROOT_LOGGER_NAME).getAppender(DefaultLogging.APP_APPENDER)
                 instanceof ConsoleAppender<ILoggingEvent> console) {
             useJson(ctx, console);
         }
@@ -42,7 +42,8 @@ final class LogSettings {
 
     /**
      * A live reload's change of levels: loggers the new section no longer names go back to inheriting their level
-     * (as logback.xml left them), the others take their new level. The format is not live ({@link NonLiveChanges}).
+     * (as {@link DefaultLogging} left them), the others take their new level. The format is not live
+     * ({@link NonLiveChanges}).
      */
     static void change(GatewayConfig.LoggingSpec before, GatewayConfig.LoggingSpec after) {
         if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {

@@ -8,14 +8,13 @@ import java.util.List;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import picocli.CommandLine;
-import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * Entry point of the runnable jars: {@code loomgate <command>}. The gateway commands are always there; the lab's
  * (backend, load, bench) only in the jar that carries the lab ({@code loomgate.jar}, not {@code loomgate-gateway.jar}).
+ * The root's picocli model is built in code ({@link #model()}, {@link CommandModels}).
  */
-@Command(name = "loomgate", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = "HTTP reverse proxy and API gateway on virtual threads.")
 public final class Main {
     /**
      * The gateway's commands by name, in the order help lists them. Registered here rather than in the annotation:
@@ -38,7 +37,7 @@ public final class Main {
     /** A gateway command by name; a switch, so the classes of the others are not even loaded. */
     private static Object command(String name) {
         return switch (name) {
-            case "serve" -> new ServeCommand();
+            case "serve" -> ServeCommand.model();
             case "validate" -> new ValidateCommand();
             case "import-scg" -> new ImportScgCommand();
             case "demo" -> new DemoCommand();
@@ -70,7 +69,7 @@ public final class Main {
      * (null, an option, {@code help}, a lab command, a mistyped name: picocli's answers are the same as before).
      */
     static CommandLine commandLine(String first) {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = new CommandLine(model());
         if (first != null && COMMANDS.contains(first)) {
             cl.addSubcommand(command(first));
             return cl.setCaseInsensitiveEnumValuesAllowed(true);
@@ -88,6 +87,14 @@ public final class Main {
         }
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         return cl;
+    }
+
+    /** The root command: its name, description, version and the standard help options; no subcommands yet. */
+    private static CommandSpec model() {
+        CommandSpec spec = CommandModels.withStandardHelp(CommandSpec.wrapWithoutInspection(new Main())
+                .name("loomgate").versionProvider(new Version()));
+        spec.usageMessage().description("HTTP reverse proxy and API gateway on virtual threads.");
+        return spec;
     }
 
     private static boolean labPresent() {

@@ -19,8 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Wires the observe package into a gateway: metrics, access log and pinned-thread monitor first (so the listeners
- * exist before the first connection), the admin listener once routes and pools exist, and shutdown after the drain
- * (so the last access-log lines are written).
+ * exist before the first connection), the admin listener once routes and pools exist, what the first requests do not
+ * need (JVM metrics, the monitor's JFR stream) once the gateway serves, and shutdown after the drain (so the last
+ * access-log lines are written).
  */
 final class Observability implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Observability.class);
@@ -91,6 +92,11 @@ final class Observability implements AutoCloseable {
                     + (cfg.source() == null ? "the configuration" : cfg.source()) + " or pass --admin-port "
                     + "(0 turns the admin listener off)", e);
         }
+    }
+
+    /** Once the gateway serves: the JVM metrics and the pinned-event monitor's stream, in the background. */
+    void startRest() {
+        telemetry.startRest();
     }
 
     /** A reload attempt ended: counted; when applied, the new routes' and upstreams' meters are registered. */

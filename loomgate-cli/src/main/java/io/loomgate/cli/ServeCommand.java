@@ -10,40 +10,52 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code loomgate serve --config gateway.yaml}: runs the gateway until SIGTERM, then drains and exits 0. */
-@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the gateway.")
+/**
+ * {@code loomgate serve --config gateway.yaml}: runs the gateway until SIGTERM, then drains and exits 0. Its picocli
+ * model is built in code ({@link #model()}, {@link CommandModels}).
+ */
 final class ServeCommand implements Callable<Integer> {
     private static final Logger log = LoggerFactory.getLogger(ServeCommand.class);
 
-    @Option(names = {"-c", "--config"}, description = "YAML configuration file (default: ${DEFAULT-VALUE}).",
-            defaultValue = "gateway.yaml")
     Path config;
-
-    @Option(names = "--plugins", description = "Plugin directory (default: plugins/ beside the config, if present).")
     Path plugins;
-
-    @Option(names = "--no-watch", description = "Do not watch the config file; reload on SIGHUP or POST /reload only.")
     boolean noWatch;
-
-    @Option(names = "--reload-settle", converter = DurationConverter.class, description = "How long the config "
-            + "file must stay unchanged before a reload applies it (default: 2s). A file that drops routes or "
-            + "security filters is applied by the file watch after five times as long.")
     Duration reloadSettle = ServedGateway.Reloading.DEFAULT_SETTLE;
-
-    @Option(names = "--port", description = "Overrides server.port.")
     Integer port;
-
-    @Option(names = "--admin-port", description = "Overrides admin.port (0 turns the admin listener off).")
     Integer adminPort;
-
-    @Option(names = "--threads", description = "Overrides server.threads: virtual, platform, platform:N or cached.")
     String threads;
-
-    @Option(names = "--platform-threads", description = "Size of the platform pool when --threads platform.")
     Integer platformThreads;
+
+    /** A new command and its model: name, description, options (values set on the command as they are parsed). */
+    static CommandSpec model() {
+        ServeCommand c = new ServeCommand();
+        CommandSpec spec = CommandModels.withStandardHelp(CommandSpec.wrapWithoutInspection(c).name("serve"));
+        spec.usageMessage().description("Run the gateway.");
+        spec.addOption(CommandModels.option(Path.class, v -> c.config = v, "<config>",
+                "YAML configuration file (default: ${DEFAULT-VALUE}).", "-c", "--config")
+                .defaultValue("gateway.yaml").build());
+        spec.addOption(CommandModels.option(Path.class, v -> c.plugins = v, "<plugins>",
+                "Plugin directory (default: plugins/ beside the config, if present).", "--plugins").build());
+        spec.addOption(CommandModels.option(Boolean.class, v -> c.noWatch = v != null && v, "<noWatch>",
+                "Do not watch the config file; reload on SIGHUP or POST /reload only.", "--no-watch")
+                .arity("0").initialValue(false).build());
+        spec.addOption(CommandModels.option(Duration.class, v -> c.reloadSettle = v, "<reloadSettle>",
+                "How long the config file must stay unchanged before a reload applies it (default: 2s). A file that "
+                        + "drops routes or security filters is applied by the file watch after five times as long.",
+                "--reload-settle")
+                .converters(new DurationConverter()).initialValue(ServedGateway.Reloading.DEFAULT_SETTLE).build());
+        spec.addOption(CommandModels.option(Integer.class, v -> c.port = v, "<port>", "Overrides server.port.",
+                "--port").build());
+        spec.addOption(CommandModels.option(Integer.class, v -> c.adminPort = v, "<adminPort>",
+                "Overrides admin.port (0 turns the admin listener off).", "--admin-port").build());
+        spec.addOption(CommandModels.option(String.class, v -> c.threads = v, "<threads>",
+                "Overrides server.threads: virtual, platform, platform:N or cached.", "--threads").build());
+        spec.addOption(CommandModels.option(Integer.class, v -> c.platformThreads = v, "<platformThreads>",
+                "Size of the platform pool when --threads platform.", "--platform-threads").build());
+        return spec;
+    }
 
     @Override
     public Integer call() throws Exception {

@@ -137,6 +137,7 @@ public final class ServedGateway implements AutoCloseable {
                 gw.listener().transport().name().toLowerCase(java.util.Locale.ROOT),
                 gw.routeIds(), adminPort == 0 ? "off" : config.admin().address() + ":" + adminPort,
                 (System.nanoTime() - t0) / 1_000_000);
+        observability.startRest();
         return new ServedGateway(config, gw, observability, adminPort, reloader, watcher);
     }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.joran.JoranConfigurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
@@ -21,9 +20,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The application log's two encoders, as the gateway jar configures them: logback.xml's text pattern (ISO-8601 time
- * with its offset, the exchange's trace and span when the MDC has them) and {@code logging.format: json}'s ECS
- * encoder (read back by Jackson and by Python's jsonschema against the schema the access log's json also meets).
+ * The application log's two encoders, as the gateway jar configures them: {@link DefaultLogging}'s text pattern
+ * (ISO-8601 time with its offset, the exchange's trace and span when the MDC has them) and {@code logging.format:
+ * json}'s ECS encoder (read back by Jackson and by Python's jsonschema against the schema the access log's json
+ * also meets).
  */
 class LogLinesTest {
     private static final Map<String, String> TRACED = Map.of("trace.id", "4bf92f3577b34da6a3ce929d0e0e4736",
@@ -33,9 +33,7 @@ class LogLinesTest {
     @Test
     void theTextLineStartsWithAnIsoTimeAndNamesTheTraceWhileAnExchangeIsHandled() throws Exception {
         LoggerContext ctx = new LoggerContext();
-        JoranConfigurator joran = new JoranConfigurator();
-        joran.setContext(ctx);
-        joran.doConfigure(LogLinesTest.class.getResource("/logback.xml"));
+        new DefaultLogging().configure(ctx);
         Encoder<ILoggingEvent> text = ((ConsoleAppender<ILoggingEvent>) ctx.getLogger(Logger.ROOT_LOGGER_NAME)
                 .getAppender("STDERR")).getEncoder();
 

@@ -2,6 +2,7 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.ClassPathGateway;
 import io.loomgate.testkit.TestOrigin;
 import java.io.IOException;
 import java.net.URI;
@@ -12,9 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,10 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
  * time is measured by bench/startup): {@code serve} of a plain-HTTP config with one route, run as a process on this
  * class path with the JVM's class-loading log, answers through its route without having loaded the platform MBean
  * server (a seventh of the start's CPU once: every platform MBean registered, the diagnostic commands' help parsed),
- * the other commands (picocli builds a model of every command it is given), Conscrypt or OpenTelemetry.
+ * the other commands (picocli builds a model of every command it is given), picocli's reflection over the annotated
+ * fields of the root and {@code serve}, Conscrypt, OpenTelemetry, or Logback's XML configurator (a fifth of the main
+ * thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR stream load only once the gateway
+ * serves.
  */
 class StartupClassesTest {
-    private static final Pattern LISTENING = Pattern.compile("listening on [^ ]+:(\\d+)");
+    /** The class-loading log's line for the task that starts the rest after the gateway serves. */
+    private static final String REST_OF_START = " io.loomgate.observe.GatewayTelemetry$RestOfStart ";
 
     @Test
     void aPlainConfigAnswersWithoutTheClassesItDoesNotNeed(@TempDir Path dir) throws Exception {
@@ -40,13 +43,9 @@ class StartupClassesTest {
                       - { id: origin, uri: "%s", predicates: [ "Path=/**" ] }
                     """.formatted(origin.uri()));
             Path classes = dir.resolve("classes.log");
-            Path out = dir.resolve("gateway.log");
-            Process gw = new ProcessBuilder(javaBinary(), "-Xlog:class+load=info:file=" + classes,
-                    "-cp", System.getProperty("java.class.path"), "io.loomgate.cli.Main",
-                    "serve", "--config", yaml.toString(), "--no-watch")
-                    .redirectErrorStream(true).redirectOutput(out.toFile()).start();
-            try {
-                int port = awaitListening(gw, out, Duration.ofSeconds(90));
+            try (ClassPathGateway gw = ClassPathGateway.serve(dir, yaml, List.of("-Xlog:class+load=info:file="
+                    + classes), Map.of())) {
+                int port = gw.awaitListening(Duration.ofSeconds(90));
                 HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + port + "/hello")).timeout(Duration.ofSeconds(30)).build(),
                         HttpResponse.BodyHandlers.ofString());
@@ -60,36 +59,50 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" io.loomgate.cli.DemoCommand "))
                         .noneMatch(l -> l.contains(" io.loomgate.cli.ValidateCommand "))
                         .noneMatch(l -> l.contains(" org.conscrypt."))
-                        .noneMatch(l -> l.contains(" io.opentelemetry."));
-            } finally {
-                gw.destroy();
-                if (!gw.waitFor(60, TimeUnit.SECONDS)) {
-                    gw.destroyForcibly();
-                }
+                        .noneMatch(l -> l.contains(" io.opentelemetry."))
+                        .as("picocli's models of the root and serve built in code: no reflection over their fields")
+                        .noneMatch(l -> l.contains(" picocli.CommandLine$Model$TypedMember "))
+                        .noneMatch(l -> l.contains(" picocli.CommandLine$AutoHelpMixin "))
+                        .as("Logback configured without its XML configurator (Joran) or an XML parser")
+                        .noneMatch(l -> l.contains(" ch.qos.logback.classic.joran."))
+                        .noneMatch(l -> l.contains(" ch.qos.logback.core.joran.GenericXMLConfigurator "))
+                        .noneMatch(l -> l.contains(" javax.xml.parsers."));
+
+                // The JVM metrics' binders and the pinned-event monitor's JFR stream start after the gateway serves,
+                // in the background: they load, but only once the task that starts them has begun.
+                List<String> all = awaitLoaded(classes, List.of(REST_OF_START, " jdk.jfr.consumer.RecordingStream ",
+                        " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "), Duration.ofSeconds(60));
+                int rest = indexOf(all, REST_OF_START);
+                assertThat(indexOf(all, " jdk.jfr.consumer.RecordingStream ")).as("JFR's stream after the rest began")
+                        .isGreaterThan(rest);
+                assertThat(indexOf(all, " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "))
+                        .as("the JVM binders after the rest began").isGreaterThan(rest);
             }
         }
     }
 
-    /** Polls the output for the "listening on host:port" line; the port, or a failure with the output so far. */
-    private static int awaitListening(Process gw, Path out, Duration timeout) throws IOException,
+    /** Polls the class-loading log until each of {@code wanted} is in it; its lines then. */
+    private static List<String> awaitLoaded(Path classes, List<String> wanted, Duration timeout) throws IOException,
             InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            String text = Files.exists(out) ? Files.readString(out) : "";
-            Matcher m = LISTENING.matcher(text);
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
+        while (true) {
+            List<String> lines = Files.readAllLines(classes);
+            if (wanted.stream().allMatch(w -> indexOf(lines, w) >= 0)) {
+                return lines;
             }
-            if (!gw.isAlive()) {
-                throw new AssertionError("the gateway exited with " + gw.exitValue() + ":\n" + text);
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not all of " + wanted + " loaded within " + timeout);
             }
-            Thread.sleep(20);
+            Thread.sleep(50);
         }
-        throw new AssertionError("no listening line within " + timeout + ":\n" + Files.readString(out));
     }
 
-    private static String javaBinary() {
-        return ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    private static int indexOf(List<String> lines, String part) {
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(part)) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

@@ -68,7 +68,7 @@ public record GatewayConfig(Path source, ServerSpec server, AdminSpec admin, Acc
         this(source, server, admin, accessLog, upstreamDefaults, routes, redis, TlsSpec.NONE, LoggingSpec.DEFAULT);
     }
 
-    /** A configuration without a {@code logging:} section (text log, levels from logback.xml). */
+    /** A configuration without a {@code logging:} section (text log, the default logging configuration's levels). */
     public GatewayConfig(Path source, ServerSpec server, AdminSpec admin, AccessLogSpec accessLog,
                          PoolSettings upstreamDefaults, List<RouteSpec> routes, RedisSettings redis, TlsSpec tls) {
         this(source, server, admin, accessLog, upstreamDefaults, routes, redis, tls, LoggingSpec.DEFAULT);

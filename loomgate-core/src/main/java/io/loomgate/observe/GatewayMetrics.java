@@ -55,8 +55,8 @@ import java.util.function.ToDoubleFunction;
  * <p>In-flight per route is +1 on routeMatched and -1 when an exchange with a route ends or fails; this relies on the
  * proxy's documented order (routeMatched precedes the end of every exchange whose route id is set).
  *
- * <p>Lifecycle: construct, bind what exists ({@link #bindJvm()}, {@link #bindUpstreams}, {@link #bindVirtualThreads}),
- * attach as listener, {@link #close()} at shutdown.
+ * <p>Lifecycle: construct, bind what exists ({@link #bindJvm()} or {@link #bindJvmByFirstScrape()},
+ * {@link #bindUpstreams}, {@link #bindVirtualThreads}), attach as listener, {@link #close()} at shutdown.
  */
 public final class GatewayMetrics implements ExchangeListener, PoolListener, ConnectionListener, AutoCloseable {
     static final int RECENT_ERRORS = 50;
@@ -70,10 +70,16 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     private final Counter clientOpened;
     private final Counter clientRejected;
     private final BoundedRing<RecentError> recentErrors = new BoundedRing<>(RECENT_ERRORS);
-    private final CarrierPool carriers = new CarrierPool();
+    /** Made when first read (the JVM binders, the dashboard): it takes the platform MXBean machinery up. */
+    private volatile CarrierPool carriers;
     private final RateLimitMeters rateLimits;
     private final CacheMeters caches;
-    private volatile JvmGcMetrics gcMetrics;
+    /** Guards the JVM binders: bound at most once, by whichever comes first (see {@link #bindJvmByFirstScrape}). */
+    private final ReentrantLock jvmLock = new ReentrantLock();
+    private JvmGcMetrics gcMetrics; // guarded by jvmLock
+    private boolean jvmBound; // guarded by jvmLock; also set by close(), so nothing binds to a closed registry
+    /** Set by {@link #bindJvmByFirstScrape}: a scrape binds the JVM metrics if nothing has yet. */
+    private volatile boolean jvmWanted;
     private volatile PinnedEventMonitor threadMonitor;
     /** The upstreams served now, for the per-endpoint meters; null before {@link #bindUpstreams}. */
     private volatile Supplier<Upstreams> upstreamSource;
@@ -110,8 +116,34 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         return registry;
     }
 
-    /** Registers the JVM and process metrics (memory, GC, threads, classes, CPU, uptime, file descriptors). */
+    /**
+     * Registers the JVM and process metrics (memory, GC, threads, classes, CPU, uptime, file descriptors) and the
+     * carrier pool's gauges; once: later calls, and calls after {@link #close()}, do nothing.
+     */
     public GatewayMetrics bindJvm() {
+        jvmLock.lock();
+        try {
+            if (!jvmBound) {
+                bindJvmNow();
+                jvmBound = true;
+            }
+        } finally {
+            jvmLock.unlock();
+        }
+        return this;
+    }
+
+    /**
+     * The JVM metrics at the latest when {@code /metrics} is first scraped, so a gateway may bind them after it has
+     * started serving ({@link #bindJvm()}, from the background) without a scrape ever missing them: the binders
+     * (MXBeans, a GC notification listener) are a few percent of the CPU a start spends before its first answer.
+     */
+    public GatewayMetrics bindJvmByFirstScrape() {
+        jvmWanted = true;
+        return this;
+    }
+
+    private void bindJvmNow() {
         new JvmMemoryMetrics().bindTo(registry);
         JvmGcMetrics gc = new JvmGcMetrics();
         gc.bindTo(registry);
@@ -130,7 +162,6 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
                 CarrierPool::mounted);
         carrierGauge("loomgate.virtual.threads.queued",
                 "Virtual threads ready and waiting for a carrier (NaN before JDK 24)", CarrierPool::queued);
-        return this;
     }
 
     /** Registers pool gauges per upstream: {@code loomgate_upstream_connections{upstream,state=idle|in_use}}. */
@@ -281,6 +312,9 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
      * @return the content type and the body
      */
     Scrape scrape(String accept) {
+        if (jvmWanted) {
+            bindJvm();
+        }
         syncEndpointMeters();
         String type = accept != null && accept.contains("application/openmetrics-text")
                 ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -416,7 +450,12 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     }
 
     CarrierPool carriers() {
-        return carriers;
+        CarrierPool c = carriers;
+        if (c == null) { // two threads may both make one: each reads the same bean
+            c = new CarrierPool();
+            carriers = c;
+        }
+        return c;
     }
 
     /** The thread monitor bound with {@link #bindVirtualThreads}, or null. */
@@ -448,9 +487,14 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
 
     @Override
     public void close() {
-        JvmGcMetrics gc = gcMetrics;
-        if (gc != null) {
-            gc.close();
+        jvmLock.lock();
+        try {
+            jvmBound = true;
+            if (gcMetrics != null) {
+                gcMetrics.close();
+            }
+        } finally {
+            jvmLock.unlock();
         }
         registry.close();
     }
@@ -483,6 +527,6 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     }
 
     private void carrierGauge(String name, String description, ToDoubleFunction<CarrierPool> value) {
-        Gauge.builder(name, carriers, value).description(description).register(registry);
+        Gauge.builder(name, carriers(), value).description(description).register(registry);
     }
 }

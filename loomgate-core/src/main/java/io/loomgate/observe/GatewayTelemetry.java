@@ -24,10 +24,11 @@ import org.slf4j.LoggerFactory;
  * The observe package assembled for one gateway, so the composition root only passes values through: the metrics,
  * the access log and the pinned-event monitor, the listeners to hand to the core, and the admin listener.
  *
- * <p>Lifecycle: {@link #start} (monitor running, access-log writer running) → give {@link #exchangeListener()},
+ * <p>Lifecycle: {@link #start} (access-log writer running) → give {@link #exchangeListener()},
  * {@link #poolListener()} and {@link #connectionListener()} to the proxy, the pools and the client listener →
- * {@link #startAdmin} once the routes and upstreams exist → {@link #close()} after the gateway has drained (so the
- * last access-log lines are written).
+ * {@link #startAdmin} once the routes and upstreams exist → {@link #startRest} once the gateway serves (JVM metrics,
+ * the monitor's JFR stream) → {@link #close()} after the gateway has drained (so the last access-log lines are
+ * written).
  *
  * <p>The admin listener runs on cached <em>platform</em> threads: its few connections then never show up in the
  * virtual-thread counts or pinned events it reports, whichever thread model the gateway itself uses.
@@ -65,6 +66,8 @@ public final class GatewayTelemetry implements AutoCloseable {
     private static final int ADMIN_MAX_CONNECTIONS = 64;
     /** Idle and per-read limit of admin connections. */
     private static final Duration ADMIN_TIMEOUT = Duration.ofSeconds(30);
+    /** How long after the gateway serves {@link #startRest} starts what its first requests do not need. */
+    static final Duration REST_AFTER = Duration.ofSeconds(1);
 
     private final GatewayMetrics metrics;
     private final AccessLog accessLog;
@@ -72,6 +75,7 @@ public final class GatewayTelemetry implements AutoCloseable {
     /** The OpenTelemetry tracer, or null without tracing. */
     private final TracingSupport.Tracer tracer;
     private volatile Listener admin;
+    private volatile boolean closed;
 
     private GatewayTelemetry(GatewayMetrics metrics, AccessLog accessLog, PinnedEventMonitor monitor,
                              TracingSupport.Tracer tracer) {
@@ -82,14 +86,17 @@ public final class GatewayTelemetry implements AutoCloseable {
     }
 
     /**
-     * Starts the metrics (with JVM and process binders), the JFR monitor, the access log and the tracer, as
-     * configured. Tracing without its module is an {@link IllegalStateException} ({@link #tracingUnavailable()}).
+     * Starts what the first request needs: the metrics, the access log and the tracer, as configured, and the
+     * pinned-event monitor's meters. The rest, the JVM metrics' binders and the monitor's JFR stream, waits for
+     * {@link #startRest}: a tenth of a start's CPU before its first answer, run beside it. (A scrape before then binds
+     * the JVM metrics itself, so none is ever without them.) Tracing without its module is an
+     * {@link IllegalStateException} ({@link #tracingUnavailable()}).
      */
-    public static GatewayTelemetry start(Settings settings) throws InterruptedException {
-        GatewayMetrics metrics = new GatewayMetrics().bindJvm();
+    public static GatewayTelemetry start(Settings settings) {
+        GatewayMetrics metrics = new GatewayMetrics().bindJvmByFirstScrape();
         PinnedEventMonitor monitor = null;
         if (settings.pinnedThreshold() != null) {
-            monitor = startMonitor(settings.pinnedThreshold());
+            monitor = monitor(settings.pinnedThreshold());
             if (monitor != null) {
                 metrics.bindVirtualThreads(monitor);
             }
@@ -104,11 +111,49 @@ public final class GatewayTelemetry implements AutoCloseable {
         return new GatewayTelemetry(metrics, accessLog, monitor, tracer);
     }
 
+    /**
+     * Starts the rest once the gateway serves, on a virtual thread, {@link #REST_AFTER} later: the JVM metrics'
+     * binders and the pinned-event monitor's JFR stream (which opens on a thread of its own: JFR takes about a second
+     * to come up). Waiting keeps them off the CPU while the first requests are answered (on two cores the JIT's
+     * threads already take one); pinned events before the stream is up are not seen. Nothing starts once this
+     * telemetry is closed. Not one of the gateway's counted virtual threads: it serves no connection.
+     */
+    public void startRest() {
+        Thread.ofVirtual().name("loomgate-start-rest").start(new RestOfStart(this));
+    }
+
+    /**
+     * The task of {@link #startRest}; a class of its own rather than a lambda so the JVM's class-loading log shows
+     * when it begins ({@code StartupClassesTest} checks that the JVM binders and JFR load after it).
+     */
+    private record RestOfStart(GatewayTelemetry telemetry) implements Runnable {
+        @Override
+        public void run() {
+            try {
+                Thread.sleep(REST_AFTER);
+            } catch (InterruptedException e) {
+                return;
+            }
+            telemetry.startRestNow();
+        }
+    }
+
+    /** The rest, now, on the calling thread (the stream still on its own); see {@link #startRest}. */
+    void startRestNow() {
+        if (closed) {
+            return;
+        }
+        metrics.bindJvm();
+        if (monitor != null) {
+            monitor.startInBackground(); // a stream that cannot open is logged there
+        }
+    }
+
     /** The JFR monitor, or null with a warning when this runtime has no JFR (a jlink image without jdk.jfr). */
-    private static PinnedEventMonitor startMonitor(Duration threshold) throws InterruptedException {
+    private static PinnedEventMonitor monitor(Duration threshold) {
         try {
-            return new PinnedEventMonitor(threshold, PinnedEventMonitor.DEFAULT_CAPACITY).startInBackground();
-        } catch (IllegalStateException | LinkageError e) {
+            return new PinnedEventMonitor(threshold, PinnedEventMonitor.DEFAULT_CAPACITY);
+        } catch (LinkageError e) {
             LOG.warn("pinned-event monitor not started, so no pinned events and no virtual-thread count: {}",
                     e.toString());
             return null;
@@ -194,6 +239,7 @@ public final class GatewayTelemetry implements AutoCloseable {
     /** Closes the admin listener, writes out the access log and the queued spans, stops the monitor and the metrics. */
     @Override
     public void close() {
+        closed = true;
         Listener a = admin;
         if (a != null) {
             a.close();

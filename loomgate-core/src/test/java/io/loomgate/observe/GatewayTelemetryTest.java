@@ -29,6 +29,37 @@ class GatewayTelemetryTest {
     }
 
     @Test
+    void theJvmMetricsWaitForTheRestOfTheStartOrTheFirstScrape() throws Exception {
+        GatewayTelemetry telemetry = GatewayTelemetry.start(new GatewayTelemetry.Settings(null, 1, null));
+        try {
+            assertThat(telemetry.metrics().registry().find("jvm.memory.used").meters()).as("at start").isEmpty();
+            telemetry.startRestNow();
+            assertThat(telemetry.metrics().registry().find("jvm.memory.used").meters()).isNotEmpty();
+            int meters = telemetry.metrics().registry().getMeters().size();
+            telemetry.startRestNow();
+            assertThat(telemetry.metrics().registry().getMeters()).as("bound once").hasSize(meters);
+        } finally {
+            telemetry.close();
+        }
+        GatewayTelemetry scraped = GatewayTelemetry.start(new GatewayTelemetry.Settings(null, 1, null));
+        try {
+            assertThat(new PrometheusText(scraped.metrics().scrape(null).body()).has("jvm_memory_used_bytes"))
+                    .as("a scrape before the rest of the start").isTrue();
+        } finally {
+            scraped.close();
+        }
+    }
+
+    @Test
+    void nothingStartsOnceClosed() {
+        GatewayTelemetry telemetry = GatewayTelemetry.start(new GatewayTelemetry.Settings(null, 1,
+                Duration.ofMillis(20)));
+        telemetry.close();
+        telemetry.startRestNow();
+        assertThat(telemetry.metrics().registry().find("jvm.memory.used").meters()).isEmpty();
+    }
+
+    @Test
     void withoutAccessLogOrMonitorOnlyTheMetricsListen() throws Exception {
         GatewayTelemetry telemetry = GatewayTelemetry.start(new GatewayTelemetry.Settings(null, 1, null));
         try {

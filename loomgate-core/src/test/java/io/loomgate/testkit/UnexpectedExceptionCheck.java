@@ -107,7 +107,7 @@ public final class UnexpectedExceptionCheck implements BeforeAllCallback, AfterE
     }
 
     /**
-     * An event of {@value Unexpected#NAME} in a gateway's output, as logback.xml's text pattern writes it
+     * An event of {@value Unexpected#NAME} in a gateway's output, as the default log's text pattern writes it
      * ({@code 2026-11-29T12:00:00.000+00:00 ERROR [thread] unexpected - message}, with {@code trace.id=... span.id=...}
      * after the logger while an exchange is handled) or as {@code logging.format: json}'s ECS encoder does.
      */
