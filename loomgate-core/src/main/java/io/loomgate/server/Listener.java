@@ -73,6 +73,7 @@ public final class Listener implements AutoCloseable {
     /** Where idle plain connections park; null on epoll, and before start. */
     private IdleConnections idleConnections;
     private Duration idleHandoff = IDLE_HANDOFF;
+    private int newConnectionHandoffs = IdleConnections.NEW_CONNECTION_HANDOFFS;
     private final Consumer<ClientConnection> connectionEnded = this::connectionEnded;
     private boolean memoryGated = true;
     /** Asked for before start; what runs once started (AUTO resolved). */
@@ -111,6 +112,15 @@ public final class Listener implements AutoCloseable {
     /** Another hand-off delay than {@link #IDLE_HANDOFF}, before {@link #start()} (tests: park sooner). */
     Listener idleHandoff(Duration delay) {
         this.idleHandoff = delay;
+        return this;
+    }
+
+    /**
+     * Another number of new connections that may wait for the hand-off on their own thread at once than
+     * {@link IdleConnections#NEW_CONNECTION_HANDOFFS}, before {@link #start()} (tests).
+     */
+    Listener newConnectionHandoffs(int n) {
+        this.newConnectionHandoffs = n;
         return this;
     }
 
@@ -186,7 +196,8 @@ public final class Listener implements AutoCloseable {
         ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
         // On epoll no socket is a channel, so none could park in the idle selector: none is opened.
         idleConnections = transport == Transport.EPOLL ? null
-                : IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock());
+                : IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock(),
+                        newConnectionHandoffs);
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
             long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());
