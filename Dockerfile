@@ -66,8 +66,6 @@ EXPOSE 8080 9977
 # JFR's buffers, malloc's arenas and the carriers, so a 256 MiB container gets a 128 MiB heap and stays under its
 # limit (at 60% it was OOM-killed at 10,000 connections, twice). The heap starts at 16 MiB and grows with the live set (a
 # young generation sized from a large start heap is all touched within seconds of traffic: 60-70 MB more RSS idle).
-# The young generation at most 12 MiB, as the launcher: Serial sizes it at a third of the heap after each full
-# collection, so a heap grown by a burst of new connections grew it too, and the next requests touched its new pages.
 # The C heap trimmed every 5 s (the JIT's arenas, freed to malloc after a compilation burst, otherwise stay resident).
 # Serial GC and compact object headers (JDK 25, JEP 519), as the launcher; caps on the code cache and metaspace well
 # above their use (13 and 3 MB), and JFR (the pinned-thread monitor) in 2 MB of buffers instead of about 15: the
@@ -76,7 +74,7 @@ EXPOSE 8080 9977
 # starts without it, and instead of its own five lines of warnings and errors (-Xlog:aot=off) the gateway logs one
 # line saying so (-Dloomgate.aot-cache names the file for that line). An OutOfMemoryError ends the process so the
 # orchestrator restarts it rather than leaving a half-working gateway serving.
-ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms16m", "-XX:MaxNewSize=12m", \
+ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms16m", \
             "-XX:+UseSerialGC", "-XX:+UseCompactObjectHeaders", \
             "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-XX:FlightRecorderOptions=memorysize=2m", \
             "-XX:TrimNativeHeapInterval=5000", \
