@@ -106,7 +106,7 @@ w3_phase() { # w3_phase PID
     during=$(snapshot "$pid" w3-held | cut -d' ' -f1)
     if [[ -n ${W3_LABEL:-} ]]; then # the w3 mode: the heap's shape and the collections so far, while held
         heap_state "$pid" "$W3_LABEL.w3-held"
-        grep -c 'Pause' "$OUT/$W3_LABEL.gc.log" >"$OUT/$W3_LABEL.gcs-held" 2>/dev/null || true
+        grep -c 'Pause' "$OUT/$W3_LABEL.gc.txt" >"$OUT/$W3_LABEL.gcs-held" 2>/dev/null || true
     fi
     wait "$h" || true
     local opened
@@ -170,7 +170,7 @@ w3_only() { # w3_only PID LABEL
     sleep 2
     heap_state "$pid" "$label.w3-before"
     local gcs0 w3
-    gcs0=$(grep -c 'Pause' "$OUT/$label.gc.log" 2>/dev/null || true)
+    gcs0=$(grep -c 'Pause' "$OUT/$label.gc.txt" 2>/dev/null || true)
     w3=$(W3_SETTLE=2 W3_LABEL=$label w3_phase "$pid"); mv "$OUT/w3-held.txt" "$OUT/$label.w3-held.txt"
     mv "$OUT/w3.holdconns.txt" "$OUT/$label.w3.holdconns.txt"
     local gcs1
@@ -247,7 +247,7 @@ case $MODE in
             for v in ${VARIANTS:-default}; do
                 f=""; [[ $v != default ]] && f=${v//,/ }
                 label=$(tr -c 'A-Za-z0-9=+\n-' _ <<<"$v").r$r
-                start_launcher "$f -Xlog:gc:file=$OUT/$label.gc.log" "$label"
+                start_launcher "$f -Xlog:gc:file=$OUT/$label.gc.txt" "$label"
                 w3_only "$gateway_pid" "$label"
                 stop_gateway
             done
