@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * delay before it parks, holding the stack chunk of its deepest park (the wait for the origin) meanwhile. At W3's
  * rate (10,000 connections opened 200 at a time) that was thousands of threads at once, which the burst's young
  * collections promoted into pages of the old generation that stay resident: 69-72 MiB promoted during W3, 21-33 MiB
- * with the permits (W3 by RSS 7.3-8.9 KB per connection before, 0.9-2.9 KB after; docs/performance.md). So
+ * with the permits (W3 by RSS 7.3-8.9 KB per connection before, 0.9-3.6 KB after; docs/performance.md). So
  * only {@link #NEW_CONNECTION_HANDOFFS} new connections wait so at once ({@link #startHandoff}); the others park at
  * once (a client that sends its next request soon is resumed at once, one park and one resumption more).
  *
