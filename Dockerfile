@@ -66,6 +66,7 @@ EXPOSE 8080 9977
 # JFR's buffers, malloc's arenas and the carriers, so a 256 MiB container gets a 128 MiB heap and stays under its
 # limit (at 60% it was OOM-killed at 10,000 connections, twice). The heap starts at 16 MiB and grows with the live set (a
 # young generation sized from a large start heap is all touched within seconds of traffic: 60-70 MB more RSS idle).
+# The C heap trimmed every 5 s (the JIT's arenas, freed to malloc after a compilation burst, otherwise stay resident).
 # Serial GC and compact object headers (JDK 25, JEP 519), as the launcher; caps on the code cache and metaspace well
 # above their use (13 and 3 MB), and JFR (the pinned-thread monitor) in 2 MB of buffers instead of about 15: the
 # reasons and the measurements are in docs/performance.md ("Memory"). The AOT cache made above, with the same flags
@@ -76,6 +77,7 @@ EXPOSE 8080 9977
 ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms16m", \
             "-XX:+UseSerialGC", "-XX:+UseCompactObjectHeaders", \
             "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-XX:FlightRecorderOptions=memorysize=2m", \
+            "-XX:TrimNativeHeapInterval=5000", \
             "-XX:AOTCache=/opt/loomgate/loomgate.aot", "-Xlog:aot=off", \
             "-Dloomgate.aot-cache=/opt/loomgate/loomgate.aot", \
             "-XX:+ExitOnOutOfMemoryError", "-jar", "/opt/loomgate/loomgate.jar"]

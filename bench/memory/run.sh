@@ -9,6 +9,11 @@
 #   bench/memory/run.sh gc          # ROUNDS x GCS interleaved (serial g1 parallel), no NMT: RSS, CPU us/request;
 #                                   # a GCS item may also be JVM options, comma-separated: GCS="serial -Xms32m,-XX:+UseSerialGC"
 #   bench/memory/run.sh container   # the image (IMAGE=localhost/loomgate:0.1.0) under podman run --memory 256m
+#   bench/memory/run.sh w3          # W3 alone as the harness measures it (warm-up to a plateau, wrk -c50 3 s, RSS
+#                                   # before and 2 s after holdconns is READY), ROUNDS x VARIANTS interleaved; a
+#                                   # VARIANTS item is JVM options, comma-separated, or "default" (the launcher's
+#                                   # own); each run keeps its GC log, GC.heap_info and smaps_rollup before and
+#                                   # while held
 # Options (environment): ROUNDS=2 GCS="serial g1 parallel" WARM_S=30 W1_CONNS=10000 W2_CONNS=256 W3_CONNS=10000
 #   INFLIGHT=10000 (requests held in flight at once; 0: none) DURATION=10 LOOMGATE_JAVA_OPTS (added to every gateway
 #   of nmt and gc) MEMORY=256m (container) NMT=1 (container:
@@ -88,7 +93,8 @@ wrk_phase() { # wrk_phase PID NAME CONNS PATH
         'BEGIN { printf "%.0f %s %.1f %s\n", r / (e - s), err, (r > 0 ? (b - a) / hz * 1e6 / r : 0), hwm }'
 }
 
-# W3: hold W3_CONNS idle keep-alive connections; "kb_per_conn rss_before rss_during" and NMT while held.
+# W3: hold W3_CONNS idle keep-alive connections; "kb_per_conn rss_before rss_during" and NMT while held
+# (W3_SETTLE seconds after holdconns is READY: 3 here, 2 in the harness and in the w3 mode).
 w3_phase() { # w3_phase PID
     local pid=$1 out=$OUT/w3.holdconns.txt before during h
     before=$(kb "$pid" VmRSS)
@@ -96,8 +102,12 @@ w3_phase() { # w3_phase PID
     h=$!
     local deadline=$((SECONDS + 90))
     until grep -q '^READY' "$out" || ((SECONDS > deadline)) || ! kill -0 "$h" 2>/dev/null; do sleep 0.2; done
-    sleep 3
+    sleep "${W3_SETTLE:-3}"
     during=$(snapshot "$pid" w3-held | cut -d' ' -f1)
+    if [[ -n ${W3_LABEL:-} ]]; then # the w3 mode: the heap's shape and the collections so far, while held
+        heap_state "$pid" "$W3_LABEL.w3-held"
+        grep -c 'Pause' "$OUT/$W3_LABEL.gc.txt" >"$OUT/$W3_LABEL.gcs-held" 2>/dev/null || true
+    fi
     wait "$h" || true
     local opened
     opened=$(sed -n 's/.* opened=\([0-9]*\).*/\1/p' <(grep '^RESULT' "$out"))
@@ -138,6 +148,38 @@ phases() { # phases PID LABEL
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$start" "$idle" "$w3" "$w2" "$w1" "$held" "$after" \
         "$(cut -d' ' -f1-3 /proc/loadavg)" | tr ' ' '\t' | tee -a "$OUT/summary.tsv"
     log "$label: start RSS ${start% *} kB; idle ${idle% *} kB; W3 ${w3%% *} kB/conn; W2 (rps err us/req peak) $w2; W1 $w1; $INFLIGHT in flight: RSS ${held% *} kB"
+}
+
+# The heap's shape and the process's memory by kind, into $OUT/NAME.heap.txt.
+heap_state() { # heap_state PID NAME
+    { "$JDK/bin/jcmd" "$1" GC.heap_info 2>&1 | sed 1d; echo; cat "/proc/$1/smaps_rollup"; } >"$OUT/$2.heap.txt" 2>&1
+}
+
+# W3 as the harness runs it on a fresh gateway: its warm-up (/hello at 256 connections in 5 s rounds until
+# requests/s stops rising by more than 5%, at most WARM_MAX s), wrk -c50 for 3 s, 2 s of quiet, RSS before, holdconns,
+# RSS 2 s after READY. Also the heap's shape before and while held and, after, the GC log's collections in the window.
+w3_only() { # w3_only PID LABEL
+    local pid=$1 label=$2 best=0 r n=0 t0=$SECONDS curve=""
+    while ((SECONDS - t0 < ${WARM_MAX:-60})); do
+        r=$($LOAD wrk -t1 -c256 -d5s "http://$HOST:$PORT/hello" 2>&1 | awk '/^Requests\/sec/ { printf "%.0f", $2 }')
+        r=${r:-0}; curve+=" $r"; n=$((n + 1))
+        ((n >= 2 && r * 100 <= best * 105)) && break
+        ((r > best)) && best=$r
+    done
+    $LOAD wrk -t1 -c50 -d3s "http://$HOST:$PORT/hello" >/dev/null 2>&1 || true
+    sleep 2
+    heap_state "$pid" "$label.w3-before"
+    local gcs0 w3
+    gcs0=$(grep -c 'Pause' "$OUT/$label.gc.txt" 2>/dev/null || true)
+    w3=$(W3_SETTLE=2 W3_LABEL=$label w3_phase "$pid"); mv "$OUT/w3-held.txt" "$OUT/$label.w3-held.txt"
+    mv "$OUT/w3.holdconns.txt" "$OUT/$label.w3.holdconns.txt"
+    local gcs1
+    gcs1=$(cat "$OUT/$label.gcs-held" 2>/dev/null || echo "$gcs0")
+    # label kb_per_conn rss_before rss_during opened collections_in_window warm_up_s load
+    printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$w3" "$((gcs1 - gcs0))" "$((SECONDS - t0))" \
+        "$(cut -d' ' -f1-3 /proc/loadavg)" | tr ' ' '\t' | tee -a "$OUT/summary.tsv"
+    log "$label: warm-up rps per 5 s:$curve; W3 (kB/conn before during opened) $w3;" \
+        "collections during W3 $((gcs1 - gcs0))"
 }
 
 config() { # the bench's gateway config on PORT, admin off the client port
@@ -197,6 +239,16 @@ case $MODE in
                 label=$(tr -c 'A-Za-z0-9=+\n-' _ <<<"$gc").r$r
                 start_launcher "$f" "$label"
                 phases "$gateway_pid" "$label"
+                stop_gateway
+            done
+        done ;;
+    w3)
+        for ((r = 1; r <= ROUNDS; r++)); do
+            for v in ${VARIANTS:-default}; do
+                f=""; [[ $v != default ]] && f=${v//,/ }
+                label=$(tr -c 'A-Za-z0-9=+\n-' _ <<<"$v").r$r
+                start_launcher "$f -Xlog:gc:file=$OUT/$label.gc.txt" "$label"
+                w3_only "$gateway_pid" "$label"
                 stop_gateway
             done
         done ;;

@@ -42,7 +42,7 @@ class JvmDefaultsDocumentedTest {
         while (m.find()) {
             options.addAll(options(m.group(1)));
         }
-        assertThat(options).contains("-Xmx192m", "-XX:+UseSerialGC");
+        assertThat(options).contains("-Xmx176m", "-XX:+UseSerialGC");
         assertThat(undocumented(root, options, "docs/deployment.md")).as("launcher options not in docs/deployment.md")
                 .isEmpty();
     }

@@ -157,7 +157,8 @@ final class Http1ServerConnection {
      * The idle wait of a connection that may park. Returns true (a request is coming), false (the client closed or
      * the idle timeout passed) or null (parked: this thread is done). A busy connection (see {@link ParkState}) waits
      * untimed, holding a read buffer; every other wait (after a connection's first request, after a pause longer
-     * than the hand-off delay, after a resumption) blocks for the hand-off delay, then parks.
+     * than the hand-off delay, after a resumption) blocks for the hand-off delay, then parks; a new connection's
+     * wait after its first request parks at once when many other new connections wait so already (see ParkState).
      */
     private Boolean awaitOrPark() throws IOException {
         long start = clock.nanoTime();
@@ -166,18 +167,21 @@ final class Http1ServerConnection {
             parking.waitedUntimed(clock.nanoTime() - start);
             return next;
         }
-        // SO_TIMEOUT, not the watchdog: a watchdog's expiry cuts the input for good, this wait must end softly.
-        socketIn.setReadTimeout(Duration.ZERO);
-        parking.boundReads((int) Math.max(1, parking.handOffNanos() / 1_000_000));
-        try {
-            boolean next = in.awaitData();
-            // The wait before a connection's first request says nothing about how it is used.
-            parking.waitedTimed(requests > 0, clock.nanoTime() - start);
-            return next;
-        } catch (SocketTimeoutException e) {
-            // quiet for the hand-off delay: park
-        } finally {
-            parking.boundReads(0);
+        if (parking.mayHandOff(requests == 1)) {
+            try {
+                // SO_TIMEOUT, not the watchdog: a watchdog's expiry cuts the input for good, this wait must end softly.
+                socketIn.setReadTimeout(Duration.ZERO);
+                parking.boundReads((int) Math.max(1, parking.handOffNanos() / 1_000_000));
+                boolean next = in.awaitData();
+                // The wait before a connection's first request says nothing about how it is used.
+                parking.waitedTimed(requests > 0, clock.nanoTime() - start);
+                return next;
+            } catch (SocketTimeoutException e) {
+                // quiet for the hand-off delay: park
+            } finally {
+                parking.handoffEnded(); // first: the permit comes back whatever the socket does next
+                parking.boundReads(0);
+            }
         }
         // No thread, no streams, no deadlines while parked: the next run makes them anew.
         in = null;

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +29,14 @@ import org.slf4j.LoggerFactory;
  * <p>Why: a parked virtual thread keeps the stack chunk of its deepest park (about 5 KB here, measured with
  * {@code GC.class_histogram}), three quarters of an idle connection's memory. A selector key costs about 100 B.
  *
+ * <p>A storm of new connections: each new connection, after its first request, waits on its thread for the hand-off
+ * delay before it parks, holding the stack chunk of its deepest park (the wait for the origin) meanwhile. At W3's
+ * rate (10,000 connections opened 200 at a time) that was thousands of threads at once, which the burst's young
+ * collections promoted into pages of the old generation that stay resident: 69-72 MiB promoted during W3, 21-33 MiB
+ * with the permits (W3 by RSS 7.3-8.9 KB per connection before, 0.9-3.6 KB after; docs/performance.md). So
+ * only {@link #NEW_CONNECTION_HANDOFFS} new connections wait so at once ({@link #startHandoff}); the others park at
+ * once (a client that sends its next request soon is resumed at once, one park and one resumption more).
+ *
  * <p>While parked the poller owns the connection: its idle deadline (closed when it passes, swept every
  * {@link #SWEEP_NANOS}), drain ({@link #evict}) and the listener's end ({@link #close}) all close it here and
  * {@linkplain ParkState#end() end} it exactly once. Every change of the selector's keys happens on the
@@ -37,6 +46,8 @@ final class IdleConnections implements IdlePoller {
     private static final Logger log = LoggerFactory.getLogger(IdleConnections.class);
     /** How often parked connections' idle deadlines are looked at: idle timeouts are kept within this. */
     static final long SWEEP_NANOS = 50_000_000L;
+    /** How many new connections may wait for the hand-off delay on their own thread at once (see the class). */
+    static final int NEW_CONNECTION_HANDOFFS = 128;
 
     private final Selector selector;
     private final Executor executor;
@@ -44,6 +55,8 @@ final class IdleConnections implements IdlePoller {
     /** The clock of idle deadlines: the listener's read watchdog's, so tests can drive both alike. */
     private final NanoClock clock;
     private final ReentrantLock queueLock = new ReentrantLock();
+    /** Permits for new connections' hand-off waits on their own thread (see the class). */
+    private final Semaphore newConnectionHandoffs;
     private final ArrayDeque<ParkState> arriving = new ArrayDeque<>();
     private final ArrayDeque<ParkState> evicted = new ArrayDeque<>();
     private final ArrayDeque<ParkState> evictedHard = new ArrayDeque<>();
@@ -54,21 +67,39 @@ final class IdleConnections implements IdlePoller {
     private volatile long parks;
 
     private IdleConnections(Selector selector, Executor executor, ConnectionListener events, NanoClock clock,
-                            String name) {
+                            String name, int newConnectionHandoffs) {
         this.selector = selector;
         this.executor = executor;
         this.events = events;
         this.clock = clock;
+        this.newConnectionHandoffs = new Semaphore(newConnectionHandoffs);
         this.thread = ConnectionExecutors.startDaemon(name, this::loop);
     }
 
     /**
      * Opens the selector and starts its thread; resumed connections run on {@code executor}; idle deadlines are
-     * instants of {@code clock}.
+     * instants of {@code clock}; at most {@code newConnectionHandoffs} new connections wait for the hand-off delay
+     * on their own thread at once.
      */
-    static IdleConnections start(String name, Executor executor, ConnectionListener events, NanoClock clock)
-            throws IOException {
-        return new IdleConnections(Selector.open(), executor, events, clock, name);
+    static IdleConnections start(String name, Executor executor, ConnectionListener events, NanoClock clock,
+                                 int newConnectionHandoffs) throws IOException {
+        return new IdleConnections(Selector.open(), executor, events, clock, name, newConnectionHandoffs);
+    }
+
+    /**
+     * A new connection asks to wait for the hand-off delay on its own thread after its first request: false when
+     * {@link #NEW_CONNECTION_HANDOFFS} (or the listener's number) already do, and then it parks at once. A true
+     * answer is followed by one {@link #endHandoff()}.
+     */
+    @Override
+    public boolean startHandoff() {
+        return newConnectionHandoffs.tryAcquire();
+    }
+
+    /** A new connection's hand-off wait ended (bytes came, it parks, or it failed). */
+    @Override
+    public void endHandoff() {
+        newConnectionHandoffs.release();
     }
 
     /** A socket accepted as a channel (the listener's sockets on the JDK transport). */

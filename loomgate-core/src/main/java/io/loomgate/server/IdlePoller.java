@@ -33,6 +33,19 @@ interface IdlePoller extends AutoCloseable {
      */
     void sendWhileParked(Socket raw, byte[] bytes) throws IOException;
 
+    /**
+     * A new connection asks to wait for the hand-off delay on its own thread after its first request; false: it parks
+     * at once. A true answer is followed by one {@link #endHandoff()}. The selector's poller grants a few at once
+     * ({@link IdleConnections#startHandoff}); a poller that does not bound them grants every one.
+     */
+    default boolean startHandoff() {
+        return true;
+    }
+
+    /** A new connection's hand-off wait that {@link #startHandoff()} granted ended. */
+    default void endHandoff() {
+    }
+
     /** Connections parked now. */
     int parked();
 

@@ -75,6 +75,7 @@ public final class Listener implements AutoCloseable {
     /** Where idle connections park; null for TLS on epoll, and before start. */
     private IdlePoller idleConnections;
     private Duration idleHandoff = IDLE_HANDOFF;
+    private int newConnectionHandoffs = IdleConnections.NEW_CONNECTION_HANDOFFS;
     private final Consumer<ClientConnection> connectionEnded = this::connectionEnded;
     private boolean memoryGated = true;
     /** Asked for before start; what runs once started (AUTO resolved). */
@@ -113,6 +114,15 @@ public final class Listener implements AutoCloseable {
     /** Another hand-off delay than {@link #IDLE_HANDOFF}, before {@link #start()} (tests: park sooner). */
     Listener idleHandoff(Duration delay) {
         this.idleHandoff = delay;
+        return this;
+    }
+
+    /**
+     * Another number of new connections that may wait for the hand-off on their own thread at once than
+     * {@link IdleConnections#NEW_CONNECTION_HANDOFFS}, before {@link #start()} (tests).
+     */
+    Listener newConnectionHandoffs(int n) {
+        this.newConnectionHandoffs = n;
         return this;
     }
 
@@ -190,7 +200,8 @@ public final class Listener implements AutoCloseable {
         // there. A TLS connection on epoll keeps its thread: JSSE's socket layered over it holds the TLS state and
         // its buffers, which only the engine loop over a channel (the JDK transport's) can hand to a poller.
         idleConnections = transport != Transport.EPOLL
-                ? IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock())
+                ? IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock(),
+                        newConnectionHandoffs)
                 : tls == null ? EpollIdleConnections.start("idle-connections-" + port(), EpollSupport.get(), executor,
                         events, reads.clock())
                 : null;

@@ -30,7 +30,9 @@ import java.time.Duration;
  * parked and is not learned from, nor (the caller says) the waits of a connection's first request or stream. The
  * price: a connection that falls silent right after a quick exchange keeps its thread until its next request or its
  * idle timeout. (A shorter "busy" mark, a few milliseconds, was tried: on a loaded core the time between a response
- * and the next request's bytes stretches past it and the timers came back.)
+ * and the next request's bytes stretches past it and the timers came back.) A new connection's wait after its first
+ * request blocks on its thread only while the poller grants it one of its few hand-off permits
+ * ({@link IdleConnections#startHandoff}); without one the connection parks at once.
  */
 final class ParkState implements Http2Connection.Parking {
     /** A thread of its own runs the connection (also before the first park, and when ended). */
@@ -73,6 +75,8 @@ final class ParkState implements Http2Connection.Parking {
     private boolean busy;
     /** Whether the connection was resumed after a park and has not waited since. Connection's thread. */
     private boolean afterPark;
+    /** Whether the connection holds one of the poller's hand-off permits now. Connection's thread. */
+    private boolean handingOff;
 
     /** @param handoff how long an idle wait blocks on the thread before the connection parks */
     ParkState(ClientConnection connection, Socket raw, IdlePoller poller, NanoClock clock, Duration handoff) {
@@ -103,6 +107,28 @@ final class ParkState implements Http2Connection.Parking {
     @Override
     public void waitedUntimed(long nanos) {
         busy = nanos < handoffNanos;
+    }
+
+    /**
+     * Whether this timed wait may block on the thread for the hand-off delay (false: park at once); {@code
+     * firstRequestServed}: the wait follows the connection's first request. Such a wait of a new connection needs one
+     * of the poller's permits, given back by {@link #handoffEnded()}; a wait after a resumption never does (it ends at
+     * once on the bytes that resumed it, and parking it again would only resume it again).
+     */
+    boolean mayHandOff(boolean firstRequestServed) {
+        if (!firstRequestServed || afterPark) {
+            return true;
+        }
+        handingOff = poller.startHandoff();
+        return handingOff;
+    }
+
+    /** The timed wait that {@link #mayHandOff} allowed ended, however: its permit, if it took one, back. */
+    void handoffEnded() {
+        if (handingOff) {
+            handingOff = false;
+            poller.endHandoff();
+        }
     }
 
     @Override

@@ -235,6 +235,38 @@ class IdleConnectionParkingTest {
     }
 
     @Test
+    void newConnectionsBeyondTheHandOffPermitsParkAtOnceAndAreResumedByTheirNextRequest() throws Exception {
+        // A hand-off far longer than the test: only connections without a permit can park while it runs.
+        Listener l = new Listener(settings(Duration.ofSeconds(300), 100), null, ECHO,
+                ConnectionExecutors.create(ThreadModel.VIRTUAL, "park-test"), new Counting(), Watchdog.shared(), null)
+                .idleHandoff(Duration.ofSeconds(120)).newConnectionHandoffs(2).start();
+        List<RawClient> clients = new ArrayList<>();
+        try (l) {
+            for (int i = 0; i < 5; i++) {
+                RawClient c = new RawClient(l.port());
+                clients.add(c);
+                c.send("GET /first HTTP/1.1\r\nHost: t\r\n\r\n");
+                assertThat(c.read().bodyText()).isEqualTo("/first#0");
+            }
+            // Two wait on their threads (the permits), three park without waiting for the hand-off delay.
+            RunningListener.await("three parked at once", () -> l.parkedConnections() == 3);
+            assertThat(l.parks()).isEqualTo(3);
+            for (RawClient c : clients) {
+                c.send("GET /next HTTP/1.1\r\nHost: t\r\n\r\n");
+                assertThat(c.read().bodyText()).isEqualTo("/next#1");
+            }
+            // Resumed, and not parked again: a resumed connection's waits need no permit.
+            RunningListener.await("all resumed", () -> l.parkedConnections() == 0);
+            assertThat(l.parks()).isEqualTo(3);
+            assertThat(l.openConnections()).isEqualTo(5);
+        } finally {
+            for (RawClient c : clients) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
     void aBusyConnectionWaitsOnItsThreadAndItsIdleTimeoutStillClosesIt() throws Exception {
         Counting events = new Counting();
         // A hand-off delay of 2 s: the second request, sent at once, comes within it, which marks the connection
