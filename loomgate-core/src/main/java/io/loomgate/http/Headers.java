@@ -13,6 +13,8 @@ import java.util.function.BiConsumer;
  * Mutable: the proxy and filters edit one instance per message. Not thread-safe: one exchange owns it.
  */
 public final class Headers {
+    private static final String[] NONE = {};
+
     private String[] names;
     private String[] values;
     private int size;
@@ -21,9 +23,18 @@ public final class Headers {
         this(16);
     }
 
+    /**
+     * Room for {@code capacity} fields before the arrays grow; 0 makes no arrays until the first field (the empty
+     * trailers every body without any reports).
+     */
     public Headers(int capacity) {
-        names = new String[Math.max(capacity, 4)];
-        values = new String[names.length];
+        if (capacity <= 0) {
+            names = NONE;
+            values = NONE;
+        } else {
+            names = new String[Math.max(capacity, 4)];
+            values = new String[names.length];
+        }
     }
 
     /** A copy that can be edited without touching this one. */
@@ -56,8 +67,9 @@ public final class Headers {
     /** Appends a field, after any others of the same name. */
     public Headers add(String name, String value) {
         if (size == names.length) {
-            names = Arrays.copyOf(names, size * 2);
-            values = Arrays.copyOf(values, size * 2);
+            int grown = Math.max(4, size * 2);
+            names = Arrays.copyOf(names, grown);
+            values = Arrays.copyOf(values, grown);
         }
         names[size] = name;
         values[size] = value;

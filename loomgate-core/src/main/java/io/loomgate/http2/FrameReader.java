@@ -258,7 +258,8 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
                     + " bytes");
         }
         blockStream = stream;
-        block = Arrays.copyOfRange(payload, off, off + len);
+        // The payload is this frame's own array: unpadded and without priority (the usual request) it is the block.
+        block = off == 0 && len == payload.length ? payload : Arrays.copyOfRange(payload, off, off + len);
         blockLength = len;
         blockEndStream = (flags & Frames.FLAG_END_STREAM) != 0;
         blockSelfDependent = selfDependent;

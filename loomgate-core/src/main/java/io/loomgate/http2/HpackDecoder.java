@@ -105,6 +105,8 @@ final class HpackDecoder {
         private final byte[] buf;
         private final int end;
         private int pos;
+        /** Where Huffman-coded strings are decoded, made at the first and reused for the rest of the block. */
+        private byte[] decoded;
 
         Cursor(byte[] buf, int end) {
             this.buf = buf;
@@ -148,7 +150,11 @@ final class HpackDecoder {
             }
             String s;
             if (huffman) {
-                s = new String(Huffman.decode(buf, pos, len), StandardCharsets.ISO_8859_1);
+                int most = Huffman.maxDecodedLength(len);
+                if (decoded == null || decoded.length < most) {
+                    decoded = new byte[most];
+                }
+                s = new String(decoded, 0, Huffman.decode(buf, pos, len, decoded), StandardCharsets.ISO_8859_1);
             } else {
                 s = new String(buf, pos, len, StandardCharsets.ISO_8859_1);
             }

@@ -492,6 +492,26 @@ public final class Http2Connection {
         }
     }
 
+    /**
+     * On a stream's thread, its handler returned: the stream no longer has a thread to interrupt. A handler that
+     * finished its response has made its last write, so it ends here too (one turn of the lock where two were: each
+     * contended turn hands the lock to a parked thread); true when the response is unfinished, and then
+     * {@link #handlerEnded} follows the reset.
+     */
+    boolean handlerReturned(Http2Stream s) {
+        lock.lock();
+        try {
+            s.thread = null;
+            if (s.localClosed) {
+                handlers--;
+                return false;
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** A stream's handler returned, after its last write: once none runs, the connection may park. */
     void handlerEnded() {
         lock.lock();

@@ -1,6 +1,6 @@
 package io.loomgate.http2;
 
-import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 
 /**
  * The static Huffman code of HPACK (RFC 7541 Appendix B): encoding, and decoding with the padding rules of §5.2
@@ -127,7 +127,21 @@ final class Huffman {
 
     /** Decodes {@code len} bytes at {@code off}; throws for EOS, over-long or non-ones padding. */
     static byte[] decode(byte[] in, int off, int len) throws HpackException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(len * 8 / 5 + 1);
+        byte[] out = new byte[maxDecodedLength(len)];
+        return Arrays.copyOf(out, decode(in, off, len, out));
+    }
+
+    /** The most octets {@code len} coded bytes can decode to: the shortest code is 5 bits. */
+    static int maxDecodedLength(int len) {
+        return len * 8 / 5 + 1;
+    }
+
+    /**
+     * {@link #decode(byte[], int, int)} into {@code out} (at least {@link #maxDecodedLength} long), returning the
+     * count: a request's Huffman-coded strings become strings with no stream nor copy in between.
+     */
+    static int decode(byte[] in, int off, int len, byte[] out) throws HpackException {
+        int count = 0;
         int node = 0;
         int depth = 0;
         boolean allOnes = true;
@@ -143,7 +157,7 @@ final class Huffman {
                     if (sym == EOS) {
                         throw new HpackException("EOS symbol inside a Huffman string (RFC 7541 §5.2)");
                     }
-                    out.write(sym);
+                    out[count++] = (byte) sym;
                     node = 0;
                     depth = 0;
                     allOnes = true;
@@ -160,6 +174,6 @@ final class Huffman {
         if (!allOnes) {
             throw new HpackException("Huffman padding is not the EOS prefix (RFC 7541 §5.2)");
         }
-        return out.toByteArray();
+        return count;
     }
 }

@@ -29,7 +29,8 @@ abstract class InboundBody extends BulkInputStream {
     // guarded by lock
     /** Why the stream ended abnormally (reset, failed, its connection gone); null while it is sound. */
     private IOException failure;
-    private final ArrayDeque<byte[]> chunks = new ArrayDeque<>(2);
+    /** DATA payloads not yet read; made at the first one (most requests have no body). */
+    private ArrayDeque<byte[]> chunks;
     private int chunkOffset;
     private int buffered;
     private long received;
@@ -106,6 +107,9 @@ abstract class InboundBody extends BulkInputStream {
         int paddingCredit = endStream ? 0 : payload.length - len;
         recvWindow += paddingCredit;
         if (len > 0) {
+            if (chunks == null) {
+                chunks = new ArrayDeque<>(2);
+            }
             chunks.add(off == 0 && len == payload.length ? payload : Arrays.copyOfRange(payload, off, off + len));
             buffered += len;
             received += len;
@@ -167,7 +171,11 @@ abstract class InboundBody extends BulkInputStream {
 
     /** Under the lock: whether nothing received is left unread. */
     boolean drainedLocked() {
-        return chunks.isEmpty();
+        return noneBuffered();
+    }
+
+    private boolean noneBuffered() {
+        return chunks == null || chunks.isEmpty();
     }
 
     /** Under the lock: waits on the stream's condition for at most {@code nanos}; a timeout or an interrupt throws. */
@@ -194,7 +202,7 @@ abstract class InboundBody extends BulkInputStream {
         lock.lock();
         try {
             long deadline = System.nanoTime() + readTimeoutNanos;
-            while (chunks.isEmpty()) {
+            while (noneBuffered()) {
                 if (failedLocked()) {
                     throw failureLocked();
                 }
@@ -206,7 +214,7 @@ abstract class InboundBody extends BulkInputStream {
             // Every DATA payload buffered, up to len: a relay that is behind moves several frames per write to the
             // origin, not one 16 KiB frame per write (issue 34, U3).
             n = 0;
-            while (n < len && !chunks.isEmpty()) {
+            while (n < len && !noneBuffered()) {
                 byte[] chunk = chunks.peek();
                 int part = Math.min(len - n, chunk.length - chunkOffset);
                 System.arraycopy(chunk, chunkOffset, b, off + n, part);
@@ -223,7 +231,7 @@ abstract class InboundBody extends BulkInputStream {
                 // The peer may send this much more: the bytes were taken. When the reader has taken everything that
                 // came, the window (not the reader) paces the peer: the role may grow it.
                 credit = recvUnacked;
-                if (chunks.isEmpty()) {
+                if (noneBuffered()) {
                     int extra = growthLocked(windowSize);
                     windowSize += extra;
                     grown += extra;
@@ -249,10 +257,10 @@ abstract class InboundBody extends BulkInputStream {
         lock.lock();
         try {
             long deadline = System.nanoTime() + readTimeoutNanos;
-            while (chunks.isEmpty() && !ended && !failedLocked()) {
+            while (noneBuffered() && !ended && !failedLocked()) {
                 awaitLocked(deadline - System.nanoTime(), "no " + what + " data");
             }
-            return !(chunks.isEmpty() && ended && !failedLocked());
+            return !(noneBuffered() && ended && !failedLocked());
         } finally {
             lock.unlock();
         }
@@ -272,7 +280,7 @@ abstract class InboundBody extends BulkInputStream {
     public boolean isComplete() {
         lock.lock();
         try {
-            return ended && chunks.isEmpty() && !failedLocked();
+            return ended && noneBuffered() && !failedLocked();
         } finally {
             lock.unlock();
         }
@@ -282,7 +290,7 @@ abstract class InboundBody extends BulkInputStream {
     public Headers trailers() {
         lock.lock();
         try {
-            return trailers == null ? new Headers(4) : trailers;
+            return trailers == null ? new Headers(0) : trailers; // no arrays: most bodies have no trailers
         } finally {
             lock.unlock();
         }

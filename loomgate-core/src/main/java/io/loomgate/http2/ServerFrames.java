@@ -276,18 +276,10 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
 
     /** On the stream's thread: a handler that returned without finishing its response leaves a stream to reset. */
     private void afterHandler(Http2Stream s) {
-        boolean unfinished;
-        conn.lock.lock();
-        try {
-            unfinished = !s.localClosed;
-            s.thread = null;
-        } finally {
-            conn.lock.unlock();
-        }
-        if (unfinished) {
+        if (conn.handlerReturned(s)) { // unfinished; a finished response's handler is counted out with its return
             conn.resetLocally(s, Frames.INTERNAL_ERROR, "handler returned without finishing the response");
+            conn.handlerEnded(); // after its last write: the connection may park from now on
         }
         Thread.interrupted(); // a client reset may have interrupted this thread after the handler was done
-        conn.handlerEnded(); // after its last write: the connection may park from now on
     }
 }

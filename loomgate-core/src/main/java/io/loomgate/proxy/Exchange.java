@@ -254,7 +254,7 @@ final class Exchange implements FilterExchange, ExchangeView {
     @Override
     public String clientAddress() {
         if (clientIp == null) {
-            clientIp = downstream.remoteAddress().getAddress().getHostAddress();
+            clientIp = downstream.remoteIp();
         }
         return clientIp;
     }

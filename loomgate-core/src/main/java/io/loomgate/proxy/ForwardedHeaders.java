@@ -33,6 +33,11 @@ final class ForwardedHeaders {
 
     private final List<Cidr> trustedProxies;
     private final FieldNamePatterns stripped;
+    /**
+     * The text of the last local port seen: a listener's, the same for nearly every request, so X-Forwarded-Port
+     * needs no new string each time. Any thread may replace it (an immutable pair: a race only costs a string).
+     */
+    private volatile PortText lastPort = new PortText(-1, "");
 
     ForwardedHeaders(List<Cidr> trustedProxies, FieldNamePatterns stripped) {
         this.trustedProxies = List.copyOf(trustedProxies);
@@ -46,15 +51,16 @@ final class ForwardedHeaders {
     static final String CLIENT_CERT = "X-Forwarded-Client-Cert";
 
     void apply(Headers h, InetSocketAddress client, InetSocketAddress local, String clientHost) {
-        apply(h, client, local, clientHost, null);
+        apply(h, client, client.getAddress().getHostAddress(), local, clientHost, null);
     }
 
-    void apply(Headers h, InetSocketAddress client, InetSocketAddress local, String clientHost, TlsInfo tls) {
+    /** @param ip {@code client}'s address as text (the connection keeps it: not made again per request) */
+    void apply(Headers h, InetSocketAddress client, String ip, InetSocketAddress local, String clientHost,
+               TlsInfo tls) {
         String proto = tls == null ? "http" : "https";
         InetAddress addr = client.getAddress();
-        String ip = addr.getHostAddress();
-        String element = "for=" + forwardedNode(addr, ip) + ";proto=" + proto
-                + (clientHost == null ? "" : ";host=" + quoteIfNeeded(clientHost));
+        String port = portText(local.getPort());
+        String element = forwardedElement(forwardedNode(addr, ip), proto, clientHost);
         boolean trusted = isTrusted(addr);
         if (trusted) {
             h.remove(CLIENT_CERT);
@@ -65,17 +71,17 @@ final class ForwardedHeaders {
             h.add(CLIENT_CERT, clientCert(tls.clientCertificate())); // removed above either way
         }
         if (trusted) {
-            appendToTrustedChain(h, ip, proto, local, clientHost, element);
+            appendToTrustedChain(h, ip, proto, port, clientHost, element);
         } else {
-            addOwn(h, ip, proto, local, clientHost, element);
+            addOwn(h, ip, proto, port, clientHost, element);
         }
         String via = joined(h, "Via");
         h.set("Via", via == null ? VIA : via + ", " + VIA);
     }
 
     /** A trusted proxy's forwarding fields are kept: the peer is appended to its lists, missing fields are added. */
-    private static void appendToTrustedChain(Headers h, String ip, String proto, InetSocketAddress local,
-                                             String clientHost, String element) {
+    private static void appendToTrustedChain(Headers h, String ip, String proto, String port, String clientHost,
+                                             String element) {
         String xff = joined(h, "X-Forwarded-For");
         h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
         if (!h.contains("X-Forwarded-Proto")) {
@@ -85,7 +91,7 @@ final class ForwardedHeaders {
             h.set("X-Forwarded-Host", clientHost);
         }
         if (!h.contains("X-Forwarded-Port")) {
-            h.set("X-Forwarded-Port", Integer.toString(local.getPort()));
+            h.set("X-Forwarded-Port", port);
         }
         String fwd = joined(h, "Forwarded");
         h.set("Forwarded", fwd == null ? element : fwd + ", " + element);
@@ -106,14 +112,14 @@ final class ForwardedHeaders {
     }
 
     /** The gateway's own forwarding fields, once {@link #removeUntrusted} left none of these names to look up. */
-    private static void addOwn(Headers h, String ip, String proto, InetSocketAddress local, String clientHost,
+    private static void addOwn(Headers h, String ip, String proto, String port, String clientHost,
                                String element) {
         h.add("X-Forwarded-For", ip);
         h.add("X-Forwarded-Proto", proto);
         if (clientHost != null) {
             h.add("X-Forwarded-Host", clientHost);
         }
-        h.add("X-Forwarded-Port", Integer.toString(local.getPort()));
+        h.add("X-Forwarded-Port", port);
         h.add("Forwarded", element);
     }
 
@@ -127,6 +133,18 @@ final class ForwardedHeaders {
             case 23 -> name.equalsIgnoreCase(CLIENT_CERT);
             default -> false;
         };
+    }
+
+    private String portText(int port) {
+        PortText last = lastPort;
+        if (last.port() != port) {
+            last = new PortText(port, Integer.toString(port));
+            lastPort = last;
+        }
+        return last.text();
+    }
+
+    private record PortText(int port, String text) {
     }
 
     /** Envoy's XFCC element for a certificate: its SHA-256 hash (lower-case hex) and its subject, quoted. */
@@ -174,8 +192,8 @@ final class ForwardedHeaders {
     }
 
     boolean isTrusted(InetAddress addr) {
-        for (Cidr c : trustedProxies) {
-            if (c.contains(addr)) {
+        for (int i = 0; i < trustedProxies.size(); i++) { // no iterator: this runs for every request
+            if (trustedProxies.get(i).contains(addr)) {
                 return true;
             }
         }
@@ -199,13 +217,33 @@ final class ForwardedHeaders {
         return addr instanceof java.net.Inet6Address ? "\"[" + ip + "]\"" : ip;
     }
 
-    private static String quoteIfNeeded(String value) {
+    /**
+     * This hop's Forwarded element, in one concatenation whichever parts it has (a host with a port, the usual one,
+     * is quoted: a nested concatenation for it would be a string more per request).
+     */
+    private static String forwardedElement(String node, String proto, String clientHost) {
+        if (clientHost == null) {
+            return "for=" + node + ";proto=" + proto;
+        }
+        if (isToken(clientHost)) {
+            return "for=" + node + ";proto=" + proto + ";host=" + clientHost;
+        }
+        return "for=" + node + ";proto=" + proto + ";host=\"" + escaped(clientHost) + "\"";
+    }
+
+    /** Whether the value may go unquoted (RFC 7239 §4: a token; here the characters a host name uses). */
+    private static boolean isToken(String value) {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (!(Character.isLetterOrDigit(c) || c == '.' || c == '-' || c == '_' || c == '~')) {
-                return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+                return false;
             }
         }
-        return value;
+        return true;
+    }
+
+    /** The value's backslashes and quotes escaped for a quoted-string (itself when it has none). */
+    private static String escaped(String value) {
+        return value.replace("\\", "\\\\").replace("\"", "\\\"");
     }
 }

@@ -146,8 +146,8 @@ public final class ProxyHandler implements ExchangeHandler {
      */
     private void cleanForwardingFields(Exchange x) {
         Headers h = x.request.headers();
-        forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.localAddress(), h.first("Host"),
-                x.downstream.tls());
+        forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.remoteIp(), x.downstream.localAddress(),
+                h.first("Host"), x.downstream.tls());
     }
 
     private void matchRoute(Exchange x) throws ProxyFailure {

@@ -1,7 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
-import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -12,39 +12,41 @@ import java.util.concurrent.ThreadLocalRandom;
  * retries show as siblings. Owned by the request's thread.
  */
 final class TraceContext {
-    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * Lower-case hex digits. Its {@code toHexDigits(long)} and {@code formatHex} make their string from the array they
+     * fill, where {@code new String(bytes, ISO_8859_1)} copies it: these ids are drawn for every request.
+     */
+    private static final HexFormat HEX = HexFormat.of();
+    private static final String SAMPLED = "01";
+    private static final String NOT_SAMPLED = "00";
 
     private final String traceId;
     private final String spanId;
     private final String parentSpanId;
     /** The trace-flags field as received (or 01/00 for a new trace), sent on unchanged. */
-    private final byte flagHigh;
-    private final byte flagLow;
+    private final String flags;
     private String attemptSpanId;
 
-    private TraceContext(String traceId, String spanId, String parentSpanId, byte flagHigh, byte flagLow) {
+    private TraceContext(String traceId, String spanId, String parentSpanId, String flags) {
         this.traceId = traceId;
         this.spanId = spanId;
         this.parentSpanId = parentSpanId;
-        this.flagHigh = flagHigh;
-        this.flagLow = flagLow;
+        this.flags = flags;
     }
 
     /** Reads the request's traceparent (after the gateway's own fields were cleaned) and draws this exchange's ids. */
     static TraceContext start(Headers h, ExchangeListener listener) {
         String incoming = h.first("traceparent");
         ThreadLocalRandom r = ThreadLocalRandom.current();
-        String spanId = hex16(r.nextLong());
+        String spanId = spanId(r);
         if (incoming != null && h.count("traceparent") == 1 && isValid(incoming)) {
             return new TraceContext(incoming.substring(3, 35), spanId, incoming.substring(36, 52),
-                    (byte) incoming.charAt(53), (byte) incoming.charAt(54));
+                    flags(incoming.charAt(53), incoming.charAt(54)));
         }
-        byte[] id = new byte[32];
-        hex(r.nextLong(), id, 0);
-        hex(r.nextLong(), id, 16);
-        String traceId = new String(id, StandardCharsets.ISO_8859_1);
-        return new TraceContext(traceId, spanId, null, (byte) '0',
-                listener.sampleNewTrace(traceId) ? (byte) '1' : (byte) '0');
+        byte[] id = new byte[16];
+        r.nextBytes(id); // 2^-128 that it is all zero, which W3C refuses: not worth a test per request
+        String traceId = HEX.formatHex(id);
+        return new TraceContext(traceId, spanId, null, listener.sampleNewTrace(traceId) ? SAMPLED : NOT_SAMPLED);
     }
 
     /**
@@ -55,23 +57,9 @@ final class TraceContext {
         if (parentSpanId == null) {
             h.remove("tracestate");
         }
-        // The header is built in one Latin-1 array and becomes one String (no hex strings and concatenation).
-        byte[] out = new byte[55];
-        out[0] = '0';
-        out[1] = '0';
-        out[2] = '-';
-        for (int i = 0; i < 32; i++) {
-            out[3 + i] = (byte) traceId.charAt(i); // lower-case hex: one byte per char
-        }
-        out[35] = '-';
-        long attempt = ThreadLocalRandom.current().nextLong();
-        hex(attempt, out, 36);
-        out[52] = '-';
-        out[53] = flagHigh;
-        out[54] = flagLow;
-        String traceparent = new String(out, StandardCharsets.ISO_8859_1);
-        h.set("traceparent", traceparent);
-        attemptSpanId = traceparent.substring(36, 52);
+        attemptSpanId = spanId(ThreadLocalRandom.current());
+        // One concatenation: the field's array is made once, at its length, and is the string's own.
+        h.set("traceparent", "00-" + traceId + "-" + attemptSpanId + "-" + flags);
     }
 
     /** The W3C trace id: 32 lower-case hex digits. */
@@ -91,7 +79,7 @@ final class TraceContext {
 
     /** The sampled flag the gateway sends upstream (the client's, or the listeners' decision for a new trace). */
     boolean sampled() {
-        return (Character.digit(flagLow, 16) & 1) == 1;
+        return (Character.digit(flags.charAt(1), 16) & 1) == 1;
     }
 
     /** The span id the latest upstream attempt sent in its traceparent; null before the first attempt. */
@@ -127,16 +115,23 @@ final class TraceContext {
         return true;
     }
 
-    private static String hex16(long v) {
-        byte[] out = new byte[16];
-        hex(v, out, 0);
-        return new String(out, StandardCharsets.ISO_8859_1);
+    /** A span id: 16 lower-case hex digits, not all zero (W3C Trace Context §3.2.2.4). */
+    private static String spanId(ThreadLocalRandom r) {
+        long v;
+        do {
+            v = r.nextLong();
+        } while (v == 0);
+        return HEX.toHexDigits(v);
     }
 
-    /** Sixteen lower-case hex digits of {@code v} into {@code out} from {@code at}. */
-    private static void hex(long v, byte[] out, int at) {
-        for (int j = 0; j < 16; j++) {
-            out[at + j] = HEX[(int) (v >>> (j * 4)) & 0xf];
+    /** The usual flags (sampled or not) as the constants they are; others as received. */
+    private static String flags(char high, char low) {
+        if (high == '0' && low == '1') {
+            return SAMPLED;
         }
+        if (high == '0' && low == '0') {
+            return NOT_SAMPLED;
+        }
+        return new String(new char[] {high, low});
     }
 }

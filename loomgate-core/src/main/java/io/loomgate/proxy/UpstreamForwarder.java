@@ -42,7 +42,7 @@ final class UpstreamForwarder implements FilterChain {
         Retries retries = Retries.start(x, x.route.route().policies().retry(), listener);
         Upstream upstream = x.route.upstream();
         long hash = RequestKey.hash(upstream.balancing().hashKey(), x.request, x.clientAddress());
-        List<UpstreamMember> tried = new ArrayList<>(2);
+        List<UpstreamMember> tried = List.of(); // a list of its own at the first retry: most exchanges make none
         for (int n = 0; ; n++) {
             UpstreamMember member = upstream.select(hash, tried);
             try {
@@ -59,7 +59,7 @@ final class UpstreamForwarder implements FilterChain {
                         || !retries.mayRetry(x, f, failed.facts())) {
                     throw f;
                 }
-                tried.add(member);
+                tried = withTried(tried, member);
                 continue;
             }
             int status = x.upstream.head.status();
@@ -82,8 +82,14 @@ final class UpstreamForwarder implements FilterChain {
             x.upstream.attempt.close(); // the answer is not relayed: the connection goes with it
             listener.attemptEnd(x, null);
             x.upstream.head = null;
-            tried.add(member);
+            tried = withTried(tried, member);
         }
+    }
+
+    private static List<UpstreamMember> withTried(List<UpstreamMember> tried, UpstreamMember member) {
+        List<UpstreamMember> more = tried.isEmpty() ? new ArrayList<>(2) : tried;
+        more.add(member);
+        return more;
     }
 
     /** The attempt's answer goes to the client. */

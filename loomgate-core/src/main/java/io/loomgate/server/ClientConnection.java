@@ -98,6 +98,11 @@ final class ClientConnection implements Runnable {
     private boolean started;
     private InetSocketAddress remote;
     private InetSocketAddress local;
+    /**
+     * The client's IP as text, made by the first exchange that asks (X-Forwarded-For, Forwarded, the access log):
+     * once per connection, not per request. Any of its streams' threads may make it: a race only makes it twice.
+     */
+    private String remoteIp;
     private WatchedInputStream socketIn;
     /** Armed around every write to the client; expires when the client stopped reading. */
     private Deadline writeDeadline;
@@ -414,6 +419,16 @@ final class ClientConnection implements Runnable {
 
     InetSocketAddress remote() {
         return remote;
+    }
+
+    /** {@link ServerExchange#remoteIp()}, the same string for every request of the connection. */
+    String remoteIp() {
+        String ip = remoteIp;
+        if (ip == null) {
+            ip = remote.getAddress().getHostAddress();
+            remoteIp = ip;
+        }
+        return ip;
     }
 
     InetSocketAddress local() {

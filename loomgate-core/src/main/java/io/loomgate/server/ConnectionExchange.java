@@ -41,6 +41,11 @@ abstract class ConnectionExchange implements ServerExchange {
     }
 
     @Override
+    public final String remoteIp() {
+        return connection.remoteIp();
+    }
+
+    @Override
     public final InetSocketAddress localAddress() {
         return connection.local();
     }

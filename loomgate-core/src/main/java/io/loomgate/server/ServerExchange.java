@@ -36,6 +36,11 @@ public interface ServerExchange {
 
     InetSocketAddress remoteAddress();
 
+    /** The client's IP address as text ({@link java.net.InetAddress#getHostAddress()} of {@link #remoteAddress()}). */
+    default String remoteIp() {
+        return remoteAddress().getAddress().getHostAddress();
+    }
+
     InetSocketAddress localAddress();
 
     /** The position of this request on its connection, from 0: pipelining and reuse are visible through it. */

@@ -127,4 +127,25 @@ class HpackTest {
             assertThat(d.tableSize()).isLessThanOrEqualTo(4096);
         }
     }
+
+    @Test
+    void huffmanStringsOfEveryLengthInOneBlockDecodeEachToItsOwnText() throws Exception {
+        // The decoder reuses one array for a block's Huffman strings: a short one, the most a block can expand (5-bit
+        // codes only), then short again must each come out whole and alone.
+        List<String> values = List.of("/hello", "e".repeat(700), "0123aceiost".repeat(40), "x", "");
+        HeaderBlock b = new HeaderBlock(64);
+        for (String v : values) {
+            HpackEncoder.integer(b, 0x00, 4, 0);
+            HpackEncoder.string(b, "x-v");
+            HpackEncoder.string(b, v);
+        }
+        byte[] block = b.toByteArray();
+        List<String> out = new ArrayList<>();
+        new HpackDecoder(4096).decode(block, block.length, Long.MAX_VALUE, (n, v) -> out.add(v));
+        assertThat(out).containsExactlyElementsOf(values);
+        HeaderBlock fives = new HeaderBlock(8);
+        Huffman.encode("e".repeat(8), fives); // 40 bits in 5 bytes: the most octets 5 bytes decode to
+        assertThat(fives.length()).isEqualTo(5);
+        assertThat(Huffman.maxDecodedLength(5)).isGreaterThanOrEqualTo(8);
+    }
 }

@@ -89,4 +89,16 @@ class ForwardedHeadersTest {
                 "Forwarded: for=\"[2001:db8:0:0:0:0:0:1]\";proto=http;host=\"h:8443\"",
                 "Via: 1.1 loomgate");
     }
+
+    @Test
+    void eachRequestGetsThePortOfTheListenerItCameTo() {
+        // The port's text is kept from one request to the next: two listeners in turn must each get their own.
+        InetSocketAddress client = new InetSocketAddress(IpLiteral.parse("198.51.100.4"), 5000);
+        for (int port : new int[] {8443, 8080, 8080, 8443}) {
+            Headers h = new Headers().add("host", "api.example");
+            forwarded.apply(h, client, new InetSocketAddress(IpLiteral.parse("127.0.0.1"), port), null);
+            assertThat(h.all("X-Forwarded-Port")).containsExactly(Integer.toString(port));
+            assertThat(h.first("Forwarded")).isEqualTo("for=198.51.100.4;proto=http");
+        }
+    }
 }
