@@ -6,6 +6,7 @@ import io.loomgate.http2.Http2Connection;
 import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.Deadline;
 import io.loomgate.threads.Unexpected;
+import io.loomgate.threads.VarHandles;
 import io.loomgate.threads.Watchdog;
 import io.loomgate.threads.WatchedInputStream;
 import io.loomgate.threads.WatchedOutputStream;
@@ -74,13 +75,9 @@ final class ClientConnection implements Runnable {
     private static final VarHandle ENDED;
 
     static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            CLOSED = lookup.findVarHandle(ClientConnection.class, "closed", boolean.class);
-            ENDED = lookup.findVarHandle(ClientConnection.class, "ended", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
+        MethodHandles.Lookup lookup = MethodHandles.lookup();
+        CLOSED = VarHandles.field(lookup, "closed", boolean.class);
+        ENDED = VarHandles.field(lookup, "ended", boolean.class);
     }
 
     private volatile boolean draining;

@@ -2,6 +2,7 @@ package io.loomgate.server;
 
 import io.loomgate.http2.Http2Connection;
 import io.loomgate.threads.NanoClock;
+import io.loomgate.threads.VarHandles;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -44,15 +45,7 @@ final class ParkState implements Http2Connection.Parking {
     /** Taken off the selector to be ended (idle timeout, drain, the listener's end, a failure). */
     static final int CLOSING = 3;
 
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(ParkState.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
     private final ClientConnection connection;
     /**

@@ -19,15 +19,7 @@ public final class Deadline implements AutoCloseable {
     private static final long IDLE = Long.MIN_VALUE;
     /** The value once the watchdog expired the armed deadline. */
     private static final long EXPIRED = Long.MAX_VALUE;
-    private static final VarHandle AT;
-
-    static {
-        try {
-            AT = MethodHandles.lookup().findVarHandle(Deadline.class, "at", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle AT = VarHandles.field(MethodHandles.lookup(), "at", long.class);
 
     private final Watchdog watchdog;
     private final Runnable onExpiry;

@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.threads.VarHandles;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
@@ -50,15 +51,7 @@ final class EpollFd {
     private volatile Thread writer;
     /** What runs once on the next readiness to read instead of a parked reader: an idle connection's resumption. */
     private volatile Runnable onReadable;
-    private static final VarHandle ON_READABLE;
-
-    static {
-        try {
-            ON_READABLE = MethodHandles.lookup().findVarHandle(EpollFd.class, "onReadable", Runnable.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    private static final VarHandle ON_READABLE = VarHandles.field(MethodHandles.lookup(), "onReadable", Runnable.class);
 
     private EpollFd(EpollPoller poller, int fd, boolean writable) {
         this.poller = poller;
