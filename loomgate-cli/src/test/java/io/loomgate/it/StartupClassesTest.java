@@ -68,13 +68,12 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" ch.qos.logback.core.joran.GenericXMLConfigurator "))
                         .noneMatch(l -> l.contains(" javax.xml.parsers."));
 
-                // The JVM metrics' binders and the pinned-event monitor's JFR stream start after the gateway serves,
-                // in the background: they load, but only once the task that starts them has begun.
-                List<String> all = awaitLoaded(classes, List.of(REST_OF_START, " jdk.jfr.consumer.RecordingStream ",
+                // The JVM metrics' binders start after the gateway serves, in the background: they load, but only
+                // once the task that starts them has begun. (The pinned-event monitor's JFR stream opens at start,
+                // in the background: JFR shuts the JVM down when it cannot create its files, see FdLimitIT.)
+                List<String> all = awaitLoaded(classes, List.of(REST_OF_START,
                         " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "), Duration.ofSeconds(60));
                 int rest = indexOf(all, REST_OF_START);
-                assertThat(indexOf(all, " jdk.jfr.consumer.RecordingStream ")).as("JFR's stream after the rest began")
-                        .isGreaterThan(rest);
                 assertThat(indexOf(all, " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "))
                         .as("the JVM binders after the rest began").isGreaterThan(rest);
             }

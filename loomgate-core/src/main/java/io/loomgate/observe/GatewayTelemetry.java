@@ -87,8 +87,10 @@ public final class GatewayTelemetry implements AutoCloseable {
 
     /**
      * Starts what the first request needs: the metrics, the access log and the tracer, as configured, and the
-     * pinned-event monitor's meters. The rest, the JVM metrics' binders and the monitor's JFR stream, waits for
-     * {@link #startRest}: a tenth of a start's CPU before its first answer, run beside it. (A scrape before then binds
+     * pinned-event monitor with its JFR stream (opened in the background now, not after the gateway serves: JFR
+     * creates its repository's files as it comes up and shuts the whole JVM down when it cannot, which a client
+     * holding every descriptor made happen when the stream opened a second after serving: {@code FdLimitIT}). The
+     * rest, the JVM metrics' binders, waits for {@link #startRest}: run beside the first answers, not before them. (A scrape before then binds
      * the JVM metrics itself, so none is ever without them.) Tracing without its module is an
      * {@link IllegalStateException} ({@link #tracingUnavailable()}).
      */
@@ -99,6 +101,7 @@ public final class GatewayTelemetry implements AutoCloseable {
             monitor = monitor(settings.pinnedThreshold());
             if (monitor != null) {
                 metrics.bindVirtualThreads(monitor);
+                monitor.startInBackground(); // a stream that cannot open is logged there
             }
         }
         TracingSupport.Tracer tracer = null;
@@ -113,10 +116,8 @@ public final class GatewayTelemetry implements AutoCloseable {
 
     /**
      * Starts the rest once the gateway serves, on a virtual thread, {@link #REST_AFTER} later: the JVM metrics'
-     * binders and the pinned-event monitor's JFR stream (which opens on a thread of its own: JFR takes about a second
-     * to come up). Waiting keeps them off the CPU while the first requests are answered (on two cores the JIT's
-     * threads already take one); pinned events before the stream is up are not seen. Nothing starts once this
-     * telemetry is closed. Not one of the gateway's counted virtual threads: it serves no connection.
+     * binders. Waiting keeps them off the CPU while the first requests are answered (on two cores the JIT's threads
+     * already take one). Nothing starts once this telemetry is closed. Not one of the gateway's counted virtual threads: it serves no connection.
      */
     public void startRest() {
         Thread.ofVirtual().name("loomgate-start-rest").start(new RestOfStart(this));
@@ -138,15 +139,12 @@ public final class GatewayTelemetry implements AutoCloseable {
         }
     }
 
-    /** The rest, now, on the calling thread (the stream still on its own); see {@link #startRest}. */
+    /** The rest, now, on the calling thread; see {@link #startRest}. */
     void startRestNow() {
         if (closed) {
             return;
         }
         metrics.bindJvm();
-        if (monitor != null) {
-            monitor.startInBackground(); // a stream that cannot open is logged there
-        }
     }
 
     /** The JFR monitor, or null with a warning when this runtime has no JFR (a jlink image without jdk.jfr). */
