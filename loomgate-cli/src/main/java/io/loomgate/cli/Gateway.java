@@ -120,6 +120,21 @@ public final class Gateway implements AutoCloseable {
      */
     public static Gateway start(GatewayConfig config, Plugins plugins, Observers observers, NameResolver resolver)
             throws ConfigException, IOException {
+        return bind(config, plugins, observers, resolver).startAccepting();
+    }
+
+    /**
+     * As {@link #start(GatewayConfig, Plugins, Observers)} with the listeners bound but not accepting until
+     * {@link #startAccepting()}: the serve command first starts what else needs a file descriptor (the admin listener,
+     * the file watch), so a crowd of clients waiting in the backlog cannot take them all first.
+     */
+    static Gateway bind(GatewayConfig config, Plugins plugins, Observers observers)
+            throws ConfigException, IOException {
+        return bind(config, plugins, observers, NameResolver.JDK);
+    }
+
+    private static Gateway bind(GatewayConfig config, Plugins plugins, Observers observers, NameResolver resolver)
+            throws ConfigException, IOException {
         JdkDnsCache.shorten(); // before the first lookup of the JVM, or it has no effect (see docs/architecture.md)
         RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
         Plugins factories = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of()));
@@ -168,13 +183,13 @@ public final class Gateway implements AutoCloseable {
                 return l != null && !l.isStopping();
             }, proxy);
             listener = new Listener(s.listener(), serverTls, handler, ConnectionExecutors.create(s.threads(), "gw"),
-                    observers.connections()).transport(transport).start();
+                    observers.connections()).transport(transport).bind();
             started.set(listener);
             if (config.tls().httpRedirectPort() != 0) {
                 redirect = new Listener(s.listener().withPort(config.tls().httpRedirectPort()),
                         new HttpsRedirect(listener.port()),
                         ConnectionExecutors.create(new ThreadModel.Virtual(), "redirect"),
-                        ConnectionListener.NOOP).start();
+                        ConnectionListener.NOOP).bind();
             }
         } catch (IOException | TlsMaterialException | RuntimeException e) {
             if (listener != null) {
@@ -314,6 +329,15 @@ public final class Gateway implements AutoCloseable {
     /** The transport of the connections to origins (server.transport, auto resolved). */
     public Transport upstreamTransport() {
         return upstreamTransport;
+    }
+
+    /** Starts accepting on the client listener and the redirect listener, if any (once; later calls do nothing). */
+    Gateway startAccepting() {
+        listener.startAccepting();
+        if (redirect != null) {
+            redirect.startAccepting();
+        }
+        return this;
     }
 
     /** The plain listener answering 308 to https, or null. */

@@ -14,17 +14,19 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.URI;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Wires the observe package into a gateway: metrics, access log and pinned-thread monitor first (so the listeners
- * exist before the first connection), the admin listener once routes and pools exist, what the first requests do not
- * need (JVM metrics, the monitor's JFR stream) once the gateway serves, and shutdown after the drain (so the last
- * access-log lines are written).
+ * exist before the first connection), the admin listener once routes and pools exist, the monitor's JFR recording
+ * before the gateway accepts, what the first requests do not need (JVM metrics) once it serves, and shutdown after
+ * the drain (so the last access-log lines are written).
  */
 final class Observability implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Observability.class);
+    private static final Duration MONITOR_START = Duration.ofSeconds(10);
     private final GatewayTelemetry telemetry;
 
     private Observability(GatewayTelemetry telemetry) {
@@ -94,7 +96,12 @@ final class Observability implements AutoCloseable {
         }
     }
 
-    /** Once the gateway serves: the JVM metrics and the pinned-event monitor's stream, in the background. */
+    /** Before the gateway accepts: the pinned-event monitor's JFR recording has its files (at most 10 s). */
+    void awaitMonitorRecording() throws InterruptedException {
+        telemetry.awaitMonitorRecording(MONITOR_START);
+    }
+
+    /** Once the gateway serves: the JVM metrics, in the background. */
     void startRest() {
         telemetry.startRest();
     }

@@ -103,7 +103,8 @@ public final class ServedGateway implements AutoCloseable {
         Gateway gw;
         int adminPort;
         try {
-            gw = Gateway.start(config, plugins, observability.observers());
+            // Bound, not accepting: see startAccepting below.
+            gw = Gateway.bind(config, plugins, observability.observers());
         } catch (ConfigException | IOException | RuntimeException e) {
             observability.close();
             throw e;
@@ -130,6 +131,11 @@ public final class ServedGateway implements AutoCloseable {
             });
         }
         FdBudget.check(config);
+        // Clients' handshakes have been completing into the backlog since the bind; once accepting, a crowd of them
+        // (a restart behind a busy load balancer) can take every descriptor at once. So everything else that needs
+        // one starts first: the admin listener and file watch above, and JFR, which would shut the JVM down.
+        observability.awaitMonitorRecording();
+        gw.startAccepting();
         log.info("loomgate listening on {}:{}{} ({} threads, max {} connections, transport {}), routes {}, admin {}, "
                         + "started in {} ms",
                 config.server().listener().address(), gw.port(), tlsNote(config, gw), config.server().threads(),

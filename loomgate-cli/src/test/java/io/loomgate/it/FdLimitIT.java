@@ -7,6 +7,7 @@ import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,13 +76,96 @@ class FdLimitIT {
                     LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
                 }
             }
-            assertThat(status).as("a request after the clients closed").isEqualTo(200);
+            assertThat(status).as("a request after the clients closed; the gateway's log:\n" + gw.output()).isEqualTo(200);
             awaitOutput(gw, "works again after");
             String log = gw.output();
             long lines = log.lines().filter(l -> l.contains("Too many open files")).count();
             long episodes = log.lines().filter(l -> l.contains("pausing accepts")).count();
             assertThat(episodes).as("episodes in:\n" + log).isBetween(1L, 3L);
             assertThat(lines).as("lines naming the error, one per episode:\n" + log).isEqualTo(episodes);
+        }
+    }
+
+    /**
+     * A crowd that is already connecting when the gateway starts (a restart behind a busy load balancer): the kernel
+     * completes their handshakes into the backlog from the moment the port listens. Before the gateway accepted only
+     * once everything else was up, the crowd took every descriptor while the admin listener, the file watch or JFR
+     * still needed one, and the start failed ("loomgate: Too many open files") or JFR shut the JVM down.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"jdk", "epoll"})
+    void aCrowdInTheBacklogAtStartTakesNoDescriptorTheStartNeeds(String transport, @TempDir Path dir)
+            throws Exception {
+        int port = freePort();
+        int adminPort = freePort();
+        Path yaml = dir.resolve("gateway.yaml");
+        Files.writeString(yaml, """
+                server:
+                  address: 127.0.0.1
+                  port: %d
+                  max-connections: 10000
+                  backlog: 2048
+                  transport: %s
+                admin:
+                  port: %d
+                routes:
+                  - id: main
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/**" ]
+                """.formatted(port, transport, adminPort));
+        try (TestOrigin origin = new TestOrigin();
+             JarProcess gw = JarProcess.startWithFdLimit(NOFILE, List.of("-Xmx128m"),
+                     List.of("serve", "--config", yaml.toString()), Map.of("ORIGIN", origin.uri()))) {
+            List<Socket> crowd = new ArrayList<>();
+            try {
+                crowd.add(connectOnceListening(port, gw));
+                for (int i = 0; i < NOFILE + 100; i++) {
+                    crowd.add(new Socket(InetAddress.getLoopbackAddress(), port));
+                }
+                awaitOutput(gw, "Too many open files"); // the gateway accepted until it ran out
+                LockSupport.parkNanos(Duration.ofSeconds(2).toNanos());
+            } finally {
+                for (Socket s : crowd) {
+                    s.close();
+                }
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            int status = -1;
+            while (status != 200 && System.nanoTime() - deadline < 0) {
+                assertThat(gw.isAlive()).as("the gateway runs; its log:\n" + gw.output()).isTrue();
+                try {
+                    status = get(port).status();
+                } catch (IOException e) {
+                    LockSupport.parkNanos(Duration.ofMillis(200).toNanos());
+                }
+            }
+            assertThat(status).as("a request after the crowd left; the gateway's log:\n" + gw.output())
+                    .isEqualTo(200);
+            assertThat(gw.output()).contains("listening on").doesNotContain("JFR").doesNotContain("Could not");
+            try (RawClient c = new RawClient(adminPort)) {
+                c.socket().setSoTimeout(5_000);
+                assertThat(c.send("GET /health/live HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n").read()
+                        .status()).as("the admin listener").isEqualTo(200);
+            }
+        }
+    }
+
+    private static Socket connectOnceListening(int port, JarProcess gw) throws IOException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            try {
+                return new Socket(InetAddress.getLoopbackAddress(), port);
+            } catch (IOException e) {
+                assertThat(gw.isAlive()).as("the gateway runs; its log:\n" + gw.output()).isTrue();
+                assertThat(System.nanoTime() - deadline).as("port " + port + " listening").isNegative();
+                LockSupport.parkNanos(Duration.ofMillis(2).toNanos());
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
         }
     }
 

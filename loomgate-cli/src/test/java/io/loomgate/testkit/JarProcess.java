@@ -160,6 +160,10 @@ public final class JarProcess implements AutoCloseable {
         process.destroy();
     }
 
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
     public long pid() {
         return process.pid();
     }

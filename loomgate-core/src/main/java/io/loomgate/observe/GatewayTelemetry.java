@@ -87,11 +87,11 @@ public final class GatewayTelemetry implements AutoCloseable {
 
     /**
      * Starts what the first request needs: the metrics, the access log and the tracer, as configured, and the
-     * pinned-event monitor with its JFR stream (opened in the background now, not after the gateway serves: JFR
-     * creates its repository's files as it comes up and shuts the whole JVM down when it cannot, which a client
-     * holding every descriptor made happen when the stream opened a second after serving: {@code FdLimitIT}). The
-     * rest, the JVM metrics' binders, waits for {@link #startRest}: run beside the first answers, not before them. (A scrape before then binds
-     * the JVM metrics itself, so none is ever without them.) Tracing without its module is an
+     * pinned-event monitor with its JFR stream (opened in the background, beside the rest of the start; JFR creates
+     * its repository's files as it comes up and shuts the whole JVM down when it cannot, so a gateway accepts
+     * connections only after {@link #awaitMonitorRecording}: {@code FdLimitIT}). The rest, the JVM metrics' binders,
+     * waits for {@link #startRest}: run beside the first answers, not before them. (A scrape before then binds the
+     * JVM metrics itself, so none is ever without them.) Tracing without its module is an
      * {@link IllegalStateException} ({@link #tracingUnavailable()}).
      */
     public static GatewayTelemetry start(Settings settings) {
@@ -112,6 +112,20 @@ public final class GatewayTelemetry implements AutoCloseable {
         AccessLog accessLog = settings.accessLog() == null ? null
                 : AccessLog.toLogger(settings.accessLog(), settings.accessLogCapacity(), metrics.registry()).start();
         return new GatewayTelemetry(metrics, accessLog, monitor, tracer);
+    }
+
+    /**
+     * Waits, at most {@code timeout}, until the pinned-event monitor's JFR recording has its files (at once when there
+     * is no monitor); false, with a warning, when it did not come up in time.
+     */
+    public boolean awaitMonitorRecording(Duration timeout) throws InterruptedException {
+        if (monitor == null || monitor.awaitRecording(timeout)) {
+            return true;
+        }
+        LOG.warn("the pinned-event monitor's JFR recording did not start within {} s; accepting connections anyway "
+                + "(JFR stops the JVM if it cannot create its files later, at the file-descriptor limit)",
+                timeout.toSeconds());
+        return false;
     }
 
     /**

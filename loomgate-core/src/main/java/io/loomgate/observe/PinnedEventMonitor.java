@@ -44,6 +44,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
     private final AtomicLong pinned = new AtomicLong();
     private final Set<String> loggedStacks = ConcurrentHashMap.newKeySet();
     private final CountDownLatch firstFlush = new CountDownLatch(1);
+    private final CountDownLatch recording = new CountDownLatch(1);
     private volatile RecordingStream stream;
     private volatile boolean closing;
 
@@ -75,29 +76,42 @@ public final class PinnedEventMonitor implements AutoCloseable {
     }
 
     /**
-     * Opens and starts the stream on a daemon thread without waiting for it: JFR takes about a second to come up,
-     * and the gateway's start-up must not wait for its monitor. Pinned events before the stream is up are not seen. A
+     * Opens and starts the stream on a daemon thread without waiting for it: JFR takes about half a second to come up,
+     * which the gateway spends building its routes and pools. Pinned events before the stream is up are not seen. A
      * stream that cannot be opened is logged, and the monitor then reports no pinned events (the thread counts do
-     * not need it).
+     * not need it). {@link #awaitRecording} waits for the recording to have its files.
      */
     public PinnedEventMonitor startInBackground() {
         ConnectionExecutors.startDaemon("loomgate-jfr-monitor", () -> {
-            RecordingStream s;
             try {
-                s = open();
-            } catch (RuntimeException | LinkageError e) {
-                LOG.warn("pinned-event monitor not started, so no pinned events are reported: {}",
-                        e.toString());
-                return;
+                RecordingStream s;
+                try {
+                    s = open();
+                } catch (RuntimeException | LinkageError e) {
+                    LOG.warn("pinned-event monitor not started, so no pinned events are reported: {}",
+                            e.toString());
+                    return;
+                }
+                stream = s;
+                if (closing) {
+                    s.close();
+                    return;
+                }
+                s.startAsync(); // the recording and its chunk file exist once this returns; JFR's thread reads it
+            } finally {
+                recording.countDown();
             }
-            stream = s;
-            if (closing) {
-                s.close();
-                return;
-            }
-            s.start();
         });
         return this;
+    }
+
+    /**
+     * Waits until a {@link #startInBackground background start} has created the recording's files (or given up), at
+     * most {@code timeout}; true if it ended in time. JFR shuts the whole JVM down when it cannot create its chunk
+     * file, so a gateway waits for this before it accepts connections, which may take every descriptor it has.
+     */
+    public boolean awaitRecording(Duration timeout) throws InterruptedException {
+        return recording.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     private RecordingStream open() {

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
@@ -26,8 +27,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Accepts connections on one address and runs each on the executor it was given, as a {@link ClientConnection}.
- * Lifecycle: new → {@link #start()} (bound and accepting) → {@link #drain(Duration)} (stop accepting, close idle
- * connections, wait for busy ones) → closed.
+ * Lifecycle: new → {@link #start()} (bound and accepting; or {@link #bind()}, then {@link #startAccepting()}) →
+ * {@link #drain(Duration)} (stop accepting, close idle connections, wait for busy ones) → closed. Binding apart from
+ * accepting lets a process finish everything else that needs a file descriptor before it takes in connections: the
+ * kernel completes clients' handshakes into the backlog as soon as the socket listens, and a crowd reconnecting to a
+ * restarted gateway can take every descriptor in the first milliseconds of accepting.
  *
  * <p>Admission: a permit is taken <em>before</em> {@code accept()}, so at max-connections the listener simply stops
  * accepting and further clients wait in the kernel's backlog, costing the gateway nothing, instead of being accepted
@@ -71,6 +75,7 @@ public final class Listener implements AutoCloseable {
     private final ReentrantLock drainLock = new ReentrantLock();
     private final Condition connectionClosed = drainLock.newCondition();
     private volatile boolean stopping;
+    private final AtomicBoolean accepting = new AtomicBoolean();
     private ServerSocket serverSocket;
     /** Where idle connections park; null for TLS on epoll, and before start. */
     private IdlePoller idleConnections;
@@ -169,6 +174,17 @@ public final class Listener implements AutoCloseable {
 
     /** Binds and starts the accept loop; returns once bound. */
     public Listener start() throws IOException {
+        return bind().startAccepting();
+    }
+
+    /**
+     * Binds, so the port is taken and clients' handshakes complete into the backlog, without accepting any yet:
+     * {@link #startAccepting()} does.
+     */
+    public Listener bind() throws IOException {
+        if (serverSocket != null) {
+            throw new IllegalStateException("listener already bound to " + serverSocket.getLocalSocketAddress());
+        }
         transport = transport.resolve("listener " + settings.address() + ":" + settings.port());
         ServerSocket ss;
         if (transport == Transport.EPOLL) {
@@ -211,7 +227,17 @@ public final class Listener implements AutoCloseable {
             long tick = Math.clamp(shortest / 4, 10_000_000L, 1_000_000_000L);
             writes = Watchdog.start("write-watchdog-" + port(), Duration.ofNanos(tick));
         }
-        ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
+        return this;
+    }
+
+    /** Starts the accept loop of a {@link #bind() bound} listener (once; later calls do nothing). */
+    public Listener startAccepting() {
+        if (serverSocket == null) {
+            throw new IllegalStateException("listener not bound: bind() first");
+        }
+        if (accepting.compareAndSet(false, true)) {
+            ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
+        }
         return this;
     }
 
