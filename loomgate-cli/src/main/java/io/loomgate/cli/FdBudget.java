@@ -14,8 +14,23 @@ final class FdBudget {
     private static final Logger log = LoggerFactory.getLogger(FdBudget.class);
     /** Descriptors the JVM itself, the admin listener, logs and jars need. */
     private static final long RESERVE = 200;
+    /** Descriptors kept free while the start finishes in the background (see {@link #connectionsThatFit()}). */
+    private static final long RESERVE_NOW = 64;
 
     private FdBudget() {
+    }
+
+    /**
+     * Client connections that fit in the descriptors free now, each with a connection to an origin, leaving
+     * {@link #RESERVE_NOW} for what the process opens next (JFR's chunk file, logs, the admin's clients); the largest
+     * int when the limit cannot be read.
+     */
+    static int connectionsThatFit() {
+        if (!(ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean os)) {
+            return Integer.MAX_VALUE;
+        }
+        long free = os.getMaxFileDescriptorCount() - os.getOpenFileDescriptorCount() - RESERVE_NOW;
+        return (int) Math.clamp(free / 2, 1, Integer.MAX_VALUE);
     }
 
     static void check(GatewayConfig cfg) {

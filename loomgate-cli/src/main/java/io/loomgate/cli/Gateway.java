@@ -125,8 +125,8 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * As {@link #start(GatewayConfig, Plugins, Observers)} with the listeners bound but not accepting until
-     * {@link #startAccepting()}: the serve command first starts what else needs a file descriptor (the admin listener,
-     * the file watch), so a crowd of clients waiting in the backlog cannot take them all first.
+     * {@link #startAccepting()}: the serve command first limits how many connections the listener admits while the
+     * rest of the start still needs descriptors, so a crowd of clients waiting in the backlog cannot take them all.
      */
     static Gateway bind(GatewayConfig config, Plugins plugins, Observers observers)
             throws ConfigException, IOException {

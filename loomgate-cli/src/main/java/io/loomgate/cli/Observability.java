@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Wires the observe package into a gateway: metrics, access log and pinned-thread monitor first (so the listeners
- * exist before the first connection), the admin listener once routes and pools exist, the monitor's JFR recording
- * before the gateway accepts, what the first requests do not need (JVM metrics) once it serves, and shutdown after
+ * exist before the first connection), the admin listener once routes and pools exist, descriptors kept for the monitor's
+ * JFR recording until it is up, what the first requests do not need (JVM metrics) once it serves, and shutdown after
  * the drain (so the last access-log lines are written).
  */
 final class Observability implements AutoCloseable {
@@ -96,9 +96,9 @@ final class Observability implements AutoCloseable {
         }
     }
 
-    /** Before the gateway accepts: the pinned-event monitor's JFR recording has its files (at most 10 s). */
-    void awaitMonitorRecording() throws InterruptedException {
-        telemetry.awaitMonitorRecording(MONITOR_START);
+    /** Runs {@code then} once the pinned-event monitor's JFR recording has its files (at most 10 s from now). */
+    void whenMonitorRecording(Runnable then) {
+        telemetry.whenMonitorRecording(MONITOR_START, then);
     }
 
     /** Once the gateway serves: the JVM metrics, in the background. */

@@ -103,12 +103,18 @@ public final class ServedGateway implements AutoCloseable {
         Gateway gw;
         int adminPort;
         try {
-            // Bound, not accepting: see startAccepting below.
             gw = Gateway.bind(config, plugins, observability.observers());
         } catch (ConfigException | IOException | RuntimeException e) {
             observability.close();
             throw e;
         }
+        // Clients' handshakes complete into the backlog from the bind on; a crowd of them (a restart behind a busy
+        // load balancer) would take every descriptor in the first milliseconds of accepting. Until the rest of the
+        // start has its descriptors (the admin listener, the file watch below, and the pinned-event monitor's JFR
+        // recording, which shuts the JVM down when it cannot create its file), the listener admits only as many
+        // connections as leave some free.
+        Runnable admitAll = gw.listener().admitAtMost(FdBudget.connectionsThatFit());
+        gw.startAccepting();
         ConfigReloader reloader = reloading == null ? null : new ConfigReloader(reloading.file(),
                 reloading.overrides(), gw, config, r -> observability.reloaded(r, gw), reloading.settle(),
                 reloading.confirm());
@@ -131,11 +137,7 @@ public final class ServedGateway implements AutoCloseable {
             });
         }
         FdBudget.check(config);
-        // Clients' handshakes have been completing into the backlog since the bind; once accepting, a crowd of them
-        // (a restart behind a busy load balancer) can take every descriptor at once. So everything else that needs
-        // one starts first: the admin listener and file watch above, and JFR, which would shut the JVM down.
-        observability.awaitMonitorRecording();
-        gw.startAccepting();
+        observability.whenMonitorRecording(admitAll);
         log.info("loomgate listening on {}:{}{} ({} threads, max {} connections, transport {}), routes {}, admin {}, "
                         + "started in {} ms",
                 config.server().listener().address(), gw.port(), tlsNote(config, gw), config.server().threads(),

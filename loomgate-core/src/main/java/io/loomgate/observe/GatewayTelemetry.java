@@ -88,8 +88,8 @@ public final class GatewayTelemetry implements AutoCloseable {
     /**
      * Starts what the first request needs: the metrics, the access log and the tracer, as configured, and the
      * pinned-event monitor with its JFR stream (opened in the background, beside the rest of the start; JFR creates
-     * its repository's files as it comes up and shuts the whole JVM down when it cannot, so a gateway accepts
-     * connections only after {@link #awaitMonitorRecording}: {@code FdLimitIT}). The rest, the JVM metrics' binders,
+     * its repository's files as it comes up and shuts the whole JVM down when it cannot, so a gateway keeps descriptors
+     * for it until {@link #whenMonitorRecording}: {@code FdLimitIT}). The rest, the JVM metrics' binders,
      * waits for {@link #startRest}: run beside the first answers, not before them. (A scrape before then binds the
      * JVM metrics itself, so none is ever without them.) Tracing without its module is an
      * {@link IllegalStateException} ({@link #tracingUnavailable()}).
@@ -115,17 +115,27 @@ public final class GatewayTelemetry implements AutoCloseable {
     }
 
     /**
-     * Waits, at most {@code timeout}, until the pinned-event monitor's JFR recording has its files (at once when there
-     * is no monitor); false, with a warning, when it did not come up in time.
+     * Runs {@code then} on a virtual thread once the pinned-event monitor's JFR recording has its files, or has failed
+     * to start, or after {@code timeout} with a warning (at once when there is no monitor).
      */
-    public boolean awaitMonitorRecording(Duration timeout) throws InterruptedException {
-        if (monitor == null || monitor.awaitRecording(timeout)) {
-            return true;
+    public void whenMonitorRecording(Duration timeout, Runnable then) {
+        if (monitor == null) {
+            then.run();
+            return;
         }
-        LOG.warn("the pinned-event monitor's JFR recording did not start within {} s; accepting connections anyway "
-                + "(JFR stops the JVM if it cannot create its files later, at the file-descriptor limit)",
-                timeout.toSeconds());
-        return false;
+        Thread.ofVirtual().name("loomgate-jfr-wait").start(() -> {
+            try {
+                if (!monitor.awaitRecording(timeout)) {
+                    LOG.warn("the pinned-event monitor's JFR recording did not start within {} s; going on without "
+                            + "keeping descriptors for it (JFR stops the JVM if it cannot create its files later)",
+                            timeout.toSeconds());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                then.run();
+            }
+        });
     }
 
     /**

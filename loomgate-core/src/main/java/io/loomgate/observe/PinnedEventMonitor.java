@@ -108,7 +108,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
     /**
      * Waits until a {@link #startInBackground background start} has created the recording's files (or given up), at
      * most {@code timeout}; true if it ended in time. JFR shuts the whole JVM down when it cannot create its chunk
-     * file, so a gateway waits for this before it accepts connections, which may take every descriptor it has.
+     * file, so until then a gateway admits only as many connections as leave descriptors for it.
      */
     public boolean awaitRecording(Duration timeout) throws InterruptedException {
         return recording.await(timeout.toNanos(), TimeUnit.NANOSECONDS);

@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * {@link #drain(Duration)} (stop accepting, close idle connections, wait for busy ones) → closed. Binding apart from
  * accepting lets a process finish everything else that needs a file descriptor before it takes in connections: the
  * kernel completes clients' handshakes into the backlog as soon as the socket listens, and a crowd reconnecting to a
- * restarted gateway can take every descriptor in the first milliseconds of accepting.
+ * restarted gateway can take every descriptor in the first milliseconds of accepting ({@link #admitAtMost} keeps
+ * descriptors for what is still starting after that).
  *
  * <p>Admission: a permit is taken <em>before</em> {@code accept()}, so at max-connections the listener simply stops
  * accepting and further clients wait in the kernel's backlog, costing the gateway nothing, instead of being accepted
@@ -198,6 +199,7 @@ public final class Listener implements AutoCloseable {
                         + e.getMessage(), e);
             }
         } else {
+            JdkPoller.initialize(); // before any connection can take the descriptors it needs
             // The channel's adaptor accepts sockets that are channels too, which an idle connection needs to park.
             ss = ServerSocketChannel.open().socket();
             ss.setReuseAddress(true);
@@ -228,6 +230,24 @@ public final class Listener implements AutoCloseable {
             writes = Watchdog.start("write-watchdog-" + port(), Duration.ofNanos(tick));
         }
         return this;
+    }
+
+    /**
+     * Admits at most {@code n} connections at once, fewer than max-connections, until the returned action runs (once;
+     * later runs do nothing): the permits above {@code n} are held back, so the listener stops accepting at {@code n}
+     * as it does at max-connections and the rest wait in the backlog. Call it before {@link #startAccepting()}.
+     */
+    public Runnable admitAtMost(int n) {
+        int held = Math.max(0, settings.maxConnections() - Math.max(1, n));
+        if (held == 0 || !permits.tryAcquire(held)) {
+            return () -> { };
+        }
+        AtomicBoolean released = new AtomicBoolean();
+        return () -> {
+            if (released.compareAndSet(false, true)) {
+                permits.release(held);
+            }
+        };
     }
 
     /** Starts the accept loop of a {@link #bind() bound} listener (once; later calls do nothing). */
