@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * {@link #abort()} and {@link #cutInput()} (drain, deadlines, a relay), through the volatile {@link #draining} flag
  * and a close that happens once.
  *
- * <p>TLS: with a {@link ServerTls}, the connection's first act is the handshake, bounded by the header timeout (the
- * listener's watchdog closes a connection whose handshake is overdue, see {@link #handshake}). The plain socket stays
+ * <p>TLS: with a {@link ServerTls}, the connection's first act is the handshake, bounded by the header timeout counted
+ * from the accept (the listener's watchdog closes a connection whose handshake is overdue, whether or not its thread
+ * has run yet, see {@link #handshake}). The plain socket stays
  * the one that is cut, shut down and closed from other threads; the TLS socket is only read and written by the
  * connection's own thread.
  *
@@ -134,6 +135,19 @@ final class ClientConnection implements Runnable {
         boolean canPark = idleConnections != null && idleConnections.canPark(socket)
                 && handoff.compareTo(settings.idleTimeout()) < 0;
         this.parking = canPark ? new ParkState(this, socket, idleConnections, reads.clock(), handoff) : null;
+        if (tls != null) {
+            // The handshake's deadline runs from the accept (the listener makes the connection right after it), not
+            // from the moment the connection's thread first gets a carrier: on a loaded machine a burst of new
+            // connections' threads waits behind everything else the process runs, longer than the timeout, and the
+            // clients waited as long unanswered (stop 38's h2load -c200 at load 25). Armed here, on the accept
+            // loop's thread, the write watchdog (a platform thread) closes a connection whose handshake is not done
+            // in time whether or not its thread ran; a thread that runs after that finds its socket closed and does
+            // none of the handshake's work. The connection's thread owns the deadline from its start (the executor's
+            // hand-off orders this arming before it).
+            writeDeadline = writes.deadline(this::abortOverdueWrite);
+            overdue = "TLS handshake";
+            writeDeadline.armAfter(settings.headerTimeout().toNanos());
+        }
     }
 
     /** Serves the connection; after a park, runs again on a new thread and carries on where it stopped. */
@@ -154,10 +168,13 @@ final class ClientConnection implements Runnable {
             Thread.currentThread().setName(
                     "conn-" + id + "-" + remote.getAddress().getHostAddress() + ":" + remote.getPort());
             if (!resumed) {
-                raw.setTcpNoDelay(true);
-                // One deadline for everything this thread sends: the TLS handshake (header timeout), each write to
-                // the client and the close_notify (read timeout). Its expiry aborts the connection.
-                writeDeadline = writes.deadline(this::abortOverdueWrite);
+                // One deadline for everything this thread sends: the TLS handshake (header timeout, armed since the
+                // accept), each write to the client and the close_notify (read timeout). Its expiry aborts the
+                // connection.
+                if (writeDeadline == null) {
+                    writeDeadline = writes.deadline(this::abortOverdueWrite);
+                }
+                raw.setTcpNoDelay(true); // throws if the handshake's deadline closed the socket before this ran
                 if (tls != null && !handshake()) {
                     return;
                 }
@@ -242,13 +259,11 @@ final class ClientConnection implements Runnable {
     }
 
     /**
-     * Runs the TLS handshake within the header timeout; false when it failed (garbage, an old protocol, no client
-     * certificate where one is needed, or too slow), which ends the connection quietly: one debug line, no answer
-     * (there is no TLS channel to answer on), nobody else disturbed.
+     * Runs the TLS handshake within the header timeout counted from the accept (armed by the constructor); false
+     * when it failed (garbage, an old protocol, no client certificate where one is needed, or too slow), which ends
+     * the connection quietly: one debug line, no answer (there is no TLS channel to answer on), nobody else disturbed.
      */
     private boolean handshake() {
-        overdue = "TLS handshake";
-        writeDeadline.armAfter(settings.headerTimeout().toNanos());
         try {
             SSLSocket s = tls.handshake(raw);
             socket = s;
@@ -499,7 +514,7 @@ final class ClientConnection implements Runnable {
     private void abortOverdueWrite() {
         String what = overdue;
         log.debug("connection {}: {} not done within {}, aborting", id, what,
-                what.equals("TLS handshake") ? settings.headerTimeout() : settings.readTimeout());
+                what.equals("TLS handshake") ? settings.headerTimeout() + " of its accept" : settings.readTimeout());
         abort();
     }
 
