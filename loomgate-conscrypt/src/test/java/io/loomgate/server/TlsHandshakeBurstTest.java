@@ -33,10 +33,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Two hundred TLS handshakes at once (stop 38: {@code h2load -c200} over TLS against a gateway at a load average of
- * 25 did not end): each one is answered (the handshake completes and the connection is served) or closed within the
- * handshake timeout ({@code header-timeout}) counted from its accept, none is left hanging, and the gateway goes on
- * serving new clients afterwards. With JSSE and with Conscrypt; half the clients ask for h2 by ALPN, half for
- * http/1.1.
+ * 25 did not end): each one is answered (the handshake completes and the connection is served) or closed, none is
+ * left hanging, and the gateway goes on serving new clients afterwards; a handshake whose thread could not start it
+ * within the handshake timeout ({@code header-timeout}) of its accept is closed within that timeout. With JSSE and
+ * with Conscrypt; half the clients ask for h2 by ALPN, half for http/1.1.
  *
  * <p>The loaded case: on a busy machine a connection's virtual thread may wait for a carrier far longer than the
  * handshake timeout (200 handshakes of a few milliseconds of CPU each, queued behind everything else the process
@@ -74,7 +74,7 @@ class TlsHandshakeBurstTest {
 
     @ParameterizedTest
     @EnumSource(TlsProvider.class)
-    void handshakesWhoseThreadsCannotRunInTimeAreClosedWithinTheHandshakeTimeout(TlsProvider provider)
+    void handshakesWhoseThreadsCannotStartThemInTimeAreClosedWithinTheHandshakeTimeout(TlsProvider provider)
             throws Exception {
         Duration handshakeTimeout = Duration.ofSeconds(1);
         // Held at most this long: well past the timeout and the slack, so a handshake answered only when its thread
