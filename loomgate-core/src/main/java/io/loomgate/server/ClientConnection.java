@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
  * {@link #abort()} and {@link #cutInput()} (drain, deadlines, a relay), through the volatile {@link #draining} flag
  * and a close that happens once.
  *
- * <p>TLS: with a {@link ServerTls}, the connection's first act is the handshake, bounded by the header timeout (the
- * listener's watchdog closes a connection whose handshake is overdue, see {@link #handshake}). The plain socket stays
+ * <p>TLS: with a {@link ServerTls}, the connection's first act is the handshake, which must start within the header
+ * timeout of the accept and end within the header timeout of its start (the listener's watchdog closes a connection
+ * that is overdue, whether or not its thread has run yet, see {@link #handshake}). The plain socket stays
  * the one that is cut, shut down and closed from other threads; the TLS socket is only read and written by the
  * connection's own thread.
  *
@@ -61,7 +62,7 @@ final class ClientConnection implements Runnable {
     private Socket socket;
     private TlsInfo tlsInfo;
     /** What the write deadline is armed for, for the log when it expires; written by the connection's thread. */
-    private volatile String overdue = "write to the client";
+    private volatile String overdue = WRITE;
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
     private final ConnectionListener events;
@@ -71,6 +72,10 @@ final class ClientConnection implements Runnable {
     private final Watchdog writes;
     /** How the connection parks while idle; null when it keeps its thread while idle. */
     private final ParkState parking;
+    /** What {@link #overdue} says while the write deadline watches a write, the wait for the handshake, or it. */
+    private static final String WRITE = "write to the client";
+    private static final String HANDSHAKE_START = "start of the TLS handshake";
+    private static final String HANDSHAKE = "TLS handshake";
     private static final VarHandle CLOSED;
     private static final VarHandle ENDED;
 
@@ -134,6 +139,19 @@ final class ClientConnection implements Runnable {
         boolean canPark = idleConnections != null && idleConnections.canPark(socket)
                 && handoff.compareTo(settings.idleTimeout()) < 0;
         this.parking = canPark ? new ParkState(this, socket, idleConnections, reads.clock(), handoff) : null;
+        if (tls != null) {
+            // The wait for the connection's thread is bounded too, from the accept (the listener makes the connection
+            // right after it): on a loaded machine a burst of new connections' threads waits for a carrier behind
+            // everything else the process runs, longer than the timeout, and their clients waited as long
+            // unanswered (stop 38's h2load -c200 at load 25). Armed here, on the accept loop's thread, the write
+            // watchdog (a platform thread) closes a connection whose handshake has not started in time whether or not
+            // its thread ran; a thread that runs after that finds its socket closed and does none of the handshake's
+            // work. The connection's thread owns the deadline from its start (the executor's hand-off orders this
+            // arming before it); the handshake re-arms it when it starts (see handshake()).
+            writeDeadline = writes.deadline(this::abortOverdueWrite);
+            overdue = HANDSHAKE_START;
+            writeDeadline.armAfter(settings.headerTimeout().toNanos());
+        }
     }
 
     /** Serves the connection; after a park, runs again on a new thread and carries on where it stopped. */
@@ -154,10 +172,13 @@ final class ClientConnection implements Runnable {
             Thread.currentThread().setName(
                     "conn-" + id + "-" + remote.getAddress().getHostAddress() + ":" + remote.getPort());
             if (!resumed) {
-                raw.setTcpNoDelay(true);
-                // One deadline for everything this thread sends: the TLS handshake (header timeout), each write to
-                // the client and the close_notify (read timeout). Its expiry aborts the connection.
-                writeDeadline = writes.deadline(this::abortOverdueWrite);
+                // One deadline for everything this thread sends: the TLS handshake (the wait for its start, armed at
+                // the accept, then the handshake: header timeout each), each write to the client and the close_notify
+                // (read timeout). Its expiry aborts the connection.
+                if (writeDeadline == null) {
+                    writeDeadline = writes.deadline(this::abortOverdueWrite);
+                }
+                raw.setTcpNoDelay(true); // throws if the handshake's deadline closed the socket before this ran
                 if (tls != null && !handshake()) {
                     return;
                 }
@@ -242,12 +263,23 @@ final class ClientConnection implements Runnable {
     }
 
     /**
-     * Runs the TLS handshake within the header timeout; false when it failed (garbage, an old protocol, no client
-     * certificate where one is needed, or too slow), which ends the connection quietly: one debug line, no answer
-     * (there is no TLS channel to answer on), nobody else disturbed.
+     * Runs the TLS handshake within the header timeout of its start; false when it failed (garbage, an old protocol,
+     * no client certificate where one is needed, or too slow) or its start came too late, which ends the connection
+     * quietly: one debug line, no answer (there is no TLS channel to answer on), nobody else disturbed.
+     *
+     * <p>Two bounds, not one from the accept: a handshake cut at a deadline counted from the accept has usually had
+     * its costly part done already (the key exchange and the signature, a millisecond or more of CPU), and under
+     * overload that is most of them. At a load average of 25 with JSSE's handshake not yet compiled, 200 handshakes at
+     * once with one deadline from the accept served 8 of the 200 (the rest closed at 10 s, most after their server
+     * flight); bounded as here, the connections still waiting for a thread at the deadline are closed without costing
+     * anything and the ones under way finish (docs/security.md). A client is answered or closed within the header
+     * timeout if its handshake had not started, within twice that at worst if it had.
      */
     private boolean handshake() {
-        overdue = "TLS handshake";
+        if (writeDeadline.disarm()) {
+            return false; // its start came too late: the watchdog closed the socket (this thread ran only now)
+        }
+        overdue = HANDSHAKE;
         writeDeadline.armAfter(settings.headerTimeout().toNanos());
         try {
             SSLSocket s = tls.handshake(raw);
@@ -259,7 +291,7 @@ final class ClientConnection implements Runnable {
             return false;
         } finally {
             writeDeadline.disarm();
-            overdue = "write to the client";
+            overdue = WRITE;
         }
     }
 
@@ -498,8 +530,13 @@ final class ClientConnection implements Runnable {
      */
     private void abortOverdueWrite() {
         String what = overdue;
-        log.debug("connection {}: {} not done within {}, aborting", id, what,
-                what.equals("TLS handshake") ? settings.headerTimeout() : settings.readTimeout());
+        if (what.equals(HANDSHAKE_START)) {
+            log.debug("connection {}: TLS handshake not started within {} of the accept (no thread was free to run it "
+                    + "in time: the process is overloaded), closing", id, settings.headerTimeout());
+        } else {
+            log.debug("connection {}: {} not done within {}, aborting", id, what,
+                    what.equals(HANDSHAKE) ? settings.headerTimeout() : settings.readTimeout());
+        }
         abort();
     }
 

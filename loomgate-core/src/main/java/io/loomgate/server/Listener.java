@@ -301,7 +301,7 @@ public final class Listener implements AutoCloseable {
             } catch (RuntimeException e) { // executor shut down during drain: refused unserved
                 open.remove(c);
                 permits.release();
-                closeQuietly(socket);
+                c.close(); // the socket, and a TLS connection's handshake deadline
                 events.connectionRejected((InetSocketAddress) socket.getRemoteSocketAddress());
             }
         }
