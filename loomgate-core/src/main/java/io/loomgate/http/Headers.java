@@ -11,12 +11,21 @@ import java.util.function.BiConsumer;
  * <p>Order and duplicates are kept (several {@code Set-Cookie} fields stay several fields, in order), because a proxy
  * must not merge or reorder what it forwards (RFC 9110 §5.3). Names keep the case they arrived in; lookups ignore case.
  * Mutable: the proxy and filters edit one instance per message. Not thread-safe: one exchange owns it.
+ *
+ * <p>Lookups by name are what a request costs here (the proxy asks a few dozen times per exchange, nearly always for a
+ * name that is not there), so each field keeps its name's length beside it ({@link #lengths}): a lookup reads that
+ * array and looks at a name's characters only where the lengths agree. Names of different lengths are never equal
+ * ignoring case ({@link String#equalsIgnoreCase} compares lengths first), so the answers are those of a compare of
+ * every name.
  */
 public final class Headers {
     private static final String[] NONE = {};
+    private static final byte[] NO_LENGTHS = {};
 
     private String[] names;
     private String[] values;
+    /** Per field, {@link #lengthCode} of its name. */
+    private byte[] lengths;
     private int size;
 
     public Headers() {
@@ -31,9 +40,11 @@ public final class Headers {
         if (capacity <= 0) {
             names = NONE;
             values = NONE;
+            lengths = NO_LENGTHS;
         } else {
             names = new String[Math.max(capacity, 4)];
             values = new String[names.length];
+            lengths = new byte[names.length];
         }
     }
 
@@ -42,6 +53,7 @@ public final class Headers {
         Headers c = new Headers(Math.max(size, 4));
         System.arraycopy(names, 0, c.names, 0, size);
         System.arraycopy(values, 0, c.values, 0, size);
+        System.arraycopy(lengths, 0, c.lengths, 0, size);
         c.size = size;
         return c;
     }
@@ -70,9 +82,11 @@ public final class Headers {
             int grown = Math.max(4, size * 2);
             names = Arrays.copyOf(names, grown);
             values = Arrays.copyOf(values, grown);
+            lengths = Arrays.copyOf(lengths, grown);
         }
         names[size] = name;
         values[size] = value;
+        lengths[size] = lengthCode(name);
         size++;
         return this;
     }
@@ -102,8 +116,9 @@ public final class Headers {
     /** Every value of this name, in order. */
     public List<String> all(String name) {
         List<String> out = new ArrayList<>(2);
+        byte length = lengthCode(name);
         for (int i = 0; i < size; i++) {
-            if (names[i].equalsIgnoreCase(name)) {
+            if (lengths[i] == length && names[i].equalsIgnoreCase(name)) {
                 out.add(values[i]);
             }
         }
@@ -117,8 +132,9 @@ public final class Headers {
     /** How many fields carry this name. */
     public int count(String name) {
         int n = 0;
+        byte length = lengthCode(name);
         for (int i = 0; i < size; i++) {
-            if (names[i].equalsIgnoreCase(name)) {
+            if (lengths[i] == length && names[i].equalsIgnoreCase(name)) {
                 n++;
             }
         }
@@ -130,8 +146,9 @@ public final class Headers {
      * whitespace ({@code Connection: keep-alive, Upgrade} holds {@code upgrade}).
      */
     public boolean hasToken(String name, String token) {
+        byte length = lengthCode(name);
         for (int i = 0; i < size; i++) {
-            if (names[i].equalsIgnoreCase(name) && listHasToken(values[i], token)) {
+            if (lengths[i] == length && names[i].equalsIgnoreCase(name) && listHasToken(values[i], token)) {
                 return true;
             }
         }
@@ -146,8 +163,9 @@ public final class Headers {
 
     /** The index of the first field of this name at or after {@code from}, or -1. */
     public int indexOf(String name, int from) {
+        byte length = lengthCode(name);
         for (int i = from; i < size; i++) {
-            if (names[i].equalsIgnoreCase(name)) {
+            if (lengths[i] == length && names[i].equalsIgnoreCase(name)) {
                 return i;
             }
         }
@@ -159,20 +177,26 @@ public final class Headers {
         checkIndex(i);
         System.arraycopy(names, i + 1, names, i, size - i - 1);
         System.arraycopy(values, i + 1, values, i, size - i - 1);
+        System.arraycopy(lengths, i + 1, lengths, i, size - i - 1);
         size--;
         names[size] = null;
         values[size] = null;
     }
 
     private int removeFrom(String name, int from) {
-        int w = from;
+        int w = indexOf(name, from); // nearly always -1: nothing moves, nothing is written
+        if (w < 0) {
+            return 0;
+        }
         int removed = 0;
-        for (int r = from; r < size; r++) {
-            if (names[r].equalsIgnoreCase(name)) {
+        byte length = lengthCode(name);
+        for (int r = w; r < size; r++) {
+            if (lengths[r] == length && names[r].equalsIgnoreCase(name)) {
                 removed++;
             } else {
                 names[w] = names[r];
                 values[w] = values[r];
+                lengths[w] = lengths[r];
                 w++;
             }
         }
@@ -182,6 +206,14 @@ public final class Headers {
         }
         size = w;
         return removed;
+    }
+
+    /**
+     * A name's length as a byte, the same for names equal ignoring case (their lengths are equal); the lengths of
+     * 255 and more share one code, which only costs those names a look at their characters.
+     */
+    static byte lengthCode(String name) {
+        return (byte) Math.min(name.length(), 255);
     }
 
     static boolean listHasToken(String list, String token) {
