@@ -76,13 +76,15 @@ interface OldGeneration {
         }
 
         /**
-         * Whether a collection by {@code collector} that ended with {@code action} was full: it collected every heap
-         * pool (young collectors do not list the old pool, or say "end of minor GC" as G1's does) and ended as a major
-         * collection (Serial's, Parallel's and G1's full collections) or a whole-heap concurrent cycle (ZGC's major
-         * cycles, Shenandoah's). G1's concurrent marking ("end of concurrent GC") frees nothing by itself: not full.
+         * Whether a collection by the collector {@code name} that ended with {@code action} was full: it collected
+         * every heap pool (Serial's and Parallel's young collectors do not list the old pool; G1's says "end of minor
+         * GC") and ended as a major collection (Serial's, Parallel's and G1's full collections) or a whole-heap
+         * concurrent cycle (ZGC's major cycles, Shenandoah's; ZGC's minor cycles list both pools too and are told
+         * apart by name). G1's concurrent marking ("end of concurrent GC") frees nothing by itself: not full.
          */
-        boolean isFull(Set<String> collectorPools, String action) {
-            return WHOLE_HEAP_ACTIONS.contains(action) && collectorPools.containsAll(heapPools);
+        boolean isFull(String name, Set<String> collectorPools, String action) {
+            return WHOLE_HEAP_ACTIONS.contains(action) && collectorPools.containsAll(heapPools)
+                    && !name.contains("Minor");
         }
 
         /** What the old generation's pools hold after a collection, from its notification. */
@@ -105,7 +107,7 @@ interface OldGeneration {
                             return;
                         }
                         var info = GarbageCollectionNotificationInfo.from((CompositeData) n.getUserData());
-                        if (isFull(collectorPools, info.getGcAction())) {
+                        if (isFull(gc.getName(), collectorPools, info.getGcAction())) {
                             afterFullCollection.accept(usedAfter(info.getGcInfo().getMemoryUsageAfterGc()));
                         }
                     }, null, null);

@@ -18,8 +18,8 @@ import javax.management.NotificationEmitter;
  * A process of its own for {@link MemoryGateReopensTest}: the memory gate is the process's, and the test needs a small
  * heap with a small young generation. It runs one gated {@link Listener} whose requests make garbage that young
  * collections promote ({@code /garbage}), hold live data ({@code /hold}: 256 KiB more each) or let it go
- * ({@code /release}); it prints {@code PORT <n>} once listening, then a {@code STATE} line whenever the gate or the count of full
- * collections changes, e.g. {@code STATE shut=false full=1} (Serial's full collector, MarkSweepCompact).
+ * ({@code /release}); it prints {@code PORT <n>} once listening, then a {@code STATE} line whenever the gate or the
+ * count of full collections changes, e.g. {@code STATE shut=false full=1} (Serial's full collector, MarkSweepCompact).
  */
 final class MemoryGateChild {
     /** What /hold keeps live. */

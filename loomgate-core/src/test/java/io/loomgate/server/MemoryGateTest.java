@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loomgate.testkit.ManualClock;
 import io.loomgate.threads.ConnectionExecutors;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -148,6 +150,26 @@ class MemoryGateTest {
         Thread waiter = ConnectionExecutors.startVirtual("gate-waiter", () -> old.gate.awaitRoom(() -> false));
         assertThat(waiter.join(Duration.ofSeconds(30))).as("reopened with no collection from outside").isTrue();
         assertThat(old.collections).hasValueGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void onlyWholeHeapCollectionsAreFull() {
+        // names, pools and end actions as JDK 25 reports them (-XX:+UseSerialGC, Parallel, G1, ZGC)
+        var serial = new OldGeneration.JvmOldGeneration(List.of(),
+                Set.of("Eden Space", "Survivor Space", "Tenured Gen"));
+        assertThat(serial.isFull("Copy", Set.of("Eden Space", "Survivor Space"), "end of minor GC")).isFalse();
+        assertThat(serial.isFull("MarkSweepCompact", Set.of("Eden Space", "Survivor Space", "Tenured Gen"),
+                "end of major GC")).isTrue();
+        Set<String> g1Pools = Set.of("G1 Eden Space", "G1 Survivor Space", "G1 Old Gen");
+        var g1 = new OldGeneration.JvmOldGeneration(List.of(), g1Pools);
+        assertThat(g1.isFull("G1 Young Generation", g1Pools, "end of minor GC")).isFalse();
+        assertThat(g1.isFull("G1 Concurrent GC", Set.of("G1 Old Gen"), "end of concurrent GC")).isFalse();
+        assertThat(g1.isFull("G1 Old Generation", g1Pools, "end of major GC")).isTrue();
+        Set<String> zPools = Set.of("ZGC Young Generation", "ZGC Old Generation");
+        var z = new OldGeneration.JvmOldGeneration(List.of(), zPools);
+        assertThat(z.isFull("ZGC Minor Cycles", zPools, "end of GC cycle")).isFalse();
+        assertThat(z.isFull("ZGC Major Pauses", zPools, "end of GC pause")).isFalse();
+        assertThat(z.isFull("ZGC Major Cycles", zPools, "end of GC cycle")).isTrue();
     }
 
     @Test
