@@ -12,6 +12,9 @@
 #   PROXY=loomgate-conscrypt PAIRS=5 bench/ab/run.sh w5 /tmp/before.jar /tmp/after.jar   # W5: TLS keep-alive /hello
 #   CONFIG_B=bench/configs/gateway-bench-traced.yaml TRACING_RATIO=0.01 bench/ab/run.sh w2 x.jar x.jar   # one jar,
 #       two configs (CONFIG_A, CONFIG_B: each side's gateway config; the shape's own when unset)
+#   GW_PORT=46081 ORIGIN_PORT=46080 ADMIN_PORT=46901 PROXY=loomgate-conscrypt bench/ab/run.sh w5 A.jar B.jar   # on ports
+#       of its own, beside a harness run that holds 18080/18081/19901 (bench/syscalls' port variables pass through;
+#       from a git worktree outside /work, also SHARED=/work/shared/bench: the default is ../shared beside the checkout)
 #
 # Shapes and their warm-up as in bench/syscalls (w2, w5, w6, w8, w9-tls, w9-h2c; WARM and CONNS pass through). A jar or a
 # git ref for each side; refs are built with ./mvnw into /tmp/loomgate-ab/<commit>.jar (kept for the next run).

@@ -22,26 +22,42 @@
 #   PROXIES="floor-epoll loomgate-epoll" EPOLL_SPINS=4 ...   # the gateway on epoll against its transport's floor
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #   PROXIES="loomgate loomgate-epoll" ROUNDS=3 bench/syscalls/run.sh w2   # server.transport jdk against epoll
+#   GW_PORT=46081 ORIGIN_PORT=46080 ADMIN_PORT=46901 bench/syscalls/run.sh w5   # beside a harness that holds 18080/18081
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
 # w9 shapes, long enough for the JIT to have compiled the TLS path; the script prints C2's CPU in the window so
 # that can be checked) and the machine's load average (1 minute) at the window's end. Needs perf (Debian's
 # linux-perf), wrk, h2load, haproxy, and one earlier ../shared/bench/run.sh (its origin binary and, for w9-tls, its
 # certificate are reused from /tmp/loomgate-bench).
+#
+# Ports: the harness's (proxy 18081, origin 18080, admin 19901) unless GW_PORT, ORIGIN_PORT, ADMIN_PORT say otherwise;
+# then every config (the gateway's, HAProxy's) runs as a copy with those ports, and the logs and counts go to
+# /tmp/syscalls-GW_PORT.* instead of /tmp/syscalls.*, so two runs on different ports do not share a file.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
 SHAPE=${1:?usage: bench/syscalls/run.sh w2|w5|w6|w8|w9-tls|w9-h2c}
+GW_PORT=${GW_PORT:-18081} ORIGIN_PORT=${ORIGIN_PORT:-18080} ADMIN_PORT=${ADMIN_PORT:-19901}
+export ORIGIN_PORT # bench/lib/pinned.sh starts the origin there
+TMP=/tmp/syscalls; [[ $GW_PORT == 18081 ]] || TMP=/tmp/syscalls-$GW_PORT
+ported() { # config file: a copy with this run's ports (the file itself on the harness's); prints its path
+    if [[ $GW_PORT == 18081 && $ORIGIN_PORT == 18080 && $ADMIN_PORT == 19901 ]]; then echo "$1"; return; fi
+    mkdir -p "$TMP-conf"
+    sed -e "s/18081/$GW_PORT/g; s/18080/$ORIGIN_PORT/g; s/19901/$ADMIN_PORT/g" \
+        -e "s|pidfile /tmp/loomgate-bench/|pidfile $TMP-conf/|" "$1" > "$TMP-conf/$(basename "$1")"
+    echo "$TMP-conf/$(basename "$1")"
+}
 case $SHAPE in
-    w2) URL=http://127.0.0.1:18081 GW=bench/configs/gateway-bench.yaml HAP=haproxy-t1.cfg WARM=${WARM:-30} ;;
-    w5|w6) URL=https://127.0.0.1:18081 GW=bench/configs/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-60} ;;
-    w9-tls) URL=https://127.0.0.1:18081 GW=bench/configs/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-120} ;;
-    w9-h2c) URL=http://127.0.0.1:18081 GW=bench/configs/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-120} ;;
-    w8) URL=http://127.0.0.1:18081 GW=bench/configs/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-60} ;;
+    w2) URL=http://127.0.0.1:$GW_PORT GW=bench/configs/gateway-bench.yaml HAP=haproxy-t1.cfg WARM=${WARM:-30} ;;
+    w5|w6) URL=https://127.0.0.1:$GW_PORT GW=bench/configs/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-60} ;;
+    w9-tls) URL=https://127.0.0.1:$GW_PORT GW=bench/configs/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-120} ;;
+    w9-h2c) URL=http://127.0.0.1:$GW_PORT GW=bench/configs/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-120} ;;
+    w8) URL=http://127.0.0.1:$GW_PORT GW=bench/configs/gw-h2c.yaml HAP=haproxy-t1-h2c.cfg WARM=${WARM:-60} ;;
     *) echo "unknown shape $SHAPE (w2, w5, w6, w8, w9-tls, w9-h2c)" >&2; exit 2 ;;
 esac
 GW=${CONFIG:-$GW} # another gateway config for the shape (bench/ab's CONFIG_A, CONFIG_B: e.g. tracing on)
+GW_RUN=$(ported "$GW")
 SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
     connect close socket setsockopt"
 events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)
@@ -51,16 +67,16 @@ source "$ROOT/bench/lib/pinned.sh"
 start_proxy() {
     case $1 in
         loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
-                      --config "$GW" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                      --config "$GW_RUN" > "$TMP.$1.log" 2>&1 & ;;
         loomgate-epoll) # server.transport: epoll (issue 40), the shape's own config otherwise
-            sed 's/^server:$/server:\n  transport: epoll/' "$GW" > /tmp/syscalls-epoll.yaml
+            sed 's/^server:$/server:\n  transport: epoll/' "$GW_RUN" > "$TMP-epoll.yaml"
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
-                --config /tmp/syscalls-epoll.yaml > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                --config "$TMP-epoll.yaml" > "$TMP.$1.log" 2>&1 & ;;
         loomgate-conscrypt) # server.ssl.provider: conscrypt (BoringSSL); TLS shapes only
             [[ $GW == bench/configs/gw-tls.yaml ]] || { echo "loomgate-conscrypt is for the TLS shapes" >&2; exit 2; }
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
-                --config bench/configs/gw-tls-conscrypt.yaml > "/tmp/syscalls.$1.log" 2>&1 & ;;
-        haproxy) taskset -c 0 haproxy -db -f "$SHARED/peers/$HAP" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                --config "$(ported bench/configs/gw-tls-conscrypt.yaml)" > "$TMP.$1.log" 2>&1 & ;;
+        haproxy) taskset -c 0 haproxy -db -f "$(ported "$SHARED/peers/$HAP")" > "$TMP.$1.log" 2>&1 & ;;
         floor-selector|floor-vselector) # bench/floor/SelectorRelayFloor: W2's shape, one Selector reading ready sockets
             # for the virtual threads (on a platform thread, or polled by a virtual one: floor-vselector)
             [[ $SHAPE == w2 ]] || { echo "$1 is for w2" >&2; exit 2; }
@@ -68,23 +84,23 @@ start_proxy() {
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
             vthread=false; [[ $1 == floor-vselector ]] && vthread=true
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
-                -Dfloor.spins="${FLOOR_SPINS:-2}" -Dfloor.vthread=$vthread SelectorRelayFloor \
-                > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                -Dfloor.spins="${FLOOR_SPINS:-2}" -Dfloor.vthread=$vthread SelectorRelayFloor "$GW_PORT" "$ORIGIN_PORT" \
+                > "$TMP.$1.log" 2>&1 & ;;
         floor-h2) # bench/floor/H2RelayFloor: W9's shape (h2 over TLS with JSSE's engine, or h2c), a virtual thread
             # per stream, none of the gateway's work; over h2c to /hello it is W8's
             [[ $SHAPE == w8 || $SHAPE == w9-h2c || $SHAPE == w9-tls ]] || { echo "floor-h2 is for w8, w9-h2c, w9-tls" >&2
                 exit 2; }
             mkdir -p /tmp/syscalls-floor
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
-            floor=(H2RelayFloor 18081 18080 /api/data)
-            [[ $SHAPE == w8 ]] && floor=(H2RelayFloor 18081 18080 /hello)
+            floor=(H2RelayFloor "$GW_PORT" "$ORIGIN_PORT" /api/data)
+            [[ $SHAPE == w8 ]] && floor=(H2RelayFloor "$GW_PORT" "$ORIGIN_PORT" /hello)
             if [[ $SHAPE == w9-tls ]]; then
                 openssl pkcs12 -export -in "$BENCH_TLS_CERT" -inkey "$BENCH_TLS_KEY" -out /tmp/syscalls-floor/bench.p12 \
                     -passout pass:floor
                 floor=(-Djdk.tls.server.newSessionTicketCount=0 "${floor[@]}" /tmp/syscalls-floor/bench.p12 floor)
             fi
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
-                "${floor[@]}" > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                "${floor[@]}" > "$TMP.$1.log" 2>&1 & ;;
         floor|floor-conscrypt) # bench/floor: a read and a write per message each way, no HTTP (W2's shape; W5's, W6's
             # with TLS: JSSE's engine over the channel with the gateway's suites, or Conscrypt's engine with its own)
             mkdir -p /tmp/syscalls-floor
@@ -92,7 +108,7 @@ start_proxy() {
             if [[ $SHAPE == w5 || $SHAPE == w6 ]]; then
                 openssl pkcs12 -export -in "$BENCH_TLS_CERT" -inkey "$BENCH_TLS_KEY" -out /tmp/syscalls-floor/bench.p12 \
                     -passout pass:floor
-                floor=(TlsRelayFloor 18081 18080 /tmp/syscalls-floor/bench.p12 floor)
+                floor=(TlsRelayFloor "$GW_PORT" "$ORIGIN_PORT" /tmp/syscalls-floor/bench.p12 floor)
                 if [[ $1 == floor-conscrypt ]]; then # the jar the gateway's build resolved (./mvnw install)
                     uber=$(ls ~/.m2/repository/org/conscrypt/conscrypt-openjdk-uber/*/conscrypt-openjdk-uber-*.jar | tail -1)
                     floor=(-cp "/tmp/syscalls-floor:$uber" -Dfloor.provider=conscrypt "${floor[@]}")
@@ -100,18 +116,18 @@ start_proxy() {
                     floor=(-cp /tmp/syscalls-floor -Djdk.tls.server.newSessionTicketCount=0 "${floor[@]}" gateway)
                 fi
             elif [[ $SHAPE == w2 && $1 == floor ]]; then
-                floor=(-cp /tmp/syscalls-floor RelayFloor)
+                floor=(-cp /tmp/syscalls-floor RelayFloor "$GW_PORT" "$ORIGIN_PORT")
             else
                 echo "the floor relays speak no HTTP/2: floor for w2, w5 or w6, floor-conscrypt for w5 or w6" >&2; exit 2
             fi
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders "${floor[@]}" \
-                > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                > "$TMP.$1.log" 2>&1 & ;;
         floor-epoll) # bench/floor-epoll (issue 40): RelayFloor (w2) or H2RelayFloor over h2c (w8, w9-h2c) on the
             # gateway's epoll transport (module loomgate-epoll, JDK 22+; its classes from the gateway's jar)
             case $SHAPE in
-                w2) floor=(EpollRelayFloor 18081 18080) ;;
-                w8) floor=(EpollH2RelayFloor 18081 18080 /hello) ;;
-                w9-h2c) floor=(EpollH2RelayFloor 18081 18080 /api/data) ;;
+                w2) floor=(EpollRelayFloor "$GW_PORT" "$ORIGIN_PORT") ;;
+                w8) floor=(EpollH2RelayFloor "$GW_PORT" "$ORIGIN_PORT" /hello) ;;
+                w9-h2c) floor=(EpollH2RelayFloor "$GW_PORT" "$ORIGIN_PORT" /api/data) ;;
                 *) echo "floor-epoll is for w2, w8 and w9-h2c" >&2; exit 2 ;;
             esac
             mkdir -p /tmp/syscalls-floor
@@ -119,14 +135,14 @@ start_proxy() {
                 "$ROOT"/bench/floor-epoll/*.java
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp "/tmp/syscalls-floor:$JAR" \
                 --enable-native-access=ALL-UNNAMED -Dloomgate.epoll.spins="${EPOLL_SPINS:-4}" "${floor[@]}" \
-                > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                > "$TMP.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
                # one thread would make: no floor), JDK 25 with the launcher's heap flags
             [[ $SHAPE == w2 ]] || { echo "naive speaks no TLS or HTTP/2: w2 only" >&2; exit 2; }
             mkdir -p /tmp/syscalls-naive
             "${JAVA%/java}/javac" -d /tmp/syscalls-naive "$SHARED/naive/NaiveProxy.java"
             taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -DuseVirtual=true \
-                -cp /tmp/syscalls-naive NaiveProxy > "/tmp/syscalls.$1.log" 2>&1 & ;;
+                -cp /tmp/syscalls-naive NaiveProxy > "$TMP.$1.log" 2>&1 & ;;
         *) echo "unknown proxy $1" >&2; exit 2 ;;
     esac
     P=$!
@@ -136,7 +152,7 @@ start_proxy() {
         curl -s --http2-prior-knowledge -o /dev/null "$URL/hello" 2>/dev/null && return 0
         sleep 0.2
     done
-    echo "$1 did not answer; see /tmp/syscalls.$1.log" >&2
+    echo "$1 did not answer; see $TMP.$1.log" >&2
     exit 1
 }
 stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
@@ -165,7 +181,7 @@ for round in $(seq "${ROUNDS:-2}"); do
         start_proxy "$proxy"
         for ((left = WARM; left > 0; left -= 10)); do load $((left < 10 ? left : 10)) > /dev/null; done
         u0=$(stat_field "$P" 14); s0=$(stat_field "$P" 15); c0=$(c2_ticks "$P")
-        perf stat -x, -e "${events%,}" -p "$P" -o "/tmp/syscalls.$proxy.perf" &
+        perf stat -x, -e "${events%,}" -p "$P" -o "$TMP.$proxy.perf" &
         perf_pid=$!
         out=$(load 15)
         kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
@@ -176,7 +192,7 @@ for round in $(seq "${ROUNDS:-2}"); do
             'BEGIN { printf "round %s %-9s %7.0f req/s  CPU %6.1f us/req (user %5.1f, kernel %5.1f)  C2 %4.1f s  load %s\n",
                      round, name, n / 15, (u + s) * 10000 / n, u * 10000 / n, s * 10000 / n, c / 100, load }'
         awk -F, -v n="$n" '$1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); line = line sprintf(" %s %.2f", $3, $1 / n) }
-            END { print "    system calls per request:" line }' "/tmp/syscalls.$proxy.perf"
+            END { print "    system calls per request:" line }' "$TMP.$proxy.perf"
         kill "$P"; wait "$P" 2>/dev/null || true
         sleep 2
     done

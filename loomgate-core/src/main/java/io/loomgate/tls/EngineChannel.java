@@ -71,9 +71,21 @@ final class EngineChannel {
     private boolean bulk;
     /** The first handshake is done: a handshake starting again over TLS 1.2 is the client renegotiating. */
     private boolean established;
+    /**
+     * Records are encrypted into a direct buffer ({@link RecordBuffers#takeDirect()}) when one is free: for an engine
+     * that works on native memory (Conscrypt's), which otherwise copies each record out of its own direct buffer into
+     * the heap one, which the socket write then copies into a direct one again. JSSE encrypts on the heap.
+     */
+    private final boolean directWrites;
 
     EngineChannel(SSLEngine engine, Socket raw) throws IOException {
+        this(engine, raw, false);
+    }
+
+    /** @param directWrites whether records are encrypted into direct buffers (an engine on native memory) */
+    EngineChannel(SSLEngine engine, Socket raw, boolean directWrites) throws IOException {
         this.engine = engine;
+        this.directWrites = directWrites;
         this.channel = raw.getChannel();
         if (channel == null) {
             throw new IOException("not a channel socket");
@@ -217,9 +229,10 @@ final class EngineChannel {
         }
         ByteBuffer src = ByteBuffer.wrap(b, off, len);
         writeLock.lock();
-        byte[] buffer = RecordBuffers.take(RecordBuffers.SIZE);
+        ByteBuffer direct = directWrites ? RecordBuffers.takeDirect() : null;
+        byte[] buffer = direct == null ? RecordBuffers.take(RecordBuffers.SIZE) : null;
         try {
-            ByteBuffer out = ByteBuffer.wrap(buffer);
+            ByteBuffer out = direct != null ? direct : ByteBuffer.wrap(buffer);
             while (src.hasRemaining()) {
                 out.clear();
                 SSLEngineResult r = engine.wrap(src, out);
@@ -238,7 +251,11 @@ final class EngineChannel {
             }
         } finally {
             writeLock.unlock();
-            RecordBuffers.give(buffer);
+            if (direct != null) {
+                RecordBuffers.giveDirect(direct);
+            } else {
+                RecordBuffers.give(buffer);
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 package io.loomgate.tls;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Recycles the record-sized buffers an {@link EngineChannel} borrows for each read and write. The engine wants room
@@ -33,8 +35,18 @@ final class RecordBuffers {
     /** At most this many bulk buffers wait here (2.1 MiB): uploads at once on a gateway are few. */
     static final int BULK_CAPACITY = 16;
 
+    /**
+     * At most this many direct record buffers exist (1.1 MiB of native memory): one is lent for a write only, and
+     * writes at once are few (the carriers'), but for writers blocked on clients that do not read; past the bound
+     * a write takes a heap buffer, so native memory stays bounded whatever the clients do.
+     */
+    static final int DIRECT_CAPACITY = 64;
+
     private static final ArrayBlockingQueue<byte[]> FREE = new ArrayBlockingQueue<>(CAPACITY);
     private static final ArrayBlockingQueue<byte[]> FREE_BULK = new ArrayBlockingQueue<>(BULK_CAPACITY);
+    private static final ArrayBlockingQueue<ByteBuffer> FREE_DIRECT = new ArrayBlockingQueue<>(DIRECT_CAPACITY);
+    /** Direct buffers made so far; never more than {@link #DIRECT_CAPACITY}, and none is ever dropped. */
+    private static final AtomicInteger DIRECT_MADE = new AtomicInteger();
 
     private RecordBuffers() {
     }
@@ -60,6 +72,32 @@ final class RecordBuffers {
     static byte[] takeBulk() {
         byte[] recycled = FREE_BULK.poll();
         return recycled != null ? recycled : new byte[BULK_SIZE];
+    }
+
+    /**
+     * A direct record buffer, cleared, or null when all {@link #DIRECT_CAPACITY} are lent (the caller then takes a
+     * heap one). For an engine that encrypts into native memory (Conscrypt's): its ciphertext goes straight into the
+     * buffer and from there to the socket, where a heap buffer costs two copies through direct buffers on the way
+     * (the engine's own, then the JDK's socket write).
+     */
+    static ByteBuffer takeDirect() {
+        ByteBuffer recycled = FREE_DIRECT.poll();
+        if (recycled != null) {
+            return recycled.clear();
+        }
+        int made = DIRECT_MADE.get();
+        while (made < DIRECT_CAPACITY) {
+            if (DIRECT_MADE.compareAndSet(made, made + 1)) {
+                return ByteBuffer.allocateDirect(SIZE);
+            }
+            made = DIRECT_MADE.get();
+        }
+        return null;
+    }
+
+    /** Hands a direct buffer from {@link #takeDirect()} back; the caller must not touch it afterwards. */
+    static void giveDirect(ByteBuffer buffer) {
+        FREE_DIRECT.offer(buffer); // never full: it holds at most the buffers made
     }
 
     /** Hands a buffer back; the caller must not touch it afterwards. */

@@ -141,7 +141,7 @@ public final class ServerTls extends TlsContext {
         if (conscrypt) {
             ConscryptSupport.get().configure(e, settings.sessionResumption());
         }
-        return new EngineSocket(raw, new EngineChannel(e, raw));
+        return new EngineSocket(raw, new EngineChannel(e, raw, conscrypt)); // BoringSSL encrypts into native memory
     }
 
     /** The provider's socket layered over the accepted one: Conscrypt's, or JSSE's over a socket with no channel. */
