@@ -28,11 +28,10 @@ class MemoryGateHealthTest {
                     () -> BoundRoutes.bind(new RouteTable(List.of()), r -> null), null, () -> true);
             int port = admin.port();
             assertThat(get(port, "/health/ready").status()).isEqualTo(200);
-            // The gate is the process's, and a real full collection of this test JVM's nearly empty heap reopens it, as
-            // does the gate's own recheck a second after it shuts: an attempt counts only if the gate stayed shut
-            // through all its checks.
+            // The gate is the process's, and a real collection of this test JVM's nearly empty heap reopens it: an
+            // attempt counts only if the gate stayed shut through all its checks.
             for (int attempt = 0; attempt < 20; attempt++) {
-                MemoryGate.PROCESS.afterFullCollection(Runtime.getRuntime().maxMemory());
+                MemoryGate.PROCESS.afterCollection(Runtime.getRuntime().maxMemory());
                 List<RawClient.Response> ready = new ArrayList<>();
                 List<RawClient.Response> live = new ArrayList<>();
                 IOException failed = null;
@@ -45,7 +44,7 @@ class MemoryGateHealthTest {
                     failed = e;
                 }
                 boolean stayedShut = MemoryGate.PROCESS.isFull();
-                MemoryGate.PROCESS.afterFullCollection(0);
+                MemoryGate.PROCESS.afterCollection(0);
                 if (!stayedShut) {
                     continue;
                 }
