@@ -17,11 +17,13 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
@@ -86,7 +88,14 @@ class TlsHandshakeBurstTest {
                     awaitQuietly(gate, held.plusSeconds(60));
                     task.run();
                 }));
-        try (Listener l = start(provider, handshakeTimeout, late)) {
+        Map<ConnectionListener.HandshakeFailure, AtomicInteger> failures = new ConcurrentHashMap<>();
+        ConnectionListener counting = new ConnectionListener() {
+            @Override
+            public void tlsHandshakeFailed(InetSocketAddress remote, HandshakeFailure why) {
+                failures.computeIfAbsent(why, w -> new AtomicInteger()).incrementAndGet();
+            }
+        };
+        try (Listener l = start(provider, handshakeTimeout, late, counting)) {
             List<Outcome> outcomes = burst(l.port(), () -> gate.countDown(), held);
             gate.countDown();
             Duration bound = handshakeTimeout.plus(SLACK);
@@ -98,6 +107,9 @@ class TlsHandshakeBurstTest {
             // No thread could run within the timeout: every one was closed, none answered after it.
             assertThat(outcomes).allMatch(o -> o.kind() == Kind.CLOSED, "closed: " + summary(outcomes));
             RunningListener.await("every connection ended, its permit back", () -> l.openConnections() == 0);
+            // Each counted once, as not started (the metric's reason), none as failed or timed out by its late thread.
+            assertThat(failures).containsOnlyKeys(ConnectionListener.HandshakeFailure.NOT_STARTED);
+            assertThat(failures.get(ConnectionListener.HandshakeFailure.NOT_STARTED)).hasValue(CLIENTS);
             assertServesNewClients(l.port());
         } finally {
             gate.countDown();
@@ -111,7 +123,8 @@ class TlsHandshakeBurstTest {
         // took up to 38 s from the first connect to the last answer at a load average of 28).
         Duration handshakeTimeout = Duration.ofSeconds(60);
         try (Listener l = start(provider, handshakeTimeout,
-                Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("burst-conn").factory()))) {
+                Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("burst-conn").factory()),
+                ConnectionListener.NOOP)) {
             List<Outcome> outcomes = burst(l.port(), () -> { }, Duration.ZERO);
             assertThat(outcomes).hasSize(CLIENTS);
             assertThat(outcomes).as("every handshake answered and its connection served: %s", summary(outcomes))
@@ -121,14 +134,14 @@ class TlsHandshakeBurstTest {
     }
 
     /** A TLS listener offering h2 and http/1.1 by ALPN, its connections run on {@code executor}. */
-    private static Listener start(TlsProvider provider, Duration handshakeTimeout, ExecutorService executor)
-            throws Exception {
+    private static Listener start(TlsProvider provider, Duration handshakeTimeout, ExecutorService executor,
+                                  ConnectionListener events) throws Exception {
         assumeThat(provider.unavailableReason()).as(provider + " runs here").isNull();
         ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(server.cert(), server.key()))
                 .withApplicationProtocols(List.of("h2", "http/1.1")).withProvider(provider));
         ListenerSettings s = RunningListener.settings(handshakeTimeout, Duration.ofSeconds(60), Duration.ofSeconds(60))
                 .withHttp2(Http2Settings.DISABLED.withEnabled(true));
-        return new Listener(s, tls, ECHO, executor, ConnectionListener.NOOP, Watchdog.shared(), null).start();
+        return new Listener(s, tls, ECHO, executor, events, Watchdog.shared(), null).start();
     }
 
     /**

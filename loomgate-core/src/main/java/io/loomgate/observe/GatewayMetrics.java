@@ -29,6 +29,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.InetSocketAddress;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -69,6 +70,8 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     private final AtomicInteger parkedConnections = new AtomicInteger();
     private final Counter clientOpened;
     private final Counter clientRejected;
+    private final Map<ConnectionListener.HandshakeFailure, Counter> handshakeFailures =
+            new EnumMap<>(ConnectionListener.HandshakeFailure.class);
     private final BoundedRing<RecentError> recentErrors = new BoundedRing<>(RECENT_ERRORS);
     /** Made when first read (the JVM binders, the dashboard): it takes the platform MXBean machinery up. */
     private volatile CarrierPool carriers;
@@ -102,6 +105,14 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         clientRejected = Counter.builder("loomgate.client.connections.rejected")
                 .description("Client connections accepted but closed unserved because the listener was stopping")
                 .register(registry);
+        for (ConnectionListener.HandshakeFailure why : ConnectionListener.HandshakeFailure.values()) {
+            // All three from the start, at zero: an alert on rate() needs the series before the first failure.
+            handshakeFailures.put(why, Counter.builder("loomgate.client.tls.handshakes.failed")
+                    .description("Client TLS handshakes that did not complete, by reason: failed (refused or broken), "
+                            + "timed-out (not done within header-timeout of its start), not-started (no thread free "
+                            + "to start it within header-timeout of the accept: overloaded)")
+                    .tag("reason", why.tag()).register(registry));
+        }
         rateLimits = new RateLimitMeters(registry);
         caches = new CacheMeters(registry);
         rateLimits.registerStore("redis");
@@ -441,6 +452,11 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     @Override
     public void connectionRejected(InetSocketAddress remote) {
         clientRejected.increment();
+    }
+
+    @Override
+    public void tlsHandshakeFailed(InetSocketAddress remote, ConnectionListener.HandshakeFailure why) {
+        handshakeFailures.get(why).increment();
     }
 
     // ---- read side, for the admin endpoints

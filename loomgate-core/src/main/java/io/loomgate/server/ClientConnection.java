@@ -63,6 +63,8 @@ final class ClientConnection implements Runnable {
     private TlsInfo tlsInfo;
     /** What the write deadline is armed for, for the log when it expires; written by the connection's thread. */
     private volatile String overdue = WRITE;
+    /** Set by the write watchdog when a deadline cut the handshake: it told the listener why, the thread must not. */
+    private volatile boolean handshakeCut;
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
     private final ConnectionListener events;
@@ -288,6 +290,9 @@ final class ClientConnection implements Runnable {
             return true;
         } catch (IOException | RuntimeException e) {
             log.debug("connection {}: TLS handshake failed: {}", id, e.toString());
+            if (!handshakeCut) {
+                events.tlsHandshakeFailed(remote, ConnectionListener.HandshakeFailure.FAILED);
+            }
             return false;
         } finally {
             writeDeadline.disarm();
@@ -530,6 +535,11 @@ final class ClientConnection implements Runnable {
      */
     private void abortOverdueWrite() {
         String what = overdue;
+        if (what.equals(HANDSHAKE_START) || what.equals(HANDSHAKE)) {
+            handshakeCut = true;
+            events.tlsHandshakeFailed((InetSocketAddress) raw.getRemoteSocketAddress(), what.equals(HANDSHAKE)
+                    ? ConnectionListener.HandshakeFailure.TIMED_OUT : ConnectionListener.HandshakeFailure.NOT_STARTED);
+        }
         if (what.equals(HANDSHAKE_START)) {
             log.debug("connection {}: TLS handshake not started within {} of the accept (no thread was free to run it "
                     + "in time: the process is overloaded), closing", id, settings.headerTimeout());

@@ -33,4 +33,38 @@ public interface ConnectionListener {
      */
     default void connectionRejected(InetSocketAddress remote) {
     }
+
+    /**
+     * A TLS handshake with a client did not complete, and why; the connection ends unserved. On the connection's
+     * thread, or on the write watchdog's when a deadline cut it. {@code remote} may be null (a socket already gone).
+     */
+    default void tlsHandshakeFailed(InetSocketAddress remote, HandshakeFailure why) {
+    }
+
+    /** Why a client's TLS handshake did not complete (the {@code reason} tag of the metric). */
+    enum HandshakeFailure {
+        /**
+         * Refused or broken: not TLS, an old protocol, no common cipher or ALPN, a missing or untrusted client
+         * certificate, or the client closed the connection during the handshake (a TCP probe on a TLS port does).
+         */
+        FAILED("failed"),
+        /** Started but not done within the header timeout of its start: a slow or silent client. */
+        TIMED_OUT("timed-out"),
+        /**
+         * Not started within the header timeout of the accept: no thread was free to run it in time, the process is
+         * overloaded; closed without doing any of the handshake's work.
+         */
+        NOT_STARTED("not-started");
+
+        private final String tag;
+
+        HandshakeFailure(String tag) {
+            this.tag = tag;
+        }
+
+        /** The reason as the metric's tag value. */
+        public String tag() {
+            return tag;
+        }
+    }
 }
