@@ -18,7 +18,10 @@ PORT=${PORT:-24281} ORIGIN_PORT=${ORIGIN_PORT:-24280}
 WORK=${WORK:-/tmp/loomgate-startup}
 FLAGS=(-Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -XX:+ExitOnOutOfMemoryError)
 mkdir -p "$WORK"
-cp "$JAR" "$WORK/gateway.jar" # a copy: the caches are for this jar at this path, whatever the build does meanwhile
+# A copy: the caches are for this jar at this path, whatever the build does meanwhile. With its time (-p): the JVM
+# refuses a cache whose jar has another modification time, so a plain copy made every later run of this script time
+# the "aot" way without its cache (its last line said "not used").
+cp -p "$JAR" "$WORK/gateway.jar"
 cat >"$WORK/gateway.yaml" <<YAML
 server: { address: 127.0.0.1, port: $PORT }
 admin: { port: 0 }
@@ -37,8 +40,9 @@ way_flags() {
     esac
 }
 # A cache is for the jar it was trained on: JDK 25.0.3 maps the classes of a cache made for an older jar at the same
-# path without a word (the runs would time the old code), so a cache of another jar is made again.
-jar_sum=$(sha256sum "$WORK/gateway.jar" | cut -d' ' -f1)
+# path without a word (the runs would time the old code), so a cache of another jar is made again; and for its time
+# (a cache of the same jar with another time is refused).
+jar_sum="$(sha256sum "$WORK/gateway.jar" | cut -d' ' -f1) $(stat -c %Y "$WORK/gateway.jar")"
 [[ $(cat "$WORK/gateway.aot.jar" 2>/dev/null) == "$jar_sum" ]] || rm -f "$WORK/gateway.aot"
 if [[ " $WAYS " == *" aot "* && ! -f $WORK/gateway.aot ]]; then
     "$JAVA" -jar "$FULL_JAR" aot-train --java "$JAVA" --jar "$WORK/gateway.jar" --output "$WORK/gateway.aot" -- "${FLAGS[@]}"

@@ -3,7 +3,9 @@
 connection every 2 ms until one answers 200, prints the milliseconds and the process's CPU time by then (user + system,
 all its threads, from /proc/PID/stat; the steadier figure on a loaded machine), then stops it (SIGTERM).
   ttfr.py PORT PATH -- COMMAND ARGS...      (the gateway's output goes to $TTFR_LOG, default /dev/null)
-Prints "<wall ms> <cpu ms>", or "failed" when nothing answered 200 within 60 s."""
+Prints "<wall ms> <cpu ms>", or "failed" when nothing answered 200 within 60 s. With TTFR_THREADS=<file>, also writes
+each thread's CPU by then to that file, one "<cpu ms> <thread name>" a line, most first (where the CPU went: the JIT's
+compiler threads, JFR, GC, main)."""
 import os
 import signal
 import socket
@@ -28,6 +30,17 @@ while time.monotonic() - t0 < 60 and proc.poll() is None:
                 answered = time.monotonic() - t0
                 stat = open(f"/proc/{proc.pid}/stat").read().rsplit(")", 1)[1].split()
                 cpu = (int(stat[11]) + int(stat[12])) * 1000 // tick  # utime + stime
+                if os.environ.get("TTFR_THREADS"):
+                    threads = []
+                    for tid in os.listdir(f"/proc/{proc.pid}/task"):
+                        try:
+                            name, rest = open(f"/proc/{proc.pid}/task/{tid}/stat").read().split("(", 1)[1].rsplit(")", 1)
+                        except OSError:
+                            continue  # ended meanwhile
+                        fields = rest.split()
+                        threads.append(((int(fields[11]) + int(fields[12])) * 1000 // tick, name))
+                    with open(os.environ["TTFR_THREADS"], "w") as out:
+                        out.writelines(f"{ms} {name}\n" for ms, name in sorted(threads, reverse=True))
                 break
     except OSError:
         pass  # not listening yet

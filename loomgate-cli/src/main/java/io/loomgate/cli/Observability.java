@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Wires the observe package into a gateway: metrics, access log and pinned-thread monitor first (so the listeners
- * exist before the first connection), the admin listener once routes and pools exist, descriptors kept for the monitor's
- * JFR recording until it is up, what the first requests do not need (JVM metrics) once it serves, and shutdown after
- * the drain (so the last access-log lines are written).
+ * exist before the first connection), the admin listener once routes and pools exist, what the first requests do not
+ * need (the monitor's JFR recording, JVM metrics) once it serves, descriptors kept for that recording until it is up,
+ * and shutdown after the drain (so the last access-log lines are written).
  */
 final class Observability implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Observability.class);
@@ -96,12 +96,15 @@ final class Observability implements AutoCloseable {
         }
     }
 
-    /** Runs {@code then} once the pinned-event monitor's JFR recording has its files (at most 10 s from now). */
+    /**
+     * Runs {@code then} once the pinned-event monitor's JFR recording has its files (it starts with {@link #startRest};
+     * at most 10 s from now).
+     */
     void whenMonitorRecording(Runnable then) {
         telemetry.whenMonitorRecording(MONITOR_START, then);
     }
 
-    /** Once the gateway serves: the JVM metrics, in the background. */
+    /** Once the gateway serves: the pinned-event monitor's JFR recording and the JVM metrics, in the background. */
     void startRest() {
         telemetry.startRest();
     }

@@ -111,8 +111,8 @@ public final class ServedGateway implements AutoCloseable {
         // Clients' handshakes complete into the backlog from the bind on; a crowd of them (a restart behind a busy
         // load balancer) would take every descriptor in the first milliseconds of accepting. Until the rest of the
         // start has its descriptors (the admin listener, the file watch below, and the pinned-event monitor's JFR
-        // recording, which shuts the JVM down when it cannot create its file), the listener admits only as many
-        // connections as leave some free.
+        // recording, which shuts the JVM down when it cannot create its file; it starts with startRest below), the
+        // listener admits only as many connections as leave some free.
         Runnable admitAll = gw.listener().admitAtMost(FdBudget.connectionsThatFit());
         gw.startAccepting();
         ConfigReloader reloader = reloading == null ? null : new ConfigReloader(reloading.file(),
@@ -145,6 +145,8 @@ public final class ServedGateway implements AutoCloseable {
                 gw.listener().transport().name().toLowerCase(java.util.Locale.ROOT),
                 gw.routeIds(), adminPort == 0 ? "off" : config.admin().address() + ":" + adminPort,
                 (System.nanoTime() - t0) / 1_000_000);
+        // JFR's recording and the JVM metrics a moment after serving: started before the first answer, JFR's start
+        // took about a fifth of the CPU to it on two cores (docs/journal/2026-11-30-start.md).
         observability.startRest();
         return new ServedGateway(config, gw, observability, adminPort, reloader, watcher);
     }

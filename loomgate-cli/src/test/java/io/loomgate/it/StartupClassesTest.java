@@ -24,12 +24,14 @@ import org.junit.jupiter.api.io.TempDir;
  * server (a seventh of the start's CPU once: every platform MBean registered, the diagnostic commands' help parsed),
  * the other commands (picocli builds a model of every command it is given), picocli's reflection over the annotated
  * fields of the root and {@code serve}, Conscrypt, OpenTelemetry, or Logback's XML configurator (a fifth of the main
- * thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR stream load only once the gateway
- * serves.
+ * thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR recording (JFR's start took a
+ * fifth of the CPU to the first answer, on two cores beside it) load only once the gateway serves.
  */
 class StartupClassesTest {
     /** The class-loading log's line for the task that starts the rest after the gateway serves. */
     private static final String REST_OF_START = " io.loomgate.observe.GatewayTelemetry$RestOfStart ";
+    /** The line for JFR's recorder, which the pinned-event monitor's recording stream sets up as it starts. */
+    private static final String JFR_RECORDER = " jdk.jfr.internal.PlatformRecorder ";
 
     @Test
     void aPlainConfigAnswersWithoutTheClassesItDoesNotNeed(@TempDir Path dir) throws Exception {
@@ -68,14 +70,18 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" ch.qos.logback.core.joran.GenericXMLConfigurator "))
                         .noneMatch(l -> l.contains(" javax.xml.parsers."));
 
-                // The JVM metrics' binders start after the gateway serves, in the background: they load, but only
-                // once the task that starts them has begun. (The pinned-event monitor's JFR stream opens at start,
-                // in the background: JFR shuts the JVM down when it cannot create its files, see FdLimitIT.)
+                // The JVM metrics' binders and the pinned-event monitor's JFR recording start after the gateway
+                // serves, in the background: they load, but only once the task that starts them has begun. (Until
+                // the recording has its files the listener keeps descriptors for it: JFR shuts the JVM down when it
+                // cannot create them, see FdLimitIT.)
                 List<String> all = awaitLoaded(classes, List.of(REST_OF_START,
-                        " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "), Duration.ofSeconds(60));
+                        " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics ", JFR_RECORDER),
+                        Duration.ofSeconds(60));
                 int rest = indexOf(all, REST_OF_START);
                 assertThat(indexOf(all, " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "))
                         .as("the JVM binders after the rest began").isGreaterThan(rest);
+                assertThat(indexOf(all, JFR_RECORDER))
+                        .as("the pinned-event monitor's JFR recording after the rest began").isGreaterThan(rest);
             }
         }
     }

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifecycle: {@link #start} (access-log writer running) → give {@link #exchangeListener()},
  * {@link #poolListener()} and {@link #connectionListener()} to the proxy, the pools and the client listener →
- * {@link #startAdmin} once the routes and upstreams exist → {@link #startRest} once the gateway serves (JVM metrics,
- * the monitor's JFR stream) → {@link #close()} after the gateway has drained (so the last access-log lines are
+ * {@link #startAdmin} once the routes and upstreams exist → {@link #startRest} once the gateway serves (the monitor's
+ * JFR stream, JVM metrics) → {@link #close()} after the gateway has drained (so the last access-log lines are
  * written).
  *
  * <p>The admin listener runs on cached <em>platform</em> threads: its few connections then never show up in the
@@ -87,11 +87,12 @@ public final class GatewayTelemetry implements AutoCloseable {
 
     /**
      * Starts what the first request needs: the metrics, the access log and the tracer, as configured, and the
-     * pinned-event monitor with its JFR stream (opened in the background, beside the rest of the start; JFR creates
-     * its repository's files as it comes up and shuts the whole JVM down when it cannot, so a gateway keeps descriptors
-     * for it until {@link #whenMonitorRecording}: {@code FdLimitIT}). The rest, the JVM metrics' binders,
-     * waits for {@link #startRest}: run beside the first answers, not before them. (A scrape before then binds the
-     * JVM metrics itself, so none is ever without them.) Tracing without its module is an
+     * pinned-event monitor's counts of virtual threads. The rest waits for {@link #startRest}, run beside the first
+     * answers, not before them: the monitor's JFR stream (JFR's start took about a fifth of the CPU to the first answer,
+     * on a thread of its own beside the start on two cores) and the JVM metrics' binders. (A scrape before then binds
+     * the JVM metrics itself, so none is ever without them; pinned events before the stream is up are not seen.) JFR
+     * creates its repository's files as it comes up and shuts the whole JVM down when it cannot, so a gateway keeps
+     * descriptors for it until {@link #whenMonitorRecording}: {@code FdLimitIT}. Tracing without its module is an
      * {@link IllegalStateException} ({@link #tracingUnavailable()}).
      */
     public static GatewayTelemetry start(Settings settings) {
@@ -101,7 +102,6 @@ public final class GatewayTelemetry implements AutoCloseable {
             monitor = monitor(settings.pinnedThreshold());
             if (monitor != null) {
                 metrics.bindVirtualThreads(monitor);
-                monitor.startInBackground(); // a stream that cannot open is logged there
             }
         }
         TracingSupport.Tracer tracer = null;
@@ -115,8 +115,9 @@ public final class GatewayTelemetry implements AutoCloseable {
     }
 
     /**
-     * Runs {@code then} on a virtual thread once the pinned-event monitor's JFR recording has its files, or has failed
-     * to start, or after {@code timeout} with a warning (at once when there is no monitor).
+     * Runs {@code then} on a virtual thread once the pinned-event monitor's JFR recording ({@link #startRest}) has its
+     * files, or has failed to start, or the telemetry was closed first, or after {@code timeout} with a warning (at
+     * once when there is no monitor).
      */
     public void whenMonitorRecording(Duration timeout, Runnable then) {
         if (monitor == null) {
@@ -139,9 +140,9 @@ public final class GatewayTelemetry implements AutoCloseable {
     }
 
     /**
-     * Starts the rest once the gateway serves, on a virtual thread, {@link #REST_AFTER} later: the JVM metrics'
-     * binders. Waiting keeps them off the CPU while the first requests are answered (on two cores the JIT's threads
-     * already take one). Nothing starts once this telemetry is closed. Not one of the gateway's counted virtual threads: it serves no connection.
+     * Starts the rest once the gateway serves, on a virtual thread, {@link #REST_AFTER} later: the pinned-event
+     * monitor's JFR stream and the JVM metrics' binders. Waiting keeps them off the CPU while the first requests are
+     * answered (on two cores the JIT's threads already take one). Nothing starts once this telemetry is closed. Not one of the gateway's counted virtual threads: it serves no connection.
      */
     public void startRest() {
         Thread.ofVirtual().name("loomgate-start-rest").start(new RestOfStart(this));
@@ -149,7 +150,7 @@ public final class GatewayTelemetry implements AutoCloseable {
 
     /**
      * The task of {@link #startRest}; a class of its own rather than a lambda so the JVM's class-loading log shows
-     * when it begins ({@code StartupClassesTest} checks that the JVM binders and JFR load after it).
+     * when it begins ({@code StartupClassesTest} checks that the JVM binders and JFR's recorder load after it).
      */
     private record RestOfStart(GatewayTelemetry telemetry) implements Runnable {
         @Override
@@ -167,6 +168,9 @@ public final class GatewayTelemetry implements AutoCloseable {
     void startRestNow() {
         if (closed) {
             return;
+        }
+        if (monitor != null) {
+            monitor.startInBackground(); // a stream that cannot open is logged there
         }
         metrics.bindJvm();
     }

@@ -77,7 +77,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
 
     /**
      * Opens and starts the stream on a daemon thread without waiting for it: JFR takes about half a second to come up,
-     * which the gateway spends building its routes and pools. Pinned events before the stream is up are not seen. A
+     * which the gateway spends serving (it starts it once it serves). Pinned events before the stream is up are not seen. A
      * stream that cannot be opened is logged, and the monitor then reports no pinned events (the thread counts do
      * not need it). {@link #awaitRecording} waits for the recording to have its files.
      */
@@ -106,8 +106,8 @@ public final class PinnedEventMonitor implements AutoCloseable {
     }
 
     /**
-     * Waits until a {@link #startInBackground background start} has created the recording's files (or given up), at
-     * most {@code timeout}; true if it ended in time. JFR shuts the whole JVM down when it cannot create its chunk
+     * Waits until a {@link #startInBackground background start} has created the recording's files (or given up), or
+     * the monitor was closed, at most {@code timeout}; true if it ended in time. JFR shuts the whole JVM down when it cannot create its chunk
      * file, so until then a gateway admits only as many connections as leave descriptors for it.
      */
     public boolean awaitRecording(Duration timeout) throws InterruptedException {
@@ -154,6 +154,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
         if (s != null) {
             s.close();
         }
+        recording.countDown(); // closed before a background start began: nothing will record, no one waits for it
     }
 
     private void onPinned(RecordedEvent e) {
