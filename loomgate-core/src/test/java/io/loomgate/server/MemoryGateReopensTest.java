@@ -1,0 +1,207 @@
+package io.loomgate.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.RawClient;
+import io.loomgate.threads.ConnectionExecutors;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The memory gate in a process with a small heap and a small young generation ({@link MemoryGateChild}: Serial, a
+ * 64 MiB heap, a 2 MiB young generation, as a 12 MiB one in the launcher's 176 MiB heap is small): young collections
+ * promote what requests in flight hold, the old generation fills with that garbage between full collections, and a
+ * gate that read the heap after young collections shut on it; once the traffic stopped, nothing collected any more
+ * and nothing reopened it, so new connections waited in the backlog for good (stop 38, the image with a 12 MiB young
+ * generation). Here the gate must let new connections in after garbage-heavy traffic, and after live data that really
+ * filled the old generation (which must shut it) has gone and the process is idle.
+ */
+class MemoryGateReopensTest {
+    private static final List<String> SMALL_HEAP = List.of("-XX:+UseSerialGC", "-Xms64m", "-Xmx64m", "-Xmn2m",
+            "-XX:+ExitOnOutOfMemoryError");
+    /** Far longer than the gate's own recheck and first asked-for collection (1 s, 2 s) on a loaded machine. */
+    private static final int ANSWER_DEADLINE_MILLIS = 60_000;
+    private static final long TRAFFIC_DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(180);
+    private static final Pattern STATE = Pattern.compile("STATE shut=(true|false) full=(\\d+)");
+
+    @Test
+    void afterGarbageHeavyTrafficAnIdleGatewayAcceptsNewConnections(@TempDir Path dir) throws Exception {
+        try (Child child = Child.start(dir)) {
+            List<RawClient> clients = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                clients.add(new RawClient(child.port));
+            }
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            List<Thread> senders = new ArrayList<>();
+            for (RawClient c : clients) {
+                senders.add(ConnectionExecutors.startVirtual("garbage-sender", () -> {
+                    try {
+                        while (!stop.get()) {
+                            assertThat(c.get("/garbage").status()).isEqualTo(200);
+                        }
+                    } catch (Throwable e) {
+                        failed.compareAndSet(null, e);
+                    }
+                }));
+            }
+            // Until the old generation has filled with promoted garbage and been collected three times, or the gate
+            // shuts (what it did on garbage before): the traffic stops at once, and the gateway is idle.
+            long deadline = System.nanoTime() + TRAFFIC_DEADLINE_NANOS;
+            boolean shutSeen = false;
+            int fullCollections = 0;
+            while (fullCollections < 3 && !shutSeen && failed.get() == null) {
+                assertThat(System.nanoTime() - deadline).as("three full collections under garbage-heavy traffic")
+                        .isNegative();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+                shutSeen = child.shutSeen();
+                fullCollections = child.fullCollections();
+            }
+            stop.set(true);
+            for (Thread t : senders) {
+                t.join();
+            }
+            assertThat(failed.get()).as("the garbage traffic's requests were answered").isNull();
+            try (Socket slip = request(child.port); Socket newcomer = request(child.port)) {
+                assertThat(answered(newcomer, ANSWER_DEADLINE_MILLIS))
+                        .as("a new connection after the traffic stopped is answered (gate shut seen: %s; child: %s)",
+                                shutSeen, child.lastState()).isTrue();
+            }
+            assertThat(shutSeen).as("the gate shut on promoted garbage").isFalse();
+            for (RawClient c : clients) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void liveDataThatFillsTheOldGenerationShutsTheGateAndOnceGoneAnIdleGatewayAcceptsAgain(@TempDir Path dir)
+            throws Exception {
+        try (Child child = Child.start(dir); RawClient control = new RawClient(child.port)) {
+            long deadline = System.nanoTime() + TRAFFIC_DEADLINE_NANOS;
+            // 256 KiB more live data each, until the gate shuts (the child then holds no more: no OutOfMemoryError)
+            for (int held = 0; !control.get("/hold").bodyText().startsWith("shut"); held++) {
+                assertThat(System.nanoTime() - deadline).as("the gate shuts").isNegative();
+                assertThat(held).as("the gate shuts before 64 MiB are held").isLessThan(256);
+            }
+            try (Socket slip = request(child.port); Socket waiting = request(child.port)) {
+                InputStream in = waiting.getInputStream();
+                waiting.setSoTimeout(500);
+                assertThat(readsNothing(in)).as("while the heap is full of live data, a newcomer waits").isTrue();
+                assertThat(child.shutSeen()).isTrue();
+                assertThat(control.get("/release").status()).as("accepted connections are still served")
+                        .isEqualTo(200);
+                // Idle from here: nothing allocates, so no collection happens unless the gate asks for one.
+                assertThat(answered(waiting, ANSWER_DEADLINE_MILLIS))
+                        .as("the waiting newcomer is answered once the live data has gone (child: %s)",
+                                child.lastState()).isTrue();
+            }
+        }
+    }
+
+    /**
+     * A request on a new connection, sent without waiting for its answer. The accept loop may already be blocked in
+     * {@code accept()} when the gate shuts, and then takes one more connection: tests open this one first, so the
+     * next is the one the gate decides about.
+     */
+    private static Socket request(int port) throws IOException {
+        Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+        s.getOutputStream().write(
+                "GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        return s;
+    }
+
+    /** Whether the connection's request is answered 200 within the deadline. */
+    private static boolean answered(Socket s, int millis) throws IOException {
+        s.setSoTimeout(millis);
+        try {
+            return new String(s.getInputStream().readNBytes(12), StandardCharsets.ISO_8859_1).equals("HTTP/1.1 200");
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+
+    private static boolean readsNothing(InputStream in) throws IOException {
+        try {
+            in.read();
+            return false;
+        } catch (SocketTimeoutException e) {
+            return true;
+        }
+    }
+
+    /** {@link MemoryGateChild} running, its stdout in a file polled with deadlines. */
+    private record Child(Process process, Path out, Path err, int port) implements AutoCloseable {
+        private static final Pattern PORT = Pattern.compile("PORT (\\d+)");
+
+        static Child start(Path dir) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+            cmd.addAll(SMALL_HEAP);
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MemoryGateChild.class.getName()));
+            Path out = dir.resolve("child.out");
+            Path err = dir.resolve("child.err");
+            Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (System.nanoTime() < deadline) {
+                Matcher m = PORT.matcher(read(out));
+                if (m.find()) {
+                    return new Child(p, out, err, Integer.parseInt(m.group(1)));
+                }
+                if (!p.isAlive()) {
+                    throw new AssertionError("the child exited with " + p.exitValue() + ": " + read(err));
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+            p.destroyForcibly();
+            throw new AssertionError("the child did not listen within 90 s: " + read(err));
+        }
+
+        /** Whether the child has reported the gate shut at any time so far. */
+        boolean shutSeen() throws IOException {
+            assertThat(process.isAlive()).as("the child lives (stderr: %s)", read(err)).isTrue();
+            return read(out).contains("STATE shut=true");
+        }
+
+        int fullCollections() throws IOException {
+            Matcher m = STATE.matcher(read(out));
+            int n = 0;
+            while (m.find()) {
+                n = Integer.parseInt(m.group(2));
+            }
+            return n;
+        }
+
+        /** The last STATE line. */
+        String lastState() throws IOException {
+            String state = read(out).lines().filter(l -> l.startsWith("STATE")).reduce("", (a, b) -> b);
+            return state + (process.isAlive() ? "" : " (exited: " + read(err) + ")");
+        }
+
+        private static String read(Path f) throws IOException {
+            return Files.exists(f) ? Files.readString(f, StandardCharsets.UTF_8) : "";
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+}
