@@ -21,8 +21,21 @@ import org.slf4j.LoggerFactory;
  * <p>Why full collections only: what a young collection leaves in the old generation includes everything it promoted,
  * and with a small young generation much of that is garbage by the next moment; judged then, the gate shut on
  * promoted garbage (a 12 MiB young generation in a 128 MiB heap did, in stop 38). Only a full collection says what is
- * live, and the JVM runs one before the old generation can run out, so a heap truly full of live data still shuts
- * the gate in time.
+ * live.
+ *
+ * <p>Why it asks for full collections itself, early: Serial runs its own first full collection only when the old
+ * generation cannot take the next promotion, that is when it is already full; judged then, the gate shut with no room
+ * left, and the requests in flight ran the heap out (stop 39: a live set grown by four clients at once reached an
+ * OutOfMemoryError before the gate shut). So the old generation carries a mark ({@link OldGeneration#markAt}, the
+ * pool's usage threshold, which the JVM checks as each collection ends): when its use, garbage included, passes the
+ * mark, the gate asks for one full collection ({@link #pastMark}) and judges the live set while there is still room.
+ * The mark is {@link #PAUSE_ABOVE} of the maximum, or halfway from the live set the last full collection found to
+ * the maximum if that is higher: a live set just under the pause mark, with young collections promoting garbage past
+ * it, then costs at most twice the full collections the JVM would run anyway (it runs one each time the room above
+ * the live set fills; the gate, each time half of it does), never one per young collection. The signal comes once per
+ * crossing (the use must fall back under the mark, which the collection does, before it comes again). The pool's
+ * collection-usage threshold is not used: it tells of collections that end above a mark, and the gate must hear of
+ * every full collection, those that end low included, to reopen; the collectors' notifications tell it that.
  *
  * <p>Why a timer while shut: the gate learns only from collections, and a shut gate with no traffic left makes none
  * (nothing allocates), so it would stay shut after the connections that filled the heap have gone. While shut it
@@ -34,9 +47,14 @@ import org.slf4j.LoggerFactory;
  * and under load the JVM's own full collections come sooner, so the gate asks for none. Counting closed connections
  * instead would guess at what they freed; a collection is the one measure of what is live.
  *
+ * <p>Under -XX:+DisableExplicitGC the JVM ignores what the gate asks for: it then judges after the JVM's own full
+ * collections only (late, as above) and reopens only when garbage included the old generation is under the resume
+ * mark.
+ *
  * <p>Thread-safety: {@link #afterFullCollection} runs on the JVM's notification thread (or the caller's, in tests),
- * the recheck on its own virtual thread that exists only while the gate is shut; they share volatile fields, and
- * accept loops only read {@link #isFull()}.
+ * {@link #pastMark} on a virtual thread started for each signal (a full collection takes tens of milliseconds, which
+ * the notification thread owes other listeners), the recheck on its own virtual thread that exists only while the
+ * gate is shut; they share volatile fields, and accept loops only read {@link #isFull()}.
  */
 final class MemoryGate {
     private static final Logger log = LoggerFactory.getLogger(MemoryGate.class);
@@ -60,7 +78,9 @@ final class MemoryGate {
     private final long longestCollectionAfterNanos;
     private final AtomicBoolean rechecking = new AtomicBoolean();
     private volatile boolean full;
-    /** Whether the gate asked for the next full collection (a notification clears it). */
+    /** The old generation's use, garbage included, past which the gate asks for a full collection while open. */
+    private volatile long mark;
+    /** Whether the gate asked for the next full collection while shut (a notification clears it). */
     private volatile boolean askedForCollection;
     private volatile long lastFullCollection;
     /** How long, while shut, the gate waits for a full collection before it asks for one. */
@@ -75,6 +95,7 @@ final class MemoryGate {
         this.longestCollectionAfterNanos = longestCollectionAfter.toNanos();
         this.collectionAfterNanos = firstCollectionAfterNanos;
         this.lastFullCollection = clock.nanoTime();
+        markAbove(0);
     }
 
     private static MemoryGate forThisJvm() {
@@ -82,6 +103,7 @@ final class MemoryGate {
         MemoryGate gate = new MemoryGate(old, NanoClock.SYSTEM, RECHECK, FIRST_COLLECTION_AFTER,
                 LONGEST_COLLECTION_AFTER);
         old.onFullCollection(gate::afterFullCollection);
+        old.onPastMark(() -> ConnectionExecutors.startVirtual("memory-gate-judge", gate::pastMark));
         return gate;
     }
 
@@ -96,6 +118,7 @@ final class MemoryGate {
         boolean asked = askedForCollection;
         askedForCollection = false;
         double share = (double) oldUsedAfterGc / old.max();
+        markAbove(oldUsedAfterGc);
         if (!full && share > PAUSE_ABOVE) {
             full = true;
             log.warn("old generation {}% full after a full garbage collection: new connections wait until it is"
@@ -108,6 +131,25 @@ final class MemoryGate {
             collectionAfterNanos = Math.min(collectionAfterNanos * 2, longestCollectionAfterNanos);
         }
         return full;
+    }
+
+    /**
+     * The old generation passed the mark: unless shut (then the recheck decides when to collect) or already under the
+     * mark again (the JVM collected in between), asks for one full collection, whose notification judges it.
+     */
+    void pastMark() {
+        if (full || old.used() < mark) {
+            return;
+        }
+        log.debug("old generation past {} MiB: asking for a full collection to judge what is live", mark >> 20);
+        old.collect();
+    }
+
+    /** Moves the mark to the pause share, or halfway from {@code live} to the maximum if that is higher. */
+    private void markAbove(long live) {
+        long max = old.max();
+        mark = Math.min(max, Math.max((long) (max * PAUSE_ABOVE), live + (max - live) / 2));
+        old.markAt(mark);
     }
 
     /** Parks while the gate is full, until it opens or {@code stop} says to give up. */

@@ -3,6 +3,7 @@ package io.loomgate.server;
 import com.sun.management.GarbageCollectionNotificationInfo;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryNotificationInfo;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
@@ -30,6 +31,12 @@ interface OldGeneration {
 
     /** Asks the JVM for one full collection ({@link System#gc()}; nothing happens under -XX:+DisableExplicitGC). */
     void collect();
+
+    /**
+     * Sets the use, garbage included, past which the JVM signals the gate (see {@link JvmOldGeneration#onPastMark});
+     * the signal comes once per crossing, after the collection that promoted past it.
+     */
+    void markAt(long usedBytes);
 
     /** This JVM's, read from its memory pools. */
     static JvmOldGeneration ofThisJvm() {
@@ -73,6 +80,36 @@ interface OldGeneration {
         @Override
         public void collect() {
             System.gc();
+        }
+
+        /**
+         * Sets the pool's usage threshold. Only a single old pool that supports one has a mark (Serial's, Parallel's,
+         * G1's and ZGC's do); with none, the gate judges after the JVM's own full collections only.
+         */
+        @Override
+        public void markAt(long usedBytes) {
+            if (pools.size() == 1 && pools.getFirst().isUsageThresholdSupported()) {
+                pools.getFirst().setUsageThreshold(usedBytes);
+            }
+        }
+
+        /**
+         * Calls {@code pastMark} when the old generation's use has passed the mark ({@link #markAt}): the JVM checks
+         * a heap pool's usage threshold as each collection ends, so the signal follows the young collection that
+         * promoted past it (an allocation straight into the old generation is seen at the next collection), on the
+         * JVM's notification thread.
+         */
+        void onPastMark(Runnable pastMark) {
+            if (pools.size() != 1) {
+                return;
+            }
+            String pool = pools.getFirst().getName();
+            ((NotificationEmitter) ManagementFactory.getMemoryMXBean()).addNotificationListener((n, handback) -> {
+                if (MemoryNotificationInfo.MEMORY_THRESHOLD_EXCEEDED.equals(n.getType())
+                        && pool.equals(MemoryNotificationInfo.from((CompositeData) n.getUserData()).getPoolName())) {
+                    pastMark.run();
+                }
+            }, null, null);
         }
 
         /**

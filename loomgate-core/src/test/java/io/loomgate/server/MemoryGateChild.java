@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import javax.management.NotificationEmitter;
@@ -18,12 +19,15 @@ import javax.management.NotificationEmitter;
  * A process of its own for {@link MemoryGateReopensTest}: the memory gate is the process's, and the test needs a small
  * heap with a small young generation. It runs one gated {@link Listener} whose requests make garbage that young
  * collections promote ({@code /garbage}), hold live data ({@code /hold}: 256 KiB more each) or let it go
- * ({@code /release}); it prints {@code PORT <n>} once listening, then a {@code STATE} line whenever the gate or the
- * count of full collections changes, e.g. {@code STATE shut=false full=1} (Serial's full collector, MarkSweepCompact).
+ * ({@code /release}); it prints {@code PORT <n>} once listening, {@code SHUT held=<n>} when it first refuses a hold
+ * because the gate is shut, and a {@code STATE} line whenever the gate or the count of full collections changes, e.g.
+ * {@code STATE shut=false full=1} (Serial's full collector, MarkSweepCompact).
  */
 final class MemoryGateChild {
     /** What /hold keeps live. */
     private static final Queue<byte[]> HELD = new ConcurrentLinkedQueue<>();
+    /** Whether the first hold refused on a shut gate has been reported ({@code SHUT held=<n>}). */
+    private static final AtomicBoolean SHUT_REPORTED = new AtomicBoolean();
 
     private MemoryGateChild() {
     }
@@ -74,6 +78,10 @@ final class MemoryGateChild {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                 }
                 if (Listener.memoryGateShut()) {
+                    if (SHUT_REPORTED.compareAndSet(false, true)) {
+                        System.out.println("SHUT held=" + HELD.size());
+                        System.out.flush();
+                    }
                     ex.respond(200, "shut " + HELD.size());
                 } else {
                     HELD.add(new byte[256 * 1024]);

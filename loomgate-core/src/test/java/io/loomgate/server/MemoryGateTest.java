@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The memory gate closes when live data in the old generation after a full collection nears its size and reopens
- * well below it; while shut it looks again by itself and asks for a full collection when none comes, so an idle
+ * well below it; when the old generation's use passes its mark it asks for a full collection, so it judges before the
+ * heap is full; while shut it looks again by itself and asks for a full collection when none comes, so an idle
  * gateway does not stay shut on garbage.
  */
 class MemoryGateTest {
@@ -26,6 +27,8 @@ class MemoryGateTest {
         /** What a full collection finds live; -1 for a JVM that declines to collect (-XX:+DisableExplicitGC). */
         volatile long live = -1;
         final AtomicInteger collections = new AtomicInteger();
+        /** The mark the gate set last. */
+        volatile long mark;
         MemoryGate gate;
 
         @Override
@@ -46,6 +49,11 @@ class MemoryGateTest {
                 gate.afterFullCollection(live);
             }
         }
+
+        @Override
+        public void markAt(long usedBytes) {
+            mark = usedBytes;
+        }
     }
 
     private static MemoryGate gate(Old old, ManualClock clock, Duration recheck) {
@@ -62,6 +70,56 @@ class MemoryGateTest {
         assertThat(gate.afterFullCollection(750)).as("between the marks: stays closed").isTrue();
         assertThat(gate.afterFullCollection(690)).isFalse();
         assertThat(gate.afterFullCollection(800)).as("between the marks: stays open").isFalse();
+    }
+
+    @Test
+    void pastTheMarkItAsksForAFullCollectionAndShutsOnALiveSetAboveThePauseMark() {
+        Old old = new Old();
+        MemoryGate gate = gate(old, new ManualClock(), BY_HAND);
+        assertThat(old.mark).as("before any full collection: the pause mark").isEqualTo(850);
+        old.used = 870;
+        old.live = 860;
+        gate.pastMark();
+        assertThat(old.collections).hasValue(1);
+        assertThat(gate.isFull()).as("judged with 14% of the old generation still free").isTrue();
+        old.used = 990;
+        gate.pastMark();
+        assertThat(old.collections).as("shut: the recheck decides when to collect").hasValue(1);
+    }
+
+    @Test
+    void promotedGarbagePastTheMarkIsCollectedAndLeavesItOpen() {
+        Old old = new Old();
+        MemoryGate gate = gate(old, new ManualClock(), BY_HAND);
+        old.used = 870;
+        old.live = 300;
+        gate.pastMark();
+        assertThat(old.collections).hasValue(1);
+        assertThat(gate.isFull()).isFalse();
+        assertThat(old.mark).as("halfway from 300 to 1000 is under the pause mark").isEqualTo(850);
+        old.used = 700; // the JVM collected between the signal and the gate's look
+        gate.pastMark();
+        assertThat(old.collections).hasValue(1);
+    }
+
+    @Test
+    void aLiveSetJustUnderThePauseMarkMovesTheMarkHalfwayToTheMaximum() {
+        Old old = new Old();
+        MemoryGate gate = gate(old, new ManualClock(), BY_HAND);
+        old.used = 870;
+        old.live = 840;
+        gate.pastMark();
+        assertThat(gate.isFull()).isFalse();
+        // garbage promoted past 850 must not cost a full collection per young collection: the next look at 920
+        assertThat(old.mark).isEqualTo(920);
+        old.live = 900;
+        old.used = 930;
+        gate.pastMark();
+        assertThat(old.collections).hasValue(2);
+        assertThat(gate.isFull()).isTrue();
+        assertThat(old.mark).isEqualTo(950);
+        gate.afterFullCollection(100);
+        assertThat(old.mark).as("back to the pause mark after a collection that finds little live").isEqualTo(850);
     }
 
     @Test
