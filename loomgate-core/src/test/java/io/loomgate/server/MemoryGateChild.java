@@ -18,7 +18,7 @@ import javax.management.NotificationEmitter;
 /**
  * A process of its own for {@link MemoryGateReopensTest}: the memory gate is the process's, and the test needs a small
  * heap with a small young generation. It runs one gated {@link Listener} whose requests make garbage that young
- * collections promote ({@code /garbage}), hold live data ({@code /hold}: 256 KiB more each) or let it go
+ * collections promote ({@code /garbage}), hold live data ({@code /hold}: 64 KiB more each) or let it go
  * ({@code /release}); it prints {@code PORT <n>} once listening, {@code SHUT held=<n>} when it first refuses a hold
  * because the gate is shut, and a {@code STATE} line whenever the gate or the count of full collections changes, e.g.
  * {@code STATE shut=false full=1} (Serial's full collector, MarkSweepCompact).
@@ -71,7 +71,7 @@ final class MemoryGateChild {
                 ex.respond(200, "garbage " + pieces.size());
                 Reference.reachabilityFence(pieces);
             }
-            case "/hold" -> { // 256 KiB more, unless the gate is shut: then the test stops before the heap runs out
+            case "/hold" -> { // 64 KiB more, unless the gate is shut: then the test stops before the heap runs out
                 // The gate hears of a collection a moment after it: wait for that, so no hold slips past a shut.
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (JUDGED.get() < FULL.getCollectionCount() && System.nanoTime() < deadline) {
@@ -84,7 +84,7 @@ final class MemoryGateChild {
                     }
                     ex.respond(200, "shut " + HELD.size());
                 } else {
-                    HELD.add(new byte[256 * 1024]);
+                    HELD.add(new byte[64 * 1024]);
                     ex.respond(200, "held " + HELD.size());
                 }
             }

@@ -40,7 +40,7 @@ class MemoryGateReopensTest {
     private static final long TRAFFIC_DEADLINE_NANOS = TimeUnit.SECONDS.toNanos(180);
     private static final Pattern STATE = Pattern.compile("STATE shut=(true|false) full=(\\d+)");
     /** Clients growing the live set at once. */
-    private static final int HOLDERS = 4;
+    private static final int HOLDERS = 2;
 
     @Test
     void afterGarbageHeavyTrafficAnIdleGatewayAcceptsNewConnections(@TempDir Path dir) throws Exception {
@@ -97,10 +97,13 @@ class MemoryGateReopensTest {
     void liveDataThatFillsTheOldGenerationShutsTheGateAndOnceGoneAnIdleGatewayAcceptsAgain(@TempDir Path dir)
             throws Exception {
         try (Child child = Child.start(dir); RawClient control = new RawClient(child.port)) {
-            // Four clients hold 256 KiB more live data each per request, at once (a flood's connections pile up
-            // faster than one client's round trips), until the gate shuts: the child then holds no more. A gate that
-            // judged only after the JVM's own full collections shut when the old generation was already full, and
-            // requests in flight then ran the heap out (the child exits on OutOfMemoryError).
+            // Two clients hold 64 KiB more live data each per request, at once (a flood's connections pile up faster
+            // than one client's round trips), until the gate shuts: the child then holds no more. A gate that judged
+            // only after the JVM's own full collections shut when the old generation was already full (58-60 MiB
+            // held), and faster growth (four clients holding 256 KiB each) ran the heap out first in one of two runs
+            // (the child exits on OutOfMemoryError). Judged early, it shut at 49-52 MiB at load 24; what grows while
+            // the gate judges (the collection's notification, the full collection) grows with the clients' speed, so
+            // the test keeps that to a few MiB.
             long deadline = System.nanoTime() + TRAFFIC_DEADLINE_NANOS;
             AtomicReference<Throwable> failed = new AtomicReference<>();
             List<Thread> holders = new ArrayList<>();
@@ -122,7 +125,7 @@ class MemoryGateReopensTest {
                     .isNull();
             assertThat(child.shutSeen()).as("the gate shut").isTrue();
             assertThat(child.heldAtShut()).as("MiB held when the gate shut, of the 62 MiB old generation: room left"
-                    + " for what accepted connections still allocate").isLessThan(58);
+                    + " for what accepted connections still allocate").isLessThan(56);
             try (Socket slip = request(child.port); Socket waiting = request(child.port)) {
                 InputStream in = waiting.getInputStream();
                 waiting.setSoTimeout(500);
@@ -208,7 +211,7 @@ class MemoryGateReopensTest {
         int heldAtShut() throws IOException {
             Matcher m = SHUT_AT.matcher(read(out));
             assertThat(m.find()).as("the child reported the gate shut").isTrue();
-            return Integer.parseInt(m.group(1)) / 4;
+            return Integer.parseInt(m.group(1)) / 16; // 64 KiB each
         }
 
         int fullCollections() throws IOException {
