@@ -83,13 +83,17 @@ interface OldGeneration {
         }
 
         /**
-         * Sets the pool's usage threshold. Only a single old pool that supports one has a mark (Serial's, Parallel's,
-         * G1's and ZGC's do); with none, the gate judges after the JVM's own full collections only.
+         * Sets the pool's usage threshold. Only a single old pool that supports one has a mark (on JDK 25 Serial's,
+         * Parallel's, G1's, ZGC's and Shenandoah's do); with none, the gate judges after the JVM's own full
+         * collections only.
          */
         @Override
         public void markAt(long usedBytes) {
             if (pools.size() == 1 && pools.getFirst().isUsageThresholdSupported()) {
-                pools.getFirst().setUsageThreshold(usedBytes);
+                MemoryPoolMXBean pool = pools.getFirst();
+                long max = pool.getUsage().getMax();
+                // the JVM refuses a threshold above the pool's maximum (IllegalArgumentException)
+                pool.setUsageThreshold(max < 0 ? usedBytes : Math.min(usedBytes, max));
             }
         }
 
