@@ -74,7 +74,8 @@ EXPOSE 8080 9977
 # starts without it, and instead of its own five lines of warnings and errors (-Xlog:aot=off) the gateway logs one
 # line saying so (-Dloomgate.aot-cache names the file for that line). An OutOfMemoryError ends the process so the
 # orchestrator restarts it rather than leaving a half-working gateway serving.
-ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms16m", \
+ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms32m", \
+            "-XX:NewSize=16m", "-XX:MaxNewSize=16m", \
             "-XX:+UseSerialGC", "-XX:+UseCompactObjectHeaders", \
             "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-XX:FlightRecorderOptions=memorysize=2m", \
             "-XX:TrimNativeHeapInterval=5000", \

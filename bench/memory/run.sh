@@ -150,9 +150,13 @@ phases() { # phases PID LABEL
     log "$label: start RSS ${start% *} kB; idle ${idle% *} kB; W3 ${w3%% *} kB/conn; W2 (rps err us/req peak) $w2; W1 $w1; $INFLIGHT in flight: RSS ${held% *} kB"
 }
 
-# The heap's shape and the process's memory by kind, into $OUT/NAME.heap.txt.
+# The heap's shape and the process's memory by kind, into $OUT/NAME.heap.txt; NMT's summary too when the variant
+# tracks (-XX:NativeMemoryTracking=summary), so W3's rise outside the heap can be split by category.
 heap_state() { # heap_state PID NAME
-    { "$JDK/bin/jcmd" "$1" GC.heap_info 2>&1 | sed 1d; echo; cat "/proc/$1/smaps_rollup"; } >"$OUT/$2.heap.txt" 2>&1
+    { "$JDK/bin/jcmd" "$1" GC.heap_info 2>&1 | sed 1d; echo; cat "/proc/$1/smaps_rollup"
+      if tr '\0' ' ' <"/proc/$1/cmdline" | grep -q NativeMemoryTracking; then
+          echo; "$JDK/bin/jcmd" "$1" VM.native_memory summary 2>&1 | sed 1d
+      fi; } >"$OUT/$2.heap.txt" 2>&1
 }
 
 # W3 as the harness runs it on a fresh gateway: its warm-up (/hello at 256 connections in 5 s rounds until
