@@ -49,14 +49,24 @@ final class RawH2Client implements AutoCloseable {
     private ByteArrayOutputStream corked;
 
     RawH2Client(int port, int... settings) throws IOException {
-        socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        this(plain(port), settings);
+    }
+
+    /** Over a socket already connected (a TLS socket whose handshake chose h2 by ALPN). */
+    RawH2Client(Socket connected, int... settings) throws IOException {
+        socket = connected;
         socket.setSoTimeout(20_000);
-        socket.setTcpNoDelay(true);
         in = new DataInputStream(socket.getInputStream());
         out = socket.getOutputStream();
         out.write(Frames.PREFACE);
         settings(settings);
+    }
+
+    private static Socket plain(int port) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        s.setTcpNoDelay(true);
+        return s;
     }
 
     void settings(int... kv) throws IOException {

@@ -6,17 +6,12 @@ import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
-import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.testkit.TlsRecordRelay;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -68,7 +63,7 @@ class TlsResponseRecordsTest {
 
     @Test
     void eachSmallProxiedResponseIsOneTlsRecord() throws Exception {
-        try (RecordCountingRelay relay = new RecordCountingRelay(gateway.port());
+        try (TlsRecordRelay relay = new TlsRecordRelay(gateway.port());
              RawClient c = new RawClient(tlsTo(relay.port()))) {
             // The first exchange may carry what the handshake left (TLS 1.3 session tickets): counted from after it.
             assertThat(c.get("/first").status()).isEqualTo(200);
@@ -96,72 +91,5 @@ class TlsResponseRecordsTest {
         s.setSoTimeout(10_000);
         s.startHandshake();
         return s;
-    }
-
-    /**
-     * Relays one connection to the gateway byte for byte, counting the TLS records the gateway sends: each record's
-     * header is read whole, the record counted, then the header and body passed on, so a record the client has
-     * received has been counted.
-     */
-    private static final class RecordCountingRelay implements AutoCloseable {
-        private final ServerSocket listener = new ServerSocket();
-        private final AtomicInteger records = new AtomicInteger();
-        private volatile Socket toClient;
-        private volatile Socket toGateway;
-
-        RecordCountingRelay(int gatewayPort) throws IOException {
-            listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            ConnectionExecutors.startVirtual("records-relay", () -> {
-                try {
-                    toClient = listener.accept();
-                    toGateway = new Socket(InetAddress.getLoopbackAddress(), gatewayPort);
-                    ConnectionExecutors.startVirtual("records-relay-up", () -> pipe(toClient, toGateway));
-                    countRecords(toGateway.getInputStream(), toClient.getOutputStream());
-                } catch (IOException e) {
-                    // the test closed the relay, or a side went away: the test's own reads fail if it matters
-                }
-            });
-        }
-
-        int port() {
-            return listener.getLocalPort();
-        }
-
-        int recordsToClient() {
-            return records.get();
-        }
-
-        private static void pipe(Socket from, Socket to) {
-            try {
-                from.getInputStream().transferTo(to.getOutputStream());
-            } catch (IOException e) {
-                // one side closed
-            }
-        }
-
-        private void countRecords(InputStream in, OutputStream out) throws IOException {
-            byte[] header = new byte[5];
-            while (in.readNBytes(header, 0, 5) == 5) {
-                int length = (header[3] & 0xff) << 8 | header[4] & 0xff;
-                byte[] body = in.readNBytes(length);
-                if (body.length < length) {
-                    return;
-                }
-                records.incrementAndGet();
-                out.write(header);
-                out.write(body);
-                out.flush();
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            listener.close();
-            for (Socket s : new Socket[] {toClient, toGateway}) {
-                if (s != null) {
-                    s.close();
-                }
-            }
-        }
     }
 }
