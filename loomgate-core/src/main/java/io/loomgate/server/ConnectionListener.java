@@ -1,6 +1,7 @@
 package io.loomgate.server;
 
 import java.net.InetSocketAddress;
+import java.util.Locale;
 
 /**
  * Events of client connections. Implementations must be fast, must not block and must not throw: they run on the
@@ -47,24 +48,18 @@ public interface ConnectionListener {
          * Refused or broken: not TLS, an old protocol, no common cipher or ALPN, a missing or untrusted client
          * certificate, or the client closed the connection during the handshake (a TCP probe on a TLS port does).
          */
-        FAILED("failed"),
+        FAILED,
         /** Started but not done within the header timeout of its start: a slow or silent client. */
-        TIMED_OUT("timed-out"),
+        TIMED_OUT,
         /**
          * Not started within the header timeout of the accept: no thread was free to run it in time, the process is
          * overloaded; closed without doing any of the handshake's work.
          */
-        NOT_STARTED("not-started");
+        NOT_STARTED;
 
-        private final String tag;
-
-        HandshakeFailure(String tag) {
-            this.tag = tag;
-        }
-
-        /** The reason as the metric's tag value. */
+        /** The reason as the metric's tag value: failed, timed-out, not-started. */
         public String tag() {
-            return tag;
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
     }
 }
