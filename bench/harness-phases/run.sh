@@ -7,8 +7,8 @@
 # same rounds with h2load at W8's shape. This runs that sequence with the same tools, pinning and rule, on ports of its
 # own (so a harness or bench/syscalls run elsewhere does not collide), then MORE windows of 10 s each, and prints per
 # phase: seconds since the proxy's exec, requests, requests/s, CPU µs per request (the harness's figure), the C1 and
-# C2 compiler threads' and the VM thread's (SerialGC's collections) seconds in it, and the CPU per request without
-# the compiler threads.
+# C2 compiler threads' and the VM thread's (SerialGC's collections) seconds in it, the CPU per request without
+# the compiler threads, the carriers' CPU per request (the virtual threads' work) and every other thread's seconds.
 #
 #   bench/harness-phases/run.sh w9                      # PROXIES="haproxy jar launcher" ROUNDS=2 MORE=6
 #   PROXIES="haproxy launcher launcher-noaot" ROUNDS=3 bench/harness-phases/run.sh w9
@@ -17,11 +17,15 @@
 # Proxies: haproxy (the harness's peer haproxy-t1, its TLS or h2c config), jar (`java -jar loomgate.jar serve`, JDK
 # 25, no flags: the command the harness was given up to stop 36), launcher (`./loomgate serve`: the product's way,
 # with its JVM flags and, when `./loomgate build` trained one, its AOT cache), launcher-noaot (the same with
-# -XX:AOTMode=off). LOOMGATE_JAVA_OPTS passes through to the launcher variants. CONFIG: the gateway config (default
+# -XX:AOTMode=off), base (BASE/loomgate serve: another build's launcher, jars and AOT cache, for A/B pairs in one run).
+# LOOMGATE_JAVA_OPTS passes through to the launcher variants. CONFIG: the gateway config (default
 # bench/configs/gw-tls-conscrypt.yaml for w9, gw-h2c.yaml for w8), its ports rewritten.
 # COMPILES=1: the JVM prints each compilation (-XX:+PrintCompilation into the proxy's log) and each phase's line ends
 # with the count of C2 (tier 4) and C1 (tiers 1-3) compilations started in it: a count the machine's load does not
 # change the way it changes CPU.
+# COUNT=n (for a loaded machine, where a 10 s window holds whatever the machine lets through): every phase is n
+# requests instead (the warm-up WARM_RUNS=3 runs of h2load --h1 at 256 connections, then the h2 phases), so that the
+# compilations and the threads' CPU of each phase answer the same work at any load.
 # Needs what the harness needs (wrk, h2load, haproxy) and one earlier ../shared/bench/run.sh with a TLS workload (its
 # origin binary and certificate in /tmp/loomgate-bench). Ports: ORIGIN_PORT (28180), PORT (28181), ADMIN_PORT (28191).
 # Only processes started here are stopped, by pid.
@@ -67,6 +71,9 @@ start_proxy() { # name: starts it on core 0 (as the harness: `taskset -c 0 bash 
         haproxy) taskset -c 0 haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/$1.log" 2>&1 & ;;
         jar) taskset -c 0 "$JAVA" $JIT_LOG -jar "$FULL_JAR" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         launcher) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG" taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
+        base) # another build's launcher, with its own jars and AOT cache (BASE: its directory), for A/B pairs
+            LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG" taskset -c 0 "${BASE:?BASE=dir of the other launcher}/loomgate" serve \
+                --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         launcher-noaot) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} -XX:AOTMode=off $JIT_LOG" \
             taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         flags-aot|flags-aot-eager) # the launcher's JVM flags with the cache AOT_FILE (e.g. one trained by hand) and
@@ -97,21 +104,31 @@ start_proxy() { # name: starts it on core 0 (as the harness: `taskset -c 0 bash 
     exit 1
 }
 
-# Clock ticks of the whole process (its stat counts exited threads too), and of its C1 and C2 compiler threads and
-# the VM thread (where SerialGC collects), from each thread's stat (the name is the field in parentheses).
+# Clock ticks of the whole process (its stat counts exited threads too), and of its C1 and C2 compiler threads, the
+# VM thread (where SerialGC collects) and the virtual threads' carriers (ForkJoinPool-1-worker-*: the gateway's own
+# work, TLS included), from each thread's stat (the name is the field in parentheses).
 snap() {
     local total
     total=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$P/stat")
     cat /proc/"$P"/task/*/stat 2>/dev/null | awk -v total="$total" '
         { o = index($0, "("); c = 0; for (k = length($0); k > o; k--) if (substr($0, k, 1) == ")") { c = k; break }
           name = substr($0, o + 1, c - o - 1); split(substr($0, c + 2), a, " "); t = a[12] + a[13]
-          if (name ~ /^C1 Compiler/) c1 += t; else if (name ~ /^C2 Compiler/) c2 += t; else if (name == "VM Thread") vm += t }
-        END { printf "%d %d %d %d\n", total, c1, c2, vm }'
+          if (name ~ /^C1 Compiler/) c1 += t; else if (name ~ /^C2 Compiler/) c2 += t; else if (name == "VM Thread") vm += t
+          else if (name ~ /^ForkJoinPool/) fj += t }
+        END { printf "%d %d %d %d %d\n", total, c1, c2, vm, fj }'
 }
 
-load_for() { # kind seconds: one load run; prints the requests it completed
+load_for() { # kind seconds: one load run; prints the requests it completed. With COUNT set, a run of COUNT requests
+             # instead (wrk's part by h2load --h1: HTTP/1.1 over TLS as well), whatever the time it takes
     local out
-    if [[ $1 == wrk ]]; then
+    if [[ -n ${COUNT:-} ]]; then
+        if [[ $1 == wrk ]]; then
+            out=$(timeout 600 taskset -c 1 h2load --h1 -t1 -c256 -n"$COUNT" "$URL/hello" 2>&1 || true)
+        else
+            out=$(timeout 600 taskset -c 1 h2load -t1 -c"$CLIENTS" -m10 -n"$COUNT" "$URL$PATH_" 2>&1 || true)
+        fi
+        awk '/^requests:/ { print $8 }' <<< "$out"
+    elif [[ $1 == wrk ]]; then
         out=$(taskset -c 1 wrk -t1 -c256 -d"$2"s --timeout 5s "$URL/hello" 2>&1 || true)
         awk '/requests in/ { print $1 }' <<< "$out"
     else
@@ -138,16 +155,18 @@ phase() { # proxy round label kind seconds: one measured load run and its line
     PHASES+=("$3 $(awk -v a="$t0" -v b="$t1" -v T0="$T0" 'BEGIN { printf "%d %d", (a - T0) * 1000, (b - T0) * 1000 }')")
     awk -v p="$1" -v r="$2" -v l="$3" -v n="$n" -v t0="$t0" -v t1="$t1" -v T0="$T0" -v hz="$HZ" \
         -v tot=$((s1[0] - s0[0])) -v c1=$((s1[1] - s0[1])) -v c2=$((s1[2] - s0[2])) -v vm=$((s1[3] - s0[3])) \
-        -v load="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
+        -v fj=$((s1[4] - s0[4])) -v load="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
         d = t1 - t0; us = n > 0 ? tot / hz * 1e6 / n : 0; nojit = n > 0 ? (tot - c1 - c2) / hz * 1e6 / n : 0
-        printf "%-15s %2s %-10s %5.0f %7d %7.0f %5.0f%% %8.1f %8.1f %5.1f %5.1f %5.1f %5s\n", p, r, l, t1 - T0, n, n / d,
-            tot / hz / d * 100, us, nojit, c1 / hz, c2 / hz, vm / hz, load }'
+        car = n > 0 ? fj / hz * 1e6 / n : 0
+        printf "%-15s %2s %-10s %5.0f %7d %7.0f %5.0f%% %8.1f %8.1f %5.1f %5.1f %5.1f %8.1f %5.1f %5s\n", p, r, l, t1 - T0,
+            n, n / d, tot / hz / d * 100, us, nojit, c1 / hz, c2 / hz, vm / hz, car, (tot - c1 - c2 - vm - fj) / hz,
+            load }'
     LAST_RPS=$(awk -v n="$n" -v t0="$t0" -v t1="$t1" 'BEGIN { printf "%.0f", n / (t1 - t0) }')
 }
 
 echo "# $(date -u +%FT%TZ) shape $SHAPE, config $CONFIG, $("$JAVA" -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-15s %2s %-10s %5s %7s %7s %6s %8s %8s %5s %5s %5s %5s\n' proxy rd phase t_s requests req/s CPU \
-    "us/req" "-JIT" "C1_s" "C2_s" "VM_s" load
+printf '%-15s %2s %-10s %5s %7s %7s %6s %8s %8s %5s %5s %5s %8s %5s %5s\n' proxy rd phase t_s requests req/s CPU \
+    "us/req" "-JIT" "C1_s" "C2_s" "VM_s" "carr/req" "oth_s" load
 for round in $(seq "$ROUNDS"); do
     for proxy in ${PROXIES:-haproxy jar launcher}; do
         PROXY=$proxy PHASES=()
@@ -158,6 +177,7 @@ for round in $(seq "$ROUNDS"); do
         while ((SECONDS - w0 < WARM_MAX)); do
             k=$((k + 1))
             phase "$proxy" "$round" "warm-$k" $kind 5
+            if [[ -n ${COUNT:-} ]]; then ((k >= ${WARM_RUNS:-3})) && break; continue; fi
             ((k >= 2 && LAST_RPS * 100 <= best * 105)) && break
             ((LAST_RPS > best)) && best=$LAST_RPS
         done
@@ -170,6 +190,7 @@ for round in $(seq "$ROUNDS"); do
             for ph in "${PHASES[@]}"; do read -r name a b <<< "$ph"; line+=" $name:$(compiles "$a" "$b")"; done
             echo "$line"
         fi
+        echo "    rss after the phases: $(awk '/^VmRSS|^VmHWM/ { printf "%s %d MiB  ", $1, $2 / 1024 }' "/proc/$P/status")"
         grep -h "AOT cache\|TLS provider" "$WORK/$proxy.log" 2>/dev/null | head -2 | sed 's/^/    log: /' || true
         kill "$P"; wait "$P" 2>/dev/null || true
         sleep 2
