@@ -33,7 +33,9 @@ def parse(path):
     cats = {m.group(1).strip(): int(m.group(2)) for m in
             re.finditer(r"^-\s+(.+?) \(reserved=\d+KB, committed=(\d+)KB", text, re.M)}
     total = re.search(r"^Total: reserved=\d+KB, committed=(\d+)KB", text, re.M)
-    return rss, cats, int(total.group(1)) if total else None
+    # In a container (run.sh container): the cgroup's charge, its anonymous part and the kernel's (sockets) when known.
+    cgroup = re.search(r"cgroup (\d+) kB \(peak \d+ kB; anon (\d+) kB, file \d+ kB(?:, kernel (\d+) kB)?", text)
+    return rss, cats, int(total.group(1)) if total else None, cgroup and tuple(int(g or 0) for g in cgroup.groups())
 
 
 def main(files):
@@ -42,6 +44,9 @@ def main(files):
     print("| MB | " + " | ".join(c[0] for c in cols) + " |")
     print("|---|" + "---|" * len(cols))
     print("| **RSS** | " + " | ".join(f"**{mb(c[1])}**" for c in cols) + " |")
+    if any(c[4] for c in cols):
+        print("| the container's cgroup: charged (anonymous, kernel) | " + " | ".join(
+            f"{mb(c[4][0])} ({mb(c[4][1])}, {mb(c[4][2]) if c[4][2] else '-'})" if c[4] else "-" for c in cols) + " |")
     for name, members in GROUPS:
         print(f"| {name} | " + " | ".join(mb(sum(c[2].get(m, 0) for m in members)) for c in cols) + " |")
     print("| NMT committed, total | " + " | ".join(mb(c[3]) if c[3] else "-" for c in cols) + " |")

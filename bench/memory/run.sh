@@ -58,6 +58,26 @@ wait_ready() { # poll with a deadline until the URL answers 200, while process $
     return 1
 }
 
+# In a container (CGROUP: its memory cgroup, set by the container mode) what the kernel weighs against the limit: the
+# cgroup's charge (anonymous memory and page cache) and its peak, and the OOM kills in it; cgroup v2 or v1 (this
+# machine's). Empty outside a container.
+cgroup_now() {
+    [[ -n ${CGROUP:-} ]] || return 0
+    local cur peak anon file kernel kills
+    if [[ -f $CGROUP/memory.current ]]; then
+        cur=$(<"$CGROUP/memory.current") peak=$(cat "$CGROUP/memory.peak" 2>/dev/null || echo 0)
+        anon=$(awk '$1 == "anon" { print $2 }' "$CGROUP/memory.stat") file=$(awk '$1 == "file" { print $2 }' "$CGROUP/memory.stat")
+        kernel=$(awk '$1 == "kernel" { print $2 }' "$CGROUP/memory.stat")
+        kills=$(awk '$1 == "oom_kill" { print $2 }' "$CGROUP/memory.events")
+    else
+        cur=$(<"$CGROUP/memory.usage_in_bytes") peak=$(<"$CGROUP/memory.max_usage_in_bytes")
+        anon=$(awk '$1 == "total_rss" { print $2 }' "$CGROUP/memory.stat") file=$(awk '$1 == "total_cache" { print $2 }' "$CGROUP/memory.stat")
+        kernel=$(<"$CGROUP/memory.kmem.usage_in_bytes")   # sockets' and other kernel objects, charged to the cgroup
+        kills=$(awk '$1 == "oom_kill" { print $2 }' "$CGROUP/memory.oom_control")
+    fi
+    echo ", cgroup $((cur / 1024)) kB (peak $((peak / 1024)) kB; anon $((anon / 1024)) kB, file $((file / 1024)) kB, kernel $((${kernel:-0} / 1024)) kB), oom_kill ${kills:-?}"
+}
+
 # NMT's summary of the JVM (when it tracks) and the RSS, in one file per phase; prints "rss_kb committed_kb".
 snapshot() { # snapshot PID NAME
     local f=$OUT/$2.txt rss committed=-
@@ -66,7 +86,7 @@ snapshot() { # snapshot PID NAME
     m=$(curl -s -m 10 -H "Authorization: Bearer $TOKEN" "http://$HOST:$ADMIN_PORT/metrics" |
         awk '/^loomgate_client_connections / { c = $2 } /^loomgate_route_in_flight/ { f += $2 }
              END { printf "client connections %d, requests in flight %d", c, f }')
-    { echo "# $2: VmRSS ${rss} kB, VmHWM $(kb "$1" VmHWM) kB, threads $(kb "$1" Threads), load $(cut -d' ' -f1-3 /proc/loadavg), $m"
+    { echo "# $2: VmRSS ${rss} kB, VmHWM $(kb "$1" VmHWM) kB, threads $(kb "$1" Threads), load $(cut -d' ' -f1-3 /proc/loadavg), $m$(cgroup_now)"
       "$JDK/bin/jcmd" "$1" VM.native_memory summary 2>&1 || true; } >"$f"
     grep -q '^Total: reserved=' "$f" && committed=$(sed -n 's/^Total: reserved=[0-9]*KB, committed=\([0-9]*\)KB.*/\1/p' "$f")
     echo "$rss $committed"
@@ -271,12 +291,17 @@ case $MODE in
         sleep 2
         gateway_pid=$(podman inspect --format '{{.State.Pid}}' "$container")
         tr '\0' ' ' <"/proc/$gateway_pid/cmdline" >"$OUT/container.cmdline"
+        CGROUP=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$gateway_pid/cgroup")            # v2
+        [[ -f $CGROUP/memory.current ]] ||
+            CGROUP=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory://p' "/proc/$gateway_pid/cgroup")   # v1
+        podman logs "$container" >"$OUT/container.start.log" 2>&1   # the gateway's line on the AOT cache
         phases "$gateway_pid" "container-$MEMORY"
         gateway_pid=""
         if kill -0 "$(podman inspect --format '{{.State.Pid}}' "$container")" 2>/dev/null; then
-            cg=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$(podman inspect --format '{{.State.Pid}}' "$container")/cgroup")
-            { echo "memory.max $(cat "$cg/memory.max" 2>/dev/null)"; echo "memory.peak $(cat "$cg/memory.peak" 2>/dev/null)"
-              cat "$cg/memory.events" 2>/dev/null || true; } | tee "$OUT/container.cgroup.txt" >&2
+            { echo "limit $(cat "$CGROUP/memory.max" "$CGROUP/memory.limit_in_bytes" 2>/dev/null)$(cgroup_now)"
+              cat "$CGROUP/memory.events" "$CGROUP/memory.failcnt" "$CGROUP/memory.oom_control" 2>/dev/null || true
+            } | tee "$OUT/container.cgroup.txt" >&2
+            cp "$CGROUP/memory.stat" "$OUT/container.memory.stat" 2>/dev/null || true
             podman --runtime runc stop -t 20 "$container" >/dev/null
         else
             log "the container's JVM is gone before the end (see the kernel's log for an OOM kill: dmesg | grep -i oom)"

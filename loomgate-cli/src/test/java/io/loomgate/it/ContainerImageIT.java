@@ -104,8 +104,17 @@ class ContainerImageIT {
                 "-e", "JAVA_TOOL_OPTIONS=-XX:AOTMode=on -Xlog:class+load=info", TAG, "--version");
         assertThat(out).contains("io.loomgate.cli.Main source: shared objects file").contains("loomgate ");
 
+        // Issue 39's "a mismatched JDK falls back cleanly": the JVM refuses this archive for its runtime image
+        // ("'/opt/loomgate/jre/lib/modules', size has changed" with -Xlog:aot). A JDK without one skips the case
+        // locally; on CI, as for podman itself, that is a failure, not a silent skip.
         Path otherJvms = Path.of(System.getProperty("java.home"), "lib", "server", "classes_coh.jsa");
-        Assumptions.assumeTrue(Files.isRegularFile(otherJvms), "no CDS archive with compact headers at " + otherJvms);
+        if (!Files.isRegularFile(otherJvms)) {
+            String why = "no CDS archive with compact headers at " + otherJvms + " (the mismatched JDK's cache)";
+            if ("true".equals(System.getenv("CI"))) {
+                throw new AssertionError(why);
+            }
+            Assumptions.abort(why);
+        }
         String name = NAME + "-other-cache";
         try {
             List<String> cmd = new ArrayList<>(podman());
