@@ -6,6 +6,9 @@ import io.loomgate.testkit.JarProcess;
 import java.io.File;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.invoke.MethodHandles;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -209,6 +212,36 @@ class GatewayJarIT {
             assertThat(classes).as("class files in %s", jar.getFileName()).isGreaterThan(1_000);
             assertThat(old).as("class files of %s older than Java 6", jar.getFileName()).isEmpty();
         }
+    }
+
+    /**
+     * picocli's rewritten classes all pass the JVM's verifier, not only those a command happens to load: a class file
+     * of version 50+ has no fallback to the old verifier, so a wrong stack map would be a VerifyError at the first
+     * use of that class (a rarely used option type, a help layout). Each is linked (so verified) and initialized in a
+     * loader of the gateway jar alone.
+     */
+    @Test
+    void everyRewrittenPicocliClassVerifies() throws Exception {
+        Path jar = JarProcess.gatewayJar();
+        List<String> failed = new ArrayList<>();
+        int verified = 0;
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()},
+                        ClassLoader.getPlatformClassLoader());
+                ZipFile zip = new ZipFile(jar.toFile())) {
+            for (ZipEntry e : zip.stream().filter(e -> e.getName().startsWith("picocli/")
+                    && e.getName().endsWith(".class")).toList()) {
+                String name = e.getName().substring(0, e.getName().length() - ".class".length()).replace('/', '.');
+                try {
+                    Class<?> c = Class.forName(name, false, loader);
+                    MethodHandles.privateLookupIn(c, MethodHandles.lookup()).ensureInitialized(c);
+                    verified++;
+                } catch (ReflectiveOperationException | LinkageError ex) {
+                    failed.add(name + ": " + ex);
+                }
+            }
+        }
+        assertThat(failed).as("picocli's classes in %s that do not link", jar.getFileName()).isEmpty();
+        assertThat(verified).as("picocli's classes verified").isGreaterThan(200);
     }
 
     @Test
