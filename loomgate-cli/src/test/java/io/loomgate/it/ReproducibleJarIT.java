@@ -69,6 +69,8 @@ class ReproducibleJarIT {
         }
         copyDir(root.resolve(".mvn"), copy.resolve(".mvn"));
         copyDir(root.resolve("src/license"), copy.resolve("src/license")); // the module jars' THIRD-PARTY template
+        // the program the packaging runs on the shaded jars (profile upgrade-old-class-files)
+        copyDir(root.resolve("loomgate-cli/src/build"), copy.resolve("loomgate-cli/src/build"));
         for (String m : CODE) {
             copyDir(root.resolve(m).resolve("target/classes"), copy.resolve(m).resolve("target/classes"));
         }
