@@ -2,6 +2,7 @@ package io.loomgate.server;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
@@ -56,6 +57,15 @@ final class EpollPoller {
      * events woke it late), which a quiet machine must settle first (issue 40, stop 39).
      */
     static final int BLOCK_MILLIS = Integer.getInteger("loomgate.epoll.block-millis", 0);
+    /**
+     * How long the busy loop may go without polling (beyond its own bound) before the idle loop stands in for it
+     * (milliseconds). The busy loop is a virtual thread: when no carrier is free for it (a CPU-starved process, or a
+     * carrier that keeps draining one submission queue another thread keeps filling) it waits in the scheduler's
+     * queues, and without a stand-in every reader's wake-up waited for the poller's own turn (EpollFuzzTest on a
+     * loaded machine: the busy loop went 10-20 s without a turn, in both modes, and connections timed out after 30 s).
+     * Long enough that a busy loop which only yields to the threads it woke is never stood in for.
+     */
+    static final int WATCH_MILLIS = 25;
     private static final int MAX_EVENTS = 256;
     private static final AtomicInteger GENERATIONS = new AtomicInteger();
 
@@ -66,6 +76,12 @@ final class EpollPoller {
     private volatile AtomicReferenceArray<EpollFd> table = new AtomicReferenceArray<>(1024);
     /** True while the idle loop owns the waiting (the busy loop is parked). */
     private volatile boolean idle;
+    /**
+     * When the busy loop last showed it polls ({@link System#nanoTime()}): each turn of its loop, and the idle loop's
+     * wake-up of it (its time to get a carrier starts then). The idle loop's watch reads it.
+     */
+    private volatile long busyMark;
+    private final AtomicInteger standIns = new AtomicInteger();
     private final Thread busyLoop;
     private final Thread idleLoop;
     private final AtomicInteger handoffs = new AtomicInteger();
@@ -87,6 +103,7 @@ final class EpollPoller {
         if (epfd < 0) {
             throw new IllegalStateException("epoll_create1: " + Libc.describe(Libc.errno(errno)));
         }
+        busyMark = System.nanoTime(); // the busy loop's time to get a carrier starts now
         busyLoop = Thread.ofVirtual().name("epoll-busy").unstarted(this::busyLoop);
         idleLoop = Thread.ofPlatform().daemon().name("epoll-idle").unstarted(this::idleLoop);
         busyLoop.start();
@@ -110,6 +127,11 @@ final class EpollPoller {
     /** How often the busy loop has handed over to the idle loop (tests, diagnostics). */
     int handoffs() {
         return handoffs.get();
+    }
+
+    /** How often the idle loop has stood in for a busy loop that waited too long for a carrier (tests, diagnostics). */
+    int standIns() {
+        return standIns.get();
     }
 
     /** Whether the busy loop blocks on its carrier when nothing is queued; null until it has started (tests). */
@@ -167,6 +189,7 @@ final class EpollPoller {
         int empty = 0;
         int starved = 0;
         while (true) {
+            busyMark = System.nanoTime();
             boolean submitted = scheduler != null && scheduler.submissionsWaiting();
             boolean quiet = scheduler != null && !submitted && scheduler.carrierQueuesEmpty();
             // Nothing queued: sleep in the kernel until an event, on this carrier (epoll_wait returns at once when one
@@ -197,16 +220,32 @@ final class EpollPoller {
         }
     }
 
+    /**
+     * Owns the waiting while the busy loop is parked (blocks in {@code epoll_wait} until an event, then wakes it), and
+     * otherwise watches it: a busy loop that has not polled for {@link #WATCH_MILLIS} past its own bound is waiting
+     * for a carrier, and the idle loop polls and dispatches in its place until it polls again (events dispatched
+     * here unpark their readers from a platform thread, as the hand-over does). The watch is a timed park while the
+     * busy loop runs (a handful of wake-ups a second, none while the gateway is idle: the busy loop has handed over
+     * then); two threads may poll at once for a moment, which the kernel allows (each event goes to one of them) and
+     * {@link EpollFd#ready} tolerates (flags and unparks).
+     */
     private void idleLoop() {
         MemorySegment errno = Libc.errnoSegment(arena);
         MemorySegment events = arena.allocate(Libc.EVENT_SIZE * MAX_EVENTS, 8);
+        long watchNanos = TimeUnit.MILLISECONDS.toNanos(WATCH_MILLIS);
+        long staleNanos = watchNanos + TimeUnit.MILLISECONDS.toNanos(blockMillis);
         while (true) {
-            while (!idle) {
-                LockSupport.park(this);
-            }
-            if (poll(errno, events, -1) > 0) {
-                idle = false;
-                LockSupport.unpark(busyLoop);
+            if (idle) {
+                if (poll(errno, events, -1) > 0) {
+                    busyMark = System.nanoTime();
+                    idle = false;
+                    LockSupport.unpark(busyLoop);
+                }
+            } else if (System.nanoTime() - busyMark > staleNanos) {
+                standIns.incrementAndGet();
+                poll(errno, events, WATCH_MILLIS); // until the busy loop polls again (or hands over)
+            } else {
+                LockSupport.parkNanos(this, watchNanos); // a hand-over's unpark ends it early
             }
         }
     }
