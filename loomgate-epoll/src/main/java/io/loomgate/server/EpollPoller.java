@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * threads submitted from outside the carriers waited: a yielding virtual thread is run again before the carrier looks
  * at the pool's submission queues (ForkJoinPool keeps taking from the queue it took from last), so yielding alone
  * would starve them. Where the scheduler cannot be found (or {@code BLOCK_MILLIS} is 0) the loop never blocks on a
- * carrier and hands over after {@code SPINS} empty polls, as before.
+ * carrier and hands over after {@code SPINS} empty polls, as before. While the busy loop runs, the idle loop watches
+ * it and polls in its place when it has waited too long for a carrier ({@link #WATCH_MILLIS}), so no reader's wake-up
+ * waits for the poller's own turn.
  *
  * <p>Registrations: each one's {@code data} is its fd and a generation ({@code generation << 32 | fd}); the table maps
  * an fd to its live registration, so an event still in a buffer for a socket closed since (its fd maybe reused) is
