@@ -227,7 +227,7 @@ final class EpollPoller {
      * otherwise watches it: a busy loop that has not polled for {@link #WATCH_MILLIS} past its own bound is waiting
      * for a carrier, and the idle loop polls and dispatches in its place until it polls again (events dispatched
      * here unpark their readers from a platform thread, as the hand-over does). The watch is a timed park while the
-     * busy loop runs (a handful of wake-ups a second, none while the gateway is idle: the busy loop has handed over
+     * busy loop runs (at most 40 wake-ups a second, none while the gateway is idle: the busy loop has handed over
      * then); two threads may poll at once for a moment, which the kernel allows (each event goes to one of them) and
      * {@link EpollFd#ready} tolerates (flags and unparks).
      */
