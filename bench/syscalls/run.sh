@@ -22,6 +22,8 @@
 #   PROXIES="floor-epoll loomgate-epoll" EPOLL_SPINS=4 ...   # the gateway on epoll against its transport's floor
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #   PROXIES="loomgate loomgate-epoll" ROUNDS=3 bench/syscalls/run.sh w2   # server.transport jdk against epoll
+#   PROXIES="loomgate-epoll loomgate-epoll-block haproxy" ROUNDS=3 bench/syscalls/run.sh w2   # epoll's poller handing
+#       over to its platform thread between events, against blocking on its carrier (EPOLL_BLOCK_MILLIS, default 1)
 #   GW_PORT=46081 ORIGIN_PORT=46080 ADMIN_PORT=46901 bench/syscalls/run.sh w5   # beside a harness that holds 18080/18081
 #
 # Each proxy starts fresh and is warmed before the measured window (WARM, default 30 s for w2 and 120 s for the
@@ -68,9 +70,12 @@ start_proxy() {
     case $1 in
         loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
                       --config "$GW_RUN" > "$TMP.$1.log" 2>&1 & ;;
-        loomgate-epoll) # server.transport: epoll (issue 40), the shape's own config otherwise
+        loomgate-epoll|loomgate-epoll-block) # server.transport: epoll (issue 40), the shape's own config otherwise;
+            # -block: the poller blocks on its carrier between events (-Dloomgate.epoll.block-millis, EPOLL_BLOCK_MILLIS)
             sed 's/^server:$/server:\n  transport: epoll/' "$GW_RUN" > "$TMP-epoll.yaml"
-            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
+            block=0; [[ $1 == loomgate-epoll-block ]] && block=${EPOLL_BLOCK_MILLIS:-1}
+            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders \
+                -Dloomgate.epoll.block-millis="$block" -jar "$JAR" serve \
                 --config "$TMP-epoll.yaml" > "$TMP.$1.log" 2>&1 & ;;
         loomgate-conscrypt) # server.ssl.provider: conscrypt (BoringSSL); TLS shapes only
             [[ $GW == bench/configs/gw-tls.yaml ]] || { echo "loomgate-conscrypt is for the TLS shapes" >&2; exit 2; }

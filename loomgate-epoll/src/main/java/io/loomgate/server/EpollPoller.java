@@ -2,6 +2,7 @@ package io.loomgate.server;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
@@ -14,16 +15,26 @@ import org.slf4j.LoggerFactory;
  * ({@code EPOLLIN|EPOLLOUT|EPOLLET|EPOLLRDHUP}), and the two loops that turn its events into readiness flags and
  * unparks ({@link EpollFd#ready}).
  *
- * <p>Why two loops, and why nothing is ever pinned. The busy loop runs as a virtual thread (as the JDK's own
- * {@code jdk.pollerMode=2} poller does), so unparking a reader while the carriers are busy queues it on a carrier and
- * needs no futex: it polls with timeout 0 and yields between polls. It never blocks in {@code epoll_wait}: a virtual
- * thread blocked in a foreign call pins its carrier, and the prototype (bench/floor-epoll) showed that stalling every
- * virtual thread queued behind it. When {@link #SPINS} polls in a row found nothing, it hands the blocking wait to the
- * idle loop, a platform thread that blocks in {@code epoll_wait} with no timeout, dispatches what wakes it, and hands
- * the polling back. So the pinning bound is one non-blocking {@code epoll_wait} (microseconds), with no reflection
- * into the scheduler and no eventfd: threads unparked from outside the carriers (timers, the JDK's own poller) find
- * every carrier free to run them, and the idle loop's kernel wait needs no wake-up but an event. The price is a futex
- * on each idle-to-busy turn, which is what the JDK's sockets pay on every wait.
+ * <p>Why two loops, and why nothing waits behind the poller. The busy loop runs as a virtual thread (as the JDK's own
+ * {@code jdk.pollerMode=2} poller does), so unparking a reader queues it on the poller's carrier and needs no futex:
+ * it polls with timeout 0 and yields between polls while other virtual threads are queued. A virtual thread blocked in
+ * a foreign call pins its carrier, and the prototype (bench/floor-epoll) showed a poller blocked in {@code epoll_wait}
+ * stalling every virtual thread queued behind it; so the busy loop blocks in {@code epoll_wait} only when the
+ * scheduler has nothing queued ({@link VirtualThreadScheduler#nothingQueued}), and then for at most
+ * {@link #BLOCK_MILLIS}: the carrier sleeps in the kernel until the next event, as HAProxy's thread does, and is woken
+ * by it directly, with no futex and no other thread. What that bound is for: a platform thread that makes a virtual
+ * thread runnable meanwhile (a timer's expiry, the watchdog's cut) finds no free carrier when the scheduler has one
+ * (parallelism 1), and waits up to that long. When a bounded wait ends with nothing, it hands the waiting to the idle
+ * loop, a platform thread that blocks in {@code epoll_wait} with no timeout, dispatches what wakes it, and hands the
+ * polling back, so an idle gateway neither spins nor holds a carrier; that turn costs a futex each way, which is why
+ * it is kept for pauses longer than the bound. It also hands over after {@link #SPINS} empty polls in a row (threads
+ * queued, no events: the carrier has work without the poller), and after {@code SPINS} rounds in a row in which
+ * threads submitted from outside the carriers waited: a yielding virtual thread is run again before the carrier looks
+ * at the pool's submission queues (ForkJoinPool keeps taking from the queue it took from last), so yielding alone
+ * would starve them. Where the scheduler cannot be found (or {@code BLOCK_MILLIS} is 0) the loop never blocks on a
+ * carrier and hands over after {@code SPINS} empty polls, as before. While the busy loop runs, the idle loop watches
+ * it and polls in its place when it has waited too long for a carrier ({@link #WATCH_MILLIS}), so no reader's wake-up
+ * waits for the poller's own turn.
  *
  * <p>Registrations: each one's {@code data} is its fd and a generation ({@code generation << 32 | fd}); the table maps
  * an fd to its live registration, so an event still in a buffer for a socket closed since (its fd maybe reused) is
@@ -34,8 +45,29 @@ import org.slf4j.LoggerFactory;
  */
 final class EpollPoller {
     private static final Logger log = LoggerFactory.getLogger(EpollPoller.class);
-    /** Empty polls in a row before the busy loop hands over to the idle loop (the prototype: 0, 4, 32 all alike). */
+    /**
+     * Empty polls in a row before the busy loop hands over to the idle loop, when it does not block on its carrier
+     * (the prototype: 0, 4, 32 all alike).
+     */
     static final int SPINS = Integer.getInteger("loomgate.epoll.spins", 4);
+    /**
+     * The longest the busy loop blocks in {@code epoll_wait} on its carrier, nothing else queued, before it hands
+     * over to the idle loop (milliseconds; 0: never blocks on a carrier). Also the longest a virtual thread made
+     * runnable by a platform thread may wait for the carrier when the scheduler has one. Off (0) by default: it cuts
+     * the futex calls per request to almost none, but on the loaded shared machine it served 2-6 times fewer
+     * requests per second at 4 connections than the hand-over (the carrier ran less than once per request, as if
+     * events woke it late), which a quiet machine must settle first (issue 40, stop 39).
+     */
+    static final int BLOCK_MILLIS = Integer.getInteger("loomgate.epoll.block-millis", 0);
+    /**
+     * How long the busy loop may go without polling (beyond its own bound) before the idle loop stands in for it
+     * (milliseconds). The busy loop is a virtual thread: when no carrier is free for it (a CPU-starved process, or a
+     * carrier that keeps draining one submission queue another thread keeps filling) it waits in the scheduler's
+     * queues, and without a stand-in every reader's wake-up waited for the poller's own turn (EpollFuzzTest on a
+     * loaded machine: the busy loop went 10-20 s without a turn, in both modes, and connections timed out after 30 s).
+     * Long enough that a busy loop which only yields to the threads it woke is never stood in for.
+     */
+    static final int WATCH_MILLIS = 25;
     private static final int MAX_EVENTS = 256;
     private static final AtomicInteger GENERATIONS = new AtomicInteger();
 
@@ -46,16 +78,34 @@ final class EpollPoller {
     private volatile AtomicReferenceArray<EpollFd> table = new AtomicReferenceArray<>(1024);
     /** True while the idle loop owns the waiting (the busy loop is parked). */
     private volatile boolean idle;
+    /**
+     * When the busy loop last showed it polls ({@link System#nanoTime()}): each turn of its loop, and the idle loop's
+     * wake-up of it (its time to get a carrier starts then). The idle loop's watch reads it.
+     */
+    private volatile long busyMark;
+    private final AtomicInteger standIns = new AtomicInteger();
     private final Thread busyLoop;
     private final Thread idleLoop;
     private final AtomicInteger handoffs = new AtomicInteger();
+    private final int spins;
+    private final int blockMillis;
+    /** Whether the busy loop found the scheduler it asks before blocking (known once it has started). */
+    private volatile Boolean blocksOnCarrier;
 
     private EpollPoller() {
+        this(SPINS, BLOCK_MILLIS);
+    }
+
+    /** A poller of its own, with its own settings (tests; the gateway has one, {@link #shared()}). */
+    EpollPoller(int spins, int blockMillis) {
+        this.spins = spins;
+        this.blockMillis = blockMillis;
         MemorySegment errno = Libc.errnoSegment();
         epfd = Libc.epollCreate(errno);
         if (epfd < 0) {
             throw new IllegalStateException("epoll_create1: " + Libc.describe(Libc.errno(errno)));
         }
+        busyMark = System.nanoTime(); // the busy loop's time to get a carrier starts now
         busyLoop = Thread.ofVirtual().name("epoll-busy").unstarted(this::busyLoop);
         idleLoop = Thread.ofPlatform().daemon().name("epoll-idle").unstarted(this::idleLoop);
         busyLoop.start();
@@ -79,6 +129,16 @@ final class EpollPoller {
     /** How often the busy loop has handed over to the idle loop (tests, diagnostics). */
     int handoffs() {
         return handoffs.get();
+    }
+
+    /** How often the idle loop has stood in for a busy loop that waited too long for a carrier (tests, diagnostics). */
+    int standIns() {
+        return standIns.get();
+    }
+
+    /** Whether the busy loop blocks on its carrier when nothing is queued; null until it has started (tests). */
+    Boolean blocksOnCarrier() {
+        return blocksOnCarrier;
     }
 
     /** Registers the fd once, for good; its first readiness comes as an event if it is ready already. */
@@ -123,36 +183,71 @@ final class EpollPoller {
     private void busyLoop() {
         MemorySegment errno = Libc.errnoSegment(arena);
         MemorySegment events = arena.allocate(Libc.EVENT_SIZE * MAX_EVENTS, 8);
+        VirtualThreadScheduler scheduler = blockMillis > 0 ? VirtualThreadScheduler.find() : null;
+        blocksOnCarrier = scheduler != null;
+        if (scheduler == null && blockMillis > 0) {
+            log.info("epoll: the virtual threads' scheduler was not found; the poller never blocks on a carrier");
+        }
         int empty = 0;
+        int starved = 0;
         while (true) {
-            int n = poll(errno, events, 0);
-            if (n > 0 || ++empty < SPINS) {
-                if (n > 0) {
-                    empty = 0;
-                }
+            busyMark = System.nanoTime();
+            boolean submitted = scheduler != null && scheduler.submissionsWaiting();
+            boolean quiet = scheduler != null && !submitted && scheduler.carrierQueuesEmpty();
+            // Nothing queued: sleep in the kernel until an event, on this carrier (epoll_wait returns at once when one
+            // is there already). Else one look without waiting, and the queued threads run first.
+            int n = poll(errno, events, quiet ? blockMillis : 0);
+            empty = n > 0 ? 0 : empty + 1;
+            starved = submitted ? starved + 1 : 0;
+            // Hand the waiting over (and park, so the carrier is free): after a bounded wait that saw nothing; after
+            // that many polls in a row that found nothing; and when threads submitted from outside the carriers have
+            // waited that many rounds, because a yield lets only the carrier's own queue run before this loop again.
+            if (quiet && n == 0 || empty >= spins || starved >= spins) {
+                empty = 0;
+                starved = 0;
+                handOff();
+            } else {
                 Thread.yield(); // the readers just unparked (and everyone else queued) run before the next poll
-                continue;
-            }
-            empty = 0;
-            handoffs.incrementAndGet();
-            idle = true;
-            LockSupport.unpark(idleLoop);
-            while (idle) {
-                LockSupport.park(this);
             }
         }
     }
 
+    /** Parks the busy loop until the idle loop's blocking wait has seen an event (and dispatched it). */
+    private void handOff() {
+        handoffs.incrementAndGet();
+        idle = true;
+        LockSupport.unpark(idleLoop);
+        while (idle) {
+            LockSupport.park(this);
+        }
+    }
+
+    /**
+     * Owns the waiting while the busy loop is parked (blocks in {@code epoll_wait} until an event, then wakes it), and
+     * otherwise watches it: a busy loop that has not polled for {@link #WATCH_MILLIS} past its own bound is waiting
+     * for a carrier, and the idle loop polls and dispatches in its place until it polls again (events dispatched
+     * here unpark their readers from a platform thread, as the hand-over does). The watch is a timed park while the
+     * busy loop runs (at most 40 wake-ups a second, none while the gateway is idle: the busy loop has handed over
+     * then); two threads may poll at once for a moment, which the kernel allows (each event goes to one of them) and
+     * {@link EpollFd#ready} tolerates (flags and unparks).
+     */
     private void idleLoop() {
         MemorySegment errno = Libc.errnoSegment(arena);
         MemorySegment events = arena.allocate(Libc.EVENT_SIZE * MAX_EVENTS, 8);
+        long watchNanos = TimeUnit.MILLISECONDS.toNanos(WATCH_MILLIS);
+        long staleNanos = watchNanos + TimeUnit.MILLISECONDS.toNanos(blockMillis);
         while (true) {
-            while (!idle) {
-                LockSupport.park(this);
-            }
-            if (poll(errno, events, -1) > 0) {
-                idle = false;
-                LockSupport.unpark(busyLoop);
+            if (idle) {
+                if (poll(errno, events, -1) > 0) {
+                    busyMark = System.nanoTime();
+                    idle = false;
+                    LockSupport.unpark(busyLoop);
+                }
+            } else if (System.nanoTime() - busyMark > staleNanos) {
+                standIns.incrementAndGet();
+                poll(errno, events, WATCH_MILLIS); // until the busy loop polls again (or hands over)
+            } else {
+                LockSupport.parkNanos(this, watchNanos); // a hand-over's unpark ends it early
             }
         }
     }
