@@ -53,10 +53,11 @@ final class EpollPoller {
     /**
      * The longest the busy loop blocks in {@code epoll_wait} on its carrier, nothing else queued, before it hands
      * over to the idle loop (milliseconds; 0: never blocks on a carrier). Also the longest a virtual thread made
-     * runnable by a platform thread may wait for the carrier when the scheduler has one. Off (0) by default: it cuts
-     * the futex calls per request to almost none, but on the loaded shared machine it served 2-6 times fewer
-     * requests per second at 4 connections than the hand-over (the carrier ran less than once per request, as if
-     * events woke it late), which a quiet machine must settle first (issue 40, stop 39).
+     * runnable by a platform thread may wait for the carrier when the scheduler has one. Off (0) by default: on a
+     * core of its own it cuts the CPU per W2 request by a quarter and the futex calls to almost none, but a carrier
+     * that sleeps on every event waits in the kernel's run queue each time it is woken, and where other processes
+     * share its core that served 2-4 times fewer requests per second at 4 connections than the hand-over, whose
+     * carrier stays runnable (docs/architecture.md, "Why the busy loop does not sleep on its carrier by default").
      */
     static final int BLOCK_MILLIS = Integer.getInteger("loomgate.epoll.block-millis", 0);
     /**
