@@ -7,7 +7,8 @@
 # per request, wrk's); then (PROF=1) D s under
 # async-profiler's CPU sampling and D s under its allocation sampling. stop 38's prof-w5.sh with W2 and other ports.
 # CONFIG: the gateway config (default gw-tls-conscrypt.yaml for w5, gateway-bench.yaml for w2), ports rewritten.
-# JAR=haproxy runs HAProxy (1 thread) with the harness's config instead.
+# JAR=haproxy runs HAProxy (1 thread) with the harness's config instead (HAPCFG: another config, e.g.
+# bench/configs/haproxy-t1-tls-forwarded.cfg, HAProxy adding the fields the gateway adds).
 set -uo pipefail
 JAR=$1; LABEL=$2; SHAPE=${3:-w5}; D=${D:-15}; WARM=${WARM:-60}; C=${CONNS:-256}
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
@@ -27,7 +28,7 @@ for _ in $(seq 50); do curl -s -o /dev/null http://127.0.0.1:27080/hello && brea
 kill -0 $BP 2>/dev/null || { echo "the origin did not start: $(cat "$OUT/origin.log")" >&2; exit 1; }
 if [[ $JAR == haproxy ]]; then
     sed -e 's/18081/27081/g; s/18080/27080/g' -e "s|pidfile .*|pidfile $OUT/hap.pid|" \
-        "/work/shared/bench/peers/$HAP" > "$OUT/hap.cfg"
+        "${HAPCFG:-/work/shared/bench/peers/$HAP}" > "$OUT/hap.cfg"
     nice taskset -c 0 haproxy -db -f "$OUT/hap.cfg" > "$OUT/gw.log" 2>&1 & P=$!
 else
     nice taskset -c 0 $JAVA -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -Xlog:gc:file=$OUT/gc.log \

@@ -2,11 +2,6 @@ package io.loomgate.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,22 +21,7 @@ class EpollAcceptBurstTest {
     @ParameterizedTest
     @ValueSource(ints = {1, 0})
     void burstsOfConnectionsAreAllAcceptedWithOneCarrier(int blockMillis) throws Exception {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=1",
-                "-Dloomgate.epoll.block-millis=" + blockMillis,
-                AcceptBurstProbe.class.getName(), "10", "200", "20");
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out;
-        try (InputStream in = p.getInputStream()) {
-            boolean ended = p.waitFor(GENEROUS_SECONDS, TimeUnit.SECONDS);
-            if (!ended) {
-                p.destroyForcibly();
-            }
-            out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(ended).as("the probe ended: %s", out).isTrue();
-        }
-        assertThat(p.exitValue()).as("the probe's exit: %s", out).isZero();
+        String out = OneCarrierJvm.run(AcceptBurstProbe.class, blockMillis, GENEROUS_SECONDS, "10", "200", "20");
         assertThat(out).contains("every burst drained").contains("blocks on carrier " + (blockMillis > 0));
     }
 }

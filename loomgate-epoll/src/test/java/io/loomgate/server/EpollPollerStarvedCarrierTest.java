@@ -2,14 +2,10 @@ package io.loomgate.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -35,21 +31,7 @@ class EpollPollerStarvedCarrierTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 1000})
     void eventsAreDispatchedWhileTheOnlyCarrierIsHeld(int blockMillis) throws Exception {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=1",
-                "-Dloomgate.epoll.block-millis=" + blockMillis, HeldCarrierProbe.class.getName());
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out;
-        try (InputStream in = p.getInputStream()) {
-            boolean ended = p.waitFor(GENEROUS_SECONDS, TimeUnit.SECONDS);
-            if (!ended) {
-                p.destroyForcibly();
-            }
-            out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(ended).as("the probe ended: %s", out).isTrue();
-        }
-        assertThat(p.exitValue()).as("the probe's exit: %s", out).isZero();
+        String out = OneCarrierJvm.run(HeldCarrierProbe.class, blockMillis, GENEROUS_SECONDS);
         assertThat(out).contains("both sockets' readiness seen while the carrier was held");
     }
 

@@ -10,9 +10,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -78,22 +75,7 @@ class EpollPollerWakeTest {
      */
     @Test
     void withOneCarrierAThreadMadeRunnableFromOutsideRunsWithinThePollersBound() throws Exception {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> cmd = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
-                "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=1",
-                "-Dloomgate.epoll.block-millis=200",
-                OneCarrierProbe.class.getName()));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out;
-        try (InputStream in = p.getInputStream()) {
-            boolean ended = p.waitFor(GENEROUS_SECONDS * 2, TimeUnit.SECONDS);
-            if (!ended) {
-                p.destroyForcibly();
-            }
-            out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(ended).as("the probe ended (no virtual thread waited for an event): %s", out).isTrue();
-        }
-        assertThat(p.exitValue()).as("the probe's exit: %s", out).isZero();
+        String out = OneCarrierJvm.run(OneCarrierProbe.class, 200, GENEROUS_SECONDS * 2);
         assertThat(out).contains("blocks on carrier: true").contains("every thread ran");
     }
 
