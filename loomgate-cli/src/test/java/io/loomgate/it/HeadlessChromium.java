@@ -7,6 +7,7 @@ import io.loomgate.threads.ConnectionExecutors;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -25,7 +26,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -152,21 +155,30 @@ final class HeadlessChromium implements AutoCloseable {
         if (socket != null) {
             socket.abort();
         }
+        // Chromium's helpers (renderer, network service) outlive the browser process for a moment and keep writing
+        // into the profile (a file written aside and renamed): wait for all of them before the profile goes.
+        List<ProcessHandle> tree = process.descendants().toList();
         process.destroy();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
+            for (ProcessHandle helper : tree) {
+                helper.destroy();
+                helper.onExit().get(10, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
             process.destroyForcibly();
             Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            tree.forEach(ProcessHandle::destroyForcibly);
         }
         try (Stream<Path> files = Files.walk(profile)) {
             for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(f);
             }
-        } catch (IOException e) {
-            // a profile file still locked by a dying renderer; the temp directory is the OS's to clean
+        } catch (IOException | UncheckedIOException e) {
+            // a profile file still locked or renamed by a dying helper; the temp directory is the OS's to clean
         }
     }
 
