@@ -70,6 +70,8 @@ public final class Http2Connection {
     private final Duration idleTimeout;
     private final Duration readTimeout;
     private final Runnable endOutput;
+    /** Set by the reader when it ends with a GOAWAY for an error (see {@link #endedWithError()}). */
+    private volatile boolean endedWithError;
     /** How the connection parks while idle; null when it keeps its thread (TLS, platform threads). */
     private final Parking parking;
     final ReentrantLock lock = new ReentrantLock();
@@ -181,7 +183,7 @@ public final class Http2Connection {
             log.debug("h2 connection {}: {} {}", id, Frames.errorName(e.code()), e.getMessage());
             endAll("connection error: " + Frames.errorName(e.code()));
             goAway(e.code(), e.getMessage());
-            linger();
+            endedWithError = true;
         } catch (SocketTimeoutException e) {
             log.debug("h2 connection {}: {}", id, e.getMessage());
             goAway(Frames.NO_ERROR, "idle timeout");
@@ -376,23 +378,13 @@ public final class Http2Connection {
     }
 
     /**
-     * After a GOAWAY for an error: half-close and read what the client still sends for a moment, so that closing the
-     * socket with unread input (which makes the kernel send RST and drop what is unsent) does not swallow the GOAWAY.
+     * Whether the connection ended with a GOAWAY for an error: the client's frames in flight still come, and closing
+     * with them unread makes the kernel send RST, which can drop the GOAWAY before the client reads it. The owner of
+     * the socket then lingers before it closes (the server's LingeringClose: half-close, read and throw away within a
+     * per-read timeout, a total deadline and a byte budget).
      */
-    private void linger() {
-        flushOutput();
-        endOutput.run();
-        socketIn.setReadTimeout(Duration.ofSeconds(1));
-        byte[] sink = new byte[8192];
-        long budget = 1 << 20;
-        try {
-            int n;
-            while (budget > 0 && (n = frames.input().read(sink, 0, sink.length)) >= 0) {
-                budget -= n;
-            }
-        } catch (IOException e) {
-            // timed out or reset: the client had its chance to read the GOAWAY
-        }
+    public boolean endedWithError() {
+        return endedWithError;
     }
 
     /** The connection is over: every stream still open is reset so its thread stops waiting. */

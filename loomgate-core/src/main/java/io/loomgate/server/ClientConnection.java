@@ -88,6 +88,10 @@ final class ClientConnection implements Runnable {
     }
 
     private volatile boolean draining;
+    /** Set by the protocol when its client may still be sending as the connection ends: linger first. Own thread. */
+    private boolean lingerAtEnd;
+    /** Whether the connection's thread is in its lingering close: drain and abort close it at once. */
+    private volatile boolean lingering;
     /** The HTTP/1.1 loop, from the first run on (also across parks); null before. */
     private volatile Http1ServerConnection http1;
     /** The HTTP/2 connection once the connection speaks HTTP/2; null before and for HTTP/1.1. */
@@ -201,7 +205,9 @@ final class ClientConnection implements Runnable {
         } finally {
             if (!handedOff) {
                 try {
-                    if (served && socket instanceof SSLSocket s) {
+                    if (served && lingerAtEnd) {
+                        lingerThenClose();
+                    } else if (served && socket instanceof SSLSocket s) {
                         sendCloseNotify(s);
                     }
                     close();
@@ -313,6 +319,34 @@ final class ClientConnection implements Runnable {
     }
 
     /**
+     * The connection is to end while its client may still be sending (an early answer, a protocol error's): it
+     * lingers before it closes ({@link LingeringClose}). Called by the protocol on the connection's own thread.
+     */
+    void lingerBeforeClose() {
+        lingerAtEnd = true;
+    }
+
+    /**
+     * Half-close (close_notify first over TLS, under the write deadline), then read and throw away what the client
+     * still sends, within {@link LingeringClose}'s bounds. Drain (or abort) meanwhile closes the socket, which ends it.
+     */
+    private void lingerThenClose() {
+        // A drain that began before this was set lets it linger (within its bounds, well inside the drain timeout);
+        // one that begins after closes it (closeIfIdle).
+        lingering = true;
+        writeDeadline.armAfter(settings.readTimeout().toNanos());
+        try {
+            LingeringClose.halfClose(raw, socket);
+        } finally {
+            writeDeadline.disarm();
+        }
+        long start = reads.clock().nanoTime();
+        LingeringClose.End end = LingeringClose.discard(raw, reads);
+        log.debug("connection {}: lingering close ended {} after {} ms", id, end,
+                (reads.clock().nanoTime() - start) / 1_000_000);
+    }
+
+    /**
      * The HTTP/1.1 loop, first or resumed; returns true when the connection was handed to the idle poller (thread
      * done). The protocol is chosen here: a connection whose first bytes are the HTTP/2 preface goes on as HTTP/2.
      */
@@ -381,7 +415,11 @@ final class ClientConnection implements Runnable {
         if (draining) {
             c.drain();
         }
-        return c.serve();
+        boolean parked = c.serve();
+        if (!parked && c.endedWithError()) {
+            lingerAtEnd = true; // GOAWAY for an error: the client's frames in flight are still coming
+        }
+        return parked;
     }
 
     /** An h2c connection resumed after a park: a new input, the same HTTP/2 state; drain may have begun meanwhile. */
@@ -390,7 +428,11 @@ final class ClientConnection implements Runnable {
         if (draining) {
             h2.drain();
         }
-        return h2.resume(socketIn);
+        boolean parked = h2.resume(socketIn);
+        if (!parked && h2.endedWithError()) {
+            lingerAtEnd = true;
+        }
+        return parked;
     }
 
     private void serveStream(Http2Stream stream) throws IOException {
@@ -510,6 +552,10 @@ final class ClientConnection implements Runnable {
         // before any response byte. Clients treat that like any idle keep-alive connection closed by the server
         // and retry (RFC 9112 §9.3.1), which is why closing idle connections is safe at all.
         draining = true;
+        if (lingering) {
+            close(); // done with its client: the lingering read ends now
+            return;
+        }
         Http2Connection c = h2;
         if (c != null) {
             if (parking != null && parking.isOffThread()) {

@@ -34,6 +34,12 @@ final class Http1ServerConnection {
     private static final Logger log = LoggerFactory.getLogger(Http1ServerConnection.class);
     /** How much of an unread request body is read and thrown away to keep a connection; beyond it, close. */
     private static final long MAX_DRAIN_BYTES = 256 * 1024;
+    /**
+     * How long that read may take in all (each read has the read timeout as well): a client that drips the rest of a
+     * body it no longer needs must not hold the thread; beyond it the connection closes (lingering, see
+     * {@link LingeringClose}). 256 KiB takes a few milliseconds on any link that is not hostile or very poor.
+     */
+    private static final Duration MAX_DRAIN_TIME = Duration.ofSeconds(5);
     private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();
 
     /** How the loop stopped. */
@@ -216,6 +222,7 @@ final class Http1ServerConnection {
             if (requests == 0 && settings.http2().enabled() && e.getMessage().startsWith("malformed HTTP version")) {
                 // Neither HTTP/1.x nor the HTTP/2 preface: on a port that speaks h2c, an invalid preface.
                 Http2Connection.refusePreface(rawOut);
+                connection.lingerBeforeClose();
                 return null;
             }
             reject(e.status(), e.getMessage());
@@ -311,19 +318,31 @@ final class Http1ServerConnection {
         }
         out.flush();
         if (exchange.closeAfter()) {
+            if (!exchange.requestBody().isComplete() || in.buffered() > 0) {
+                // An early answer (or pipelined requests behind it): the client may still be sending.
+                connection.lingerBeforeClose();
+            }
             return false;
         }
         // The next request starts where this one's body ends: read what the handler left, within reason.
-        if (!exchange.requestBody().isComplete()) {
-            try {
-                if (!exchange.requestBody().drain(MAX_DRAIN_BYTES)) {
-                    return false;
-                }
-            } catch (IOException e) {
-                return false;
-            }
+        if (!exchange.requestBody().isComplete() && !drainRest(exchange)) {
+            connection.lingerBeforeClose();
+            return false;
         }
         return true;
+    }
+
+    /** Reads the rest of a request body the handler left, at most {@link #MAX_DRAIN_BYTES} within MAX_DRAIN_TIME. */
+    private boolean drainRest(Http1ServerExchange exchange) {
+        socketIn.setPhaseTimeout(MAX_DRAIN_TIME.toNanos(), "rest of the request body");
+        try {
+            return exchange.requestBody().drain(MAX_DRAIN_BYTES);
+        } catch (IOException e) {
+            log.debug("connection {}: rest of the request body not read: {}", connection.id(), e.toString());
+            return false;
+        } finally {
+            socketIn.clearPhaseDeadline();
+        }
     }
 
     private void reject(int status, String detail) {
@@ -332,6 +351,7 @@ final class Http1ServerConnection {
         try {
             out.flush();
             ProtocolErrors.send(rawOut, status, detail);
+            connection.lingerBeforeClose(); // the rest of what the client sent is unread
         } catch (IOException e) {
             log.debug("connection {}: could not send {}: {}", id, status, e.toString());
         }

@@ -1,0 +1,117 @@
+package io.loomgate.server;
+
+import io.loomgate.threads.NanoClock;
+import io.loomgate.threads.Watchdog;
+import io.loomgate.threads.WatchedInputStream;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * The end of a connection whose client may still be sending: an early answer (a 413, 401, 429, 404 before the
+ * request body was read), a protocol error's answer, an HTTP/2 GOAWAY for an error. Closing a socket with unread
+ * input makes the kernel answer with a RST, and a RST can make the client's kernel drop the answer it had not read
+ * yet; the client then sees "connection reset" instead of the 413. So, as nginx's {@code lingering_close} and
+ * Apache's do: half-close our side (TLS: close_notify, then FIN), then read and throw away what still comes until
+ * the client closes, within bounds, and only then close.
+ *
+ * <p>The bounds ({@link #PER_READ}, {@link #TOTAL}, {@link #BUDGET}) are constants rather than settings: they only
+ * decide how long a connection that is over anyway keeps its socket and thread, and no client needs more of them.
+ * nginx's defaults are 5 s per read and 30 s in all; ours are shorter (2 s and 5 s): a client that wants its answer
+ * is uploading at full speed (its bytes keep coming) or has stopped (an {@code Expect: 100-continue} client, which
+ * closes once it read the answer), and a hostile one that trickles a byte now and then must not hold a thread long.
+ * The byte budget bounds what a fast client makes us read (a 16 MiB upload over loopback takes tens of milliseconds).
+ *
+ * <p>It reads the plain socket, never the TLS layer: what still comes is thrown away, so it need not be decrypted.
+ * Runs on the connection's own thread; the connection's close from another thread (drain, abort) ends it at once.
+ */
+final class LingeringClose {
+    /** Each read must bring something within this. */
+    static final Duration PER_READ = Duration.ofSeconds(2);
+    /** The whole linger, from the half-close. */
+    static final Duration TOTAL = Duration.ofSeconds(5);
+    /** Bytes thrown away at most. */
+    static final long BUDGET = 16L << 20;
+
+    /** How a linger ended (for the debug log and the tests). */
+    enum End {
+        /** The client closed (FIN): every byte it sent was read, the close sends no RST. */
+        CLIENT_CLOSED,
+        /** No byte within a read's timeout, or the total deadline passed. */
+        TIMED_OUT,
+        /** The byte budget was spent. */
+        BUDGET_SPENT,
+        /** The socket failed (reset by the client, or closed by drain or the listener meanwhile). */
+        FAILED
+    }
+
+    private LingeringClose() {
+    }
+
+    /**
+     * Reads {@code raw} and throws the bytes away until the client closes or a bound is reached (after
+     * {@link #halfClose}). The caller closes the socket afterwards.
+     */
+    static End discard(Socket raw, Watchdog reads) {
+        WatchedInputStream in;
+        try {
+            in = new WatchedInputStream(raw.getInputStream(), raw::shutdownInput, reads);
+        } catch (IOException e) {
+            return End.FAILED; // closed meanwhile (drain)
+        }
+        try {
+            return discard(in, reads.clock(), TOTAL.toNanos(), PER_READ.toNanos(), BUDGET);
+        } finally {
+            in.close();
+        }
+    }
+
+    /**
+     * TLS's half-close where the socket does it (close_notify, then FIN: JSSE's socket and the gateway's engine
+     * socket); a socket that cannot (Conscrypt's layered socket sends no close_notify without closing) gets the FIN
+     * alone: the answer was framed (a length), which is all a client needs to read it whole.
+     */
+    static void halfClose(Socket raw, Socket socket) {
+        try {
+            socket.shutdownOutput();
+            return;
+        } catch (IOException | UnsupportedOperationException e) {
+            // below: the plain socket's FIN
+        }
+        if (socket instanceof SSLSocket) {
+            try {
+                raw.shutdownOutput();
+            } catch (IOException e) {
+                // already closed: the reads below end at once
+            }
+        }
+    }
+
+    /** Reads and throws away until EOF, the deadlines or the budget. */
+    static End discard(WatchedInputStream in, NanoClock clock, long totalNanos, long perReadNanos, long budget) {
+        long end = clock.nanoTime() + totalNanos;
+        byte[] sink = new byte[16 * 1024];
+        long left = budget;
+        try {
+            while (true) {
+                long now = clock.nanoTime();
+                // One phase deadline per read: the per-read timeout, but never past the total.
+                in.setPhaseDeadline(end - now < perReadNanos ? end : now + perReadNanos, "lingering close");
+                int n = in.read(sink, 0, sink.length);
+                if (n < 0) {
+                    return End.CLIENT_CLOSED;
+                }
+                left -= n;
+                if (left <= 0) {
+                    return End.BUDGET_SPENT;
+                }
+            }
+        } catch (SocketTimeoutException e) {
+            return End.TIMED_OUT;
+        } catch (IOException e) {
+            return End.FAILED;
+        }
+    }
+}
