@@ -25,8 +25,12 @@ import java.util.concurrent.locks.Condition;
 public final class Http2Stream {
     /** The most request body still to come that a complete early response waits for rather than resets. */
     static final int EARLY_ANSWER_DRAIN = 64 * 1024;
-    /** How long, at most, a complete early response waits for that rest (the read timeout if shorter). */
+    /** How long, at most, a complete early response takes the rest of its request (the read timeout if shorter). */
     static final Duration EARLY_ANSWER_DRAIN_WAIT = Duration.ofSeconds(5);
+    /** How long each read of that rest may wait for a byte. */
+    static final Duration EARLY_ANSWER_READ_WAIT = Duration.ofSeconds(2);
+    /** The most of that rest read and thrown away; beyond it RST_STREAM NO_ERROR. */
+    static final long EARLY_ANSWER_BUDGET = 16L << 20;
     private final Http2Connection conn;
     private final int id;
     private final int index;
@@ -363,29 +367,27 @@ public final class Http2Stream {
     }
 
     /**
-     * The response is complete while the request body is still coming: when what is left of it is small (its
-     * content-length says at most {@link #EARLY_ANSWER_DRAIN} bytes more), the stream's thread grants the window for
-     * it and waits, at most {@link #EARLY_ANSWER_DRAIN_WAIT}, for the client to end the stream; the bytes are dropped
-     * with the stream. Otherwise, or when the client does not end it in time, RST_STREAM NO_ERROR follows as before
-     * (RFC 9113 §8.1 allows either). Why: curl 7.88 fails an upload (exit 92) that is reset while it waits for window,
-     * even after a complete response; a small remainder is cheaper to take than to refuse. Only on the stream's own
-     * thread (never the reader's, which delivers the DATA waited for).
+     * The response is complete while the request body is still coming (an early answer: a 413, a 401, an origin that
+     * answered first): the stream's thread reads the rest and throws it away, the window reopening as it reads, until
+     * the client ends the stream, for at most {@link #EARLY_ANSWER_READ_WAIT} per read, {@link #EARLY_ANSWER_DRAIN_WAIT}
+     * in all (the read timeout if shorter) and {@link #EARLY_ANSWER_BUDGET} bytes; a rest its content-length says is at
+     * most {@link #EARLY_ANSWER_DRAIN} gets its whole window at once. Past a bound RST_STREAM NO_ERROR follows, as
+     * before (RFC 9113 §8.1 allows either). Why not reset at once: curl 7.88 (Debian 12's) discards a complete
+     * response whose stream is reset while it still uploads (exit 92, no status: the lingering close of HTTP/2's
+     * streams; the bounds are HTTP/1.1's, LingeringClose's). The bytes are counted against the connection's window
+     * and credited as any others. Only on the stream's own thread (never the reader's, which delivers the DATA).
      */
     void acceptSmallRest() {
-        if (contentLength < 0) {
-            // No content-length, so no known rest (a GET, most often): decided without the connection's lock, which
-            // every stream of the connection and its reader contend for, once per response.
-            return;
-        }
-        int grant;
+        int grant = 0;
         conn.lock.lock();
         try {
-            long rest = unreceived();
-            if (Thread.currentThread() != thread || remoteClosed() || isReset() || rest < 0
-                    || rest > EARLY_ANSWER_DRAIN || conn.streamLocked(id) != this) {
+            if (Thread.currentThread() != thread || remoteClosed() || isReset() || conn.streamLocked(id) != this) {
                 return;
             }
-            grant = body.allowLocked(rest);
+            long rest = unreceived();
+            if (rest >= 0 && rest <= EARLY_ANSWER_DRAIN) {
+                grant = body.allowLocked(rest);
+            }
         } finally {
             conn.lock.unlock();
         }
@@ -396,20 +398,27 @@ public final class Http2Stream {
         } catch (IOException e) {
             return;
         }
-        long deadline = System.nanoTime() + Math.min(conn.readTimeoutNanos(), EARLY_ANSWER_DRAIN_WAIT.toNanos());
-        conn.lock.lock();
+        long end = System.nanoTime() + Math.min(conn.readTimeoutNanos(), EARLY_ANSWER_DRAIN_WAIT.toNanos());
+        long perRead = EARLY_ANSWER_READ_WAIT.toNanos();
+        byte[] sink = new byte[16 * 1024];
+        long left = EARLY_ANSWER_BUDGET;
         try {
-            while (!remoteClosed() && !isReset()) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
+            while (left > 0) {
+                long wait = Math.min(perRead, end - System.nanoTime());
+                if (wait <= 0) {
                     return;
                 }
-                changed.awaitNanos(left);
+                body.readTimeout(wait);
+                int n = body.read(sink, 0, sink.length);
+                if (n < 0) {
+                    return; // the client ended the stream: no reset needed
+                }
+                left -= n;
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // timed out, reset by the client, the connection gone: RST_STREAM (if still open) ends it
         } finally {
-            conn.lock.unlock();
+            body.readTimeout(conn.readTimeoutNanos());
         }
     }
 

@@ -265,6 +265,15 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
     }
 
     private void runStream(Http2Stream s) {
+        // The reader sets it too, but only once the thread has started: a handler that answers at once (a 401)
+        // would otherwise find itself not yet the stream's thread, and its early answer would not take the rest
+        // of its request (Http2Stream.acceptSmallRest) nor could a reset interrupt it.
+        conn.lock.lock();
+        try {
+            s.thread = Thread.currentThread();
+        } finally {
+            conn.lock.unlock();
+        }
         try {
             handler.handle(s);
         } catch (IOException | RuntimeException e) {
