@@ -41,7 +41,12 @@ interface MatrixClient {
         /** small pieces with a pause between them */
         DRIP,
         /** a quarter of the announced body, then the connection is closed */
-        ABORT
+        ABORT,
+        /**
+         * as fast as it goes, and the response is read only once the whole body was written (HTTP/1.1; curl reads as
+         * it sends): an early answer must survive the rest of the upload (a lingering close, not a reset)
+         */
+        WRITE_FIRST
     }
 
     /** The request: {@code length} bytes of {@link MatrixBodies#DATA}; {@code chunked} means "no length given". */
@@ -118,8 +123,20 @@ interface MatrixClient {
                     writer.join(IO_TIMEOUT.toMillis());
                     return new Outcome(0, 0, null, false, "client aborted", Duration.ofNanos(System.nanoTime() - t0));
                 }
-                Outcome o = readResponse(new BufferedInputStream(sock.getInputStream()), s.method(), echoed, t0);
+                if (s.shape() == Shape.WRITE_FIRST) {
+                    writer.join(IO_TIMEOUT.toMillis());
+                }
+                Outcome o;
+                try {
+                    o = readResponse(new BufferedInputStream(sock.getInputStream()), s.method(), echoed, t0);
+                } catch (IOException e) {
+                    o = new Outcome(0, 0, null, false, "no response: " + e, Duration.ofNanos(System.nanoTime() - t0));
+                }
                 writer.join(IO_TIMEOUT.toMillis());
+                if (s.shape() == Shape.WRITE_FIRST && writeError.get() != null) {
+                    return new Outcome(o.status(), o.bytes(), o.sha256(), false, "the upload failed: "
+                            + writeError.get() + " / " + o.error(), o.took());
+                }
                 return o;
             } finally {
                 deadline.interrupt();
@@ -129,7 +146,7 @@ interface MatrixClient {
         private static void writeBody(Send s, OutputStream out, Semaphore echoed, Socket sock) throws Exception {
             byte[] d = MatrixBodies.DATA;
             switch (s.shape()) {
-                case WHOLE -> {
+                case WHOLE, WRITE_FIRST -> {
                     for (int off = 0; off < s.length(); off += 64 * 1024) {
                         piece(out, d, off, Math.min(64 * 1024, s.length() - off), s.chunked());
                     }
@@ -308,7 +325,7 @@ interface MatrixClient {
                 cmd.addAll(List.of("--http2", "--cacert", caCert.toString()));
                 base = "https://127.0.0.1:" + port;
             }
-            boolean stdin = s.chunked() || s.shape() != Shape.WHOLE;
+            boolean stdin = s.chunked() || s.shape() != Shape.WHOLE && s.shape() != Shape.WRITE_FIRST;
             if (s.length() > 0 || s.shape() != Shape.WHOLE) {
                 cmd.addAll(stdin ? List.of("-X", s.method(), "-T", "-")
                         : List.of("-X", s.method(), "--data-binary", "@" + bodies.resolve("body-" + s.length())));
@@ -365,7 +382,7 @@ interface MatrixClient {
         private static void feed(Send s, OutputStream out, Semaphore echoed, Process p) throws Exception {
             byte[] d = MatrixBodies.DATA;
             switch (s.shape()) {
-                case WHOLE -> out.write(d, 0, s.length());
+                case WHOLE, WRITE_FIRST -> out.write(d, 0, s.length());
                 case DUPLEX -> throw new IllegalArgumentException("curl cannot stream full duplex (it blocks on its "
                         + "input in its one event loop): PyH2 does");
                 case DRIP -> {
