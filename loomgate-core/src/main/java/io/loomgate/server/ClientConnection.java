@@ -535,6 +535,9 @@ final class ClientConnection implements Runnable {
 
     /** Whether a request is being read or served now (for drain's report; racy by nature, used only for logs). */
     boolean isBusy() {
+        if (lingering) {
+            return false; // answered: only throwing away what the client still sends
+        }
         Http1ServerConnection h = http1;
         return h2 != null || h != null && !h.isIdle();
     }

@@ -1,0 +1,105 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.threads.ConnectionExecutors;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bounds of HTTP/2's lingering ends against a client that trickles: after a GOAWAY for a connection error (the
+ * server's LingeringClose, 5 s in all; it had a 1 s per-read timeout and no total deadline, so a frame every half
+ * second held it for days), and after an early answer on a stream whose request body keeps coming (the stream's
+ * thread takes the rest for at most 5 s, then RST_STREAM NO_ERROR).
+ */
+class Http2LingerTest {
+    private static final Duration CLOSED_WITHIN = Duration.ofSeconds(20);
+    private static final Duration TRICKLE = Duration.ofMillis(500);
+
+    private static final String KEYED = """
+            filters:
+              - name: ApiKeyAuth
+                args: { keys: { nobody: "sha256:%s" } }
+            """.formatted("0".repeat(64));
+
+    @Test
+    void aClientTricklingAfterAGoAwayForAnErrorIsClosedWithinTheLingerBound() throws Exception {
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+             Socket socket = connect(gw.port()); RawH2Client c = new RawH2Client(socket)) {
+            c.data(0, new byte[1], false); // DATA on stream 0: a connection error (RFC 9113 §6.1)
+            RawH2Client.Frame goAway = c.awaitGoAway();
+            assertThat(goAway).as("GOAWAY").isNotNull();
+            assertThat(goAway.errorCode()).isEqualTo(Frames.PROTOCOL_ERROR);
+            long t0 = System.nanoTime();
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread trickler = ConnectionExecutors.startVirtual("h2-trickler", () -> {
+                try {
+                    for (long i = 0; !stop.get(); i++) {
+                        c.ping(i); // 17 bytes every half second: each of the linger's reads gets some
+                        Thread.sleep(TRICKLE); // the hostile client's pace, not a wait for readiness
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // the gateway closed: the end this test waits for
+                }
+            });
+            // The trickler's write fails once the gateway closed (its half-close, a FIN, came first: EOF alone is not
+            // the end); the join's timeout is the poll's deadline.
+            trickler.join(CLOSED_WITHIN.plusSeconds(10));
+            stop.set(true);
+            assertThat(trickler.isAlive()).as("still open after %s", CLOSED_WITHIN.plusSeconds(10)).isFalse();
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(CLOSED_WITHIN);
+        }
+    }
+
+    @Test
+    void aStreamAnsweredEarlyWhoseBodyTricklesIsResetWithNoErrorWithinTheBound() throws Exception {
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+             Socket socket = connect(gw.port()); RawH2Client c = new RawH2Client(socket)) {
+            c.headers(1, RawH2Client.request("POST", "/up", "content-length", "1000000000"), false);
+            c.data(1, new byte[1000], false);
+            RawH2Client.Frame head = c.await(f -> f.is(Frames.HEADERS, 1));
+            assertThat(c.fields(head)).containsEntry(":status", "401");
+            assertThat(c.body(1)).as("the early answer, whole").contains("API key");
+            long t0 = System.nanoTime();
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread trickler = ConnectionExecutors.startVirtual("h2-body-trickler", () -> {
+                try {
+                    while (!stop.get()) {
+                        c.data(1, new byte[1], false);
+                        Thread.sleep(TRICKLE); // the hostile client's pace, not a wait for readiness
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // test over
+                }
+            });
+            try {
+                RawH2Client.Frame rst = c.await(f -> f.is(Frames.RST_STREAM, 1));
+                assertThat(rst).as("RST_STREAM on the stream answered early").isNotNull();
+                assertThat(rst.errorCode()).isEqualTo(Frames.NO_ERROR);
+                assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(CLOSED_WITHIN);
+                // The connection serves on: the other streams were not held up meanwhile.
+                stop.set(true);
+                c.headers(3, RawH2Client.request("GET", "/other", "x-api-key", "wrong"), true);
+                RawH2Client.Frame other = c.await(f -> f.is(Frames.HEADERS, 3));
+                assertThat(c.fields(other)).containsEntry(":status", "401");
+            } finally {
+                stop.set(true);
+                trickler.interrupt();
+            }
+            assertThat(origin.requestCount()).isZero();
+        }
+    }
+
+    private static Socket connect(int port) throws IOException {
+        Socket s = new Socket();
+        s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+        s.setTcpNoDelay(true);
+        return s;
+    }
+}

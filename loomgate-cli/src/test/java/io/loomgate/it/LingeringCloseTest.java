@@ -1,0 +1,95 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.threads.ConnectionExecutors;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bounds of the HTTP/1.1 side's lingering close and keep-alive drain against a client that keeps trickling the
+ * body of a request the gateway answered early (a 401 from ApiKeyAuth): the connection ends within the bound
+ * (LingeringClose: 5 s in all; the keep-alive drain: 5 s in all), however the bytes are spaced. The early answer
+ * reaching a client that writes its whole upload first is in TrafficMatrixTest's early-answer cells.
+ */
+class LingeringCloseTest {
+    /** The bound the tests hold the gateway to: its 5 s, a drain's 5 s before a linger's, and room for a slow CI. */
+    private static final Duration CLOSED_WITHIN = Duration.ofSeconds(20);
+    /** One byte a second, as the brief's hostile client: each read gets a byte well within the 2 s per read. */
+    private static final Duration TRICKLE = Duration.ofSeconds(1);
+
+    private static final String KEYED = """
+            filters:
+              - name: ApiKeyAuth
+                args: { keys: { nobody: "sha256:%s" } }
+            """.formatted("0".repeat(64));
+
+    /**
+     * A declared body larger than the keep-alive drain (256 KiB): after the 401 the connection closes, lingering,
+     * and a client that sends a byte a second is cut at the linger's total deadline.
+     */
+    @Test
+    void aClientTricklingAHugeBodyAfterAnEarlyAnswerIsClosedWithinTheLingerBound() throws Exception {
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+             RawClient c = gw.raw()) {
+            c.send("POST /up HTTP/1.1\r\nHost: gw\r\nContent-Length: 1000000000\r\n\r\n");
+            c.send(new byte[300 * 1024]); // past the keep-alive drain: the connection is to close
+            assertThat(c.read().status()).isEqualTo(401);
+            long took = trickleUntilClosed(c);
+            assertThat(Duration.ofNanos(took)).as("closed while the client trickled").isLessThan(CLOSED_WITHIN);
+            assertThat(origin.requestCount()).isZero();
+        }
+    }
+
+    /**
+     * A declared body the keep-alive drain would read (100 KiB) dripped a byte a second after the 401: before the
+     * drain had a total deadline, each read had the read timeout (60 s) and the thread was held for a day.
+     */
+    @Test
+    void theKeepAliveDrainOfASlowDripEndsWithinItsBound() throws Exception {
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+             RawClient c = gw.raw()) {
+            c.send("POST /up HTTP/1.1\r\nHost: gw\r\nContent-Length: 102400\r\n\r\nx");
+            assertThat(c.read().status()).isEqualTo(401);
+            long took = trickleUntilClosed(c);
+            assertThat(Duration.ofNanos(took)).as("closed while the client dripped").isLessThan(CLOSED_WITHIN);
+            assertThat(origin.requestCount()).isZero();
+        }
+    }
+
+    /**
+     * Sends a byte a second on a virtual thread until a write fails, which is how the client learns that the gateway
+     * closed (its half-close, a FIN, comes first: EOF alone is not the end); returns how long that took. The join's
+     * timeout is the poll's deadline.
+     */
+    private static long trickleUntilClosed(RawClient c) throws Exception {
+        long t0 = System.nanoTime();
+        AtomicLong sent = new AtomicLong();
+        OutputStream out = c.socket().getOutputStream();
+        Thread trickler = ConnectionExecutors.startVirtual("trickler", () -> {
+            try {
+                while (true) {
+                    out.write('y');
+                    out.flush();
+                    sent.incrementAndGet();
+                    Thread.sleep(TRICKLE); // the hostile client's pace, not a wait for readiness
+                }
+            } catch (IOException | InterruptedException e) {
+                // the gateway closed (a reset, then a broken pipe): the end this test waits for
+            }
+        });
+        trickler.join(CLOSED_WITHIN.plusSeconds(10));
+        if (trickler.isAlive()) {
+            trickler.interrupt();
+            throw new AssertionError("the connection was still open after " + CLOSED_WITHIN.plusSeconds(10) + " ("
+                    + sent.get() + " bytes trickled)");
+        }
+        return System.nanoTime() - t0;
+    }
+}
