@@ -96,6 +96,49 @@ class Http2LingerTest {
         }
     }
 
+    /**
+     * DATA that arrives for a stream the gateway reset after its early answer still counts against the connection's
+     * window, and the gateway credits it (RFC 9113 §6.9): 20 such streams, each sent its whole 64 KiB stream window
+     * after its reset (1.25 MiB, more than the connection's 1 MiB window), must not starve the connection: no
+     * FLOW_CONTROL_ERROR, WINDOW_UPDATE on stream 0, and a later stream with a body is answered.
+     */
+    @Test
+    void dataForStreamsResetAfterAnEarlyAnswerIsCreditedToTheConnection() throws Exception {
+        int streams = 20;
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+             Socket socket = connect(gw.port()); RawH2Client c = new RawH2Client(socket)) {
+            for (int i = 0; i < streams; i++) {
+                c.headers(1 + 2 * i, RawH2Client.request("POST", "/up", "content-length", "1000000000"), false);
+            }
+            // Each stream's rest is taken for up to 2 s per read; nothing comes, so each is reset (NO_ERROR).
+            java.util.Set<Integer> reset = new java.util.HashSet<>();
+            while (reset.size() < streams) {
+                RawH2Client.Frame f = c.await(x -> x.type() == Frames.RST_STREAM || x.type() == Frames.GOAWAY);
+                assertThat(f).as("RST_STREAM for every stream answered early").isNotNull();
+                assertThat(f.type()).as("no GOAWAY").isEqualTo(Frames.RST_STREAM);
+                assertThat(f.errorCode()).isEqualTo(Frames.NO_ERROR);
+                reset.add(f.stream());
+            }
+            boolean[] credited = new boolean[1];
+            for (int i = 0; i < streams; i++) {
+                for (int k = 0; k < 4; k++) {
+                    c.data(1 + 2 * i, new byte[16383], false); // within the stream's window of 65,535
+                }
+            }
+            int last = 1 + 2 * streams;
+            c.headers(last, RawH2Client.request("POST", "/after", "content-length", "16000"), false);
+            c.data(last, new byte[16000], true);
+            RawH2Client.Frame answer = c.await(f -> {
+                credited[0] |= f.is(Frames.WINDOW_UPDATE, 0);
+                return f.is(Frames.HEADERS, last) || f.type() == Frames.GOAWAY;
+            });
+            assertThat(answer).as("an answer on the connection after the stuffed streams").isNotNull();
+            assertThat(answer.type()).as("not GOAWAY (FLOW_CONTROL_ERROR)").isEqualTo(Frames.HEADERS);
+            assertThat(c.fields(answer)).containsEntry(":status", "401");
+            assertThat(credited[0]).as("WINDOW_UPDATE on stream 0 for the DATA of reset streams").isTrue();
+        }
+    }
+
     private static Socket connect(int port) throws IOException {
         Socket s = new Socket();
         s.connect(new InetSocketAddress("127.0.0.1", port), 5000);

@@ -541,10 +541,13 @@ public final class Http2Connection {
 
     /**
      * Our side of the stream has ended. A client still sending a body it no longer needs to is told to stop
-     * (RST_STREAM NO_ERROR, RFC 9113 §8.1).
+     * (RST_STREAM NO_ERROR, RFC 9113 §8.1), once the stream's thread has taken what it could of the rest
+     * (Http2Stream.deferRest, ServerFrames.afterHandler).
      */
     void afterLocalEnd(Http2Stream s) {
-        s.acceptSmallRest();
+        if (s.deferRest()) {
+            return; // an early answer: the rest of the request is taken once the handler returned, then this again
+        }
         boolean stopClient;
         lock.lock();
         try {

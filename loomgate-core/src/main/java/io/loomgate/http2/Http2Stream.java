@@ -44,6 +44,8 @@ public final class Http2Stream {
     // volatile, besides written under conn.lock: onClientCancel reads it without the lock
     private volatile String resetWhy;
     Thread thread;
+    /** Set by {@link #deferRest}: the rest of the request is taken after the handler returns. Stream's thread only. */
+    private boolean restPending;
     /**
      * What ends the handler's work when the client cancels; null: the handler's thread is interrupted instead.
      * Written without the lock (see {@link #onClientCancel}), read by the reader under it.
@@ -368,20 +370,47 @@ public final class Http2Stream {
 
     /**
      * The response is complete while the request body is still coming (an early answer: a 413, a 401, an origin that
-     * answered first): the stream's thread reads the rest and throws it away, the window reopening as it reads, until
-     * the client ends the stream, for at most {@link #EARLY_ANSWER_READ_WAIT} per read, {@link #EARLY_ANSWER_DRAIN_WAIT}
-     * in all (the read timeout if shorter) and {@link #EARLY_ANSWER_BUDGET} bytes; a rest its content-length says is at
-     * most {@link #EARLY_ANSWER_DRAIN} gets its whole window at once. Past a bound RST_STREAM NO_ERROR follows, as
-     * before (RFC 9113 §8.1 allows either). Why not reset at once: curl 7.88 (Debian 12's) discards a complete
-     * response whose stream is reset while it still uploads (exit 92, no status: the lingering close of HTTP/2's
-     * streams; the bounds are HTTP/1.1's, LingeringClose's). The bytes are counted against the connection's window
-     * and credited as any others. Only on the stream's own thread (never the reader's, which delivers the DATA).
+     * answered first): on the stream's own thread, the rest is taken once its handler has returned
+     * ({@link #takeRest}), and the stream stays open until then; true when that is so. Never on the reader's thread,
+     * which delivers the DATA waited for; never while the handler runs, since another thread of its (a full-duplex
+     * relay) may still be reading the body, and bytes taken from under it would leave a hole in what the origin gets.
      */
-    void acceptSmallRest() {
-        int grant = 0;
+    boolean deferRest() {
+        if (restPending) {
+            return false; // taken already: the reset (if still needed) goes on
+        }
         conn.lock.lock();
         try {
             if (Thread.currentThread() != thread || remoteClosed() || isReset() || conn.streamLocked(id) != this) {
+                return false;
+            }
+        } finally {
+            conn.lock.unlock();
+        }
+        restPending = true;
+        return true;
+    }
+
+    /** Whether {@link #deferRest} left the rest of the request to take after the handler. Stream's thread only. */
+    boolean restPending() {
+        return restPending;
+    }
+
+    /**
+     * After the handler of a stream answered early returned: reads the rest of the request and throws it away, the
+     * window reopening as it reads, until the client ends the stream, for at most {@link #EARLY_ANSWER_READ_WAIT} per
+     * read, {@link #EARLY_ANSWER_DRAIN_WAIT} in all (the read timeout if shorter) and {@link #EARLY_ANSWER_BUDGET}
+     * bytes; a rest its content-length says is at most {@link #EARLY_ANSWER_DRAIN} gets its whole window at once.
+     * Past a bound RST_STREAM NO_ERROR follows (RFC 9113 §8.1 allows either). Why not reset at once: curl 7.88
+     * (Debian 12's) discards a complete response whose stream is reset while it still uploads (exit 92, no status):
+     * this is HTTP/2's lingering close, with HTTP/1.1's bounds (the server's LingeringClose). The bytes are counted
+     * against the connection's window and credited as any others.
+     */
+    void takeRest() {
+        int grant = 0;
+        conn.lock.lock();
+        try {
+            if (remoteClosed() || isReset()) {
                 return;
             }
             long rest = unreceived();

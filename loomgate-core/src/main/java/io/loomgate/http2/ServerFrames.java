@@ -267,13 +267,8 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
     private void runStream(Http2Stream s) {
         // The reader sets it too, but only once the thread has started: a handler that answers at once (a 401)
         // would otherwise find itself not yet the stream's thread, and its early answer would not take the rest
-        // of its request (Http2Stream.acceptSmallRest) nor could a reset interrupt it.
-        conn.lock.lock();
-        try {
-            s.thread = Thread.currentThread();
-        } finally {
-            conn.lock.unlock();
-        }
+        // of its request (Http2Stream.deferRest) nor could a reset interrupt it.
+        s.thread = Thread.currentThread(); // no lock: the reader's own write of the same value takes none either
         try {
             handler.handle(s);
         } catch (IOException | RuntimeException e) {
@@ -285,6 +280,11 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
 
     /** On the stream's thread: a handler that returned without finishing its response leaves a stream to reset. */
     private void afterHandler(Http2Stream s) {
+        if (s.restPending()) {
+            // Answered early: nobody reads the body any more, so the rest of it is taken now, then the stream ends.
+            s.takeRest();
+            conn.afterLocalEnd(s);
+        }
         if (conn.handlerReturned(s)) { // unfinished; a finished response's handler is counted out with its return
             conn.resetLocally(s, Frames.INTERNAL_ERROR, "handler returned without finishing the response");
             conn.handlerEnded(); // after its last write: the connection may park from now on
