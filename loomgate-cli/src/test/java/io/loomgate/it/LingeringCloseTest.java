@@ -64,6 +64,29 @@ class LingeringCloseTest {
     }
 
     /**
+     * A protocol error's answer (400 for a malformed field name, sent by the codec before any handler) reaches a
+     * client that writes its whole 4 MiB upload before it reads: the connection lingers instead of resetting. Five
+     * times: before the lingering close the upload's write failed with a reset or a broken pipe.
+     */
+    @Test
+    void aProtocolErrorsAnswerReachesAClientThatWritesItsWholeUploadFirst() throws Exception {
+        int length = 4 * 1024 * 1024;
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin)) {
+            for (int i = 0; i < 5; i++) {
+                try (RawClient c = gw.raw()) {
+                    c.send("POST /up HTTP/1.1\r\nHost: gw\r\nContent-Length: " + length
+                            + "\r\nBad Field: x\r\n\r\n");
+                    c.send(new byte[length]); // the whole upload first: a reset would fail this write
+                    RawClient.Response r = c.read();
+                    assertThat(r.status()).as("try %d", i).isEqualTo(400);
+                    assertThat(c.isClosedByPeer()).as("try %d", i).isTrue();
+                }
+            }
+            assertThat(origin.requestCount()).isZero();
+        }
+    }
+
+    /**
      * Sends a byte a second on a virtual thread until a write fails, which is how the client learns that the gateway
      * closed (its half-close, a FIN, comes first: EOF alone is not the end); returns how long that took. The join's
      * timeout is the poll's deadline.
