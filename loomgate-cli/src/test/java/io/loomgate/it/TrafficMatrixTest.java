@@ -216,6 +216,12 @@ class TrafficMatrixTest {
         ORIGIN_RESET("origin closes before answering", "POST", "reset", 64 * 1024, false, Shape.WHOLE,
                 Expect.BAD_GATEWAY, false),
         OVER_RATE_LIMIT("over the rate limit", "GET", "down", 0, false, Shape.WHOLE, Expect.LIMITED, false),
+        /**
+         * 8 MiB uploads written whole before the response is read, on one key: the first goes through, a later one is
+         * answered 429 early (the limit is decided before a byte of the body is read)
+         */
+        UPLOAD_OVER_RATE_LIMIT("8 MiB uploads over the rate limit, answered early", "POST", "down", 8 * MatrixBodies.MIB,
+                false, Shape.WRITE_FIRST, Expect.LIMITED, false),
         EARLY_LENGTH("8 MiB content-length, answered early", "POST", "echo", 8 * MatrixBodies.MIB, false,
                 Shape.WRITE_FIRST, Expect.EARLY, false),
         EARLY_CHUNKED("8 MiB chunked, answered early", "POST", "echo", 8 * MatrixBodies.MIB, true, Shape.WRITE_FIRST,
@@ -255,8 +261,11 @@ class TrafficMatrixTest {
             if (expect == Expect.EARLY && up != Upstream.HTTP) {
                 return "answered before any upstream is called: one upstream is enough";
             }
-            if (this == OVER_RATE_LIMIT && feature != Feature.RATE_LIMIT) {
+            if ((this == OVER_RATE_LIMIT || this == UPLOAD_OVER_RATE_LIMIT) && feature != Feature.RATE_LIMIT) {
                 return "only the rate-limited route has a limit to go over";
+            }
+            if (this == UPLOAD_OVER_RATE_LIMIT && up != Upstream.HTTP) {
+                return "the 429 is decided before any upstream is called: one upstream is enough";
             }
             if (up.faulty && this != NONE && this != KIB_64 && this != OVER_RATE_LIMIT) {
                 return "the handshake with the origin fails before a body byte moves: other shapes add nothing";
@@ -533,9 +542,13 @@ class TrafficMatrixTest {
         if (cell.expect() == Expect.LIMITED) {
             List<Integer> statuses = new ArrayList<>();
             for (int i = 0; i < 5 && !statuses.contains(429); i++) {
-                Outcome o = client.exchange(new Send(b.method, path + "-" + i, id, 0, false, Shape.WHOLE));
+                Outcome o = client.exchange(new Send(b.method, path + "-" + i, id, b.length, b.chunked, b.shape));
                 routeCounts.computeIfAbsent(cell.route(), k -> new AtomicInteger()).incrementAndGet();
                 statuses.add(o.status());
+                if (b.shape == Shape.WRITE_FIRST && !cell.down().http2) {
+                    assertThat(o.complete()).as("try %d: the upload went out whole and the answer came whole (%s)",
+                            i, o).isTrue();
+                }
                 awaitAccessLine(id + "-" + i);
             }
             assertThat(statuses.get(0)).as("the key's first request").isEqualTo(cell.up().faulty ? 502 : 200);
