@@ -206,7 +206,12 @@ final class ClientConnection implements Runnable {
             if (!handedOff) {
                 try {
                     if (served && lingerAtEnd) {
-                        lingerThenClose();
+                        try {
+                            lingerThenClose();
+                        } catch (RuntimeException e) {
+                            // whatever the socket does, the close below must happen
+                            Unexpected.LOG.error("connection {}: lingering close failed", id, e);
+                        }
                     } else if (served && socket instanceof SSLSocket s) {
                         sendCloseNotify(s);
                     }
@@ -331,14 +336,20 @@ final class ClientConnection implements Runnable {
      * still sends, within {@link LingeringClose}'s bounds. Drain (or abort) meanwhile closes the socket, which ends it.
      */
     private void lingerThenClose() {
-        // A drain that began before this was set lets it linger (within its bounds, well inside the drain timeout);
-        // one that begins after closes it (closeIfIdle).
+        // Drain closes a lingering connection (closeIfIdle, which its passes call every 50 ms): a shutdown does not
+        // wait out a linger.
         lingering = true;
-        writeDeadline.armAfter(settings.readTimeout().toNanos());
+        Deadline d = writeDeadline;
+        if (d != null) {
+            // close_notify is a write, bounded as every write: a client that reads nothing cannot hold it
+            d.armAfter(settings.readTimeout().toNanos());
+        }
         try {
             LingeringClose.halfClose(raw, socket);
         } finally {
-            writeDeadline.disarm();
+            if (d != null) {
+                d.disarm();
+            }
         }
         long start = reads.clock().nanoTime();
         LingeringClose.End end = LingeringClose.discard(raw, reads);
