@@ -64,6 +64,40 @@ class LingeringCloseTest {
     }
 
     /**
+     * A drain (shutdown) does not wait out a linger: the lingering connection is closed on drain's next pass and is not
+     * reported as a request in flight (drain returns "clean").
+     */
+    @Test
+    void aDrainClosesALingeringConnectionAtOnce() throws Exception {
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+             RawClient c = gw.raw()) {
+            c.send("POST /up HTTP/1.1\r\nHost: gw\r\nContent-Length: 1000000000\r\n\r\n");
+            c.send(new byte[300 * 1024]);
+            assertThat(c.read().status()).isEqualTo(401);
+            OutputStream out = c.socket().getOutputStream();
+            Thread trickler = ConnectionExecutors.startVirtual("trickler", () -> {
+                try {
+                    while (true) {
+                        out.write('y');
+                        out.flush();
+                        Thread.sleep(Duration.ofMillis(200)); // the client's pace, not a wait for readiness
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // closed by the drain
+                }
+            });
+            long t0 = System.nanoTime();
+            boolean clean = gw.gateway().drain(Duration.ofSeconds(30));
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            assertThat(clean).as("a lingering connection is not a request in flight").isTrue();
+            // The linger alone would last 5 s (the client keeps sending); the drain closes it on its next pass.
+            assertThat(took).as("drain took").isLessThan(Duration.ofSeconds(4));
+            trickler.join(CLOSED_WITHIN);
+            assertThat(trickler.isAlive()).as("the client saw the connection closed").isFalse();
+        }
+    }
+
+    /**
      * A protocol error's answer (400 for a malformed field name, sent by the codec before any handler) reaches a
      * client that writes its whole 4 MiB upload before it reads: the connection lingers instead of resetting. Five
      * times: before the lingering close the upload's write failed with a reset or a broken pipe.
