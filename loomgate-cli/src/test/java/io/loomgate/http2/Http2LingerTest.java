@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The bounds of HTTP/2's lingering ends against a client that trickles: after a GOAWAY for a connection error (the
- * server's LingeringClose, 5 s in all; it had a 1 s per-read timeout and no total deadline, so a frame every half
+ * server's LingeringClose, 10 s in all; it had a 1 s per-read timeout and no total deadline, so a frame every half
  * second held it for days), and after an early answer on a stream whose request body keeps coming (the stream's
- * thread takes the rest for at most 5 s, then RST_STREAM NO_ERROR).
+ * thread takes the rest for at most 10 s, then RST_STREAM NO_ERROR).
  */
 class Http2LingerTest {
     private static final Duration CLOSED_WITHIN = Duration.ofSeconds(20);
@@ -110,7 +110,7 @@ class Http2LingerTest {
             for (int i = 0; i < streams; i++) {
                 c.headers(1 + 2 * i, RawH2Client.request("POST", "/up", "content-length", "1000000000"), false);
             }
-            // Each stream's rest is taken for up to 2 s per read; nothing comes, so each is reset (NO_ERROR).
+            // Each stream's rest is taken for up to 5 s per read; nothing comes, so each is reset (NO_ERROR).
             java.util.Set<Integer> reset = new java.util.HashSet<>();
             while (reset.size() < streams) {
                 RawH2Client.Frame f = c.await(x -> x.type() == Frames.RST_STREAM || x.type() == Frames.GOAWAY);

@@ -26,9 +26,9 @@ public final class Http2Stream {
     /** The most request body still to come that a complete early response waits for rather than resets. */
     static final int EARLY_ANSWER_DRAIN = 64 * 1024;
     /** How long, at most, a complete early response takes the rest of its request (the read timeout if shorter). */
-    static final Duration EARLY_ANSWER_DRAIN_WAIT = Duration.ofSeconds(5);
+    static final Duration EARLY_ANSWER_DRAIN_WAIT = Duration.ofSeconds(10);
     /** How long each read of that rest may wait for a byte. */
-    static final Duration EARLY_ANSWER_READ_WAIT = Duration.ofSeconds(2);
+    static final Duration EARLY_ANSWER_READ_WAIT = Duration.ofSeconds(5);
     /** The most of that rest read and thrown away; beyond it RST_STREAM NO_ERROR. */
     static final long EARLY_ANSWER_BUDGET = 16L << 20;
     private final Http2Connection conn;

@@ -19,9 +19,12 @@ import javax.net.ssl.SSLSocket;
  *
  * <p>The bounds ({@link #PER_READ}, {@link #TOTAL}, {@link #BUDGET}) are constants rather than settings: they only
  * decide how long a connection that is over anyway keeps its socket and thread, and no client needs more of them.
- * nginx's defaults are 5 s per read and 30 s in all; ours are shorter (2 s and 5 s): a client that wants its answer
- * is uploading at full speed (its bytes keep coming) or has stopped (an {@code Expect: 100-continue} client, which
+ * nginx's defaults are 5 s per read and 30 s in all; ours are 5 s and 10 s: a client that wants its answer is
+ * uploading at full speed (its bytes keep coming) or has stopped (an {@code Expect: 100-continue} client, which
  * closes once it read the answer), and a hostile one that trickles a byte now and then must not hold a thread long.
+ * Not shorter: with 2 s per read and 5 s in all, an 8 MiB upload written whole before its client read the answer was
+ * cut (and its answer at risk again) on this project's 2-core machine at a load average of 53, where a client's
+ * writes stalled for over 2 s (the traffic matrix's early-answer cells, stop 42).
  * The byte budget bounds what a fast client makes us read (a 16 MiB upload over loopback takes tens of milliseconds).
  *
  * <p>It reads the plain socket, never the TLS layer: what still comes is thrown away, so it need not be decrypted.
@@ -29,9 +32,9 @@ import javax.net.ssl.SSLSocket;
  */
 final class LingeringClose {
     /** Each read must bring something within this. */
-    static final Duration PER_READ = Duration.ofSeconds(2);
+    static final Duration PER_READ = Duration.ofSeconds(5);
     /** The whole linger, from the half-close. */
-    static final Duration TOTAL = Duration.ofSeconds(5);
+    static final Duration TOTAL = Duration.ofSeconds(10);
     /** Bytes thrown away at most. */
     static final long BUDGET = 16L << 20;
 
