@@ -379,6 +379,11 @@ public final class Http2Stream {
         if (restPending) {
             return false; // taken already: the reset (if still needed) goes on
         }
+        if (bodyless) {
+            // No body was ever coming (a GET, most often): decided without the connection's lock, which every stream
+            // of the connection and its reader contend for, once per response.
+            return false;
+        }
         conn.lock.lock();
         try {
             if (Thread.currentThread() != thread || remoteClosed() || isReset() || conn.streamLocked(id) != this) {
