@@ -39,6 +39,8 @@ public final class HttpInput extends InputStream {
     private final int bufferSize;
     private final HttpLimits limits;
     private final byte[] oneByte = new byte[1];
+    /** Whether the wait for a response head yields first: learned from this connection's last waits. */
+    private final AnswerYield answerYield = new AnswerYield();
     private byte[] buf;
     private int pos;
     private int lim;
@@ -67,6 +69,10 @@ public final class HttpInput extends InputStream {
      * A socket read timeout surfaces as {@link java.net.SocketTimeoutException}.
      */
     public boolean awaitData() throws IOException {
+        return awaitData(true);
+    }
+
+    private boolean awaitData(boolean yieldFirst) throws IOException {
         if (pos < lim) {
             return true;
         }
@@ -74,7 +80,9 @@ public final class HttpInput extends InputStream {
         buf = null;
         pos = 0;
         lim = 0;
-        yieldBeforeWait();
+        if (yieldFirst) {
+            yieldBeforeWait();
+        }
         int n;
         do {
             n = in.read(oneByte, 0, 1);
@@ -97,6 +105,10 @@ public final class HttpInput extends InputStream {
      * without bytes: the end of the stream, a timeout or an error.
      */
     public boolean awaitDataBuffered() throws IOException {
+        return awaitDataBuffered(true);
+    }
+
+    private boolean awaitDataBuffered(boolean yieldFirst) throws IOException {
         if (pos < lim) {
             return true;
         }
@@ -104,11 +116,13 @@ public final class HttpInput extends InputStream {
             buf = BufferPool.takeRecycled();
         }
         if (buf == null) {
-            return awaitData();
+            return awaitData(yieldFirst);
         }
         pos = 0;
         lim = 0;
-        yieldBeforeWait();
+        if (yieldFirst) {
+            yieldBeforeWait();
+        }
         int n;
         try {
             do {
@@ -168,17 +182,30 @@ public final class HttpInput extends InputStream {
      * pool already holds, else for one byte holding none. A request waiting for its origin would otherwise hold an
      * 8 KiB buffer that holds nothing: with thousands of requests in flight to a slow origin, 8 KiB for each pooled
      * upstream connection (4,096 of them, 33 MB, at W1 with 10,000 connections) on the launcher's 192 MiB heap.
+     * Whether that wait yields first is this connection's {@link AnswerYield}'s call.
      *
      * @throws HttpParseException for a malformed head (the proxy answers 502)
      * @throws java.io.EOFException if the stream ends before or inside the head
      */
     public ResponseHead readResponseHead() throws IOException {
-        if (pos == lim && !awaitDataBuffered()) {
+        if (pos == lim && !awaitAnswer()) {
             throw new EOFException("stream ended before the response head"); // as the parser says it
         }
         ResponseHead head = ResponseHeadParser.parse(this, limits);
         releaseIfDrained();
         return head;
+    }
+
+    /** {@link #awaitDataBuffered} for a response head, yielding first only while yields pay ({@link AnswerYield}). */
+    private boolean awaitAnswer() throws IOException {
+        if (!Thread.currentThread().isVirtual() || !answerYield.shouldYield()) {
+            return awaitDataBuffered(false);
+        }
+        Thread.yield();
+        long start = System.nanoTime();
+        boolean data = awaitDataBuffered(false);
+        answerYield.yielded(System.nanoTime() - start);
+        return data;
     }
 
     /**
