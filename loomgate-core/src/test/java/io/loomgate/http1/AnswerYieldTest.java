@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 /** When the wait for a response head yields first: while yields pay, and now and then after they stopped paying. */
 class AnswerYieldTest {
     private static final long QUICK = 5_000;       // the read after the yield found the bytes
-    private static final long WAITED = 2_000_000;  // it parked until the origin answered (2 ms)
+    private static final long WAITED = 100_000_000; // it parked until the origin answered (W9: 100 ms)
+    private static final long ROUND = 5_000_000;    // it parked for a round of the ready threads (W8 under load)
 
     @Test
     void aQuickOriginIsAlwaysYieldedFor() {
@@ -15,6 +16,15 @@ class AnswerYieldTest {
         for (int i = 0; i < 100; i++) {
             assertThat(y.shouldYield()).isTrue();
             y.yielded(QUICK);
+        }
+    }
+
+    @Test
+    void waitsOfAFewMillisecondsForTheCarrierDoNotStopTheYields() {
+        AnswerYield y = new AnswerYield();
+        for (int i = 0; i < 100; i++) {
+            assertThat(y.shouldYield()).isTrue();
+            y.yielded(ROUND);
         }
     }
 
