@@ -39,8 +39,6 @@ public final class HttpInput extends InputStream {
     private final int bufferSize;
     private final HttpLimits limits;
     private final byte[] oneByte = new byte[1];
-    /** Whether the wait for a response head yields first: learned from this connection's last waits. */
-    private final AnswerYield answerYield = new AnswerYield();
     private byte[] buf;
     private int pos;
     private int lim;
@@ -69,10 +67,6 @@ public final class HttpInput extends InputStream {
      * A socket read timeout surfaces as {@link java.net.SocketTimeoutException}.
      */
     public boolean awaitData() throws IOException {
-        return awaitData(true);
-    }
-
-    private boolean awaitData(boolean yieldFirst) throws IOException {
         if (pos < lim) {
             return true;
         }
@@ -80,9 +74,7 @@ public final class HttpInput extends InputStream {
         buf = null;
         pos = 0;
         lim = 0;
-        if (yieldFirst) {
-            yieldBeforeWait();
-        }
+        yieldBeforeWait();
         int n;
         do {
             n = in.read(oneByte, 0, 1);
@@ -105,10 +97,6 @@ public final class HttpInput extends InputStream {
      * without bytes: the end of the stream, a timeout or an error.
      */
     public boolean awaitDataBuffered() throws IOException {
-        return awaitDataBuffered(true);
-    }
-
-    private boolean awaitDataBuffered(boolean yieldFirst) throws IOException {
         if (pos < lim) {
             return true;
         }
@@ -116,13 +104,11 @@ public final class HttpInput extends InputStream {
             buf = BufferPool.takeRecycled();
         }
         if (buf == null) {
-            return awaitData(yieldFirst);
+            return awaitData();
         }
         pos = 0;
         lim = 0;
-        if (yieldFirst) {
-            yieldBeforeWait();
-        }
+        yieldBeforeWait();
         int n;
         try {
             do {
@@ -182,30 +168,17 @@ public final class HttpInput extends InputStream {
      * pool already holds, else for one byte holding none. A request waiting for its origin would otherwise hold an
      * 8 KiB buffer that holds nothing: with thousands of requests in flight to a slow origin, 8 KiB for each pooled
      * upstream connection (4,096 of them, 33 MB, at W1 with 10,000 connections) on the launcher's 192 MiB heap.
-     * Whether that wait yields first is this connection's {@link AnswerYield}'s call.
      *
      * @throws HttpParseException for a malformed head (the proxy answers 502)
      * @throws java.io.EOFException if the stream ends before or inside the head
      */
     public ResponseHead readResponseHead() throws IOException {
-        if (pos == lim && !awaitAnswer()) {
+        if (pos == lim && !awaitDataBuffered()) {
             throw new EOFException("stream ended before the response head"); // as the parser says it
         }
         ResponseHead head = ResponseHeadParser.parse(this, limits);
         releaseIfDrained();
         return head;
-    }
-
-    /** {@link #awaitDataBuffered} for a response head, yielding first only while yields pay ({@link AnswerYield}). */
-    private boolean awaitAnswer() throws IOException {
-        if (!Thread.currentThread().isVirtual() || !answerYield.shouldYield()) {
-            return awaitDataBuffered(false);
-        }
-        Thread.yield();
-        long start = System.nanoTime();
-        boolean data = awaitDataBuffered(false);
-        answerYield.yielded(System.nanoTime() - start);
-        return data;
     }
 
     /**
