@@ -257,6 +257,16 @@ final class RawH2Client implements AutoCloseable {
         }
     }
 
+    /** Bytes as they are, no framing (a frame cut short). */
+    void raw(byte[] bytes) throws IOException {
+        out.write(bytes);
+        out.flush();
+    }
+
+    Socket socket() {
+        return socket;
+    }
+
     /** Whether the server closed the connection (reads to EOF, discarding frames). */
     boolean isClosedByPeer() throws IOException {
         return await(f -> false) == null;

@@ -64,8 +64,15 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         /** A positive increment for the connection (stream 0) or an open stream. */
         void windowUpdate(int stream, int increment) throws Http2Exception;
 
-        /** A stream error found while reading: the stream is reset (RST_STREAM), the connection goes on. */
-        void streamError(int stream, int code, String why) throws IOException;
+        /**
+         * A stream error found while reading: the stream is reset (RST_STREAM), the connection goes on, unless the
+         * role counts such errors as an attack (a connection error thrown).
+         */
+        void streamError(int stream, int code, String why) throws Http2Exception, IOException;
+
+        /** A well-formed PRIORITY frame, which is otherwise ignored: a role may count them. */
+        default void priority(int stream) throws Http2Exception {
+        }
     }
 
     /** One setting of a SETTINGS frame. */
@@ -324,7 +331,8 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         if ((Frames.getInt(payload, 0) & 0x7fffffff) == stream) {
             throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "stream depends on itself (RFC 9113 §5.3.1)");
         }
-        // Priorities are accepted and ignored (RFC 9113 §5.3.2 deprecates the scheme).
+        // Priorities are accepted and ignored (RFC 9113 §5.3.2 deprecates the scheme), but counted by the handler.
+        handler.priority(stream);
     }
 
     private void onRstStream(int stream, byte[] payload) throws Http2Exception {

@@ -643,8 +643,8 @@ public final class Http2Connection {
         }
     }
 
-    /** A stream error found by the reader. */
-    void resetFromReader(int stream, int code, String why) throws IOException {
+    /** A stream error found by the reader; whether it reset a stream that was open (its handler's work cancelled). */
+    boolean resetFromReader(int stream, int code, String why) throws IOException {
         Http2Stream s;
         lock.lock();
         try {
@@ -664,9 +664,10 @@ public final class Http2Connection {
             }
             cancelHandler(cancel, handler);
             resetLocally(s, code, why, true);
-        } else {
-            writer.rstStream(stream, code);
+            return true;
         }
+        writer.rstStream(stream, code);
+        return false;
     }
 
     /** After GOAWAY, once the last stream is done: half-close, so the client sees every response and then EOF. */

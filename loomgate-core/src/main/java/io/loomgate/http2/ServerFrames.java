@@ -61,6 +61,11 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
     @Override
     public void data(int stream, byte[] payload, int off, int len, boolean endStream)
             throws Http2Exception, IOException {
+        if (len == 0 && !endStream && !control.tryAcquire()) {
+            // An empty DATA frame carries nothing and ends nothing: a stream of them is only work for the reader
+            // (CVE-2019-9518), so they count as control frames.
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "empty DATA flood");
+        }
         int paddingCredit;
         conn.lock.lock();
         try {
@@ -99,15 +104,24 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
     /** The client reset a stream: its handler's work upstream is cancelled; too many resets are Rapid Reset. */
     @Override
     public void rstStream(int stream, int code) throws Http2Exception {
-        boolean reset = conn.resetByClient(stream);
-        if (reset && resets == null) {
-            resets = new RateLimit(2 * settings.maxResetsPerSecond(), settings.maxResetsPerSecond());
-        }
-        if (reset && !resets.tryAcquire()) {
+        if (conn.resetByClient(stream)) {
             // Rapid Reset (CVE-2023-44487): streams opened and cancelled faster than any real client does.
-            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "too many stream resets");
+            countReset("too many stream resets");
         }
         conn.endOutputIfDone();
+    }
+
+    /**
+     * A reset stream, whichever side sent RST_STREAM: over the rate, the connection ends. Made at the first one: most
+     * connections never see a reset.
+     */
+    private void countReset(String why) throws Http2Exception {
+        if (resets == null) {
+            resets = new RateLimit(2 * settings.maxResetsPerSecond(), settings.maxResetsPerSecond());
+        }
+        if (!resets.tryAcquire()) {
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, why);
+        }
     }
 
     @Override
@@ -152,9 +166,25 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
         }
     }
 
+    /**
+     * A stream error in the client's frames resets the stream. When that stream was open, its handler's work is
+     * cancelled as by the client's own RST_STREAM, so it counts as one: otherwise a client could open and have us
+     * cancel streams at any rate by sending, say, WINDOW_UPDATE of 0 after each request (MadeYouReset,
+     * CVE-2025-8671), past the Rapid Reset defence.
+     */
     @Override
-    public void streamError(int stream, int code, String why) throws IOException {
-        conn.resetFromReader(stream, code, why);
+    public void streamError(int stream, int code, String why) throws Http2Exception, IOException {
+        if (conn.resetFromReader(stream, code, why)) {
+            countReset("too many stream errors");
+        }
+    }
+
+    /** PRIORITY frames are ignored (RFC 9113 §5.3.2), so a stream of them is only work (CVE-2019-9513's vector). */
+    @Override
+    public void priority(int stream) throws Http2Exception {
+        if (!control.tryAcquire()) {
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "PRIORITY flood");
+        }
     }
 
     /** A request's trailers: the client's side of the stream ends. */

@@ -1,0 +1,575 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.http2.ProbeListeners.Bystander;
+import io.loomgate.http2.ProbeListeners.Kind;
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.TestOrigin;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * A hostile probe across every listener kind (plain HTTP/1.1, HTTP/1.1 over TLS with JSSE and with Conscrypt, h2c by
+ * prior knowledge, h2 over TLS with either provider), against gateways configured as the traffic matrix's (metrics,
+ * the JSON access log, retries and a rate limit on). Each probe asserts a specific answer (a status, a GOAWAY or
+ * RST_STREAM code, a close) within a deadline, and that a well-behaved client on another connection of the same
+ * listener is served meanwhile. Single cases that other tests cover on one listener (SmugglingTest over plain
+ * HTTP/1.1, Http2AttackDefencesTest over h2c) are repeated here on every listener they apply to; the rest are new.
+ */
+class HostileProbeTest {
+    /** Runs only the probes whose listener label and name contain this, or one of its |-separated parts. */
+    static final String ONLY_PROPERTY = "loomgate.probe.only";
+    private static final AtomicInteger IDS = new AtomicInteger();
+    private static ProbeListeners listeners;
+
+    @BeforeAll
+    static void start() throws Exception {
+        listeners = new ProbeListeners();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (listeners != null) {
+            listeners.close();
+        }
+    }
+
+    /** One probe on one listener, with a bystander beside it. */
+    private static DynamicTest probe(Kind k, String name, Probe p) {
+        String only = System.getProperty(ONLY_PROPERTY, "");
+        if (java.util.Arrays.stream(only.split("\\|")).noneMatch((k.label + " " + name)::contains)) {
+            return DynamicTest.dynamicTest(name, () -> org.junit.jupiter.api.Assumptions.abort("not in -D"
+                    + ONLY_PROPERTY + "=" + only));
+        }
+        Executable e = () -> {
+            try (Bystander b = listeners.bystander(k)) {
+                p.run(k);
+            }
+        };
+        return DynamicTest.dynamicTest(name, e);
+    }
+
+    interface Probe {
+        void run(Kind k) throws Exception;
+    }
+
+    private static Stream<DynamicNode> perKind(List<Kind> kinds, java.util.function.Function<Kind, List<DynamicTest>> f) {
+        return kinds.stream().map(k -> DynamicContainer.dynamicContainer(k.label, f.apply(k)));
+    }
+
+    // ------------------------------------------------------------------------------------------------- HTTP/1.1
+
+    /** A request the gateway must answer with {@code status}; a {@code HIDDEN} request after it must never be served. */
+    record H1Case(String name, int status, boolean closes, String raw) {
+    }
+
+    private static final String HIDDEN = "GET /hidden-%d HTTP/1.1\r\nHost: h\r\n\r\n";
+
+    static List<H1Case> h1Cases() {
+        String post = "POST /refused HTTP/1.1\r\nHost: h\r\n";
+        List<H1Case> c = new ArrayList<>(List.of(
+                new H1Case("CL and TE together", 400, true, post + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("TE: chunked, identity", 400, true, post + "Transfer-Encoding: chunked, identity\r\n\r\n0\r\n\r\n"),
+                new H1Case("TE: xchunked", 400, true, post + "Transfer-Encoding: xchunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("TE: chunked twice in one field", 400, true, post + "Transfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("TE twice (two fields)", 400, true, post + "Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("TE with a space before the colon", 400, true, post + "Transfer-Encoding : chunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("TE with a vertical tab", 400, true, post + "Transfer-Encoding: \u000bchunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("TE: gzip, chunked", 501, true, post + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("two differing Content-Length", 400, true, post + "Content-Length: 0\r\nContent-Length: 5\r\n\r\n"),
+                new H1Case("Content-Length with a plus sign", 400, true, post + "Content-Length: +0\r\n\r\n"),
+                new H1Case("Content-Length with a minus sign", 400, true, post + "Content-Length: -0\r\n\r\n"),
+                new H1Case("Content-Length with a space inside", 400, true, post + "Content-Length: 1 0\r\n\r\n"),
+                new H1Case("Content-Length in hex", 400, true, post + "Content-Length: 0x0\r\n\r\n"),
+                new H1Case("Content-Length over 2^63", 400, true, post + "Content-Length: 99999999999999999999\r\n\r\n"),
+                new H1Case("chunk size over 64 bits", 400, true, post + "Transfer-Encoding: chunked\r\n\r\nffffffffffffffff1\r\nx\r\n0\r\n\r\n"),
+                new H1Case("chunk size of 16 f (wraps to -1)", 400, true, post + "Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nx\r\n0\r\n\r\n"),
+                new H1Case("chunk extension of 64 KiB", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1;e=" + "x".repeat(65536) + "\r\nx\r\n0\r\n\r\n"),
+                new H1Case("bare LF inside the head", 400, true, "GET /refused HTTP/1.1\r\nHost: h\nX-A: 1\r\n\r\n"),
+                new H1Case("bare CR inside a value", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\rb\r\n\r\n"),
+                new H1Case("obs-fold", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\r\n b\r\n\r\n"),
+                new H1Case("NUL in a value", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\0b\r\n\r\n"),
+                new H1Case("ESC in a value", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\u001bb\r\n\r\n"),
+                new H1Case("DEL in a value", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\u007fb\r\n\r\n"),
+                new H1Case("space before the colon", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A : 1\r\n\r\n"),
+                new H1Case("no Host", 400, true, "GET /refused HTTP/1.1\r\nX-A: 1\r\n\r\n"),
+                new H1Case("two Host fields", 400, true, "GET /refused HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
+                new H1Case("Host with userinfo", 400, true, "GET /refused HTTP/1.1\r\nHost: u@h\r\n\r\n"),
+                new H1Case("request line of 16 KiB", 414, true, "GET /" + "a".repeat(16 * 1024) + " HTTP/1.1\r\nHost: h\r\n\r\n"),
+                new H1Case("too many header fields", 431, true, "GET /refused HTTP/1.1\r\nHost: h\r\n" + "X-F: 1\r\n".repeat(150) + "\r\n"),
+                new H1Case("header section over 64 KiB", 431, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-Big: " + "b".repeat(70_000) + "\r\n\r\n"),
+                new H1Case("HTTP/1.0 with chunked", 400, true, "POST /refused HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("Expect other than 100-continue", 417, true, "GET /refused HTTP/1.1\r\nHost: h\r\nExpect: 100-continue-please\r\n\r\n"),
+                new H1Case("HTTP/2's preface on HTTP/1.1", 505, true, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")));
+        return c;
+    }
+
+    @TestFactory
+    Stream<DynamicNode> http1Framing() {
+        return perKind(Kind.http1(), k -> h1Cases().stream()
+                // over plain HTTP/1.1 the preface is h2c by prior knowledge: only over TLS with ALPN http/1.1 is it
+                // an HTTP/1.1 request
+                .filter(c -> !(c.name().startsWith("HTTP/2's preface") && k == Kind.H1))
+                .map(c -> probe(k, c.name() + " -> " + c.status(), kind -> h1Refused(kind, c))).toList());
+    }
+
+    private static void h1Refused(Kind k, H1Case c) throws Exception {
+        int id = IDS.incrementAndGet();
+        String hidden = "/hidden-" + id;
+        try (RawClient client = listeners.h1(k)) {
+            long t0 = System.nanoTime();
+            client.send(c.raw() + HIDDEN.formatted(id));
+            RawClient.Response r = client.read();
+            assertThat(r.status()).as("status (%s)", r.statusLine()).isEqualTo(c.status());
+            if (c.closes()) {
+                assertThat(r.header("Connection")).as("Connection").isEqualTo("close");
+                assertThat(client.isClosedByPeer()).as("closed after the answer").isTrue();
+            }
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("ms to the answer and the close").isLessThan(10_000);
+        }
+        assertThat(listeners.origin.received()).as("what the origin got").noneMatch(r -> r.target().equals(hidden)
+                || r.target().startsWith("/refused"));
+    }
+
+    /** Transfer-Encoding spellings that are chunked (OWS around it, any case): read as chunked, the body relayed. */
+    @TestFactory
+    Stream<DynamicNode> http1ValidSpellings() {
+        List<String[]> spellings = List.of(
+                new String[] {"TE with a tab after the colon", "Transfer-Encoding:\tchunked"},
+                new String[] {"TE with trailing whitespace", "Transfer-Encoding: chunked \t"},
+                new String[] {"TE in upper case", "TRANSFER-ENCODING: CHUNKED"},
+                new String[] {"Content-Length with leading zeros", "Content-Length: 0005"},
+                new String[] {"Content-Length with whitespace around it", "Content-Length: \t5 "});
+        return perKind(Kind.http1(), k -> spellings.stream().map(s -> probe(k, s[0] + " -> 200", kind -> {
+            int id = IDS.incrementAndGet();
+            String body = s[1].startsWith("Content") ? "hello" : "5\r\nhello\r\n0\r\n\r\n";
+            try (RawClient client = listeners.h1(kind)) {
+                RawClient.Response r = client.send("POST /spelling-" + id + " HTTP/1.1\r\nHost: h\r\n" + s[1]
+                        + "\r\n\r\n" + body + "GET /second-" + id + " HTTP/1.1\r\nHost: h\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(client.read().status()).as("the pipelined second request").isEqualTo(200);
+            }
+            TestOrigin.Recorded got = listeners.origin.received().stream()
+                    .filter(r -> r.target().equals("/spelling-" + id)).findFirst().orElseThrow();
+            assertThat(got.bodyText()).isEqualTo("hello");
+        })).toList());
+    }
+
+    /** RFC 9112 §3.2.2: with an absolute-form target the Host field is ignored; the origin must see the target's. */
+    @TestFactory
+    Stream<DynamicNode> http1AbsoluteFormAgainstHost() {
+        return perKind(Kind.http1(), k -> List.of(probe(k, "absolute-form naming another host than Host", kind -> {
+            int id = IDS.incrementAndGet();
+            try (RawClient client = listeners.h1(kind)) {
+                RawClient.Response r = client.send("GET http://target.example/abs-" + id
+                        + " HTTP/1.1\r\nHost: field.example\r\n\r\n").read();
+                assertThat(r.status()).isEqualTo(200);
+            }
+            TestOrigin.Recorded got = listeners.origin.received().stream()
+                    .filter(r -> r.target().equals("/abs-" + id)).findFirst().orElseThrow();
+            assertThat(got.header("Host")).as("Host the origin saw").isEqualTo("target.example");
+            assertThat(got.headers("X-Forwarded-Host")).as("X-Forwarded-Host").containsOnly("target.example");
+        })));
+    }
+
+    // ------------------------------------------------------------------------------------------------- HTTP/2
+
+    @TestFactory
+    Stream<DynamicNode> http2Floods() {
+        return perKind(Kind.http2s(), k -> List.of(
+                probe(k, "rapid reset (CVE-2023-44487) -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    for (int s = 1; s < 4000; s += 2) {
+                        c.get(s, "/rr");
+                        c.rst(s, Frames.CANCEL);
+                    }
+                })),
+                probe(k, "CONTINUATION flood (CVE-2024-27316) -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    c.frame(Frames.HEADERS, 0, 1, RawH2Client.request("GET", "/cont"));
+                    byte[] junk = RawH2Client.block("x-filler", "y".repeat(4000));
+                    for (int i = 0; i < 10_000; i++) {
+                        c.frame(Frames.CONTINUATION, 0, 1, junk);
+                    }
+                })),
+                probe(k, "SETTINGS flood -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    for (int i = 0; i < 5000; i++) {
+                        c.settings(Frames.SETTINGS_INITIAL_WINDOW_SIZE, 1000 + i);
+                    }
+                })),
+                probe(k, "PING flood -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    for (int i = 0; i < 5000; i++) {
+                        c.ping(i);
+                    }
+                })),
+                probe(k, "empty DATA flood (CVE-2019-9518) -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    c.headers(1, RawH2Client.request("POST", "/empty"), false);
+                    for (int i = 0; i < 100_000; i++) {
+                        c.data(1, new byte[0], false);
+                    }
+                })),
+                probe(k, "PRIORITY flood (CVE-2019-9513) -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    byte[] p = new byte[5];
+                    for (int i = 0; i < 100_000; i++) {
+                        FrameWriter.putInt(p, 0, 3 + 2 * (i % 1000));
+                        c.frame(Frames.PRIORITY, 0, 1 + 2 * (i % 1000), p);
+                    }
+                })),
+                probe(k, "resets the server is made to send (MadeYouReset, CVE-2025-8671) -> GOAWAY ENHANCE_YOUR_CALM",
+                        kind -> flood(kind, c -> {
+                            for (int s = 1; s < 4000; s += 2) {
+                                c.get(s, "/myr");
+                                c.windowUpdate(s, 0); // a stream error: the server resets the stream itself
+                            }
+                        }))));
+    }
+
+    /** Runs a flood on a fresh connection; the gateway must end it with GOAWAY ENHANCE_YOUR_CALM within 10 s. */
+    private static void flood(Kind k, Flood f) throws Exception {
+        try (RawH2Client c = listeners.h2(k)) {
+            long t0 = System.nanoTime();
+            try {
+                f.run(c);
+            } catch (IOException e) {
+                // the gateway cut the connection mid-flood: expected
+            }
+            RawH2Client.Frame goAway = c.awaitGoAway();
+            assertThat(goAway).as("GOAWAY").isNotNull();
+            assertThat(Frames.errorName(goAway.errorCode())).as("GOAWAY's code (%s)", goAway.debugText())
+                    .isEqualTo("ENHANCE_YOUR_CALM");
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("ms to GOAWAY").isLessThan(20_000);
+        }
+    }
+
+    interface Flood {
+        void run(RawH2Client c) throws IOException;
+    }
+
+    /** A malformed request: its stream is reset with PROTOCOL_ERROR, the connection serves on, the origin sees none. */
+    record H2Case(String name, byte[] block, byte[] data, boolean endStreamOnHeaders) {
+    }
+
+    static List<H2Case> h2Malformed() {
+        return List.of(
+                new H2Case(":path empty", RawH2Client.block(":method", "GET", ":scheme", "http", ":path", "", ":authority", "t"), null, true),
+                new H2Case(":authority with userinfo", RawH2Client.block(":method", "GET", ":scheme", "http", ":path", "/m", ":authority", "user@t"), null, true),
+                new H2Case("no :scheme", RawH2Client.block(":method", "GET", ":path", "/m", ":authority", "t"), null, true),
+                new H2Case("connection field", RawH2Client.request("GET", "/m", "connection", "keep-alive"), null, true),
+                new H2Case("transfer-encoding field", RawH2Client.request("GET", "/m", "transfer-encoding", "chunked"), null, true),
+                new H2Case("keep-alive field", RawH2Client.request("GET", "/m", "keep-alive", "timeout=5"), null, true),
+                new H2Case("upgrade field", RawH2Client.request("GET", "/m", "upgrade", "h2c"), null, true),
+                new H2Case("te other than trailers", RawH2Client.request("GET", "/m", "te", "gzip"), null, true),
+                new H2Case("upper-case field name", RawH2Client.request("GET", "/m", "X-Upper", "1"), null, true),
+                new H2Case("pseudo-header after a regular one", RawH2Client.block(":method", "GET", ":scheme", "http", "x-a", "1", ":path", "/m", ":authority", "t"), null, true),
+                new H2Case("NUL in a value", RawH2Client.request("GET", "/m", "x-a", "a\0b"), null, true),
+                new H2Case("CR LF in a value", RawH2Client.request("GET", "/m", "x-a", "a\r\nx-b: c"), null, true),
+                new H2Case("content-length above the DATA", RawH2Client.request("POST", "/m", "content-length", "10"), "abc".getBytes(), false),
+                new H2Case("content-length below the DATA", RawH2Client.request("POST", "/m", "content-length", "2"), "abcdef".getBytes(), false));
+    }
+
+    @TestFactory
+    Stream<DynamicNode> http2Malformed() {
+        return perKind(Kind.http2s(), k -> {
+            List<DynamicTest> t = new ArrayList<>(h2Malformed().stream().map(c -> probe(k, c.name()
+                    + " -> RST_STREAM PROTOCOL_ERROR", kind -> h2Refused(kind, c))).toList());
+            t.add(probe(k, "te: trailers -> 200", kind -> {
+                try (RawH2Client c = listeners.h2(kind)) {
+                    c.headers(1, RawH2Client.request("GET", "/te-trailers", "te", "trailers"), true);
+                    assertThat(c.fields(c.await(f -> f.is(Frames.HEADERS, 1)))).containsEntry(":status", "200");
+                }
+            }));
+            return t;
+        });
+    }
+
+    private static void h2Refused(Kind k, H2Case m) throws Exception {
+        int before = (int) listeners.origin.received().stream().filter(r -> r.target().startsWith("/m")).count();
+        try (RawH2Client c = listeners.h2(k)) {
+            c.headers(1, m.block(), m.endStreamOnHeaders());
+            if (m.data() != null) {
+                c.data(1, m.data(), true);
+            }
+            RawH2Client.Frame reset = c.await(f -> f.stream() == 1 && (f.type() == Frames.RST_STREAM
+                    || f.type() == Frames.HEADERS) || f.type() == Frames.GOAWAY);
+            assertThat(reset).as("an answer on stream 1").isNotNull();
+            assertThat(reset.type()).as("frame type (a HEADERS would be a response: %s)",
+                    reset.type() == Frames.HEADERS ? c.fields(reset) : "").isEqualTo(Frames.RST_STREAM);
+            assertThat(Frames.errorName(reset.errorCode())).isEqualTo("PROTOCOL_ERROR");
+            c.get(3, "/after-malformed");
+            assertThat(c.fields(c.await(f -> f.is(Frames.HEADERS, 3)))).as("the next stream")
+                    .containsEntry(":status", "200");
+        }
+        assertThat(listeners.origin.received().stream().filter(r -> r.target().startsWith("/m")).count())
+                .as("malformed requests that reached the origin").isEqualTo(before);
+    }
+
+    @TestFactory
+    Stream<DynamicNode> http2Abuses() {
+        return perKind(Kind.http2s(), k -> List.of(
+                probe(k, "HPACK table size update over SETTINGS_HEADER_TABLE_SIZE -> GOAWAY COMPRESSION_ERROR", kind -> {
+                    try (RawH2Client c = listeners.h2(kind)) {
+                        HeaderBlock b = new HeaderBlock(16);
+                        HpackEncoder.integer(b, 0x20, 5, 1 << 30);
+                        byte[] get = RawH2Client.request("GET", "/tsu");
+                        b.write(get, 0, get.length);
+                        c.headers(1, b.toByteArray(), true);
+                        RawH2Client.Frame goAway = c.awaitGoAway();
+                        assertThat(goAway).isNotNull();
+                        assertThat(Frames.errorName(goAway.errorCode())).isEqualTo("COMPRESSION_ERROR");
+                    }
+                }),
+                probe(k, "HPACK bomb (indexed references far over the list size) -> 431, serves on", kind -> {
+                    try (RawH2Client c = listeners.h2(kind)) {
+                        HeaderBlock b = new HeaderBlock(64);
+                        byte[] get = RawH2Client.request("GET", "/bomb");
+                        b.write(get, 0, get.length);
+                        HpackEncoder.integer(b, 0x40, 6, 0);
+                        HpackEncoder.string(b, "x-bomb");
+                        HpackEncoder.string(b, "z".repeat(4000));
+                        for (int i = 0; i < 2000; i++) {
+                            HpackEncoder.integer(b, 0x80, 7, StaticTable.SIZE + 1);
+                        }
+                        c.headers(1, b.toByteArray(), true);
+                        assertThat(c.fields(c.await(f -> f.is(Frames.HEADERS, 1)))).containsEntry(":status", "431");
+                        c.get(3, "/after-bomb");
+                        assertThat(c.fields(c.await(f -> f.is(Frames.HEADERS, 3)))).containsEntry(":status", "200");
+                    }
+                }),
+                probe(k, "a stream past SETTINGS_MAX_CONCURRENT_STREAMS -> RST_STREAM REFUSED_STREAM", kind -> {
+                    try (RawH2Client c = listeners.h2(kind)) {
+                        int past = 1 + 2 * ProbeListeners.MAX_CONCURRENT_STREAMS;
+                        c.inOneWrite(() -> {
+                            for (int s = 1; s <= past; s += 2) {
+                                c.headers(s, RawH2Client.request("POST", "/open"), false);
+                            }
+                        });
+                        RawH2Client.Frame refused = c.await(f -> f.type() == Frames.RST_STREAM);
+                        assertThat(refused.stream()).isEqualTo(past);
+                        assertThat(Frames.errorName(refused.errorCode())).isEqualTo("REFUSED_STREAM");
+                    }
+                }),
+                probe(k, "zero window held (slow reader) -> RST_STREAM CANCEL after read-timeout, serves on", kind -> {
+                    try (RawH2Client c = listeners.h2(kind, Frames.SETTINGS_INITIAL_WINDOW_SIZE, 0)) {
+                        long t0 = System.nanoTime();
+                        c.get(1, "/stall");
+                        assertThat(c.fields(c.await(f -> f.is(Frames.HEADERS, 1)))).containsEntry(":status", "200");
+                        RawH2Client.Frame reset = c.await(f -> f.stream() == 1 && f.type() != Frames.HEADERS);
+                        assertThat(reset.type()).isEqualTo(Frames.RST_STREAM);
+                        assertThat(Frames.errorName(reset.errorCode())).isEqualTo("CANCEL");
+                        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(ProbeListeners.READ_TIMEOUT_MS + 8000);
+                        c.settings(Frames.SETTINGS_INITIAL_WINDOW_SIZE, 65_535);
+                        c.get(3, "/next");
+                        assertThat(c.body(3)).isEqualTo("hello from origin");
+                    }
+                })));
+    }
+
+    // ------------------------------------------------------------------------------------------------- slow clients
+
+    @TestFactory
+    Stream<DynamicNode> slowClients() {
+        return perKind(List.of(Kind.values()), k -> List.of(
+                probe(k, "slowloris head -> " + (k.http2 ? "closed" : "408"), slowHead()),
+                probe(k, "slow body -> " + (k.http2 ? "RST_STREAM or 408" : "408"), HostileProbeTest::slowBody),
+                probe(k, "never reads a 32 MiB response -> closed at the write deadline", HostileProbeTest::neverReads)));
+    }
+
+    private static Probe slowHead() {
+        return k -> {
+            long t0 = System.nanoTime();
+            if (k.http2) {
+                // the preface and SETTINGS, then a HEADERS frame's first bytes and nothing more
+                try (RawH2Client c = listeners.h2(k)) {
+                    byte[] block = RawH2Client.request("GET", "/slow");
+                    c.raw(new byte[] {0, 0, (byte) block.length, Frames.HEADERS});
+                    assertThat(c.isClosedByPeer()).as("closed").isTrue();
+                }
+            } else {
+                try (RawClient c = listeners.h1(k)) {
+                    String head = "GET /slow HTTP/1.1\r\nHost: h\r\nX-Pad: " + "p".repeat(200) + "\r\n\r\n";
+                    Thread trickler = Thread.ofVirtual().start(() -> {
+                        try {
+                            for (int i = 0; i < head.length(); i++) {
+                                c.send(head.substring(i, i + 1));
+                                Thread.sleep(100);
+                            }
+                        } catch (Exception e) {
+                            // closed by the gateway: expected
+                        }
+                    });
+                    assertThat(c.read().status()).isEqualTo(408);
+                    trickler.interrupt();
+                }
+            }
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("ms to the end")
+                    .isLessThan(ProbeListeners.IDLE_TIMEOUT_MS + 8000);
+        };
+    }
+
+    private static void slowBody(Kind k) throws Exception {
+        long t0 = System.nanoTime();
+        if (k.http2) {
+            try (RawH2Client c = listeners.h2(k)) {
+                c.headers(1, RawH2Client.request("POST", "/slow-body", "content-length", "1000"), false);
+                c.data(1, "0123456789".getBytes(), false);
+                RawH2Client.Frame f = c.await(x -> x.stream() == 1 || x.type() == Frames.GOAWAY);
+                assertThat(f).as("an answer on stream 1").isNotNull();
+                if (f.type() == Frames.HEADERS) {
+                    assertThat(c.fields(f)).containsEntry(":status", "408");
+                } else {
+                    assertThat(f.type()).as("frame type").isEqualTo(Frames.RST_STREAM);
+                }
+            }
+        } else {
+            try (RawClient c = listeners.h1(k)) {
+                c.send("POST /slow-body HTTP/1.1\r\nHost: h\r\nContent-Length: 1000\r\n\r\n0123456789");
+                assertThat(c.read().status()).isEqualTo(408);
+            }
+        }
+        assertThat((System.nanoTime() - t0) / 1_000_000).as("ms to the answer")
+                .isLessThan(ProbeListeners.READ_TIMEOUT_MS + 8000);
+    }
+
+    private static void neverReads(Kind k) throws Exception {
+        Socket s;
+        if (k.http2) {
+            RawH2Client c = listeners.h2(k, Frames.SETTINGS_INITIAL_WINDOW_SIZE, Integer.MAX_VALUE);
+            c.windowUpdate(0, Integer.MAX_VALUE - 65_535);
+            c.get(1, "/big");
+            s = c.socket();
+        } else {
+            RawClient c = listeners.h1(k);
+            c.send("GET /big HTTP/1.1\r\nHost: h\r\n\r\n");
+            s = c.socket();
+        }
+        try (s) {
+            // Read nothing for the write deadline and more, then drain: the gateway must have given up first.
+            Thread.sleep(ProbeListeners.READ_TIMEOUT_MS * 3L);
+            long got = 0;
+            long t1 = System.nanoTime();
+            InputStream in = s.getInputStream();
+            byte[] buf = new byte[65536];
+            s.setSoTimeout(5000);
+            try {
+                for (int n; (n = in.read(buf)) > 0; ) {
+                    got += n;
+                }
+            } catch (IOException e) {
+                // reset: also a close
+            }
+            System.out.printf("PROBE neverReads %s: %d bytes, drained in %d ms%n", k.label, got,
+                    (System.nanoTime() - t1) / 1_000_000);
+            assertThat(got).as("bytes read before the end").isLessThan(ProbeListeners.BIG);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- TLS
+
+    @TestFactory
+    Stream<DynamicNode> tls() {
+        return perKind(Kind.tls(), k -> List.of(
+                probe(k, "TCP open, no ClientHello -> closed within header-timeout", kind -> {
+                    try (Socket s = listeners.tcp(kind)) {
+                        long t0 = System.nanoTime();
+                        assertThat(s.getInputStream().read()).as("EOF").isEqualTo(-1);
+                        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(ProbeListeners.HEADER_TIMEOUT_MS + 3000);
+                    }
+                }),
+                probe(k, "ClientHello dripped a byte every 100 ms -> closed within twice header-timeout", kind -> {
+                    byte[] hello = clientHello(listeners.pki.clientContext(null));
+                    try (Socket s = listeners.tcp(kind)) {
+                        long t0 = System.nanoTime();
+                        Thread dripper = Thread.ofVirtual().start(() -> {
+                            try {
+                                OutputStream out = s.getOutputStream();
+                                for (byte b : hello) {
+                                    out.write(b);
+                                    out.flush();
+                                    Thread.sleep(100);
+                                }
+                            } catch (Exception e) {
+                                // closed: expected
+                            }
+                        });
+                        int first;
+                        try {
+                            first = s.getInputStream().read();
+                        } catch (IOException e) {
+                            first = -1;
+                        }
+                        dripper.interrupt();
+                        assertThat(first).as("EOF or an alert, not a ServerHello").isIn(-1, 0x15);
+                        assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(2L * ProbeListeners.HEADER_TIMEOUT_MS + 3000);
+                    }
+                }),
+                probe(k, "an ALPN id the server does not offer -> no_application_protocol or HTTP/1.1", kind -> {
+                    SSLSocket s;
+                    try {
+                        s = listeners.tls(kind, "localhost", "spdy/3.1");
+                    } catch (javax.net.ssl.SSLHandshakeException e) {
+                        assertThat(e.getMessage()).contains("no_application_protocol");
+                        return;
+                    }
+                    try (RawClient c = new RawClient(s)) {
+                        assertThat(s.getApplicationProtocol()).isIn("", null);
+                        assertThat(c.send("GET /alpn HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status()).isEqualTo(200);
+                    }
+                }),
+                probe(k, "SNI naming another host -> the one certificate, served", kind -> {
+                    try (SSLSocket s = listeners.tls(kind, "other.example", "http/1.1"); RawClient c = new RawClient(s)) {
+                        assertThat(c.send("GET /sni HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status()).isEqualTo(200);
+                    }
+                }),
+                probe(k, "TLS 1.2 renegotiation -> the connection ends", kind -> {
+                    SSLContext ctx = listeners.pki.clientContext(null);
+                    SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", listeners.port(kind));
+                    s.setEnabledProtocols(new String[] {"TLSv1.2"});
+                    SSLParameters p = s.getSSLParameters();
+                    p.setApplicationProtocols(new String[] {"http/1.1"});
+                    s.setSSLParameters(p);
+                    s.setSoTimeout(10_000);
+                    try (RawClient c = new RawClient(s)) {
+                        assertThat(c.send("GET /reneg HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status()).isEqualTo(200);
+                        boolean ended;
+                        try {
+                            s.startHandshake();
+                            c.send("GET /reneg2 HTTP/1.1\r\nHost: localhost\r\n\r\n");
+                            ended = c.isClosedByPeer();
+                        } catch (IOException e) {
+                            ended = true;
+                        }
+                        assertThat(ended).as("the connection ended").isTrue();
+                    }
+                    assertThat(listeners.origin.received()).noneMatch(r -> r.target().equals("/reneg2"));
+                })));
+    }
+
+    /** The bytes of a real ClientHello (TLS records) from the JDK's engine. */
+    private static byte[] clientHello(SSLContext ctx) throws IOException {
+        SSLEngine e = ctx.createSSLEngine("localhost", 443);
+        e.setUseClientMode(true);
+        ByteBuffer out = ByteBuffer.allocate(e.getSession().getPacketBufferSize());
+        e.wrap(ByteBuffer.allocate(0), out);
+        out.flip();
+        byte[] b = new byte[out.remaining()];
+        out.get(b);
+        return b;
+    }
+}

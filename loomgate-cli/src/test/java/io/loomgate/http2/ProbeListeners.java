@@ -1,0 +1,287 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.cli.ServedGateway;
+import io.loomgate.config.ConfigLoader;
+import io.loomgate.config.Plugins;
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestPki;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * The gateways the hostile probe ({@link HostileProbeTest}) runs against: one per TLS setting (none, JSSE,
+ * Conscrypt), each serving HTTP/1.1 and HTTP/2 on one port, configured as the traffic matrix's are (admin and
+ * metrics, the JSON access log, a route with {@code Retry} and one with a rate limit), with short deadlines so that
+ * the slow-client probes end in seconds. And the six ways a client reaches them.
+ */
+final class ProbeListeners implements AutoCloseable {
+    /** header-timeout: also the TLS handshake's bound, from the accept and from its start. */
+    static final int HEADER_TIMEOUT_MS = 1000;
+    /** read-timeout: also the write deadline and the zero-window stall's bound. */
+    static final int READ_TIMEOUT_MS = 2000;
+    static final int IDLE_TIMEOUT_MS = 3000;
+    static final int MAX_RESETS_PER_SECOND = 20;
+    static final int MAX_CONCURRENT_STREAMS = 20;
+    /** What the origin sends for {@code /big}: more than any socket buffers hold, so a client that never reads stalls. */
+    static final int BIG = 32 * 1024 * 1024;
+
+    enum Gateway {
+        PLAIN(null), TLS_JDK("jdk"), TLS_CONSCRYPT("conscrypt");
+
+        final String provider;
+
+        Gateway(String provider) {
+            this.provider = provider;
+        }
+
+        boolean tls() {
+            return provider != null;
+        }
+    }
+
+    /** A listener kind: how the client reaches the gateway. */
+    enum Kind {
+        H1("h1", Gateway.PLAIN, false),
+        H1_TLS_JDK("h1+tls(jdk)", Gateway.TLS_JDK, false),
+        H1_TLS_CONSCRYPT("h1+tls(conscrypt)", Gateway.TLS_CONSCRYPT, false),
+        H2C("h2c", Gateway.PLAIN, true),
+        H2_TLS_JDK("h2+tls(jdk)", Gateway.TLS_JDK, true),
+        H2_TLS_CONSCRYPT("h2+tls(conscrypt)", Gateway.TLS_CONSCRYPT, true);
+
+        final String label;
+        final Gateway gateway;
+        final boolean http2;
+
+        Kind(String label, Gateway gateway, boolean http2) {
+            this.label = label;
+            this.gateway = gateway;
+            this.http2 = http2;
+        }
+
+        static List<Kind> http1() {
+            return List.of(H1, H1_TLS_JDK, H1_TLS_CONSCRYPT);
+        }
+
+        static List<Kind> http2s() {
+            return List.of(H2C, H2_TLS_JDK, H2_TLS_CONSCRYPT);
+        }
+
+        static List<Kind> tls() {
+            return List.of(H1_TLS_JDK, H1_TLS_CONSCRYPT, H2_TLS_JDK, H2_TLS_CONSCRYPT);
+        }
+    }
+
+    final TestOrigin origin;
+    final TestPki pki;
+    private final Map<Gateway, ServedGateway> gateways = new EnumMap<>(Gateway.class);
+
+    ProbeListeners() throws Exception {
+        origin = new TestOrigin();
+        byte[] big = new byte[BIG];
+        java.util.Arrays.fill(big, (byte) 'b');
+        origin.fallback(r -> r.target().startsWith("/big")
+                ? new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + BIG), List.of(big), java.time.Duration.ZERO,
+                        java.time.Duration.ZERO, TestOrigin.Effect.NONE)
+                : TestOrigin.Reply.ok("hello from origin"));
+        pki = TestPki.create("probe CA");
+        TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
+        for (Gateway g : Gateway.values()) {
+            ServedGateway gw = ServedGateway.start(RunningGateway.onTransportUnderTest(
+                    ConfigLoader.parse(config(g, cert), "probe.yaml", Map.of("ORIGIN", origin.uri()))), Plugins.NONE);
+            RunningGateway.onTheTransportAsked(gw.gateway());
+            gateways.put(g, gw);
+        }
+    }
+
+    private static String config(Gateway g, TestPki.Issued cert) throws IOException {
+        StringBuilder y = new StringBuilder("""
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                  header-timeout: %dms
+                  read-timeout: %dms
+                  idle-timeout: %dms
+                  http2:
+                    max-resets-per-second: %d
+                    max-concurrent-streams: %d
+                """.formatted(HEADER_TIMEOUT_MS, READ_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_RESETS_PER_SECOND,
+                MAX_CONCURRENT_STREAMS));
+        if (g.tls()) {
+            y.append("  ssl:\n    provider: ").append(g.provider)
+                    .append("\n    certificate: ").append(cert.cert())
+                    .append("\n    certificate-private-key: ").append(cert.key()).append('\n');
+        }
+        y.append("admin:\n  port: ").append(freePort())
+                .append("\naccess-log:\n  enabled: true\n  format: json\n");
+        y.append("""
+                routes:
+                  - id: limited
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/limited/**" ]
+                    filters:
+                      - name: RequestRateLimiter
+                        args:
+                          replenish-rate: 1
+                          burst-capacity: 60
+                          requested-tokens: 60
+                          key-resolver: header:X-Probe-Key
+                          deny-empty-key: false
+                  - id: main
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/**" ]
+                    filters:
+                      - name: Retry
+                        args:
+                          retries: 1
+                          methods: GET,POST
+                          series: SERVER_ERROR
+                          exceptions: IOException
+                          backoff: { firstBackoff: 1ms, maxBackoff: 5ms }
+                """);
+        return y.toString();
+    }
+
+    private static int freePort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    int port(Kind k) {
+        return gateways.get(k.gateway).port();
+    }
+
+    int adminPort(Kind k) {
+        return gateways.get(k.gateway).adminPort();
+    }
+
+    /** An HTTP/1.1 connection of this kind (TLS with ALPN {@code http/1.1} alone). */
+    RawClient h1(Kind k) throws IOException {
+        if (!k.gateway.tls()) {
+            return new RawClient(port(k));
+        }
+        return new RawClient(tls(k, "localhost", "http/1.1"));
+    }
+
+    /** An HTTP/2 connection of this kind (prior knowledge, or TLS with ALPN {@code h2} alone). */
+    RawH2Client h2(Kind k, int... settings) throws IOException {
+        if (!k.gateway.tls()) {
+            return new RawH2Client(port(k), settings);
+        }
+        SSLSocket s = tls(k, "localhost", "h2");
+        assertThat(s.getApplicationProtocol()).as("ALPN").isEqualTo("h2");
+        return new RawH2Client(s, settings);
+    }
+
+    /** A TLS socket to this kind's gateway, handshake done, with this SNI name (null: none) and these ALPN ids. */
+    SSLSocket tls(Kind k, String sni, String... alpn) throws IOException {
+        return tls(pki.clientContext(null), k, sni, alpn);
+    }
+
+    SSLSocket tls(SSLContext context, Kind k, String sni, String... alpn) throws IOException {
+        SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(), port(k));
+        SSLParameters p = s.getSSLParameters();
+        p.setServerNames(sni == null ? List.of() : List.of(new SNIHostName(sni)));
+        p.setApplicationProtocols(alpn);
+        s.setSSLParameters(p);
+        s.setSoTimeout(10_000);
+        s.setTcpNoDelay(true);
+        s.startHandshake();
+        return s;
+    }
+
+    /** A plain TCP connection to this kind's port, nothing sent. */
+    Socket tcp(Kind k) throws IOException {
+        Socket s = new Socket(InetAddress.getLoopbackAddress(), port(k));
+        s.setSoTimeout(10_000);
+        s.setTcpNoDelay(true);
+        return s;
+    }
+
+    /** One well-behaved request on a new connection of this kind: its status (or an exception). */
+    int wellBehaved(Kind k) throws Exception {
+        if (k.http2) {
+            try (RawH2Client c = h2(k)) {
+                c.get(1, "/ok");
+                RawH2Client.Frame head = c.await(f -> f.is(Frames.HEADERS, 1));
+                assertThat(head).as("the bystander's response head").isNotNull();
+                return Integer.parseInt(c.fields(head).get(":status"));
+            }
+        }
+        try (RawClient c = h1(k)) {
+            return c.send("GET /ok HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n").read().status();
+        }
+    }
+
+    /**
+     * A well-behaved client on other connections of the same listener, one request after another for as long as a
+     * probe runs; {@link #close} says whether each was answered 200.
+     */
+    Bystander bystander(Kind k) {
+        return new Bystander(this, k);
+    }
+
+    static final class Bystander implements AutoCloseable {
+        private final AtomicInteger served = new AtomicInteger();
+        private final AtomicReference<String> failed = new AtomicReference<>();
+        private volatile boolean stop;
+        private final Thread thread;
+
+        Bystander(ProbeListeners listeners, Kind k) {
+            thread = Thread.ofVirtual().name("bystander-" + k.label).start(() -> {
+                while (!stop && failed.get() == null) {
+                    try {
+                        long t0 = System.nanoTime();
+                        int status = listeners.wellBehaved(k);
+                        long ms = (System.nanoTime() - t0) / 1_000_000;
+                        if (status != 200) {
+                            failed.set("status " + status);
+                        } else if (ms > 5_000) {
+                            failed.set("answered after " + ms + " ms");
+                        } else {
+                            served.incrementAndGet();
+                        }
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (Exception | AssertionError e) {
+                        failed.set(e.toString());
+                    }
+                }
+            });
+        }
+
+        /** Ends the loop once at least one request was served while the probe ran, and asserts none failed. */
+        @Override
+        public void close() throws InterruptedException {
+            long end = System.nanoTime() + 15_000_000_000L;
+            while (served.get() == 0 && failed.get() == null && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            stop = true;
+            thread.join(15_000);
+            assertThat(failed.get()).as("a well-behaved client on another connection meanwhile").isNull();
+            assertThat(served.get()).as("well-behaved requests served meanwhile").isPositive();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        gateways.values().forEach(ServedGateway::close);
+        origin.close();
+    }
+}
