@@ -45,6 +45,8 @@ final class RawH2Client implements AutoCloseable {
     private final HpackDecoder decoder = new HpackDecoder(4096);
     /** Frames read past while waiting for GOAWAY, handed out again by {@link #read()} before the socket's. */
     private final Deque<Frame> putBack = new ArrayDeque<>();
+    /** How the connection ended when {@link #read} returned null: the exception (a clean EOF, or a reset). */
+    private String endedBy;
     /** Frames held for {@link #inOneWrite}, or null. */
     private ByteArrayOutputStream corked;
 
@@ -174,6 +176,7 @@ final class RawH2Client implements AutoCloseable {
         try {
             in.readFully(h);
         } catch (EOFException | SocketException e) {
+            endedBy = e.toString();
             return null;
         }
         int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
@@ -261,6 +264,11 @@ final class RawH2Client implements AutoCloseable {
     void raw(byte[] bytes) throws IOException {
         out.write(bytes);
         out.flush();
+    }
+
+    /** How the connection ended (null while it has not). */
+    String endedBy() {
+        return endedBy;
     }
 
     Socket socket() {

@@ -10,10 +10,11 @@ package io.loomgate.http2;
  *                                handler reads them, and so the most buffered per stream (default 65,535)
  * @param maxStreamsPerConnection streams one connection may open in its life; after that GOAWAY asks the client for
  *                                a new connection, so stream ids are never exhausted (default 100,000)
- * @param maxResetsPerSecond      client RST_STREAMs per second (after a burst of twice that) before the connection is
- *                                cut with ENHANCE_YOUR_CALM: the Rapid Reset defence (default 100)
- * @param maxControlPerSecond     PING and SETTINGS frames per second (after a burst of twice that) before the
- *                                connection is cut with ENHANCE_YOUR_CALM (default 50)
+ * @param maxResetsPerSecond      resets of open streams (the client's RST_STREAMs, and ours for its stream errors)
+ *                                per second (after a burst of twice that) before the connection is cut with
+ *                                ENHANCE_YOUR_CALM: the Rapid Reset and MadeYouReset defence (default 100)
+ * @param maxControlPerSecond     PING, SETTINGS, PRIORITY and empty DATA frames per second (after a burst of twice
+ *                                that) before the connection is cut with ENHANCE_YOUR_CALM (default 50)
  */
 public record Http2Settings(boolean enabled, int maxConcurrentStreams, int initialWindowSize,
                             int maxStreamsPerConnection, int maxResetsPerSecond, int maxControlPerSecond) {

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * What an {@link Http2Connection} (the server role) does with the frames its {@link FrameReader} reads: a request
  * opens a stream, admitted under the limits (stream ids in order, SETTINGS_MAX_CONCURRENT_STREAMS, streams per
  * connection, content-length, a 431 for a header list over the limit) and served on a virtual thread of its own;
- * DATA and trailers feed its request body; the client's resets, SETTINGS and PINGs are counted against the Rapid
- * Reset and control-frame floods. The stream table, the windows and the connection's end are the connection's.
+ * DATA and trailers feed its request body; resets of open streams (the client's, and those its stream errors make us
+ * send) are counted against Rapid Reset and MadeYouReset, SETTINGS, PINGs, PRIORITY and empty DATA frames against the
+ * control-frame floods. The stream table, the windows and the connection's end are the connection's.
  *
  * <p>Reader thread only, except what a stream's thread does when its handler returns ({@link #afterHandler}).
  */

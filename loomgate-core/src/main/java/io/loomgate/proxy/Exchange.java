@@ -203,6 +203,9 @@ final class Exchange implements FilterExchange, ExchangeView {
                 cachedBody = CachedRequestBody.read(clientBody(), downstream.requestFraming(), maxBytes);
             } catch (HttpParseException e) { // over the bound, or a malformed chunked body: the codec's status
                 throw new ProxyFailure(Kind.BAD_REQUEST, e.status(), e.getMessage(), e);
+            } catch (java.net.SocketTimeoutException e) {
+                throw new ProxyFailure(Kind.CLIENT_TIMEOUT, "client stalled while sending the request body: "
+                        + e.getMessage(), e);
             } catch (IOException e) {
                 throw new ProxyFailure(Kind.CLIENT_ABORTED, "client failed while sending the request body: "
                         + e.getMessage(), e);

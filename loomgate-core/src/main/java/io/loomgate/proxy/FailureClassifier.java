@@ -75,6 +75,9 @@ final class FailureClassifier {
                 case BodyRelay.ReadFailed r when r.getCause() instanceof HttpParseException bad ->
                         new ProxyFailure(Kind.BAD_REQUEST, bad.status(), "malformed request body: "
                                 + bad.getMessage(), e);
+                case BodyRelay.ReadFailed r when r.getCause() instanceof SocketTimeoutException ->
+                        new ProxyFailure(Kind.CLIENT_TIMEOUT, "client stalled while sending the request body: "
+                                + e.getMessage(), e);
                 case BodyRelay.ReadFailed r -> new ProxyFailure(Kind.CLIENT_ABORTED,
                         "client failed while sending the request body: " + e.getMessage(), e);
                 case SocketTimeoutException t -> new ProxyFailure(Kind.UPSTREAM_TIMEOUT, where

@@ -25,7 +25,7 @@ final class GrpcReplies {
             // Never reached a live origin, or lost it: the call may be tried again.
             case CONNECT_REFUSED, CONNECT_TIMEOUT, UPSTREAM_TLS, POOL_EXHAUSTED, UPSTREAM_RESET, BAD_RESPONSE,
                  UPSTREAM_ABORTED, OVERLOADED -> GrpcStatus.UNAVAILABLE;
-            case CLIENT_ABORTED -> GrpcStatus.CANCELLED;
+            case CLIENT_ABORTED, CLIENT_TIMEOUT -> GrpcStatus.CANCELLED;
             case INTERNAL -> GrpcStatus.INTERNAL;
             case BAD_REQUEST -> statusFor(failure.status()); // 400, 405, 413, 505: the status says which
         };

@@ -65,6 +65,7 @@ final class LocalReplies {
             case BAD_RESPONSE -> "the upstream sent an invalid response";
             case UPSTREAM_ABORTED -> "the upstream failed mid-response";
             case INTERNAL -> "internal error in the gateway";
+            case CLIENT_TIMEOUT -> "the request body did not arrive in time";
             case BAD_REQUEST, NO_ROUTE, DEADLINE_EXCEEDED, CLIENT_ABORTED -> failure.getMessage();
         };
     }

@@ -52,8 +52,14 @@ public final class ProxyFailure extends IOException {
          * metrics' status class would say if no gRPC answer could be sent.
          */
         DEADLINE_EXCEEDED(Source.DOWNSTREAM, 504, true, false),
-        /** The client went away or stalled while we were proxying. */
+        /** The client went away while we were proxying (or stalled once the response had started). */
         CLIENT_ABORTED(Source.DOWNSTREAM, 400, false, false),
+        /**
+         * The client stopped sending its request body for longer than {@code read-timeout}: answered 408 and the
+         * connection closed, as a stalled head is, when no response has started (the client is still there to read
+         * it; RFC 9110 §15.5.9).
+         */
+        CLIENT_TIMEOUT(Source.DOWNSTREAM, 408, false, false),
         /** A bug or an unexpected state in the gateway. */
         INTERNAL(Source.INTERNAL, 500, false, false);
 
@@ -120,7 +126,7 @@ public final class ProxyFailure extends IOException {
 
     /** Client hang-ups and routing misses are routine (debug); upstream trouble is worth a warning; bugs an error. */
     public boolean isRoutine() {
-        return kind == Kind.CLIENT_ABORTED || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
+        return kind == Kind.CLIENT_ABORTED || kind == Kind.CLIENT_TIMEOUT || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
                 || kind == Kind.DEADLINE_EXCEEDED
                 || kind == Kind.UPSTREAM_TLS; // the connector logged its cause once at warn; every request is noise
     }

@@ -66,6 +66,11 @@ class FailureClassifierTest {
         assertThat(malformed).hasMessage("malformed request body: bad chunk size");
         assertThat(classify(new BodyRelay.ReadFailed(new SocketException("reset")), Stage.FORWARD).kind())
                 .isEqualTo(Kind.CLIENT_ABORTED);
+        ProxyFailure stalled = classify(new BodyRelay.ReadFailed(new java.net.SocketTimeoutException("Read timed out")),
+                Stage.FORWARD);
+        assertThat(stalled.kind()).as("a body stalled past read-timeout: the client is there to read 408")
+                .isEqualTo(Kind.CLIENT_TIMEOUT);
+        assertThat(stalled.status()).isEqualTo(408);
     }
 
     @Test
