@@ -101,7 +101,10 @@ final class Http1ServerConnection {
                 }
             }
             idle = false;
-            if (requests == 0 && settings.http2().enabled() && startsWithHttp2Preface(headerNanos)) {
+            // Over TLS, HTTP/2 is chosen by ALPN (RFC 9113 §3.3): a client that asked for http/1.1 and got it is read
+            // as HTTP/1.1 (its preface gets 505); prior knowledge is for plain connections and TLS without ALPN.
+            if (requests == 0 && settings.http2().enabled() && !"http/1.1".equals(connection.applicationProtocol())
+                    && startsWithHttp2Preface(headerNanos)) {
                 return End.HTTP2;
             }
             if (connection.isDraining()) {
