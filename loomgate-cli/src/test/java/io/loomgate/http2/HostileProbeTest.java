@@ -413,10 +413,45 @@ class HostileProbeTest {
 
     @TestFactory
     Stream<DynamicNode> slowClients() {
-        return perKind(List.of(Kind.values()), k -> List.of(
+        return perKind(List.of(Kind.values()), k -> Stream.of(
                 probe(k, "slowloris head -> " + (k.http2 ? "closed" : "408"), slowHead()),
                 probe(k, "slow body -> " + (k.http2 ? "RST_STREAM or 408" : "408"), HostileProbeTest::slowBody),
-                probe(k, "never reads a 32 MiB response -> closed at the write deadline", HostileProbeTest::neverReads)));
+                probe(k, "never reads a 32 MiB response -> closed at the write deadline", HostileProbeTest::neverReads),
+                // idle TCP connections are the same to the h1 and h2 kinds of one gateway: once per gateway
+                k.http2 ? null : probe(k, "idle connections half again over max-connections -> each closed at "
+                        + "header-timeout", HostileProbeTest::idleBeyondTheLimit))
+                .filter(java.util.Objects::nonNull).toList());
+    }
+
+    /**
+     * Connections that send nothing, half again as many as max-connections: those accepted are closed at
+     * header-timeout (before a request, or before the ClientHello), those waiting in the backlog are accepted as
+     * they go and closed in their turn; the bystander waits at most one round.
+     */
+    private static void idleBeyondTheLimit(Kind k) throws Exception {
+        List<Socket> idle = new ArrayList<>();
+        try {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < ProbeListeners.MAX_CONNECTIONS * 3 / 2; i++) {
+                idle.add(listeners.tcp(k));
+            }
+            for (Socket s : idle) {
+                s.setSoTimeout(4 * ProbeListeners.HEADER_TIMEOUT_MS + 10_000);
+                try {
+                    while (s.getInputStream().read() >= 0) {
+                        // an answer (408, an alert) before the close: read to the end
+                    }
+                } catch (java.net.SocketException e) {
+                    // reset: also a close (a timeout is not a SocketException: it fails the probe)
+                }
+            }
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("ms until every idle connection was closed")
+                    .isLessThan(3L * ProbeListeners.HEADER_TIMEOUT_MS + 10_000);
+        } finally {
+            for (Socket s : idle) {
+                s.close();
+            }
+        }
     }
 
     private static Probe slowHead() {

@@ -39,6 +39,8 @@ final class ProbeListeners implements AutoCloseable {
     static final int IDLE_TIMEOUT_MS = 4000;
     static final int MAX_RESETS_PER_SECOND = 20;
     static final int MAX_CONCURRENT_STREAMS = 20;
+    /** max-connections: low, so that a probe can hold every connection with idle sockets (a probe uses at most 3). */
+    static final int MAX_CONNECTIONS = 16;
     /** What the origin sends for {@code /big}: more than any socket buffers hold, so a client that never reads stalls. */
     static final int BIG = 32 * 1024 * 1024;
 
@@ -118,10 +120,11 @@ final class ProbeListeners implements AutoCloseable {
                   header-timeout: %dms
                   read-timeout: %dms
                   idle-timeout: %dms
+                  max-connections: %d
                   http2:
                     max-resets-per-second: %d
                     max-concurrent-streams: %d
-                """.formatted(HEADER_TIMEOUT_MS, READ_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_RESETS_PER_SECOND,
+                """.formatted(HEADER_TIMEOUT_MS, READ_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_RESETS_PER_SECOND,
                 MAX_CONCURRENT_STREAMS));
         if (g.tls()) {
             y.append("  ssl:\n    provider: ").append(g.provider)
