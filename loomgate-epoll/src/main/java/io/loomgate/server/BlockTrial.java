@@ -9,13 +9,13 @@ import org.slf4j.LoggerFactory;
  * Whether the busy loop should block on its carrier now ({@code loomgate.epoll.block-millis=auto}, issue 40), found by
  * trying both: once a period, a trial of alternating windows, blocking and handing over, counts the events the poller
  * dispatched per second in each; until the next trial the loop blocks if blocking kept up (at least {@link #KEEP_UP}
- * of the hand-over's rate), else it hands over.
+ * of the hand-over's rate, smoothed over the trials: each new one weighs a quarter), else it hands over.
  *
  * <p>Why measured and not inferred. Blocking saves the hand-over's futex calls and CPU where a carrier that sleeps on
  * each event is woken at once, and loses several times the requests per second where it is not (stops 39-40: other
- * processes runnable on its core, 255-436 µs in the run queue per wake-up; session 42, a virtual machine's idle vCPU:
- * slow wake-ups that the carrier's own run delay did not show, 72 µs per slice while blocking served 43% fewer
- * requests). The rate of events is what a client with few connections feels, whatever the cause; where the load does
+ * processes runnable on its core, 255-436 µs in the run queue per wake-up; session 42, a shared virtual machine: slow
+ * wake-ups that the carrier's own run delay did not show, 72 µs per slice while blocking served 43% fewer requests,
+ * cause not measured). The rate of events is what a client with few connections feels, whatever the cause; where the load does
  * not wait on the gateway (an open rate) both modes see the same events and blocking, the cheaper, is kept.
  *
  * <p>One owner, the busy loop, which calls {@link #mayBlock} on each turn (plain fields; the counts tests read are
@@ -49,10 +49,12 @@ final class BlockTrial {
     /** {@code events}: the count of events the poller has dispatched (both loops), read at window boundaries. */
     BlockTrial(LongSupplier events, long now) {
         this.events = events;
-        this.nextTrial = now;
+        // the first trial a period in: a poller's first moments (its process starting, connections opening) are
+        // neither mode's (EpollPollerAutoTest's first trial read 0.27 there with an open rate, later ones 0.84-1.24)
+        this.nextTrial = now + PERIOD_NANOS;
     }
 
-    /** On each turn of the busy loop ({@code now} its {@link System#nanoTime()}): whether it may block on its carrier. */
+    /** On each turn of the busy loop ({@code now}: its {@link System#nanoTime()}): may it block on its carrier? */
     boolean mayBlock(long now) {
         if (window < 0) {
             if (now - nextTrial < 0) {
@@ -92,7 +94,11 @@ final class BlockTrial {
         }
         double blocking = (double) trialEvents[0] / trialNanos[0];
         double handingOver = (double) trialEvents[1] / trialNanos[1];
-        lastRatio = handingOver > 0 ? blocking / handingOver : Double.POSITIVE_INFINITY;
+        double ratio = handingOver > 0 ? Math.min(blocking / handingOver, 2) : 2;
+        // Smoothed over trials (each new one weighs a quarter): one trial's 50 ms per mode on a shared machine read
+        // anywhere from 0.45 to 1.38 where blocking served 22% fewer requests over the whole run (session 42's trace);
+        // a trial at half the hand-over's rate still turns it at once (1 -> 0.875)
+        lastRatio = Double.isNaN(lastRatio) ? ratio : 0.75 * lastRatio + 0.25 * ratio;
         block = lastRatio >= KEEP_UP;
         if (log.isDebugEnabled()) { // once a second at most; how the decisions went (bench/syscalls' auto runs)
             log.debug("epoll trial {}: blocking {} events in {} µs, handing over {} in {} µs: ratio {} -> {}", trials,
@@ -118,7 +124,10 @@ final class BlockTrial {
         return blockingKept;
     }
 
-    /** The last trial's events per second blocking over handing over (NaN before one with enough events). */
+    /**
+     * Events per second blocking over handing over, smoothed over the trials so far (each new trial weighs a quarter;
+     * one trial's ratio is capped at 2); NaN before a trial with enough events.
+     */
     double lastRatio() {
         return lastRatio;
     }

@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Issue 40, {@code loomgate.epoll.block-millis=auto} on real sockets: the busy loop runs its trials (blocking against
  * handing over, {@link BlockTrial}) on the live load and keeps blocking where blocking keeps up. The load is an open
- * rate (a JDK peer writes a few bytes to each of eight connections every 200 µs whatever the gateway does), so both modes see the same events and
- * the cheaper one, blocking, must be kept in some trial; every byte must arrive, in order, whichever mode the trials
- * choose. One carrier, as a gateway pinned to one core: a JVM of its own. The decision's two directions (hand over
- * when blocking falls behind, block again when it keeps up) are {@link BlockTrialTest}'s, on a load the test controls.
+ * rate (a JDK peer writes a few bytes to each of eight connections every 200 µs whatever the gateway does), so both
+ * modes see the same events and the cheaper one, blocking, must be kept in some trial; every byte must arrive, in
+ * order, whichever mode the trials choose. One carrier, as a gateway pinned to one core: a JVM of its own. The
+ * decision's two directions (hand over when blocking falls behind, block again when it keeps up) are
+ * {@link BlockTrialTest}'s, on a load the test controls.
  */
 class EpollPollerAutoTest {
     private static final long GENEROUS_SECONDS = 120;
@@ -31,7 +32,7 @@ class EpollPollerAutoTest {
 
     /** The child JVM: prints what it saw; exits 0 when every byte arrived and some trial kept blocking. */
     static final class PacedLoadProbe {
-        private static final long RUN_NANOS = TimeUnit.SECONDS.toNanos(4);
+        private static final long RUN_NANOS = TimeUnit.SECONDS.toNanos(6);
         private static final long PACE_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
         /** Enough events per trial ({@link BlockTrial#MIN_EVENTS}) even where a 200 µs park takes a millisecond. */
         private static final int CONNECTIONS = 8;
@@ -67,7 +68,7 @@ class EpollPollerAutoTest {
                         }
                     });
                 }
-                // The peer: an open rate from a platform thread, 8 bytes to each connection each 200 µs, for 4 s.
+                // The peer: an open rate from a platform thread, 8 bytes to each connection each 200 µs, for 6 s.
                 long sent = 0;
                 byte[] chunk = new byte[8];
                 long end = System.nanoTime() + RUN_NANOS;
