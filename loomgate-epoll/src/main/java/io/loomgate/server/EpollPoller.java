@@ -59,7 +59,31 @@ final class EpollPoller {
      * share its core that served 2-4 times fewer requests per second at 4 connections than the hand-over, whose
      * carrier stays runnable (docs/architecture.md, "Why the busy loop does not sleep on its carrier by default").
      */
-    static final int BLOCK_MILLIS = Integer.getInteger("loomgate.epoll.block-millis", 0);
+    static final int BLOCK_MILLIS;
+    /**
+     * {@code loomgate.epoll.block-millis=auto}: block (for at most 1 ms) while trials say blocking keeps up with the
+     * hand-over's rate of events ({@link BlockTrial}); hand over while it does not.
+     */
+    static final boolean BLOCK_AUTO;
+
+    static {
+        String block = System.getProperty("loomgate.epoll.block-millis", "0").trim();
+        BLOCK_AUTO = block.equalsIgnoreCase("auto");
+        int millis = 0;
+        if (BLOCK_AUTO) {
+            millis = 1;
+        } else {
+            try {
+                millis = Math.max(0, Integer.parseInt(block));
+            } catch (NumberFormatException e) {
+                LoggerFactory.getLogger(EpollPoller.class).warn(
+                        "loomgate.epoll.block-millis={}: neither milliseconds nor 'auto'; the poller never blocks on a"
+                                + " carrier", block);
+            }
+        }
+        BLOCK_MILLIS = millis;
+    }
+
     /**
      * How long the busy loop may go without polling (beyond its own bound) before the idle loop stands in for it
      * (milliseconds). The busy loop is a virtual thread: when no carrier is free for it (a CPU-starved process, or a
@@ -93,14 +117,28 @@ final class EpollPoller {
     /** Whether the busy loop found the scheduler it asks before blocking (known once it has started). */
     private volatile Boolean blocksOnCarrier;
 
+    /** With {@code auto}: whether blocking pays now, tried on the live load; false: block whenever quiet. */
+    private final boolean auto;
+    /** Null until the busy loop has started, and without {@code auto}. */
+    private volatile BlockTrial trial;
+    /** Events dispatched by each loop (one writer each), for the trials. */
+    private long busyEvents;
+    private volatile long idleEvents;
+
     private EpollPoller() {
-        this(SPINS, BLOCK_MILLIS);
+        this(SPINS, BLOCK_MILLIS, BLOCK_AUTO);
     }
 
     /** A poller of its own, with its own settings (tests; the gateway has one, {@link #shared()}). */
     EpollPoller(int spins, int blockMillis) {
+        this(spins, blockMillis, false);
+    }
+
+    /** {@code auto}: block only while trials on the live load say it keeps up ({@link BlockTrial}; tests). */
+    EpollPoller(int spins, int blockMillis, boolean auto) {
         this.spins = spins;
         this.blockMillis = blockMillis;
+        this.auto = auto;
         MemorySegment errno = Libc.errnoSegment();
         epfd = Libc.epollCreate(errno);
         if (epfd < 0) {
@@ -135,6 +173,11 @@ final class EpollPoller {
     /** How often the idle loop has stood in for a busy loop that waited too long for a carrier (tests, diagnostics). */
     int standIns() {
         return standIns.get();
+    }
+
+    /** With {@code auto}: its trials of blocking against handing over (tests, diagnostics); null otherwise. */
+    BlockTrial trial() {
+        return trial;
     }
 
     /** Whether the busy loop blocks on its carrier when nothing is queued; null until it has started (tests). */
@@ -189,15 +232,22 @@ final class EpollPoller {
         if (scheduler == null && blockMillis > 0) {
             log.info("epoll: the virtual threads' scheduler was not found; the poller never blocks on a carrier");
         }
+        BlockTrial judge = auto && scheduler != null ? new BlockTrial(() -> busyEvents + idleEvents, System.nanoTime())
+                : null;
+        trial = judge;
         int empty = 0;
         int starved = 0;
         while (true) {
-            busyMark = System.nanoTime();
+            long now = System.nanoTime();
+            busyMark = now;
             boolean submitted = scheduler != null && scheduler.submissionsWaiting();
-            boolean quiet = scheduler != null && !submitted && scheduler.carrierQueuesEmpty();
+            // With auto, blocking only while the last trial said it keeps up; else this turn is the hand-over's
+            boolean quiet = scheduler != null && !submitted && scheduler.carrierQueuesEmpty()
+                    && (judge == null || judge.mayBlock(now));
             // Nothing queued: sleep in the kernel until an event, on this carrier (epoll_wait returns at once when one
             // is there already). Else one look without waiting, and the queued threads run first.
             int n = poll(errno, events, quiet ? blockMillis : 0);
+            busyEvents += n;
             empty = n > 0 ? 0 : empty + 1;
             starved = submitted ? starved + 1 : 0;
             // Hand the waiting over (and park, so the carrier is free): after a bounded wait that saw nothing; after
@@ -239,14 +289,16 @@ final class EpollPoller {
         long staleNanos = watchNanos + TimeUnit.MILLISECONDS.toNanos(blockMillis);
         while (true) {
             if (idle) {
-                if (poll(errno, events, -1) > 0) {
+                int n = poll(errno, events, -1);
+                idleEvents += n; // its one writer
+                if (n > 0) {
                     busyMark = System.nanoTime();
                     idle = false;
                     LockSupport.unpark(busyLoop);
                 }
             } else if (System.nanoTime() - busyMark > staleNanos) {
                 standIns.incrementAndGet();
-                poll(errno, events, WATCH_MILLIS); // until the busy loop polls again (or hands over)
+                idleEvents += poll(errno, events, WATCH_MILLIS); // until the busy loop polls again (or hands over)
             } else {
                 LockSupport.parkNanos(this, watchNanos); // a hand-over's unpark ends it early
             }

@@ -22,15 +22,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * one after the other: both sockets' readiness must be seen (their {@code whenReadable} callbacks run on the thread
  * that dispatched) within a generous bound while the carrier is still held. Each poller mode: handing over
  * (block-millis 0), blocking briefly (1), blocking long enough that the busy loop is still active (not handed over)
- * when the carrier is taken (1000). A JVM of its own per run: the scheduler's parallelism is fixed at start.
+ * when the carrier is taken (1000), and blocking while trials say it pays (auto). A JVM of its own per run: the
+ * scheduler's parallelism is fixed at start.
  */
 class EpollPollerStarvedCarrierTest {
     private static final long GENEROUS_SECONDS = 120;
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 1, 1000})
-    void eventsAreDispatchedWhileTheOnlyCarrierIsHeld(int blockMillis) throws Exception {
+    @ValueSource(strings = {"0", "1", "1000", "auto"})
+    void eventsAreDispatchedWhileTheOnlyCarrierIsHeld(String blockMillis) throws Exception {
         String out = OneCarrierJvm.run(HeldCarrierProbe.class, blockMillis, GENEROUS_SECONDS);
         assertThat(out).contains("both sockets' readiness seen while the carrier was held");
     }

@@ -20,6 +20,11 @@ final class OneCarrierJvm {
 
     /** The probe's output, after asserting that it ended within {@code seconds} and exited 0. */
     static String run(Class<?> probe, int blockMillis, long seconds, String... args) throws Exception {
+        return run(probe, String.valueOf(blockMillis), seconds, args);
+    }
+
+    /** The same with {@code block-millis} as the property is written (milliseconds or {@code auto}). */
+    static String run(Class<?> probe, String blockMillis, long seconds, String... args) throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> cmd = new ArrayList<>(List.of(java.toString(), "-cp", System.getProperty("java.class.path"),
                 "--enable-native-access=ALL-UNNAMED", "-Djdk.virtualThreadScheduler.parallelism=1",
