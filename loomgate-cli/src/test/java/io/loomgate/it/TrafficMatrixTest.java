@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -436,6 +437,10 @@ class TrafficMatrixTest {
         int featureCellsLeftOut = 0;
         for (Downstream down : Downstream.values()) {
             List<DynamicNode> row = new ArrayList<>();
+            // Combinations that do not apply are counted, one line per listener, not listed as skipped cells:
+            // most are an early-answer route crossed with the shapes it does not take, which would bury the
+            // suite's real skips under a thousand.
+            Map<String, Integer> notApplicable = new TreeMap<>();
             for (Upstream up : Upstream.values()) {
                 for (Body body : Body.values()) {
                     for (Feature feature : Feature.values()) {
@@ -450,7 +455,7 @@ class TrafficMatrixTest {
                             continue;
                         }
                         if (why != null) {
-                            row.add(DynamicTest.dynamicTest(cell.name(), () -> Assumptions.abort("n/a: " + why)));
+                            notApplicable.merge(why, 1, Integer::sum);
                             continue;
                         }
                         String known = KNOWN.stream().filter(k -> k.applies().test(cell)).map(Known::why)
@@ -483,6 +488,11 @@ class TrafficMatrixTest {
                         row.add(DynamicTest.dynamicTest(cell.name(), () -> join(f)));
                     }
                 }
+            }
+            if (!notApplicable.isEmpty()) {
+                int count = notApplicable.values().stream().mapToInt(Integer::intValue).sum();
+                String why = count + " combinations not applicable: " + notApplicable;
+                row.add(DynamicTest.dynamicTest("not applicable on " + down.label, () -> Assumptions.abort(why)));
             }
             nodes.add(DynamicContainer.dynamicContainer(down.label, row));
         }
