@@ -55,13 +55,13 @@ class SharedRedisRateLimitIT {
                           key-resolver: header:X-Api-Key
                           store: redis
                 """);
-        int adminA = freePort();
-        int adminB = freePort();
         try (RedisServer redis = RedisServer.start(); TestOrigin origin = new TestOrigin();
-             JarProcess a = gateway(yaml, redis, origin, adminA); JarProcess b = gateway(yaml, redis, origin, adminB);
+             Started a = gateway(yaml, redis, origin); Started b = gateway(yaml, redis, origin);
              Jedis direct = new Jedis("127.0.0.1", redis.port())) {
-            int portA = a.awaitListening(Duration.ofSeconds(30));
-            int portB = b.awaitListening(Duration.ofSeconds(30));
+            int portA = a.port();
+            int portB = b.port();
+            int adminA = a.admin();
+            int adminB = b.admin();
             try (RateLimitClient toA = new RateLimitClient(portA); RateLimitClient toB = new RateLimitClient(portB)) {
                 // Warm both (JIT, the Redis pool's first connection) on another key, so the burst below is quick.
                 toA.burst("/api/warm", "warm-a", 3);
@@ -95,10 +95,32 @@ class SharedRedisRateLimitIT {
         }
     }
 
-    private static JarProcess gateway(Path yaml, RedisServer redis, TestOrigin origin, int adminPort)
-            throws Exception {
-        return JarProcess.start(List.of("-Xmx128m"), List.of("serve", "--config", yaml.toString()),
-                Map.of("ORIGIN", origin.uri(), "REDIS_URL", redis.url(), "ADMIN_PORT", Integer.toString(adminPort)));
+    /** A gateway started and listening, with the admin port it got. */
+    private record Started(JarProcess process, int port, int admin) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            process.close();
+        }
+    }
+
+    /**
+     * A gateway on an admin port found free just before; another port if something took that one before the
+     * gateway bound it (a free port is only free until someone binds it: the other test JVM, this test's origin).
+     */
+    private static Started gateway(Path yaml, RedisServer redis, TestOrigin origin) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            int adminPort = freePort();
+            JarProcess p = JarProcess.start(List.of("-Xmx128m"), List.of("serve", "--config", yaml.toString()),
+                    Map.of("ORIGIN", origin.uri(), "REDIS_URL", redis.url(), "ADMIN_PORT", Integer.toString(adminPort)));
+            try {
+                return new Started(p, p.awaitListening(Duration.ofSeconds(30)), adminPort);
+            } catch (IllegalStateException e) {
+                p.close();
+                if (attempt == 3 || !String.valueOf(e.getMessage()).contains("Address already in use")) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private static double metric(int adminPort, String outcome) throws Exception {
