@@ -1,0 +1,491 @@
+package io.loomgate.http2;
+
+import static io.loomgate.http2.HostileH1Origin.reset;
+import static io.loomgate.http2.HostileH1Origin.write;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import io.loomgate.cli.ServedGateway;
+import io.loomgate.config.ConfigLoader;
+import io.loomgate.config.Plugins;
+import io.loomgate.observe.AccessLog;
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestPki;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The other side of {@link HostileProbeTest}: origins that answer badly. Each case is a script of a raw origin (one
+ * per upstream kind: HTTP/1.1 plain and over TLS, h2c, h2 over TLS), sent through a plain HTTP/1.1 and an h2c client
+ * of a gateway configured with metrics and the JSON access log. Each asserts what the client sees (a 502 or 504, or
+ * a truncation it can detect: an HTTP/1.1 body cut short or without its last chunk, an HTTP/2 RST_STREAM and never
+ * END_STREAM), the access log's failure kind, the failure counted in {@code loomgate_exchange_failures_total}, how
+ * often the origin saw the request (a retry only where safe), that a pooled connection that saw bad framing is never
+ * reused, and that a well-behaved client of the same upstream kind is served meanwhile.
+ */
+class OriginProbeTest {
+    static final String ONLY_PROPERTY = "loomgate.originprobe.only";
+    private static final HttpClient ADMIN = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final Pattern PATH = Pattern.compile("\"url\\.path\":\"([^\"]*)\"");
+    private static final AtomicInteger IDS = new AtomicInteger();
+    /** The route timeout (to the response head) of every probed route. */
+    static final int ROUTE_TIMEOUT_MS = 2000;
+
+    private static TestPki pki;
+    private static HostileH1Origin h1;
+    private static HostileH1Origin h1tls;
+    private static HostileH2Origin h2c;
+    private static HostileH2Origin h2tls;
+    private static ServerSocket silentTls;
+    private static ServedGateway gateway;
+    private static final Map<String, List<String>> accessLines = new ConcurrentHashMap<>();
+    private static AppenderBase<ILoggingEvent> capture;
+
+    /** How the gateway reaches the origin: the route prefix of its probed route ({@code <prefix>x}) and bystanders'. */
+    enum Up {
+        H1("h1"), H1_TLS("h1s"), H2C("h2c"), H2_TLS("h2s");
+
+        final String prefix;
+
+        Up(String prefix) {
+            this.prefix = prefix;
+        }
+
+        boolean http2() {
+            return this == H2C || this == H2_TLS;
+        }
+    }
+
+    /** How the client reaches the gateway. */
+    enum Down { H1, H2C }
+
+    @BeforeAll
+    static void start() throws Exception {
+        pki = TestPki.create("origin probe CA");
+        TestPki.Issued originCert = pki.issue("origin", "localhost", "localhost");
+        h1 = new HostileH1Origin(null);
+        h1tls = new HostileH1Origin(pki.serverContext(originCert));
+        h2c = new HostileH2Origin(null);
+        h2tls = new HostileH2Origin(pki.serverContext(originCert));
+        silentTls = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread.ofVirtual().start(() -> {
+            List<Socket> held = new ArrayList<>();
+            while (!silentTls.isClosed()) {
+                try {
+                    held.add(silentTls.accept()); // accepted, never a byte of TLS back: a handshake that stalls
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        });
+        for (HostileH1Origin o : List.of(h1, h1tls)) {
+            H1Cases.install(o);
+        }
+        for (HostileH2Origin o : List.of(h2c, h2tls)) {
+            H2Cases.install(o);
+        }
+        capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent e) {
+                for (String line : e.getFormattedMessage().split("\n")) {
+                    Matcher m = PATH.matcher(line);
+                    if (m.find()) {
+                        String path = m.group(1);
+                        accessLines.computeIfAbsent(path.substring(path.lastIndexOf('/') + 1),
+                                k -> new CopyOnWriteArrayList<>()).add(line);
+                    }
+                }
+            }
+        };
+        capture.start();
+        ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).addAppender(capture);
+        StringBuilder y = new StringBuilder("""
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                  read-timeout: 2s
+                admin:
+                  port: %d
+                access-log:
+                  enabled: true
+                  format: json
+                upstream:
+                  connect-timeout: 1s
+                  http2: true
+                  ssl:
+                    trust-certificate: %s
+                routes:
+                  - { id: stall, uri: "https://localhost:%d", predicates: [ "Path=/stall/**" ], timeout: %dms }
+                """.formatted(freePort(), pki.caCert(), silentTls.getLocalPort(), ROUTE_TIMEOUT_MS));
+        for (Up u : Up.values()) {
+            String uri = switch (u) {
+                case H1 -> h1.uri();
+                case H1_TLS -> h1tls.uri();
+                case H2C -> h2c.uri();
+                case H2_TLS -> h2tls.uri();
+            };
+            for (String id : List.of(u.prefix, u.prefix + "x")) {
+                y.append("  - { id: ").append(id).append(", uri: \"").append(uri).append("\", predicates: [ \"Path=/")
+                        .append(id).append("/**\" ], timeout: ").append(ROUTE_TIMEOUT_MS).append("ms }\n");
+            }
+        }
+        gateway = ServedGateway.start(RunningGateway.onTransportUnderTest(
+                ConfigLoader.parse(y.toString(), "originprobe.yaml", Map.of())), Plugins.NONE);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (gateway != null) {
+            gateway.close();
+        }
+        if (capture != null) {
+            ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).detachAppender(capture);
+        }
+        for (AutoCloseable c : new AutoCloseable[] {h1, h1tls, h2c, h2tls, silentTls}) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ the answer
+
+    /**
+     * What the client saw: the final status (0: none), the body received, and whether the response ended as a
+     * complete one (HTTP/1.1: its declared length or last chunk; HTTP/2: END_STREAM) or was cut (HTTP/1.1: closed
+     * early; HTTP/2: RST_STREAM or the connection's end).
+     */
+    record Seen(int status, String body, boolean complete, String how) {
+    }
+
+    static Seen call(Down d, String method, String path, byte[] body) throws Exception {
+        return d == Down.H1 ? callH1(method, path, body) : callH2(method, path, body);
+    }
+
+    private static Seen callH1(String method, String path, byte[] body) throws Exception {
+        try (RawClient c = new RawClient(gateway.port())) {
+            c.socket().setSoTimeout(15_000);
+            ByteArrayOutputStream req = new ByteArrayOutputStream();
+            req.writeBytes((method + " " + path + " HTTP/1.1\r\nHost: probe\r\n"
+                    + (body != null ? "Content-Length: " + body.length + "\r\n" : "") + "\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            if (body != null) {
+                req.writeBytes(body);
+            }
+            try {
+                c.send(req.toByteArray());
+            } catch (IOException e) {
+                // the gateway may answer and close before the whole upload was written: read its answer
+            }
+            RawClient.Response r;
+            while (true) {
+                try {
+                    r = c.read(method);
+                } catch (IOException e) {
+                    return new Seen(0, "", false, "closed without a response: " + e);
+                }
+                if (r.status() >= 200 || r.status() == 101) {
+                    break;
+                }
+            }
+            return new Seen(r.status(), r.bodyText(), r.complete(), r.complete() ? "complete" : "cut short");
+        }
+    }
+
+    private static Seen callH2(String method, String path, byte[] body) throws Exception {
+        try (RawH2Client c = new RawH2Client(gateway.port())) {
+            String[] extra = body != null ? new String[] {"content-length", Integer.toString(body.length)}
+                    : new String[0];
+            c.headers(1, RawH2Client.request(method, path, extra), body == null);
+            if (body != null) {
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        for (int off = 0; off < body.length; off += 16_384) {
+                            c.data(1, java.util.Arrays.copyOfRange(body, off, Math.min(body.length, off + 16_384)),
+                                    off + 16_384 >= body.length);
+                        }
+                    } catch (IOException e) {
+                        // the gateway reset the stream or closed: the answer says why
+                    }
+                });
+            }
+            int status = 0;
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            while (true) {
+                RawH2Client.Frame f = c.await(x -> x.stream() == 1 || x.type() == Frames.GOAWAY);
+                if (f == null) {
+                    return new Seen(status, got.toString(StandardCharsets.UTF_8), false, "connection ended: "
+                            + c.endedBy());
+                }
+                if (f.type() == Frames.GOAWAY) {
+                    return new Seen(status, got.toString(StandardCharsets.UTF_8), false, "GOAWAY "
+                            + Frames.errorName(f.errorCode()));
+                }
+                if (f.type() == Frames.RST_STREAM) {
+                    return new Seen(status, got.toString(StandardCharsets.UTF_8), false, "RST_STREAM "
+                            + Frames.errorName(f.errorCode()));
+                }
+                if (f.type() == Frames.HEADERS) {
+                    String s = c.fields(f).get(":status");
+                    if (s != null && Integer.parseInt(s) >= 200) {
+                        status = Integer.parseInt(s);
+                    }
+                }
+                if (f.type() == Frames.DATA) {
+                    got.writeBytes(f.payload());
+                    if (f.payload().length > 0) {
+                        c.windowUpdate(0, f.payload().length);
+                        c.windowUpdate(1, f.payload().length);
+                    }
+                }
+                if (f.endStream() && status != 0) {
+                    return new Seen(status, got.toString(StandardCharsets.UTF_8), true, "END_STREAM");
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------- the cases
+
+    /** What a case expects. */
+    enum Expect {
+        /** 502 with the failure kind, before any byte of the response reached the client. */
+        BAD_GATEWAY,
+        /** 504: no (complete) head within the route's timeout. */
+        TIMEOUT,
+        /** A head went out (the status) and the body was then cut where the client can see it. */
+        TRUNCATED,
+        /** The origin's status, complete: a case the gateway may let through (it is well-formed enough). */
+        SERVED
+    }
+
+    /**
+     * One probe case: the request (method, optional body), its script's name on the origin, what the client must
+     * see, the failure kind (null: none), how many times the origin may see the request, and a check after it
+     * (a follow-up on the same route: the pooled connection it would reuse).
+     */
+    record Case(String name, String method, byte[] body, Expect expect, int status, String failure, int originTries,
+                FollowUp after) {
+        Case(String name, Expect expect, int status, String failure) {
+            this(name, "GET", null, expect, status, failure, 1, null);
+        }
+
+        Case with(String m, byte[] b) {
+            return new Case(name, m, b, expect, status, failure, originTries, after);
+        }
+
+        Case tries(int n) {
+            return new Case(name, method, body, expect, status, failure, n, after);
+        }
+
+        Case then(FollowUp f) {
+            return new Case(name, method, body, expect, status, failure, originTries, f);
+        }
+    }
+
+    interface FollowUp {
+        void check(Up u, Down d) throws Exception;
+    }
+
+    /** The next requests on the case's route are answered by their own response: nothing left from the bad one. */
+    static final FollowUp NEXT_IS_CLEAN = (u, d) -> {
+        for (int i = 0; i < 3; i++) {
+            String path = "/" + u.prefix + "x/ok/n" + IDS.incrementAndGet();
+            Seen s = call(d, "GET", path, null);
+            assertThat(s.status()).as("the next request on the route (%s)", s).isEqualTo(200);
+            assertThat(s.body()).as("the next request's body: its own, nothing the bad answer left behind")
+                    .isEqualTo(path);
+        }
+    };
+
+    @TestFactory
+    Stream<DynamicNode> probe() {
+        List<DynamicNode> out = new ArrayList<>();
+        for (Up u : Up.values()) {
+            List<Case> cases = u.http2() ? H2Cases.cases(u) : H1Cases.cases(u);
+            List<DynamicNode> perDown = new ArrayList<>();
+            for (Down d : Down.values()) {
+                List<DynamicNode> tests = new ArrayList<>();
+                for (Case c : cases) {
+                    tests.add(test(u, d, c));
+                }
+                perDown.add(DynamicContainer.dynamicContainer("client " + d, tests));
+            }
+            out.add(DynamicContainer.dynamicContainer("origin " + u, perDown));
+        }
+        for (Down d : Down.values()) {
+            out.add(DynamicContainer.dynamicContainer("origin TLS handshake stalls, client " + d, List.of(
+                    DynamicTest.dynamicTest("502 connect_timeout within the connect timeout", () -> {
+                        String id = "s" + IDS.incrementAndGet();
+                        long t0 = System.nanoTime();
+                        Seen s = call(d, "GET", "/stall/x/" + id, null);
+                        long ms = (System.nanoTime() - t0) / 1_000_000;
+                        assertThat(s.status()).as("%s", s).isEqualTo(502);
+                        assertThat(ms).as("answered within the connect timeout and a margin").isLessThan(5_000);
+                        assertThat(failureOf(id)).isEqualTo("connect_timeout");
+                    }))));
+        }
+        return out.stream();
+    }
+
+    private static DynamicTest test(Up u, Down d, Case c) {
+        String only = System.getProperty(ONLY_PROPERTY, "");
+        String label = u + " " + d + " " + c.name();
+        if (java.util.Arrays.stream(only.split("\\|")).noneMatch(label::contains)) {
+            return DynamicTest.dynamicTest(c.name(), () -> org.junit.jupiter.api.Assumptions.abort("not in -D"
+                    + ONLY_PROPERTY + "=" + only));
+        }
+        return DynamicTest.dynamicTest(c.name(), () -> {
+            String route = u.prefix + "x";
+            String id = "p" + IDS.incrementAndGet();
+            String path = "/" + route + "/" + c.name() + "/" + id;
+            double failuresBefore = c.failure() == null ? 0 : failures(route, c.failure());
+            try (Bystander b = new Bystander(u, d)) {
+                Seen s = call(d, c.method(), path, c.body());
+                switch (c.expect()) {
+                    case BAD_GATEWAY, TIMEOUT -> {
+                        assertThat(s.status()).as("the client's answer: %s", s).isEqualTo(c.status());
+                        assertThat(s.complete()).as("the %d is complete: %s", c.status(), s).isTrue();
+                    }
+                    case TRUNCATED -> {
+                        // a 502 when the fault was seen before any byte went out; else a cut the client can see
+                        if (s.complete()) {
+                            assertThat(s.status()).as("a cut body is never passed on as complete: %s", s)
+                                    .isEqualTo(502);
+                        } else {
+                            assertThat(s.status()).as("the head went out before the cut: %s", s).isIn(0, c.status());
+                        }
+                    }
+                    case SERVED -> {
+                        assertThat(s.status()).as("%s", s).isEqualTo(c.status());
+                        assertThat(s.complete()).as("%s", s).isTrue();
+                    }
+                }
+                if (c.failure() != null) {
+                    assertThat(failureOf(id)).as("the access log's failure kind").isEqualTo(c.failure());
+                    assertThat(failures(route, c.failure()) - failuresBefore)
+                            .as("loomgate_exchange_failures_total{route=%s,kind=%s}", route, c.failure())
+                            .isEqualTo(1.0);
+                }
+                List<?> seen = u.http2() ? (u == Up.H2C ? h2c : h2tls).receivedFor(id)
+                        : (u == Up.H1 ? h1 : h1tls).receivedFor(id);
+                assertThat(seen).as("requests the origin saw (retries only where safe)").hasSize(c.originTries());
+                if (c.after() != null) {
+                    c.after().check(u, d);
+                }
+            }
+        });
+    }
+
+    static String failureOf(String id) throws Exception {
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (accessLines.getOrDefault(id, List.of()).isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertThat(accessLines.get(id)).as("the access-log line of %s", id).isNotEmpty();
+        com.fasterxml.jackson.databind.JsonNode line = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(accessLines.get(id).getFirst());
+        return line.path("loomgate.failure").isMissingNode() ? null : line.path("loomgate.failure").asText();
+    }
+
+    static double failures(String route, String kind) throws Exception {
+        String text = ADMIN.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.adminPort()
+                + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("^loomgate_exchange_failures_total\\{([^}]*)} (\\S+)$", Pattern.MULTILINE)
+                .matcher(text);
+        double sum = 0;
+        while (m.find()) {
+            if (m.group(1).contains("route=\"" + route + "\"") && m.group(1).contains("kind=\"" + kind + "\"")) {
+                sum += Double.parseDouble(m.group(2));
+            }
+        }
+        return sum;
+    }
+
+    /** A well-behaved client of the same listener and upstream kind, one request after another, while a case runs. */
+    static final class Bystander implements AutoCloseable {
+        private final AtomicInteger served = new AtomicInteger();
+        private final AtomicReference<String> failed = new AtomicReference<>();
+        private volatile boolean stop;
+        private final Thread thread;
+
+        Bystander(Up u, Down d) {
+            thread = Thread.ofVirtual().start(() -> {
+                while (!stop && failed.get() == null) {
+                    String path = "/" + u.prefix + "/ok/b" + IDS.incrementAndGet();
+                    try {
+                        Seen s = call(d, "GET", path, null);
+                        if (s.status() != 200 || !s.complete() || !s.body().equals(path)) {
+                            failed.set(path + ": " + s);
+                        } else {
+                            served.incrementAndGet();
+                        }
+                        Thread.sleep(20);
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (Exception e) {
+                        failed.set(path + ": " + e);
+                    }
+                }
+            });
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            long end = System.nanoTime() + 15_000_000_000L;
+            while (served.get() == 0 && failed.get() == null && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            stop = true;
+            thread.join(20_000);
+            assertThat(failed.get()).as("a well-behaved client of the same upstream meanwhile").isNull();
+            assertThat(served.get()).as("well-behaved requests served meanwhile").isPositive();
+        }
+    }
+
+    static void writeAndClose(Socket s, java.io.OutputStream out, String latin1) throws IOException {
+        write(out, latin1);
+        s.close();
+    }
+
+    static void resetAfter(Socket s, java.io.OutputStream out, String latin1) throws Exception {
+        write(out, latin1);
+        Thread.sleep(100);
+        reset(s);
+    }
+}
