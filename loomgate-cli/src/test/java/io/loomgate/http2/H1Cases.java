@@ -121,10 +121,11 @@ final class H1Cases {
             return false;
         });
         o.on("early-413-keep", false, (r, s, in, out) -> {
-            // Answers before reading the upload without announcing a close, then reads nothing more.
+            // Answers before reading the upload without announcing a close, then reads and drops the rest of the
+            // body and stays open, as RFC 9112 §9.5 lets a server that keeps the connection do.
             write(out, "HTTP/1.1 413 Too Large\r\nContent-Length: 3\r\n\r\nbig");
-            Thread.sleep(3000);
-            return false;
+            in.readNBytes(Integer.parseInt(r.fields().get("content-length")));
+            return true;
         });
         o.on("close-before-answer", (r, s, in, out) -> false);
         o.on("close-before-answer-post", (r, s, in, out) -> false);
@@ -190,7 +191,8 @@ final class H1Cases {
                         .then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("early-413", Expect.SERVED, 413, null).with("POST", upload),
                 new Case("early-413-keep", Expect.SERVED, 413, null).with("POST", upload),
-                new Case("close-before-answer", Expect.BAD_GATEWAY, 502, "upstream_reset"),
+                // GET on a reused connection is tried once more (a keep-alive the origin closed); never a POST
+                new Case("close-before-answer", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2),
                 new Case("close-before-answer-post", Expect.BAD_GATEWAY, 502, "upstream_reset")
                         .with("POST", new byte[10]),
                 new Case("shorter-than-cl-bare-close", Expect.TRUNCATED, 200, ABORTED),
