@@ -153,6 +153,14 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         }
     }
 
+    /** The stream of the frame read last (0: the connection's): the one a connection error was found on. */
+    private int frameStream;
+
+    /** The stream of the frame read last (0: the connection's), e.g. the frame that was a connection error. */
+    int frameStream() {
+        return frameStream;
+    }
+
     /** Reads the rest of the frame whose first {@code got} bytes {@link #awaitFrame} read, and handles it. */
     void readFrame(int got) throws IOException, Http2Exception {
         readFully(head, got, Frames.HEADER_LENGTH - got);
@@ -160,6 +168,7 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         int type = head[3] & 0xff;
         int flags = head[4] & 0xff;
         int stream = Frames.getInt(head, 5) & 0x7fffffff;
+        frameStream = stream;
         if (length > Frames.DEFAULT_MAX_FRAME_SIZE) {
             throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "frame of " + length
                     + " bytes over SETTINGS_MAX_FRAME_SIZE");
