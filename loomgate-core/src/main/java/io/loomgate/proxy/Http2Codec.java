@@ -118,7 +118,7 @@ final class Http2Codec implements UpstreamCodec {
     public BodyInputStream openBody(BodyFraming framing, HttpLimits limits, Duration readTimeout) {
         stream.setTimeouts(readTimeout, readTimeout);
         return framing instanceof BodyFraming.None ? BodyFraming.NONE.open(null, limits)
-                : new Http2UpstreamBody(stream);
+                : new Http2UpstreamBody(stream, framing instanceof BodyFraming.Fixed f ? f.length() : -1);
     }
 
     @Override
