@@ -135,6 +135,11 @@ final class H1Cases {
             s.close(); // over TLS: no close_notify
             return false;
         });
+        o.on("until-close-notify", (r, s, in, out) -> {
+            // The body ends at the close, and the close is a proper one (close_notify over TLS): complete.
+            write(out, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole body");
+            return false;
+        });
         o.on("until-close-bare-close", (r, s, in, out) -> {
             // The body ends at the close. Over plain TCP a FIN is that end; over TLS only close_notify is, and a
             // bare FIN is a truncation (RFC 8446 §6.1, RFC 9112 §9.8).
@@ -196,6 +201,7 @@ final class H1Cases {
                 new Case("close-before-answer-post", Expect.BAD_GATEWAY, 502, "upstream_reset")
                         .with("POST", new byte[10]),
                 new Case("shorter-than-cl-bare-close", Expect.TRUNCATED, 200, ABORTED),
+                new Case("until-close-notify", Expect.SERVED, 200, null),
                 u == Up.H1 ? new Case("until-close-bare-close", Expect.SERVED, 200, null)
                         : new Case("until-close-bare-close", Expect.TRUNCATED, 200, ABORTED)));
         return c;

@@ -128,6 +128,13 @@ final class H2Cases {
         });
         o.on("headers-never-come", (r, c) -> {
         });
+        o.on("interim-flood", (r, c) -> {
+            for (int i = 0; i < 200; i++) {
+                c.head(r.stream(), false, ":status", "103", "link", "</x.css>; rel=preload");
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("status-101", head(":status", "101"));
         o.on("204-with-data", (r, c) -> {
             c.head(r.stream(), false, ":status", "204");
             c.data(r.stream(), true, "EVIL!");
@@ -168,6 +175,8 @@ final class H2Cases {
                 new Case("goaway-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("tcp-reset-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("headers-never-come", Expect.TIMEOUT, 504, "upstream_timeout"),
+                new Case("interim-flood", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("status-101", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("204-with-data", Expect.SERVED, 204, null),
                 new Case("trailers-with-pseudo", Expect.TRUNCATED, 200, ABORTED));
     }
