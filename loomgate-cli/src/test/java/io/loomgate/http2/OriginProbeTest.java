@@ -85,8 +85,8 @@ class OriginProbeTest {
         }
     }
 
-    /** How the client reaches the gateway. */
-    enum Down { H1, H2C }
+    /** How the client reaches the gateway: HTTP/1.1, h2c, or a gRPC call over h2c (to the HTTP/2 origins only). */
+    enum Down { H1, H2C, GRPC }
 
     @BeforeAll
     static void start() throws Exception {
@@ -190,11 +190,19 @@ class OriginProbeTest {
      * complete one (HTTP/1.1: its declared length or last chunk; HTTP/2: END_STREAM) or was cut (HTTP/1.1: closed
      * early; HTTP/2: RST_STREAM or the connection's end).
      */
-    record Seen(int status, String body, boolean complete, String how) {
+    record Seen(int status, String body, boolean complete, String how, String grpcStatus) {
+        Seen(int status, String body, boolean complete, String how) {
+            this(status, body, complete, how, null);
+        }
     }
 
     static Seen call(Down d, String method, String path, byte[] body) throws Exception {
-        return d == Down.H1 ? callH1(method, path, body) : callH2(method, path, body);
+        return switch (d) {
+            case H1 -> callH1(method, path, body);
+            case H2C -> callH2(method, path, body, false);
+            // a gRPC call: always a POST with a body (an empty message when the case has none)
+            case GRPC -> callH2("POST", path, body != null ? body : new byte[5], true);
+        };
     }
 
     private static Seen callH1(String method, String path, byte[] body) throws Exception {
@@ -227,9 +235,10 @@ class OriginProbeTest {
         }
     }
 
-    private static Seen callH2(String method, String path, byte[] body) throws Exception {
+    private static Seen callH2(String method, String path, byte[] body, boolean grpc) throws Exception {
         try (RawH2Client c = new RawH2Client(gateway.port())) {
-            String[] extra = body != null ? new String[] {"content-length", Integer.toString(body.length)}
+            String[] extra = grpc ? new String[] {"content-type", "application/grpc", "te", "trailers"}
+                    : body != null ? new String[] {"content-length", Integer.toString(body.length)}
                     : new String[0];
             c.headers(1, RawH2Client.request(method, path, extra), body == null);
             // The upload honours the gateway's flow-control windows (both start at 65,535: no SETTINGS changes them
@@ -264,6 +273,7 @@ class OriginProbeTest {
                 });
             }
             int status = 0;
+            String grpcStatus = null;
             ByteArrayOutputStream got = new ByteArrayOutputStream();
             while (true) {
                 RawH2Client.Frame f = c.await(x -> x.stream() == 1 || x.type() == Frames.GOAWAY
@@ -289,10 +299,12 @@ class OriginProbeTest {
                             + Frames.errorName(f.errorCode()));
                 }
                 if (f.type() == Frames.HEADERS) {
-                    String s = c.fields(f).get(":status");
+                    Map<String, String> fields = c.fields(f);
+                    String s = fields.get(":status");
                     if (s != null && Integer.parseInt(s) >= 200) {
                         status = Integer.parseInt(s);
                     }
+                    grpcStatus = fields.getOrDefault("grpc-status", grpcStatus);
                 }
                 if (f.type() == Frames.DATA) {
                     got.writeBytes(f.payload());
@@ -302,7 +314,7 @@ class OriginProbeTest {
                     }
                 }
                 if (f.endStream() && status != 0) {
-                    return new Seen(status, got.toString(StandardCharsets.UTF_8), true, "END_STREAM");
+                    return new Seen(status, got.toString(StandardCharsets.UTF_8), true, "END_STREAM", grpcStatus);
                 }
             }
         }
@@ -375,15 +387,21 @@ class OriginProbeTest {
             List<Case> cases = u.http2() ? H2Cases.cases(u) : H1Cases.cases(u);
             List<DynamicNode> perDown = new ArrayList<>();
             for (Down d : Down.values()) {
+                if (d == Down.GRPC && !u.http2()) {
+                    continue; // gRPC origins speak HTTP/2
+                }
                 List<DynamicNode> tests = new ArrayList<>();
                 for (Case c : cases) {
-                    tests.add(test(u, d, c));
+                    if (d == Down.GRPC && c.expect() == Expect.SERVED) {
+                        continue; // retries and pass-through differ for a call with a body; the failures are the point
+                    }
+                    tests.add(d == Down.GRPC ? grpcTest(u, c) : test(u, d, c));
                 }
                 perDown.add(DynamicContainer.dynamicContainer("client " + d, tests));
             }
             out.add(DynamicContainer.dynamicContainer("origin " + u, perDown));
         }
-        for (Down d : Down.values()) {
+        for (Down d : List.of(Down.H1, Down.H2C)) {
             out.add(DynamicContainer.dynamicContainer("origin TLS handshake stalls, client " + d, List.of(
                     DynamicTest.dynamicTest("502 connect_timeout within the connect timeout", () -> {
                         String id = "s" + IDS.incrementAndGet();
@@ -471,6 +489,40 @@ class OriginProbeTest {
                         .isBetween(c.minTries(), c.maxTries());
                 if (c.after() != null) {
                     c.after().check(u, d);
+                }
+            }
+        });
+    }
+
+    /**
+     * A case as a gRPC call: the gateway's answer is a gRPC status, never a bare HTTP error and never a call that
+     * ends looking successful: a failure before the head is trailers-only UNAVAILABLE (14), a timeout
+     * DEADLINE_EXCEEDED (4), a cut a reset or a non-zero grpc-status in the trailers.
+     */
+    private static DynamicTest grpcTest(Up u, Case c) {
+        String only = System.getProperty(ONLY_PROPERTY, "");
+        String label = u + " GRPC " + c.name();
+        if (java.util.Arrays.stream(only.split("\\|")).noneMatch(label::contains)) {
+            return DynamicTest.dynamicTest(c.name(), () -> org.junit.jupiter.api.Assumptions.abort("not in -D"
+                    + ONLY_PROPERTY + "=" + only));
+        }
+        return DynamicTest.dynamicTest(c.name(), () -> {
+            String id = "g" + IDS.incrementAndGet();
+            String path = "/" + u.prefix + "x/" + c.name() + "/" + id;
+            try (Bystander b = new Bystander(u, Down.H2C)) {
+                Seen s = call(Down.GRPC, "POST", path, c.body());
+                switch (c.expect()) {
+                    case BAD_GATEWAY, TIMEOUT -> {
+                        assertThat(s.status()).as("a gRPC answer is HTTP 200: %s", s).isEqualTo(200);
+                        assertThat(s.grpcStatus()).as("grpc-status: %s", s)
+                                .isEqualTo(c.expect() == Expect.TIMEOUT ? "4" : "14");
+                        assertThat(s.complete()).as("%s", s).isTrue();
+                    }
+                    default -> assertThat(s.complete() && (s.grpcStatus() == null || s.grpcStatus().equals("0")))
+                            .as("a cut call never ends as a success: %s", s).isFalse();
+                }
+                if (c.failure() != null) {
+                    assertThat(failureOf(id)).as("the access log's failure kind").isEqualTo(c.failure());
                 }
             }
         });
