@@ -160,6 +160,7 @@ class OriginProbeTest {
         }
         gateway = ServedGateway.start(RunningGateway.onTransportUnderTest(
                 ConfigLoader.parse(y.toString(), "originprobe.yaml", Map.of())), Plugins.NONE);
+        RunningGateway.onTheTransportAsked(gateway.gateway()); // listener and connections to origins both
     }
 
     private static int freePort() throws IOException {
