@@ -1,7 +1,5 @@
 package io.loomgate.http2;
 
-import static io.loomgate.http2.HostileH1Origin.reset;
-import static io.loomgate.http2.HostileH1Origin.write;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Logger;
@@ -66,6 +64,8 @@ class OriginProbeTest {
     private static HostileH2Origin h2c;
     private static HostileH2Origin h2tls;
     private static ServerSocket silentTls;
+    /** The connections the silent TLS origin accepted, closed at the end. */
+    private static final List<Socket> held = new CopyOnWriteArrayList<>();
     private static ServedGateway gateway;
     private static final Map<String, List<String>> accessLines = new ConcurrentHashMap<>();
     private static AppenderBase<ILoggingEvent> capture;
@@ -98,7 +98,6 @@ class OriginProbeTest {
         h2tls = new HostileH2Origin(pki.serverContext(originCert));
         silentTls = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofVirtual().start(() -> {
-            List<Socket> held = new ArrayList<>();
             while (!silentTls.isClosed()) {
                 try {
                     held.add(silentTls.accept()); // accepted, never a byte of TLS back: a handshake that stalls
@@ -183,6 +182,9 @@ class OriginProbeTest {
             if (c != null) {
                 c.close();
             }
+        }
+        for (Socket s : held) {
+            s.close();
         }
     }
 
@@ -599,16 +601,5 @@ class OriginProbeTest {
             assertThat(failed.get()).as("a well-behaved client of the same upstream meanwhile").isNull();
             assertThat(served.get()).as("well-behaved requests served meanwhile").isPositive();
         }
-    }
-
-    static void writeAndClose(Socket s, java.io.OutputStream out, String latin1) throws IOException {
-        write(out, latin1);
-        s.close();
-    }
-
-    static void resetAfter(Socket s, java.io.OutputStream out, String latin1) throws Exception {
-        write(out, latin1);
-        Thread.sleep(100);
-        reset(s);
     }
 }
