@@ -153,10 +153,13 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         }
     }
 
-    /** The stream of the frame read last (0: the connection's): the one a connection error was found on. */
+    /** The stream of the frame read last (0: the connection's). */
     private int frameStream;
 
-    /** The stream of the frame read last (0: the connection's), e.g. the frame that was a connection error. */
+    /**
+     * The stream of the frame read last (0: the connection's): after a connection error, the stream whose frame it
+     * was, which the client side fails as malformed while the connection's other streams fail as its end.
+     */
     int frameStream() {
         return frameStream;
     }
