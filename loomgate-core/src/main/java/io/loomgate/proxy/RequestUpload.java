@@ -189,6 +189,16 @@ final class RequestUpload {
         return failure instanceof BodyRelay.ReadFailed r ? r : null;
     }
 
+    /**
+     * The deadline that ended the relay on the origin's side, if it has (no wait): its flow-control window (or
+     * socket) stayed shut past the route's timeout. The relay's own cancel of the stream then fails the wait for the
+     * head too, and the timeout, not that cancel, is what the exchange reports.
+     */
+    java.net.SocketTimeoutException originStalledNow() {
+        return failure instanceof BodyRelay.WriteFailed w && w.getCause() instanceof java.net.SocketTimeoutException t
+                ? t : null;
+    }
+
     /** The client's failure while its body was relayed beside, if it has already ended the relay (no wait). */
     IOException clientBodyFailureNow() {
         IOException f = failure;
