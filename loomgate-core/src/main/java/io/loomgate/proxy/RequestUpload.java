@@ -5,6 +5,7 @@ import io.loomgate.threads.BulkOutputStream;
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -194,8 +195,8 @@ final class RequestUpload {
      * socket) stayed shut past the route's timeout. The relay's own cancel of the stream then fails the wait for the
      * head too, and the timeout, not that cancel, is what the exchange reports.
      */
-    java.net.SocketTimeoutException originStalledNow() {
-        return failure instanceof BodyRelay.WriteFailed w && w.getCause() instanceof java.net.SocketTimeoutException t
+    SocketTimeoutException originStalledNow() {
+        return failure instanceof BodyRelay.WriteFailed w && w.getCause() instanceof SocketTimeoutException t
                 ? t : null;
     }
 
