@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * <p>Defences (each has a test): Rapid Reset and MadeYouReset (resets of open streams, the client's or those its
  * malformed frames make us send, over a rate → GOAWAY ENHANCE_YOUR_CALM), CONTINUATION flood (a header block is
  * bounded in bytes and frames across CONTINUATIONs), HPACK bomb (decoded list size bounded: 431 for that request),
- * SETTINGS, PING, PRIORITY and empty-DATA floods (rate → ENHANCE_YOUR_CALM), zero-window stall (a stream waiting
+ * SETTINGS, PING, PRIORITY and empty-DATA floods and frames on closed streams (rate → ENHANCE_YOUR_CALM), WINDOW_UPDATE
+ * floods (bounded by the DATA frames sent → ENHANCE_YOUR_CALM), zero-window stall (a stream waiting
  * for send window longer than the read timeout is reset), stream-id exhaustion (after maxStreamsPerConnection
  * streams, GOAWAY asks for a new connection), MAX_CONCURRENT_STREAMS (more are refused with REFUSED_STREAM).
  *

@@ -13,9 +13,12 @@ import org.slf4j.LoggerFactory;
  * What an {@link Http2Connection} (the server role) does with the frames its {@link FrameReader} reads: a request
  * opens a stream, admitted under the limits (stream ids in order, SETTINGS_MAX_CONCURRENT_STREAMS, streams per
  * connection, content-length, a 431 for a header list over the limit) and served on a virtual thread of its own;
- * DATA and trailers feed its request body; resets of open streams (the client's, and those its stream errors make us
- * send) are counted against Rapid Reset and MadeYouReset, SETTINGS, PINGs, PRIORITY and empty DATA frames against the
- * control-frame floods. The stream table, the windows and the connection's end are the connection's.
+ * DATA and trailers feed its request body, or are thrown away for a stream answered early (the connection then
+ * discards its rest) and ignored on a stream we reset lately ({@link ResetStreams}); resets of open streams (the
+ * client's, and those its stream errors make us send) are counted against Rapid Reset and MadeYouReset; SETTINGS,
+ * PINGs, PRIORITY, empty DATA frames and the RST_STREAMs that frames on closed streams cost us against the
+ * control-frame floods; WINDOW_UPDATEs against the DATA frames we sent. The stream table, the windows and the
+ * connection's end are the connection's.
  *
  * <p>Reader thread only, except what a stream's thread does when its handler returns ({@link #afterHandler}).
  */
@@ -181,9 +184,19 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
      */
     @Override
     public void windowUpdate(int stream, int increment) throws Http2Exception {
-        if (++windowUpdates > 1 + 2L * streamsOpened && windowUpdates > windowUpdateAllowance()) {
+        // Applied first: a window taken past 2^31-1 is the FLOW_CONTROL_ERROR it is (h2spec 6.9.1 sends two such
+        // updates before any stream), whatever the count says.
+        try {
+            applyWindowUpdate(stream, increment);
+        } finally {
+            windowUpdates++;
+        }
+        if (windowUpdates > 1 + 2L * streamsOpened && windowUpdates > windowUpdateAllowance()) {
             throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "WINDOW_UPDATE flood");
         }
+    }
+
+    private void applyWindowUpdate(int stream, int increment) throws Http2Exception {
         if (stream == 0) {
             conn.sendWindow.connectionUpdate(increment);
             return;
