@@ -417,7 +417,8 @@ class HostileProbeTest {
                         assertThat(Frames.errorName(refused.errorCode())).isEqualTo("REFUSED_STREAM");
                     }
                 }),
-                probe(k, "DATA in flight on a stream the gateway refused -> ignored, no RST_STREAM per frame", kind -> {
+                probe(k, "DATA and trailers in flight on a stream the gateway refused -> ignored, no RST_STREAM per"
+                        + " frame, no GOAWAY", kind -> {
                     try (RawH2Client c = listeners.h2(kind)) {
                         int past = 1 + 2 * ProbeListeners.MAX_CONCURRENT_STREAMS;
                         c.inOneWrite(() -> {
@@ -427,6 +428,8 @@ class HostileProbeTest {
                             for (int i = 0; i < 4; i++) {
                                 c.data(past, new byte[16_000], false); // within the 65,535 it may send unasked
                             }
+                            // and its trailers: a connection error (STREAM_CLOSED) before session 43
+                            c.headers(past, RawH2Client.block("x-checksum", "1"), true);
                             c.ping(42);
                         });
                         List<String> resets = new ArrayList<>();
@@ -436,8 +439,10 @@ class HostileProbeTest {
                             }
                             return f.type() == Frames.PING || f.type() == Frames.GOAWAY;
                         });
-                        assertThat(ack).as("PING ACK after the DATA").isNotNull();
-                        assertThat(ack.type()).isEqualTo(Frames.PING);
+                        assertThat(ack).as("PING ACK after the DATA and trailers").isNotNull();
+                        assertThat(ack.type()).as("GOAWAY %s", ack.type() == Frames.GOAWAY
+                                ? Frames.errorName(ack.errorCode()) + " " + ack.debugText() : "")
+                                .isEqualTo(Frames.PING);
                         assertThat(resets).as("RST_STREAM on the refused stream (RFC 9113 §5.1: DATA in flight after"
                                 + " it is ignored)").containsExactly("REFUSED_STREAM");
                     }
