@@ -2,12 +2,14 @@ package io.loomgate.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestPki;
 import io.loomgate.threads.ConnectionExecutors;
-import com.sun.management.HotSpotDiagnosticMXBean;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -15,10 +17,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The bounds of HTTP/2's lingering ends against a client that trickles: after a GOAWAY for a connection error (the
@@ -158,10 +165,12 @@ class Http2LingerTest {
      * rest of the request (until session 43 the thread itself read it, for up to 10 s). The client keeps sending
      * the whole time; the rest is still taken within the bound, then RST_STREAM NO_ERROR.
      */
-    @Test
-    void anEarlyAnsweredStreamsThreadEndsWhileTheReaderDiscardsTheRest() throws Exception {
-        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
-             Socket socket = connect(gw.port()); RawH2Client c = new RawH2Client(socket)) {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"h2c", "jdk", "conscrypt"})
+    void anEarlyAnsweredStreamsThreadEndsWhileTheReaderDiscardsTheRest(String listener) throws Exception {
+        TestPki pki = listener.equals("h2c") ? null : TestPki.create("h2 linger CA");
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyedGateway(origin, listener, pki);
+             Socket socket = connect(gw.port(), pki); RawH2Client c = new RawH2Client(socket)) {
             c.headers(1, RawH2Client.request("POST", "/up", "content-length", "1000000000"), false);
             c.data(1, new byte[1000], false);
             RawH2Client.Frame head = c.await(f -> f.is(Frames.HEADERS, 1));
@@ -215,6 +224,47 @@ class Http2LingerTest {
         } finally {
             Files.deleteIfExists(dump);
         }
+    }
+
+    /** The 401 route on a plain (h2c) listener, or over TLS with this provider ({@code jdk}, {@code conscrypt}). */
+    private static RunningGateway keyedGateway(TestOrigin origin, String listener, TestPki pki) throws Exception {
+        if (pki == null) {
+            return RunningGateway.to(origin, KEYED.split("\n"));
+        }
+        TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
+        String yaml = """
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                  ssl:
+                    provider: %s
+                    certificate: %s
+                    certificate-private-key: %s
+                admin:
+                  port: 0
+                routes:
+                  - id: main
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/**" ]
+                """.formatted(listener, cert.cert(), cert.key())
+                + KEYED.lines().map(l -> "    " + l + "\n").reduce("", String::concat);
+        return RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri()));
+    }
+
+    /** h2c by prior knowledge, or h2 chosen by ALPN over TLS (the test CA's client context) when {@code pki} is given. */
+    private static Socket connect(int port, TestPki pki) throws IOException {
+        if (pki == null) {
+            return connect(port);
+        }
+        SSLSocket s = (SSLSocket) pki.clientContext(null).getSocketFactory()
+                .createSocket(InetAddress.getLoopbackAddress(), port);
+        SSLParameters p = s.getSSLParameters();
+        p.setApplicationProtocols(new String[] {"h2"});
+        s.setSSLParameters(p);
+        s.setTcpNoDelay(true);
+        s.startHandshake();
+        assertThat(s.getApplicationProtocol()).as("ALPN").isEqualTo("h2");
+        return s;
     }
 
     private static Socket connect(int port) throws IOException {
