@@ -208,7 +208,7 @@ class Http2LingerTest {
         }
     }
 
-    /** The virtual threads named as the gateway names stream {@code stream}'s thread ({@code h2-<connection>-<stream>}). */
+    /** The virtual threads named as the gateway names a stream's thread: {@code h2-<connection>-<stream>}. */
     private static List<String> streamThreads(int stream) throws IOException {
         Path dump = Files.createTempFile("threads", ".json");
         Files.delete(dump);
@@ -251,7 +251,7 @@ class Http2LingerTest {
         return RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri()));
     }
 
-    /** h2c by prior knowledge, or h2 chosen by ALPN over TLS (the test CA's client context) when {@code pki} is given. */
+    /** h2c by prior knowledge, or h2 chosen by ALPN over TLS (the test CA's client) when {@code pki} is given. */
     private static Socket connect(int port, TestPki pki) throws IOException {
         if (pki == null) {
             return connect(port);

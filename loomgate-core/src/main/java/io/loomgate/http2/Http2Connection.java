@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * <p>Defences (each has a test): Rapid Reset and MadeYouReset (resets of open streams, the client's or those its
  * malformed frames make us send, over a rate → GOAWAY ENHANCE_YOUR_CALM), CONTINUATION flood (a header block is
  * bounded in bytes and frames across CONTINUATIONs), HPACK bomb (decoded list size bounded: 431 for that request),
- * SETTINGS, PING, PRIORITY and empty-DATA floods and frames on closed streams (rate → ENHANCE_YOUR_CALM), WINDOW_UPDATE
- * floods (bounded by the DATA frames sent → ENHANCE_YOUR_CALM), zero-window stall (a stream waiting
+ * SETTINGS, PING, PRIORITY and empty-DATA floods and frames on closed streams (rate → ENHANCE_YOUR_CALM),
+ * WINDOW_UPDATE floods (bounded by the DATA frames sent → ENHANCE_YOUR_CALM), zero-window stall (a stream waiting
  * for send window longer than the read timeout is reset), stream-id exhaustion (after maxStreamsPerConnection
  * streams, GOAWAY asks for a new connection), MAX_CONCURRENT_STREAMS (more are refused with REFUSED_STREAM).
  *
@@ -93,7 +93,7 @@ public final class Http2Connection {
     private int handlers;
     /** Window granted beyond the initial one to the open streams ({@link #growWindow}); guarded by lock. */
     private final WindowGrowth windowGrowth = new WindowGrowth(MAX_STREAM_WINDOW, WINDOW_GROWTH_BUDGET);
-    /** The streams this side reset lately: DATA still in flight on them is ignored (RFC 9113 §5.1); guarded by lock. */
+    /** The streams this side reset lately: their DATA in flight is ignored (RFC 9113 §5.1); guarded by lock. */
     private final ResetStreams resetStreams;
     /** DATA frames sent on this connection (the clients' WINDOW_UPDATEs are bounded by them); guarded by lock. */
     long dataFramesSent;

@@ -380,9 +380,10 @@ public final class Http2Stream {
     /**
      * The response is complete while the request body is still coming (an early answer: a 413, a 401, an origin that
      * answered first): the rest is discarded by the connection's reader once its handler has returned
-     * ({@link #startDiscardLocked}), and the stream stays open until then; true when that is so. Never on the reader's thread,
-     * which delivers the DATA waited for; never while the handler runs, since another thread of its (a full-duplex
-     * relay) may still be reading the body, and bytes taken from under it would leave a hole in what the origin gets.
+     * ({@link #startDiscardLocked}), and the stream stays open until then; true when that is so. Never on the reader's
+     * thread, which delivers the DATA waited for; never while the handler runs, since another thread of its (a
+     * full-duplex relay) may still be reading the body, and bytes taken from under it would leave a hole in what the
+     * origin gets.
      */
     boolean deferRest() {
         if (restPending) {
