@@ -110,6 +110,22 @@ public final class Http2Stream {
         return responseStarted;
     }
 
+    /**
+     * Takes back a response head that was not written yet (held for the body's first flush, see {@link #sendHead}):
+     * no frame of the response has gone out, so a failure found that early (an origin's body broken before its first
+     * byte) can be answered with a status of its own, as HTTP/1.1 takes its head back from the write buffer
+     * (Http1ServerExchange.retractResponse). False once the head was written. Stream's thread only; the
+     * {@link ResponseOut} handed out for the head taken back must not be used again.
+     */
+    public boolean retractResponse() {
+        if (pendingHead == null) {
+            return false;
+        }
+        pendingHead = null;
+        responseStarted = false;
+        return true;
+    }
+
     /** Sends a 1xx head. */
     public void sendInterim(ResponseHead head) throws IOException {
         if (responseStarted) {
