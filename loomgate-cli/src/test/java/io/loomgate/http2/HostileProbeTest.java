@@ -267,6 +267,29 @@ class HostileProbeTest {
                                 c.get(s, "/myr");
                                 c.windowUpdate(s, 0); // a stream error: the server resets the stream itself
                             }
+                        })),
+                probe(k, "WINDOW_UPDATE flood, valid increments -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    for (int i = 0; i < 10_000; i++) {
+                        c.windowUpdate(0, 1);
+                    }
+                })),
+                probe(k, "DATA on a stream closed long ago, again and again -> GOAWAY ENHANCE_YOUR_CALM",
+                        kind -> flood(kind, c -> {
+                            c.get(1, "/closed");
+                            assertThat(c.body(1)).isEqualTo("hello from origin");
+                            // Frames of 1,000 bytes: should the gateway have reset the stream itself (a race with its
+                            // end), what it ignores is bounded by the stream's window, 65,535 bytes.
+                            for (int i = 0; i < 5000; i++) {
+                                c.data(1, new byte[1000], false);
+                            }
+                        })),
+                probe(k, "WINDOW_UPDATE of 0 on a closed stream, again and again -> GOAWAY ENHANCE_YOUR_CALM",
+                        kind -> flood(kind, c -> {
+                            c.get(1, "/closed");
+                            assertThat(c.body(1)).isEqualTo("hello from origin");
+                            for (int i = 0; i < 5000; i++) {
+                                c.windowUpdate(1, 0); // a stream error on a closed stream: RST_STREAM each
+                            }
                         }))));
     }
 
@@ -392,6 +415,58 @@ class HostileProbeTest {
                         RawH2Client.Frame refused = c.await(f -> f.type() == Frames.RST_STREAM);
                         assertThat(refused.stream()).isEqualTo(past);
                         assertThat(Frames.errorName(refused.errorCode())).isEqualTo("REFUSED_STREAM");
+                    }
+                }),
+                probe(k, "DATA and trailers in flight on a stream the gateway refused -> ignored, no RST_STREAM per"
+                        + " frame, no GOAWAY", kind -> {
+                    try (RawH2Client c = listeners.h2(kind)) {
+                        int past = 1 + 2 * ProbeListeners.MAX_CONCURRENT_STREAMS;
+                        c.inOneWrite(() -> {
+                            for (int s = 1; s <= past; s += 2) {
+                                c.headers(s, RawH2Client.request("POST", "/open"), false);
+                            }
+                            for (int i = 0; i < 4; i++) {
+                                c.data(past, new byte[16_000], false); // within the 65,535 it may send unasked
+                            }
+                            // and its trailers: a connection error (STREAM_CLOSED) before session 43
+                            c.headers(past, RawH2Client.block("x-checksum", "1"), true);
+                            c.ping(42);
+                        });
+                        List<String> resets = new ArrayList<>();
+                        RawH2Client.Frame ack = c.await(f -> {
+                            if (f.is(Frames.RST_STREAM, past)) {
+                                resets.add(Frames.errorName(f.errorCode()));
+                            }
+                            return f.type() == Frames.PING || f.type() == Frames.GOAWAY;
+                        });
+                        assertThat(ack).as("PING ACK after the DATA and trailers").isNotNull();
+                        assertThat(ack.type()).as("GOAWAY %s", ack.type() == Frames.GOAWAY
+                                ? Frames.errorName(ack.errorCode()) + " " + ack.debugText() : "")
+                                .isEqualTo(Frames.PING);
+                        assertThat(resets).as("RST_STREAM on the refused stream (RFC 9113 §5.1: DATA in flight after"
+                                + " it is ignored)").containsExactly("REFUSED_STREAM");
+                    }
+                }),
+                probe(k, "a client that credits every DATA frame (2 WINDOW_UPDATEs each) downloads 32 MiB", kind -> {
+                    try (RawH2Client c = listeners.h2(kind)) {
+                        c.get(1, "/big");
+                        long got = 0;
+                        while (true) {
+                            RawH2Client.Frame f = c.await(x -> x.stream() == 1 && x.type() != Frames.HEADERS
+                                    || x.type() == Frames.GOAWAY);
+                            assertThat(f).as("the download's frames (ended by %s)", c.endedBy()).isNotNull();
+                            assertThat(f.type()).as("frame type (GOAWAY %s?)", f.type() == Frames.GOAWAY
+                                    ? f.debugText() : "").isEqualTo(Frames.DATA);
+                            got += f.payload().length;
+                            if (f.payload().length > 0) {
+                                c.windowUpdate(0, f.payload().length);
+                                c.windowUpdate(1, f.payload().length);
+                            }
+                            if (f.endStream()) {
+                                break;
+                            }
+                        }
+                        assertThat(got).isEqualTo(ProbeListeners.BIG);
                     }
                 }),
                 probe(k, "zero window held (slow reader) -> RST_STREAM CANCEL after read-timeout, serves on", kind -> {

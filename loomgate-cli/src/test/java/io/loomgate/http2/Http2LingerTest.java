@@ -2,21 +2,36 @@ package io.loomgate.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestPki;
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The bounds of HTTP/2's lingering ends against a client that trickles: after a GOAWAY for a connection error (the
  * server's LingeringClose, 10 s in all; it had a 1 s per-read timeout and no total deadline, so a frame every half
- * second held it for days), and after an early answer on a stream whose request body keeps coming (the stream's
- * thread takes the rest for at most 10 s, then RST_STREAM NO_ERROR).
+ * second held it for days), and after an early answer on a stream whose request body keeps coming (the connection's
+ * reader discards the rest for at most 10 s, then RST_STREAM NO_ERROR; the stream's thread has ended).
  */
 class Http2LingerTest {
     private static final Duration CLOSED_WITHIN = Duration.ofSeconds(20);
@@ -120,6 +135,7 @@ class Http2LingerTest {
                 reset.add(f.stream());
             }
             boolean[] credited = new boolean[1];
+            List<Integer> answeredClosed = new ArrayList<>();
             for (int i = 0; i < streams; i++) {
                 for (int k = 0; k < 4; k++) {
                     c.data(1 + 2 * i, new byte[16383], false); // within the stream's window of 65,535
@@ -130,13 +146,125 @@ class Http2LingerTest {
             c.data(last, new byte[16000], true);
             RawH2Client.Frame answer = c.await(f -> {
                 credited[0] |= f.is(Frames.WINDOW_UPDATE, 0);
+                if (f.type() == Frames.RST_STREAM) {
+                    answeredClosed.add(f.stream());
+                }
                 return f.is(Frames.HEADERS, last) || f.type() == Frames.GOAWAY;
             });
             assertThat(answer).as("an answer on the connection after the stuffed streams").isNotNull();
             assertThat(answer.type()).as("not GOAWAY (FLOW_CONTROL_ERROR)").isEqualTo(Frames.HEADERS);
             assertThat(c.fields(answer)).containsEntry(":status", "401");
             assertThat(credited[0]).as("WINDOW_UPDATE on stream 0 for the DATA of reset streams").isTrue();
+            assertThat(answeredClosed).as("RST_STREAM for DATA in flight on streams the gateway reset (RFC 9113"
+                    + " §5.1: ignored)").isEmpty();
         }
+    }
+
+    /**
+     * The stream's thread of an early answer ends when its handler returns: the connection's reader discards the
+     * rest of the request (until session 43 the thread itself read it, for up to 10 s). The client keeps sending
+     * the whole time; the rest is still taken within the bound, then RST_STREAM NO_ERROR.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"h2c", "jdk", "conscrypt"})
+    void anEarlyAnsweredStreamsThreadEndsWhileTheReaderDiscardsTheRest(String listener) throws Exception {
+        TestPki pki = listener.equals("h2c") ? null : TestPki.create("h2 linger CA");
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyedGateway(origin, listener, pki);
+             Socket socket = connect(gw.port(), pki); RawH2Client c = new RawH2Client(socket)) {
+            c.headers(1, RawH2Client.request("POST", "/up", "content-length", "1000000000"), false);
+            c.data(1, new byte[1000], false);
+            RawH2Client.Frame head = c.await(f -> f.is(Frames.HEADERS, 1));
+            assertThat(c.fields(head)).containsEntry(":status", "401");
+            assertThat(c.body(1)).as("the early answer, whole").contains("API key");
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread trickler = ConnectionExecutors.startVirtual("h2-body-sender", () -> {
+                try {
+                    while (!stop.get()) {
+                        c.data(1, new byte[1000], false);
+                        Thread.sleep(TRICKLE); // the client's pace, not a wait for readiness
+                    }
+                } catch (IOException | InterruptedException e) {
+                    // test over
+                }
+            });
+            try {
+                // Polled with a deadline well under the 5 s a silent rest and the 10 s a sent one were read for.
+                long end = System.nanoTime() + 3_000_000_000L;
+                List<String> streamThreads = streamThreads(1);
+                while (!streamThreads.isEmpty() && System.nanoTime() < end) {
+                    Thread.sleep(50);
+                    streamThreads = streamThreads(1);
+                }
+                assertThat(streamThreads).as("stream 1's thread, still alive while the client sends its rest")
+                        .isEmpty();
+                // The rest is still taken (no reset yet: the client is sending), and the bound still ends it.
+                RawH2Client.Frame rst = c.await(f -> f.is(Frames.RST_STREAM, 1));
+                assertThat(rst).as("RST_STREAM at the bound").isNotNull();
+                assertThat(rst.errorCode()).isEqualTo(Frames.NO_ERROR);
+            } finally {
+                stop.set(true);
+                trickler.interrupt();
+            }
+        }
+    }
+
+    /** The virtual threads named as the gateway names a stream's thread: {@code h2-<connection>-<stream>}. */
+    private static List<String> streamThreads(int stream) throws IOException {
+        Path dump = Files.createTempFile("threads", ".json");
+        Files.delete(dump);
+        try {
+            ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
+                    .dumpThreads(dump.toString(), HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON);
+            Matcher m = Pattern.compile("\"name\": \"(h2-\\d+-" + stream + ")\"").matcher(Files.readString(dump));
+            List<String> names = new ArrayList<>();
+            while (m.find()) {
+                names.add(m.group(1));
+            }
+            return names;
+        } finally {
+            Files.deleteIfExists(dump);
+        }
+    }
+
+    /** The 401 route on a plain (h2c) listener, or over TLS with this provider ({@code jdk}, {@code conscrypt}). */
+    private static RunningGateway keyedGateway(TestOrigin origin, String listener, TestPki pki) throws Exception {
+        if (pki == null) {
+            return RunningGateway.to(origin, KEYED.split("\n"));
+        }
+        TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
+        String yaml = """
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                  ssl:
+                    provider: %s
+                    certificate: %s
+                    certificate-private-key: %s
+                admin:
+                  port: 0
+                routes:
+                  - id: main
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/**" ]
+                """.formatted(listener, cert.cert(), cert.key())
+                + KEYED.lines().map(l -> "    " + l + "\n").reduce("", String::concat);
+        return RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri()));
+    }
+
+    /** h2c by prior knowledge, or h2 chosen by ALPN over TLS (the test CA's client) when {@code pki} is given. */
+    private static Socket connect(int port, TestPki pki) throws IOException {
+        if (pki == null) {
+            return connect(port);
+        }
+        SSLSocket s = (SSLSocket) pki.clientContext(null).getSocketFactory()
+                .createSocket(InetAddress.getLoopbackAddress(), port);
+        SSLParameters p = s.getSSLParameters();
+        p.setApplicationProtocols(new String[] {"h2"});
+        s.setSSLParameters(p);
+        s.setTcpNoDelay(true);
+        s.startHandshake();
+        assertThat(s.getApplicationProtocol()).as("ALPN").isEqualTo("h2");
+        return s;
     }
 
     private static Socket connect(int port) throws IOException {

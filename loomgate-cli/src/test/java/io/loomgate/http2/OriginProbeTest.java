@@ -430,10 +430,7 @@ class OriginProbeTest {
 
     static final String KNOWN_PROPERTY = "loomgate.originprobe.known";
 
-    static final List<Known> KNOWN = List.of(new Known("an HTTP/2 client gets RST_STREAM INTERNAL_ERROR and no status"
-            + " where an HTTP/1.1 client gets 502: the server stream (Http2Stream, branch h2rst) cannot take back a head"
-            + " it has not written yet, as Http1ServerExchange.retractResponse does",
-            label -> label.matches("H1(_TLS)? H2C (bad-chunk-size|chunk-size-overflow)")),
+    static final List<Known> KNOWN = List.of(
             new Known("with upstream.ssl.provider: conscrypt a close-delimited body cut without close_notify is passed"
                     + " on as complete: Conscrypt's socket reads the bare end as -1 and leaves no sign of it (JSSE's"
                     + " does: TlsClosedBody)", label -> RunningGateway.tlsProvider().equals("conscrypt")
@@ -475,8 +472,11 @@ class OriginProbeTest {
                     case CUT_AT_LENGTH -> {
                         if (s.complete()) {
                             assertThat(s.status()).as("%s", s).isIn(502, c.status());
+                            // The gateway's own 502 carries no byte of the origin's body: the failure's text (an
+                            // HTTP/2 client gets it too since its stream takes back a head not yet written).
                             assertThat(s.body()).as("never more than declared: %s", s).isIn("ok",
-                                    "502 Bad Gateway: the upstream sent an invalid response\n");
+                                    "502 Bad Gateway: the upstream sent an invalid response\n",
+                                    "502 Bad Gateway: the upstream failed mid-response\n");
                         } else {
                             assertThat(s.body()).as("never more than declared: %s", s).isIn("", "ok");
                         }

@@ -1,6 +1,9 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.HttpLimits;
+import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.threads.Deadline;
+import io.loomgate.threads.Watchdog;
 import io.loomgate.threads.WatchedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -31,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * <p>Defences (each has a test): Rapid Reset and MadeYouReset (resets of open streams, the client's or those its
  * malformed frames make us send, over a rate → GOAWAY ENHANCE_YOUR_CALM), CONTINUATION flood (a header block is
  * bounded in bytes and frames across CONTINUATIONs), HPACK bomb (decoded list size bounded: 431 for that request),
- * SETTINGS, PING, PRIORITY and empty-DATA floods (rate → ENHANCE_YOUR_CALM), zero-window stall (a stream waiting
+ * SETTINGS, PING, PRIORITY and empty-DATA floods and frames on closed streams (rate → ENHANCE_YOUR_CALM),
+ * WINDOW_UPDATE floods (bounded by the DATA frames sent → ENHANCE_YOUR_CALM), zero-window stall (a stream waiting
  * for send window longer than the read timeout is reset), stream-id exhaustion (after maxStreamsPerConnection
  * streams, GOAWAY asks for a new connection), MAX_CONCURRENT_STREAMS (more are refused with REFUSED_STREAM).
  *
@@ -89,6 +93,14 @@ public final class Http2Connection {
     private int handlers;
     /** Window granted beyond the initial one to the open streams ({@link #growWindow}); guarded by lock. */
     private final WindowGrowth windowGrowth = new WindowGrowth(MAX_STREAM_WINDOW, WINDOW_GROWTH_BUDGET);
+    /** The streams this side reset lately: their DATA in flight is ignored (RFC 9113 §5.1); guarded by lock. */
+    private final ResetStreams resetStreams;
+    /** DATA frames sent on this connection (the clients' WINDOW_UPDATEs are bounded by them); guarded by lock. */
+    long dataFramesSent;
+    /** Streams whose rest the reader discards (early answers); guarded by lock. */
+    private int discarding;
+    /** Ends those discards at their deadlines while no DATA comes; made at the first, closed with the last. */
+    private Deadline discardTimer;
     // reader thread only
     private final ServerFrames server;
 
@@ -147,6 +159,7 @@ public final class Http2Connection {
         this.frames = new FrameReader<>(this, true, new FrameInput(socketIn, alreadyRead), writer,
                 CONNECTION_WINDOW, limits.maxHeaderBytes(), server);
         this.settings = settings;
+        this.resetStreams = new ResetStreams(Math.clamp(2L * settings.maxConcurrentStreams(), 16, 256));
         this.maxHeaderListSize = limits.maxHeaderBytes();
         this.idleTimeout = idleTimeout;
         this.readTimeout = readTimeout;
@@ -398,6 +411,8 @@ public final class Http2Connection {
             left = streams.values();
             streams.clear();
             windowGrowth.reset();
+            discarding = 0;
+            closeDiscardTimer();
             for (Http2Stream s : left) {
                 s.markReset(why);
                 if (s.onCancel != null) {
@@ -549,12 +564,21 @@ public final class Http2Connection {
         if (s.deferRest()) {
             return; // an early answer: the rest of the request is taken once the handler returned, then this again
         }
+        stopClient(s, "response complete");
+    }
+
+    /**
+     * A stream whose response is complete: if the client is still sending, RST_STREAM NO_ERROR tells it to stop (its
+     * DATA in flight is then ignored); either way it leaves once both sides are done.
+     */
+    private void stopClient(Http2Stream s, String why) {
         boolean stopClient;
         lock.lock();
         try {
             stopClient = !s.remoteClosed() && !s.isReset() && streams.get(s.id()) == s;
             if (stopClient) {
-                s.markReset("response complete");
+                s.markReset(why);
+                resetStreams.add(s.id(), s.body().recvWindowLocked());
             }
             if (stopClient || s.remoteClosed()) {
                 removeStream(s.id());
@@ -573,6 +597,116 @@ public final class Http2Connection {
     }
 
     /**
+     * On a stream's thread whose handler answered early and returned ({@link Http2Stream#deferRest}): the reader
+     * discards the rest of the request from now on, and the thread is free to end. False when there is no rest to
+     * discard any more (the client ended or reset the stream meanwhile): the caller ends the stream as usual.
+     */
+    boolean discardRest(Http2Stream s) {
+        int credit;
+        lock.lock();
+        try {
+            if (s.remoteClosed() || s.isReset() || streams.get(s.id()) != s) {
+                return false;
+            }
+            long now = System.nanoTime();
+            credit = s.startDiscardLocked(now);
+            discarding++;
+            if (discardTimer == null) {
+                discardTimer = Watchdog.shared().deadline(this::discardTimerExpired);
+            }
+            discardTimer.armAt(earliestDiscardDueLocked());
+        } finally {
+            lock.unlock();
+        }
+        if (credit > 0) {
+            try {
+                writer.windowUpdate(s.id(), credit);
+            } catch (IOException e) {
+                log.debug("h2 connection {}: WINDOW_UPDATE failed: {}", id, e.toString());
+            }
+        }
+        return true;
+    }
+
+    /**
+     * On the reader, for DATA of a stream whose rest is discarded: once a bound is passed, RST_STREAM NO_ERROR ends it.
+     */
+    void discardBoundPassed(Http2Stream s) {
+        stopClient(s, "rest of an early-answered request over its bound");
+    }
+
+    /**
+     * On the watchdog's thread, which must not block: a discard's deadline passed (or an earlier one, since DATA moves
+     * them on without re-arming). A short-lived thread resets what is overdue and re-arms for the rest.
+     */
+    private void discardTimerExpired() {
+        ConnectionExecutors.startVirtual("h2-" + id + "-discards", this::endOverdueDiscards);
+    }
+
+    private void endOverdueDiscards() {
+        List<Http2Stream> overdue = new ArrayList<>();
+        lock.lock();
+        try {
+            long now = System.nanoTime();
+            for (Http2Stream s : streams.values()) {
+                if (s.discardingLocked() && s.discardOverLocked(now)) {
+                    overdue.add(s);
+                }
+            }
+            if (discardTimer != null && discarding > overdue.size()) {
+                discardTimer.armAt(earliestDiscardDueLocked(overdue));
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Http2Stream s : overdue) {
+            stopClient(s, "rest of an early-answered request not sent within its bound");
+        }
+    }
+
+    /** Under the lock: the earliest deadline of the discarding streams, those in {@code except} left out. */
+    private long earliestDiscardDueLocked(List<Http2Stream> except) {
+        long due = 0;
+        boolean any = false;
+        for (Http2Stream s : streams.values()) {
+            if (s.discardingLocked() && !except.contains(s)) {
+                long d = s.discardDueLocked();
+                if (!any || d - due < 0) {
+                    due = d;
+                    any = true;
+                }
+            }
+        }
+        return due;
+    }
+
+    private long earliestDiscardDueLocked() {
+        return earliestDiscardDueLocked(List.of());
+    }
+
+    /** Under the lock: no stream is discarded any more, so the watchdog need not look at this connection. */
+    private void closeDiscardTimer() {
+        if (discardTimer != null) {
+            discardTimer.disarm();
+            discardTimer.close();
+            discardTimer = null;
+        }
+    }
+
+    /**
+     * Under the lock, on the reader: DATA of {@code length} (its window share) on stream {@code id}, which is not open,
+     * still in flight from before this side reset it: to be ignored (see {@link ResetStreams}).
+     */
+    boolean absorbsDataLocked(int stream, int length, boolean endStream) {
+        return resetStreams.absorbsData(stream, length, endStream);
+    }
+
+    /** Under the lock, on the reader: trailers on stream {@code id}, not open, sent before this side reset it. */
+    boolean absorbsTrailersLocked(int stream) {
+        return resetStreams.absorbsTrailers(stream);
+    }
+
+    /**
      * Under the lock: how much larger a stream's window of {@code current} bytes may become now: doubled, up to
      * {@link #MAX_STREAM_WINDOW}, while the connection's {@link #WINDOW_GROWTH_BUDGET} lasts (0 once it is spent).
      * The stream gives the growth back when it leaves ({@link #removeStream}).
@@ -586,6 +720,9 @@ public final class Http2Connection {
         Http2Stream s = streams.remove(stream);
         if (s != null) {
             windowGrowth.giveBack(s.body().grownLocked());
+            if (s.stopDiscardingLocked() && --discarding == 0) {
+                closeDiscardTimer();
+            }
         }
         return s;
     }
@@ -608,6 +745,9 @@ public final class Http2Connection {
         lock.lock();
         try {
             send = (always || !s.localClosed && !s.isReset()) && !ended;
+            if (send) {
+                resetStreams.add(s.id(), s.body().recvWindowLocked());
+            }
             s.localClosed = true;
             s.markReset(why);
             removeStream(s.id());
@@ -644,8 +784,12 @@ public final class Http2Connection {
         }
     }
 
-    /** A stream error found by the reader; whether it reset a stream that was open (its handler's work cancelled). */
-    boolean resetFromReader(int stream, int code, String why) throws IOException {
+    /**
+     * A stream error found by the reader; whether it reset a stream that was open (its handler's work cancelled).
+     * {@code opening}: the error refused the stream its frame was opening (REFUSED_STREAM, a malformed request), whose
+     * DATA may be in flight already.
+     */
+    boolean resetFromReader(int stream, int code, String why, boolean opening) throws IOException {
         Http2Stream s;
         lock.lock();
         try {
@@ -666,6 +810,15 @@ public final class Http2Connection {
             cancelHandler(cancel, handler);
             resetLocally(s, code, why, true);
             return true;
+        }
+        if (opening) {
+            lock.lock();
+            try {
+                // The client may send its request body on the stream before it reads the reset: the window it had.
+                resetStreams.add(stream, Math.max(Frames.DEFAULT_WINDOW, settings.initialWindowSize()));
+            } finally {
+                lock.unlock();
+            }
         }
         writer.rstStream(stream, code);
         return false;

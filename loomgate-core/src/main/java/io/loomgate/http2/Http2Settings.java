@@ -13,8 +13,9 @@ package io.loomgate.http2;
  * @param maxResetsPerSecond      resets of open streams (the client's RST_STREAMs, and ours for its stream errors)
  *                                per second (after a burst of twice that) before the connection is cut with
  *                                ENHANCE_YOUR_CALM: the Rapid Reset and MadeYouReset defence (default 100)
- * @param maxControlPerSecond     PING, SETTINGS, PRIORITY and empty DATA frames per second (after a burst of twice
- *                                that) before the connection is cut with ENHANCE_YOUR_CALM (default 50)
+ * @param maxControlPerSecond     PING, SETTINGS, PRIORITY and empty DATA frames, and the RST_STREAM answers to
+ *                                frames on streams that are not open, per second (after a burst of twice that) before
+ *                                the connection is cut with ENHANCE_YOUR_CALM (default 50)
  */
 public record Http2Settings(boolean enabled, int maxConcurrentStreams, int initialWindowSize,
                             int maxStreamsPerConnection, int maxResetsPerSecond, int maxControlPerSecond) {

@@ -169,6 +169,47 @@ abstract class InboundBody extends BulkInputStream {
         return grant;
     }
 
+    /**
+     * Under the lock: {@code n} bytes were taken from the buffer; returns the window credit to send now (0 for none
+     * yet): once half the window was taken the peer may send that much more. When everything that came was taken,
+     * the window (not the reader) paces the peer: the role may grow it.
+     */
+    private int takenLocked(int n) {
+        recvUnacked += n;
+        if (ended || recvUnacked < windowSize / 2) {
+            return 0;
+        }
+        int credit = recvUnacked;
+        if (noneBuffered()) {
+            int extra = growthLocked(windowSize);
+            windowSize += extra;
+            grown += extra;
+            credit += extra;
+        }
+        recvUnacked = 0;
+        recvWindow += credit;
+        return credit;
+    }
+
+    /**
+     * Under the lock: throws away every byte buffered ({@link #bufferedLocked} of them), as if read: the window
+     * reopens the same way; returns the credit to send. For a stream whose rest nobody reads any more.
+     */
+    int discardLocked() {
+        int n = buffered;
+        if (chunks != null) {
+            chunks.clear();
+        }
+        chunkOffset = 0;
+        buffered = 0;
+        return n == 0 ? 0 : takenLocked(n);
+    }
+
+    /** Under the lock: the DATA the peer may still send on the stream (its receive window now). */
+    int recvWindowLocked() {
+        return recvWindow;
+    }
+
     /** Under the lock: whether nothing received is left unread. */
     boolean drainedLocked() {
         return noneBuffered();
@@ -226,20 +267,7 @@ abstract class InboundBody extends BulkInputStream {
                 }
             }
             buffered -= n;
-            recvUnacked += n;
-            if (!ended && recvUnacked >= windowSize / 2) {
-                // The peer may send this much more: the bytes were taken. When the reader has taken everything that
-                // came, the window (not the reader) paces the peer: the role may grow it.
-                credit = recvUnacked;
-                if (noneBuffered()) {
-                    int extra = growthLocked(windowSize);
-                    windowSize += extra;
-                    grown += extra;
-                    credit += extra;
-                }
-                recvUnacked = 0;
-                recvWindow += credit;
-            }
+            credit = takenLocked(n);
         } finally {
             lock.unlock();
         }

@@ -13,14 +13,19 @@ import org.slf4j.LoggerFactory;
  * What an {@link Http2Connection} (the server role) does with the frames its {@link FrameReader} reads: a request
  * opens a stream, admitted under the limits (stream ids in order, SETTINGS_MAX_CONCURRENT_STREAMS, streams per
  * connection, content-length, a 431 for a header list over the limit) and served on a virtual thread of its own;
- * DATA and trailers feed its request body; resets of open streams (the client's, and those its stream errors make us
- * send) are counted against Rapid Reset and MadeYouReset, SETTINGS, PINGs, PRIORITY and empty DATA frames against the
- * control-frame floods. The stream table, the windows and the connection's end are the connection's.
+ * DATA and trailers feed its request body, or are thrown away for a stream answered early (the connection then
+ * discards its rest) and ignored on a stream we reset lately ({@link ResetStreams}); resets of open streams (the
+ * client's, and those its stream errors make us send) are counted against Rapid Reset and MadeYouReset; SETTINGS,
+ * PINGs, PRIORITY, empty DATA frames and the RST_STREAMs that frames on closed streams cost us against the
+ * control-frame floods; WINDOW_UPDATEs against the DATA frames we sent. The stream table, the windows and the
+ * connection's end are the connection's.
  *
  * <p>Reader thread only, except what a stream's thread does when its handler returns ({@link #afterHandler}).
  */
 final class ServerFrames implements FrameReader.Handler<RequestFields> {
     private static final Logger log = LoggerFactory.getLogger(ServerFrames.class);
+    /** WINDOW_UPDATE frames a client may send per DATA frame we sent (Envoy's default, see {@link #windowUpdate}). */
+    static final int WINDOW_UPDATES_PER_DATA_FRAME = 10;
 
     private final Http2Connection conn;
     private final long id;
@@ -30,6 +35,10 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
     private final RateLimit control;
     /** Made at the first stream reset: most connections never see one. */
     private RateLimit resets;
+    /** The stream a HEADERS frame is opening now, until it is open or refused (see {@link #streamError}). */
+    private int opening;
+    /** WINDOW_UPDATE frames the client sent: bounded by the DATA frames we sent (see {@link #windowUpdate}). */
+    private long windowUpdates;
     /** Volatile: the GOAWAY of a drain (any thread) names it. */
     private volatile int lastStreamId;
     private int streamsOpened;
@@ -67,22 +76,39 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
             // (CVE-2019-9518), so they count as control frames.
             throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "empty DATA flood");
         }
-        int paddingCredit;
+        int credit;
+        Http2Stream over = null;
         conn.lock.lock();
         try {
             Http2Stream s = conn.streamLocked(stream);
             if (s == null || s.remoteClosed() || s.isReset()) {
+                if (s == null && conn.absorbsDataLocked(stream, payload.length, endStream)) {
+                    // In flight when we reset the stream: ignored (RFC 9113 §5.1); the reader has counted it against
+                    // the connection's window and gives that credit back as for any DATA.
+                    return;
+                }
                 throw Http2Exception.stream(stream, Frames.STREAM_CLOSED, "DATA on closed stream " + stream);
             }
-            paddingCredit = s.deliverData(payload, off, len, endStream);
+            credit = s.deliverData(payload, off, len, endStream);
+            if (s.discardingLocked()) {
+                // Answered early, its handler gone: the rest is thrown away here, its window reopened.
+                long now = System.nanoTime();
+                credit += s.discardDataLocked(len, now);
+                if (!endStream && s.discardOverLocked(now)) {
+                    over = s;
+                }
+            }
             if (endStream) {
                 conn.closeIfDone(s);
             }
         } finally {
             conn.lock.unlock();
         }
-        if (paddingCredit > 0) {
-            conn.writer.windowUpdate(stream, paddingCredit);
+        if (credit > 0) {
+            conn.writer.windowUpdate(stream, credit);
+        }
+        if (over != null) {
+            conn.discardBoundPassed(over);
         }
     }
 
@@ -150,8 +176,27 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
         conn.goAwayReceived();
     }
 
+    /**
+     * A WINDOW_UPDATE with a valid increment. A client sends them as it reads our DATA, so their number is bounded by
+     * the DATA frames we sent, as Envoy bounds it ({@code max_inbound_window_update_frames_per_data_frame_sent}, 10):
+     * at most 1 + 2 x (streams opened + 10 x DATA frames sent) over the connection's life; past that they only cost
+     * the reader (each one a frame, a lock and a window's arithmetic), so GOAWAY ENHANCE_YOUR_CALM.
+     */
     @Override
     public void windowUpdate(int stream, int increment) throws Http2Exception {
+        // Applied first: a window taken past 2^31-1 is the FLOW_CONTROL_ERROR it is (h2spec 6.9.1 sends two such
+        // updates before any stream), whatever the count says.
+        try {
+            applyWindowUpdate(stream, increment);
+        } finally {
+            windowUpdates++;
+        }
+        if (windowUpdates > 1 + 2L * streamsOpened && windowUpdates > windowUpdateAllowance()) {
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "WINDOW_UPDATE flood");
+        }
+    }
+
+    private void applyWindowUpdate(int stream, int increment) throws Http2Exception {
         if (stream == 0) {
             conn.sendWindow.connectionUpdate(increment);
             return;
@@ -175,9 +220,27 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
      */
     @Override
     public void streamError(int stream, int code, String why) throws Http2Exception, IOException {
-        if (conn.resetFromReader(stream, code, why)) {
+        boolean refusesNew = stream == opening;
+        opening = 0;
+        if (conn.resetFromReader(stream, code, why, refusesNew)) {
             countReset("too many stream errors");
+        } else if (!refusesNew && !control.tryAcquire()) {
+            // A frame on a stream that is closed (and not one we reset lately, whose frames in flight are ignored):
+            // each is answered with RST_STREAM, which costs us a frame as PING does, so they count as control frames.
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "frames on closed streams");
         }
+    }
+
+    /** WINDOW_UPDATE frames the client may have sent so far (see {@link #windowUpdate}). */
+    private long windowUpdateAllowance() {
+        long sent;
+        conn.lock.lock();
+        try {
+            sent = conn.dataFramesSent;
+        } finally {
+            conn.lock.unlock();
+        }
+        return 1 + 2 * (streamsOpened + WINDOW_UPDATES_PER_DATA_FRAME * sent);
     }
 
     /** PRIORITY frames are ignored (RFC 9113 §5.3.2), so a stream of them is only work (CVE-2019-9513's vector). */
@@ -195,6 +258,9 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
         conn.lock.lock();
         try {
             existing = conn.streamLocked(stream);
+            if (existing == null && conn.absorbsTrailersLocked(stream)) {
+                return; // sent before our RST_STREAM reached the client: ignored (RFC 9113 §5.1), once
+            }
             if (existing == null || existing.remoteClosed() || existing.isReset()) {
                 // The client ended this stream (or it is gone): HEADERS now would reopen it. A connection error
                 // (RFC 9113 §5.4.1 allows it for a stream error too) whether or not our response has quite ended.
@@ -225,6 +291,13 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
         if ((stream & 1) == 0) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "even stream id " + stream + " from a client");
         }
+        opening = stream; // a stream error from here on refuses this new stream
+        openAdmitted(stream, fields, withinLimit, endStream, selfDependent);
+        opening = 0;
+    }
+
+    private void openAdmitted(int stream, RequestFields fields, boolean withinLimit, boolean endStream,
+                              boolean selfDependent) throws Http2Exception {
         lastStreamId = stream;
         streamsOpened++;
         if (selfDependent) {
@@ -311,9 +384,9 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
 
     /** On the stream's thread: a handler that returned without finishing its response leaves a stream to reset. */
     private void afterHandler(Http2Stream s) {
-        if (s.restPending()) {
-            // Answered early: nobody reads the body any more, so the rest of it is taken now, then the stream ends.
-            s.takeRest();
+        if (s.restPending() && !conn.discardRest(s)) {
+            // Answered early, and the client has ended (or reset) the stream meanwhile: nothing to discard. Otherwise
+            // the reader discards the rest from now on (and resets the stream past its bounds); this thread ends.
             conn.afterLocalEnd(s);
         }
         if (conn.handlerReturned(s)) { // unfinished; a finished response's handler is counted out with its return

@@ -106,6 +106,16 @@ final class Http2ServerExchange extends ConnectionExchange {
         return stream.isResponseStarted();
     }
 
+    /** A head not written yet is taken back (see Http2Stream.retractResponse); its body stream is dropped. */
+    @Override
+    public boolean retractResponse() {
+        if (!stream.retractResponse()) {
+            return false;
+        }
+        responseBody = null;
+        return true;
+    }
+
     /** Whether the handler finished its response. */
     boolean responseFinished() {
         return responseBody instanceof StreamResponse r && r.finished;
