@@ -5,7 +5,10 @@
 # B/A of each round. The load average is printed with every round: on a shared machine compare only rounds of one run.
 #   bench/startup/ab.sh A_JAR A_FULL_JAR B_JAR B_FULL_JAR      ROUNDS=9 NICE=-5 FLAGS="..." WORK=... JAVA=...
 # A_JAR/B_JAR: gateway jars (loomgate-gateway.jar); *_FULL_JAR: the full jars whose aot-train and backend are used.
-# NICE: the niceness of the timed runs (negative needs root): less of the other jobs' noise in the wall times.
+# NICE: the niceness of the timed runs (negative needs root): less of the other jobs' noise in the wall times. With
+# the kernel's autogroups on (/proc/sys/kernel/sched_autogroup_enabled), a process's nice counts only against the
+# processes of its own session, so the script then runs in a session of its own and gives that session's group the
+# niceness too (/proc/self/autogroup): the timed runs, and nothing else of the machine, get that weight.
 # FLAGS: the JVM flags of the training and the timed runs; the default is run.sh's; LAUNCHER_FLAGS=1 takes the
 # launcher's (its AOT_FLAGS, with which `./loomgate build` trains the cache serve uses).
 set -euo pipefail
@@ -22,6 +25,12 @@ if [[ ${LAUNCHER_FLAGS:-0} == 1 ]]; then
     FLAGS=("${AOT_FLAGS[@]}" -XX:+ExitOnOutOfMemoryError)
 else
     read -r -a FLAGS <<<"${FLAGS:--Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -XX:+ExitOnOutOfMemoryError}"
+fi
+if [[ $NICE != 0 && $(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null) == 1 && -z ${AB_SESSION:-} ]]; then
+    AB_SESSION=1 exec setsid --wait "$0" "$@"
+fi
+if [[ $NICE != 0 && -n ${AB_SESSION:-} ]]; then
+    echo "$NICE" >/proc/self/autogroup
 fi
 mkdir -p "$WORK/a" "$WORK/b"
 cat >"$WORK/gateway.yaml" <<YAML
@@ -53,7 +62,8 @@ for ((i = 0; i < 600; i++)); do
     curl -fsS -o /dev/null "http://127.0.0.1:$ORIGIN_PORT/hello" 2>/dev/null && break
     sleep 0.1
 done
-echo "# $(date -u +%FT%TZ) $("$JAVA" -version 2>&1 | sed -n 2p); flags: ${FLAGS[*]}; nice $NICE"
+echo "# $(date -u +%FT%TZ) $("$JAVA" -version 2>&1 | sed -n 2p); flags: ${FLAGS[*]}; nice $NICE" \
+    "(autogroup: $(cat /proc/self/autogroup 2>/dev/null || echo none))"
 echo "# A: $1 ($(stat -c %s "$1") bytes)  B: $3 ($(stat -c %s "$3") bytes)"
 declare -A wall cpu
 ratios=""
