@@ -66,7 +66,7 @@ echo "# $(date -u +%FT%TZ) $("$JAVA" -version 2>&1 | sed -n 2p); flags: ${FLAGS[
     "(autogroup: $(cat /proc/self/autogroup 2>/dev/null || echo none))"
 echo "# A: $1 ($(stat -c %s "$1") bytes)  B: $3 ($(stat -c %s "$3") bytes)"
 declare -A wall cpu
-ratios=""
+ratios="" cpuratios=""
 for ((r = 1; r <= ROUNDS; r++)); do
     line="round $r (load $(cut -d' ' -f1 /proc/loadavg)):"
     for way in a b; do
@@ -77,12 +77,15 @@ for ((r = 1; r <= ROUNDS; r++)); do
         wall[$way]+="$ms "
         cpu[$way]+="${cpums:-} "
         line+=" ${way^^} $ms ms${cpums:+ (cpu $cpums ms)}"
-        eval "last_$way=$ms"
+        eval "last_$way=$ms lastcpu_$way=${cpums:-x}"
     done
     if [[ $last_a =~ ^[0-9]+$ && $last_b =~ ^[0-9]+$ ]]; then
         ratio=$(awk -v a="$last_a" -v b="$last_b" 'BEGIN {printf "%.2f", b / a}')
         ratios+="$ratio "
         line+=" B/A $ratio"
+    fi
+    if [[ $lastcpu_a =~ ^[0-9]+$ && $lastcpu_b =~ ^[0-9]+$ && $lastcpu_a != 0 ]]; then
+        cpuratios+="$(awk -v a="$lastcpu_a" -v b="$lastcpu_b" 'BEGIN {printf "%.2f", b / a}') "
     fi
     echo "$line"
 done
@@ -95,6 +98,8 @@ for way in a b; do
 done
 echo "B/A wall per round: median $(median "$ratios"), lower in $(tr ' ' '\n' <<<"$ratios" |
     awk '$1 != "" && $1 < 1 {n++} END {print n + 0}') of $(wc -w <<<"$ratios")"
+echo "B/A cpu per round: median $(median "$cpuratios"), lower in $(tr ' ' '\n' <<<"$cpuratios" |
+    awk '$1 != "" && $1 < 1 {n++} END {print n + 0}') of $(wc -w <<<"$cpuratios")"
 for way in a b; do
     grep -h "AOT cache" "$WORK/$way/serve.log" | tail -1 | sed "s/^/${way^^}: /"
 done
