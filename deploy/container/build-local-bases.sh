@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the two base images the Dockerfile takes as build arguments from this machine's own files, for machines
 # that cannot reach a container registry (like the one CI runs on). Nothing is pulled:
-#   localhost/loomgate-build-base:<jdk>    busybox (the shell and tools mvnw needs), glibc, the host's JDK at /opt/java
+#   localhost/loomgate-build-base:<jdk>-maven<v>  busybox (the shell and tools mvnw needs), glibc, the host's JDK at
+#                                           /opt/java, and the Maven distribution mvnw names, from this machine's
+#                                           wrapper folder (mvnw downloads it on the host first if it is not there)
 #   localhost/loomgate-runtime-base:<libc> glibc, /etc/passwd with a non-root user 10001, /tmp; no shell, no package
 #                                           manager: a distroless-style base for the jlinked JRE
 # Prints the two image names, one a line: build base first (with --env: export lines for compose.yaml's build
@@ -14,9 +16,12 @@ BUSYBOX=${BUSYBOX:-/bin/busybox}
 [[ -x $JDK/bin/jlink ]] || { echo "build-local-bases: no JDK with jlink at $JDK" >&2; exit 1; }
 [[ -x $BUSYBOX ]] || { echo "build-local-bases: no static busybox at $BUSYBOX (apt-get install busybox-static)" >&2; exit 1; }
 
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 jdk_version=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JDK/release" | tr '+' '_')
 libc_version=$(ldd --version | sed -n '1s/.* //p') # sed reads it all: head would end ldd with SIGPIPE
-build_image=localhost/loomgate-build-base:${jdk_version:-jdk}
+maven_version=$(sed -n 's|^distributionUrl=.*/apache-maven-\([^/]*\)-bin\.zip$|\1|p' "$ROOT/.mvn/wrapper/maven-wrapper.properties")
+# The tag names what is inside, so a base made by an older version of this script (without Maven) is not reused.
+build_image=localhost/loomgate-build-base:${jdk_version:-jdk}-maven${maven_version:-unknown}
 runtime_image=localhost/loomgate-runtime-base:glibc-${libc_version}
 
 exists() { $PODMAN image exists "$1"; }
@@ -58,11 +63,20 @@ if ! exists "$build_image"; then
     mkdir -p "$r/bin" "$r/usr/bin" "$r/root" "$r/opt"
     glibc_into "$r"
     cp "$BUSYBOX" "$r/bin/busybox"
-    # No wget: busybox's cannot check certificates, and without wget or curl mvnw downloads Maven with Java.
+    # No wget link: busybox's cannot check certificates (its shell still finds the applet, hence Maven below).
     for applet in $("$BUSYBOX" --list); do
         [[ $applet == busybox || $applet == wget ]] || ln -sf /bin/busybox "$r/bin/$applet"
     done
     cp -rL "$JDK" "$r/opt/java" # -L: Debian's packages link lib/security/cacerts to /etc/ssl
+    # The Maven distribution, where mvnw looks before it downloads: busybox's shell runs its own wget applet even with
+    # no link to it (`command -v wget` finds the applet), and that wget cannot make the TLS handshake Maven Central
+    # asks for, so a build without ~/.m2 mounted (compose.yaml's, `podman build` by hand) failed to fetch Maven.
+    dists=${MAVEN_USER_HOME:-$HOME/.m2}/wrapper/dists
+    if [[ ! -d $dists/apache-maven-$maven_version ]]; then
+        (cd "$ROOT" && JAVA_HOME=$JDK ./mvnw -q --version >/dev/null)
+    fi
+    mkdir -p "$r/root/.m2/wrapper"
+    cp -r "$dists" "$r/root/.m2/wrapper/"
     for tool in java javac jar jlink jdeps; do ln -sf /opt/java/bin/$tool "$r/usr/bin/$tool"; done
     build_from_rootfs "$build_image" "$r"
 fi

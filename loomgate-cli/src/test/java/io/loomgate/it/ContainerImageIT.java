@@ -29,11 +29,13 @@ import org.junit.jupiter.api.Test;
  * deploy/container/lint-dockerfile.py, which {@link DockerfileRulesTest} runs. Also: the image's glibc and /tmp are
  * enough for {@code server.ssl.provider: conscrypt} (its native library is extracted to /tmp and linked at start).
  * And the JDK 25 AOT cache the build trains: used by the entrypoint, and a cache that does not fit falls back cleanly.
+ * And compose.yaml's comparison, run with podman-compose on this build's images.
  */
 class ContainerImageIT {
     private static final String PODMAN = "podman";
     private static final String TAG = "localhost/loomgate:it-" + ProcessHandle.current().pid();
     private static final String NAME = "loomgate-it-" + ProcessHandle.current().pid();
+    private static final String LAB_TAG = "localhost/loomgate-lab:it-" + ProcessHandle.current().pid();
     private static Path root;
     private static boolean built;
 
@@ -51,20 +53,27 @@ class ContainerImageIT {
                 root.resolve("deploy/container/build-local-bases.sh").toString())).lines().toList();
         String buildBase = bases.get(bases.size() - 2);
         String runtimeBase = bases.get(bases.size() - 1);
-        List<String> cmd = new ArrayList<>(podman());
-        cmd.addAll(List.of("build", "--format", "docker", "--layers=false",
-                "-v", Path.of(System.getProperty("user.home"), ".m2") + ":/root/.m2:O",
+        // Only the local repository is mounted: the Maven distribution mvnw runs comes from the build base, as in a
+        // build without the mount (compose.yaml's). With layers, the lab target after the image reuses the build stage.
+        List<String> build = new ArrayList<>(podman());
+        build.addAll(List.of("build", "--format", "docker", "--layers=true",
+                "-v", Path.of(System.getProperty("user.home"), ".m2", "repository") + ":/root/.m2/repository:O",
                 "--build-arg", "BUILD_BASE=" + buildBase, "--build-arg", "RUNTIME_BASE=" + runtimeBase,
-                "--build-arg", "MAVEN_ARGS=-o", "-t", TAG, root.toString()));
-        run(Duration.ofMinutes(20), cmd);
+                "--build-arg", "MAVEN_ARGS=-o"));
+        List<String> image = new ArrayList<>(build);
+        image.addAll(List.of("-t", TAG, root.toString()));
+        run(Duration.ofMinutes(20), image);
         built = true;
+        List<String> lab = new ArrayList<>(build);
+        lab.addAll(List.of("--target", "lab", "-t", LAB_TAG, root.toString()));
+        run(Duration.ofMinutes(10), lab);
     }
 
     @AfterAll
     static void removeImage() throws Exception {
         if (built) {
             quietly(List.of("rm", "-f", NAME));
-            quietly(List.of("rmi", "-f", TAG));
+            quietly(List.of("rmi", "-f", TAG, LAB_TAG));
         }
     }
 
@@ -162,6 +171,54 @@ class ContainerImageIT {
         assertThat(out).contains("/tls/gateway.yaml: valid");
     }
 
+    /**
+     * compose.yaml end to end with podman-compose: the mock backend, the gateway on virtual threads and on 200
+     * platform threads from the shipped deploy/compose/gateway.yaml, and the load service's side-by-side table. The
+     * file run is compose.yaml with only what a test must change: this build's image tags, no build sections (the
+     * images are built above, from the same Dockerfile targets), no host ports (another run may hold 9000/9001), the
+     * config folder's absolute path, and a short load.
+     */
+    @Test
+    void composeYamlRunsTheComparisonEndToEnd() throws Exception {
+        if (!onPath("podman-compose")) {
+            String why = "podman-compose is not installed (.ci/run installs it from Debian)";
+            if ("true".equals(System.getenv("CI"))) {
+                throw new AssertionError(why);
+            }
+            Assumptions.abort(why);
+        }
+        String compose = Files.readString(root.resolve("compose.yaml"))
+                .replace("localhost/loomgate-lab:local", LAB_TAG)
+                .replace("localhost/loomgate:local", TAG)
+                .replace("./deploy/compose:", root.resolve("deploy/compose") + ":")
+                .replaceAll("(?m)^\\s+(build|ports): .*\\R", "")
+                .replace("${CONNECTIONS:-1000}", "200")
+                .replace("${DURATION:-20s}", "3s");
+        assertThat(compose).as("compose.yaml's services, as the test rewrites them").contains("image: " + TAG)
+                .contains("image: " + LAB_TAG).doesNotContain("build:").doesNotContain("ports:");
+        Path dir = Files.createTempDirectory("loomgate-compose");
+        Path file = Files.writeString(dir.resolve("compose.yaml"), compose);
+        String project = "loomgate-it-" + ProcessHandle.current().pid();
+        List<String> cmd = List.of("podman-compose", "-p", project, "-f", file.toString());
+        try {
+            List<String> up = new ArrayList<>(cmd);
+            up.addAll(List.of("up", "--no-build", "--abort-on-container-exit", "load"));
+            // podman-compose 1.0.3 exits 255 when it stops the others after load ends: the output is what is checked.
+            String out = runAnyExit(Duration.ofMinutes(5), up);
+            assertThat(out).as("the load service's table").containsPattern(
+                    "(?m)^virtual\\s+[1-9][0-9.]*\\s+[0-9.]+\\s+[0-9.]+\\s+0$")
+                    .containsPattern("(?m)^platform:200\\s+[1-9][0-9.]*\\s");
+            assertThat(out).as("both gateways start on the shipped config without a warning")
+                    .contains("listening on 0.0.0.0:9001 (virtual threads").contains("(platform:200 threads")
+                    .contains("AOT cache /opt/loomgate/loomgate.aot: in use").doesNotContain(" WARN ")
+                    .doesNotContain(" ERROR ");
+        } finally {
+            List<String> down = new ArrayList<>(cmd);
+            down.add("down");
+            runAnyExit(Duration.ofMinutes(2), down);
+        }
+    }
+
     /** Polls the container's /health/ready until it answers 200 "ready" (90 s at most: the machine is shared). */
     private static void awaitReady(String container) throws Exception {
         String admin = podmanOut("port", container, "9977/tcp").strip();
@@ -224,6 +281,30 @@ class ContainerImageIT {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
         p.waitFor(2, TimeUnit.MINUTES);
+    }
+
+    private static boolean onPath(String tool) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(dir, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs a command to completion whatever its exit status; its output (fails only on the timeout). */
+    private static String runAnyExit(Duration timeout, List<String> cmd) throws Exception {
+        Path out = Files.createTempFile("compose", ".log");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("timed out after " + timeout + ": " + cmd + "\n" + tail(out));
+            }
+            return Files.readString(out, StandardCharsets.UTF_8);
+        } finally {
+            Files.deleteIfExists(out);
+        }
     }
 
     /** Runs a command to completion, its output kept in a file; fails with the output's tail when it fails. */

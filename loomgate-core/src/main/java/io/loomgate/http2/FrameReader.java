@@ -153,6 +153,17 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         }
     }
 
+    /** The stream of the frame read last (0: the connection's). */
+    private int frameStream;
+
+    /**
+     * The stream of the frame read last (0: the connection's): after a connection error, the stream whose frame it
+     * was, which the client side fails as malformed while the connection's other streams fail as its end.
+     */
+    int frameStream() {
+        return frameStream;
+    }
+
     /** Reads the rest of the frame whose first {@code got} bytes {@link #awaitFrame} read, and handles it. */
     void readFrame(int got) throws IOException, Http2Exception {
         readFully(head, got, Frames.HEADER_LENGTH - got);
@@ -160,6 +171,7 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         int type = head[3] & 0xff;
         int flags = head[4] & 0xff;
         int stream = Frames.getInt(head, 5) & 0x7fffffff;
+        frameStream = stream;
         if (length > Frames.DEFAULT_MAX_FRAME_SIZE) {
             throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "frame of " + length
                     + " bytes over SETTINGS_MAX_FRAME_SIZE");

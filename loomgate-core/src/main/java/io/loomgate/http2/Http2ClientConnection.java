@@ -377,12 +377,16 @@ public final class Http2ClientConnection {
 
     private void readLoop() {
         String why = "closed by the origin";
+        int protocolError = -1;
+        int culprit = 0;
         try {
             while (readFrame()) {
                 // one frame at a time
             }
         } catch (Http2Exception e) {
             why = "protocol error: " + Frames.errorName(e.code()) + " " + e.getMessage();
+            protocolError = e.code();
+            culprit = frames.frameStream();
             log.debug("h2 upstream {}: {}", name, why);
             try {
                 writer.goAway(0, e.code(), e.getMessage());
@@ -398,11 +402,22 @@ public final class Http2ClientConnection {
             why = "failed: " + e;
             log.warn("h2 upstream {}: reader failed", name, e);
         }
-        die(why);
+        die(why, protocolError, culprit);
     }
 
     /** The connection is over: every stream fails, the socket closes, the pool hears of it. Idempotent. */
     void die(String why) {
+        die(why, -1, 0);
+    }
+
+    /**
+     * {@link #die(String)}; with {@code protocolError} (an HTTP/2 error code, or -1) when the origin's frames were a
+     * connection error (a PUSH_PROMISE though push is off, an HPACK error, ...) found on stream {@code culprit}:
+     * that stream fails as malformed, never retried (a reset would be, on a reused connection) and counted as an
+     * invalid response. The other streams fail as the connection's end, which an idempotent request may survive
+     * on another connection: they did nothing wrong.
+     */
+    private void die(String why, int protocolError, int culprit) {
         List<Http2ClientStream> left;
         lock.lock();
         try {
@@ -413,7 +428,10 @@ public final class Http2ClientConnection {
             left = new ArrayList<>(streams.values());
             streams.clear();
             for (Http2ClientStream s : left) {
-                s.failLocked(new IOException("upstream connection " + name + " " + why));
+                s.failLocked(protocolError < 0 || s.id() != culprit
+                        ? new IOException("upstream connection " + name + " " + why)
+                        : new Http2StreamException("upstream connection " + name + " " + why, protocolError, false,
+                                true));
             }
             sendWindow.wake();
             peer.wakeLocked();
@@ -642,7 +660,7 @@ public final class Http2ClientConnection {
             if (s != null) {
                 removeLocked(s);
                 s.failLocked(new Http2StreamException("origin sent an invalid response on stream " + stream + ": "
-                        + why, code, false));
+                        + why, code, false, true));
             }
         } finally {
             lock.unlock();

@@ -49,7 +49,8 @@ final class ResponseFields implements HpackDecoder.FieldSink {
             return;
         }
         if (value.length() != 3 || !Character.isDigit(value.charAt(0)) || !Character.isDigit(value.charAt(1))
-                || !Character.isDigit(value.charAt(2)) || value.charAt(0) == '0') {
+                || !Character.isDigit(value.charAt(2)) || value.charAt(0) == '0' || value.charAt(0) > '5') {
+            // RFC 9110 §15: 100-599, as the HTTP/1.1 client side's parser allows (an h2 origin's 600 was relayed)
             problem = "invalid :status '" + value + "'";
             return;
         }

@@ -86,6 +86,8 @@ final class FailureClassifier {
                         + e.getMessage(), e);
                 case EOFException eof -> new ProxyFailure(Kind.UPSTREAM_RESET, where
                         + " closed the connection before responding", e);
+                case Http2StreamException h when h.malformed() -> new ProxyFailure(Kind.BAD_RESPONSE, where
+                        + " sent an invalid response: " + e.getMessage(), e);
                 case Http2StreamException h when h.refused() -> new ProxyFailure(Kind.UPSTREAM_RESET, where
                         + " refused the stream before processing it: " + e.getMessage(), e);
                 default -> new ProxyFailure(Kind.UPSTREAM_RESET, where + " failed: " + e.getMessage(), e);

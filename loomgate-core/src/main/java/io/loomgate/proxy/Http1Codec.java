@@ -223,7 +223,8 @@ final class Http1Codec implements UpstreamCodec {
     @Override
     public BodyInputStream openBody(BodyFraming framing, HttpLimits limits, Duration readTimeout) {
         connection.setReadTimeout(readTimeout);
-        return framing.open(connection.input(), limits);
+        BodyInputStream body = framing.open(connection.input(), limits);
+        return framing instanceof BodyFraming.UntilClose ? TlsClosedBody.of(body, connection.socket()) : body;
     }
 
     @Override

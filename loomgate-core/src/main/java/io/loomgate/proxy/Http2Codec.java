@@ -93,11 +93,20 @@ final class Http2Codec implements UpstreamCodec {
         return stream.awaitHead(deadlineNanos);
     }
 
-    /** A failed read of the client beside reset the stream, which is what failed the wait for the head. */
+    /**
+     * A failed read of the client beside reset the stream, which is what failed the wait for the head; or the
+     * origin's window stayed shut past the deadline, the upload cancelled the stream, and that is a timeout (504),
+     * as the head's own deadline would have said a moment later. Which of the two deadlines fires first was a race
+     * under load: once in about 24 runs of the probe's stalled-window cells the answer was 502 "stream cancelled".
+     */
     @Override
     public IOException explainHeadFailure(IOException e, RequestUpload upload) {
         IOException client = upload.clientBodyFailureNow();
-        return client != null ? client : e;
+        if (client != null) {
+            return client;
+        }
+        IOException stalled = upload.originStalledNow();
+        return stalled != null ? stalled : e;
     }
 
     /**
@@ -118,7 +127,7 @@ final class Http2Codec implements UpstreamCodec {
     public BodyInputStream openBody(BodyFraming framing, HttpLimits limits, Duration readTimeout) {
         stream.setTimeouts(readTimeout, readTimeout);
         return framing instanceof BodyFraming.None ? BodyFraming.NONE.open(null, limits)
-                : new Http2UpstreamBody(stream);
+                : new Http2UpstreamBody(stream, framing instanceof BodyFraming.Fixed f ? f.length() : -1);
     }
 
     @Override

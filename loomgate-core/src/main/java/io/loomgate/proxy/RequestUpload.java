@@ -5,6 +5,7 @@ import io.loomgate.threads.BulkOutputStream;
 import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -187,6 +188,16 @@ final class RequestUpload {
         }
         join(t, STOP_WAIT); // its failure stopped the origin, which is what failed the caller: let it land
         return failure instanceof BodyRelay.ReadFailed r ? r : null;
+    }
+
+    /**
+     * The deadline that ended the relay on the origin's side, if it has (no wait): its flow-control window (or
+     * socket) stayed shut past the route's timeout. The relay's own cancel of the stream then fails the wait for the
+     * head too, and the timeout, not that cancel, is what the exchange reports.
+     */
+    SocketTimeoutException originStalledNow() {
+        return failure instanceof BodyRelay.WriteFailed w && w.getCause() instanceof SocketTimeoutException t
+                ? t : null;
     }
 
     /** The client's failure while its body was relayed beside, if it has already ended the relay (no wait). */

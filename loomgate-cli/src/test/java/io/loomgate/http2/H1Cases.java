@@ -1,0 +1,209 @@
+package io.loomgate.http2;
+
+import static io.loomgate.http2.HostileH1Origin.reset;
+import static io.loomgate.http2.HostileH1Origin.write;
+
+import io.loomgate.http2.OriginProbeTest.Case;
+import io.loomgate.http2.OriginProbeTest.Expect;
+import io.loomgate.http2.OriginProbeTest.Up;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The HTTP/1.1 origin's cases of {@link OriginProbeTest}: each a script on the origin and what the client must see. */
+final class H1Cases {
+    private H1Cases() {
+    }
+
+    private static final String BAD = "bad_response";
+    private static final String ABORTED = "upstream_aborted";
+
+    /** A script that writes these bytes and closes the connection. */
+    private static HostileH1Origin.Script closeAfter(String latin1) {
+        return (r, s, in, out) -> {
+            write(out, latin1);
+            return false;
+        };
+    }
+
+    /** A script that writes these bytes and keeps the connection, as a keep-alive origin would. */
+    private static HostileH1Origin.Script keep(String latin1) {
+        return (r, s, in, out) -> {
+            write(out, latin1);
+            return true;
+        };
+    }
+
+    static void install(HostileH1Origin o) {
+        o.on("ok", HostileH1Origin::ok);
+        o.on("bad-status-line", closeAfter("HTTP/1.1 OK\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("status-000", closeAfter("HTTP/1.1 000 Zero\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("status-099", closeAfter("HTTP/1.1 099 Low\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("status-600", keep("HTTP/1.1 600 High\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("status-2-digits", closeAfter("HTTP/1.1 20 OK\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("no-reason", keep("HTTP/1.1 200 \r\nContent-Length: 2\r\n\r\nok"));
+        o.on("no-reason-no-space", keep("HTTP/1.1 200\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("http2-status-line", keep("HTTP/2.0 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("http09-answer", closeAfter("ok, no head at all\n"));
+        o.on("two-content-lengths", keep("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok"));
+        o.on("cl-and-te", keep("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "2\r\nok\r\n0\r\n\r\n"));
+        o.on("te-gzip", keep("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nok"));
+        o.on("te-chunked-gzip", closeAfter("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nok"));
+        o.on("bad-chunk-size", keep("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nok\r\n0\r\n\r\n"));
+        o.on("chunk-size-overflow", closeAfter("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "fffffffffffffffff\r\nok\r\n0\r\n\r\n"));
+        o.on("chunk-no-crlf", keep("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokXX0\r\n\r\n"));
+        o.on("bad-second-chunk", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nfirs\r\n");
+            Thread.sleep(300); // the first chunk reaches the client before the bad one comes
+            write(out, "zz\r\nx\r\n0\r\n\r\n");
+            return false;
+        });
+        o.on("body-longer-than-cl", keep("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nEVIL!"));
+        o.on("shorter-than-cl", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part");
+            Thread.sleep(300);
+            return false;
+        });
+        o.on("close-mid-chunk", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10\r\nonly part");
+            Thread.sleep(300);
+            return false;
+        });
+        o.on("rst-mid-body", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part");
+            Thread.sleep(300);
+            reset(s);
+            return false;
+        });
+        o.on("until-close-rst", (r, s, in, out) -> {
+            // No length, no chunked: the body ends at the close, so a reset is the only sign of the cut.
+            write(out, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nonly part");
+            Thread.sleep(300);
+            reset(s);
+            return false;
+        });
+        o.on("cr-in-value", keep("HTTP/1.1 200 OK\r\nX-A: a\rSet-Cookie: evil=1\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("lf-in-value", keep("HTTP/1.1 200 OK\r\nX-A: a\nContent-Length: 2\r\n\r\nok"));
+        o.on("nul-in-value", closeAfter("HTTP/1.1 200 OK\r\nX-A: a\0b\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("obs-fold", keep("HTTP/1.1 200 OK\r\nX-A: a\r\n Set-Cookie: evil=1\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("space-before-colon", closeAfter("HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok"));
+        o.on("head-too-large", closeAfter("HTTP/1.1 200 OK\r\nX-Big: " + "b".repeat(70_000)
+                + "\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("head-never-ends", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\n");
+            for (int i = 0; i < 100_000; i++) {
+                write(out, "X-More-" + i + ": 1\r\n");
+                Thread.sleep(5);
+            }
+            return false;
+        });
+        o.on("head-trickled", (r, s, in, out) -> {
+            for (byte b : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes()) {
+                out.write(b);
+                out.flush();
+                Thread.sleep(1000);
+            }
+            return false;
+        });
+        o.on("100-flood", keep("HTTP/1.1 100 Continue\r\n\r\n".repeat(200)
+                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("101-unasked", closeAfter("HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: evil\r\n\r\n"
+                + "raw bytes"));
+        o.on("204-with-body", keep("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nEVIL!"));
+        o.on("304-with-body", keep("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nEVIL!"));
+        o.on("head-with-body", keep("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nEVIL!"));
+        o.on("early-413", false, (r, s, in, out) -> {
+            // Answers before reading the upload, and says it closes; the gateway is still sending.
+            write(out, "HTTP/1.1 413 Too Large\r\nContent-Length: 3\r\nConnection: close\r\n\r\nbig");
+            Thread.sleep(500);
+            return false;
+        });
+        o.on("early-413-keep", false, (r, s, in, out) -> {
+            // Answers before reading the upload without announcing a close, then reads and drops the rest of the
+            // body and stays open, as RFC 9112 §9.5 lets a server that keeps the connection do.
+            write(out, "HTTP/1.1 413 Too Large\r\nContent-Length: 3\r\n\r\nbig");
+            in.readNBytes(Integer.parseInt(r.fields().get("content-length")));
+            return true;
+        });
+        o.on("close-before-answer", (r, s, in, out) -> false);
+        o.on("close-before-answer-post", (r, s, in, out) -> false);
+        o.on("shorter-than-cl-bare-close", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part");
+            Thread.sleep(300);
+            s.close(); // over TLS: no close_notify
+            return false;
+        });
+        o.on("until-close-notify", (r, s, in, out) -> {
+            // The body ends at the close, and the close is a proper one (close_notify over TLS): complete.
+            write(out, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nthe whole body");
+            return false;
+        });
+        o.on("until-close-bare-close", (r, s, in, out) -> {
+            // The body ends at the close. Over plain TCP a FIN is that end; over TLS only close_notify is, and a
+            // bare FIN is a truncation (RFC 8446 §6.1, RFC 9112 §9.8).
+            write(out, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nonly part");
+            Thread.sleep(300);
+            s.close();
+            return false;
+        });
+        o.on("warm-then-close", (r, s, in, out) -> {
+            if (r.index() == 0) {
+                return HostileH1Origin.ok(r, s, in, out);
+            }
+            return false;
+        });
+    }
+
+    static List<Case> cases(Up u) {
+        byte[] upload = new byte[1024 * 1024];
+        List<Case> c = new ArrayList<>(List.of(
+                new Case("bad-status-line", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("status-000", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("status-099", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("status-600", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("status-2-digits", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("no-reason", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("no-reason-no-space", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("http2-status-line", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("http09-answer", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("two-content-lengths", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("cl-and-te", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("te-gzip", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("te-chunked-gzip", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("bad-chunk-size", Expect.BAD_GATEWAY, 502, ABORTED).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("chunk-size-overflow", Expect.BAD_GATEWAY, 502, ABORTED),
+                new Case("chunk-no-crlf", Expect.TRUNCATED, 200, ABORTED).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("bad-second-chunk", Expect.TRUNCATED, 200, ABORTED),
+                new Case("body-longer-than-cl", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("shorter-than-cl", Expect.TRUNCATED, 200, ABORTED),
+                new Case("close-mid-chunk", Expect.TRUNCATED, 200, ABORTED),
+                new Case("rst-mid-body", Expect.TRUNCATED, 200, ABORTED),
+                new Case("until-close-rst", Expect.TRUNCATED, 200, ABORTED),
+                new Case("cr-in-value", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("nul-in-value", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("obs-fold", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("space-before-colon", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("head-too-large", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("head-never-ends", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("head-trickled", Expect.TIMEOUT, 504, "upstream_timeout"),
+                new Case("100-flood", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("101-unasked", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("204-with-body", Expect.SERVED, 204, null).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("304-with-body", Expect.SERVED, 304, null).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("head-with-body", Expect.SERVED, 200, null).with("HEAD", null)
+                        .then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("early-413", Expect.SERVED, 413, null).with("POST", upload),
+                new Case("early-413-keep", Expect.SERVED, 413, null).with("POST", upload),
+                // GET on a reused connection is tried once more (a keep-alive the origin closed); never a POST
+                new Case("close-before-answer", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2),
+                new Case("close-before-answer-post", Expect.BAD_GATEWAY, 502, "upstream_reset")
+                        .with("POST", new byte[10]),
+                new Case("shorter-than-cl-bare-close", Expect.TRUNCATED, 200, ABORTED),
+                new Case("until-close-notify", Expect.SERVED, 200, null),
+                u == Up.H1 ? new Case("until-close-bare-close", Expect.SERVED, 200, null)
+                        : new Case("until-close-bare-close", Expect.TRUNCATED, 200, ABORTED)));
+        return c;
+    }
+}

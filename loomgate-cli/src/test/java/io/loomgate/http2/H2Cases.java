@@ -1,0 +1,183 @@
+package io.loomgate.http2;
+
+import io.loomgate.http2.OriginProbeTest.Case;
+import io.loomgate.http2.OriginProbeTest.Expect;
+import io.loomgate.http2.OriginProbeTest.Up;
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+
+/** The HTTP/2 origin's cases of {@link OriginProbeTest}: each a script on the origin and what the client must see. */
+final class H2Cases {
+    private H2Cases() {
+    }
+
+    private static final String BAD = "bad_response";
+    private static final String ABORTED = "upstream_aborted";
+
+    /** A script that answers with these head fields, then {@code ok} (END_STREAM). */
+    private static HostileH2Origin.Script head(String... fields) {
+        return (r, c) -> {
+            c.head(r.stream(), false, fields);
+            c.data(r.stream(), true, "ok");
+        };
+    }
+
+    /** The first time a request is seen, {@code first}; a second try of it is answered well. */
+    private static HostileH2Origin.Script firstThenOk(HostileH2Origin o, HostileH2Origin.Script first) {
+        return (r, c) -> {
+            if (o.receivedFor(r.path()).size() == 1) {
+                first.answer(r, c);
+            } else {
+                HostileH2Origin.ok(r, c);
+            }
+        };
+    }
+
+    static void install(HostileH2Origin o) {
+        o.on("no-status", head("content-length", "2"));
+        o.on("status-abc", head(":status", "abc"));
+        o.on("status-099", head(":status", "099"));
+        o.on("status-600", head(":status", "600"));
+        o.on("two-statuses", head(":status", "200", ":status", "204"));
+        o.on("connection-header", head(":status", "200", "connection", "keep-alive"));
+        o.on("transfer-encoding", head(":status", "200", "transfer-encoding", "chunked"));
+        o.on("uppercase-name", head(":status", "200", "X-Upper", "1"));
+        o.on("pseudo-after-regular", head("x-a", "1", ":status", "200"));
+        o.on("request-pseudo", head(":status", "200", ":path", "/x"));
+        o.on("push-promise", (r, c) -> {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            b.writeBytes(new byte[] {0, 0, 0, 2});
+            HpackEncoder.field(b, ":method", "GET");
+            HpackEncoder.field(b, ":scheme", "http");
+            HpackEncoder.field(b, ":path", "/pushed");
+            HpackEncoder.field(b, ":authority", "x");
+            c.frame(Frames.PUSH_PROMISE, Frames.FLAG_END_HEADERS, r.stream(), b.toByteArray());
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("settings-flood", (r, c) -> {
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("ping-flood", (r, c) -> {
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.PING, 0, 0, new byte[8]);
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("hpack-bomb", (r, c) -> {
+            // One 4 KiB field into the dynamic table, then 12,000 one-byte references to it: 48 MiB of fields.
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            HpackEncoder.field(b, ":status", "200");
+            b.write(0x40);
+            HpackEncoder.string(b, "x-bomb");
+            HpackEncoder.string(b, "b".repeat(4000));
+            for (int i = 0; i < 12_000; i++) {
+                b.write(0x80 | 62);
+            }
+            c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS, r.stream(), b.toByteArray());
+            c.data(r.stream(), true, "ok");
+        });
+        o.neverOpen.add("window-never-opened");
+        o.on("window-never-opened", (r, c) -> {
+            // never answers and never opens the stream's window: the gateway's upload stalls on flow control
+        });
+        o.on("goaway-above", firstThenOk(o, (r, c) -> {
+            c.goAway(r.stream() - 2 < 0 ? 0 : Math.max(0, r.stream() - 2), Frames.NO_ERROR);
+            Thread.sleep(100);
+            c.socket.close();
+        }));
+        o.on("goaway-below", (r, c) -> {
+            c.goAway(r.stream(), Frames.NO_ERROR);
+            Thread.sleep(100);
+            c.socket.close();
+        });
+        o.on("refused-stream", firstThenOk(o, (r, c) -> c.rst(r.stream(), Frames.REFUSED_STREAM)));
+        o.on("data-beyond-cl", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200", "content-length", "2");
+            c.data(r.stream(), false, "ok");
+            Thread.sleep(300);
+            c.data(r.stream(), true, "EXTRA");
+        });
+        o.on("data-short-of-cl", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200", "content-length", "100");
+            c.data(r.stream(), false, "only part");
+            Thread.sleep(300);
+            c.data(r.stream(), true, "");
+        });
+        o.on("rst-mid-body", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200");
+            c.data(r.stream(), false, "only part");
+            Thread.sleep(300);
+            c.rst(r.stream(), Frames.INTERNAL_ERROR);
+        });
+        o.on("goaway-mid-body", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200");
+            c.data(r.stream(), false, "only part");
+            Thread.sleep(300);
+            c.goAway(r.stream(), Frames.INTERNAL_ERROR);
+            c.socket.close();
+        });
+        o.on("tcp-reset-mid-body", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200");
+            c.data(r.stream(), false, "only part");
+            Thread.sleep(300);
+            c.socket.setSoLinger(true, 0);
+            c.socket.close();
+        });
+        o.on("headers-never-come", (r, c) -> {
+        });
+        o.on("interim-flood", (r, c) -> {
+            for (int i = 0; i < 200; i++) {
+                c.head(r.stream(), false, ":status", "103", "link", "</x.css>; rel=preload");
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("status-101", head(":status", "101"));
+        o.on("204-with-data", (r, c) -> {
+            c.head(r.stream(), false, ":status", "204");
+            c.data(r.stream(), true, "EVIL!");
+        });
+        o.on("trailers-with-pseudo", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200");
+            c.data(r.stream(), false, "ok");
+            c.head(r.stream(), true, ":status", "200");
+        });
+    }
+
+    static List<Case> cases(Up u) {
+        return List.of(
+                new Case("no-status", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("status-abc", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("status-099", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("status-600", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("two-statuses", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("connection-header", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("transfer-encoding", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("uppercase-name", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("pseudo-after-regular", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("request-pseudo", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("push-promise", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("settings-flood", Expect.SERVED, 200, null),
+                new Case("ping-flood", Expect.SERVED, 200, null),
+                new Case("hpack-bomb", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("window-never-opened", Expect.TIMEOUT, 504, "upstream_timeout")
+                        .with("POST", new byte[256 * 1024]),
+                // POST without a body: any method may go again when the origin processed nothing (RFC 9113 §8.7),
+                // and none but an idempotent one (on a reused connection) when it may have
+                new Case("goaway-above", Expect.SERVED, 200, null).with("POST", null).tries(2, 2),
+                new Case("goaway-below", Expect.BAD_GATEWAY, 502, "upstream_reset").with("POST", null),
+                new Case("refused-stream", Expect.SERVED, 200, null).with("POST", null).tries(2, 2),
+                new Case("data-beyond-cl", Expect.CUT_AT_LENGTH, 200, ABORTED),
+                new Case("data-short-of-cl", Expect.TRUNCATED, 200, ABORTED),
+                new Case("rst-mid-body", Expect.TRUNCATED, 200, ABORTED),
+                new Case("goaway-mid-body", Expect.TRUNCATED, 200, ABORTED),
+                new Case("tcp-reset-mid-body", Expect.TRUNCATED, 200, ABORTED),
+                new Case("headers-never-come", Expect.TIMEOUT, 504, "upstream_timeout"),
+                new Case("interim-flood", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("status-101", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("204-with-data", Expect.SERVED, 204, null),
+                new Case("trailers-with-pseudo", Expect.TRUNCATED, 200, ABORTED));
+    }
+}

@@ -1,0 +1,247 @@
+package io.loomgate.http2;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+
+/**
+ * An HTTP/2 origin on raw sockets (h2c by prior knowledge, or TLS offering only {@code h2}) whose answer to each
+ * request is a script chosen by the request's case, the second segment of its {@code :path}, run on its own thread
+ * as soon as the request's HEADERS arrive. It decodes request heads with the product's HPACK decoder and writes
+ * whatever frames a script asks for. It refunds the connection window for every DATA frame, and each stream's too
+ * unless that stream's case is in {@link #neverOpen}.
+ */
+final class HostileH2Origin implements AutoCloseable {
+    /** A request as received: its fields, its stream and the connection's number. */
+    record Req(Map<String, String> fields, int stream, int connection) {
+        String path() {
+            return fields.getOrDefault(":path", "");
+        }
+
+        String caseName() {
+            String[] parts = path().split("/");
+            return parts.length > 2 ? parts[2] : "";
+        }
+    }
+
+    /** One connection: frames out under a lock (scripts and the reader write). */
+    static final class Conn {
+        final Socket socket;
+        final int number;
+        private final OutputStream out;
+        private final ReentrantLock lock = new ReentrantLock();
+
+        Conn(Socket socket, int number) throws IOException {
+            this.socket = socket;
+            this.number = number;
+            this.out = socket.getOutputStream();
+        }
+
+        void frame(int type, int flags, int stream, byte[] payload) throws IOException {
+            byte[] f = new byte[9 + payload.length];
+            f[0] = (byte) (payload.length >>> 16);
+            f[1] = (byte) (payload.length >>> 8);
+            f[2] = (byte) payload.length;
+            f[3] = (byte) type;
+            f[4] = (byte) flags;
+            FrameWriter.putInt(f, 5, stream);
+            System.arraycopy(payload, 0, f, 9, payload.length);
+            lock.lock();
+            try {
+                out.write(f);
+                out.flush();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** A HEADERS frame with these fields (literal, no indexing), END_HEADERS, and END_STREAM if asked. */
+        void head(int stream, boolean endStream, String... namesAndValues) throws IOException {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            for (int i = 0; i < namesAndValues.length; i += 2) {
+                HpackEncoder.field(b, namesAndValues[i], namesAndValues[i + 1]);
+            }
+            frame(Frames.HEADERS, Frames.FLAG_END_HEADERS | (endStream ? Frames.FLAG_END_STREAM : 0), stream,
+                    b.toByteArray());
+        }
+
+        void data(int stream, boolean endStream, String text) throws IOException {
+            frame(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, stream, text.getBytes(StandardCharsets.UTF_8));
+        }
+
+        void rst(int stream, int code) throws IOException {
+            byte[] p = new byte[4];
+            FrameWriter.putInt(p, 0, code);
+            frame(Frames.RST_STREAM, 0, stream, p);
+        }
+
+        void goAway(int lastStream, int code) throws IOException {
+            byte[] p = new byte[8];
+            FrameWriter.putInt(p, 0, lastStream);
+            FrameWriter.putInt(p, 4, code);
+            frame(Frames.GOAWAY, 0, 0, p);
+        }
+    }
+
+    /** What the origin does with one request. */
+    interface Script {
+        void answer(Req r, Conn c) throws Exception;
+    }
+
+    private final ServerSocket server;
+    private final SSLContext context;
+    private final Map<String, Script> scripts = new ConcurrentHashMap<>();
+    private final List<Req> received = new CopyOnWriteArrayList<>();
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    /** Cases whose streams never get a WINDOW_UPDATE: the gateway's upload stalls on flow control. */
+    final Set<String> neverOpen = ConcurrentHashMap.newKeySet();
+    private int connections;
+
+    HostileH2Origin(SSLContext context) throws IOException {
+        this.context = context;
+        server = new ServerSocket();
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 200);
+        Thread.ofVirtual().name("hostile-h2-accept").start(this::accept);
+    }
+
+    String uri() {
+        return (context != null ? "https://localhost:" : "h2c://127.0.0.1:") + server.getLocalPort();
+    }
+
+    HostileH2Origin on(String caseName, Script script) {
+        scripts.put(caseName, script);
+        return this;
+    }
+
+    List<Req> receivedFor(String idSuffix) {
+        return received.stream().filter(r -> r.path().endsWith(idSuffix)).toList();
+    }
+
+    /** The well-behaved answer: 200 with the request's path as body. */
+    static void ok(Req r, Conn c) throws IOException {
+        c.head(r.stream(), false, ":status", "200", "content-length", Integer.toString(r.path().length()));
+        c.data(r.stream(), true, r.path());
+    }
+
+    private void accept() {
+        while (!server.isClosed()) {
+            try {
+                Socket raw = server.accept();
+                raw.setTcpNoDelay(true);
+                sockets.add(raw);
+                int n = ++connections;
+                Thread.ofVirtual().name("hostile-h2-conn-" + n).start(() -> serve(raw, n));
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private void serve(Socket raw, int number) {
+        try (Socket s = context != null ? wrap(raw) : raw) {
+            Conn c = new Conn(s, number);
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            in.readFully(new byte[Frames.PREFACE.length]);
+            c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
+            HpackDecoder decoder = new HpackDecoder(4096);
+            Map<Integer, String> caseOf = new ConcurrentHashMap<>();
+            while (true) {
+                byte[] h = new byte[9];
+                in.readFully(h);
+                int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
+                byte[] p = new byte[len];
+                in.readFully(p);
+                int type = h[3] & 0xff;
+                int flags = h[4] & 0xff;
+                int stream = Frames.getInt(h, 5) & 0x7fffffff;
+                switch (type) {
+                    case Frames.SETTINGS -> {
+                        if ((flags & Frames.FLAG_ACK) == 0) {
+                            c.frame(Frames.SETTINGS, Frames.FLAG_ACK, 0, new byte[0]);
+                        }
+                    }
+                    case Frames.PING -> {
+                        if ((flags & Frames.FLAG_ACK) == 0) {
+                            c.frame(Frames.PING, Frames.FLAG_ACK, 0, p);
+                        }
+                    }
+                    case Frames.HEADERS -> {
+                        int off = 0;
+                        int end = p.length;
+                        if ((flags & Frames.FLAG_PADDED) != 0) {
+                            off = 1;
+                            end -= p[0] & 0xff;
+                        }
+                        if ((flags & Frames.FLAG_PRIORITY) != 0) {
+                            off += 5;
+                        }
+                        byte[] block = java.util.Arrays.copyOfRange(p, off, end);
+                        Map<String, String> fields = new LinkedHashMap<>();
+                        decoder.decode(block, block.length, Long.MAX_VALUE, fields::put);
+                        Req r = new Req(fields, stream, number);
+                        received.add(r);
+                        caseOf.put(stream, r.caseName());
+                        Script script = scripts.getOrDefault(r.caseName(), HostileH2Origin::ok);
+                        Thread.ofVirtual().start(() -> {
+                            try {
+                                script.answer(r, c);
+                            } catch (Exception e) {
+                                // the gateway went away, or the script ended the connection
+                            }
+                        });
+                    }
+                    case Frames.DATA -> {
+                        if (len > 0) {
+                            byte[] inc = new byte[4];
+                            FrameWriter.putInt(inc, 0, len);
+                            c.frame(Frames.WINDOW_UPDATE, 0, 0, inc);
+                            if ((flags & Frames.FLAG_END_STREAM) == 0
+                                    && !neverOpen.contains(caseOf.getOrDefault(stream, ""))) {
+                                c.frame(Frames.WINDOW_UPDATE, 0, stream, inc);
+                            }
+                        }
+                    }
+                    default -> {
+                        // WINDOW_UPDATE, RST_STREAM, GOAWAY, PRIORITY: nothing to do
+                    }
+                }
+            }
+        } catch (Exception e) {
+            // the gateway closed the connection, or a script did
+        }
+    }
+
+    private SSLSocket wrap(Socket raw) throws IOException {
+        SSLSocket ssl = (SSLSocket) context.getSocketFactory().createSocket(raw, null, raw.getPort(), true);
+        ssl.setUseClientMode(false);
+        SSLParameters p = ssl.getSSLParameters();
+        p.setApplicationProtocols(new String[] {"h2"});
+        ssl.setSSLParameters(p);
+        ssl.startHandshake();
+        return ssl;
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        for (Socket s : sockets) {
+            s.close();
+        }
+    }
+}
