@@ -1,6 +1,8 @@
 package io.loomgate.cli;
 
+import java.nio.file.Path;
 import java.util.function.Consumer;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.ISetter;
 import picocli.CommandLine.Model.OptionSpec;
@@ -12,6 +14,13 @@ import picocli.CommandLine.Model.OptionSpec;
  * answered request. The help they print is the same as the annotations gave.
  */
 final class CommandModels {
+    /**
+     * A path as picocli's built-in converter makes it ({@code Paths.get}), without its reflection: picocli calls
+     * {@code Paths.get} through {@code Method.invoke}, whose first use spins method-handle classes at run time (the
+     * JDK's AOT cache does not hold them), about 5 ms of the main thread before the first answer.
+     */
+    static final ITypeConverter<Path> PATH = Path::of;
+
     private CommandModels() {
     }
 

@@ -35,9 +35,10 @@ final class ServeCommand implements Callable<Integer> {
         spec.usageMessage().description("Run the gateway.");
         spec.addOption(CommandModels.option(Path.class, v -> c.config = v, "<config>",
                 "YAML configuration file (default: ${DEFAULT-VALUE}).", "-c", "--config")
-                .defaultValue("gateway.yaml").build());
+                .converters(CommandModels.PATH).defaultValue("gateway.yaml").build());
         spec.addOption(CommandModels.option(Path.class, v -> c.plugins = v, "<plugins>",
-                "Plugin directory (default: plugins/ beside the config, if present).", "--plugins").build());
+                "Plugin directory (default: plugins/ beside the config, if present).", "--plugins")
+                .converters(CommandModels.PATH).build());
         spec.addOption(CommandModels.option(Boolean.class, v -> c.noWatch = v != null && v, "<noWatch>",
                 "Do not watch the config file; reload on SIGHUP or POST /reload only.", "--no-watch")
                 .arity("0").initialValue(false).build());

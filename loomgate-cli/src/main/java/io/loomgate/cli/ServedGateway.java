@@ -4,6 +4,8 @@ import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
 import io.loomgate.observe.ConfigReloads;
+import io.loomgate.server.Listener;
+import io.loomgate.server.Transport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -95,6 +97,10 @@ public final class ServedGateway implements AutoCloseable {
     public static ServedGateway start(GatewayConfig config, Plugins plugins, Reloading reloading)
             throws ConfigException, IOException, InterruptedException {
         long t0 = System.nanoTime();
+        if (config.server().transport() == Transport.JDK) {
+            // The JDK's poller, which the listener's bind waits for, set up while the rest of the start runs.
+            Listener.preparePoller();
+        }
         LogSettings.apply(config.logging());
         if (!plugins.names().isEmpty()) {
             log.info("plugins {} from {}", plugins.names(), plugins.jars().isEmpty() ? "code" : plugins.jars());

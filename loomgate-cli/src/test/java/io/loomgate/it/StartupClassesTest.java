@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the other commands (picocli builds a model of every command it is given), picocli's reflection over the annotated
  * fields of the root and {@code serve}, Conscrypt, OpenTelemetry, or Logback's XML configurator (a fifth of the main
  * thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR recording (JFR's start took a
- * fifth of the CPU to the first answer, on two cores beside it) load only once the gateway serves.
+ * fifth of the CPU to the first answer, on two cores beside it) load only once the gateway serves. Nor, before the
+ * rest of the start, any of what made classes at run time on the way to the first answer (pattern switches, records'
+ * generated methods: JDK 25's AOT cache holds neither) or set up the JDK's System.Logger or container metrics.
  */
 class StartupClassesTest {
     /** The class-loading log's line for the task that starts the rest after the gateway serves. */
@@ -69,6 +71,22 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" ch.qos.logback.classic.joran."))
                         .noneMatch(l -> l.contains(" ch.qos.logback.core.joran.GenericXMLConfigurator "))
                         .noneMatch(l -> l.contains(" javax.xml.parsers."));
+                // What the JDK's AOT cache cannot hold, so each costs the first answer classes made at run time by
+                // the JDK's class-file API, interpreted (docs/architecture.md, "Start-up"), and what a plain gateway
+                // does not need before it serves. Up to the rest of the start (1 s after serving), which may use them.
+                int restBegan = indexOf(loaded, REST_OF_START);
+                assertThat(restBegan < 0 ? loaded : loaded.subList(0, restBegan))
+                        .as("no pattern switch run on the start path or the first exchange (an invokedynamic "
+                                + "bootstrap that spins a class)")
+                        .noneMatch(l -> l.contains("$$TypeSwitch/"))
+                        .as("no record's generated equals, hashCode or toString called (ObjectMethods' bootstrap)")
+                        .noneMatch(l -> l.contains(" java.lang.runtime.ObjectMethods "))
+                        .as("the DNS cache's TTL set without a security property event (which starts the JDK's "
+                                + "System.Logger)")
+                        .noneMatch(l -> l.contains(" jdk.internal.event.SecurityPropertyModificationEvent "))
+                        .as("the descriptor budget read without the platform's OperatingSystemMXBean (container "
+                                + "metrics read from the cgroup files)")
+                        .noneMatch(l -> l.contains(" jdk.internal.platform.CgroupMetrics "));
 
                 // The JVM metrics' binders and the pinned-event monitor's JFR recording start after the gateway
                 // serves, in the background: they load, but only once the task that starts them has begun. (Until

@@ -117,13 +117,17 @@ public sealed interface BodyFraming {
 
     /** A stream of exactly this body, reading from the connection's input. */
     default BodyInputStream open(HttpInput in, HttpLimits limits) {
-        return switch (this) {
-            case None none -> EmptyBody.INSTANCE;
-            case Fixed fixed -> fixed.length() == 0
-                    ? EmptyBody.INSTANCE
-                    : new FixedLengthInputStream(in, fixed.length());
-            case Chunked chunked -> new ChunkedInputStream(in, limits);
-            case UntilClose untilClose -> new UntilCloseInputStream(in);
-        };
+        // instanceof, not a pattern switch: JDK 25's AOT cache does not hold its bootstrap, which
+        // spun a class before the first answer (docs/architecture.md, "Start-up")
+        if (this instanceof Fixed fixed) {
+            return fixed.length() == 0 ? EmptyBody.INSTANCE : new FixedLengthInputStream(in, fixed.length());
+        }
+        if (this instanceof Chunked) {
+            return new ChunkedInputStream(in, limits);
+        }
+        if (this instanceof UntilClose) {
+            return new UntilCloseInputStream(in);
+        }
+        return EmptyBody.INSTANCE; // None
     }
 }

@@ -57,13 +57,15 @@ final class Http1Codec implements UpstreamCodec {
         if (!preserveHost || !h.contains("Host")) {
             h.set("Host", UpstreamCodec.hostOf(endpoint));
         }
-        switch (framing) {
-            case BodyFraming.Fixed f -> h.set("Content-Length", Long.toString(f.length()));
-            case BodyFraming.Chunked c -> {
-                h.remove("Content-Length");
-                h.set("Transfer-Encoding", "chunked");
-            }
-            default -> h.remove("Content-Length");
+        // instanceof, not a pattern switch: JDK 25's AOT cache does not hold its bootstrap, which
+        // spun a class before the first answer (docs/architecture.md, "Start-up")
+        if (framing instanceof BodyFraming.Fixed f) {
+            h.set("Content-Length", Long.toString(f.length()));
+        } else if (framing instanceof BodyFraming.Chunked) {
+            h.remove("Content-Length");
+            h.set("Transfer-Encoding", "chunked");
+        } else {
+            h.remove("Content-Length");
         }
         boolean hasBody = !(framing instanceof BodyFraming.None);
         HttpOutput out = connection.output();

@@ -33,10 +33,12 @@ interface UpstreamCodec {
 
     /** The codec for what the pool lent; {@code abortAttempt} is the attempt's own {@link UpstreamAttempt#abort}. */
     static UpstreamCodec of(ConnectionLease lease, UpstreamPool pool, Runnable abortAttempt) {
-        return switch (lease) {
-            case PooledConnection c -> new Http1Codec(c, pool, abortAttempt);
-            case Http2Pool.Lease l -> new Http2Codec(l, pool.endpoint());
-        };
+        // instanceof, not a pattern switch: JDK 25's AOT cache does not hold its bootstrap, which
+        // spun a class before the first answer (docs/architecture.md, "Start-up")
+        if (lease instanceof PooledConnection c) {
+            return new Http1Codec(c, pool, abortAttempt);
+        }
+        return new Http2Codec((Http2Pool.Lease) lease, pool.endpoint()); // the other permitted lease
     }
 
     /** The Host (HTTP/2: {@code :authority}) that names the endpoint: its port only when not the scheme's default. */

@@ -18,10 +18,16 @@ final class CircuitBreakerFactory {
             "failure-rate-threshold", "sliding-window", "minimum-calls", "wait-in-open",
             "permitted-calls-in-half-open", "slow-call-threshold", "slow-call-rate-threshold");
 
-    private final CircuitBreakerSupport.Breakers breakers;
+    private final CircuitBreakerSupport support;
+    /**
+     * This configuration's breakers, made when its first route names one: a registry of Resilience4j's made for
+     * every configuration built cost the start of a gateway with no breaker its classes' initialisation (a few ms of
+     * the main thread before the first answer). Configurations are built on one thread at a time.
+     */
+    private CircuitBreakerSupport.Breakers breakers;
 
-    CircuitBreakerFactory(CircuitBreakerSupport.Breakers breakers) {
-        this.breakers = breakers;
+    CircuitBreakerFactory(CircuitBreakerSupport support) {
+        this.support = support;
     }
 
     PolicyFactory factory() {
@@ -52,6 +58,9 @@ final class CircuitBreakerFactory {
                 a.intIn("permitted-calls-in-half-open", 3, 1, 10_000),
                 a.positiveDuration("slow-call-threshold", Duration.ofSeconds(60)),
                 a.intIn("slow-call-rate-threshold", 100, 1, 100));
+        if (breakers == null) {
+            breakers = support.newBreakers();
+        }
         return new CircuitBreakerPolicy(breakers.breaker(name, settings), a.statuses("statusCodes"), fallback,
                 a.bool("resumeWithoutError", false), wait);
     }

@@ -20,7 +20,7 @@ public final class PolicyRegistry extends ExtensionRegistry<PolicyFactory, Polic
      */
     public static PolicyRegistry withBuiltIns() {
         List<PolicyFactory> all = new ArrayList<>(List.of(RetryFactory.FACTORY));
-        CircuitBreakerSupport.find().ifPresent(cb -> all.add(new CircuitBreakerFactory(cb.newBreakers()).factory()));
+        CircuitBreakerSupport.find().ifPresent(cb -> all.add(new CircuitBreakerFactory(cb).factory()));
         return new PolicyRegistry(List.copyOf(all));
     }
 }

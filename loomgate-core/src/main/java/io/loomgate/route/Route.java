@@ -5,6 +5,7 @@ import io.loomgate.resilience.RoutePolicies;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -90,6 +91,18 @@ public record Route(String id, int order, List<RoutePredicate> predicates, List<
                  Duration timeout, boolean preserveHost, int maxInFlight, Duration queueTimeout) {
         this(id, order, predicates, filters, timeout, preserveHost, maxInFlight, queueTimeout,
                 DEFAULT_UPGRADES);
+    }
+
+    /**
+     * The id's hash: equal routes have equal ids, and ids are unique in a configuration. Not the record's own: that
+     * is bootstrapped by invokedynamic ({@code java.lang.runtime.ObjectMethods}) at its first call, which JDK 25's AOT
+     * cache does not hold, so the assembly's first put of a route spun method-handle classes at run time (the JDK's
+     * class-file API, run interpreted: about 10 ms of the main thread before the first answer). {@code equals} stays
+     * the record's; a map of routes calls it only for routes whose ids hash alike.
+     */
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(id);
     }
 
     /** Whether a request may upgrade to this protocol (an Upgrade token: name, maybe "/version"). */

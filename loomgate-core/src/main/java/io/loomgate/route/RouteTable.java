@@ -4,7 +4,6 @@ import io.loomgate.http.RequestHead;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,7 +41,9 @@ public final class RouteTable {
             }
         }
         List<Route> sorted = new ArrayList<>(routes);
-        sorted.sort(Comparator.comparingInt(Route::order)); // List.sort is stable
+        // List.sort is stable. A lambda of ours, not Comparator.comparingInt: that one is serializable, made by
+        // LambdaMetafactory.altMetafactory, which JDK 25's AOT cache does not hold (a class spun at every start).
+        sorted.sort((a, b) -> Integer.compare(a.order(), b.order()));
         this.routes = List.copyOf(sorted);
         this.weights = new WeightGroups(this.routes, random);
     }

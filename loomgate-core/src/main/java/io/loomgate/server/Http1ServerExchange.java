@@ -108,25 +108,24 @@ final class Http1ServerExchange extends ConnectionExchange {
             if (Status.forbidsBody(head.status())) {
                 wire = BodyFraming.NONE;
             }
-            switch (wire) {
-                case BodyFraming.Fixed f -> {
+            // instanceof, not a pattern switch: JDK 25's AOT cache does not hold its bootstrap, which
+            // spun a class before the first answer (docs/architecture.md, "Start-up")
+            if (wire instanceof BodyFraming.Fixed f) {
+                h.remove("Transfer-Encoding");
+                h.set("Content-Length", Long.toString(f.length()));
+            } else if (wire instanceof BodyFraming.Chunked) {
+                h.remove("Content-Length");
+                if (request.isHttp11()) {
+                    h.set("Transfer-Encoding", "chunked");
+                } else {
                     h.remove("Transfer-Encoding");
-                    h.set("Content-Length", Long.toString(f.length()));
+                    wire = BodyFraming.UNTIL_CLOSE;
                 }
-                case BodyFraming.Chunked c -> {
-                    h.remove("Content-Length");
-                    if (request.isHttp11()) {
-                        h.set("Transfer-Encoding", "chunked");
-                    } else {
-                        h.remove("Transfer-Encoding");
-                        wire = BodyFraming.UNTIL_CLOSE;
-                    }
-                }
-                case BodyFraming.UntilClose u -> {
-                    h.remove("Transfer-Encoding");
-                    h.remove("Content-Length");
-                }
-                case BodyFraming.None n -> h.remove("Transfer-Encoding");
+            } else if (wire instanceof BodyFraming.UntilClose) {
+                h.remove("Transfer-Encoding");
+                h.remove("Content-Length");
+            } else { // None
+                h.remove("Transfer-Encoding");
             }
         }
         boolean close = closeAfter || !clientKeepAlive || connection.isDraining()
@@ -144,12 +143,16 @@ final class Http1ServerExchange extends ConnectionExchange {
         if (headRequest) {
             return new ResponseBodies.Discarding(out);
         }
-        return switch (wire) {
-            case BodyFraming.Fixed f -> new ResponseBodies.Fixed(out, f.length());
-            case BodyFraming.Chunked c -> new ResponseBodies.Chunked(out);
-            case BodyFraming.UntilClose u -> new ResponseBodies.UntilClose(out);
-            case BodyFraming.None n -> new ResponseBodies.Discarding(out);
-        };
+        if (wire instanceof BodyFraming.Fixed f) { // instanceof, not a pattern switch: as above
+            return new ResponseBodies.Fixed(out, f.length());
+        }
+        if (wire instanceof BodyFraming.Chunked) {
+            return new ResponseBodies.Chunked(out);
+        }
+        if (wire instanceof BodyFraming.UntilClose) {
+            return new ResponseBodies.UntilClose(out);
+        }
+        return new ResponseBodies.Discarding(out); // None
     }
 
     /**

@@ -156,6 +156,15 @@ public final class Listener implements AutoCloseable {
     }
 
     /**
+     * Begins, in the background, setting up the JDK's poller for virtual threads that a listener on the JDK's sockets
+     * needs before it accepts (its {@link #bind()} waits for it, starting it if this was not called): a gateway's
+     * start calls this first, so the setup overlaps the rest of the start instead of being waited for at the bind.
+     */
+    public static void preparePoller() {
+        JdkPoller.start();
+    }
+
+    /**
      * Whether data-path listeners accept no new connections now because the heap is nearly full after a collection:
      * what readiness reports, so a load balancer sends new clients elsewhere instead of into a backlog that waits.
      */

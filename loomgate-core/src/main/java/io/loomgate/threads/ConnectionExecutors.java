@@ -29,14 +29,19 @@ public final class ConnectionExecutors {
      * {@code prefix}; connection code renames its thread after its peer.
      */
     public static ExecutorService create(ThreadModel model, String prefix) {
-        return switch (model) {
-            case ThreadModel.Virtual v -> {
-                ThreadFactory virtual = Thread.ofVirtual().name(prefix + "-", 0).factory();
-                yield Executors.newThreadPerTaskExecutor(r -> virtual.newThread(counted(r)));
-            }
-            case ThreadModel.Platform p -> Executors.newFixedThreadPool(p.threads(), platformFactory(prefix));
-            case ThreadModel.Cached c -> Executors.newCachedThreadPool(platformFactory(prefix));
-        };
+        // instanceof, not a pattern switch: JDK 25's AOT cache does not hold its bootstrap, which
+        // spun a class before the first answer (docs/architecture.md, "Start-up")
+        if (model instanceof ThreadModel.Virtual) {
+            ThreadFactory virtual = Thread.ofVirtual().name(prefix + "-", 0).factory();
+            return Executors.newThreadPerTaskExecutor(r -> virtual.newThread(counted(r)));
+        }
+        if (model instanceof ThreadModel.Platform p) {
+            return Executors.newFixedThreadPool(p.threads(), platformFactory(prefix));
+        }
+        if (model instanceof ThreadModel.Cached) {
+            return Executors.newCachedThreadPool(platformFactory(prefix));
+        }
+        throw new IllegalArgumentException("unknown thread model " + model);
     }
 
     /** Starts a named daemon platform thread for a long-running loop (accept loop, signal handling, timers). */

@@ -2,6 +2,7 @@ package io.loomgate.upstream;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.Objects;
 
 /**
  * One origin instance, the key of a connection pool: a plain and a TLS connection to the same host and port are
@@ -74,6 +75,23 @@ public record Endpoint(String host, int port, boolean tls, InetAddress address, 
     /** Whether the host is a DNS name (what {@link DnsRefresh} re-resolves), not a literal IPv4 or IPv6 address. */
     public boolean hasHostName() {
         return host.indexOf(':') < 0 && !host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+    }
+
+    /*
+     * equals and hashCode as the record's own (every component), written out: a record's are bootstrapped by
+     * invokedynamic (java.lang.runtime.ObjectMethods) at their first call, which JDK 25's AOT cache does not hold, so
+     * the first comparison of endpoints at start spun method-handle classes at run time (about 5 ms of the main
+     * thread before the first answer). A component added to the record must be added to both.
+     */
+    @Override
+    public boolean equals(Object o) {
+        return this == o || o instanceof Endpoint e && port == e.port && tls == e.tls && http2 == e.http2
+                && Objects.equals(host, e.host) && Objects.equals(address, e.address);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(host, port, tls, address, http2);
     }
 
     @Override

@@ -25,6 +25,10 @@ public final class JdkDnsCache {
      * Caps the JDK's positive cache at {@value #GATEWAY_TTL_SECONDS} s unless the operator chose a value (in
      * {@code java.security}, with {@code -Djava.security.properties}, or {@code -Dsun.net.inetaddr.ttl}). Has no
      * effect once the JVM has looked up a name. Idempotent.
+     * <p>
+     * It sets the system property, which the JDK reads when the security property is unset (as checked here), rather
+     * than the security property: {@code Security.setProperty} emits a security event whose logger bootstraps the
+     * JDK's {@code System.Logger} (a service lookup over the class path), about 10 ms of the main thread at start.
      *
      * @return true when it set the property
      */
@@ -32,7 +36,7 @@ public final class JdkDnsCache {
         if (Security.getProperty(TTL_PROPERTY) != null || System.getProperty(LEGACY_TTL_PROPERTY) != null) {
             return false;
         }
-        Security.setProperty(TTL_PROPERTY, GATEWAY_TTL_SECONDS);
+        System.setProperty(LEGACY_TTL_PROPERTY, GATEWAY_TTL_SECONDS);
         return true;
     }
 }

@@ -52,4 +52,15 @@ public record UpstreamDefinition(String id, List<Endpoint> endpoints, PoolSettin
     public UpstreamDefinition withSettings(PoolSettings other) {
         return new UpstreamDefinition(id, endpoints, other, balancing, dnsRefresh);
     }
+
+    /**
+     * The id's hash: equal definitions have equal ids. Not the record's own, which is bootstrapped by invokedynamic
+     * ({@code java.lang.runtime.ObjectMethods}) at its first call and not held by JDK 25's AOT cache: the assembly's
+     * set of upstreams spun method-handle classes at run time before the first answer. {@code equals} stays the
+     * record's; a set of definitions calls it only for ids that hash alike.
+     */
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(id);
+    }
 }

@@ -27,7 +27,9 @@ final class TrainingGateway {
 
     /**
      * A self-signed EC key for localhost made by the JDK's keytool (the training's traffic trusts exactly it), and a
-     * configuration with two routes to the origin, one with filters, and the admin listener behind a token.
+     * configuration with two routes to the origin, one with filters, and the admin listener behind a token. The
+     * admin section is in YAML's flow style (as {@code bench/startup}'s config is), the rest in block style: the
+     * parser's classes for both are then in the cache (a flow mapping read three of SnakeYAML's from the jar).
      */
     static Setup write(Path dir, int originPort) throws IOException, InterruptedException {
         Path keyStore = dir.resolve("training.p12");
@@ -50,10 +52,7 @@ final class TrainingGateway {
                   ssl:
                     key-store: %s
                     key-store-password: %s
-                admin:
-                  address: 127.0.0.1
-                  port: %d
-                  auth-token: %s
+                admin: { address: 127.0.0.1, port: %d, auth-token: %s }
                 routes:
                   - id: api
                     uri: http://127.0.0.1:%d
