@@ -63,6 +63,13 @@ class OriginProbeTest {
     private static HostileH1Origin h1tls;
     private static HostileH2Origin h2c;
     private static HostileH2Origin h2tls;
+    /**
+     * The HTTP/2 bystanders' own origins: the gateway multiplexes every request to one origin on one connection, so an
+     * origin that resets that connection (a case's TCP reset mid-body) cuts whatever else is in flight on it, which is
+     * the origin's doing, not the gateway's; the bystander checks that the gateway goes on serving everyone else.
+     */
+    private static HostileH2Origin h2cBystanders;
+    private static HostileH2Origin h2tlsBystanders;
     private static ServerSocket silentTls;
     /** The connections the silent TLS origin accepted, closed at the end. */
     private static final List<Socket> held = new CopyOnWriteArrayList<>();
@@ -96,6 +103,8 @@ class OriginProbeTest {
         h1tls = new HostileH1Origin(pki.serverContext(originCert));
         h2c = new HostileH2Origin(null);
         h2tls = new HostileH2Origin(pki.serverContext(originCert));
+        h2cBystanders = new HostileH2Origin(null);
+        h2tlsBystanders = new HostileH2Origin(pki.serverContext(originCert));
         silentTls = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread.ofVirtual().start(() -> {
             while (!silentTls.isClosed()) {
@@ -109,7 +118,7 @@ class OriginProbeTest {
         for (HostileH1Origin o : List.of(h1, h1tls)) {
             H1Cases.install(o);
         }
-        for (HostileH2Origin o : List.of(h2c, h2tls)) {
+        for (HostileH2Origin o : List.of(h2c, h2tls, h2cBystanders, h2tlsBystanders)) {
             H2Cases.install(o);
         }
         capture = new AppenderBase<>() {
@@ -154,8 +163,13 @@ class OriginProbeTest {
                 case H2C -> h2c.uri();
                 case H2_TLS -> h2tls.uri();
             };
+            String bystanders = switch (u) {
+                case H2C -> h2cBystanders.uri();
+                case H2_TLS -> h2tlsBystanders.uri();
+                default -> uri;
+            };
             for (String id : List.of(u.prefix, u.prefix + "x")) {
-                y.append("  - { id: ").append(id).append(", uri: \"").append(uri).append("\", predicates: [ \"Path=/")
+                y.append("  - { id: ").append(id).append(", uri: \"").append(id.equals(u.prefix) ? bystanders : uri).append("\", predicates: [ \"Path=/")
                         .append(id).append("/**\" ], timeout: ").append(ROUTE_TIMEOUT_MS).append("ms }\n");
             }
         }
@@ -178,7 +192,8 @@ class OriginProbeTest {
         if (capture != null) {
             ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).detachAppender(capture);
         }
-        for (AutoCloseable c : new AutoCloseable[] {h1, h1tls, h2c, h2tls, silentTls}) {
+        for (AutoCloseable c : new AutoCloseable[] {h1, h1tls, h2c, h2tls, h2cBystanders, h2tlsBystanders,
+                silentTls}) {
             if (c != null) {
                 c.close();
             }
