@@ -78,7 +78,7 @@ ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms32m", 
             "-XX:NewSize=16m", "-XX:MaxNewSize=16m", \
             "-XX:+UseSerialGC", "-XX:+UseCompactObjectHeaders", \
             "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-XX:FlightRecorderOptions=memorysize=2m", \
-            "-XX:TrimNativeHeapInterval=5000", \
+            "-XX:TrimNativeHeapInterval=1000", \
             "-XX:AOTCache=/opt/loomgate/loomgate.aot", "-Xlog:aot=off", \
             "-Dloomgate.aot-cache=/opt/loomgate/loomgate.aot", \
             "-XX:+ExitOnOutOfMemoryError", "-jar", "/opt/loomgate/loomgate.jar"]

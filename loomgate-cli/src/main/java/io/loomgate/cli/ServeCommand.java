@@ -27,6 +27,7 @@ final class ServeCommand implements Callable<Integer> {
     Integer adminPort;
     String threads;
     Integer platformThreads;
+    Path trainingListener;
 
     /** A new command and its model: name, description, options (values set on the command as they are parsed). */
     static CommandSpec model() {
@@ -55,6 +56,12 @@ final class ServeCommand implements Callable<Integer> {
                 "Overrides server.threads: virtual, platform, platform:N or cached.", "--threads").build());
         spec.addOption(CommandModels.option(Integer.class, v -> c.platformThreads = v, "<platformThreads>",
                 "Size of the platform pool when --threads platform.", "--platform-threads").build());
+        // Hidden: only `loomgate aot-train` passes it. The training JVM serves one listener per config file, and the
+        // harness's paths need both a TLS one and a plain one (HTTP/1.1 keep-alive, h2c, idle connections) trained
+        // in the one JVM that writes the cache.
+        spec.addOption(CommandModels.option(Path.class, v -> c.trainingListener = v, "<config>",
+                "A second gateway from this file in the same JVM, without admin or reload (aot-train only).",
+                "--aot-training-listener").converters(CommandModels.PATH).hidden(true).build());
         return spec;
     }
 
@@ -82,8 +89,20 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("loomgate: " + e.getMessage());
             return 1;
         }
+        Gateway second;
+        try {
+            second = trainingListener == null ? null
+                    : Gateway.start(ConfigLoader.load(trainingListener), Gateway.Observers.NONE);
+        } catch (ConfigException | java.io.IOException e) {
+            System.err.println("loomgate: the training listener: " + e.getMessage());
+            served.close();
+            return 2;
+        }
         ShutdownSignals.serveUntilTerminated(() -> {
             try {
+                if (second != null) {
+                    second.drain(cfg.server().drainTimeout());
+                }
                 boolean clean = served.drain(cfg.server().drainTimeout());
                 log.info("drained {}; exiting", clean ? "cleanly" : "with connections cut at the timeout");
             } catch (InterruptedException e) {

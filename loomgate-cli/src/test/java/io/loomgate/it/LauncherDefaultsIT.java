@@ -29,7 +29,7 @@ class LauncherDefaultsIT {
                 "-XX:MaxHeapSize=" + 176 * MIB, "-XX:InitialHeapSize=" + 32 * MIB,
                 "-XX:NewSize=" + 16 * MIB, "-XX:MaxNewSize=" + 16 * MIB,
                 "-XX:ReservedCodeCacheSize=" + 64 * MIB, "-XX:MaxMetaspaceSize=" + 128 * MIB,
-                "-XX:FlightRecorderOptions=memorysize=2m", "-XX:TrimNativeHeapInterval=5000")
+                "-XX:FlightRecorderOptions=memorysize=2m", "-XX:TrimNativeHeapInterval=1000")
                 .doesNotContain("UseG1GC", "UseParallelGC");
     }
 

@@ -21,7 +21,8 @@ import picocli.CommandLine.Parameters;
  * {@code loomgate aot-train}: the training run of the JDK 25 ahead-of-time cache (JEP 483, 514, 515). It starts the
  * gateway jar on the given JVM with {@code -XX:AOTCacheOutput}, sends it a few seconds of the traffic a gateway
  * sees (HTTP/1.1 and h2 over TLS, new and kept-alive connections, bodies both ways, the admin endpoints, a plain
- * redirect listener), stops it with SIGTERM and waits while the JVM writes the cache at its exit. The image's build
+ * redirect listener; on a second, plain listener in the same JVM HTTP/1.1 keep-alive, h2c and a crowd of idle
+ * keep-alive connections), stops it with SIGTERM and waits while the JVM writes the cache at its exit. The image's build
  * runs it with the image's own JRE and flags, since a cache is only used by the JVM and flags that made it.
  */
 @Command(name = "aot-train", mixinStandardHelpOptions = true,
@@ -60,7 +61,8 @@ public final class AotTrainCommand implements Callable<Integer> {
             List<String> cmd = new ArrayList<>(List.of(java.toString()));
             cmd.addAll(jvmOptions);
             cmd.addAll(List.of("-XX:AOTCacheOutput=" + output.toAbsolutePath(), "-jar", jar.toAbsolutePath().toString(),
-                    "serve", "--config", setup.config().toString(), "--no-watch"));
+                    "serve", "--config", setup.config().toString(), "--no-watch",
+                    "--aot-training-listener", setup.plainConfig().toString()));
             Process gateway = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             TrainingTraffic.Counts counts;
             try {

@@ -17,17 +17,22 @@ final class TrainingGateway {
     private TrainingGateway() {
     }
 
-    /** Where the training gateway listens: TLS (h2 and HTTP/1.1), its plain redirect listener, admin. */
-    record Ports(int tls, int redirect, int admin) {
+    /**
+     * Where the training gateway listens: TLS (h2 and HTTP/1.1), its plain redirect listener, admin, and a second,
+     * plain listener (HTTP/1.1 and h2c) in the same JVM.
+     */
+    record Ports(int tls, int redirect, int admin, int plain) {
     }
 
-    /** What the traffic needs to know: the files written and the ports chosen. */
-    record Setup(Path config, Path keyStore, Ports ports) {
+    /** What the traffic needs to know: the files written (the TLS gateway's, the plain one's) and the ports chosen. */
+    record Setup(Path config, Path plainConfig, Path keyStore, Ports ports) {
     }
 
     /**
      * A self-signed EC key for localhost made by the JDK's keytool (the training's traffic trusts exactly it), and a
-     * configuration with two routes to the origin, one with filters, and the admin listener behind a token. The
+     * configuration with two routes to the origin, one with filters, and the admin listener behind a token; and the
+     * plain listener's configuration (HTTP/1.1 and h2c, as the harness's W1-W4 and W8 reach the gateway), whose
+     * h2c side the TLS listener's {@code /h2c/**} route reaches over the gateway's own h2c client. The TLS config's
      * admin section is in YAML's flow style (as {@code bench/startup}'s config is), the rest in block style: the
      * parser's classes for both are then in the cache (a flow mapping read three of SnakeYAML's from the jar).
      */
@@ -42,7 +47,7 @@ final class TrainingGateway {
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IOException("keytool could not make the training key: " + out.strip());
         }
-        Ports ports = new Ports(freePort(), freePort(), freePort());
+        Ports ports = new Ports(freePort(), freePort(), freePort(), freePort());
         Path config = dir.resolve("gateway.yaml");
         Files.writeString(config, """
                 server:
@@ -54,6 +59,10 @@ final class TrainingGateway {
                     key-store-password: %s
                 admin: { address: 127.0.0.1, port: %d, auth-token: %s }
                 routes:
+                  - id: h2c
+                    uri: h2c://127.0.0.1:%d
+                    predicates: [ "Path=/h2c/**" ]
+                    filters: [ "StripPrefix=1" ]
                   - id: api
                     uri: http://127.0.0.1:%d
                     predicates: [ "Path=/api/**", "Method=GET,POST" ]
@@ -63,8 +72,24 @@ final class TrainingGateway {
                     uri: http://127.0.0.1:%d
                     predicates: [ "Path=/**" ]
                 """.formatted(ports.tls(), ports.redirect(), keyStore, PASSWORD, ports.admin(), ADMIN_TOKEN,
-                originPort, originPort));
-        return new Setup(config, keyStore, ports);
+                ports.plain(), originPort, originPort));
+        Path plainConfig = dir.resolve("plain.yaml");
+        Files.writeString(plainConfig, """
+                server:
+                  address: 127.0.0.1
+                  port: %d
+                  http2:
+                    enabled: true
+                admin:
+                  port: 0
+                access-log:
+                  enabled: false
+                routes:
+                  - id: origin
+                    uri: http://127.0.0.1:%d
+                    predicates: [ "Path=/**" ]
+                """.formatted(ports.plain(), originPort));
+        return new Setup(config, plainConfig, keyStore, ports);
     }
 
     /** Waits for the start-up line; fails with the reason when the gateway exits first or the deadline passes. */

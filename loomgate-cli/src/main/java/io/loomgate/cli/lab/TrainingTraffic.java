@@ -2,10 +2,14 @@ package io.loomgate.cli.lab;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
@@ -22,27 +26,39 @@ import javax.net.ssl.TrustManagerFactory;
 /**
  * The training run's traffic, with the JDK's HTTP client (in the trainer's JVM, so none of its classes land in the
  * gateway's cache): rounds of HTTP/1.1 and h2 over TLS on kept-alive connections (GET, a POST body echoed, a 100 KB
- * download), new connections (full handshakes), the plain redirect listener and the admin endpoints, until the
- * duration is up. Every answer is checked: a gateway that fails here would train a cache on its error paths.
+ * download), new connections (full handshakes), the plain redirect listener and the admin endpoints; and on the plain
+ * listener the same over HTTP/1.1 and h2c (h2c through the TLS listener's {@code /h2c/**} route, the JDK's client
+ * speaking no h2c with prior knowledge) and a crowd of idle keep-alive connections opened at once, until the duration
+ * is up. Every answer is checked: a gateway that fails here would train a cache on its error paths.
  */
 final class TrainingTraffic {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
     private static final int CONCURRENCY = 8;
     private static final byte[] BODY = new byte[8192];
+    /**
+     * Idle keep-alive connections opened at once per round: the harness's W3 opens 10,000, and without this the JIT
+     * compiled the accept and park path while W3 measured, its arenas in the RSS (docs/journal/2026-11-30-s43-w3warm.md).
+     */
+    private static final int IDLE_CROWD = 3000;
 
     private final TrainingGateway.Setup setup;
     private final SSLContext tls;
     private final AtomicInteger http1 = new AtomicInteger();
     private final AtomicInteger h2 = new AtomicInteger();
     private final AtomicInteger handshakes = new AtomicInteger();
-    private final AtomicInteger plain = new AtomicInteger();
+    private final AtomicInteger admin = new AtomicInteger();
+    private final AtomicInteger plainHttp1 = new AtomicInteger();
+    private final AtomicInteger h2c = new AtomicInteger();
+    private final AtomicInteger idle = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
-    record Counts(int http1, int h2, int handshakes, int plain) {
+    record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle) {
         @Override
         public String toString() {
-            return "%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d)"
-                    .formatted(http1 + h2 + handshakes + plain, http1, h2, handshakes, plain);
+            return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
+                    + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d)").formatted(
+                    http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes, admin,
+                    plainHttp1, h2c, idle);
         }
     }
 
@@ -63,19 +79,24 @@ final class TrainingTraffic {
     Counts run(Duration duration) throws IOException, InterruptedException {
         long end = System.nanoTime() + duration.toNanos();
         try (HttpClient one = client(HttpClient.Version.HTTP_1_1); HttpClient two = client(HttpClient.Version.HTTP_2)) {
+            String tls = "https://127.0.0.1:" + setup.ports().tls();
             do {
-                keptAlive(one, http1);
-                keptAlive(two, h2);
+                keptAlive(one, tls, http1);
+                keptAlive(two, tls, h2);
+                keptAlive(one, "http://127.0.0.1:" + setup.ports().plain(), plainHttp1);
+                keptAlive(two, tls + "/h2c", h2c);
                 newConnections();
                 plainListeners();
+                idleCrowd();
             } while (System.nanoTime() < end);
         }
-        return new Counts(http1.get(), h2.get(), handshakes.get(), plain.get());
+        return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
+                idle.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
-    private void keptAlive(HttpClient client, AtomicInteger count) throws IOException, InterruptedException {
-        String base = "https://127.0.0.1:" + setup.ports().tls();
+    private void keptAlive(HttpClient client, String base, AtomicInteger count) throws IOException,
+            InterruptedException {
         List<Future<?>> running = new ArrayList<>();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < CONCURRENCY; i++) {
@@ -106,16 +127,59 @@ final class TrainingTraffic {
     /** The redirect listener's 308 and the admin listener, with and without its token. */
     private void plainListeners() throws IOException, InterruptedException {
         try (HttpClient client = client(HttpClient.Version.HTTP_1_1)) {
-            expect(client, get("http://127.0.0.1:" + setup.ports().redirect() + "/hello"), 308, plain);
-            String admin = "http://127.0.0.1:" + setup.ports().admin();
-            expect(client, get(admin + "/health/live"), 200, plain);
-            expect(client, get(admin + "/health/ready"), 200, plain);
-            expect(client, get(admin + "/metrics"), 401, plain);
+            expect(client, get("http://127.0.0.1:" + setup.ports().redirect() + "/hello"), 308, admin);
+            String base = "http://127.0.0.1:" + setup.ports().admin();
+            expect(client, get(base + "/health/live"), 200, admin);
+            expect(client, get(base + "/health/ready"), 200, admin);
+            expect(client, get(base + "/metrics"), 401, admin);
             for (String path : List.of("/metrics", "/routes")) {
-                expect(client, HttpRequest.newBuilder(URI.create(admin + path)).timeout(TIMEOUT)
-                        .header("Authorization", "Bearer " + TrainingGateway.ADMIN_TOKEN).build(), 200, plain);
+                expect(client, HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT)
+                        .header("Authorization", "Bearer " + TrainingGateway.ADMIN_TOKEN).build(), 200, admin);
             }
         }
+    }
+
+    /**
+     * {@code IDLE_CROWD} connections to the plain listener at once, each one GET answered and then left idle (as the
+     * harness's W3 holds them), all held until the last has its answer, then closed.
+     */
+    private void idleCrowd() throws IOException, InterruptedException {
+        List<Socket> open = new ArrayList<>();
+        List<Future<?>> running = new ArrayList<>();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < IDLE_CROWD; i++) {
+                Socket s = new Socket();
+                open.add(s);
+                running.add(pool.submit(() -> {
+                    oneRequest(s);
+                    return null;
+                }));
+            }
+        } finally {
+            try {
+                await(running);
+            } finally {
+                for (Socket s : open) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    private void oneRequest(Socket s) throws IOException {
+        s.connect(new InetSocketAddress("127.0.0.1", setup.ports().plain()), (int) TIMEOUT.toMillis());
+        s.setSoTimeout((int) TIMEOUT.toMillis());
+        OutputStream out = s.getOutputStream();
+        out.write("GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        // the status line is enough: the connection stays open and idle behind it, its answer's rest unread
+        InputStream in = s.getInputStream();
+        byte[] status = in.readNBytes(12);
+        String line = new String(status, StandardCharsets.US_ASCII);
+        if (!line.equals("HTTP/1.1 200")) {
+            throw new IOException("an idle connection's GET /hello answered '" + line + "'");
+        }
+        idle.incrementAndGet();
     }
 
     private HttpClient client(HttpClient.Version version) {
