@@ -1,8 +1,10 @@
 package io.loomgate.cli.lab;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -40,6 +42,8 @@ final class TrainingTraffic {
      * compiled the accept and park path while W3 measured, its arenas in the RSS (docs/journal/2026-11-30-s43-w3warm.md).
      */
     private static final int IDLE_CROWD = 3000;
+    /** Descriptors kept for everything but the crowd: the JVM's jars and files, the pools, the other rounds. */
+    private static final int DESCRIPTORS_KEPT = 256;
 
     private final TrainingGateway.Setup setup;
     private final SSLContext tls;
@@ -140,14 +144,16 @@ final class TrainingTraffic {
     }
 
     /**
-     * {@code IDLE_CROWD} connections to the plain listener at once, each one GET answered and then left idle (as the
+     * As many connections as the descriptor limit leaves room for ({@link #crowdThatFits}, up to {@code IDLE_CROWD})
+     * to the plain listener at once, each one GET answered and then left idle (as the
      * harness's W3 holds them), all held until the last has its answer, then closed.
      */
     private void idleCrowd() throws IOException, InterruptedException {
+        int crowd = crowdThatFits(descriptorLimit());
         List<Socket> open = new ArrayList<>();
         List<Future<?>> running = new ArrayList<>();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < IDLE_CROWD; i++) {
+            for (int i = 0; i < crowd; i++) {
                 Socket s = new Socket();
                 open.add(s);
                 running.add(pool.submit(() -> {
@@ -164,6 +170,23 @@ final class TrainingTraffic {
                 }
             }
         }
+    }
+
+    /**
+     * The crowd a descriptor limit leaves room for, up to {@code IDLE_CROWD}: each idle connection is two descriptors
+     * in this JVM (the client's socket and, the origin being here, the one it accepted from the gateway) and two in
+     * the gateway's, which inherits this limit. A container build's limit is often 1,024 (podman's `build` gives its
+     * steps 1,024:1,024), which fits 384; the 3,000 of a host's limit made the image's training fail (the origin's
+     * accepts ran out and the gateway answered 504).
+     */
+    static int crowdThatFits(long descriptorLimit) {
+        return (int) Math.max(0, Math.min(IDLE_CROWD, (descriptorLimit - DESCRIPTORS_KEPT) / 2));
+    }
+
+    /** This JVM's open-file limit (Long.MAX_VALUE where the platform has none to tell). */
+    private static long descriptorLimit() {
+        return ManagementFactory.getOperatingSystemMXBean() instanceof UnixOperatingSystemMXBean unix
+                ? unix.getMaxFileDescriptorCount() : Long.MAX_VALUE;
     }
 
     private void oneRequest(Socket s) throws IOException {
