@@ -7,7 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -31,10 +34,17 @@ class QuickStartReadmeIT {
     @Test
     void theYourOwnGatewayBlockWorksWhenPastedIntoAShell() throws Exception {
         String script = block(Files.readString(RepoRoot.find().resolve("README.md"), StandardCharsets.UTF_8));
-        for (String port : List.of("8080", "8081", "8082")) {
-            script = script.replace(port, Integer.toString(TlsTerminationTest.freePort()));
+        // Four different ports: two free ports asked for one after the other can be the same one (the kernel hands a
+        // port closed a moment ago out again), and the gateway then found its port taken by an origin.
+        Set<Integer> ports = new LinkedHashSet<>();
+        while (ports.size() < 4) {
+            ports.add(TlsTerminationTest.freePort());
         }
-        String admin = Integer.toString(TlsTerminationTest.freePort());
+        Iterator<Integer> free = ports.iterator();
+        for (String port : List.of("8080", "8081", "8082")) {
+            script = script.replace(port, Integer.toString(free.next()));
+        }
+        String admin = Integer.toString(free.next());
         script = script.replace("9977", admin)
                 .replace("serve --config gateway.yaml", "serve --config gateway.yaml --admin-port " + admin);
         Path dir = Files.createTempDirectory("quick-start");
