@@ -119,6 +119,7 @@ public final class H2Origin implements AutoCloseable {
         versions.add(x.request().version());
         int now = inFlight.incrementAndGet();
         maxInFlight.accumulateAndGet(now, Math::max);
+        boolean counted = true;
         try {
             String path = x.request().path();
             if (path.equals("/echo")) {
@@ -134,6 +135,10 @@ public final class H2Origin implements AutoCloseable {
                 out.finish(t);
             } else if (path.startsWith("/slow/")) {
                 sleep(Duration.ofMillis(Long.parseLong(path.substring(6))));
+                // Counted out before the answer: the answer's END_STREAM closes the stream, and the gateway may open
+                // its next one on the freed slot before this thread reaches the finally (maxInFlight read 31 of 30).
+                inFlight.decrementAndGet();
+                counted = false;
                 x.respond(200, "slow");
             } else if (path.equals("/hang")) {
                 if (!sleep(Duration.ofMinutes(2))) {
@@ -157,7 +162,9 @@ public final class H2Origin implements AutoCloseable {
                 x.respond(200, "hello");
             }
         } finally {
-            inFlight.decrementAndGet();
+            if (counted) {
+                inFlight.decrementAndGet();
+            }
         }
     }
 
