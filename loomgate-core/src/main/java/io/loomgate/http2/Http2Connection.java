@@ -1,9 +1,6 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.HttpLimits;
-import io.loomgate.threads.ConnectionExecutors;
-import io.loomgate.threads.Deadline;
-import io.loomgate.threads.Watchdog;
 import io.loomgate.threads.WatchedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -24,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * frame), which calls the server's handler, {@link ServerFrames} (admission, a handler thread per stream, the
  * floods). Send windows are a {@link SendWindow}, the peer's settings {@link PeerSettings}, each stream's request body
  * an {@link InboundBody}: the classes the client side ({@link Http2ClientConnection}) uses. This class keeps the
- * connection's life: the preface, the read loop, parking, the stream table, GOAWAY and the end.
+ * connection's life: the preface, the read loop, parking, the stream table, GOAWAY and the end. The rest of an
+ * early-answered request, which the reader throws away within bounds, is {@link EarlyAnswerDiscards}'.
  *
  * <p>State and threads: reader-only state (the frame reader and its handler) is plain fields.
  * What stream threads also touch (the stream map, send windows, the peer's settings, the GOAWAY state) is guarded by
@@ -97,10 +95,8 @@ public final class Http2Connection {
     private final ResetStreams resetStreams;
     /** DATA frames sent on this connection (the clients' WINDOW_UPDATEs are bounded by them); guarded by lock. */
     long dataFramesSent;
-    /** Streams whose rest the reader discards (early answers); guarded by lock. */
-    private int discarding;
-    /** Ends those discards at their deadlines while no DATA comes; made at the first, closed with the last. */
-    private Deadline discardTimer;
+    /** The early-answered streams whose rest the reader discards; guarded by lock. */
+    private final EarlyAnswerDiscards discards;
     // reader thread only
     private final ServerFrames server;
 
@@ -160,6 +156,7 @@ public final class Http2Connection {
                 CONNECTION_WINDOW, limits.maxHeaderBytes(), server);
         this.settings = settings;
         this.resetStreams = new ResetStreams(Math.clamp(2L * settings.maxConcurrentStreams(), 16, 256));
+        this.discards = new EarlyAnswerDiscards(this, id, streams);
         this.maxHeaderListSize = limits.maxHeaderBytes();
         this.idleTimeout = idleTimeout;
         this.readTimeout = readTimeout;
@@ -411,8 +408,7 @@ public final class Http2Connection {
             left = streams.values();
             streams.clear();
             windowGrowth.reset();
-            discarding = 0;
-            closeDiscardTimer();
+            discards.endAllLocked();
             for (Http2Stream s : left) {
                 s.markReset(why);
                 if (s.onCancel != null) {
@@ -571,7 +567,7 @@ public final class Http2Connection {
      * A stream whose response is complete: if the client is still sending, RST_STREAM NO_ERROR tells it to stop (its
      * DATA in flight is then ignored); either way it leaves once both sides are done.
      */
-    private void stopClient(Http2Stream s, String why) {
+    void stopClient(Http2Stream s, String why) {
         boolean stopClient;
         lock.lock();
         try {
@@ -597,35 +593,11 @@ public final class Http2Connection {
     }
 
     /**
-     * On a stream's thread whose handler answered early and returned ({@link Http2Stream#deferRest}): the reader
-     * discards the rest of the request from now on, and the thread is free to end. False when there is no rest to
-     * discard any more (the client ended or reset the stream meanwhile): the caller ends the stream as usual.
+     * On a stream's thread whose handler answered early and returned: the reader discards the rest of the request
+     * from now on (see {@link EarlyAnswerDiscards}); false when there is none to discard any more.
      */
     boolean discardRest(Http2Stream s) {
-        int credit;
-        lock.lock();
-        try {
-            if (s.remoteClosed() || s.isReset() || streams.get(s.id()) != s) {
-                return false;
-            }
-            long now = System.nanoTime();
-            credit = s.startDiscardLocked(now);
-            discarding++;
-            if (discardTimer == null) {
-                discardTimer = Watchdog.shared().deadline(this::discardTimerExpired);
-            }
-            discardTimer.armAt(earliestDiscardDueLocked());
-        } finally {
-            lock.unlock();
-        }
-        if (credit > 0) {
-            try {
-                writer.windowUpdate(s.id(), credit);
-            } catch (IOException e) {
-                log.debug("h2 connection {}: WINDOW_UPDATE failed: {}", id, e.toString());
-            }
-        }
-        return true;
+        return discards.discardRest(s);
     }
 
     /**
@@ -633,64 +605,6 @@ public final class Http2Connection {
      */
     void discardBoundPassed(Http2Stream s) {
         stopClient(s, "rest of an early-answered request over its bound");
-    }
-
-    /**
-     * On the watchdog's thread, which must not block: a discard's deadline passed (or an earlier one, since DATA moves
-     * them on without re-arming). A short-lived thread resets what is overdue and re-arms for the rest.
-     */
-    private void discardTimerExpired() {
-        ConnectionExecutors.startVirtual("h2-" + id + "-discards", this::endOverdueDiscards);
-    }
-
-    private void endOverdueDiscards() {
-        List<Http2Stream> overdue = new ArrayList<>();
-        lock.lock();
-        try {
-            long now = System.nanoTime();
-            for (Http2Stream s : streams.values()) {
-                if (s.discardingLocked() && s.discardOverLocked(now)) {
-                    overdue.add(s);
-                }
-            }
-            if (discardTimer != null && discarding > overdue.size()) {
-                discardTimer.armAt(earliestDiscardDueLocked(overdue));
-            }
-        } finally {
-            lock.unlock();
-        }
-        for (Http2Stream s : overdue) {
-            stopClient(s, "rest of an early-answered request not sent within its bound");
-        }
-    }
-
-    /** Under the lock: the earliest deadline of the discarding streams, those in {@code except} left out. */
-    private long earliestDiscardDueLocked(List<Http2Stream> except) {
-        long due = 0;
-        boolean any = false;
-        for (Http2Stream s : streams.values()) {
-            if (s.discardingLocked() && !except.contains(s)) {
-                long d = s.discardDueLocked();
-                if (!any || d - due < 0) {
-                    due = d;
-                    any = true;
-                }
-            }
-        }
-        return due;
-    }
-
-    private long earliestDiscardDueLocked() {
-        return earliestDiscardDueLocked(List.of());
-    }
-
-    /** Under the lock: no stream is discarded any more, so the watchdog need not look at this connection. */
-    private void closeDiscardTimer() {
-        if (discardTimer != null) {
-            discardTimer.disarm();
-            discardTimer.close();
-            discardTimer = null;
-        }
     }
 
     /**
@@ -720,9 +634,7 @@ public final class Http2Connection {
         Http2Stream s = streams.remove(stream);
         if (s != null) {
             windowGrowth.giveBack(s.body().grownLocked());
-            if (s.stopDiscardingLocked() && --discarding == 0) {
-                closeDiscardTimer();
-            }
+            discards.removedLocked(s);
         }
         return s;
     }
