@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * frame), which calls the server's handler, {@link ServerFrames} (admission, a handler thread per stream, the
  * floods). Send windows are a {@link SendWindow}, the peer's settings {@link PeerSettings}, each stream's request body
  * an {@link InboundBody}: the classes the client side ({@link Http2ClientConnection}) uses. This class keeps the
- * connection's life: the preface, the read loop, parking, the stream table, GOAWAY and the end. The rest of an
- * early-answered request, which the reader throws away within bounds, is {@link EarlyAnswerDiscards}'.
+ * connection's life: the preface, the read loop, parking, the stream table and the end. GOAWAY either way and the
+ * half-close once the last stream is done are {@link GoAway}'s; the rest of an early-answered request, which the
+ * reader throws away within bounds, is {@link EarlyAnswerDiscards}'.
  *
  * <p>State and threads: reader-only state (the frame reader and its handler) is plain fields.
  * What stream threads also touch (the stream map, send windows, the peer's settings, the GOAWAY state) is guarded by
@@ -72,7 +73,6 @@ public final class Http2Connection {
     private final int maxHeaderListSize;
     private final Duration idleTimeout;
     private final Duration readTimeout;
-    private final Runnable endOutput;
     /** Set by the reader when it ends with a GOAWAY for an error (see {@link #endedWithError()}). */
     private volatile boolean endedWithError;
     /** How the connection parks while idle; null when it keeps its thread (TLS, platform threads). */
@@ -83,9 +83,8 @@ public final class Http2Connection {
     // guarded by lock
     /** The open streams by id; it holds no arrays while none is open (see {@link StreamTable}). */
     private final StreamTable<Http2Stream> streams = new StreamTable<>();
-    /** Volatile, besides written under the lock: the reader asks between frames, without the lock. */
-    private volatile boolean goAwaySent;
-    private volatile boolean outputEnded;
+    /** GOAWAY either way and the half-close after it (its flags volatile, besides written under the lock). */
+    private final GoAway goAway;
     private boolean ended;
     /** Stream handlers still running: a handler may write after its stream left the map, so none may be parked. */
     private int handlers;
@@ -157,10 +156,10 @@ public final class Http2Connection {
         this.settings = settings;
         this.resetStreams = new ResetStreams(Math.clamp(2L * settings.maxConcurrentStreams(), 16, 256));
         this.discards = new EarlyAnswerDiscards(this, id, streams);
+        this.goAway = new GoAway(this, id, streams, server, endOutput);
         this.maxHeaderListSize = limits.maxHeaderBytes();
         this.idleTimeout = idleTimeout;
         this.readTimeout = readTimeout;
-        this.endOutput = endOutput;
         this.parking = parking;
     }
 
@@ -193,11 +192,11 @@ public final class Http2Connection {
         } catch (Http2Exception e) {
             log.debug("h2 connection {}: {} {}", id, Frames.errorName(e.code()), e.getMessage());
             endAll("connection error: " + Frames.errorName(e.code()));
-            goAway(e.code(), e.getMessage());
+            goAway.send(e.code(), e.getMessage());
             endedWithError = true;
         } catch (SocketTimeoutException e) {
             log.debug("h2 connection {}: {}", id, e.getMessage());
-            goAway(Frames.NO_ERROR, "idle timeout");
+            goAway.send(Frames.NO_ERROR, "idle timeout");
         } catch (EOFException e) {
             log.debug("h2 connection {}: client closed", id);
         } finally {
@@ -292,7 +291,7 @@ public final class Http2Connection {
 
     /** Whether no GOAWAY was sent or received: a connection that is ending never parks. */
     private boolean mayBecomeIdle() {
-        return !goAwaySent;
+        return !goAway.sent();
     }
 
     /** Whether nothing is in flight: no stream, no handler, no header block, no GOAWAY. Reader thread. */
@@ -302,7 +301,7 @@ public final class Http2Connection {
         }
         lock.lock();
         try {
-            return streams.isEmpty() && handlers == 0 && !goAwaySent;
+            return streams.isEmpty() && handlers == 0 && !goAway.sent();
         } finally {
             lock.unlock();
         }
@@ -330,18 +329,11 @@ public final class Http2Connection {
      * without blocking; no stream was opened after {@link ServerFrames#lastStreamId}, and none will be.
      */
     public byte[] goAwayWhileParked(String why) {
-        goAwaySent = true; // volatile: checked under the lock by endOutputIfDone and admission
-        java.io.ByteArrayOutputStream frame = new java.io.ByteArrayOutputStream(64);
-        try {
-            new FrameWriter(frame).goAway(server.lastStreamId(), Frames.NO_ERROR, why);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e); // a ByteArrayOutputStream does not fail
-        }
-        return frame.toByteArray();
+        return goAway.whileParked(why);
     }
 
     /** Writes the frames gathered for the next batch now; the output is about to be half-closed or closed. */
-    private void flushOutput() {
+    void flushOutput() {
         try {
             writer.flush();
         } catch (IOException e) {
@@ -351,22 +343,7 @@ public final class Http2Connection {
 
     /** Starts a graceful end (drain): GOAWAY now, streams in flight finish, then the connection closes. */
     public void drain() {
-        boolean sendNow;
-        lock.lock();
-        try {
-            sendNow = !goAwaySent;
-            goAwaySent = true;
-        } finally {
-            lock.unlock();
-        }
-        if (sendNow) {
-            try {
-                writer.goAway(server.lastStreamId(), Frames.NO_ERROR, "server shutting down");
-            } catch (IOException e) {
-                log.debug("h2 connection {}: GOAWAY failed: {}", id, e.toString());
-            }
-        }
-        endOutputIfDone();
+        goAway.drain();
     }
 
     /** Streams open now. */
@@ -376,15 +353,6 @@ public final class Http2Connection {
             return streams.size();
         } finally {
             lock.unlock();
-        }
-    }
-
-    private void goAway(int code, String why) {
-        goAwaySent = true; // volatile: checked under the lock by endOutputIfDone and admission
-        try {
-            writer.goAway(server.lastStreamId(), code, why);
-        } catch (IOException e) {
-            log.debug("h2 connection {}: GOAWAY failed: {}", id, e.toString());
         }
     }
 
@@ -437,7 +405,7 @@ public final class Http2Connection {
     private int awaitFrame() throws IOException {
         // Between frames the idle timeout applies; once GOAWAY was sent and every stream is done (output half-closed)
         // the client only has to notice and close, so it gets a short while.
-        socketIn.setReadTimeout(outputEnded ? Duration.ofSeconds(2) : idleTimeout);
+        socketIn.setReadTimeout(goAway.outputEnded() ? Duration.ofSeconds(2) : idleTimeout);
         return frames.awaitFrame();
     }
 
@@ -470,15 +438,14 @@ public final class Http2Connection {
 
     /** The client sent GOAWAY: it opens no more streams; those in flight finish, then the connection closes. */
     void goAwayReceived() {
-        goAwaySent = true; // volatile: checked under the lock by endOutputIfDone and admission
-        endOutputIfDone();
+        goAway.received();
     }
 
     /** Whether a new stream may open: no GOAWAY either way, and fewer than {@code maxConcurrent} open. */
     boolean mayOpen(int maxConcurrent) {
         lock.lock();
         try {
-            return !goAwaySent && streams.size() < maxConcurrent;
+            return !goAway.sent() && streams.size() < maxConcurrent;
         } finally {
             lock.unlock();
         }
@@ -738,20 +705,7 @@ public final class Http2Connection {
 
     /** After GOAWAY, once the last stream is done: half-close, so the client sees every response and then EOF. */
     void endOutputIfDone() {
-        boolean end;
-        lock.lock();
-        try {
-            end = goAwaySent && streams.isEmpty() && !outputEnded;
-            if (end) {
-                outputEnded = true;
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (end) {
-            flushOutput();
-            endOutput.run();
-        }
+        goAway.endOutputIfDone();
     }
 
     @Override
