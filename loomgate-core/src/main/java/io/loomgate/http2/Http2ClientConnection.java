@@ -21,10 +21,11 @@ import org.slf4j.LoggerFactory;
  * {@link FrameWriter}.
  *
  * <p>Frames are read by a {@link FrameReader} (framing, header blocks, HPACK, the connection receive window, the
- * checks RFC 9113 makes of any frame), which calls this connection's {@link Reading} handler; send windows are a
+ * checks RFC 9113 makes of any frame), which calls this connection's handler, {@link ClientFrames}; send windows are a
  * {@link SendWindow}, the origin's settings {@link PeerSettings} and each response body an {@link InboundBody}: the
  * classes the server side ({@link Http2Connection}) uses. What is the client's is here: reservations, stream ids,
- * GOAWAY's refused streams, the keep-alive.
+ * the stream map, the keep-alive; its handler delivers responses to their streams and turns GOAWAY into refused
+ * streams.
  *
  * <p>State and threads: reader-only state (the frame reader) is plain fields. What request threads also touch (the
  * stream map, reservations, send windows, the origin's settings, going-away and dead) is guarded by {@link #lock}, a
@@ -53,22 +54,22 @@ public final class Http2ClientConnection {
     static final int CONNECTION_WINDOW = 16 << 20;
     private static final int MAX_STREAM_ID = Integer.MAX_VALUE;
 
-    private final String name;
+    final String name;
     private final FrameReader<ResponseFields> frames;
     final FrameWriter writer;
     private final Runnable closeSocket;
-    private final Runnable onCapacity;
-    private final int maxHeaderListSize;
+    final Runnable onCapacity;
+    final int maxHeaderListSize;
     final ReentrantLock lock = new ReentrantLock();
     final SendWindow sendWindow = new SendWindow(lock);
-    private final PeerSettings peer = new PeerSettings(lock, sendWindow, ASSUMED_MAX_CONCURRENT);
+    final PeerSettings peer = new PeerSettings(lock, sendWindow, ASSUMED_MAX_CONCURRENT);
     private final ReentrantLock openLock = new ReentrantLock();
     // guarded by lock
-    private final Map<Integer, Http2ClientStream> streams = new HashMap<>();
+    final Map<Integer, Http2ClientStream> streams = new HashMap<>();
     private final ConnectionAttributes attributes = new ConnectionAttributes();
     private int reserved;
-    private int nextStreamId = 1;
-    private boolean goingAway;
+    int nextStreamId = 1;
+    boolean goingAway;
     private String deadWhy;
     private long streamsOpened;
     private long idleSinceNanos = System.nanoTime();
@@ -76,7 +77,7 @@ public final class Http2ClientConnection {
     // reader thread only
     private Thread reader;
     /** The PING keep-alive, or null when off; set before {@link #start}. */
-    private KeepAlive pings;
+    KeepAlive pings;
 
     /**
      * @param name        names the reader thread and log lines (the endpoint and a connection number)
@@ -91,7 +92,7 @@ public final class Http2ClientConnection {
         this.name = name;
         this.writer = new FrameWriter(out);
         this.frames = new FrameReader<>(this, false, FrameInput.unbuffered(in), writer,
-                CONNECTION_WINDOW, maxHeaderListSize, new Reading());
+                CONNECTION_WINDOW, maxHeaderListSize, new ClientFrames(this));
         this.closeSocket = closeSocket;
         this.maxHeaderListSize = maxHeaderListSize;
         this.onCapacity = onCapacity;
@@ -458,7 +459,7 @@ public final class Http2ClientConnection {
         return true;
     }
 
-    private Http2ClientStream stream(int id) {
+    Http2ClientStream stream(int id) {
         lock.lock();
         try {
             return streams.get(id);
@@ -467,183 +468,8 @@ public final class Http2ClientConnection {
         }
     }
 
-    /** The client's part of reading: responses delivered to their streams; the origin's settings and windows. */
-    private final class Reading implements FrameReader.Handler<ResponseFields> {
-        /** Streams are ours to open, odd, in order; an even one would be pushed, and push is off. */
-        @Override
-        public boolean isIdle(int stream) {
-            lock.lock();
-            try {
-                return (stream & 1) == 0 || stream >= nextStreamId;
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public void data(int stream, byte[] payload, int off, int len, boolean endStream)
-                throws Http2Exception, IOException {
-            boolean done;
-            int paddingCredit;
-            lock.lock();
-            try {
-                Http2ClientStream s = streams.get(stream);
-                if (s == null) {
-                    // Reset by us a moment ago: frames in flight are expected (RFC 9113 §6.4). Its window is gone
-                    // with it.
-                    return;
-                }
-                paddingCredit = s.deliverDataLocked(payload, off, len, endStream);
-                done = s.closedBothLocked();
-                if (done) {
-                    removeLocked(s);
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (paddingCredit > 0) {
-                writer.windowUpdate(stream, paddingCredit);
-            }
-            if (done) {
-                afterRemoval();
-            }
-        }
-
-        @Override
-        public ResponseFields fieldsFor(int stream) {
-            Http2ClientStream s = stream(stream);
-            return new ResponseFields(s != null && s.finalHeadSeen());
-        }
-
-        /** A whole response header block: the head (interim or final) or the trailers of its stream. */
-        @Override
-        public void headers(int stream, ResponseFields fields, boolean withinLimit, boolean endStream,
-                            boolean selfDependent) throws Http2Exception {
-            Http2ClientStream s = stream(stream);
-            if (s == null) {
-                return; // a stream we reset: its head is of no use, but the block had to be decoded
-            }
-            if (!withinLimit) {
-                throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "response head over "
-                        + maxHeaderListSize + " bytes");
-            }
-            if (selfDependent) {
-                throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "stream depends on itself"
-                        + " (RFC 9113 §5.3.1)");
-            }
-            boolean done;
-            lock.lock();
-            try {
-                s.deliverBlockLocked(fields, endStream);
-                done = s.closedBothLocked();
-                if (done) {
-                    removeLocked(s);
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (done) {
-                afterRemoval();
-            }
-        }
-
-        @Override
-        public void rstStream(int stream, int code) {
-            Http2ClientStream s;
-            lock.lock();
-            try {
-                s = streams.get(stream);
-                if (s == null) {
-                    return;
-                }
-                removeLocked(s);
-                s.resetByOriginLocked(code);
-                sendWindow.wake();
-            } finally {
-                lock.unlock();
-            }
-            afterRemoval();
-        }
-
-        @Override
-        public void settings(byte[] payload) throws Http2Exception, IOException {
-            int concurrentBefore = maxConcurrentStreams();
-            writer.applyAndAcknowledge(() -> peer.apply(payload, Http2ClientConnection.this::openWindows));
-            if (maxConcurrentStreams() > concurrentBefore) {
-                onCapacity.run();
-            }
-        }
-
-        @Override
-        public void ping(boolean ack, byte[] payload) throws IOException {
-            if (!ack) {
-                writer.pingAck(payload);
-                return;
-            }
-            lock.lock();
-            try {
-                if (pings != null) {
-                    pings.ackedLocked();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        /**
-         * No new streams here. Streams above the origin's last stream id were never processed: they fail as refused
-         * (safe to send again); the others finish, then the connection closes (RFC 9113 §6.8).
-         */
-        @Override
-        public void goAway(int last, int code, byte[] payload) {
-            log.debug("h2 upstream {}: GOAWAY last stream {} {}", name, last, Frames.errorName(code));
-            boolean calmDown;
-            lock.lock();
-            try {
-                calmDown = code == Frames.ENHANCE_YOUR_CALM && pings != null && pings.pingedLocked();
-                goingAway = true;
-                for (Http2ClientStream s : new ArrayList<>(streams.values())) {
-                    if (s.id() > last) {
-                        removeLocked(s);
-                        s.failLocked(new Http2StreamException("origin sent GOAWAY (" + Frames.errorName(code)
-                                + ") before processing stream " + s.id(), Frames.REFUSED_STREAM, true));
-                    }
-                }
-                sendWindow.wake();
-            } finally {
-                lock.unlock();
-            }
-            if (calmDown) {
-                pings.tooManyPings(payload);
-            }
-            afterRemoval();
-        }
-
-        @Override
-        public void windowUpdate(int stream, int increment) throws Http2Exception {
-            if (stream == 0) {
-                sendWindow.connectionUpdate(increment);
-                return;
-            }
-            lock.lock();
-            try {
-                Http2ClientStream s = streams.get(stream);
-                if (s != null) {
-                    sendWindow.streamUpdate(s.sendWindow, stream, increment);
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public void streamError(int stream, int code, String why) throws IOException {
-            resetFromReader(stream, code, why);
-        }
-    }
-
     /** The send windows of the open streams: a SETTINGS_INITIAL_WINDOW_SIZE moves them all. Under the lock. */
-    private List<SendWindow.Stream> openWindows() {
+    List<SendWindow.Stream> openWindows() {
         List<SendWindow.Stream> open = new ArrayList<>(streams.size());
         for (Http2ClientStream s : streams.values()) {
             open.add(s.sendWindow);
@@ -652,7 +478,7 @@ public final class Http2ClientConnection {
     }
 
     /** A stream error found by the reader: the stream fails and is reset. */
-    private void resetFromReader(int stream, int code, String why) throws IOException {
+    void resetFromReader(int stream, int code, String why) throws IOException {
         Http2ClientStream s;
         lock.lock();
         try {
