@@ -1,6 +1,5 @@
 package io.loomgate.http2;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -54,14 +53,7 @@ final class HostileH2Origin implements AutoCloseable {
         }
 
         void frame(int type, int flags, int stream, byte[] payload) throws IOException {
-            byte[] f = new byte[9 + payload.length];
-            f[0] = (byte) (payload.length >>> 16);
-            f[1] = (byte) (payload.length >>> 8);
-            f[2] = (byte) payload.length;
-            f[3] = (byte) type;
-            f[4] = (byte) flags;
-            FrameWriter.putInt(f, 5, stream);
-            System.arraycopy(payload, 0, f, 9, payload.length);
+            byte[] f = WireFrames.frame(type, flags, stream, payload);
             lock.lock();
             try {
                 out.write(f);
@@ -73,12 +65,8 @@ final class HostileH2Origin implements AutoCloseable {
 
         /** A HEADERS frame with these fields (literal, no indexing), END_HEADERS, and END_STREAM if asked. */
         void head(int stream, boolean endStream, String... namesAndValues) throws IOException {
-            ByteArrayOutputStream b = new ByteArrayOutputStream();
-            for (int i = 0; i < namesAndValues.length; i += 2) {
-                HpackEncoder.field(b, namesAndValues[i], namesAndValues[i + 1]);
-            }
             frame(Frames.HEADERS, Frames.FLAG_END_HEADERS | (endStream ? Frames.FLAG_END_STREAM : 0), stream,
-                    b.toByteArray());
+                    WireFrames.block(namesAndValues));
         }
 
         void data(int stream, boolean endStream, String text) throws IOException {
@@ -86,16 +74,11 @@ final class HostileH2Origin implements AutoCloseable {
         }
 
         void rst(int stream, int code) throws IOException {
-            byte[] p = new byte[4];
-            FrameWriter.putInt(p, 0, code);
-            frame(Frames.RST_STREAM, 0, stream, p);
+            frame(Frames.RST_STREAM, 0, stream, WireFrames.int32(code));
         }
 
         void goAway(int lastStream, int code) throws IOException {
-            byte[] p = new byte[8];
-            FrameWriter.putInt(p, 0, lastStream);
-            FrameWriter.putInt(p, 4, code);
-            frame(Frames.GOAWAY, 0, 0, p);
+            frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(lastStream, code, ""));
         }
     }
 
@@ -162,15 +145,12 @@ final class HostileH2Origin implements AutoCloseable {
             HpackDecoder decoder = new HpackDecoder(4096);
             Map<Integer, String> caseOf = new ConcurrentHashMap<>();
             while (true) {
-                byte[] h = new byte[9];
-                in.readFully(h);
-                int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
-                byte[] p = new byte[len];
-                in.readFully(p);
-                int type = h[3] & 0xff;
-                int flags = h[4] & 0xff;
-                int stream = Frames.getInt(h, 5) & 0x7fffffff;
-                switch (type) {
+                RawH2Client.Frame f = WireFrames.read(in, RawH2Client.Frame::new);
+                byte[] p = f.payload();
+                int len = p.length;
+                int flags = f.flags();
+                int stream = f.stream();
+                switch (f.type()) {
                     case Frames.SETTINGS -> {
                         if ((flags & Frames.FLAG_ACK) == 0) {
                             c.frame(Frames.SETTINGS, Frames.FLAG_ACK, 0, new byte[0]);
@@ -182,16 +162,7 @@ final class HostileH2Origin implements AutoCloseable {
                         }
                     }
                     case Frames.HEADERS -> {
-                        int off = 0;
-                        int end = p.length;
-                        if ((flags & Frames.FLAG_PADDED) != 0) {
-                            off = 1;
-                            end -= p[0] & 0xff;
-                        }
-                        if ((flags & Frames.FLAG_PRIORITY) != 0) {
-                            off += 5;
-                        }
-                        byte[] block = java.util.Arrays.copyOfRange(p, off, end);
+                        byte[] block = WireFrames.blockOf(flags, p);
                         Map<String, String> fields = new LinkedHashMap<>();
                         decoder.decode(block, block.length, Long.MAX_VALUE, fields::put);
                         Req r = new Req(fields, stream, number);
@@ -208,8 +179,7 @@ final class HostileH2Origin implements AutoCloseable {
                     }
                     case Frames.DATA -> {
                         if (len > 0) {
-                            byte[] inc = new byte[4];
-                            FrameWriter.putInt(inc, 0, len);
+                            byte[] inc = WireFrames.int32(len);
                             c.frame(Frames.WINDOW_UPDATE, 0, 0, inc);
                             if ((flags & Frames.FLAG_END_STREAM) == 0
                                     && !neverOpen.contains(caseOf.getOrDefault(stream, ""))) {

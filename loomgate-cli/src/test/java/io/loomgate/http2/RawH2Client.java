@@ -72,21 +72,11 @@ final class RawH2Client implements AutoCloseable {
     }
 
     void settings(int... kv) throws IOException {
-        byte[] p = new byte[kv.length * 3];
-        for (int i = 0, k = 0; i < kv.length; i += 2, k += 6) {
-            p[k] = (byte) (kv[i] >>> 8);
-            p[k + 1] = (byte) kv[i];
-            FrameWriter.putInt(p, k + 2, kv[i + 1]);
-        }
-        frame(Frames.SETTINGS, 0, 0, p);
+        frame(Frames.SETTINGS, 0, 0, WireFrames.settings(kv));
     }
 
     static byte[] block(String... namesAndValues) {
-        HeaderBlock b = new HeaderBlock(64);
-        for (int i = 0; i < namesAndValues.length; i += 2) {
-            HpackEncoder.field(b, namesAndValues[i], namesAndValues[i + 1]);
-        }
-        return b.toByteArray();
+        return WireFrames.block(namesAndValues);
     }
 
     /** A GET (or other method) for {@code path} with these extra fields. */
@@ -111,15 +101,11 @@ final class RawH2Client implements AutoCloseable {
     }
 
     void rst(int stream, int code) throws IOException {
-        byte[] p = new byte[4];
-        FrameWriter.putInt(p, 0, code);
-        frame(Frames.RST_STREAM, 0, stream, p);
+        frame(Frames.RST_STREAM, 0, stream, WireFrames.int32(code));
     }
 
     void windowUpdate(int stream, int increment) throws IOException {
-        byte[] p = new byte[4];
-        FrameWriter.putInt(p, 0, increment);
-        frame(Frames.WINDOW_UPDATE, 0, stream, p);
+        frame(Frames.WINDOW_UPDATE, 0, stream, WireFrames.int32(increment));
     }
 
     void ping(long opaque) throws IOException {
@@ -150,14 +136,7 @@ final class RawH2Client implements AutoCloseable {
     }
 
     void frame(int type, int flags, int stream, byte[] payload) throws IOException {
-        byte[] f = new byte[9 + payload.length];
-        f[0] = (byte) (payload.length >>> 16);
-        f[1] = (byte) (payload.length >>> 8);
-        f[2] = (byte) payload.length;
-        f[3] = (byte) type;
-        f[4] = (byte) flags;
-        FrameWriter.putInt(f, 5, stream);
-        System.arraycopy(payload, 0, f, 9, payload.length);
+        byte[] f = WireFrames.frame(type, flags, stream, payload);
         if (corked != null) {
             corked.write(f);
             return;
@@ -172,18 +151,12 @@ final class RawH2Client implements AutoCloseable {
         if (kept != null) {
             return kept;
         }
-        byte[] h = new byte[9];
         try {
-            in.readFully(h);
+            return WireFrames.read(in, Frame::new);
         } catch (EOFException | SocketException e) {
             endedBy = e.toString();
             return null;
         }
-        int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
-        byte[] p = new byte[len];
-        in.readFully(p);
-        int stream = ((h[5] & 0x7f) << 24) | ((h[6] & 0xff) << 16) | ((h[7] & 0xff) << 8) | (h[8] & 0xff);
-        return new Frame(h[3] & 0xff, h[4] & 0xff, stream, p);
     }
 
     /** The next frame if one arrives within {@code millis}, else null (also at the end of the connection). */
@@ -231,13 +204,7 @@ final class RawH2Client implements AutoCloseable {
     /** Decodes a HEADERS frame's block (END_HEADERS expected) to a map; keeps the decoder's table in step. */
     Map<String, String> fields(Frame headers) throws HpackException {
         Map<String, String> m = new LinkedHashMap<>();
-        int off = 0;
-        int len = headers.payload().length;
-        if ((headers.flags() & Frames.FLAG_PADDED) != 0) {
-            off = 1;
-            len -= 1 + (headers.payload()[0] & 0xff);
-        }
-        byte[] b = java.util.Arrays.copyOfRange(headers.payload(), off, off + len);
+        byte[] b = WireFrames.blockOf(headers.flags(), headers.payload());
         decoder.decode(b, b.length, Long.MAX_VALUE, m::put);
         return m;
     }

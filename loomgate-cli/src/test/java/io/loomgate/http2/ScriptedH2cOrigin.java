@@ -1,6 +1,5 @@
 package io.loomgate.http2;
 
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -46,14 +45,7 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         }
 
         void frame(int type, int flags, int stream, byte[] payload) throws IOException {
-            byte[] f = new byte[9 + payload.length];
-            f[0] = (byte) (payload.length >>> 16);
-            f[1] = (byte) (payload.length >>> 8);
-            f[2] = (byte) payload.length;
-            f[3] = (byte) type;
-            f[4] = (byte) flags;
-            FrameWriter.putInt(f, 5, stream);
-            System.arraycopy(payload, 0, f, 9, payload.length);
+            byte[] f = WireFrames.frame(type, flags, stream, payload);
             writeLock.lock();
             try {
                 // Stamped before the write: the gateway may read the frame before a stamp taken after the flush
@@ -129,13 +121,9 @@ final class ScriptedH2cOrigin implements AutoCloseable {
             byte[] preface = new byte[Frames.PREFACE.length];
             in.readFully(preface);
             if (openWindows) {
-                byte[] initialWindow = new byte[6];
-                initialWindow[1] = Frames.SETTINGS_INITIAL_WINDOW_SIZE;
-                FrameWriter.putInt(initialWindow, 2, Integer.MAX_VALUE);
-                c.frame(Frames.SETTINGS, 0, 0, initialWindow);
-                byte[] connectionWindow = new byte[4];
-                FrameWriter.putInt(connectionWindow, 0, Integer.MAX_VALUE - 65_535);
-                c.frame(Frames.WINDOW_UPDATE, 0, 0, connectionWindow);
+                c.frame(Frames.SETTINGS, 0, 0, WireFrames.settings(Frames.SETTINGS_INITIAL_WINDOW_SIZE,
+                        Integer.MAX_VALUE));
+                c.frame(Frames.WINDOW_UPDATE, 0, 0, WireFrames.int32(Integer.MAX_VALUE - 65_535));
             } else {
                 c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
             }
@@ -144,14 +132,11 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                 if (gate != null) {
                     gate.await();
                 }
-                byte[] h = new byte[9];
-                in.readFully(h);
-                int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
-                byte[] p = new byte[len];
-                in.readFully(p);
-                int type = h[3] & 0xff;
-                int flags = h[4] & 0xff;
-                int stream = Frames.getInt(h, 5) & 0x7fffffff;
+                RawH2Client.Frame f = WireFrames.read(in, RawH2Client.Frame::new);
+                byte[] p = f.payload();
+                int type = f.type();
+                int flags = f.flags();
+                int stream = f.stream();
                 if (type == Frames.PING && (flags & Frames.FLAG_ACK) == 0) {
                     long now = System.nanoTime();
                     c.quietBeforePingNanos.add(now - c.lastWriteNanos);
@@ -174,12 +159,8 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                             if (pingAnswer == PingAnswer.ACK) {
                                 c.frame(Frames.PING, Frames.FLAG_ACK, 0, p);
                             } else {
-                                byte[] debug = "too_many_pings".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-                                byte[] g = new byte[8 + debug.length];
-                                FrameWriter.putInt(g, 0, 0);
-                                FrameWriter.putInt(g, 4, Frames.ENHANCE_YOUR_CALM);
-                                System.arraycopy(debug, 0, g, 8, debug.length);
-                                c.frame(Frames.GOAWAY, 0, 0, g);
+                                c.frame(Frames.GOAWAY, 0, 0,
+                                        WireFrames.goAway(0, Frames.ENHANCE_YOUR_CALM, "too_many_pings"));
                             }
                         }
                     }
@@ -211,10 +192,8 @@ final class ScriptedH2cOrigin implements AutoCloseable {
     }
 
     private static void answer(Conn c, int stream) throws IOException {
-        ByteArrayOutputStream b = new ByteArrayOutputStream();
-        HpackEncoder.field(b, ":status", "200");
-        HpackEncoder.field(b, "content-type", "text/plain");
-        c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS, stream, b.toByteArray());
+        c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS, stream, WireFrames.block(":status", "200",
+                "content-type", "text/plain"));
         c.frame(Frames.DATA, Frames.FLAG_END_STREAM, stream, "ok".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     }
 
