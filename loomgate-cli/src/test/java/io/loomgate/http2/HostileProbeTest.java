@@ -2,7 +2,6 @@ package io.loomgate.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.loomgate.http2.ProbeListeners.Bystander;
 import io.loomgate.http2.ProbeListeners.Kind;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
@@ -82,7 +81,7 @@ class HostileProbeTest {
                     + ONLY_PROPERTY + "=" + only));
         }
         Executable e = () -> {
-            try (Bystander b = listeners.bystander(k)) {
+            try (BystanderLoop b = listeners.bystander(k)) {
                 p.run(k);
             }
         };

@@ -29,7 +29,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -468,7 +467,7 @@ class OriginProbeTest {
             String id = "p" + IDS.incrementAndGet();
             String path = "/" + route + "/" + c.name() + "/" + id;
             double failuresBefore = c.failure() == null ? 0 : failures(route, c.failure());
-            try (Bystander b = new Bystander(u, d)) {
+            try (BystanderLoop b = bystander(u, d)) {
                 Seen s = call(d, c.method(), path, c.body());
                 switch (c.expect()) {
                     case BAD_GATEWAY, TIMEOUT -> {
@@ -533,7 +532,7 @@ class OriginProbeTest {
         return DynamicTest.dynamicTest(c.name(), () -> {
             String id = "g" + IDS.incrementAndGet();
             String path = "/" + u.prefix + "x/" + c.name() + "/" + id;
-            try (Bystander b = new Bystander(u, Down.H2C)) {
+            try (BystanderLoop b = bystander(u, Down.H2C)) {
                 Seen s = call(Down.GRPC, "POST", path, c.body());
                 switch (c.expect()) {
                     case BAD_GATEWAY, TIMEOUT -> {
@@ -578,43 +577,18 @@ class OriginProbeTest {
     }
 
     /** A well-behaved client of the same listener and upstream kind, one request after another, while a case runs. */
-    static final class Bystander implements AutoCloseable {
-        private final AtomicInteger served = new AtomicInteger();
-        private final AtomicReference<String> failed = new AtomicReference<>();
-        private volatile boolean stop;
-        private final Thread thread;
-
-        Bystander(Up u, Down d) {
-            thread = Thread.ofVirtual().start(() -> {
-                while (!stop && failed.get() == null) {
+    static BystanderLoop bystander(Up u, Down d) {
+        return new BystanderLoop("origin-bystander", "a well-behaved client of the same upstream meanwhile", false,
+                20_000, () -> {
                     String path = "/" + u.prefix + "/ok/b" + IDS.incrementAndGet();
                     try {
                         Seen s = call(d, "GET", path, null);
-                        if (s.status() != 200 || !s.complete() || !s.body().equals(path)) {
-                            failed.set(path + ": " + s);
-                        } else {
-                            served.incrementAndGet();
-                        }
-                        Thread.sleep(20);
+                        return s.status() != 200 || !s.complete() || !s.body().equals(path) ? path + ": " + s : null;
                     } catch (InterruptedException e) {
-                        return;
+                        throw e;
                     } catch (Exception e) {
-                        failed.set(path + ": " + e);
+                        return path + ": " + e;
                     }
-                }
-            });
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            long end = System.nanoTime() + 15_000_000_000L;
-            while (served.get() == 0 && failed.get() == null && System.nanoTime() < end) {
-                Thread.sleep(10);
-            }
-            stop = true;
-            thread.join(20_000);
-            assertThat(failed.get()).as("a well-behaved client of the same upstream meanwhile").isNull();
-            assertThat(served.get()).as("well-behaved requests served meanwhile").isPositive();
-        }
+                });
     }
 }

@@ -15,8 +15,6 @@ import java.net.Socket;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -246,14 +244,9 @@ final class ProbeListeners implements AutoCloseable {
 
     /**
      * A well-behaved client on other connections of the same listener, one request after another for as long as a
-     * probe runs; {@link #close} says whether each was answered 200.
-     */
-    Bystander bystander(Kind k) {
-        return new Bystander(this, k);
-    }
-
-    /**
-     * One miss is tolerated if the next request on a new connection is answered: once in about ten runs at a load of
+     * probe runs; closing it says whether each was answered 200.
+     *
+     * <p>One miss is tolerated if the next request on a new connection is answered: once in about ten runs at a load of
      * 11-15, a cold gateway's h2c bystander connection ended (EOF, no GOAWAY) within 6 s without an answer, while the
      * probe beside it ran; not reproduced in seven more runs (journal 2026-11-30-s42-probe, "Open"), nor in 60-odd
      * runs on a cold gateway with the test JVM starved of CPU in session 43 (journal 2026-11-30-s43-h2rst). Two misses
@@ -261,57 +254,16 @@ final class ProbeListeners implements AutoCloseable {
      * write its preface and request: more than header-timeout after the connect, and the gateway's close of a
      * connection that had sent nothing is the right answer.
      */
-    static final class Bystander implements AutoCloseable {
-        private final AtomicInteger served = new AtomicInteger();
-        private final AtomicReference<String> failed = new AtomicReference<>();
-        private volatile boolean stop;
-        private final Thread thread;
-
-        Bystander(ProbeListeners listeners, Kind k) {
-            thread = Thread.ofVirtual().name("bystander-" + k.label).start(() -> {
-                String missed = null;
-                while (!stop && failed.get() == null) {
-                    String miss = null;
-                    try {
-                        long t0 = System.nanoTime();
-                        int status = listeners.wellBehaved(k);
-                        long ms = (System.nanoTime() - t0) / 1_000_000;
-                        if (status != 200) {
-                            miss = "status " + status;
-                        } else if (ms > 10_000) {
-                            miss = "answered after " + ms + " ms";
-                        } else {
-                            served.incrementAndGet();
-                        }
-                        Thread.sleep(20);
-                    } catch (InterruptedException e) {
-                        return;
-                    } catch (Exception | AssertionError e) {
-                        miss = e.toString();
-                    }
-                    if (miss != null) {
-                        System.out.printf("PROBE bystander %s missed: %s%n", k.label, miss);
-                        if (missed != null) {
-                            failed.set("two in a row: " + missed + "; then " + miss);
-                        }
-                    }
-                    missed = miss;
-                }
-            });
-        }
-
-        /** Ends the loop once at least one request was served while the probe ran, and asserts none failed. */
-        @Override
-        public void close() throws InterruptedException {
-            long end = System.nanoTime() + 15_000_000_000L;
-            while (served.get() == 0 && failed.get() == null && System.nanoTime() < end) {
-                Thread.sleep(10);
-            }
-            stop = true;
-            thread.join(15_000);
-            assertThat(failed.get()).as("a well-behaved client on another connection meanwhile").isNull();
-            assertThat(served.get()).as("well-behaved requests served meanwhile").isPositive();
-        }
+    BystanderLoop bystander(Kind k) {
+        return new BystanderLoop("bystander-" + k.label, "a well-behaved client on another connection meanwhile", true,
+                15_000, () -> {
+                    long t0 = System.nanoTime();
+                    int status = wellBehaved(k);
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    return status != 200 ? "status " + status
+                            : ms > 10_000 ? "answered after " + ms + " ms"
+                            : null;
+                });
     }
 
     @Override

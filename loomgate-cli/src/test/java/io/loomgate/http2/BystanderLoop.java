@@ -1,0 +1,77 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A well-behaved client beside a probe's hostile case ({@link HostileProbeTest}'s clients, {@link OriginProbeTest}'s
+ * origins): one request after another on a virtual thread of its own, 20 ms apart, until it is closed; closing waits
+ * (with a deadline) until at least one request was served while the case ran, then asserts that none failed. Each
+ * probe says what one request is and what it tolerates: a miss is a request answered wrongly or not at all.
+ */
+final class BystanderLoop implements AutoCloseable {
+    /** One request: null when it was served well, else what was wrong with it (a miss). */
+    interface Attempt {
+        String miss() throws Exception;
+    }
+
+    private final AtomicInteger served = new AtomicInteger();
+    private final AtomicReference<String> failed = new AtomicReference<>();
+    private volatile boolean stop;
+    private final Thread thread;
+    private final String who;
+    private final long joinMillis;
+
+    /**
+     * @param name          names the loop's thread and its printed misses
+     * @param who           what the bystander is, for the assertions
+     * @param forgivesOneMiss a miss is printed, and fails the loop only if the next request misses too; else the
+     *                      first miss fails it
+     * @param joinMillis    how long closing waits for the request in flight
+     */
+    BystanderLoop(String name, String who, boolean forgivesOneMiss, long joinMillis, Attempt attempt) {
+        this.who = who;
+        this.joinMillis = joinMillis;
+        thread = Thread.ofVirtual().name(name).start(() -> {
+            String missed = null;
+            while (!stop && failed.get() == null) {
+                String miss;
+                try {
+                    miss = attempt.miss();
+                    if (miss == null) {
+                        served.incrementAndGet();
+                    }
+                    Thread.sleep(20); // pacing: a client that keeps asking, not a flood
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception | AssertionError e) {
+                    miss = e.toString();
+                }
+                if (miss != null && !forgivesOneMiss) {
+                    failed.set(miss);
+                } else if (miss != null) {
+                    System.out.printf("PROBE %s missed: %s%n", name, miss);
+                    if (missed != null) {
+                        failed.set("two in a row: " + missed + "; then " + miss);
+                    }
+                }
+                missed = miss;
+            }
+        });
+    }
+
+    /** Ends the loop once at least one request was served while the probe ran, and asserts none failed. */
+    @Override
+    public void close() throws InterruptedException {
+        long end = System.nanoTime() + 15_000_000_000L;
+        while (served.get() == 0 && failed.get() == null && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        stop = true;
+        thread.join(joinMillis);
+        assertThat(failed.get()).as(who).isNull();
+        assertThat(served.get()).as("well-behaved requests served meanwhile").isPositive();
+    }
+}
