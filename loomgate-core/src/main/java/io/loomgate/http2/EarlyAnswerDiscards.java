@@ -97,7 +97,7 @@ final class EarlyAnswerDiscards {
             conn.lock.unlock();
         }
         for (Http2Stream s : overdue) {
-            conn.stopClient(s, "rest of an early-answered request not sent within its bound");
+            conn.resets.stopClient(s, "rest of an early-answered request not sent within its bound");
         }
     }
 

@@ -21,9 +21,11 @@ import org.slf4j.LoggerFactory;
  * frame), which calls the server's handler, {@link ServerFrames} (admission, a handler thread per stream, the
  * floods). Send windows are a {@link SendWindow}, the peer's settings {@link PeerSettings}, each stream's request body
  * an {@link InboundBody}: the classes the client side ({@link Http2ClientConnection}) uses. This class keeps the
- * connection's life: the preface, the read loop, parking, the stream table and the end. GOAWAY either way and the
- * half-close once the last stream is done are {@link GoAway}'s; the rest of an early-answered request, which the
- * reader throws away within bounds, is {@link EarlyAnswerDiscards}'.
+ * connection's life: the preface, the read loop, parking, the stream table and the end. Three jobs beside it are
+ * classes of their own, which the connection's callers reach through it: how a stream ends early (reset by either
+ * side, or its client told to stop sending) is {@link StreamResets}'; the rest of an early-answered request, which
+ * the reader throws away within bounds, is {@link EarlyAnswerDiscards}'; GOAWAY either way and the half-close once
+ * the last stream is done are {@link GoAway}'s. All three are guarded by this connection's lock.
  *
  * <p>State and threads: reader-only state (the frame reader and its handler) is plain fields.
  * What stream threads also touch (the stream map, send windows, the peer's settings, the GOAWAY state) is guarded by
@@ -90,8 +92,8 @@ public final class Http2Connection {
     private int handlers;
     /** Window granted beyond the initial one to the open streams ({@link #growWindow}); guarded by lock. */
     private final WindowGrowth windowGrowth = new WindowGrowth(MAX_STREAM_WINDOW, WINDOW_GROWTH_BUDGET);
-    /** The streams this side reset lately: their DATA in flight is ignored (RFC 9113 §5.1); guarded by lock. */
-    private final ResetStreams resetStreams;
+    /** How streams end early (resets either way, a client told to stop) and the ring of those reset lately. */
+    final StreamResets resets;
     /** DATA frames sent on this connection (the clients' WINDOW_UPDATEs are bounded by them); guarded by lock. */
     long dataFramesSent;
     /** The early-answered streams whose rest the reader discards; guarded by lock. */
@@ -154,7 +156,7 @@ public final class Http2Connection {
         this.frames = new FrameReader<>(this, true, new FrameInput(socketIn, alreadyRead), writer,
                 CONNECTION_WINDOW, limits.maxHeaderBytes(), server);
         this.settings = settings;
-        this.resetStreams = new ResetStreams(Math.clamp(2L * settings.maxConcurrentStreams(), 16, 256));
+        this.resets = new StreamResets(this, id, streams, settings);
         this.discards = new EarlyAnswerDiscards(this, id, streams);
         this.goAway = new GoAway(this, id, streams, server, endOutput);
         this.maxHeaderListSize = limits.maxHeaderBytes();
@@ -388,7 +390,7 @@ public final class Http2Connection {
             lock.unlock();
         }
         // The client is gone: what its streams' handlers still wait for upstream is cancelled.
-        cancels.forEach(c -> cancelHandler(c, null));
+        cancels.forEach(c -> resets.cancelHandler(c, null));
     }
 
     /**
@@ -417,23 +419,7 @@ public final class Http2Connection {
 
     /** A client reset a stream: it ends, and its handler's work upstream is cancelled. Whether one was open. */
     boolean resetByClient(int stream) {
-        Http2Stream s;
-        Thread handler = null;
-        Runnable cancel = null;
-        lock.lock();
-        try {
-            s = removeStream(stream);
-            if (s != null) {
-                s.markReset("reset by the client");
-                cancel = s.onCancel;
-                handler = cancel == null ? s.thread : null;
-                sendWindow.wake();
-            }
-        } finally {
-            lock.unlock();
-        }
-        cancelHandler(cancel, handler);
-        return s != null;
+        return resets.resetByClient(stream);
     }
 
     /** The client sent GOAWAY: it opens no more streams; those in flight finish, then the connection closes. */
@@ -518,45 +504,9 @@ public final class Http2Connection {
         return ended;
     }
 
-    /**
-     * Our side of the stream has ended. A client still sending a body it no longer needs to is told to stop
-     * (RST_STREAM NO_ERROR, RFC 9113 §8.1), once the stream's thread has taken what it could of the rest
-     * (Http2Stream.deferRest, ServerFrames.afterHandler).
-     */
+    /** Our side of the stream has ended: a client still sending is told to stop (see {@link StreamResets}). */
     void afterLocalEnd(Http2Stream s) {
-        if (s.deferRest()) {
-            return; // an early answer: the rest of the request is taken once the handler returned, then this again
-        }
-        stopClient(s, "response complete");
-    }
-
-    /**
-     * A stream whose response is complete: if the client is still sending, RST_STREAM NO_ERROR tells it to stop (its
-     * DATA in flight is then ignored); either way it leaves once both sides are done.
-     */
-    void stopClient(Http2Stream s, String why) {
-        boolean stopClient;
-        lock.lock();
-        try {
-            stopClient = !s.remoteClosed() && !s.isReset() && streams.get(s.id()) == s;
-            if (stopClient) {
-                s.markReset(why);
-                resetStreams.add(s.id(), s.body().recvWindowLocked());
-            }
-            if (stopClient || s.remoteClosed()) {
-                removeStream(s.id());
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (stopClient) {
-            try {
-                writer.rstStream(s.id(), Frames.NO_ERROR);
-            } catch (IOException e) {
-                log.debug("h2 connection {}: RST_STREAM failed: {}", id, e.toString());
-            }
-        }
-        endOutputIfDone();
+        resets.afterLocalEnd(s);
     }
 
     /**
@@ -567,24 +517,19 @@ public final class Http2Connection {
         return discards.discardRest(s);
     }
 
-    /**
-     * On the reader, for DATA of a stream whose rest is discarded: once a bound is passed, RST_STREAM NO_ERROR ends it.
-     */
+    /** On the reader: a discarded stream passed a bound: RST_STREAM NO_ERROR ends it. */
     void discardBoundPassed(Http2Stream s) {
-        stopClient(s, "rest of an early-answered request over its bound");
+        resets.discardBoundPassed(s);
     }
 
-    /**
-     * Under the lock, on the reader: DATA of {@code length} (its window share) on stream {@code id}, which is not open,
-     * still in flight from before this side reset it: to be ignored (see {@link ResetStreams}).
-     */
+    /** Under the lock, on the reader: DATA on a stream this side reset lately, to be ignored ({@link ResetStreams}). */
     boolean absorbsDataLocked(int stream, int length, boolean endStream) {
-        return resetStreams.absorbsData(stream, length, endStream);
+        return resets.absorbsDataLocked(stream, length, endStream);
     }
 
-    /** Under the lock, on the reader: trailers on stream {@code id}, not open, sent before this side reset it. */
+    /** Under the lock, on the reader: trailers on a stream this side reset lately, to be ignored. */
     boolean absorbsTrailersLocked(int stream) {
-        return resetStreams.absorbsTrailers(stream);
+        return resets.absorbsTrailersLocked(stream);
     }
 
     /**
@@ -615,92 +560,12 @@ public final class Http2Connection {
 
     /** Resets a stream from its own thread (or the reader): RST_STREAM, unless it already ended. */
     void resetLocally(Http2Stream s, int code, String why) {
-        resetLocally(s, code, why, false);
+        resets.resetLocally(s, code, why);
     }
 
-    /** With {@code always}, RST_STREAM goes out even if our side had ended: the reader found a stream error. */
-    private void resetLocally(Http2Stream s, int code, String why, boolean always) {
-        boolean send;
-        lock.lock();
-        try {
-            send = (always || !s.localClosed && !s.isReset()) && !ended;
-            if (send) {
-                resetStreams.add(s.id(), s.body().recvWindowLocked());
-            }
-            s.localClosed = true;
-            s.markReset(why);
-            removeStream(s.id());
-            sendWindow.wake();
-        } finally {
-            lock.unlock();
-        }
-        if (send) {
-            try {
-                writer.rstStream(s.id(), code);
-            } catch (IOException e) {
-                log.debug("h2 connection {}: RST_STREAM failed: {}", id, e.toString());
-            }
-        }
-        endOutputIfDone();
-    }
-
-    /**
-     * Ends what a reset stream's handler is doing upstream. The handler's own cancel (its upstream attempt's abort:
-     * RST_STREAM to an HTTP/2 origin, the socket of an HTTP/1.1 one closed) when it registered one; else its thread
-     * is interrupted (a virtual thread interrupted in a socket read closes that socket), under the writer's lock so
-     * that it never lands in a write to the client. The interrupt cannot tell a socket the thread owns from one that
-     * other streams share (a multiplexed upstream connection), which is why the proxy registers a cancel.
-     */
-    private void cancelHandler(Runnable cancel, Thread handler) {
-        if (cancel != null) {
-            try {
-                cancel.run();
-            } catch (RuntimeException e) {
-                log.warn("h2 connection {}: cancelling a reset stream's work failed", id, e);
-            }
-        } else if (handler != null) {
-            writer.interruptBetweenWrites(handler);
-        }
-    }
-
-    /**
-     * A stream error found by the reader; whether it reset a stream that was open (its handler's work cancelled).
-     * {@code opening}: the error refused the stream its frame was opening (REFUSED_STREAM, a malformed request), whose
-     * DATA may be in flight already.
-     */
+    /** A stream error found by the reader; whether it reset a stream that was open (see {@link StreamResets}). */
     boolean resetFromReader(int stream, int code, String why, boolean opening) throws IOException {
-        Http2Stream s;
-        lock.lock();
-        try {
-            s = streams.get(stream);
-        } finally {
-            lock.unlock();
-        }
-        if (s != null) {
-            Runnable cancel;
-            Thread handler;
-            lock.lock();
-            try {
-                cancel = s.onCancel;
-                handler = cancel == null ? s.thread : null;
-            } finally {
-                lock.unlock();
-            }
-            cancelHandler(cancel, handler);
-            resetLocally(s, code, why, true);
-            return true;
-        }
-        if (opening) {
-            lock.lock();
-            try {
-                // The client may send its request body on the stream before it reads the reset: the window it had.
-                resetStreams.add(stream, Math.max(Frames.DEFAULT_WINDOW, settings.initialWindowSize()));
-            } finally {
-                lock.unlock();
-            }
-        }
-        writer.rstStream(stream, code);
-        return false;
+        return resets.resetFromReader(stream, code, why, opening);
     }
 
     /** After GOAWAY, once the last stream is done: half-close, so the client sees every response and then EOF. */
