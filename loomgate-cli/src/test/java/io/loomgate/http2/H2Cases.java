@@ -126,6 +126,14 @@ final class H2Cases {
             c.socket.setSoLinger(true, 0);
             c.socket.close();
         });
+        o.on("bare-close-mid-body", (r, c) -> {
+            // A FIN mid-body with neither END_STREAM nor GOAWAY, and over TLS no close_notify: a cut by HTTP/2's own
+            // framing, whatever the TLS layer makes of the end (the stream never ended).
+            c.head(r.stream(), false, ":status", "200");
+            c.data(r.stream(), false, "only part");
+            Thread.sleep(300);
+            c.raw.close();
+        });
         o.on("headers-never-come", (r, c) -> {
         });
         o.on("interim-flood", (r, c) -> {
@@ -174,6 +182,7 @@ final class H2Cases {
                 new Case("rst-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("goaway-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("tcp-reset-mid-body", Expect.TRUNCATED, 200, ABORTED),
+                new Case("bare-close-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("headers-never-come", Expect.TIMEOUT, 504, "upstream_timeout"),
                 new Case("interim-flood", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("status-101", Expect.BAD_GATEWAY, 502, BAD),

@@ -39,15 +39,21 @@ final class HostileH2Origin implements AutoCloseable {
         }
     }
 
-    /** One connection: frames out under a lock (scripts and the reader write). */
+    /**
+     * One connection: frames out under a lock (scripts and the reader write). {@code socket} is the one frames go on,
+     * {@code raw} the TCP socket under it (the same for h2c): closing {@code raw} ends a TLS connection without
+     * close_notify.
+     */
     static final class Conn {
         final Socket socket;
+        final Socket raw;
         final int number;
         private final OutputStream out;
         private final ReentrantLock lock = new ReentrantLock();
 
-        Conn(Socket socket, int number) throws IOException {
+        Conn(Socket socket, Socket raw, int number) throws IOException {
             this.socket = socket;
+            this.raw = raw;
             this.number = number;
             this.out = socket.getOutputStream();
         }
@@ -138,7 +144,7 @@ final class HostileH2Origin implements AutoCloseable {
 
     private void serve(Socket raw, int number) {
         try (Socket s = context != null ? wrap(raw) : raw) {
-            Conn c = new Conn(s, number);
+            Conn c = new Conn(s, raw, number);
             DataInputStream in = new DataInputStream(s.getInputStream());
             in.readFully(new byte[Frames.PREFACE.length]);
             c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
