@@ -26,10 +26,12 @@ import org.conscrypt.Conscrypt;
  * or the upstream client when their own {@code provider} is {@code jdk}) changes implementation behind our back.
  *
  * <p>A listener drives Conscrypt's {@link SSLEngine} over the accepted channel with its own loop ({@link
- * EngineChannel}), as it drives JSSE's. Where a socket is layered instead (the upstream client; a listener's socket
- * with no channel), it is always the engine socket ({@code ConscryptEngineSocket}: BoringSSL works on byte buffers,
- * and the reads and writes are ordinary Java socket streams, which park a virtual thread). Never the file-descriptor
- * socket, which does blocking I/O inside native code and so holds its carrier for as long as a client stalls.
+ * EngineChannel}), as it drives JSSE's, and so does the upstream client over its connection to an origin (client
+ * mode: the loop knows a close_notify from a bare FIN, which Conscrypt's socket does not tell). Where a socket is
+ * layered instead (a listener's socket with no channel), it is always the engine socket
+ * ({@code ConscryptEngineSocket}: BoringSSL works on byte buffers, and the reads and writes are ordinary Java socket
+ * streams, which park a virtual thread). Never the file-descriptor socket, which does blocking I/O inside native code
+ * and so holds its carrier for as long as a client stalls.
  */
 final class ConscryptTls {
     private ConscryptTls() {
@@ -143,6 +145,17 @@ final class ConscryptTls {
             throw new IllegalStateException("expected a Conscrypt engine, got " + engine.getClass().getName());
         }
         Conscrypt.setUseSessionTickets(engine, sessionResumption);
+        Conscrypt.setBufferAllocator(engine, LentDirectBuffers.INSTANCE);
+    }
+
+    /**
+     * An origin connection's engine: copies through the same lent direct buffers as a listener's. Session tickets are
+     * left at Conscrypt's client default, as its socket had them (TLS 1.3 resumes by its own tickets either way).
+     */
+    static void configureClient(SSLEngine engine) {
+        if (!Conscrypt.isConscrypt(engine)) {
+            throw new IllegalStateException("expected a Conscrypt engine, got " + engine.getClass().getName());
+        }
         Conscrypt.setBufferAllocator(engine, LentDirectBuffers.INSTANCE);
     }
 

@@ -52,6 +52,11 @@ public final class ConscryptTlsSupport implements ConscryptSupport {
     }
 
     @Override
+    public void configureClient(SSLEngine engine) {
+        ConscryptTls.configureClient(engine);
+    }
+
+    @Override
     public void configure(SSLSocket socket, boolean sessionResumption) {
         ConscryptTls.configure(socket, sessionResumption);
     }

@@ -2,34 +2,33 @@ package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.tls.ClientTls;
 import java.io.IOException;
+import java.net.Socket;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLSocket;
 
 /**
  * A response body that ends when an https origin closes the connection (no length, not chunked: RFC 9112 §6.3 rule
  * 8), which is complete only if the origin said so with TLS's close_notify: a connection cut without it (an attacker's
  * FIN or RST, a crash) is a truncation (RFC 9112 §9.8, RFC 8446 §6.1), not the end of the body.
  *
- * <p>JSSE's SSLSocket does not tell the two apart itself unless the whole JVM sets
- * {@code com.sun.net.ssl.requireCloseNotify}: a bare end of the TCP stream reads as -1, as a close_notify does. What
- * differs is what it leaves behind: on the bare end it shuts the socket's input down itself
- * ({@code SSLSocketImpl.handleEOF}), after a close_notify it does not. That is the sign read here, on JSSE's
- * sockets only; {@code OriginProbeTest} pins it (its until-close cases over TLS, with and without close_notify).
+ * <p>Neither provider's socket tells the two apart by its reads (a bare end of the TCP stream reads as -1, as a
+ * close_notify does); {@link ClientTls#endedWithoutCloseNotify} reads the sign each socket the upstream client makes
+ * leaves: JSSE's, and the gateway's own engine socket that runs Conscrypt's engine. {@code OriginProbeTest} pins it
+ * for both providers (its until-close cases over TLS, with and without close_notify).
  */
 final class TlsClosedBody extends BodyInputStream {
     private final BodyInputStream body;
-    private final SSLSocket socket;
+    private final Socket socket;
 
-    private TlsClosedBody(BodyInputStream body, SSLSocket socket) {
+    private TlsClosedBody(BodyInputStream body, Socket socket) {
         this.body = body;
         this.socket = socket;
     }
 
-    /** The body as it is, or checked at its end when the socket is JSSE's TLS. */
-    static BodyInputStream of(BodyInputStream body, java.net.Socket socket) {
-        return socket instanceof SSLSocket ssl && ssl.getClass().getName().startsWith("sun.security.ssl.")
-                ? new TlsClosedBody(body, ssl) : body;
+    /** The body as it is, or checked at its end when the socket is TLS that can tell a cut from a close. */
+    static BodyInputStream of(BodyInputStream body, Socket socket) {
+        return ClientTls.tellsCloseNotify(socket) ? new TlsClosedBody(body, socket) : body;
     }
 
     @Override
@@ -45,7 +44,7 @@ final class TlsClosedBody extends BodyInputStream {
     }
 
     private int checkedEnd() throws SSLException {
-        if (socket.isInputShutdown()) {
+        if (ClientTls.endedWithoutCloseNotify(socket)) {
             throw new SSLException("the origin closed the connection without close_notify: the body may be cut short");
         }
         return -1;
@@ -67,7 +66,7 @@ final class TlsClosedBody extends BodyInputStream {
 
     @Override
     public boolean isComplete() {
-        return body.isComplete() && !socket.isInputShutdown();
+        return body.isComplete() && !ClientTls.endedWithoutCloseNotify(socket);
     }
 
     @Override

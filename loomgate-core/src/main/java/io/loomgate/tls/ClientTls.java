@@ -2,12 +2,14 @@ package io.loomgate.tls;
 
 import java.io.IOException;
 import java.net.Socket;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
@@ -66,11 +68,13 @@ public final class ClientTls extends TlsContext {
 
     /**
      * An unconnected socket to dial an origin with before {@link #handshake} layers TLS over it. For JSSE, one that
-     * reads each record in one system call instead of two ({@link RecordBufferedSocket}); Conscrypt's socket reads
-     * into a record-sized buffer of its own, so it gets the plain socket (a second buffer would only add a copy).
+     * reads each record in one system call instead of two ({@link RecordBufferedSocket}); for Conscrypt, whose engine
+     * the gateway drives itself ({@link EngineChannel}), a channel's socket: the engine encrypts into direct buffers
+     * that the channel writes without a copy.
      */
-    public Socket unconnectedSocket() {
-        return settings.provider() == TlsProvider.CONSCRYPT ? new Socket() : new RecordBufferedSocket();
+    public Socket unconnectedSocket() throws IOException {
+        return settings.provider() == TlsProvider.CONSCRYPT ? SocketChannel.open().socket()
+                : new RecordBufferedSocket();
     }
 
     /** ALPN offer of an HTTP/1.1-only client. */
@@ -83,13 +87,28 @@ public final class ClientTls extends TlsContext {
      * the returned socket's {@code getApplicationProtocol()} (empty when it chose none). A socket of another
      * transport that can read ahead ({@link RecordReadAhead}) reads a record at a time for JSSE, as
      * {@link #unconnectedSocket()}'s does.
+     *
+     * <p>JSSE: its socket layered over {@code raw}. Conscrypt: its engine in client mode, driven by the gateway's
+     * {@link EngineSocket}, not Conscrypt's own socket, which reads an origin's bare FIN as the end of the stream
+     * just as it reads a close_notify, and so would pass a close-delimited body cut by an attacker or a crash on as
+     * complete ({@link #endedWithoutCloseNotify(Socket)}). The engine is made with the origin's host and port, the
+     * key of Conscrypt's client session cache, as its socket was: resumption works as before.
      */
     public SSLSocket handshake(Socket raw, String host, int port, Duration timeout, List<String> alpn)
             throws IOException {
-        if (settings.provider() != TlsProvider.CONSCRYPT && raw instanceof RecordReadAhead r) {
+        boolean conscrypt = settings.provider() == TlsProvider.CONSCRYPT;
+        if (!conscrypt && raw instanceof RecordReadAhead r) {
             r.readAhead(RecordBufferedSocket.RECORD_BUFFER_SIZE); // JSSE takes the socket's stream as it layers
         }
-        SSLSocket s = (SSLSocket) factory.createSocket(raw, host, port, true);
+        SSLSocket s;
+        if (conscrypt) {
+            SSLEngine engine = context.createSSLEngine(host, port);
+            engine.setUseClientMode(true);
+            ConscryptSupport.get().configureClient(engine);
+            s = new EngineSocket(raw, new EngineChannel(engine, raw, true)); // BoringSSL encrypts into native memory
+        } else {
+            s = (SSLSocket) factory.createSocket(raw, host, port, true);
+        }
         SSLParameters p = s.getSSLParameters();
         p.setProtocols(settings.protocols().toArray(String[]::new));
         if (!settings.ciphers().isEmpty()) {
@@ -113,6 +132,32 @@ public final class ClientTls extends TlsContext {
             }
         }
         return s;
+    }
+
+    /**
+     * Whether {@code socket}'s TLS stream, which has just read as ended, ended without the origin's close_notify (a
+     * FIN or RST under TLS: a truncation, RFC 8446 §6.1, RFC 9112 §9.8), as far as the socket can tell
+     * ({@link #tellsCloseNotify(Socket)}); false for any other socket.
+     *
+     * <p>JSSE's socket reads a bare end of the TCP stream as -1, as it reads a close_notify, unless the whole JVM
+     * sets {@code com.sun.net.ssl.requireCloseNotify}; what differs is that on the bare end it shuts the socket's
+     * input down itself ({@code SSLSocketImpl.handleEOF}), after a close_notify it does not: that is its sign. The
+     * gateway's {@link EngineSocket} (Conscrypt upstreams) knows from its engine which end it saw.
+     */
+    public static boolean endedWithoutCloseNotify(Socket socket) {
+        if (socket instanceof EngineSocket e) {
+            return e.endedWithoutCloseNotify();
+        }
+        return isJsse(socket) && socket.isInputShutdown();
+    }
+
+    /** Whether {@link #endedWithoutCloseNotify(Socket)} can tell for {@code socket}: JSSE's, or the engine socket. */
+    public static boolean tellsCloseNotify(Socket socket) {
+        return socket instanceof EngineSocket || isJsse(socket);
+    }
+
+    private static boolean isJsse(Socket socket) {
+        return socket instanceof SSLSocket && socket.getClass().getName().startsWith("sun.security.ssl.");
     }
 
     /** The client session cache, for tests that check resumption. */

@@ -41,6 +41,9 @@ interface ConscryptSupport {
     /** Per-engine settings SSLParameters cannot carry (a listener's engine). */
     void configure(SSLEngine engine, boolean sessionResumption);
 
+    /** Per-engine settings SSLParameters cannot carry, for an engine in client mode (a connection to an origin). */
+    void configureClient(SSLEngine engine);
+
     /** Per-socket settings SSLParameters cannot carry. */
     void configure(SSLSocket socket, boolean sessionResumption);
 

@@ -3,6 +3,7 @@ package io.loomgate.tls;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
@@ -17,9 +18,12 @@ import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLHandshakeException;
 
 /**
- * One server-side TLS connection's records: drives the provider's {@link SSLEngine} (JSSE's or Conscrypt's) over the
- * accepted socket, with buffers borrowed for each call and given back as soon as they are empty, so an idle connection
- * holds none.
+ * One TLS connection's records: drives the provider's {@link SSLEngine} over the socket, with buffers borrowed for each
+ * call and given back as soon as they are empty, so an idle connection holds none. A listener's (JSSE's or
+ * Conscrypt's engine, server mode, over the accepted channel) and, with {@code upstream.ssl.provider: conscrypt}, a
+ * connection to an origin (Conscrypt's engine in client mode, {@link ClientTls}): there the gateway must know whether
+ * the origin's stream ended with close_notify or was cut ({@link #endedWithoutCloseNotify()}), which Conscrypt's own
+ * socket does not say.
  *
  * <p>Reads go through the socket's stream, where {@code SO_TIMEOUT} applies: a read that outlives it throws
  * {@link java.net.SocketTimeoutException} and leaves everything as it was (a partial record stays buffered), which
@@ -47,7 +51,9 @@ final class EngineChannel {
     private static final int BULK_READ = 8 * 1024;
 
     private final SSLEngine engine;
+    /** Where records are written; null on a socket of another transport (epoll's), which is written as a stream. */
     private final SocketChannel channel;
+    private final OutputStream socketOut;
     private final InputStream socketIn;
     private final ReentrantLock writeLock = new ReentrantLock();
 
@@ -61,15 +67,20 @@ final class EngineChannel {
      * nothing). The next unwrap gets it with no new ciphertext. The reader's.
      */
     private boolean engineHoldsPlaintext;
-    /** The client's close_notify or FIN came. The reader's. */
+    /** The peer's close_notify or FIN came. The reader's. */
     private boolean inputEnded;
+    /**
+     * The socket's stream ended (a FIN, or the watchdog's shutdown of the input) before the peer's close_notify: a cut,
+     * not a close (RFC 8446 §6.1). Written by the reader, read by whoever asks ({@link #endedWithoutCloseNotify()}).
+     */
+    private volatile boolean endedWithoutCloseNotify;
     /**
      * The client sends faster than the gateway reads: the last socket read took at least {@link #BULK_READ} bytes.
      * Then the next reads go into a {@link RecordBuffers#BULK_SIZE} buffer, several records at a time, whenever that
      * much is already waiting. The reader's.
      */
     private boolean bulk;
-    /** The first handshake is done: a handshake starting again over TLS 1.2 is the client renegotiating. */
+    /** The first handshake is done: a handshake starting again over TLS 1.2 is the peer renegotiating. */
     private boolean established;
     /**
      * Records are encrypted into a direct buffer ({@link RecordBuffers#takeDirect()}) when one is free: for an engine
@@ -82,14 +93,15 @@ final class EngineChannel {
         this(engine, raw, false);
     }
 
-    /** @param directWrites whether records are encrypted into direct buffers (an engine on native memory) */
+    /**
+     * @param directWrites whether records are encrypted into direct buffers (an engine on native memory); only on a
+     *                     channel socket, where the channel writes them without a copy
+     */
     EngineChannel(SSLEngine engine, Socket raw, boolean directWrites) throws IOException {
         this.engine = engine;
-        this.directWrites = directWrites;
         this.channel = raw.getChannel();
-        if (channel == null) {
-            throw new IOException("not a channel socket");
-        }
+        this.directWrites = directWrites && channel != null;
+        this.socketOut = channel == null ? raw.getOutputStream() : null;
         this.socketIn = raw.getInputStream();
     }
 
@@ -109,7 +121,7 @@ final class EngineChannel {
             while (hs != HandshakeStatus.NOT_HANDSHAKING && hs != HandshakeStatus.FINISHED) {
                 if (hs == HandshakeStatus.NEED_UNWRAP || hs == HandshakeStatus.NEED_UNWRAP_AGAIN) {
                     if (inputEnded || unwrapRecord(NOTHING) < 0) {
-                        throw new EOFException("the client closed the connection during the TLS handshake");
+                        throw new EOFException("the " + peer() + " closed the connection during the TLS handshake");
                     }
                 } else {
                     answerEngine(hs);
@@ -126,7 +138,16 @@ final class EngineChannel {
     }
 
     /**
-     * Decrypted bytes into {@code b}: at least one byte, or -1 after the client's close_notify or FIN. After the
+     * Whether the stream ended without the peer's close_notify: its connection was closed or reset under TLS (a crash,
+     * or an attacker's FIN), so whatever the stream's end was to delimit may be cut short. False while the stream has
+     * not ended, and after a close_notify.
+     */
+    boolean endedWithoutCloseNotify() {
+        return endedWithoutCloseNotify;
+    }
+
+    /**
+     * Decrypted bytes into {@code b}: at least one byte, or -1 after the peer's close_notify or FIN. After the
      * first record, every further record already read from the socket is unwrapped too, up to {@code len}: the
      * socket is read only while nothing has been returned, so a read never waits once it has bytes, and a client
      * that sends faster than the gateway relays (an upload) is moved in pieces of several records, not one record
@@ -312,6 +333,7 @@ final class EngineChannel {
                 }
                 if (!fill()) {
                     inputEnded = true;
+                    endedWithoutCloseNotify = true;
                     return -1;
                 }
             }
@@ -336,6 +358,10 @@ final class EngineChannel {
         return target == dst ? r.bytesProduced() : 0;
     }
 
+    private String peer() {
+        return engine.getUseClientMode() ? "origin" : "client";
+    }
+
     private boolean isTls12() {
         return "TLSv1.2".equals(engine.getSession().getProtocol());
     }
@@ -346,11 +372,14 @@ final class EngineChannel {
      * denial of service, and nothing a gateway's clients need). JSSE would accept it unless the JVM-wide
      * {@code jdk.tls.rejectClientInitiatedRenegotiation} was set before its first handshake; refusing here holds
      * whatever ran first. The connection ends with close_notify instead of the engine's answer. (TLS 1.3 has no
-     * renegotiation: a handshake message after its handshake is a KeyUpdate or a ticket, answered as usual.)
+     * renegotiation: a handshake message after its handshake is a KeyUpdate or a ticket, answered as usual.) On a
+     * connection to an origin (client mode) the same holds for an origin's HelloRequest, which BoringSSL refuses
+     * by default anyway, as Conscrypt's own socket did.
      */
     private void refuseRenegotiation() throws SSLException {
         closeOutbound(); // before the engine's delegated task, which would do the handshake's costly part
-        throw new SSLHandshakeException("client-initiated TLS renegotiation refused");
+        throw new SSLHandshakeException(engine.getUseClientMode() ? "TLS renegotiation by the origin refused"
+                : "client-initiated TLS renegotiation refused");
     }
 
     /**
@@ -427,7 +456,7 @@ final class EngineChannel {
 
     /**
      * Wraps and writes what the engine has to say on its own (handshake messages, alerts, close_notify) until it has
-     * nothing more. Stops at the first wrap that produces nothing: after the client's close_notify the engine can
+     * nothing more. Stops at the first wrap that produces nothing: after the peer's close_notify the engine can
      * keep asking for a wrap it has no record for. Under the write lock.
      */
     private void flushEngineOutput() throws IOException {
@@ -485,9 +514,14 @@ final class EngineChannel {
     }
 
     private void writeFully(ByteBuffer out) throws IOException {
+        if (channel == null) { // another transport's socket: a heap buffer (directWrites is off), written as a stream
+            socketOut.write(out.array(), out.arrayOffset() + out.position(), out.remaining());
+            out.position(out.limit());
+            return;
+        }
         while (out.hasRemaining()) {
             if (channel.write(out) == 0 && !channel.isBlocking()) {
-                throw new IOException("the client's receive window is full (non-blocking write)");
+                throw new IOException("the " + peer() + "'s receive window is full (non-blocking write)");
             }
         }
     }

@@ -5,7 +5,10 @@ import io.loomgate.threads.BulkOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketException;
 import java.nio.channels.SocketChannel;
 import java.util.List;
 import java.util.function.BiFunction;
@@ -16,9 +19,11 @@ import javax.net.ssl.SSLSession;
 import javax.net.ssl.SSLSocket;
 
 /**
- * A server-side TLS connection driven through an {@link SSLEngine} over the accepted socket's channel
- * ({@link EngineChannel}), seen by the rest of the gateway as the {@link SSLSocket} JSSE would have layered over it
- * (its streams, session, ALPN protocol, close_notify).
+ * A TLS connection driven through an {@link SSLEngine} over a plain socket ({@link EngineChannel}), seen by the rest
+ * of the gateway as the {@link SSLSocket} JSSE would have layered over it (its streams, session, ALPN protocol,
+ * close_notify): a listener's accepted connection, and a connection to an origin with
+ * {@code upstream.ssl.provider: conscrypt} ({@link ClientTls}), where it also says whether the origin's stream ended
+ * with close_notify ({@link #endedWithoutCloseNotify()}), which Conscrypt's own socket does not.
  *
  * <p>Why not JSSE's own layered socket: that socket reads each record in two system calls (its 5-byte header, then
  * its body) and keeps its buffers (about 7 KB) for the connection's life; here a read takes whatever has arrived
@@ -30,7 +35,8 @@ import javax.net.ssl.SSLSocket;
  * <p>Threading as for JSSE's socket: the connection's own thread reads, writers are serialized by the channel's
  * write lock (a {@code ReentrantLock}, so a virtual thread blocked in a write never pins its carrier); other threads
  * end the connection by closing or shutting down the plain socket underneath, never through this one. Everything
- * that is the plain socket's (addresses, options, timeouts) is asked of that socket, not of this facade.
+ * that is the plain socket's (addresses, options, timeouts) is the plain socket's: set or asked here, it is passed
+ * on to it, as JSSE's layered socket does (the upstream pool sets a read timeout on the socket it was handed).
  */
 final class EngineSocket extends SSLSocket {
     private final Socket raw;
@@ -94,6 +100,81 @@ final class EngineSocket extends SSLSocket {
     @Override
     public boolean isInputShutdown() {
         return raw.isInputShutdown();
+    }
+
+    /** Whether the peer's stream ended without close_notify (see {@link EngineChannel#endedWithoutCloseNotify()}). */
+    boolean endedWithoutCloseNotify() {
+        return channel.endedWithoutCloseNotify();
+    }
+
+    @Override
+    public void setSoTimeout(int timeout) throws SocketException {
+        raw.setSoTimeout(timeout);
+    }
+
+    @Override
+    public int getSoTimeout() throws SocketException {
+        return raw.getSoTimeout();
+    }
+
+    @Override
+    public void setTcpNoDelay(boolean on) throws SocketException {
+        raw.setTcpNoDelay(on);
+    }
+
+    @Override
+    public boolean getTcpNoDelay() throws SocketException {
+        return raw.getTcpNoDelay();
+    }
+
+    @Override
+    public void setKeepAlive(boolean on) throws SocketException {
+        raw.setKeepAlive(on);
+    }
+
+    @Override
+    public boolean getKeepAlive() throws SocketException {
+        return raw.getKeepAlive();
+    }
+
+    @Override
+    public void setSoLinger(boolean on, int linger) throws SocketException {
+        raw.setSoLinger(on, linger);
+    }
+
+    @Override
+    public int getSoLinger() throws SocketException {
+        return raw.getSoLinger();
+    }
+
+    @Override
+    public InetAddress getInetAddress() {
+        return raw.getInetAddress();
+    }
+
+    @Override
+    public int getPort() {
+        return raw.getPort();
+    }
+
+    @Override
+    public InetAddress getLocalAddress() {
+        return raw.getLocalAddress();
+    }
+
+    @Override
+    public int getLocalPort() {
+        return raw.getLocalPort();
+    }
+
+    @Override
+    public SocketAddress getRemoteSocketAddress() {
+        return raw.getRemoteSocketAddress();
+    }
+
+    @Override
+    public SocketAddress getLocalSocketAddress() {
+        return raw.getLocalSocketAddress();
     }
 
     @Override
