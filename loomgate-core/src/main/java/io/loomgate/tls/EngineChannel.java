@@ -132,9 +132,25 @@ final class EngineChannel {
         } catch (SSLException e) {
             sendAlert();
             throw e;
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            sendAlert();
+            throw refused(e);
         } finally {
             releaseEmpty();
         }
+    }
+
+    /**
+     * A checked exception the engine let through undeclared: Conscrypt's unwrap passes on the trust manager's
+     * {@link java.security.cert.CertificateException} (an expired or untrusted certificate) as it is, where its own
+     * socket wraps it. Wrapped here the same way, so the caller sees an I/O failure that names its cause.
+     */
+    private static SSLHandshakeException refused(Exception e) {
+        SSLHandshakeException h = new SSLHandshakeException(e.toString());
+        h.initCause(e);
+        return h;
     }
 
     /**
@@ -187,8 +203,13 @@ final class EngineChannel {
                 total += n;
             }
         } catch (SSLException e) {
-            sendAlert(); // bad_record_mac and the like: the client learns why the connection ends
+            sendAlert(); // bad_record_mac and the like: the peer learns why the connection ends
             throw e;
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) { // a post-handshake message refused by a check the engine let through undeclared
+            sendAlert();
+            throw refused(e);
         } finally {
             releaseEmpty();
         }
