@@ -72,7 +72,11 @@ class TrafficMatrixTest {
 
     // ---------------------------------------------------------------- the table
 
-    /** The gateway a downstream kind talks to: one per TLS setting, each serving HTTP/1.1 and HTTP/2 on one port. */
+    /**
+     * The gateway a downstream kind talks to: one per TLS setting, each serving HTTP/1.1 and HTTP/2 on one port. The
+     * provider is the listener's and the https origins' ({@code upstream.ssl.provider}): the Conscrypt gateway's
+     * https and h2-over-TLS upstreams run on Conscrypt's engine, the others' on JSSE.
+     */
     enum Gateway {
         PLAIN(null), TLS_JDK("jdk"), TLS_CONSCRYPT("conscrypt");
 
@@ -396,6 +400,7 @@ class TrafficMatrixTest {
         }
         y.append("admin:\n  port: ").append(TlsTerminationTest.freePort()).append("\naccess-log:\n  enabled: true\n  format: json\n");
         y.append("upstream:\n  http2: true\n  ssl:\n    trust-certificate: ").append(pki.caCert()).append('\n');
+        y.append("    provider: ").append(g.provider != null ? g.provider : "jdk").append('\n');
         y.append("routes:\n");
         for (Upstream up : Upstream.values()) {
             for (Feature f : Feature.values()) {
