@@ -7,6 +7,7 @@ import io.loomgate.testkit.TestPki;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ClientTlsSettings;
+import io.loomgate.tls.TlsProvider;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * The health check of a TLS connection: no probe before {@link PooledConnection#TLS_PROBE_AFTER_IDLE_NANOS} of
  * idleness (its probe is a timed read, whose timer can wait behind a busy carrier), then a 1 ms read that finds an
  * origin's close. Against a real TLS server that completes handshakes and closes on demand; idle time is stepped on
- * the pool's clock.
+ * the pool's clock. With JSSE here; loomgate-conscrypt runs the same with Conscrypt ({@link #provider()}), whose
+ * upstream socket is the gateway's engine socket.
  */
 class TlsStaleConnectionTest {
     private static TestPki pki;
@@ -51,9 +53,14 @@ class TlsStaleConnectionTest {
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         ConnectionExecutors.startDaemon("tls-stale-origin", this::acceptAll);
         PoolSettings settings = TestPools.settings(10, 10)
-                .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert())));
+                .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert()).withProvider(provider())));
         Endpoint endpoint = new Endpoint("localhost", server.getLocalPort(), true);
         pool = new UpstreamPool(new Connector(endpoint, settings, listener), settings, listener, clock::get);
+    }
+
+    /** The upstream TLS provider under test. */
+    TlsProvider provider() {
+        return TlsProvider.JDK;
     }
 
     private void acceptAll() {
