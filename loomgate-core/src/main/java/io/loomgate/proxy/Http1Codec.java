@@ -224,7 +224,7 @@ final class Http1Codec implements UpstreamCodec {
     public BodyInputStream openBody(BodyFraming framing, HttpLimits limits, Duration readTimeout) {
         connection.setReadTimeout(readTimeout);
         BodyInputStream body = framing.open(connection.input(), limits);
-        return framing instanceof BodyFraming.UntilClose ? TlsClosedBody.of(body, connection.socket()) : body;
+        return framing instanceof BodyFraming.UntilClose ? TlsClosedBody.of(body, connection) : body;
     }
 
     @Override

@@ -2,9 +2,8 @@ package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http1.BodyInputStream;
-import io.loomgate.tls.ClientTls;
+import io.loomgate.upstream.PooledConnection;
 import java.io.IOException;
-import java.net.Socket;
 import javax.net.ssl.SSLException;
 
 /**
@@ -13,22 +12,22 @@ import javax.net.ssl.SSLException;
  * FIN or RST, a crash) is a truncation (RFC 9112 §9.8, RFC 8446 §6.1), not the end of the body.
  *
  * <p>Neither provider's socket tells the two apart by its reads (a bare end of the TCP stream reads as -1, as a
- * close_notify does); {@link ClientTls#endedWithoutCloseNotify} reads the sign each socket the upstream client makes
- * leaves: JSSE's, and the gateway's own engine socket that runs Conscrypt's engine. {@code OriginProbeTest} pins it
+ * close_notify does); {@link PooledConnection#endedWithoutCloseNotify} reads the sign each socket the upstream client
+ * makes leaves: JSSE's, and the gateway's own engine socket that runs Conscrypt's engine. {@code OriginProbeTest} pins it
  * for both providers (its until-close cases over TLS, with and without close_notify).
  */
 final class TlsClosedBody extends BodyInputStream {
     private final BodyInputStream body;
-    private final Socket socket;
+    private final PooledConnection connection;
 
-    private TlsClosedBody(BodyInputStream body, Socket socket) {
+    private TlsClosedBody(BodyInputStream body, PooledConnection connection) {
         this.body = body;
-        this.socket = socket;
+        this.connection = connection;
     }
 
-    /** The body as it is, or checked at its end when the socket is TLS that can tell a cut from a close. */
-    static BodyInputStream of(BodyInputStream body, Socket socket) {
-        return ClientTls.tellsCloseNotify(socket) ? new TlsClosedBody(body, socket) : body;
+    /** The body as it is, or checked at its end when the connection is TLS that can tell a cut from a close. */
+    static BodyInputStream of(BodyInputStream body, PooledConnection connection) {
+        return connection.tellsCloseNotify() ? new TlsClosedBody(body, connection) : body;
     }
 
     @Override
@@ -44,7 +43,7 @@ final class TlsClosedBody extends BodyInputStream {
     }
 
     private int checkedEnd() throws SSLException {
-        if (ClientTls.endedWithoutCloseNotify(socket)) {
+        if (connection.endedWithoutCloseNotify()) {
             throw new SSLException("the origin closed the connection without close_notify: the body may be cut short");
         }
         return -1;
@@ -66,7 +65,7 @@ final class TlsClosedBody extends BodyInputStream {
 
     @Override
     public boolean isComplete() {
-        return body.isComplete() && !ClientTls.endedWithoutCloseNotify(socket);
+        return body.isComplete() && !connection.endedWithoutCloseNotify();
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
 import io.loomgate.threads.QuietCheck;
 import io.loomgate.threads.WatchedInputStream;
+import io.loomgate.tls.ClientTls;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -71,6 +72,19 @@ public final class PooledConnection implements ConnectionLease {
 
     public HttpInput input() {
         return input;
+    }
+
+    /** Whether this connection's TLS tells an origin's close_notify from a bare FIN ({@link ClientTls}). */
+    public boolean tellsCloseNotify() {
+        return ClientTls.tellsCloseNotify(socket);
+    }
+
+    /**
+     * Whether the origin's TLS stream, which has just read as ended, ended without close_notify: a truncation, not an
+     * end ({@link ClientTls#endedWithoutCloseNotify}); false for a plain connection.
+     */
+    public boolean endedWithoutCloseNotify() {
+        return ClientTls.endedWithoutCloseNotify(socket);
     }
 
     public HttpOutput output() {
