@@ -394,8 +394,9 @@ final class EngineChannel {
      * {@code jdk.tls.rejectClientInitiatedRenegotiation} was set before its first handshake; refusing here holds
      * whatever ran first. The connection ends with close_notify instead of the engine's answer. (TLS 1.3 has no
      * renegotiation: a handshake message after its handshake is a KeyUpdate or a ticket, answered as usual.) On a
-     * connection to an origin (client mode) the same holds for an origin's HelloRequest, which BoringSSL refuses
-     * by default anyway, as Conscrypt's own socket did.
+     * connection to an origin (client mode) the same holds for an origin's HelloRequest: Conscrypt's own socket
+     * renegotiated as often as the origin asked; here the first request ends the connection (the engine's ClientHello
+     * for it goes out with the close_notify), and the exchange is a 502.
      */
     private void refuseRenegotiation() throws SSLException {
         closeOutbound(); // before the engine's delegated task, which would do the handshake's costly part
