@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR recording (JFR's start took a
  * fifth of the CPU to the first answer, on two cores beside it) load only once the gateway serves. Nor, before the
  * rest of the start, any of what made classes at run time on the way to the first answer (pattern switches, records'
- * generated methods: JDK 25's AOT cache holds neither) or set up the JDK's System.Logger or container metrics.
+ * generated methods: JDK 25's AOT cache holds neither) or set up the JDK's System.Logger or container metrics, or
+ * initialised {@code BigDecimal} (Jackson's YAML parser did, and {@code Duration.multipliedBy} does).
  */
 class StartupClassesTest {
     /** The class-loading log's line for the task that starts the rest after the gateway serves. */
@@ -86,7 +87,12 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" jdk.internal.event.SecurityPropertyModificationEvent "))
                         .as("the descriptor budget read without the platform's OperatingSystemMXBean (container "
                                 + "metrics read from the cgroup files)")
-                        .noneMatch(l -> l.contains(" jdk.internal.platform.CgroupMetrics "));
+                        .noneMatch(l -> l.contains(" jdk.internal.platform.CgroupMetrics "))
+                        .as("no BigDecimal (its JDK 25 class initialiser squares powers of five, ~10 ms interpreted):"
+                                + " the config read without Jackson's YAML parser, durations multiplied without "
+                                + "Duration.multipliedBy")
+                        .noneMatch(l -> l.contains(" java.math.BigDecimal "))
+                        .noneMatch(l -> l.contains(" com.fasterxml.jackson.dataformat.yaml.YAMLParser "));
 
                 // The JVM metrics' binders and the pinned-event monitor's JFR recording start after the gateway
                 // serves, in the background: they load, but only once the task that starts them has begun. (Until
