@@ -30,7 +30,6 @@ public final class Main {
 
     public static void main(String[] args) {
         Thread.setDefaultUncaughtExceptionHandler(Main::uncaught);
-        ZoneLookup.begin(); // beside picocli's start, for Logback's
         JdkDnsCache.shorten(); // first, before any command looks a name up: the JDK reads the setting once
         System.exit(commandLine(args.length == 0 ? null : args[0]).execute(args));
     }
