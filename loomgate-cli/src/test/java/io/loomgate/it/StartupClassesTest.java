@@ -94,9 +94,10 @@ class StartupClassesTest {
                 // Loaded is not enough here (picocli's converter table names BigDecimal.class): initialised is what
                 // costs, its JDK 25 class initialiser squaring powers of five (~10 ms interpreted).
                 List<String> inits = Files.readAllLines(initialised);
-                int restInitialised = indexOf(inits, " is initializing io.loomgate.observe.GatewayTelemetry$RestOfStart");
+                int restInitialised = indexOf(inits, " is initializing " + REST_OF_START.strip());
                 assertThat(restInitialised < 0 ? inits : inits.subList(0, restInitialised))
-                        .as("the class-initialisation log").anyMatch(l -> l.endsWith(" is initializing io.loomgate.cli.ServeCommand"))
+                        .as("the class-initialisation log")
+                        .anyMatch(l -> l.endsWith(" is initializing io.loomgate.cli.ServeCommand"))
                         .as("no BigDecimal initialised on the start path: no Jackson YAML parser, no "
                                 + "Duration.multipliedBy")
                         .noneMatch(l -> l.endsWith(" is initializing java.math.BigDecimal"));
