@@ -105,7 +105,6 @@ public final class ServedGateway implements AutoCloseable {
             // The JDK's poller, which the listener's bind waits for, set up while the rest of the start runs.
             Listener.preparePoller();
         }
-        Listener.prepareMemoryGate(); // likewise the memory gate, which the first accept would set up otherwise
         LogSettings.apply(config.logging());
         if (!plugins.names().isEmpty()) {
             log.info("plugins {} from {}", plugins.names(), plugins.jars().isEmpty() ? "code" : plugins.jars());

@@ -165,23 +165,6 @@ public final class Listener implements AutoCloseable {
     }
 
     /**
-     * Begins, in the background, setting up the memory gate that every data-path listener consults before it hands a
-     * connection on ({@link MemoryGate#PROCESS}: the platform's memory-pool and collector MXBeans, their notifications;
-     * ~5 ms of CPU, interpreted). Otherwise the first accept sets it up, between the first client's connection and its
-     * answer. A listener that gets there first waits for the class initialisation under way (the JVM's own locking), so
-     * the gate is in place before the first connection is handed on, as before.
-     */
-    public static void prepareMemoryGate() {
-        ConnectionExecutors.startVirtual("memory-gate-setup", () -> {
-            try {
-                MemoryGate.PROCESS.isFull();
-            } catch (LinkageError e) {
-                // the first accept meets the same failure and reports it
-            }
-        });
-    }
-
-    /**
      * Whether data-path listeners accept no new connections now because the heap is nearly full after a collection:
      * what readiness reports, so a load balancer sends new clients elsewhere instead of into a backlog that waits.
      */
