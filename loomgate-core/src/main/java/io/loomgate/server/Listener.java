@@ -58,8 +58,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Listener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Listener.class);
-    /** Whether {@link MemoryGate#PROCESS} exists: until then no gate can be shut (see the accept loop). */
-    private static volatile boolean memoryGateReady;
     private static final AtomicLong CONNECTION_IDS = new AtomicLong();
     /** How long an idle keep-alive connection waits on its own thread before it parks (see IdleConnections). */
     static final Duration IDLE_HANDOFF = Duration.ofSeconds(1);
@@ -280,7 +278,7 @@ public final class Listener implements AutoCloseable {
             } catch (InterruptedException e) {
                 return;
             }
-            if (memoryGated && memoryGateReady) {
+            if (memoryGated) {
                 MemoryGate.PROCESS.awaitRoom(() -> stopping); // a heap near full: newcomers wait in the backlog
             }
             Socket socket;
@@ -314,13 +312,6 @@ public final class Listener implements AutoCloseable {
                 permits.release();
                 c.close(); // the socket, and a TLS connection's handshake deadline
                 events.connectionRejected((InetSocketAddress) socket.getRemoteSocketAddress());
-            }
-            if (memoryGated && !memoryGateReady) {
-                // The gate is set up here, once the process's first connection is on its way, not before that
-                // connection's accept: its MXBeans cost ~5 ms of CPU there, and a gate that did not exist yet could
-                // not have been shut (it shuts only on the collections it is told of once it exists).
-                MemoryGate.PROCESS.isFull();
-                memoryGateReady = true;
             }
         }
     }
