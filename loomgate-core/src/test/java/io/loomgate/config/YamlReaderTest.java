@@ -71,7 +71,9 @@ class YamlReaderTest {
                 "a: {b: 1, b: 2}\n", "'1': a\n1: b\n", "~: a\n", "\"\": a\n", "a:\n  - b\n - c\n",
                 "a: [1, 2\nb: 1\n", "a: 'unterminated\n", "a:\tb\n", "key: ${UNCLOSED\n", "a: b: c\n",
                 "!!map {a: 1}\n", "- !!seq [1]\n", "a: |\n  x\n b: 1\n", "%YAML 1.1\n---\na: 1\n", "\ta: 1\n",
-                "a: [\n  1,\n  2\n]\nb: |\n  x\n  y\nc: >-\n  z\nd: \"multi\n  line\"\n")) {
+                "a: [\n  1,\n  2\n]\nb: |\n  x\n  y\nc: >-\n  z\nd: \"multi\n  line\"\n",
+                "a: 1\r\nb:\r\n  - x\r\n", "\uFEFFa: 1\n", "a: \"\\u00e9\\x41\"\nb: é\n", "a: 1 # c\n# d\nb: 2",
+                "a: \u0001\n", "? a\n: 1\n", "a: !!set {x, y}\n", "<<: {a: 1}\n")) {
             sameAsJackson(yaml);
         }
     }
