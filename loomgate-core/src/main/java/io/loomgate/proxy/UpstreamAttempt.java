@@ -87,8 +87,9 @@ final class UpstreamAttempt implements AutoCloseable {
     /** The client cancelled while the final head was awaited: the answer is let come to keep the connection. */
     private static final int DRAINING = 3;
     /**
-     * Set by the owner while it waits for the final head with the whole request sent (nothing beside it), the one
-     * state a client's cancel may turn into a drain ({@link #clientCancelled}).
+     * Set by the owner while it waits for the final head with the whole request sent (nothing beside it), from the
+     * end of a bodiless request's head or else from readHead, the one state a client's cancel may turn into a drain
+     * ({@link #clientCancelled}).
      */
     private volatile boolean awaitingHead;
     /**
@@ -173,6 +174,9 @@ final class UpstreamAttempt implements AutoCloseable {
         hadBody = codec.sendHead(request, framing, preserveHost);
         sentNanos = System.nanoTime();
         failIfAborted(); // an HTTP/2 stream opened after an abort looked: close() resets it
+        // With no body to follow the request is whole: from here a cancel may drain, as in readHead (a stream thread
+        // still queued for its carrier between the two is common under load, when h2load's run ends).
+        awaitingHead = !hadBody;
     }
 
     /**
