@@ -53,6 +53,11 @@ public final class EndpointState {
         drains.decrementAndGet();
     }
 
+    /** Drains running now (see {@link #tryStartDrain}). */
+    public int drains() {
+        return drains.get();
+    }
+
     @Override
     public String toString() {
         return endpoint + " (" + inFlight() + " in flight)";
