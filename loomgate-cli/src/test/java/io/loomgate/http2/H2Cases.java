@@ -66,6 +66,46 @@ final class H2Cases {
             }
             HostileH2Origin.ok(r, c);
         });
+        // Frames that cost the gateway work without carrying a response, 20,000 of a kind (the bound: 1,000 at once,
+        // 100 a second; WINDOW_UPDATEs 1 + 2 x (streams + 10 x DATA frames sent)): GOAWAY ENHANCE_YOUR_CALM.
+        o.on("window-update-flood", (r, c) -> {
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.WINDOW_UPDATE, 0, 0, new byte[] {0, 0, 0, 1});
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("priority-flood", (r, c) -> {
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.PRIORITY, 0, r.stream(), new byte[] {0, 0, 0, 0, 15});
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("empty-data-flood", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200");
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.DATA, 0, r.stream(), new byte[0]);
+            }
+            c.data(r.stream(), true, "ok");
+        });
+        // after a complete answer, frames on its stream, now closed
+        o.on("rst-closed-flood", (r, c) -> {
+            HostileH2Origin.ok(r, c);
+            for (int i = 0; i < 20_000; i++) {
+                c.rst(r.stream(), Frames.CANCEL);
+            }
+        });
+        o.on("window-zero-closed-flood", (r, c) -> {
+            HostileH2Origin.ok(r, c); // each WINDOW_UPDATE of 0 below is a stream error the gateway answers
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.WINDOW_UPDATE, 0, r.stream(), new byte[4]);
+            }
+        });
+        o.on("headers-closed-flood", (r, c) -> {
+            HostileH2Origin.ok(r, c);
+            for (int i = 0; i < 20_000; i++) {
+                c.head(r.stream(), true, ":status", "200");
+            }
+        });
         o.on("hpack-bomb", (r, c) -> {
             // One 4 KiB field into the dynamic table, then 12,000 one-byte references to it: 48 MiB of fields.
             ByteArrayOutputStream b = new ByteArrayOutputStream();
@@ -159,8 +199,19 @@ final class H2Cases {
                 new Case("pseudo-after-regular", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("request-pseudo", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("push-promise", Expect.BAD_GATEWAY, 502, BAD),
-                new Case("settings-flood", Expect.SERVED, 200, null),
-                new Case("ping-flood", Expect.SERVED, 200, null),
+                // a flood ends the connection: its streams fail as its end (a GET on a reused one tried once more,
+                // on a fresh connection, which floods again), or as malformed when the flood was on the stream's frames
+                new Case("settings-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
+                        .then(OriginProbeTest.CALMED),
+                new Case("ping-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
+                        .then(OriginProbeTest.CALMED),
+                new Case("window-update-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
+                        .then(OriginProbeTest.CALMED),
+                new Case("priority-flood", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.CALMED),
+                new Case("empty-data-flood", Expect.TRUNCATED, 200, ABORTED).then(OriginProbeTest.CALMED),
+                new Case("rst-closed-flood", Expect.SERVED, 200, null).then(OriginProbeTest.CALMED),
+                new Case("window-zero-closed-flood", Expect.SERVED, 200, null).then(OriginProbeTest.CALMED),
+                new Case("headers-closed-flood", Expect.SERVED, 200, null).then(OriginProbeTest.CALMED),
                 new Case("hpack-bomb", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("window-never-opened", Expect.TIMEOUT, 504, "upstream_timeout")
                         .with("POST", new byte[256 * 1024]),

@@ -92,6 +92,8 @@ final class HostileH2Origin implements AutoCloseable {
     private final Map<String, Script> scripts = new ConcurrentHashMap<>();
     private final List<Req> received = new CopyOnWriteArrayList<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    /** The GOAWAYs the gateway sent: {connection number, error code}. */
+    private final List<int[]> goAways = new CopyOnWriteArrayList<>();
     /** Cases whose streams never get a WINDOW_UPDATE: the gateway's upload stalls on flow control. */
     final Set<String> neverOpen = ConcurrentHashMap.newKeySet();
     private int connections;
@@ -110,6 +112,11 @@ final class HostileH2Origin implements AutoCloseable {
     HostileH2Origin on(String caseName, Script script) {
         scripts.put(caseName, script);
         return this;
+    }
+
+    /** The error codes of the GOAWAYs the gateway sent on connection {@code number}. */
+    List<Integer> goAwaysOn(int number) {
+        return goAways.stream().filter(g -> g[0] == number).map(g -> g[1]).toList();
     }
 
     List<Req> receivedFor(String idSuffix) {
@@ -187,8 +194,9 @@ final class HostileH2Origin implements AutoCloseable {
                             }
                         }
                     }
+                    case Frames.GOAWAY -> goAways.add(new int[] {number, Frames.getInt(p, 4)});
                     default -> {
-                        // WINDOW_UPDATE, RST_STREAM, GOAWAY, PRIORITY: nothing to do
+                        // WINDOW_UPDATE, RST_STREAM, PRIORITY: nothing to do
                     }
                 }
             }

@@ -385,11 +385,12 @@ class OriginProbeTest {
     }
 
     interface FollowUp {
-        void check(Up u, Down d) throws Exception;
+        /** @param id the case's request id (the last segment of its path) */
+        void check(Up u, Down d, String id) throws Exception;
     }
 
     /** The next requests on the case's route are answered by their own response: nothing left from the bad one. */
-    static final FollowUp NEXT_IS_CLEAN = (u, d) -> {
+    static final FollowUp NEXT_IS_CLEAN = (u, d, id) -> {
         for (int i = 0; i < 3; i++) {
             String path = "/" + u.prefix + "x/ok/n" + IDS.incrementAndGet();
             Seen s = call(d, "GET", path, null);
@@ -397,6 +398,30 @@ class OriginProbeTest {
             assertThat(s.body()).as("the next request's body: its own, nothing the bad answer left behind")
                     .isEqualTo(path);
         }
+    };
+
+    /**
+     * An HTTP/2 origin that flooded: the gateway ended the connection the case's request went on with GOAWAY
+     * ENHANCE_YOUR_CALM, and the next request on the route goes on another connection and is served.
+     */
+    static final FollowUp CALMED = (u, d, id) -> {
+        HostileH2Origin o = u == Up.H2C ? h2c : h2tls;
+        List<Integer> flooded = o.receivedFor(id).stream().map(HostileH2Origin.Req::connection).distinct().toList();
+        assertThat(flooded).as("the connections the case's request went on").isNotEmpty();
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (flooded.stream().noneMatch(n -> o.goAwaysOn(n).contains(Frames.ENHANCE_YOUR_CALM))
+                && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertThat(flooded.stream().flatMap(n -> o.goAwaysOn(n).stream()).toList())
+                .as("the GOAWAYs the gateway sent on connections %s", flooded).contains(Frames.ENHANCE_YOUR_CALM);
+        String next = "n" + IDS.incrementAndGet();
+        String path = "/" + u.prefix + "x/ok/" + next;
+        Seen s = call(d, "GET", path, null);
+        assertThat(s.status()).as("the next request on the route (%s)", s).isEqualTo(200);
+        assertThat(s.body()).isEqualTo(path);
+        assertThat(o.receivedFor(next)).as("the next request, on a fresh connection").singleElement()
+                .satisfies(r -> assertThat(flooded).doesNotContain(r.connection()));
     };
 
     @TestFactory
@@ -511,7 +536,7 @@ class OriginProbeTest {
                 assertThat(seen.size()).as("requests the origin saw (retries only where safe): %s", seen)
                         .isBetween(c.minTries(), c.maxTries());
                 if (c.after() != null) {
-                    c.after().check(u, d);
+                    c.after().check(u, d, id);
                 }
             }
         });
