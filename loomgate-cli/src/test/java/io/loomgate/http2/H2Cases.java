@@ -202,16 +202,21 @@ final class H2Cases {
                 // a flood ends the connection: its streams fail as its end (a GET on a reused one tried once more,
                 // on a fresh connection, which floods again), or as malformed when the flood was on the stream's frames
                 new Case("settings-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
-                        .then(OriginProbeTest.CALMED),
+                        .then(OriginProbeTest.calmed("SETTINGS")),
                 new Case("ping-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
-                        .then(OriginProbeTest.CALMED),
+                        .then(OriginProbeTest.calmed("PING")),
                 new Case("window-update-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
-                        .then(OriginProbeTest.CALMED),
-                new Case("priority-flood", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.CALMED),
-                new Case("empty-data-flood", Expect.TRUNCATED, 200, ABORTED).then(OriginProbeTest.CALMED),
-                new Case("rst-closed-flood", Expect.SERVED, 200, null).then(OriginProbeTest.CALMED),
-                new Case("window-zero-closed-flood", Expect.SERVED, 200, null).then(OriginProbeTest.CALMED),
-                new Case("headers-closed-flood", Expect.SERVED, 200, null).then(OriginProbeTest.CALMED),
+                        .then(OriginProbeTest.calmed("WINDOW_UPDATE")),
+                new Case("priority-flood", Expect.BAD_GATEWAY, 502, BAD)
+                        .then(OriginProbeTest.calmed("PRIORITY")),
+                new Case("empty-data-flood", Expect.TRUNCATED, 200, ABORTED)
+                        .then(OriginProbeTest.calmed("empty DATA")),
+                new Case("rst-closed-flood", Expect.SERVED, 200, null)
+                        .then(OriginProbeTest.calmed("RST_STREAM on closed streams")),
+                new Case("window-zero-closed-flood", Expect.SERVED, 200, null)
+                        .then(OriginProbeTest.calmed("stream errors")),
+                new Case("headers-closed-flood", Expect.SERVED, 200, null)
+                        .then(OriginProbeTest.calmed("HEADERS on closed streams")),
                 new Case("hpack-bomb", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("window-never-opened", Expect.TIMEOUT, 504, "upstream_timeout")
                         .with("POST", new byte[256 * 1024]),

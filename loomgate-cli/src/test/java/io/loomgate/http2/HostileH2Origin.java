@@ -94,6 +94,8 @@ final class HostileH2Origin implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     /** The GOAWAYs the gateway sent: {connection number, error code}. */
     private final List<int[]> goAways = new CopyOnWriteArrayList<>();
+    /** The connections whose reading ended (the gateway closed or reset them, or a script did). */
+    private final Set<Integer> ended = ConcurrentHashMap.newKeySet();
     /** Cases whose streams never get a WINDOW_UPDATE: the gateway's upload stalls on flow control. */
     final Set<String> neverOpen = ConcurrentHashMap.newKeySet();
     private int connections;
@@ -117,6 +119,16 @@ final class HostileH2Origin implements AutoCloseable {
     /** The error codes of the GOAWAYs the gateway sent on connection {@code number}. */
     List<Integer> goAwaysOn(int number) {
         return goAways.stream().filter(g -> g[0] == number).map(g -> g[1]).toList();
+    }
+
+    /** Whether connection {@code number} has ended. */
+    boolean ended(int number) {
+        return ended.contains(number);
+    }
+
+    /** The port the origin listens on. */
+    int port() {
+        return server.getLocalPort();
     }
 
     List<Req> receivedFor(String idSuffix) {
@@ -202,6 +214,8 @@ final class HostileH2Origin implements AutoCloseable {
             }
         } catch (Exception e) {
             // the gateway closed the connection, or a script did
+        } finally {
+            ended.add(number);
         }
     }
 

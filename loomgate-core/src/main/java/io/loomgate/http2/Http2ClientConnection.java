@@ -78,6 +78,8 @@ public final class Http2ClientConnection {
     private Thread reader;
     /** The PING keep-alive, or null when off; set before {@link #start}. */
     KeepAlive pings;
+    /** Bounds the origin's frames that cost us work without carrying a response (reader thread, but see there). */
+    final OriginFloods floods = new OriginFloods(this::streamsOpened);
 
     /**
      * @param name        names the reader thread and log lines (the endpoint and a connection number)
@@ -319,6 +321,7 @@ public final class Http2ClientConnection {
 
     void writeData(int stream, byte[] b, int off, int len, boolean endStream) throws IOException {
         writer.data(stream, b, off, len, endStream);
+        floods.dataFrameSent();
     }
 
     void writeTrailers(int stream, byte[] block) throws IOException {
@@ -388,7 +391,13 @@ public final class Http2ClientConnection {
             why = "protocol error: " + Frames.errorName(e.code()) + " " + e.getMessage();
             protocolError = e.code();
             culprit = frames.frameStream();
-            log.debug("h2 upstream {}: {}", name, why);
+            if (e.code() == Frames.ENHANCE_YOUR_CALM) {
+                // The origin's abuse (a flood; OriginFloods) or an oversized header block: the operator's to know.
+                log.warn("h2 upstream {}: GOAWAY ENHANCE_YOUR_CALM, {}; the connection's streams fail and the next"
+                        + " request dials a new connection", name, e.getMessage());
+            } else {
+                log.debug("h2 upstream {}: {}", name, why);
+            }
             try {
                 writer.goAway(0, e.code(), e.getMessage());
             } catch (IOException ignored) {
