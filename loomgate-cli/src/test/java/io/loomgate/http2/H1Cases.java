@@ -107,6 +107,25 @@ final class H1Cases {
             }
             return false;
         });
+        // point 3 of session 44: 200 ms a byte, the head (39 bytes) takes 8 s, four times the route's timeout
+        o.on("head-trickled-200ms", (r, s, in, out) -> {
+            for (byte b : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes()) {
+                out.write(b);
+                out.flush();
+                Thread.sleep(200);
+            }
+            return false;
+        });
+        // the head at once, then 30 bytes of body 200 ms apart: 6 s, three times the route's timeout
+        o.on("body-trickled", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\nContent-Length: 30\r\n\r\n");
+            for (int i = 0; i < 30; i++) {
+                out.write('b');
+                out.flush();
+                Thread.sleep(200);
+            }
+            return true;
+        });
         o.on("100-flood", keep("HTTP/1.1 100 Continue\r\n\r\n".repeat(200)
                 + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
         o.on("101-unasked", closeAfter("HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: evil\r\n\r\n"
@@ -188,6 +207,9 @@ final class H1Cases {
                 new Case("head-too-large", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("head-never-ends", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("head-trickled", Expect.TIMEOUT, 504, "upstream_timeout"),
+                new Case("head-trickled-200ms", Expect.TIMEOUT, 504, "upstream_timeout"),
+                // the route's timeout is to the head; a body is bounded per read (nginx's proxy_read_timeout), not whole
+                new Case("body-trickled", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("100-flood", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("101-unasked", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("204-with-body", Expect.SERVED, 204, null).then(OriginProbeTest.NEXT_IS_CLEAN),

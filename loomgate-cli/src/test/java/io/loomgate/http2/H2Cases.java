@@ -33,6 +33,15 @@ final class H2Cases {
         };
     }
 
+    /** A 28-byte response head (the static table makes {@code :status: 200} one byte): 200, 2 bytes, a pad. */
+    private static byte[] trickledHead() {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        HpackEncoder.field(b, ":status", "200");
+        HpackEncoder.field(b, "content-length", "2");
+        HpackEncoder.field(b, "x-pad", "p".repeat(16));
+        return b.toByteArray();
+    }
+
     static void install(HostileH2Origin o) {
         o.on("no-status", head("content-length", "2"));
         o.on("status-abc", head(":status", "abc"));
@@ -104,6 +113,31 @@ final class H2Cases {
             HostileH2Origin.ok(r, c);
             for (int i = 0; i < 20_000; i++) {
                 c.head(r.stream(), true, ":status", "200");
+            }
+        });
+        // a slowly trickled answer (point 3 of session 44), 200 ms a step
+        o.on("head-trickled", (r, c) -> {
+            byte[] block = trickledHead(); // with the frame's header 37 bytes: 7.4 s
+            c.trickle(Frames.HEADERS, Frames.FLAG_END_HEADERS, r.stream(), block, 200);
+            c.data(r.stream(), true, "ok");
+        });
+        o.on("continuation-trickled", (r, c) -> {
+            byte[] block = trickledHead(); // a HEADERS and 27 CONTINUATIONs of one byte each: 5.4 s
+            c.alone((q, w) -> { // no other stream's frame inside the block (that would be a connection error)
+                w.frame(Frames.HEADERS, 0, q.stream(), new byte[] {block[0]});
+                for (int i = 1; i < block.length; i++) {
+                    Thread.sleep(200);
+                    w.frame(Frames.CONTINUATION, i == block.length - 1 ? Frames.FLAG_END_HEADERS : 0, q.stream(),
+                            new byte[] {block[i]});
+                }
+            }, r);
+            c.data(r.stream(), true, "ok");
+        });
+        o.on("body-trickled", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200", "content-length", "30");
+            for (int i = 0; i < 30; i++) {
+                Thread.sleep(200);
+                c.data(r.stream(), i == 29, "b");
             }
         });
         o.on("hpack-bomb", (r, c) -> {
@@ -231,6 +265,10 @@ final class H2Cases {
                 new Case("goaway-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("tcp-reset-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("headers-never-come", Expect.TIMEOUT, 504, "upstream_timeout"),
+                new Case("head-trickled", Expect.TIMEOUT, 504, "upstream_timeout").then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("continuation-trickled", Expect.TIMEOUT, 504, "upstream_timeout")
+                        .then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("body-trickled", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("interim-flood", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("status-101", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("204-with-data", Expect.SERVED, 204, null),

@@ -69,6 +69,38 @@ final class HostileH2Origin implements AutoCloseable {
                     WireFrames.block(namesAndValues));
         }
 
+        /** Runs {@code r} holding the connection's writes: a header block no other frame may interrupt. */
+        void alone(Script r, Req req) throws Exception {
+            lock.lock();
+            try {
+                r.answer(req, this);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** A frame written one byte at a time, {@code msPerByte} apart (the connection's other writes wait). */
+        void trickle(int type, int flags, int stream, byte[] payload, long msPerByte) throws Exception {
+            byte[] f = new byte[9 + payload.length];
+            f[0] = (byte) (payload.length >>> 16);
+            f[1] = (byte) (payload.length >>> 8);
+            f[2] = (byte) payload.length;
+            f[3] = (byte) type;
+            f[4] = (byte) flags;
+            FrameWriter.putInt(f, 5, stream);
+            System.arraycopy(payload, 0, f, 9, payload.length);
+            lock.lock();
+            try {
+                for (byte b : f) {
+                    out.write(b);
+                    out.flush();
+                    Thread.sleep(msPerByte);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
         void data(int stream, boolean endStream, String text) throws IOException {
             frame(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, stream, text.getBytes(StandardCharsets.UTF_8));
         }
