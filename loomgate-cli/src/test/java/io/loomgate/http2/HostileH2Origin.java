@@ -81,14 +81,7 @@ final class HostileH2Origin implements AutoCloseable {
 
         /** A frame written one byte at a time, {@code msPerByte} apart (the connection's other writes wait). */
         void trickle(int type, int flags, int stream, byte[] payload, long msPerByte) throws Exception {
-            byte[] f = new byte[9 + payload.length];
-            f[0] = (byte) (payload.length >>> 16);
-            f[1] = (byte) (payload.length >>> 8);
-            f[2] = (byte) payload.length;
-            f[3] = (byte) type;
-            f[4] = (byte) flags;
-            FrameWriter.putInt(f, 5, stream);
-            System.arraycopy(payload, 0, f, 9, payload.length);
+            byte[] f = WireFrames.frame(type, flags, stream, payload);
             lock.lock();
             try {
                 for (byte b : f) {
