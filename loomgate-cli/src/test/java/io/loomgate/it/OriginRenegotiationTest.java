@@ -1,0 +1,115 @@
+package io.loomgate.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestPki;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An https origin that asks to renegotiate (TLS 1.2 HelloRequest) after the gateway's request reached it and before
+ * it answers: the gateway's client (JSSE, or Conscrypt in the build's Conscrypt pass) must give a clear answer, never
+ * hang. Python's {@code ssl} cannot send a HelloRequest; {@code openssl s_server} does on its {@code r} command
+ * (a line on its standard input), so the origin is a real OpenSSL server driven through its stdin, whose other input
+ * is written to the connection as it is (with {@code -crlf}, LF as CRLF).
+ *
+ * <p>What each client does (session 44, OpenSSL 3.0.19 as the origin): both JSSE and Conscrypt renegotiate (RFC 5746
+ * secure renegotiation, which both sides support: a second full handshake on the connection) and the answer after it
+ * is relayed, 200, well within the route's timeout. Neither refuses, as Envoy's (BoringSSL, {@code allow_renegotiation}
+ * off by default) and Go's ({@code RenegotiateNever}) clients do; docs/security.md says what that costs.
+ */
+class OriginRenegotiationTest {
+    private static final int ROUTE_TIMEOUT_MS = 3000;
+
+    @Test
+    void anOriginAskingToRenegotiateGetsAClearAnswerNeverAHang() throws Exception {
+        TestPki.requireOpenssl();
+        TestPki pki = TestPki.create("renegotiation CA");
+        TestPki.Issued cert = pki.issue("origin", "localhost", "localhost");
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Process server = new ProcessBuilder("openssl", "s_server", "-accept", "127.0.0.1:" + port, "-tls1_2",
+                "-cert", cert.cert().toString(), "-key", cert.key().toString(), "-crlf", "-msg")
+                .redirectErrorStream(true).start();
+        List<String> out = new CopyOnWriteArrayList<>();
+        Thread.ofVirtual().start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
+                    StandardCharsets.ISO_8859_1))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    out.add(line);
+                }
+            } catch (Exception e) {
+                // the server was stopped
+            }
+        });
+        try (RunningGateway gateway = RunningGateway.start("""
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                upstream:
+                  connect-timeout: 2s
+                  ssl:
+                    provider: ${TLS_PROVIDER}
+                    trust-certificate: ${CA}
+                routes:
+                  - { id: reneg, uri: "https://localhost:${PORT}", predicates: [ "Path=/reneg/**" ], timeout: "${T}ms" }
+                """, Map.of("CA", pki.caCert().toString(), "PORT", Integer.toString(port),
+                "T", Integer.toString(ROUTE_TIMEOUT_MS)))) {
+            awaitLine(out, l -> l.startsWith("ACCEPT"), "s_server listening");
+            long t0 = System.nanoTime();
+            CompletableFuture<HttpResponse<String>> answer = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return gateway.send(gateway.request("/reneg/x").timeout(Duration.ofSeconds(20)));
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            awaitLine(out, l -> l.startsWith("GET /reneg/x"), "the request at the origin");
+            OutputStream stdin = server.getOutputStream();
+            stdin.write("r\n".getBytes(StandardCharsets.ISO_8859_1)); // HelloRequest
+            stdin.flush();
+            awaitLine(out, l -> l.startsWith("SSL_do_handshake"), "the renegotiation asked");
+            stdin.write("HTTP/1.1 200 OK\nContent-Length: 2\nConnection: close\n\nok".getBytes(
+                    StandardCharsets.ISO_8859_1));
+            stdin.flush();
+            HttpResponse<String> r = answer.get(20, TimeUnit.SECONDS);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            System.out.println("renegotiation with upstream.ssl.provider " + RunningGateway.tlsProvider() + ": "
+                    + r.statusCode() + " " + r.body().strip() + " after " + ms + " ms; s_server said " + out);
+            assertThat(ms).as("answered within the route's timeout and a margin").isLessThan(ROUTE_TIMEOUT_MS + 2000);
+            // Both providers renegotiate (JSSE and Conscrypt's BoringSSL client, which Conscrypt lets renegotiate):
+            // a second ClientHello after the HelloRequest, then the answer relayed.
+            assertThat(out.stream().filter(l -> l.contains("ClientHello")).count())
+                    .as("ClientHellos the origin read (-msg): %s", out).isEqualTo(2);
+            assertThat(r.statusCode()).as("the answer after the renegotiation: %s", r.body()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("ok");
+        } finally {
+            server.destroy();
+            server.waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void awaitLine(List<String> out, java.util.function.Predicate<String> p, String what)
+            throws InterruptedException {
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (out.stream().noneMatch(p) && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertThat(out).as(what).anyMatch(p);
+    }
+}
