@@ -20,7 +20,7 @@ import java.util.function.LongSupplier;
  * bandwidth probe, one per round trip while our upload flows and only until its window stops growing) and a RST or
  * a head for a stream we cancelled only in a race with that cancel. nghttp2 bounds such "glitches" in both roles
  * with a bucket of 10,000 and 330 a second, and the PING and SETTINGS ACKs it has not yet written at 1,000; Envoy's
- * upstream codec (since 1.16, issue envoyproxy/envoy#12281) the ACKs queued at 1,000 too. The gateway writes each
+ * upstream codec (envoyproxy/envoy#12281, PR #13635) the ACKs queued at 1,000 too. The gateway writes each
  * ACK at once (nothing queues), so what it bounds is the work; 1,000 at once is the depth both allow.
  *
  * <p>Reader thread only, except {@link #dataFrameSent} (request threads, as they write their uploads).
