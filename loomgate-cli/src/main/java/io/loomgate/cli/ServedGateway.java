@@ -75,7 +75,11 @@ public final class ServedGateway implements AutoCloseable {
         }
 
         Duration confirm() {
-            return settle.multipliedBy(CONFIRM_WINDOWS);
+            // Not settle.multipliedBy: the JDK multiplies through BigDecimal, whose JDK 25 class initialiser costs
+            // ~10 ms interpreted on the way to the first answer (docs/architecture.md, "Start-up"). Same result,
+            // the same ArithmeticException on overflow.
+            return Duration.ofSeconds(Math.multiplyExact(settle.getSeconds(), CONFIRM_WINDOWS),
+                    (long) settle.getNano() * CONFIRM_WINDOWS);
         }
     }
 

@@ -95,7 +95,11 @@ final class H1Cases {
             write(out, "HTTP/1.1 200 OK\r\n");
             for (int i = 0; i < 100_000; i++) {
                 write(out, "X-More-" + i + ": 1\r\n");
-                Thread.sleep(5);
+                if (i % 10 == 9) {
+                    // ten lines per 5 ms: the 100-field limit comes in about 50 ms, well before the route's timeout
+                    // (a line per 5 ms took 0.6-1.8 s, and past the 2 s timeout once on a loaded machine: a 504)
+                    Thread.sleep(5);
+                }
             }
             return false;
         });
@@ -106,6 +110,25 @@ final class H1Cases {
                 Thread.sleep(1000);
             }
             return false;
+        });
+        // point 3 of session 44: 200 ms a byte, the head (39 bytes) takes 8 s, four times the route's timeout
+        o.on("head-trickled-200ms", (r, s, in, out) -> {
+            for (byte b : "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes()) {
+                out.write(b);
+                out.flush();
+                Thread.sleep(200);
+            }
+            return false;
+        });
+        // the head at once, then 30 bytes of body 200 ms apart: 6 s, three times the route's timeout
+        o.on("body-trickled", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\nContent-Length: 30\r\n\r\n");
+            for (int i = 0; i < 30; i++) {
+                out.write('b');
+                out.flush();
+                Thread.sleep(200);
+            }
+            return true;
         });
         o.on("100-flood", keep("HTTP/1.1 100 Continue\r\n\r\n".repeat(200)
                 + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
@@ -188,6 +211,9 @@ final class H1Cases {
                 new Case("head-too-large", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("head-never-ends", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("head-trickled", Expect.TIMEOUT, 504, "upstream_timeout"),
+                new Case("head-trickled-200ms", Expect.TIMEOUT, 504, "upstream_timeout"),
+                // the route's timeout is to the head; a body is bounded per read (nginx's proxy_read_timeout), not whole
+                new Case("body-trickled", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("100-flood", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("101-unasked", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("204-with-body", Expect.SERVED, 204, null).then(OriginProbeTest.NEXT_IS_CLEAN),

@@ -33,6 +33,15 @@ final class H2Cases {
         };
     }
 
+    /** A 28-byte response head (the static table makes {@code :status: 200} one byte): 200, 2 bytes, a pad. */
+    private static byte[] trickledHead() {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        HpackEncoder.field(b, ":status", "200");
+        HpackEncoder.field(b, "content-length", "2");
+        HpackEncoder.field(b, "x-pad", "p".repeat(16));
+        return b.toByteArray();
+    }
+
     static void install(HostileH2Origin o) {
         o.on("no-status", head("content-length", "2"));
         o.on("status-abc", head(":status", "abc"));
@@ -65,6 +74,71 @@ final class H2Cases {
                 c.frame(Frames.PING, 0, 0, new byte[8]);
             }
             HostileH2Origin.ok(r, c);
+        });
+        // Frames that cost the gateway work without carrying a response, 20,000 of a kind (the bound: 1,000 at once,
+        // 100 a second; WINDOW_UPDATEs 1 + 2 x (streams + 10 x DATA frames sent)): GOAWAY ENHANCE_YOUR_CALM.
+        o.on("window-update-flood", (r, c) -> {
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.WINDOW_UPDATE, 0, 0, new byte[] {0, 0, 0, 1});
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("priority-flood", (r, c) -> {
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.PRIORITY, 0, r.stream(), new byte[] {0, 0, 0, 0, 15});
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("empty-data-flood", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200");
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.DATA, 0, r.stream(), new byte[0]);
+            }
+            c.data(r.stream(), true, "ok");
+        });
+        // after a complete answer, frames on its stream, now closed
+        o.on("rst-closed-flood", (r, c) -> {
+            HostileH2Origin.ok(r, c);
+            for (int i = 0; i < 20_000; i++) {
+                c.rst(r.stream(), Frames.CANCEL);
+            }
+        });
+        o.on("window-zero-closed-flood", (r, c) -> {
+            HostileH2Origin.ok(r, c); // each WINDOW_UPDATE of 0 below is a stream error the gateway answers
+            for (int i = 0; i < 20_000; i++) {
+                c.frame(Frames.WINDOW_UPDATE, 0, r.stream(), new byte[4]);
+            }
+        });
+        o.on("headers-closed-flood", (r, c) -> {
+            HostileH2Origin.ok(r, c);
+            for (int i = 0; i < 20_000; i++) {
+                c.head(r.stream(), true, ":status", "200");
+            }
+        });
+        // a slowly trickled answer (point 3 of session 44), 200 ms a step
+        o.on("head-trickled", (r, c) -> {
+            byte[] block = trickledHead(); // with the frame's header 37 bytes: 7.4 s
+            c.trickle(Frames.HEADERS, Frames.FLAG_END_HEADERS, r.stream(), block, 200);
+            c.data(r.stream(), true, "ok");
+        });
+        o.on("continuation-trickled", (r, c) -> {
+            byte[] block = trickledHead(); // a HEADERS and 27 CONTINUATIONs of one byte each: 5.4 s
+            c.alone((q, w) -> { // no other stream's frame inside the block (that would be a connection error)
+                w.frame(Frames.HEADERS, 0, q.stream(), new byte[] {block[0]});
+                for (int i = 1; i < block.length; i++) {
+                    Thread.sleep(200);
+                    w.frame(Frames.CONTINUATION, i == block.length - 1 ? Frames.FLAG_END_HEADERS : 0, q.stream(),
+                            new byte[] {block[i]});
+                }
+            }, r);
+            c.data(r.stream(), true, "ok");
+        });
+        o.on("body-trickled", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200", "content-length", "30");
+            for (int i = 0; i < 30; i++) {
+                Thread.sleep(200);
+                c.data(r.stream(), i == 29, "b");
+            }
         });
         o.on("hpack-bomb", (r, c) -> {
             // One 4 KiB field into the dynamic table, then 12,000 one-byte references to it: 48 MiB of fields.
@@ -167,8 +241,24 @@ final class H2Cases {
                 new Case("pseudo-after-regular", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("request-pseudo", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("push-promise", Expect.BAD_GATEWAY, 502, BAD),
-                new Case("settings-flood", Expect.SERVED, 200, null),
-                new Case("ping-flood", Expect.SERVED, 200, null),
+                // a flood ends the connection: its streams fail as its end (a GET on a reused one tried once more,
+                // on a fresh connection, which floods again), or as malformed when the flood was on the stream's frames
+                new Case("settings-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
+                        .then(OriginProbeTest.calmed("SETTINGS")),
+                new Case("ping-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
+                        .then(OriginProbeTest.calmed("PING")),
+                new Case("window-update-flood", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2)
+                        .then(OriginProbeTest.calmed("WINDOW_UPDATE")),
+                new Case("priority-flood", Expect.BAD_GATEWAY, 502, BAD)
+                        .then(OriginProbeTest.calmed("PRIORITY")),
+                new Case("empty-data-flood", Expect.TRUNCATED, 200, ABORTED)
+                        .then(OriginProbeTest.calmed("empty DATA")),
+                new Case("rst-closed-flood", Expect.SERVED, 200, null)
+                        .then(OriginProbeTest.calmed("RST_STREAM on closed streams")),
+                new Case("window-zero-closed-flood", Expect.SERVED, 200, null)
+                        .then(OriginProbeTest.calmed("stream errors")),
+                new Case("headers-closed-flood", Expect.SERVED, 200, null)
+                        .then(OriginProbeTest.calmed("HEADERS on closed streams")),
                 new Case("hpack-bomb", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("window-never-opened", Expect.TIMEOUT, 504, "upstream_timeout")
                         .with("POST", new byte[256 * 1024]),
@@ -184,6 +274,10 @@ final class H2Cases {
                 new Case("tcp-reset-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("bare-close-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("headers-never-come", Expect.TIMEOUT, 504, "upstream_timeout"),
+                new Case("head-trickled", Expect.TIMEOUT, 504, "upstream_timeout").then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("continuation-trickled", Expect.TIMEOUT, 504, "upstream_timeout")
+                        .then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("body-trickled", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("interim-flood", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("status-101", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("204-with-data", Expect.SERVED, 204, null),

@@ -75,6 +75,31 @@ final class HostileH2Origin implements AutoCloseable {
                     WireFrames.block(namesAndValues));
         }
 
+        /** Runs {@code r} holding the connection's writes: a header block no other frame may interrupt. */
+        void alone(Script r, Req req) throws Exception {
+            lock.lock();
+            try {
+                r.answer(req, this);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** A frame written one byte at a time, {@code msPerByte} apart (the connection's other writes wait). */
+        void trickle(int type, int flags, int stream, byte[] payload, long msPerByte) throws Exception {
+            byte[] f = WireFrames.frame(type, flags, stream, payload);
+            lock.lock();
+            try {
+                for (byte b : f) {
+                    out.write(b);
+                    out.flush();
+                    Thread.sleep(msPerByte);
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
         void data(int stream, boolean endStream, String text) throws IOException {
             frame(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, stream, text.getBytes(StandardCharsets.UTF_8));
         }
@@ -98,6 +123,10 @@ final class HostileH2Origin implements AutoCloseable {
     private final Map<String, Script> scripts = new ConcurrentHashMap<>();
     private final List<Req> received = new CopyOnWriteArrayList<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    /** The GOAWAYs the gateway sent: {connection number, error code}. */
+    private final List<int[]> goAways = new CopyOnWriteArrayList<>();
+    /** The connections whose reading ended (the gateway closed or reset them, or a script did). */
+    private final Set<Integer> ended = ConcurrentHashMap.newKeySet();
     /** Cases whose streams never get a WINDOW_UPDATE: the gateway's upload stalls on flow control. */
     final Set<String> neverOpen = ConcurrentHashMap.newKeySet();
     private int connections;
@@ -116,6 +145,21 @@ final class HostileH2Origin implements AutoCloseable {
     HostileH2Origin on(String caseName, Script script) {
         scripts.put(caseName, script);
         return this;
+    }
+
+    /** The error codes of the GOAWAYs the gateway sent on connection {@code number}. */
+    List<Integer> goAwaysOn(int number) {
+        return goAways.stream().filter(g -> g[0] == number).map(g -> g[1]).toList();
+    }
+
+    /** Whether connection {@code number} has ended. */
+    boolean ended(int number) {
+        return ended.contains(number);
+    }
+
+    /** The port the origin listens on. */
+    int port() {
+        return server.getLocalPort();
     }
 
     List<Req> receivedFor(String idSuffix) {
@@ -193,13 +237,16 @@ final class HostileH2Origin implements AutoCloseable {
                             }
                         }
                     }
+                    case Frames.GOAWAY -> goAways.add(new int[] {number, Frames.getInt(p, 4)});
                     default -> {
-                        // WINDOW_UPDATE, RST_STREAM, GOAWAY, PRIORITY: nothing to do
+                        // WINDOW_UPDATE, RST_STREAM, PRIORITY: nothing to do
                     }
                 }
             }
         } catch (Exception e) {
             // the gateway closed the connection, or a script did
+        } finally {
+            ended.add(number);
         }
     }
 

@@ -289,7 +289,23 @@ class HostileProbeTest {
                             for (int i = 0; i < 5000; i++) {
                                 c.windowUpdate(1, 0); // a stream error on a closed stream: RST_STREAM each
                             }
-                        }))));
+                        })),
+                probe(k, "streams past SETTINGS_MAX_CONCURRENT_STREAMS, again and again -> GOAWAY ENHANCE_YOUR_CALM",
+                        kind -> flood(kind, c -> {
+                            // every slot held by an upload that never ends, then 2,000 more: REFUSED_STREAM each
+                            int s = 1;
+                            for (; s < 2 * ProbeListeners.MAX_CONCURRENT_STREAMS; s += 2) {
+                                c.headers(s, RawH2Client.request("POST", "/held"), false);
+                            }
+                            for (int i = 0; i < 2000; i++, s += 2) {
+                                c.headers(s, RawH2Client.request("GET", "/refused"), true);
+                            }
+                        })),
+                probe(k, "malformed requests, again and again -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    for (int s = 1; s < 4000; s += 2) { // RST_STREAM PROTOCOL_ERROR each; the origin sees none
+                        c.headers(s, RawH2Client.request("GET", "/m", "X-Upper", "1"), true);
+                    }
+                }))));
     }
 
     /** Runs a flood on a fresh connection; the gateway must end it with GOAWAY ENHANCE_YOUR_CALM within 10 s. */

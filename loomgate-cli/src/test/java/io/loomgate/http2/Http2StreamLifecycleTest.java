@@ -16,7 +16,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
-/** How streams end: cancelled by the client mid-upload, answered while a neighbour's window is shut, drained. */
+/**
+ * How streams end: cancelled by the client mid-upload or while the answer is awaited (the origin's connection kept
+ * when its answer comes within bounds), answered while a neighbour's window is shut, drained.
+ */
 class Http2StreamLifecycleTest {
 
     @Test
@@ -47,6 +50,92 @@ class Http2StreamLifecycleTest {
             assertThat(n).isEqualTo(-1);
             assertThat(seen.toString()).doesNotContain("\r\n0\r\n\r\n"); // no last chunk: it did not look complete
         }
+    }
+
+    /**
+     * A stream reset while the HTTP/1.1 origin is still answering (the whole request sent): the gateway lets the
+     * answer come, drops it and keeps the connection, so the next request goes on it rather than on a new dial
+     * (DrainAfterCancel; before it, the reset closed the connection: h2load's streams in flight at each run's end
+     * cost W9 ~2,000 dials).
+     */
+    @Test
+    void aStreamResetWhileItsAnswerIsAwaitedKeepsTheOriginsConnection() throws Exception {
+        try (CountingServer origin = new CountingServer();
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN",
+                     "http://127.0.0.1:" + origin.port()));
+             RawH2Client c = new RawH2Client(gw.port())) {
+            c.get(1, "/slow");
+            Socket upstream = origin.accepted(0);
+            upstream.setSoTimeout(15_000);
+            readHead(upstream.getInputStream(), "GET /slow ");
+            c.rst(1, Frames.CANCEL);
+            c.ping(7); // its ACK comes after the reader has handled the reset (frames are read in order)
+            c.await(f -> f.is(Frames.PING, 0) && (f.flags() & Frames.FLAG_ACK) != 0);
+            upstream.getOutputStream().write(answer("dropped"));
+            c.get(3, "/next");
+            readHead(upstream.getInputStream(), "GET /next ");
+            upstream.getOutputStream().write(answer("kept"));
+            assertThat(c.body(3)).isEqualTo("kept");
+            assertThat(origin.count()).as("connections the gateway opened to the origin").isEqualTo(1);
+        }
+    }
+
+    /** Bounded in time: an origin that does not answer within DrainAfterCancel.MAX_WAIT has its connection closed. */
+    @Test
+    void aResetStreamsOriginThatDoesNotAnswerHasItsConnectionClosed() throws Exception {
+        try (CountingServer origin = new CountingServer();
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN",
+                     "http://127.0.0.1:" + origin.port()));
+             RawH2Client c = new RawH2Client(gw.port())) {
+            c.get(1, "/never");
+            Socket upstream = origin.accepted(0);
+            upstream.setSoTimeout(15_000);
+            InputStream in = upstream.getInputStream();
+            readHead(in, "GET /never ");
+            long reset = System.nanoTime();
+            c.rst(1, Frames.CANCEL);
+            assertThat(in.read()).as("the gateway closed the connection").isEqualTo(-1);
+            assertThat(Duration.ofNanos(System.nanoTime() - reset)).as("not before the drain's wait")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(900));
+        }
+    }
+
+    /** Bounded in bytes: an answer longer than DrainAfterCancel.MAX_BODY is not read; its connection is closed. */
+    @Test
+    void aResetStreamsLongAnswerIsNotDrained() throws Exception {
+        try (CountingServer origin = new CountingServer();
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN",
+                     "http://127.0.0.1:" + origin.port()));
+             RawH2Client c = new RawH2Client(gw.port())) {
+            c.get(1, "/long");
+            Socket upstream = origin.accepted(0);
+            upstream.setSoTimeout(15_000);
+            InputStream in = upstream.getInputStream();
+            readHead(in, "GET /long ");
+            c.rst(1, Frames.CANCEL);
+            c.ping(7);
+            c.await(f -> f.is(Frames.PING, 0) && (f.flags() & Frames.FLAG_ACK) != 0);
+            upstream.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Length: " + (1 << 20) + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            upstream.getOutputStream().flush();
+            assertThat(in.read()).as("the gateway closed the connection").isEqualTo(-1);
+        }
+    }
+
+    /** Reads the origin's side up to the end of a request head, which must start with {@code start}. */
+    private static void readHead(InputStream in, String start) throws java.io.IOException {
+        StringBuilder seen = new StringBuilder();
+        while (seen.indexOf("\r\n\r\n") < 0) {
+            int b = in.read();
+            assertThat(b).as("the request head so far: " + seen).isNotNegative();
+            seen.append((char) b);
+        }
+        assertThat(seen.toString()).startsWith(start);
+    }
+
+    private static byte[] answer(String body) {
+        return ("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                .getBytes(StandardCharsets.US_ASCII);
     }
 
     @Test

@@ -80,6 +80,9 @@ class OriginProbeTest {
     private static ServedGateway gateway;
     private static final Map<String, List<String>> accessLines = new ConcurrentHashMap<>();
     private static AppenderBase<ILoggingEvent> capture;
+    /** The upstream HTTP/2 connections' GOAWAY ENHANCE_YOUR_CALM lines (see {@link #calmed}). */
+    private static final List<String> calmLines = new CopyOnWriteArrayList<>();
+    private static AppenderBase<ILoggingEvent> calmCapture;
 
     /** How the gateway reaches the origin: the route prefix of its probed route ({@code <prefix>x}) and bystanders'. */
     enum Up {
@@ -140,6 +143,17 @@ class OriginProbeTest {
         };
         capture.start();
         ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).addAppender(capture);
+        calmCapture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent e) {
+                String m = e.getFormattedMessage();
+                if (m.contains("ENHANCE_YOUR_CALM")) {
+                    calmLines.add(m);
+                }
+            }
+        };
+        calmCapture.start();
+        ((Logger) LoggerFactory.getLogger(Http2ClientConnection.class)).addAppender(calmCapture);
         StringBuilder y = new StringBuilder("""
                 server:
                   address: 127.0.0.1
@@ -195,6 +209,9 @@ class OriginProbeTest {
         }
         if (capture != null) {
             ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).detachAppender(capture);
+        }
+        if (calmCapture != null) {
+            ((Logger) LoggerFactory.getLogger(Http2ClientConnection.class)).detachAppender(calmCapture);
         }
         for (AutoCloseable c : new AutoCloseable[] {h1, h1tls, h2c, h2tls, h2cBystanders, h2tlsBystanders,
                 silentTls}) {
@@ -390,11 +407,12 @@ class OriginProbeTest {
     }
 
     interface FollowUp {
-        void check(Up u, Down d) throws Exception;
+        /** @param id the case's request id (the last segment of its path) */
+        void check(Up u, Down d, String id) throws Exception;
     }
 
     /** The next requests on the case's route are answered by their own response: nothing left from the bad one. */
-    static final FollowUp NEXT_IS_CLEAN = (u, d) -> {
+    static final FollowUp NEXT_IS_CLEAN = (u, d, id) -> {
         for (int i = 0; i < 3; i++) {
             String path = "/" + u.prefix + "x/ok/n" + IDS.incrementAndGet();
             Seen s = call(d, "GET", path, null);
@@ -403,6 +421,42 @@ class OriginProbeTest {
                     .isEqualTo(path);
         }
     };
+
+    /**
+     * An HTTP/2 origin that flooded ({@code what}, as the gateway names it): the gateway ended the connection the
+     * case's request went on with GOAWAY ENHANCE_YOUR_CALM and said so in its log, and the next request on the route
+     * goes on another connection and is served. The origin may not read the GOAWAY: while it is still flooding, the
+     * gateway's close with its frames unread resets the connection, and a reset discards what the origin had not read
+     * yet (the client side has no lingering close); when it does, the GOAWAY says ENHANCE_YOUR_CALM.
+     */
+    static FollowUp calmed(String what) {
+        return (u, d, id) -> {
+            HostileH2Origin o = u == Up.H2C ? h2c : h2tls;
+            List<Integer> flooded = o.receivedFor(id).stream().map(HostileH2Origin.Req::connection).distinct()
+                    .toList();
+            assertThat(flooded).as("the connections the case's request went on").isNotEmpty();
+            String said = ":" + o.port() + "#";
+            String flood = "GOAWAY ENHANCE_YOUR_CALM, " + what + " flood from the origin";
+            long end = System.nanoTime() + 10_000_000_000L;
+            while ((calmLines.stream().noneMatch(l -> l.contains(said) && l.contains(flood))
+                    || !flooded.stream().allMatch(o::ended)) && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            assertThat(calmLines).as("the gateway's log").anyMatch(l -> l.contains(said) && l.contains(flood));
+            calmLines.removeIf(l -> l.contains(said) && l.contains(flood)); // the next cell's own line, not this
+            assertThat(flooded).as("the flooded connections have ended").allMatch(o::ended);
+            assertThat(flooded.stream().flatMap(n -> o.goAwaysOn(n).stream()).toList())
+                    .as("the GOAWAYs the origin read on connections %s", flooded)
+                    .allMatch(code -> code == Frames.ENHANCE_YOUR_CALM);
+                String next = "n" + IDS.incrementAndGet();
+            String path = "/" + u.prefix + "x/ok/" + next;
+            Seen s = call(d, "GET", path, null);
+            assertThat(s.status()).as("the next request on the route (%s)", s).isEqualTo(200);
+            assertThat(s.body()).isEqualTo(path);
+            assertThat(o.receivedFor(next)).as("the next request, on a fresh connection").singleElement()
+                    .satisfies(r -> assertThat(flooded).doesNotContain(r.connection()));
+        };
+    }
 
     @TestFactory
     Stream<DynamicNode> probe() {
@@ -515,7 +569,7 @@ class OriginProbeTest {
                 assertThat(seen.size()).as("requests the origin saw (retries only where safe): %s", seen)
                         .isBetween(c.minTries(), c.maxTries());
                 if (c.after() != null) {
-                    c.after().check(u, d);
+                    c.after().check(u, d, id);
                 }
             }
         });

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * thread's work once); the JVM metrics' binders and the pinned-event monitor's JFR recording (JFR's start took a
  * fifth of the CPU to the first answer, on two cores beside it) load only once the gateway serves. Nor, before the
  * rest of the start, any of what made classes at run time on the way to the first answer (pattern switches, records'
- * generated methods: JDK 25's AOT cache holds neither) or set up the JDK's System.Logger or container metrics.
+ * generated methods: JDK 25's AOT cache holds neither) or set up the JDK's System.Logger or container metrics, or
+ * initialised {@code BigDecimal} (Jackson's YAML parser did, and {@code Duration.multipliedBy} does).
  */
 class StartupClassesTest {
     /** The class-loading log's line for the task that starts the rest after the gateway serves. */
@@ -47,8 +48,9 @@ class StartupClassesTest {
                       - { id: origin, uri: "%s", predicates: [ "Path=/**" ] }
                     """.formatted(origin.uri()));
             Path classes = dir.resolve("classes.log");
+            Path initialised = dir.resolve("initialised.log");
             try (ClassPathGateway gw = ClassPathGateway.serve(dir, yaml, List.of("-Xlog:class+load=info:file="
-                    + classes), Map.of())) {
+                    + classes, "-Xlog:class+init=debug:file=" + initialised), Map.of())) {
                 int port = gw.awaitListening(Duration.ofSeconds(90));
                 HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + port + "/hello")).timeout(Duration.ofSeconds(30)).build(),
@@ -86,7 +88,19 @@ class StartupClassesTest {
                         .noneMatch(l -> l.contains(" jdk.internal.event.SecurityPropertyModificationEvent "))
                         .as("the descriptor budget read without the platform's OperatingSystemMXBean (container "
                                 + "metrics read from the cgroup files)")
-                        .noneMatch(l -> l.contains(" jdk.internal.platform.CgroupMetrics "));
+                        .noneMatch(l -> l.contains(" jdk.internal.platform.CgroupMetrics "))
+                        .as("the config read without Jackson's YAML parser (whose base class initialises BigDecimal)")
+                        .noneMatch(l -> l.contains(" com.fasterxml.jackson.dataformat.yaml.YAMLParser "));
+                // Loaded is not enough here (picocli's converter table names BigDecimal.class): initialised is what
+                // costs, its JDK 25 class initialiser squaring powers of five (~10 ms interpreted).
+                List<String> inits = Files.readAllLines(initialised);
+                int restInitialised = indexOf(inits, " is initializing " + REST_OF_START.strip());
+                assertThat(restInitialised < 0 ? inits : inits.subList(0, restInitialised))
+                        .as("the class-initialisation log")
+                        .anyMatch(l -> l.endsWith(" is initializing io.loomgate.cli.ServeCommand"))
+                        .as("no BigDecimal initialised on the start path: no Jackson YAML parser, no "
+                                + "Duration.multipliedBy")
+                        .noneMatch(l -> l.endsWith(" is initializing java.math.BigDecimal"));
 
                 // The JVM metrics' binders and the pinned-event monitor's JFR recording start after the gateway
                 // serves, in the background: they load, but only once the task that starts them has begun. (Until
@@ -95,6 +109,15 @@ class StartupClassesTest {
                 List<String> all = awaitLoaded(classes, List.of(REST_OF_START,
                         " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics ", JFR_RECORDER),
                         Duration.ofSeconds(60));
+                // The first answer's access-log line is written on a thread of its own: by the time the rest of
+                // the start runs (its JVM binders initialised), it has been.
+                List<String> initsByRest = Files.readAllLines(initialised);
+                int binders = indexOf(initsByRest, " is initializing io.micrometer.core.instrument.binder.jvm.");
+                assertThat(binders).as("the JVM binders' initialisation in the log").isPositive();
+                assertThat(initsByRest.subList(0, binders))
+                        .as("the first answer's access-log line written without the JDK's locale data (a "
+                                + "formatter's month name)")
+                        .noneMatch(l -> l.endsWith(" is initializing sun.util.locale.provider.CalendarDataUtility"));
                 int rest = indexOf(all, REST_OF_START);
                 assertThat(indexOf(all, " io.micrometer.core.instrument.binder.jvm.JvmGcMetrics "))
                         .as("the JVM binders after the rest began").isGreaterThan(rest);

@@ -9,7 +9,8 @@ import org.slf4j.LoggerFactory;
  * What an {@link Http2ClientConnection} (the client role, to an origin) does with the frames its {@link FrameReader}
  * reads: responses (heads, bodies, trailers) delivered to the streams it opened, resets and stream errors ending
  * them, the origin's SETTINGS and window updates applied, PINGs answered and the keep-alive's acknowledged, and
- * GOAWAY turned into refused streams (those above its last stream id, safe to send again). The stream table,
+ * GOAWAY turned into refused streams (those above its last stream id, safe to send again); frames that cost work
+ * without carrying a response counted against {@link OriginFloods}. The stream table,
  * reservations, stream ids and the connection's end are the connection's.
  *
  * <p>Reader thread only; what it shares with request threads is guarded by the connection's lock, as the
@@ -38,6 +39,9 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
     @Override
     public void data(int stream, byte[] payload, int off, int len, boolean endStream)
             throws Http2Exception, IOException {
+        if (len == 0 && !endStream) {
+            conn.floods.count("empty DATA"); // carries nothing and ends nothing (CVE-2019-9518)
+        }
         boolean done;
         int paddingCredit;
         conn.lock.lock();
@@ -76,7 +80,10 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
                         boolean selfDependent) throws Http2Exception {
         Http2ClientStream s = conn.stream(stream);
         if (s == null) {
-            return; // a stream we reset: its head is of no use, but the block had to be decoded
+            // A stream we reset: its head is of no use, but the block had to be decoded. One in flight as we
+            // cancelled is a race; a stream of them is work for nothing.
+            conn.floods.closedStreamFrame("HEADERS on closed streams");
+            return;
         }
         if (!withinLimit) {
             throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "response head over "
@@ -103,25 +110,29 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
     }
 
     @Override
-    public void rstStream(int stream, int code) {
+    public void rstStream(int stream, int code) throws Http2Exception {
         Http2ClientStream s;
         conn.lock.lock();
         try {
             s = conn.streams.get(stream);
-            if (s == null) {
-                return;
+            if (s != null) {
+                conn.removeLocked(s);
+                s.resetByOriginLocked(code);
+                conn.sendWindow.wake();
             }
-            conn.removeLocked(s);
-            s.resetByOriginLocked(code);
-            conn.sendWindow.wake();
         } finally {
             conn.lock.unlock();
+        }
+        if (s == null) {
+            conn.floods.closedStreamFrame("RST_STREAM on closed streams");
+            return;
         }
         conn.afterRemoval();
     }
 
     @Override
     public void settings(byte[] payload) throws Http2Exception, IOException {
+        conn.floods.count("SETTINGS");
         int concurrentBefore = conn.maxConcurrentStreams();
         conn.writer.applyAndAcknowledge(() -> conn.peer.apply(payload, conn::openWindows));
         if (conn.maxConcurrentStreams() > concurrentBefore) {
@@ -130,7 +141,8 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
     }
 
     @Override
-    public void ping(boolean ack, byte[] payload) throws IOException {
+    public void ping(boolean ack, byte[] payload) throws Http2Exception, IOException {
+        conn.floods.count("PING");
         if (!ack) {
             conn.writer.pingAck(payload);
             return;
@@ -178,21 +190,30 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
     public void windowUpdate(int stream, int increment) throws Http2Exception {
         if (stream == 0) {
             conn.sendWindow.connectionUpdate(increment);
-            return;
-        }
-        conn.lock.lock();
-        try {
-            Http2ClientStream s = conn.streams.get(stream);
-            if (s != null) {
-                conn.sendWindow.streamUpdate(s.sendWindow, stream, increment);
+        } else {
+            conn.lock.lock();
+            try {
+                Http2ClientStream s = conn.streams.get(stream);
+                if (s != null) {
+                    conn.sendWindow.streamUpdate(s.sendWindow, stream, increment);
+                }
+            } finally {
+                conn.lock.unlock();
             }
-        } finally {
-            conn.lock.unlock();
         }
+        conn.floods.windowUpdate();
     }
 
+    /** Each is answered with RST_STREAM: a stream of them (WINDOW_UPDATE of 0, say) is work for nothing. */
     @Override
-    public void streamError(int stream, int code, String why) throws IOException {
+    public void streamError(int stream, int code, String why) throws Http2Exception, IOException {
+        conn.floods.count("stream errors");
         conn.resetFromReader(stream, code, why);
+    }
+
+    /** PRIORITY is ignored (RFC 9113 §5.3.2), and an origin has nothing to prioritise: only work. */
+    @Override
+    public void priority(int stream) throws Http2Exception {
+        conn.floods.count("PRIORITY");
     }
 }

@@ -78,6 +78,13 @@ public final class Http2ClientConnection {
     private Thread reader;
     /** The PING keep-alive, or null when off; set before {@link #start}. */
     KeepAlive pings;
+    /**
+     * When the frame being read now (or the header block being gathered) began to arrive (System.nanoTime), 0
+     * between frames: written by the reader, read by a stream whose head is overdue ({@link #headTimedOut}).
+     */
+    private volatile long frameBegunNanos;
+    /** Bounds the origin's frames that cost us work without carrying a response (reader thread, but see there). */
+    final OriginFloods floods = new OriginFloods(this::streamsOpened);
 
     /**
      * @param name        names the reader thread and log lines (the endpoint and a connection number)
@@ -319,6 +326,7 @@ public final class Http2ClientConnection {
 
     void writeData(int stream, byte[] b, int off, int len, boolean endStream) throws IOException {
         writer.data(stream, b, off, len, endStream);
+        floods.dataFrameSent();
     }
 
     void writeTrailers(int stream, byte[] block) throws IOException {
@@ -388,7 +396,13 @@ public final class Http2ClientConnection {
             why = "protocol error: " + Frames.errorName(e.code()) + " " + e.getMessage();
             protocolError = e.code();
             culprit = frames.frameStream();
-            log.debug("h2 upstream {}: {}", name, why);
+            if (e.code() == Frames.ENHANCE_YOUR_CALM) {
+                // The origin's abuse (a flood; OriginFloods) or an oversized header block: the operator's to know.
+                log.warn("h2 upstream {}: GOAWAY ENHANCE_YOUR_CALM, {}; the connection's streams fail and the next"
+                        + " request dials a new connection", name, e.getMessage());
+            } else {
+                log.debug("h2 upstream {}: {}", name, why);
+            }
             try {
                 writer.goAway(0, e.code(), e.getMessage());
             } catch (IOException ignored) {
@@ -455,8 +469,38 @@ public final class Http2ClientConnection {
         if (pings != null) {
             pings.read();
         }
+        if (frameBegunNanos == 0) { // else a header block goes on: it began with its HEADERS
+            frameBegunNanos = System.nanoTime();
+        }
         frames.readFrame(got);
+        if (!frames.inHeaderBlock()) {
+            frameBegunNanos = 0;
+        }
         return true;
+    }
+
+    /**
+     * A frame (or a header block, HEADERS and CONTINUATIONs, which no other frame may interrupt) arriving for longer
+     * than this while a response head is overdue: the origin is trickling it, and every stream of the connection
+     * waits behind it.
+     */
+    static final long STALLED_FRAME_NANOS = 1_000_000_000L;
+
+    /**
+     * A stream's response head did not come in time. Whatever the origin does with that stream, when the reader has
+     * been stuck inside one frame or header block for {@link #STALLED_FRAME_NANOS} (a head trickled a byte at a
+     * time, a header block a CONTINUATION at a time), no stream of the connection can get anything: it takes no new
+     * streams (each would wait out its route's timeout behind the trickle, for as long as the origin keeps it up, since
+     * any byte keeps the keep-alive content) and closes once those on it are done. The pool dials a fresh one.
+     */
+    void headTimedOut() {
+        long begun = frameBegunNanos;
+        if (begun == 0 || System.nanoTime() - begun < STALLED_FRAME_NANOS || !isUsable()) {
+            return;
+        }
+        log.warn("h2 upstream {}: a response head is overdue and a frame has been arriving for {} ms: the origin"
+                + " trickles it; no new streams on this connection", name, (System.nanoTime() - begun) / 1_000_000);
+        goAway();
     }
 
     Http2ClientStream stream(int id) {

@@ -93,6 +93,14 @@ public final class Http2ClientStream {
                 body.awaitLocked(deadlineNanos - System.nanoTime(), "no response head");
             }
             return heads.poll();
+        } catch (SocketTimeoutException e) {
+            conn.lock.unlock();
+            try {
+                conn.headTimedOut(); // outside the lock: it may end the connection
+            } finally {
+                conn.lock.lock();
+            }
+            throw e;
         } finally {
             conn.lock.unlock();
         }

@@ -216,7 +216,11 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
      * A stream error in the client's frames resets the stream. When that stream was open, its handler's work is
      * cancelled as by the client's own RST_STREAM, so it counts as one: otherwise a client could open and have us
      * cancel streams at any rate by sending, say, WINDOW_UPDATE of 0 after each request (MadeYouReset,
-     * CVE-2025-8671), past the Rapid Reset defence.
+     * CVE-2025-8671), past the Rapid Reset defence. A stream refused as its HEADERS open it (REFUSED_STREAM past
+     * SETTINGS_MAX_CONCURRENT_STREAMS or after GOAWAY, a malformed request) counts as a reset too: it is a stream
+     * opened and reset at once, which costs us a header block's decoding and a RST_STREAM and the client nothing, the
+     * shape of Rapid Reset with the reset ours (nghttp2 counts such stream errors as "glitches", Envoy resets past the
+     * concurrency limit as premature resets). Before, only {@code max-streams-per-connection} bounded them.
      */
     @Override
     public void streamError(int stream, int code, String why) throws Http2Exception, IOException {
@@ -224,7 +228,9 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
         opening = 0;
         if (conn.resetFromReader(stream, code, why, refusesNew)) {
             countReset("too many stream errors");
-        } else if (!refusesNew && !control.tryAcquire()) {
+        } else if (refusesNew) {
+            countReset(code == Frames.REFUSED_STREAM ? "too many refused streams" : "too many malformed requests");
+        } else if (!control.tryAcquire()) {
             // A frame on a stream that is closed (and not one we reset lately, whose frames in flight are ignored):
             // each is answered with RST_STREAM, which costs us a frame as PING does, so they count as control frames.
             throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "frames on closed streams");

@@ -83,14 +83,15 @@ final class Exchange implements FilterExchange, ExchangeView {
 
     /**
      * The client cancelled the request (on its connection's reader thread, must not block): the attempt in flight is
-     * aborted, which ends whatever the exchange's thread waits for upstream. Not an interrupt: the thread may be
+     * aborted, which ends whatever the exchange's thread waits for upstream (or, waiting for an HTTP/1.1 origin's
+     * answer, lets it come within bounds to keep the connection: {@link DrainAfterCancel}). Not an interrupt: the thread may be
      * blocked writing to an upstream HTTP/2 connection other exchanges share, whose socket an interrupt would close.
      * Written before the attempt is read, and {@link UpstreamForwarder} sets the attempt before it reads this, so a
      * new attempt is either aborted here or sees the flag.
      */
     void clientCancelled() {
         clientCancelled = true;
-        upstream.abortAttempt();
+        upstream.clientCancelled();
     }
 
     /** Whether the gRPC deadline (if any) has passed, as the watchdog saw it or the clock says. */

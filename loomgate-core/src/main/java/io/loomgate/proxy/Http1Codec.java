@@ -266,6 +266,11 @@ final class Http1Codec implements UpstreamCodec {
     }
 
     @Override
+    public boolean drainsAfterCancel() {
+        return true;
+    }
+
+    @Override
     public String label() {
         return "";
     }

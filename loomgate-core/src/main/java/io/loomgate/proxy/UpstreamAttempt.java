@@ -8,12 +8,17 @@ import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.http1.HttpParseException;
+import io.loomgate.threads.Deadline;
+import io.loomgate.threads.VarHandles;
+import io.loomgate.threads.Watchdog;
 import io.loomgate.upstream.ConnectionLease;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.PooledConnection;
 import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -79,6 +84,21 @@ final class UpstreamAttempt implements AutoCloseable {
     private static final int LIVE = 0;
     private static final int ABORTED = 1;
     private static final int SETTLED = 2;
+    /** The client cancelled while the final head was awaited: the answer is let come to keep the connection. */
+    private static final int DRAINING = 3;
+    /**
+     * Set by the owner while it waits for the final head with the whole request sent (nothing beside it), from the
+     * end of a bodiless request's head or else from readHead, the one state a client's cancel may turn into a drain
+     * ({@link #clientCancelled}).
+     */
+    private volatile boolean awaitingHead;
+    /**
+     * Closes the connection if a drain outlasts {@link DrainAfterCancel#MAX_WAIT}: set by the cancel's thread, taken
+     * once ({@link #endDrain}), by compare-and-set through {@link #DRAIN}, as a cancel may run twice.
+     */
+    @SuppressWarnings("unused")
+    private volatile Deadline drainDeadline;
+    private static final VarHandle DRAIN = VarHandles.field(MethodHandles.lookup(), "drainDeadline", Deadline.class);
 
     /** @param number 0 for the first attempt of an exchange; a later one dials a fresh connection */
     UpstreamAttempt(UpstreamMember member, int number) {
@@ -154,6 +174,9 @@ final class UpstreamAttempt implements AutoCloseable {
         hadBody = codec.sendHead(request, framing, preserveHost);
         sentNanos = System.nanoTime();
         failIfAborted(); // an HTTP/2 stream opened after an abort looked: close() resets it
+        // With no body to follow the request is whole: from here a cancel may drain, as in readHead (a stream thread
+        // still queued for its carrier between the two is common under load, when h2load's run ends).
+        awaitingHead = !hadBody;
     }
 
     /**
@@ -243,12 +266,15 @@ final class UpstreamAttempt implements AutoCloseable {
     ResponseHead readHead(Duration timeout, boolean upgradeRequested, InterimSink interim) throws IOException {
         ResponseHead head = earlyHead;
         earlyHead = null;
+        awaitingHead = head == null && !upload.running();
         try {
             while (head == null) {
                 head = readOneHead(timeout, interim);
             }
         } catch (IOException e) {
             throw codec.explainHeadFailure(e, upload);
+        } finally {
+            awaitingHead = false; // before the caller looks at draining(): see clientCancelled
         }
         if (upload.running() && (head.status() == 101 || head.headers().hasToken("Connection", "close"))) {
             upload.cut(); // the origin will not read the rest: the relay beside stops at its next piece
@@ -313,6 +339,11 @@ final class UpstreamAttempt implements AutoCloseable {
 
     /** Settles the lease: back to the pool if the exchange ended cleanly and the origin keeps it, else thrown away. */
     void finish(boolean reusable) {
+        settle(reusable, true);
+    }
+
+    /** {@link #finish}; {@code live}: the phase is still to be settled (a drain has settled it already). */
+    private void settle(boolean reusable, boolean live) {
         if (settled) {
             throw new IllegalStateException("attempt " + number + " to " + endpoint() + " already finished");
         }
@@ -323,9 +354,10 @@ final class UpstreamAttempt implements AutoCloseable {
         } else if (upload.failed()) {
             reusable = false;
         }
-        if (!phase.compareAndSet(LIVE, SETTLED)) {
-            reusable = false; // aborted: its connection was closed, or its stream reset
+        if (live && !phase.compareAndSet(LIVE, SETTLED)) {
+            reusable = false; // aborted: its connection was closed, or its stream reset (or a drain left undone)
         }
+        endDrain();
         pool.state().attemptEnded();
         if (codec != null) {
             codec.finish(reusable);
@@ -333,18 +365,86 @@ final class UpstreamAttempt implements AutoCloseable {
     }
 
     /**
-     * Cancels the attempt from another thread (a gRPC deadline's watchdog, an HTTP/2 client's RST_STREAM) without
-     * blocking: the codec ends the origin's side (an HTTP/2 stream reset, an HTTP/1.1 socket closed), which fails
-     * whatever the owner waits on. The owner then discards as after any failure. Once {@link #finish} has settled
-     * the attempt this does nothing: its connection may already serve another exchange.
+     * Cancels the attempt from another thread (a gRPC deadline's watchdog, an HTTP/2 client's RST_STREAM, a drain's
+     * deadline) without blocking: the codec ends the origin's side (an HTTP/2 stream reset, an HTTP/1.1 socket
+     * closed), which fails whatever the owner waits on. The owner then discards as after any failure. Once
+     * {@link #finish} has settled the attempt this does nothing: its connection may already serve another exchange.
      */
     void abort() {
-        if (!phase.compareAndSet(LIVE, ABORTED)) {
+        if (!phase.compareAndSet(LIVE, ABORTED) && !phase.compareAndSet(DRAINING, ABORTED)) {
             return;
         }
         UpstreamCodec c = codec;
         if (c != null) {
             c.abort();
+        }
+    }
+
+    /**
+     * The client cancelled the request (its connection's reader thread; must not block). An HTTP/1.1 origin whose
+     * answer is awaited with the whole request sent is let answer, within {@link DrainAfterCancel}'s bounds, so that
+     * the owner reads that answer, drops it and keeps the connection ({@link #drainAfterCancel}); otherwise this is
+     * {@link #abort()}. Idempotent (a reset racing the cancel's registration runs it twice).
+     */
+    void clientCancelled() {
+        if (phase.get() == DRAINING) {
+            return; // the second run of one cancel
+        }
+        UpstreamCodec c = codec;
+        if (c == null || !c.drainsAfterCancel() || !awaitingHead
+                || !pool.state().tryStartDrain(DrainAfterCancel.maxDrains(pool.settings().maxConnections()))) {
+            abort();
+            return;
+        }
+        Deadline d = Watchdog.shared().deadline(this::abort);
+        d.armAfter(DrainAfterCancel.MAX_WAIT.toNanos());
+        if (!DRAIN.compareAndSet(this, null, d)) { // the other run of this cancel is at it
+            d.close();
+            pool.state().drainEnded();
+            return;
+        }
+        if (!phase.compareAndSet(LIVE, DRAINING)) { // settled or aborted meanwhile
+            endDrain();
+            abort();
+            return;
+        }
+        // The owner clears awaitingHead after the head, then reads the phase: if it had already looked, nobody
+        // drains, so the connection goes as before (both may act: a drain that finds its socket closed discards).
+        if (!awaitingHead) {
+            abort();
+        }
+    }
+
+    /** Whether the client's cancel turned this attempt into a drain, which the owner does next. */
+    boolean draining() {
+        return phase.get() == DRAINING;
+    }
+
+    /**
+     * The owner, after the final head of a {@link #draining()} attempt: reads and drops the answer's body within
+     * {@link DrainAfterCancel}'s bounds and gives the connection back to the pool when it ended cleanly (discards it
+     * otherwise). The exchange then fails as a cancelled one does.
+     */
+    void drainAfterCancel(ResponseHead head, BodyFraming framing) {
+        boolean clean = false;
+        if (DrainAfterCancel.keepable(head, framing)) {
+            try {
+                // each read within the drain's whole wait; the drain's deadline ends it sooner
+                clean = DrainAfterCancel.skip(codec.openBody(framing, pool.settings().limits(),
+                        DrainAfterCancel.MAX_WAIT));
+            } catch (IOException e) {
+                clean = false; // closed by the drain's deadline, or the origin failed: discarded below
+            }
+        }
+        settle(clean && phase.compareAndSet(DRAINING, SETTLED), false);
+    }
+
+    /** Stops the drain's deadline and counts the drain out; once per drain (the deadline is taken). */
+    private void endDrain() {
+        Deadline d = (Deadline) DRAIN.getAndSet(this, (Deadline) null);
+        if (d != null) {
+            d.close();
+            pool.state().drainEnded();
         }
     }
 

@@ -93,6 +93,15 @@ interface UpstreamCodec {
     /** Ends the origin's side from any thread without blocking; the attempt calls it at most once. */
     void abort();
 
+    /**
+     * Whether a client's cancel while the head is awaited may let the answer come and be read to keep the
+     * connection ({@link DrainAfterCancel}) rather than {@link #abort()}: HTTP/1.1, whose abort costs a connection;
+     * an HTTP/2 stream's reset costs nothing.
+     */
+    default boolean drainsAfterCancel() {
+        return false;
+    }
+
     /** What the attempt's name adds for this lease: {@code " (h2 <stream>)"} for a stream, "" for a connection. */
     String label();
 }

@@ -131,6 +131,10 @@ final class UpstreamForwarder implements FilterChain {
                 Upgrades.checkSwitch(head, x.upgrades);
             }
             BodyFraming framing = attempt.responseFraming(x.request.method(), head);
+            if (attempt.draining()) { // the client cancelled while the head was awaited: its connection is kept
+                attempt.drainAfterCancel(head, framing);
+                throw new IOException(attempt + ": the client cancelled the request while the origin answered");
+            }
             if (head.status() != 101 && retries.mayTryAgain(x)) {
                 // An origin killed between its head and its body would otherwise cost the client a 502 that a
                 // retry avoids: nothing of this response has reached the client yet.

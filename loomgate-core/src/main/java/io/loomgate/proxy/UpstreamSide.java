@@ -22,6 +22,17 @@ final class UpstreamSide {
     /** The origin answered before it had the whole request body: its connection cannot be reused. */
     boolean requestBodyCut;
 
+    /**
+     * The client cancelled: the attempt in flight, if any, ends (from any thread, without blocking), or lets the
+     * origin's answer come to keep its connection ({@link UpstreamAttempt#clientCancelled}).
+     */
+    void clientCancelled() {
+        UpstreamAttempt a = attempt;
+        if (a != null) {
+            a.clientCancelled();
+        }
+    }
+
     /** Cancels the attempt in flight, if any (from any thread, without blocking). */
     void abortAttempt() {
         UpstreamAttempt a = attempt;

@@ -50,7 +50,10 @@ final class RetryFactory {
         if (a.has("backoff.firstBackoff") || a.has("backoff.maxBackoff") || a.has("backoff.factor")
                 || a.has("backoff.basedOnPreviousValue")) {
             Duration first = a.duration("backoff.firstBackoff", Duration.ofMillis(5));
-            Duration max = a.duration("backoff.maxBackoff", first.multipliedBy(10));
+            // first × 10 without Duration.multipliedBy, which goes through BigDecimal (a costly class to initialise
+            // on JDK 25, docs/architecture.md "Start-up"); the same overflow check
+            Duration max = a.duration("backoff.maxBackoff", Duration.ofSeconds(
+                    Math.multiplyExact(first.getSeconds(), 10), first.getNano() * 10L));
             if (max.compareTo(first) < 0) {
                 throw new ArgumentException("backoff.maxBackoff", "backoff.maxBackoff: must not be shorter than "
                         + "firstBackoff (" + first + ")");

@@ -14,6 +14,8 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509ExtendedTrustManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * TLS to origins: layers a client {@link SSLSocket} over a connected TCP socket, verifies the origin's certificate
@@ -23,6 +25,7 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * connection to an origin resume the session of an earlier one (an abbreviated handshake).
  */
 public final class ClientTls extends TlsContext {
+    private static final Logger log = LoggerFactory.getLogger(ClientTls.class);
     private final ClientTlsSettings settings;
 
     private ClientTls(ClientTlsSettings settings, Material material, SSLContext context) {
@@ -131,6 +134,9 @@ public final class ClientTls extends TlsContext {
                 raw.setSoTimeout(previous);
             }
         }
+        if (!conscrypt) {
+            refuseRenegotiation(s, raw, host, port);
+        }
         return s;
     }
 
@@ -158,6 +164,30 @@ public final class ClientTls extends TlsContext {
 
     private static boolean isJsse(Socket socket) {
         return socket instanceof SSLSocket && socket.getClass().getName().startsWith("sun.security.ssl.");
+    }
+
+    /**
+     * A TLS 1.2 origin may ask to renegotiate (HelloRequest) at any time, and JSSE's client does it: a full client
+     * handshake in mid-connection, as often as the origin asks (ten in 0.3 s in {@code OriginRenegotiationTest}),
+     * bounded only by the route's timeouts. It cannot be told to refuse a server's secure renegotiation (Envoy's
+     * upstream and Go's client refuse by default), so a handshake that completes after the first ends the connection:
+     * its exchange fails as the connection's end (502, or a cut after the head; an idempotent request on a reused
+     * connection goes again on a new one), and the origin gets one renegotiation per connection it is dialled for,
+     * which costs it no less than us. Registered after the first handshake, so only a later one calls it; the provider
+     * calls it on a thread of its own, hence closing the TCP socket (no close_notify to write, no lock to take). JSSE's
+     * socket only: with Conscrypt the gateway's engine loop refuses the first HelloRequest itself
+     * ({@link EngineChannel}), and its {@link EngineSocket} takes no listeners (Conscrypt's own socket, used before
+     * session 44, renegotiated as often as asked and never called its listener).
+     */
+    private static void refuseRenegotiation(SSLSocket s, Socket raw, String host, int port) {
+        s.addHandshakeCompletedListener(e -> {
+            log.warn("origin {}:{} renegotiated TLS: connection closed (renegotiation is refused)", host, port);
+            try {
+                raw.close();
+            } catch (IOException ignored) {
+                // closing anyway
+            }
+        });
     }
 
     /** The client session cache, for tests that check resumption. */

@@ -13,6 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class EndpointState {
     private final Endpoint endpoint;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Answers read after their client cancelled, to keep their connections (the proxy's drain after a cancel). */
+    private final AtomicInteger drains = new AtomicInteger();
 
     EndpointState(Endpoint endpoint) {
         this.endpoint = endpoint;
@@ -33,6 +35,27 @@ public final class EndpointState {
 
     public void attemptEnded() {
         inFlight.decrementAndGet();
+    }
+
+    /** Counts one more drain unless {@code max} run already; whether it may go ahead ({@link #drainEnded} after). */
+    public boolean tryStartDrain(int max) {
+        int n;
+        do {
+            n = drains.get();
+            if (n >= max) {
+                return false;
+            }
+        } while (!drains.compareAndSet(n, n + 1));
+        return true;
+    }
+
+    public void drainEnded() {
+        drains.decrementAndGet();
+    }
+
+    /** Drains running now (see {@link #tryStartDrain}). */
+    public int drains() {
+        return drains.get();
     }
 
     @Override

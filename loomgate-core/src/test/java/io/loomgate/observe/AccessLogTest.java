@@ -22,6 +22,22 @@ class AccessLogTest {
     }
 
     @Test
+    void theCombinedTimeIsWhatTheJdksFormatterWrites() {
+        // Written by hand since session 44 (the formatter's month name loads the JDK's locale data at the first
+        // answer): every month and day, both ends of the day, leap days, and years either side of 0-9999.
+        java.util.SplittableRandom random = new java.util.SplittableRandom(44);
+        List<Long> seconds = new java.util.ArrayList<>(List.of(0L, -1L, 951_782_400L, 4_107_542_399L,
+                -62_167_219_200L, -62_167_219_201L, 253_402_300_799L, 253_402_300_800L));
+        for (int i = 0; i < 20_000; i++) {
+            seconds.add(random.nextLong(-3_000_000_000L, 5_000_000_000L));
+        }
+        for (long s : seconds) {
+            assertThat(AccessLogFormat.clfSecond(s)).as("second %d", s)
+                    .isEqualTo(AccessLogFormat.CLF_TIME.format(java.time.Instant.ofEpochSecond(s)));
+        }
+    }
+
+    @Test
     void combinedLineIsApacheCombinedExactly() {
         FakeExchange x = FakeExchange.ok("users", "GET", 200, 12).withBytes(3, 512);
         assertThat(AccessLogFormat.COMBINED.format(entry(x))).isEqualTo(

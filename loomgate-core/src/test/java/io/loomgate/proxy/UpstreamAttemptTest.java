@@ -71,6 +71,42 @@ class UpstreamAttemptTest {
         return text;
     }
 
+    /**
+     * A client's cancel after a bodiless request was sent (run twice, as a reset racing the cancel's registration
+     * does) turns the attempt into a drain: the answer is read and dropped, the connection goes back to the pool, and
+     * the drain is counted out once.
+     */
+    @Test
+    void aCancelWhileTheAnswerIsAwaitedDrainsItAndKeepsTheConnection() throws Exception {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
+            attempt.connect(deadline());
+            attempt.sendHead(get("/a"), BodyFraming.NONE, true);
+            attempt.clientCancelled();
+            attempt.clientCancelled();
+            assertThat(attempt.draining()).isTrue();
+            assertThat(pool.state().drains()).isEqualTo(1);
+            ResponseHead head = attempt.readHead(TIMEOUT, false, interim -> {
+            });
+            attempt.drainAfterCancel(head, BodyFraming.ofResponse("GET", head));
+        }
+        assertThat(pool.idleCount()).as("the connection went back to the pool").isEqualTo(1);
+        assertThat(pool.state().drains()).isZero();
+    }
+
+    /** Not while the request is still being written (here: before its head): the cancel aborts, as before. */
+    @Test
+    void aCancelBeforeTheRequestWasSentAborts() throws Exception {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
+            attempt.connect(deadline());
+            attempt.clientCancelled();
+            assertThat(attempt.draining()).isFalse();
+            assertThatThrownBy(() -> attempt.sendHead(get("/a"), BodyFraming.NONE, true))
+                    .isInstanceOf(IOException.class);
+        }
+        assertThat(pool.idleCount()).isZero();
+        assertThat(pool.state().drains()).isZero();
+    }
+
     @Test
     void aFinishedAttemptReturnsItsConnectionForTheNextAttemptToReuse() throws Exception {
         try (UpstreamAttempt first = new UpstreamAttempt(member, 0)) {
