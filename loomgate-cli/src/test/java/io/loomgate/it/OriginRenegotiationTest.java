@@ -30,11 +30,11 @@ import org.junit.jupiter.api.Test;
  * secure renegotiation, which both sides support: a second full handshake on the connection); asked ten times before
  * the answer, they renegotiated ten times (0.3 s) and relayed the 200. Neither can be told to refuse, as Envoy's
  * (BoringSSL, {@code allow_renegotiation} off by default) and Go's ({@code RenegotiateNever}) clients do, so
- * {@code ClientTls} ends the connection once a renegotiation completes: one per connection, and the exchange a 502.
+ * {@code ClientTls} ends the connection once a renegotiation completes: one per connection (told on the provider's
+ * thread, so one more may have started by then), and the exchange a 502.
  * JSSE tells it (a HandshakeCompletedListener registered after the first handshake); Conscrypt's socket did not, so
  * since branch conscryptcut the gateway drives Conscrypt's engine itself towards origins, and its engine loop refuses
- * the first HelloRequest (the ClientHello for it goes out with the close_notify): two ClientHellos and a 502 with
- * either provider.
+ * the first HelloRequest (the ClientHello for it goes out with the close_notify): two ClientHellos and a 502.
  */
 class OriginRenegotiationTest {
     private static final int ROUTE_TIMEOUT_MS = 3000;
@@ -57,7 +57,11 @@ class OriginRenegotiationTest {
     @Test
     void anOriginAskingAgainAndAgainGetsOneRenegotiationAndTheConnectionEnds() throws Exception {
         Seen s = renegotiations(10);
-        assertThat(s.clientHellos()).as("ClientHellos the origin read (-msg): %s", s.log()).isEqualTo(2);
+        // JSSE tells ClientTls on a thread of its own once the renegotiation completed, while the origin's next
+        // HelloRequest (asked as soon as the gateway's ClientHello showed) may already be answered: one more
+        // handshake can start before the close (3 ClientHellos in a clean-clone run at load 6), never the ten asked.
+        // Conscrypt's engine loop refuses on the reader's thread at the first HelloRequest: 2.
+        assertThat(s.clientHellos()).as("ClientHellos the origin read (-msg): %s", s.log()).isBetween(2L, 4L);
         assertThat(s.status()).as("the answer: %s", s.body()).isEqualTo(502);
     }
 

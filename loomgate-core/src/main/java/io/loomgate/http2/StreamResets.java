@@ -189,8 +189,11 @@ final class StreamResets {
             } finally {
                 conn.lock.unlock();
             }
-            cancelHandler(cancel, handler);
+            // Reset (and marked reset) before the handler's work is cancelled, as a client's reset is: a cancelled
+            // handler that reset the stream itself first would send its own code ahead of this error's (h2spec
+            // 6.9.1/3 once read another code where FLOW_CONTROL_ERROR was due, at load 9).
             resetLocally(s, code, why, true);
+            cancelHandler(cancel, handler);
             return true;
         }
         if (opening) {
