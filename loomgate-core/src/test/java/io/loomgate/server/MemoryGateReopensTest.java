@@ -124,8 +124,11 @@ class MemoryGateReopensTest {
             assertThat(failed.get()).as("every hold answered until the gate shut (child: %s)", child.lastState())
                     .isNull();
             assertThat(child.shutSeen()).as("the gate shut").isTrue();
+            // Below 58: the gate that judged only after the JVM's full collections shut at 58-60 MiB (or the child ran
+            // out of heap). Where below that depends on the clients' speed: 49-52 at load 24, 57 once on a quiet
+            // machine (a clean-clone run at load 2, stop 44), where the holders add more while the gate judges.
             assertThat(child.heldAtShut()).as("MiB held when the gate shut, of the 62 MiB old generation: room left"
-                    + " for what accepted connections still allocate").isLessThan(56);
+                    + " for what accepted connections still allocate").isLessThan(58);
             try (Socket slip = request(child.port); Socket waiting = request(child.port)) {
                 InputStream in = waiting.getInputStream();
                 waiting.setSoTimeout(500);
