@@ -298,8 +298,9 @@ class ScgDocumentedExamplesTest {
 
     /**
      * CacheRequestBody's example ("cache the request body before sending it downstream"): refused as pasted only for
-     * its uri (lb://downstream, a service the file does not declare); with an address it runs, and a body the client
-     * streams without a length reaches the origin whole, with its Content-Length.
+     * its uri (lb://downstream, a service the file does not declare); with the service's instance listed as SCG's
+     * static discovery client reads it ({@code spring.cloud.discovery.client.simple.instances}) it runs as pasted, and
+     * a body the client streams without a length reaches the origin whole, with its Content-Length.
      */
     @Test
     void cacheRequestBodyRunsAsDocumented() throws Exception {
@@ -308,7 +309,8 @@ class ScgDocumentedExamplesTest {
                 + "(the file declares none; list the service's uris under upstreams.downstream)");
         try (TestOrigin origin = new TestOrigin();
              RunningGateway gw = RunningGateway.start("server:\n  port: 0\nadmin:\n  port: 0\n"
-                     + example("cacherequestbody-gatewayfilter-factory").replace("lb://downstream", "${ORIGIN}"),
+                     + example("cacherequestbody-gatewayfilter-factory").replace("  cloud:\n", "  cloud:\n"
+                             + "    discovery.client.simple.instances:\n      downstream:\n        - uri: ${ORIGIN}\n"),
                      Map.of("ORIGIN", origin.uri()))) {
             origin.enqueue(TestOrigin.Reply.ok("cached"));
             byte[] body = "a body sent without a length".getBytes(StandardCharsets.UTF_8);

@@ -36,8 +36,9 @@ final class ScgLayout {
     private static final List<String> CORS_KEYS = List.of("allowed-origins", "allowed-methods", "allowed-headers",
             "exposed-headers", "allow-credentials", "max-age");
     private static final Map<String, String> GATEWAY_REASONS = Map.ofEntries(
-            Map.entry("discovery", "Loomgate has no service discovery: list the instances in a route's uris, or "
-                    + "give a host name that resolves to them (dns-refresh)"),
+            Map.entry("discovery", "Loomgate has no discovery locator: write each route, on lb://NAME with the "
+                    + "instances under upstreams: (or spring.cloud.discovery.client.simple.instances), or a host name "
+                    + "that resolves to them (dns-refresh)"),
             Map.entry("metrics", "Loomgate's metrics are always on, at /metrics on the admin listener"),
             Map.entry("xforwarded", "Loomgate writes X-Forwarded-* itself and keeps a client's only from "
                     + "server.trusted-proxies (docs/security.md)"),
@@ -104,6 +105,7 @@ final class ScgLayout {
 
         String gatewayRoot = null;
         Leaf response = null;
+        Leaf instances = null;
         Map<String, Leaf> responseCache = new LinkedHashMap<>();
         for (Leaf leaf : leaves.values()) {
             String root0 = gatewayRoot(leaf.path());
@@ -159,8 +161,21 @@ final class ScgLayout {
                 case "spring.application.name", "spring.main.webapplicationtype" -> {
                     // names the application or picks Spring's web stack: no effect on a gateway without Spring
                 }
-                default -> refuse(leaf, "a Spring setting; Loomgate is not a Spring application");
+                case "spring.cloud.discovery.client.simple.instances" -> instances = leaf;
+                case "spring.cloud.loadbalancer" -> refuse(leaf, "Loomgate balances per upstream: write "
+                        + "load-balancer, health-check and outlier-detection under upstreams.NAME");
+                default -> {
+                    if (leaf.path().startsWith("spring.cloud.discovery.")) {
+                        refuse(leaf, "of Spring Cloud's discovery Loomgate reads only the simple client's instances "
+                                + "(spring.cloud.discovery.client.simple.instances), as upstreams:");
+                    } else {
+                        refuse(leaf, "a Spring setting; Loomgate is not a Spring application");
+                    }
+                }
             }
+        }
+        if (instances != null) {
+            new ScgDiscoveryInstances(file, this::refuseAt).translate(instances.entry(), instances.written(), out);
         }
         if (response != null) {
             applyResponseTimeout(out, response);
@@ -288,7 +303,8 @@ final class ScgLayout {
     private static Set<String> containers() {
         List<String> out = new ArrayList<>(List.of("spring", "spring.cloud", "spring.cloud.gateway",
                 "spring.cloud.gateway.server", "spring.data", "spring.data.redis", "spring.data.redis.ssl",
-                "spring.redis", "spring.redis.ssl", "spring.application", "spring.main"));
+                "spring.redis", "spring.redis.ssl", "spring.application", "spring.main", "spring.cloud.discovery",
+                "spring.cloud.discovery.client", "spring.cloud.discovery.client.simple"));
         for (String r : GATEWAY_ROOTS) {
             out.add(r);
             out.add(r + ".globalcors");
@@ -317,6 +333,10 @@ final class ScgLayout {
             line = first.line();
             node = first.value();
         }
+        refuseAt(line, key, reason);
+    }
+
+    private void refuseAt(int line, String key, String reason) throws ConfigException {
         if (importing) {
             dropped.add(new Dropped(line, key, reason));
             return;

@@ -230,8 +230,10 @@ class ConfigErrorsTest {
     void springCloudGatewayKeysWithoutAnEquivalentAreRefusedOnTheirLine() {
         assertThat(refusal("spring:\n  cloud:\n    gateway:\n      discovery:\n        locator:\n"
                 + "          enabled: true\n").getMessage()).isEqualTo("gateway.yaml:6: "
-                + "spring.cloud.gateway.discovery.locator.enabled: not supported: Loomgate has no service discovery: "
-                + "list the instances in a route's uris, or give a host name that resolves to them (dns-refresh)");
+                + "spring.cloud.gateway.discovery.locator.enabled: not supported: Loomgate has no discovery locator: "
+                + "write each route, on lb://NAME with the instances under upstreams: (or "
+                + "spring.cloud.discovery.client.simple.instances), or a host name that resolves to them "
+                + "(dns-refresh)");
     }
 
     @Test

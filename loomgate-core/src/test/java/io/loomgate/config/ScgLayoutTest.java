@@ -195,4 +195,81 @@ class ScgLayoutTest {
         assertThat(t.dropped()).containsExactly(new ScgLayout.Dropped(5, "spring.cloud.gateway.metrics.enabled",
                 "Loomgate's metrics are always on, at /metrics on the admin listener"));
     }
+
+    /** SCG on lb:// with Spring Cloud's static discovery client: the instances become named upstreams. */
+    @Test
+    void simpleDiscoveryInstancesAreNamedUpstreams() throws Exception {
+        GatewayConfig config = load("""
+                upstreams:
+                  audit:
+                    uri: http://127.0.0.1:9001
+                spring:
+                  cloud:
+                    discovery:
+                      client:
+                        simple:
+                          instances:
+                            users:
+                              - uri: http://127.0.0.1:8081/ignored
+                              - host: 127.0.0.1
+                                port: 8443
+                                secure: true
+                                instance-id: users-2
+                    gateway:
+                      routes:
+                        - id: users
+                          uri: lb://users
+                          predicates: [ "Path=/users/**" ]
+                        - id: audit
+                          uri: lb://audit
+                          predicates: [ "Path=/audit/**" ]
+                """);
+        UpstreamSpec users = config.upstreams().get("users");
+        assertThat(users.uris()).containsExactly(URI.create("http://127.0.0.1:8081"),
+                URI.create("https://127.0.0.1:8443"));
+        assertThat(users.balancing().policy()).isEqualTo(io.loomgate.upstream.Balancing.Policy.ROUND_ROBIN);
+        assertThat(users.line()).isEqualTo(10);
+        assertThat(config.upstreams()).containsOnlyKeys("audit", "users");
+        assertThat(config.routes()).extracting(RouteSpec::upstream).containsExactly("users", "audit");
+    }
+
+    @Test
+    void simpleDiscoveryInstancesAreRefusedOnTheirLineWhereTheyCannotBeUpstreams() {
+        String head = "spring:\n  cloud:\n    discovery:\n      client:\n        simple:\n          instances:\n";
+        assertThat(refusal("upstreams:\n  users:\n    uri: http://127.0.0.1:1\n" + head
+                + "            users:\n              - uri: http://127.0.0.1:2\n"))
+                .isEqualTo("application.yml:10: spring.cloud.discovery.client.simple.instances.users: "
+                        + "upstreams.users (line 2) names it too; keep one");
+        assertThat(refusal(head + "            users:\n              - uri: http://127.0.0.1:2\n"
+                + "                metadata:\n                  zone: a\n"))
+                .isEqualTo("application.yml:9: spring.cloud.discovery.client.simple.instances.users[0].metadata: "
+                        + "not supported: instance metadata is for Spring Cloud LoadBalancer's hints; write an "
+                        + "instance's weight as uri;weight=N under upstreams:");
+        assertThat(refusal(head + "            users:\n              - uri: lb://users\n"))
+                .isEqualTo("application.yml:8: spring.cloud.discovery.client.simple.instances.users[0].uri: "
+                        + "expected http://host:port or https://host:port, got 'lb://users'");
+        assertThat(refusal(head + "            users: []\n"))
+                .startsWith("application.yml:7: spring.cloud.discovery.client.simple.instances.users: expected a "
+                        + "list of instances");
+        assertThat(refusal(head + "            users:\n              - port: 80\n"))
+                .isEqualTo("application.yml:8: spring.cloud.discovery.client.simple.instances.users[0]: an "
+                        + "instance needs a uri (or a host and port)");
+        assertThat(refusal("spring:\n  cloud:\n    discovery:\n      enabled: false\n"))
+                .startsWith("application.yml:4: spring.cloud.discovery.enabled: not supported: of Spring Cloud's "
+                        + "discovery Loomgate reads only the simple client's instances");
+        assertThat(refusal("spring:\n  cloud:\n    loadbalancer:\n      configurations: health-check\n"))
+                .isEqualTo("application.yml:4: spring.cloud.loadbalancer.configurations: not supported: Loomgate "
+                        + "balances per upstream: write load-balancer, health-check and outlier-detection under "
+                        + "upstreams.NAME");
+    }
+
+    @Test
+    void importingWritesSimpleDiscoveryInstancesAsUpstreams() throws Exception {
+        String out = ScgImport.toNative("spring.cloud:\n  discovery.client.simple.instances:\n    users:\n"
+                + "      - uri: http://127.0.0.1:8081\n  gateway.routes:\n    - id: u\n      uri: lb://users\n",
+                "application.yml");
+        GatewayConfig imported = ConfigLoader.parse(out, "gateway.yaml", Map.of());
+        assertThat(out).doesNotContain("spring").contains("upstreams:");
+        assertThat(imported.upstreams().get("users").uris()).containsExactly(URI.create("http://127.0.0.1:8081"));
+    }
 }
