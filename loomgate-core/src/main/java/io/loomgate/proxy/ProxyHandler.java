@@ -34,6 +34,8 @@ public final class ProxyHandler implements ExchangeHandler {
 
     private final ProxySettings settings;
     private final ExchangeListener listener;
+    /** The listener when it decides whether a new trace is sampled, else null (TraceContext.start). */
+    private final ExchangeListener sampler;
     private final ForwardedHeaders forwarded;
     private final UpstreamForwarder forwarder;
     /** The one place the runtime routing table lives; {@link #swapRoutes} replaces it whole. */
@@ -43,6 +45,7 @@ public final class ProxyHandler implements ExchangeHandler {
         this.routes = routes;
         this.settings = settings;
         this.listener = listener;
+        this.sampler = listener.decidesSampling() ? listener : null;
         this.forwarded = new ForwardedHeaders(settings.trustedProxies(), settings.stripRequestHeaders());
         this.forwarder = new UpstreamForwarder(listener);
     }
@@ -112,8 +115,8 @@ public final class ProxyHandler implements ExchangeHandler {
             return;
         }
         cleanForwardingFields(x);
-        x.trace = TraceContext.start(x.request.headers(), listener); // after the cleaning: strip-request-headers holds
-        LogContext.enter(x.traceId(), x.spanId());
+        x.trace = TraceContext.start(x.request.headers(), sampler); // after the cleaning: strip-request-headers holds
+        LogContext.enter(x.trace);
         matchRoute(x);
         RouteAdmission admission = admit(x);
         try {
