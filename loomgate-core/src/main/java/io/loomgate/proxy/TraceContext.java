@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
+import io.loomgate.threads.ThreadMarks;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
@@ -16,7 +17,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * string, written once), and a log line, the access log or a tracer asking for them. Strings drawn for every request
  * were 356 B of W8's allocation per request with tracing off, and nothing read most of them.
  */
-final class TraceContext {
+final class TraceContext implements ThreadMarks.Mark {
     /**
      * Lower-case hex digits. Its {@code formatHex} and {@code toHexDigits(long)} make their string from the array they
      * fill, where {@code new String(bytes, ISO_8859_1)} copies it.
@@ -34,6 +35,8 @@ final class TraceContext {
     private final int flags;
     /** The span id of the latest attempt's traceparent; 0 before the first. */
     private long attemptSpanId;
+    /** The thread handling the exchange, once {@link LogContext} marked it (fits the object's padding). */
+    Thread thread;
 
     private TraceContext(long traceHigh, long traceLow, long spanId, long parentSpanId, int flags) {
         this.traceHigh = traceHigh;
@@ -84,6 +87,11 @@ final class TraceContext {
         v[53] = DIGITS[flags >>> 4];
         v[54] = DIGITS[flags & 0xf];
         h.set("traceparent", new String(v, StandardCharsets.ISO_8859_1));
+    }
+
+    @Override
+    public Thread markedThread() {
+        return thread;
     }
 
     /** The W3C trace id: 32 lower-case hex digits (a new string each call). */
