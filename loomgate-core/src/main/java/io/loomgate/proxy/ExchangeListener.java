@@ -106,6 +106,8 @@ public interface ExchangeListener {
         }
         List<ExchangeListener> all = List.copyOf(listeners);
         return new ExchangeListener() {
+            private final boolean decides = all.stream().anyMatch(ExchangeListener::decidesSampling);
+
             @Override
             public void exchangeStart(ExchangeView x) {
                 all.forEach(l -> l.exchangeStart(x));
@@ -115,8 +117,6 @@ public interface ExchangeListener {
             public void routeMatched(ExchangeView x) {
                 all.forEach(l -> l.routeMatched(x));
             }
-
-            private final boolean decides = all.stream().anyMatch(ExchangeListener::decidesSampling);
 
             @Override
             public boolean decidesSampling() {

@@ -63,9 +63,4 @@ final class LogContext {
     static TraceContext current() {
         return ThreadMarks.current() instanceof TraceContext t ? t : null;
     }
-
-    /** Whether the MDC's two keys are answered from {@link #current()} (tests). */
-    static boolean answered() {
-        return ANSWERED;
-    }
 }
