@@ -32,6 +32,18 @@ public interface ExchangeListener {
     }
 
     /**
+     * Whether this listener overrides {@link #sampleNewTrace}: only then is a new trace's id written out as hex for
+     * it (a string per request that nothing else may read). Asked once, when the proxy is built.
+     */
+    default boolean decidesSampling() {
+        try {
+            return getClass().getMethod("sampleNewTrace", String.class).getDeclaringClass() != ExchangeListener.class;
+        } catch (NoSuchMethodException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
      * An upstream attempt starts (number {@link ExchangeView#attemptNumber()}, 0 for the first), before it connects;
      * the traceparent it sends carries {@link ExchangeView#attemptSpanId()}.
      */
@@ -94,6 +106,8 @@ public interface ExchangeListener {
         }
         List<ExchangeListener> all = List.copyOf(listeners);
         return new ExchangeListener() {
+            private final boolean decides = all.stream().anyMatch(ExchangeListener::decidesSampling);
+
             @Override
             public void exchangeStart(ExchangeView x) {
                 all.forEach(l -> l.exchangeStart(x));
@@ -102,6 +116,11 @@ public interface ExchangeListener {
             @Override
             public void routeMatched(ExchangeView x) {
                 all.forEach(l -> l.routeMatched(x));
+            }
+
+            @Override
+            public boolean decidesSampling() {
+                return decides;
             }
 
             @Override

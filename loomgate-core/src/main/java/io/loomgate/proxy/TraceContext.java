@@ -1,6 +1,8 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.Headers;
+import io.loomgate.threads.ThreadMarks;
+import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -10,43 +12,57 @@ import java.util.concurrent.ThreadLocalRandom;
  * exchange a span id of its own, the gateway's server span, which the logs and a tracer report. Each upstream attempt
  * then sends a fresh span id, its client span's, so the origin's spans hang under the attempt that reached them and
  * retries show as siblings. Owned by the request's thread.
+ *
+ * <p>The ids are kept as numbers and written as hex only where they are read: the traceparent each attempt sends (one
+ * string, written once), and a log line, the access log or a tracer asking for them. Strings drawn for every request
+ * were 356 B of W8's allocation per request with tracing off, and nothing read most of them.
  */
-final class TraceContext {
+final class TraceContext implements ThreadMarks.Mark {
     /**
-     * Lower-case hex digits. Its {@code toHexDigits(long)} and {@code formatHex} make their string from the array they
-     * fill, where {@code new String(bytes, ISO_8859_1)} copies it: these ids are drawn for every request.
+     * Lower-case hex digits. Its {@code formatHex} and {@code toHexDigits(long)} make their string from the array they
+     * fill, where {@code new String(bytes, ISO_8859_1)} copies it.
      */
     private static final HexFormat HEX = HexFormat.of();
-    private static final String SAMPLED = "01";
-    private static final String NOT_SAMPLED = "00";
+    private static final byte[] DIGITS = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
+    private static final int SAMPLED = 0x01;
 
-    private final String traceId;
-    private final String spanId;
-    private final String parentSpanId;
-    /** The trace-flags field as received (or 01/00 for a new trace), sent on unchanged. */
-    private final String flags;
-    private String attemptSpanId;
+    private final long traceHigh;
+    private final long traceLow;
+    private final long spanId;
+    /** The client's span id from a valid incoming traceparent; 0 (never a valid id) when the gateway started it. */
+    private final long parentSpanId;
+    /** The trace-flags field as received (or 01/00 for a new trace), sent on unchanged: 0-255. */
+    private final int flags;
+    /** The span id of the latest attempt's traceparent; 0 before the first. */
+    private long attemptSpanId;
+    /** The thread handling the exchange, once {@link LogContext} marked it (fits the object's padding). */
+    Thread thread;
 
-    private TraceContext(String traceId, String spanId, String parentSpanId, String flags) {
-        this.traceId = traceId;
+    private TraceContext(long traceHigh, long traceLow, long spanId, long parentSpanId, int flags) {
+        this.traceHigh = traceHigh;
+        this.traceLow = traceLow;
         this.spanId = spanId;
         this.parentSpanId = parentSpanId;
         this.flags = flags;
     }
 
-    /** Reads the request's traceparent (after the gateway's own fields were cleaned) and draws this exchange's ids. */
-    static TraceContext start(Headers h, ExchangeListener listener) {
+    /**
+     * Reads the request's traceparent (after the gateway's own fields were cleaned) and draws this exchange's ids.
+     * {@code sampler} decides whether a new trace is sampled; null when no listener decides
+     * ({@link ExchangeListener#decidesSampling()}): sampled, and its id is not written out for nobody.
+     */
+    static TraceContext start(Headers h, ExchangeListener sampler) {
         String incoming = h.first("traceparent");
         ThreadLocalRandom r = ThreadLocalRandom.current();
-        String spanId = spanId(r);
+        long spanId = nonZero(r);
         if (incoming != null && h.count("traceparent") == 1 && isValid(incoming)) {
-            return new TraceContext(incoming.substring(3, 35), spanId, incoming.substring(36, 52),
-                    flags(incoming.charAt(53), incoming.charAt(54)));
+            return new TraceContext(hex(incoming, 3), hex(incoming, 19), spanId, hex(incoming, 36),
+                    Character.digit(incoming.charAt(53), 16) << 4 | Character.digit(incoming.charAt(54), 16));
         }
-        byte[] id = new byte[16];
-        r.nextBytes(id); // 2^-128 that it is all zero, which W3C refuses: not worth a test per request
-        String traceId = HEX.formatHex(id);
-        return new TraceContext(traceId, spanId, null, listener.sampleNewTrace(traceId) ? SAMPLED : NOT_SAMPLED);
+        long high = r.nextLong(); // 2^-128 that both halves are zero, which W3C refuses: not worth a test per request
+        long low = r.nextLong();
+        boolean sampled = sampler == null || sampler.sampleNewTrace(traceHex(high, low));
+        return new TraceContext(high, low, spanId, 0, sampled ? SAMPLED : 0);
     }
 
     /**
@@ -54,37 +70,53 @@ final class TraceContext {
      * a tracestate belongs to a trace the gateway is not continuing when it started this one, and goes.
      */
     void sendUpstream(Headers h) {
-        if (parentSpanId == null) {
+        if (parentSpanId == 0) {
             h.remove("tracestate");
         }
-        attemptSpanId = spanId(ThreadLocalRandom.current());
-        // One concatenation: the field's array is made once, at its length, and is the string's own.
-        h.set("traceparent", "00-" + traceId + "-" + attemptSpanId + "-" + flags);
+        attemptSpanId = nonZero(ThreadLocalRandom.current());
+        // The field's 55 bytes written in one array; the String's copy of it is the only other allocation.
+        byte[] v = new byte[55];
+        v[0] = '0';
+        v[1] = '0';
+        v[2] = '-';
+        put(v, 3, traceHigh);
+        put(v, 19, traceLow);
+        v[35] = '-';
+        put(v, 36, attemptSpanId);
+        v[52] = '-';
+        v[53] = DIGITS[flags >>> 4];
+        v[54] = DIGITS[flags & 0xf];
+        h.set("traceparent", new String(v, StandardCharsets.ISO_8859_1));
     }
 
-    /** The W3C trace id: 32 lower-case hex digits. */
+    @Override
+    public Thread markedThread() {
+        return thread;
+    }
+
+    /** The W3C trace id: 32 lower-case hex digits (a new string each call). */
     String traceId() {
-        return traceId;
+        return traceHex(traceHigh, traceLow);
     }
 
     /** This exchange's own span id (the gateway's server span): 16 lower-case hex digits. */
     String spanId() {
-        return spanId;
+        return HEX.toHexDigits(spanId);
     }
 
     /** The client's span id from a valid incoming traceparent; null when the gateway started the trace. */
     String parentSpanId() {
-        return parentSpanId;
+        return parentSpanId == 0 ? null : HEX.toHexDigits(parentSpanId);
     }
 
     /** The sampled flag the gateway sends upstream (the client's, or the listeners' decision for a new trace). */
     boolean sampled() {
-        return (Character.digit(flags.charAt(1), 16) & 1) == 1;
+        return (flags & SAMPLED) == SAMPLED;
     }
 
     /** The span id the latest upstream attempt sent in its traceparent; null before the first attempt. */
     String attemptSpanId() {
-        return attemptSpanId;
+        return attemptSpanId == 0 ? null : HEX.toHexDigits(attemptSpanId);
     }
 
     /** Version 00: {@code 00-<32 hex>-<16 hex>-<2 hex>}, ids not all zero, lower-case hex. */
@@ -115,23 +147,38 @@ final class TraceContext {
         return true;
     }
 
-    /** A span id: 16 lower-case hex digits, not all zero (W3C Trace Context §3.2.2.4). */
-    private static String spanId(ThreadLocalRandom r) {
+    private static String traceHex(long high, long low) {
+        byte[] id = new byte[16];
+        for (int i = 0; i < 8; i++) {
+            id[i] = (byte) (high >>> (56 - 8 * i));
+            id[8 + i] = (byte) (low >>> (56 - 8 * i));
+        }
+        return HEX.formatHex(id);
+    }
+
+    /** The 16 hex digits of {@code s} from {@code from} (checked by {@link #isValid}) as a long. */
+    private static long hex(String s, int from) {
+        long v = 0;
+        for (int i = from; i < from + 16; i++) {
+            v = v << 4 | Character.digit(s.charAt(i), 16);
+        }
+        return v;
+    }
+
+    /** {@code v} as 16 lower-case hex digits into {@code to} from {@code at}. */
+    private static void put(byte[] to, int at, long v) {
+        for (int i = 15; i >= 0; i--) {
+            to[at + i] = DIGITS[(int) v & 0xf];
+            v >>>= 4;
+        }
+    }
+
+    /** A span id: not all zero (W3C Trace Context §3.2.2.4). */
+    private static long nonZero(ThreadLocalRandom r) {
         long v;
         do {
             v = r.nextLong();
         } while (v == 0);
-        return HEX.toHexDigits(v);
-    }
-
-    /** The usual flags (sampled or not) as the constants they are; others as received. */
-    private static String flags(char high, char low) {
-        if (high == '0' && low == '1') {
-            return SAMPLED;
-        }
-        if (high == '0' && low == '0') {
-            return NOT_SAMPLED;
-        }
-        return new String(new char[] {high, low});
+        return v;
     }
 }

@@ -84,6 +84,7 @@ public final class ConnectionExecutors {
             try {
                 task.run();
             } finally {
+                ThreadMarks.threadEnds(); // an HTTP/2 stream's exchange leaves its mark for the lines after it
                 VIRTUAL_ENDED.increment();
             }
         };

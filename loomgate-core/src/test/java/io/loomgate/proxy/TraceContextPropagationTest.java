@@ -85,4 +85,42 @@ class TraceContextPropagationTest {
         assertThat(a.traceId()).isNotEqualTo(b.traceId()).matches("[0-9a-f]{32}");
         assertThat(a.spanId()).isNotEqualTo(b.spanId()).matches("[0-9a-f]{16}");
     }
+
+    /** The ids are kept as numbers: every flags byte and every digit goes out as it came in. */
+    @Test
+    void anIncomingTraceGoesOutDigitForDigitWithItsFlags() {
+        for (String flags : java.util.List.of("00", "01", "02", "03", "ff", "a0")) {
+            String trace = "f0e1d2c3b4a5968778695a4b3c2d1e0f";
+            Headers h = new Headers().add("traceparent", "00-" + trace + "-ffffffffffffffff-" + flags);
+            TraceContext t = TraceContext.start(h, ExchangeListener.NOOP);
+            t.sendUpstream(h);
+            assertThat(h.first("traceparent")).matches(FORMAT).startsWith("00-" + trace + "-").endsWith("-" + flags);
+            assertThat(t.traceId()).isEqualTo(trace);
+            assertThat(t.parentSpanId()).isEqualTo("ffffffffffffffff");
+            assertThat(t.sampled()).isEqualTo((Integer.parseInt(flags, 16) & 1) == 1);
+        }
+    }
+
+    /** A tracer's sampler is asked with the id the traceparent then carries; listeners that do not decide are not. */
+    @Test
+    void onlyAListenerThatDecidesIsAskedAndGetsTheIdSent() {
+        java.util.List<String> asked = new java.util.ArrayList<>();
+        ExchangeListener tracer = new ExchangeListener() {
+            @Override
+            public boolean sampleNewTrace(String traceId) {
+                asked.add(traceId);
+                return true;
+            }
+        };
+        assertThat(ExchangeListener.NOOP.decidesSampling()).isFalse();
+        assertThat(ExchangeListener.composite(java.util.List.of(ExchangeListener.NOOP, new ExchangeListener() {
+        })).decidesSampling()).isFalse();
+        ExchangeListener both = ExchangeListener.composite(java.util.List.of(ExchangeListener.NOOP, tracer));
+        assertThat(both.decidesSampling()).isTrue();
+        Headers h = new Headers();
+        TraceContext t = TraceContext.start(h, both);
+        t.sendUpstream(h);
+        assertThat(asked).containsExactly(t.traceId());
+        assertThat(h.first("traceparent")).startsWith("00-" + asked.get(0) + "-").endsWith("-01");
+    }
 }

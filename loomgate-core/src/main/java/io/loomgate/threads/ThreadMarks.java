@@ -1,0 +1,79 @@
+package io.loomgate.threads;
+
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * One object a thread is marked with (the trace of the exchange it handles, which the log's MDC reads), found from the
+ * thread alone, without a ThreadLocal on every new thread: a ThreadLocal's map, table and entry are ~136 B, made again
+ * for each HTTP/2 stream's thread. A slot of a fixed table, picked by the thread's id, holds the mark (which names its
+ * thread); a thread whose slot another live thread holds uses a ThreadLocal instead. Bounded both ways: the table is
+ * 4,096 references (16 KB) and the ThreadLocal holds one reference per thread, never a growing cache.
+ *
+ * <p>A mark goes when its thread unmarks itself, when a virtual thread made by {@link ConnectionExecutors} ends, or,
+ * for any other thread that ended marked, when a thread that needs the slot finds its owner dead.
+ */
+public final class ThreadMarks {
+    /** A mark: the object itself says which thread it marks. */
+    public interface Mark {
+        /** The thread this mark was set on. */
+        Thread markedThread();
+    }
+
+    private static final int SLOT_BITS = 12;
+    private static final AtomicReferenceArray<Mark> SLOTS = new AtomicReferenceArray<>(1 << SLOT_BITS);
+    private static final ThreadLocal<Mark> SPILLED = new ThreadLocal<>();
+
+    private ThreadMarks() {
+    }
+
+    /** Marks the calling thread, which must be {@code m.markedThread()}, with {@code m}. */
+    public static void mark(Mark m) {
+        Thread me = Thread.currentThread();
+        int slot = slot(me);
+        Mark held = SLOTS.get(slot);
+        if (held != null && held.markedThread() == me) {
+            SLOTS.setRelease(slot, m); // this thread's own, from an exchange that left no unmark (a thread that went on)
+            return;
+        }
+        if (held == null || !held.markedThread().isAlive()) {
+            if (SLOTS.compareAndSet(slot, held, m)) {
+                return;
+            }
+        }
+        SPILLED.set(m);
+    }
+
+    /** The calling thread's mark, or null. */
+    public static Mark current() {
+        Thread me = Thread.currentThread();
+        Mark held = SLOTS.get(slot(me));
+        return held != null && held.markedThread() == me ? held : SPILLED.get();
+    }
+
+    /** Removes the calling thread's mark (it goes on to other work). */
+    public static void unmark() {
+        if (!freeSlot(Thread.currentThread())) {
+            SPILLED.set(null);
+        }
+    }
+
+    /** The calling thread ends: its slot, if it holds one, is freed (its ThreadLocal goes with it). */
+    static void threadEnds() {
+        freeSlot(Thread.currentThread());
+    }
+
+    private static boolean freeSlot(Thread me) {
+        int slot = slot(me);
+        Mark held = SLOTS.get(slot);
+        if (held != null && held.markedThread() == me) {
+            SLOTS.setRelease(slot, null); // only its own thread empties a slot it holds
+            return true;
+        }
+        return false;
+    }
+
+    /** Fibonacci hashing of the thread id: consecutive threads land far apart (no two writers on one cache line). */
+    private static int slot(Thread t) {
+        return (int) ((t.threadId() * 0x9E3779B97F4A7C15L) >>> (64 - SLOT_BITS));
+    }
+}
