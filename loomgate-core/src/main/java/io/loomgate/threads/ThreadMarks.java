@@ -33,10 +33,14 @@ public final class ThreadMarks {
         Mark held = SLOTS.get(slot);
         if (held != null && held.markedThread() == me) {
             SLOTS.setRelease(slot, m); // this thread's own, from an exchange that left no unmark (a thread that went on)
+            SPILLED.remove();
             return;
         }
         if (held == null || !held.markedThread().isAlive()) {
             if (SLOTS.compareAndSet(slot, held, m)) {
+                // an earlier mark of this thread may have spilled while another thread held the slot: it must not
+                // come back after this one is unmarked (remove makes no ThreadLocal map where there is none)
+                SPILLED.remove();
                 return;
             }
         }
@@ -52,9 +56,8 @@ public final class ThreadMarks {
 
     /** Removes the calling thread's mark (it goes on to other work). */
     public static void unmark() {
-        if (!freeSlot(Thread.currentThread())) {
-            SPILLED.set(null);
-        }
+        freeSlot(Thread.currentThread());
+        SPILLED.remove();
     }
 
     /** The calling thread ends: its slot, if it holds one, is freed (its ThreadLocal goes with it). */
@@ -73,7 +76,7 @@ public final class ThreadMarks {
     }
 
     /** Fibonacci hashing of the thread id: consecutive threads land far apart (no two writers on one cache line). */
-    private static int slot(Thread t) {
+    static int slot(Thread t) {
         return (int) ((t.threadId() * 0x9E3779B97F4A7C15L) >>> (64 - SLOT_BITS));
     }
 }

@@ -67,6 +67,55 @@ class ThreadMarksTest {
         assertThat(ThreadMarks.current()).isNull();
     }
 
+    @Test
+    void aMarkThatSpilledDoesNotComeBackAfterTheThreadLaterTookItsSlot() throws Exception {
+        CountDownLatch holderMarked = new CountDownLatch(1);
+        CountDownLatch holderGo = new CountDownLatch(1);
+        CountDownLatch holderUnmarked = new CountDownLatch(1);
+        Thread holder = Thread.ofPlatform().start(() -> {
+            ThreadMarks.mark(new Named(Thread.currentThread(), 1));
+            holderMarked.countDown();
+            try {
+                holderGo.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ThreadMarks.unmark();
+            holderUnmarked.countDown();
+        });
+        assertThat(holderMarked.await(10, TimeUnit.SECONDS)).isTrue();
+        ConcurrentLinkedQueue<String> wrong = new ConcurrentLinkedQueue<>();
+        Runnable sharer = () -> {
+            ThreadMarks.mark(new Named(Thread.currentThread(), 2)); // the slot is the live holder's: spills
+            holderGo.countDown();
+            try {
+                holderUnmarked.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ThreadMarks.mark(new Named(Thread.currentThread(), 3)); // the slot is free now: taken
+            if (!(ThreadMarks.current() instanceof Named m) || m.n() != 3) {
+                wrong.add("marked 3, saw " + ThreadMarks.current());
+            }
+            ThreadMarks.unmark();
+            if (ThreadMarks.current() != null) {
+                wrong.add("after unmark, saw " + ThreadMarks.current());
+            }
+        };
+        Thread sameSlot = null;
+        for (int i = 0; i < 1_000_000 && sameSlot == null; i++) { // ~4,096 tries expected: ids hash over the slots
+            Thread t = Thread.ofPlatform().unstarted(sharer);
+            if (ThreadMarks.slot(t) == ThreadMarks.slot(holder)) {
+                sameSlot = t;
+            }
+        }
+        assertThat(sameSlot).as("a thread whose id hashes to the holder's slot").isNotNull();
+        sameSlot.start();
+        sameSlot.join(10_000);
+        holder.join(10_000);
+        assertThat(wrong).isEmpty();
+    }
+
     private static void assertNoMark(ConcurrentLinkedQueue<String> wrong, String when) {
         if (ThreadMarks.current() != null) {
             wrong.add(Thread.currentThread().getName() + " " + when + ": " + ThreadMarks.current());
