@@ -69,6 +69,14 @@ final class H2Cases {
             }
             HostileH2Origin.ok(r, c);
         });
+        // 50 PINGs before the answer: well within the default bounds (1,000 at once), past a pool's burst of 20
+        // (OriginProbeTest's "origin flood bounds as settings")
+        o.on("ping-50", (r, c) -> {
+            for (int i = 0; i < 50; i++) {
+                c.frame(Frames.PING, 0, 0, new byte[8]);
+            }
+            HostileH2Origin.ok(r, c);
+        });
         o.on("ping-flood", (r, c) -> {
             for (int i = 0; i < 20_000; i++) {
                 c.frame(Frames.PING, 0, 0, new byte[8]);
