@@ -488,9 +488,10 @@ class OriginProbeTest {
      */
     private static DynamicContainer floodBoundsAsSettings() {
         String only = System.getProperty(ONLY_PROPERTY, "");
-        String label = "H2C H1 ping-50 flood bounds as settings";
+        String label = "H2C H1 ping-50 flood bounds as settings, flood-then-trickle lingering close";
         boolean skip = java.util.Arrays.stream(only.split("\\|")).noneMatch(label::contains);
-        return DynamicContainer.dynamicContainer("origin flood bounds as settings (h2c origin, HTTP/1.1 client)",
+        return DynamicContainer.dynamicContainer("origin floods: bounds as settings, the lingering close after GOAWAY"
+                + " (h2c origin, HTTP/1.1 client)",
                 List.of(DynamicTest.dynamicTest("50 PINGs: served on the default bounds", () -> {
                     org.junit.jupiter.api.Assumptions.assumeFalse(skip, "not in -D" + ONLY_PROPERTY + "=" + only);
                     String id = "f" + IDS.incrementAndGet();
@@ -512,6 +513,29 @@ class OriginProbeTest {
                     assertThat(h2cStrict.receivedFor(id)).as("tried at most twice (a fresh connection the second time)")
                             .hasSizeBetween(1, 2);
                     calmedOn(h2cStrict, "h2cstrict", Down.H1, id, "PING");
+                }), DynamicTest.dynamicTest("a flood, then a PING every 100 ms on a connection the origin never closes:"
+                        + " the lingering close ends within its bound", () -> {
+                    org.junit.jupiter.api.Assumptions.assumeFalse(skip, "not in -D" + ONLY_PROPERTY + "=" + only);
+                    String id = "f" + IDS.incrementAndGet();
+                    String path = "/" + Up.H2C.prefix + "x/flood-then-trickle/" + id;
+                    Seen s = call(Down.H1, "GET", path, null);
+                    long answered = System.nanoTime();
+                    assertThat(s.status()).as("%s", s).isEqualTo(502);
+                    List<Integer> flooded = h2c.receivedFor(id).stream().map(HostileH2Origin.Req::connection)
+                            .distinct().toList();
+                    long end = System.nanoTime() + 30_000_000_000L;
+                    while (flooded.stream().anyMatch(n -> !H2Cases.TRICKLE_CUT.containsKey(path + "#" + n)
+                            || !h2c.goAwaysOn(n).contains(Frames.ENHANCE_YOUR_CALM))) {
+                        assertThat(System.nanoTime() - end).as("the origin read GOAWAY ENHANCE_YOUR_CALM and its"
+                                + " writes were cut within 30 s, on connections %s", flooded).isNegative();
+                        Thread.sleep(10);
+                    }
+                    long cutMs = (flooded.stream().mapToLong(n -> H2Cases.TRICKLE_CUT.get(path + "#" + n)).max()
+                            .orElseThrow() - answered) / 1_000_000;
+                    System.out.println("flood-then-trickle: the origin's writes cut " + cutMs + " ms after the 502");
+                    // 10 s (LingeringClose.TOTAL) after the GOAWAY, which came before the 502; 5 s of slack for load
+                    assertThat(cutMs).as("ms from the 502 to the origin's write failing").isLessThan(15_000);
+                    calmLines.removeIf(l -> l.contains(":" + h2c.port() + "#") && l.contains("PING flood"));
                 })));
     }
 

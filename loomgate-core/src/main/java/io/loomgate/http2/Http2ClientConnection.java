@@ -289,9 +289,13 @@ public final class Http2ClientConnection {
 
     /**
      * Takes no new streams; the connection closes once those in flight end (a pool drained by a reload, or shut
-     * down). Idempotent.
+     * down). Idempotent. A connection lingering after our GOAWAY for an error has none left: its linger ends now.
      */
     public void goAway() {
+        if (lingering) {
+            closeSocket.run();
+            return;
+        }
         lock.lock();
         try {
             goingAway = true;
