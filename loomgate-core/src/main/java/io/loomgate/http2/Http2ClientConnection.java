@@ -93,7 +93,7 @@ public final class Http2ClientConnection {
      * once): half-close, read and throw away within bounds, so that the origin reads why (see {@link #lingerOnError}).
      */
     private Runnable linger;
-    /** True while the reader lingers: a {@link #close} from another thread (drain, shut-down) then ends it at once. */
+    /** True while the reader lingers: {@link #close} or {@link #goAway} from another thread end it at once. */
     private volatile boolean lingering;
 
     /**
@@ -110,7 +110,7 @@ public final class Http2ClientConnection {
     }
 
     /**
-     * As above, with the bounds on the origin's floods ({@code upstream.http2.*}, {@link OriginFloodLimits}).
+     * As above, with the bounds on the origin's floods ({@link OriginFloodLimits}: {@code upstream.http2-max-*}).
      */
     public Http2ClientConnection(String name, InputStream in, OutputStream out, Runnable closeSocket,
                                  int maxHeaderListSize, Runnable onCapacity, OriginFloodLimits floodLimits) {
@@ -137,12 +137,12 @@ public final class Http2ClientConnection {
     }
 
     /**
-     * Makes the end after our GOAWAY for an error a lingering close (before {@link #start}): {@code halfCloseAndDiscard}
-     * half-closes the socket and reads and throws away what the origin still sends, within bounds (the shared
-     * {@code LingeringClose}), on the reader thread, after the streams have failed; the socket is closed after it. An
-     * origin that floods has unread frames in our receive buffer when we end the connection: closing then makes the
-     * kernel send a RST, which discards what the origin had not read yet, our GOAWAY among them, and it never learns
-     * why (session 44 saw 3 of 8 flood cases lose it).
+     * Makes the end after our GOAWAY for an error a lingering close (before {@link #start}): {@code
+     * halfCloseAndDiscard} half-closes the socket and reads and throws away what the origin still sends, within bounds
+     * (the shared {@code LingeringClose}), on the reader thread, after the streams have failed; the socket is closed
+     * after it. An origin that floods has unread frames in our receive buffer when we end the connection: closing then
+     * makes the kernel send a RST, which discards what the origin had not read yet, our GOAWAY among them, and it never
+     * learns why (session 44 saw 3 of 8 flood cases lose it).
      */
     public Http2ClientConnection lingerOnError(Runnable halfCloseAndDiscard) {
         this.linger = halfCloseAndDiscard;

@@ -8,14 +8,14 @@ import java.util.function.LongSupplier;
  * client side's counterpart of the server's control-frame budget ({@link ServerFrames}). An origin that sends PINGs,
  * SETTINGS, PRIORITY, empty DATA frames, RST_STREAMs or header blocks for streams that are not open, or frames that
  * make us reset a stream, again and again, is answered (a PING ACK, a SETTINGS ACK, a RST_STREAM) or at least read,
- * decoded and looked up for each, at no cost to itself: past a burst (default 1,000) and a rate (default 100 a
- * second; both {@link OriginFloodLimits}, settings since session 45) the connection ends with GOAWAY ENHANCE_YOUR_CALM, its streams failing as the connection's end (retried
- * where that is safe; a stream whose own frames were the flood as malformed) and the pool dialling a fresh
- * connection for the next request. Header blocks and RST_STREAMs on streams that are not open count only past two
- * per stream opened (one in flight as we reset a stream is a race). WINDOW_UPDATEs are bounded as the server bounds
- * them, by the DATA frames we sent (Envoy's {@code max_inbound_window_update_frames_per_data_frame_sent}, which
- * Envoy applies to upstream connections too): at most 1 + 2 x (streams opened + N x DATA frames sent), N 10 by
- * default.
+ * decoded and looked up for each, at no cost to itself: past a burst (default 1,000) and a rate (default 100 a second;
+ * both {@link OriginFloodLimits}, settings since session 45) the connection ends with GOAWAY ENHANCE_YOUR_CALM, its
+ * streams failing as the connection's end (retried where that is safe; a stream whose own frames were the flood as
+ * malformed) and the pool dialling a fresh connection for the next request. Header blocks and RST_STREAMs on streams
+ * that are not open count only past two per stream opened (one in flight as we reset a stream is a race).
+ * WINDOW_UPDATEs are bounded as the server bounds them, by the DATA frames we sent (Envoy's {@code
+ * max_inbound_window_update_frames_per_data_frame_sent}, which Envoy applies to upstream connections too): at most 1 +
+ * 2 x (streams opened + N x DATA frames sent), N 10 by default.
  *
  * <p>Why these numbers: a legitimate origin sends a few SETTINGS, a PING now and then (keep-alive, or a gRPC server's
  * bandwidth probe, one per round trip while our upload flows and only until its window stops growing) and a RST or

@@ -10,11 +10,11 @@ import javax.net.ssl.SSLSocket;
  * The end of a connection whose peer may still be sending: on the server side an early answer (a 413, 401, 429, 404
  * before the request body was read), a protocol error's answer, an HTTP/2 GOAWAY for an error; on the client side an
  * HTTP/2 GOAWAY for an error to an origin (a flood, a connection error in its frames), which it may still be flooding
- * (the upstream package's {@code Http2Pool} lingers so). What is said below of "the client" holds for such an origin. Closing a socket with unread
- * input makes the kernel answer with a RST, and a RST can make the client's kernel drop the answer it had not read
- * yet; the client then sees "connection reset" instead of the 413. So, as nginx's {@code lingering_close} and
- * Apache's do: half-close our side (TLS: close_notify, then FIN), then read and throw away what still comes until
- * the client closes, within bounds, and only then close.
+ * (the upstream package's {@code Http2Pool} lingers so). What is said below of "the client" holds for such an origin.
+ * Closing a socket with unread input makes the kernel answer with a RST, and a RST can make the client's kernel drop
+ * the answer it had not read yet; the client then sees "connection reset" instead of the 413. So, as nginx's
+ * {@code lingering_close} and Apache's do: half-close our side (TLS: close_notify, then FIN), then read and throw away
+ * what still comes until the client closes, within bounds, and only then close.
  *
  * <p>The bounds ({@link #PER_READ}, {@link #TOTAL}, {@link #BUDGET}) are constants rather than settings: they only
  * decide how long a connection that is over anyway keeps its socket and thread, and no client needs more of them.
@@ -94,8 +94,8 @@ public final class LingeringClose {
 
     /**
      * {@link #halfClose} under a write deadline of {@code writeNanos} (close_notify is a write, and a peer that reads
-     * nothing must not hold it: past the deadline {@code raw} is closed), then {@link #discard(Socket, Watchdog)}. For a
-     * connection that has no write deadline of its own (an origin connection's reader). The caller closes the socket.
+     * nothing must not hold it: past the deadline {@code raw} is closed), then {@link #discard(Socket, Watchdog)}. For
+     * a connection that has no write deadline of its own (an origin connection's reader). The caller closes the socket.
      */
     public static End halfCloseThenDiscard(Socket raw, Socket socket, Watchdog reads, long writeNanos) {
         try (Deadline d = reads.deadline(() -> closeQuietly(raw))) {
