@@ -138,11 +138,11 @@ public final class Http2ClientConnection {
 
     /**
      * Makes the end after our GOAWAY for an error a lingering close (before {@link #start}):
-     * {@code halfCloseAndDiscard} half-closes the socket and reads and throws away what the origin still sends, within bounds
-     * (the shared {@code LingeringClose}), on the reader thread, after the streams have failed; the socket is closed
-     * after it. An origin that floods has unread frames in our receive buffer when we end the connection: closing then
-     * makes the kernel send a RST, which discards what the origin had not read yet, our GOAWAY among them, and it never
-     * learns why (session 44 saw 3 of 8 flood cases lose it; 9 of 32 flood cells in session 45's probe).
+     * {@code halfCloseAndDiscard} half-closes the socket and reads and throws away what the origin still sends, within
+     * bounds (the shared {@code LingeringClose}), on the reader thread, after the streams have failed; the socket is
+     * closed after it. An origin that floods has unread frames in our receive buffer when we end the connection:
+     * closing then makes the kernel send a RST, which discards what the origin had not read yet, our GOAWAY among them,
+     * and it never learns why (session 44 saw 3 of 8 flood cases lose it; 9 of 32 flood cells in session 45's probe).
      */
     public Http2ClientConnection lingerOnError(Runnable halfCloseAndDiscard) {
         this.linger = halfCloseAndDiscard;

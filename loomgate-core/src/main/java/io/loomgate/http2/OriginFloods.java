@@ -14,8 +14,8 @@ import java.util.function.LongSupplier;
  * malformed) and the pool dialling a fresh connection for the next request. Header blocks and RST_STREAMs on streams
  * that are not open count only past two per stream opened (one in flight as we reset a stream is a race).
  * WINDOW_UPDATEs are bounded as the server bounds them, by the DATA frames we sent (Envoy's
- * {@code max_inbound_window_update_frames_per_data_frame_sent}, which Envoy applies to upstream connections too): at most 1 +
- * 2 x (streams opened + N x DATA frames sent), N 10 by default.
+ * {@code max_inbound_window_update_frames_per_data_frame_sent}, which Envoy applies to upstream connections too): at
+ * most 1 + 2 x (streams opened + N x DATA frames sent), N 10 by default.
  *
  * <p>Why these numbers: a legitimate origin sends a few SETTINGS, a PING now and then (keep-alive, or a gRPC server's
  * bandwidth probe, one per round trip while our upload flows and only until its window stops growing) and a RST or
