@@ -42,6 +42,9 @@ final class H2Cases {
         return b.toByteArray();
     }
 
+    /** When the gateway's close cut a "flood-then-trickle" script's writes (System.nanoTime), by path#connection. */
+    static final java.util.Map<String, Long> TRICKLE_CUT = new java.util.concurrent.ConcurrentHashMap<>();
+
     static void install(HostileH2Origin o) {
         o.on("no-status", head("content-length", "2"));
         o.on("status-abc", head(":status", "abc"));
@@ -66,6 +69,34 @@ final class H2Cases {
         o.on("settings-flood", (r, c) -> {
             for (int i = 0; i < 20_000; i++) {
                 c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
+            }
+            HostileH2Origin.ok(r, c);
+        });
+        // A flood, then a PING every 100 ms for up to 60 s whatever the gateway does, on a connection the origin never
+        // closes: the gateway's lingering close after its GOAWAY must end by its own bound (10 s). When the gateway
+        // has closed, a write fails; the time it failed is kept by the request's path.
+        o.keepOpen.add("flood-then-trickle");
+        o.on("flood-then-trickle", (r, c) -> {
+            try {
+                for (int i = 0; i < 2_000; i++) {
+                    c.frame(Frames.PING, 0, 0, new byte[8]);
+                }
+                long t0 = System.nanoTime();
+                while (System.nanoTime() - t0 < 60_000_000_000L) {
+                    c.frame(Frames.PING, 0, 0, new byte[8]);
+                    Thread.sleep(100);
+                }
+            } catch (java.io.IOException e) {
+                TRICKLE_CUT.put(r.path() + "#" + r.connection(), System.nanoTime());
+            } finally {
+                c.raw.close();
+            }
+        });
+        // 50 PINGs before the answer: well within the default bounds (1,000 at once), past a pool's burst of 20
+        // (OriginProbeTest's "origin flood bounds as settings")
+        o.on("ping-50", (r, c) -> {
+            for (int i = 0; i < 50; i++) {
+                c.frame(Frames.PING, 0, 0, new byte[8]);
             }
             HostileH2Origin.ok(r, c);
         });

@@ -129,6 +129,11 @@ final class HostileH2Origin implements AutoCloseable {
     private final Set<Integer> ended = ConcurrentHashMap.newKeySet();
     /** Cases whose streams never get a WINDOW_UPDATE: the gateway's upload stalls on flow control. */
     final Set<String> neverOpen = ConcurrentHashMap.newKeySet();
+    /**
+     * Cases whose connection the origin does not close when the gateway's side ends (its FIN): the script closes it
+     * (an origin that goes on writing after our GOAWAY, whatever we do).
+     */
+    final Set<String> keepOpen = ConcurrentHashMap.newKeySet();
     private int connections;
 
     HostileH2Origin(SSLContext context) throws IOException {
@@ -187,13 +192,15 @@ final class HostileH2Origin implements AutoCloseable {
     }
 
     private void serve(Socket raw, int number) {
-        try (Socket s = context != null ? wrap(raw) : raw) {
+        Map<Integer, String> caseOf = new ConcurrentHashMap<>();
+        Socket s = raw;
+        try {
+            s = context != null ? wrap(raw) : raw;
             Conn c = new Conn(s, raw, number);
             DataInputStream in = new DataInputStream(s.getInputStream());
             in.readFully(new byte[Frames.PREFACE.length]);
             c.frame(Frames.SETTINGS, 0, 0, new byte[0]);
             HpackDecoder decoder = new HpackDecoder(4096);
-            Map<Integer, String> caseOf = new ConcurrentHashMap<>();
             while (true) {
                 RawH2Client.Frame f = WireFrames.read(in, RawH2Client.Frame::new);
                 byte[] p = f.payload();
@@ -247,6 +254,13 @@ final class HostileH2Origin implements AutoCloseable {
             // the gateway closed the connection, or a script did
         } finally {
             ended.add(number);
+            if (caseOf.values().stream().noneMatch(keepOpen::contains)) {
+                try {
+                    s.close();
+                } catch (IOException e) {
+                    // closed either way
+                }
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.loomgate.config;
 
+import io.loomgate.http2.OriginFloodLimits;
 import io.loomgate.upstream.Http2KeepAlive;
 import io.loomgate.upstream.PoolSettings;
 import java.util.List;
@@ -12,7 +13,9 @@ import java.util.List;
 final class PoolReader {
     /** The keys of a pool; {@code upstream:} has {@code ssl} besides. */
     static final List<String> KEYS = List.of("max-connections", "max-idle", "idle-timeout", "connect-timeout", "http2",
-            "http2-max-connections", "http2-keepalive-interval", "http2-keepalive-timeout");
+            "http2-max-connections", "http2-keepalive-interval", "http2-keepalive-timeout",
+            "http2-max-control-frames-burst", "http2-max-control-frames-per-second",
+            "http2-max-window-updates-per-data-frame");
 
     private PoolReader() {
     }
@@ -29,6 +32,13 @@ final class PoolReader {
                 s.integer("http2-max-connections", d.http2MaxConnections(), 1, 1024),
                 new Http2KeepAlive(
                         s.duration("http2-keepalive-interval", d.http2KeepAlive().interval(), true),
-                        s.duration("http2-keepalive-timeout", d.http2KeepAlive().timeout(), false)));
+                        s.duration("http2-keepalive-timeout", d.http2KeepAlive().timeout(), false)),
+                new OriginFloodLimits(
+                        s.integer("http2-max-control-frames-burst", d.http2Floods().burst(), 1, Integer.MAX_VALUE),
+                        s.integer("http2-max-control-frames-per-second", d.http2Floods().perSecond(), 1,
+                                Integer.MAX_VALUE),
+                        s.integer("http2-max-window-updates-per-data-frame",
+                                d.http2Floods().windowUpdatesPerDataFrame(), 1, 1_000_000)),
+                null);
     }
 }

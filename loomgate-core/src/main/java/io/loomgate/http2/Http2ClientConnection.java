@@ -3,6 +3,9 @@ package io.loomgate.http2;
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.Headers;
 import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.threads.Deadline;
+import io.loomgate.threads.LingeringClose;
+import io.loomgate.threads.Watchdog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -84,7 +87,14 @@ public final class Http2ClientConnection {
      */
     private volatile long frameBegunNanos;
     /** Bounds the origin's frames that cost us work without carrying a response (reader thread, but see there). */
-    final OriginFloods floods = new OriginFloods(this::streamsOpened);
+    final OriginFloods floods;
+    /**
+     * How the connection ends after our GOAWAY for an error (set before {@link #start}; null: the socket closes at
+     * once): half-close, read and throw away within bounds, so that the origin reads why (see {@link #lingerOnError}).
+     */
+    private Runnable linger;
+    /** True while the reader lingers: {@link #close} or {@link #goAway} from another thread end it at once. */
+    private volatile boolean lingering;
 
     /**
      * @param name        names the reader thread and log lines (the endpoint and a connection number)
@@ -96,7 +106,16 @@ public final class Http2ClientConnection {
      */
     public Http2ClientConnection(String name, InputStream in, OutputStream out, Runnable closeSocket,
                                  int maxHeaderListSize, Runnable onCapacity) {
+        this(name, in, out, closeSocket, maxHeaderListSize, onCapacity, OriginFloodLimits.DEFAULTS);
+    }
+
+    /**
+     * As above, with the bounds on the origin's floods ({@link OriginFloodLimits}: {@code upstream.http2-max-*}).
+     */
+    public Http2ClientConnection(String name, InputStream in, OutputStream out, Runnable closeSocket,
+                                 int maxHeaderListSize, Runnable onCapacity, OriginFloodLimits floodLimits) {
         this.name = name;
+        this.floods = new OriginFloods(floodLimits, this::streamsOpened);
         this.writer = new FrameWriter(out);
         this.frames = new FrameReader<>(this, false, FrameInput.unbuffered(in), writer,
                 CONNECTION_WINDOW, maxHeaderListSize, new ClientFrames(this));
@@ -114,6 +133,19 @@ public final class Http2ClientConnection {
     public Http2ClientConnection keepAlive(long intervalNanos, long timeoutNanos,
                                            java.util.function.LongConsumer onTooManyPings) {
         this.pings = new KeepAlive(this, name, lock, intervalNanos, timeoutNanos, onTooManyPings);
+        return this;
+    }
+
+    /**
+     * Makes the end after our GOAWAY for an error a lingering close (before {@link #start}):
+     * {@code halfCloseAndDiscard} half-closes the socket and reads and throws away what the origin still sends, within
+     * bounds (the shared {@code LingeringClose}), on the reader thread, after the streams have failed; the socket is
+     * closed after it. An origin that floods has unread frames in our receive buffer when we end the connection:
+     * closing then makes the kernel send a RST, which discards what the origin had not read yet, our GOAWAY among them,
+     * and it never learns why (session 44 saw 3 of 8 flood cases lose it; 9 of 32 flood cells in session 45's probe).
+     */
+    public Http2ClientConnection lingerOnError(Runnable halfCloseAndDiscard) {
+        this.linger = halfCloseAndDiscard;
         return this;
     }
 
@@ -257,9 +289,13 @@ public final class Http2ClientConnection {
 
     /**
      * Takes no new streams; the connection closes once those in flight end (a pool drained by a reload, or shut
-     * down). Idempotent.
+     * down). Idempotent. A connection lingering after our GOAWAY for an error has none left: its linger ends now.
      */
     public void goAway() {
+        if (lingering) {
+            closeSocket.run();
+            return;
+        }
         lock.lock();
         try {
             goingAway = true;
@@ -269,8 +305,15 @@ public final class Http2ClientConnection {
         afterRemoval();
     }
 
-    /** Ends the connection now: GOAWAY, the socket closed, every stream on it failed. Idempotent. */
+    /**
+     * Ends the connection now: GOAWAY, the socket closed, every stream on it failed. Idempotent; on a connection that
+     * is lingering after a GOAWAY for an error, it ends the linger (closes the socket).
+     */
     public void close(String why) {
+        if (lingering) {
+            closeSocket.run();
+            return;
+        }
         try {
             writer.goAway(0, Frames.NO_ERROR, why);
         } catch (IOException e) {
@@ -388,6 +431,7 @@ public final class Http2ClientConnection {
         String why = "closed by the origin";
         int protocolError = -1;
         int culprit = 0;
+        boolean lingerAtEnd = false;
         try {
             while (readFrame()) {
                 // one frame at a time
@@ -403,8 +447,12 @@ public final class Http2ClientConnection {
             } else {
                 log.debug("h2 upstream {}: {}", name, why);
             }
-            try {
+            // The GOAWAY (and the half-close after it) is a write to an origin that may not read: bounded, as the
+            // linger's reads are; past it the socket is closed, which ends the write.
+            try (Deadline d = Watchdog.shared().deadline(closeSocket)) {
+                d.armAfter(LINGER_WRITE_NANOS);
                 writer.goAway(0, e.code(), e.getMessage());
+                lingerAtEnd = linger != null;
             } catch (IOException ignored) {
                 // the connection is being closed anyway
             }
@@ -417,12 +465,15 @@ public final class Http2ClientConnection {
             why = "failed: " + e;
             log.warn("h2 upstream {}: reader failed", name, e);
         }
-        die(why, protocolError, culprit);
+        die(why, protocolError, culprit, lingerAtEnd);
     }
+
+    /** The most the GOAWAY for an error and the half-close after it may take to write. */
+    static final long LINGER_WRITE_NANOS = LingeringClose.PER_READ.toNanos();
 
     /** The connection is over: every stream fails, the socket closes, the pool hears of it. Idempotent. */
     void die(String why) {
-        die(why, -1, 0);
+        die(why, -1, 0, false);
     }
 
     /**
@@ -430,9 +481,11 @@ public final class Http2ClientConnection {
      * connection error (a PUSH_PROMISE though push is off, an HPACK error, ...) found on stream {@code culprit}:
      * that stream fails as malformed, never retried (a reset would be, on a reused connection) and counted as an
      * invalid response. The other streams fail as the connection's end, which an idempotent request may survive
-     * on another connection: they did nothing wrong.
+     * on another connection: they did nothing wrong. With {@code lingerAtEnd} (the reader, after our GOAWAY for an
+     * error) the streams fail and the pool hears of it first, then the socket lingers ({@link #lingerOnError}) before
+     * it closes.
      */
-    private void die(String why, int protocolError, int culprit) {
+    private void die(String why, int protocolError, int culprit, boolean lingerAtEnd) {
         List<Http2ClientStream> left;
         lock.lock();
         try {
@@ -453,11 +506,23 @@ public final class Http2ClientConnection {
             if (pings != null) {
                 pings.wakeLocked();
             }
+            lingering = lingerAtEnd;
         } finally {
             lock.unlock();
         }
-        closeSocket.run();
+        if (!lingerAtEnd) {
+            closeSocket.run();
+            onCapacity.run();
+            return;
+        }
         onCapacity.run();
+        try {
+            linger.run();
+        } catch (RuntimeException e) {
+            log.debug("h2 upstream {}: lingering close failed: {}", name, e.toString());
+        } finally {
+            closeSocket.run();
+        }
     }
 
     /** Reads the next frame (false at the end of the input); any byte read counts as the origin's sign of life. */

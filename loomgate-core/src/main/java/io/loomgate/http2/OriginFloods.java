@@ -8,13 +8,14 @@ import java.util.function.LongSupplier;
  * client side's counterpart of the server's control-frame budget ({@link ServerFrames}). An origin that sends PINGs,
  * SETTINGS, PRIORITY, empty DATA frames, RST_STREAMs or header blocks for streams that are not open, or frames that
  * make us reset a stream, again and again, is answered (a PING ACK, a SETTINGS ACK, a RST_STREAM) or at least read,
- * decoded and looked up for each, at no cost to itself: past a burst of {@value #BURST} and {@value #PER_SECOND} a
- * second the connection ends with GOAWAY ENHANCE_YOUR_CALM, its streams failing as the connection's end (retried
- * where that is safe; a stream whose own frames were the flood as malformed) and the pool dialling a fresh
- * connection for the next request. Header blocks and RST_STREAMs on streams that are not open count only past two
- * per stream opened (one in flight as we reset a stream is a race). WINDOW_UPDATEs are bounded as the server bounds
- * them, by the DATA frames we sent (Envoy's {@code max_inbound_window_update_frames_per_data_frame_sent}, which
- * Envoy applies to upstream connections too): at most 1 + 2 x (streams opened + 10 x DATA frames sent).
+ * decoded and looked up for each, at no cost to itself: past a burst (default 1,000) and a rate (default 100 a second;
+ * both {@link OriginFloodLimits}, settings since session 45) the connection ends with GOAWAY ENHANCE_YOUR_CALM, its
+ * streams failing as the connection's end (retried where that is safe; a stream whose own frames were the flood as
+ * malformed) and the pool dialling a fresh connection for the next request. Header blocks and RST_STREAMs on streams
+ * that are not open count only past two per stream opened (one in flight as we reset a stream is a race).
+ * WINDOW_UPDATEs are bounded as the server bounds them, by the DATA frames we sent (Envoy's
+ * {@code max_inbound_window_update_frames_per_data_frame_sent}, which Envoy applies to upstream connections too): at
+ * most 1 + 2 x (streams opened + N x DATA frames sent), N 10 by default.
  *
  * <p>Why these numbers: a legitimate origin sends a few SETTINGS, a PING now and then (keep-alive, or a gRPC server's
  * bandwidth probe, one per round trip while our upload flows and only until its window stops growing) and a RST or
@@ -26,19 +27,18 @@ import java.util.function.LongSupplier;
  * <p>Reader thread only, except {@link #dataFrameSent} (request threads, as they write their uploads).
  */
 final class OriginFloods {
-    /** Frames of the kinds above an origin may send at once. */
-    static final int BURST = 1000;
-    /** ... and then on average per second. */
-    static final int PER_SECOND = 100;
-
-    private final RateLimit frames = new RateLimit(BURST, PER_SECOND);
+    private final RateLimit frames;
+    /** 2 x WINDOW_UPDATEs allowed per DATA frame sent. */
+    private final long windowUpdatesPerDataFrame2;
     private final AtomicLong dataFramesSent = new AtomicLong();
     /** Streams opened on the connection so far (read under the connection's lock, so only past the cheap bound). */
     private final LongSupplier streamsOpened;
     private long windowUpdates;
     private long closedStreamFrames;
 
-    OriginFloods(LongSupplier streamsOpened) {
+    OriginFloods(OriginFloodLimits limits, LongSupplier streamsOpened) {
+        this.frames = new RateLimit(limits.burst(), limits.perSecond());
+        this.windowUpdatesPerDataFrame2 = 2L * limits.windowUpdatesPerDataFrame();
         this.streamsOpened = streamsOpened;
     }
 
@@ -66,13 +66,13 @@ final class OriginFloods {
     /** A WINDOW_UPDATE (applied already: a window past 2^31-1 stays the FLOW_CONTROL_ERROR it is). */
     void windowUpdate() throws Http2Exception {
         windowUpdates++;
-        long allowed = 1 + 20 * dataFramesSent.get();
+        long allowed = 1 + windowUpdatesPerDataFrame2 * dataFramesSent.get();
         if (windowUpdates > allowed && windowUpdates > allowed + 2 * streamsOpened.getAsLong()) {
             throw flood("WINDOW_UPDATE");
         }
     }
 
-    /** A DATA frame of our upload went out: each lets the origin send up to ten WINDOW_UPDATEs. */
+    /** A DATA frame of our upload went out: each lets the origin send more WINDOW_UPDATEs (ten by default). */
     void dataFrameSent() {
         dataFramesSent.incrementAndGet();
     }

@@ -153,8 +153,19 @@ final class UpstreamAttempt implements AutoCloseable {
     void connect(long deadlineNanos) throws IOException {
         ConnectionLease lease = pool.lease(deadlineNanos, number > 0);
         connectionAttributes = lease.attributes();
-        codec = UpstreamCodec.of(lease, pool, this::abort);
-        failIfAborted(); // an abort that came before the lease did not see it
+        UpstreamCodec c = UpstreamCodec.of(lease, pool, this::abort);
+        if (phase.get() == ABORTED) {
+            // Cancelled while leasing (mostly: while dialling a fresh connection). The abort saw no codec, so nothing
+            // closed the connection, and nothing was written on it: it goes back to the pool unused (an HTTP/1.1
+            // connection idle, an HTTP/2 slot unreserved) instead of being closed and dialled again for the next one.
+            settled = true;
+            pool.state().attemptEnded();
+            c.finish(true);
+            throw new IOException(this + " cancelled while connecting");
+        }
+        codec = c;
+        // An abort between the look above and the codec's publication did not see it either: close() discards.
+        failIfAborted();
     }
 
     /** After a connection or stream was set: an abort that ran before could not reach it, so this ends it. */

@@ -5,6 +5,7 @@ import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Connection;
 import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.Deadline;
+import io.loomgate.threads.LingeringClose;
 import io.loomgate.threads.Unexpected;
 import io.loomgate.threads.VarHandles;
 import io.loomgate.threads.Watchdog;

@@ -37,7 +37,7 @@ final class Http1ServerConnection {
     /**
      * How long that read may take in all (each read has the read timeout as well): a client that drips the rest of a
      * body it no longer needs must not hold the thread; beyond it the connection closes (lingering, see
-     * {@link LingeringClose}). 256 KiB takes a few milliseconds on any link that is not hostile or very poor.
+     * {@link io.loomgate.threads.LingeringClose}). 256 KiB takes a few milliseconds on any link that is not hostile or very poor.
      */
     private static final Duration MAX_DRAIN_TIME = Duration.ofSeconds(5);
     private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();

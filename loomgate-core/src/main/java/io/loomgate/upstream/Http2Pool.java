@@ -2,6 +2,8 @@ package io.loomgate.upstream;
 
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http2.Http2ClientConnection;
+import io.loomgate.threads.LingeringClose;
+import io.loomgate.threads.Watchdog;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.net.Socket;
@@ -262,7 +264,16 @@ public final class Http2Pool {
         try {
             Http2ClientConnection c = new Http2ClientConnection(endpoint.authority() + "#" + nextId.incrementAndGet(),
                     new BufferedInputStream(d.socket().getInputStream(), READ_BUFFER), d.socket().getOutputStream(),
-                    closeSocket, settings.limits().maxHeaderBytes(), this::capacityChanged);
+                    closeSocket, settings.limits().maxHeaderBytes(), this::capacityChanged, settings.http2Floods());
+            // After our GOAWAY for an error (a flood) the origin may still be sending: a lingering close, so that it
+            // reads the GOAWAY before our close (a RST with its frames unread) could discard it.
+            c.lingerOnError(() -> {
+                long t0 = System.nanoTime();
+                LingeringClose.End end = LingeringClose.halfCloseThenDiscard(raw, d.socket(), Watchdog.shared(),
+                        LingeringClose.PER_READ.toNanos());
+                log.debug("upstream {}: {} lingering close ended {} after {} ms", endpoint, c, end,
+                        (System.nanoTime() - t0) / 1_000_000);
+            });
             long interval = keepAliveIntervalNanos.get();
             if (interval > 0) {
                 c.keepAlive(interval, settings.http2KeepAlive().timeout().toNanos(), this::tooManyPings);

@@ -1,6 +1,7 @@
 package io.loomgate.upstream;
 
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http2.OriginFloodLimits;
 import io.loomgate.tls.ClientTls;
 import java.time.Duration;
 import java.util.Objects;
@@ -23,12 +24,15 @@ import java.util.Objects;
  * @param http2MaxConnections most HTTP/2 connections open to one endpoint; another opens only when the others carry
  *                       the origin's SETTINGS_MAX_CONCURRENT_STREAMS each. At least 1; default 8.
  * @param http2KeepAlive PING keep-alive of HTTP/2 connections; default {@link Http2KeepAlive#DEFAULTS}
+ * @param http2Floods    the bounds on an HTTP/2 origin's control-frame and WINDOW_UPDATE floods
+ *                       ({@code http2-max-control-frames-burst}, {@code -per-second},
+ *                       {@code http2-max-window-updates-per-data-frame}); default {@link OriginFloodLimits#DEFAULTS}
  * @param dialer         opens the TCP connections on another transport ({@code server.transport: epoll}); null: the
  *                       JDK's sockets
  */
 public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
                            HttpLimits limits, ClientTls tls, boolean http2, int http2MaxConnections,
-                           Http2KeepAlive http2KeepAlive, Dialer dialer) {
+                           Http2KeepAlive http2KeepAlive, OriginFloodLimits http2Floods, Dialer dialer) {
     public static final int DEFAULT_HTTP2_MAX_CONNECTIONS = 8;
     public static final PoolSettings DEFAULTS = new PoolSettings(4096, 4096, Duration.ofSeconds(60),
             Duration.ofSeconds(2), HttpLimits.DEFAULTS);
@@ -43,7 +47,7 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
                         HttpLimits limits, ClientTls tls, boolean http2, int http2MaxConnections,
                         Http2KeepAlive http2KeepAlive) {
         this(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, http2, http2MaxConnections,
-                http2KeepAlive, null);
+                http2KeepAlive, OriginFloodLimits.DEFAULTS, null);
     }
 
     public PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout, Duration connectTimeout,
@@ -55,36 +59,42 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
     /** These settings reading response heads within other limits (the {@code server:} section's). */
     public PoolSettings withLimits(HttpLimits headLimits) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, headLimits, tls, http2,
-                http2MaxConnections, http2KeepAlive, dialer);
+                http2MaxConnections, http2KeepAlive, http2Floods, dialer);
     }
 
     public PoolSettings withTls(ClientTls clientTls) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, clientTls, http2,
-                http2MaxConnections, http2KeepAlive, dialer);
+                http2MaxConnections, http2KeepAlive, http2Floods, dialer);
     }
 
     /** These settings with {@code upstream.http2} and {@code upstream.http2-max-connections}. */
     public PoolSettings withHttp2(boolean offerH2, int maxHttp2Connections) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, offerH2,
-                maxHttp2Connections, http2KeepAlive, dialer);
+                maxHttp2Connections, http2KeepAlive, http2Floods, dialer);
     }
 
     /** These settings with {@code upstream.http2-keepalive-interval} and {@code -timeout}. */
     public PoolSettings withHttp2KeepAlive(Http2KeepAlive keepAlive) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, http2,
-                http2MaxConnections, keepAlive, dialer);
+                http2MaxConnections, keepAlive, http2Floods, dialer);
+    }
+
+    /** These settings with {@code upstream.http2-max-control-frames-*} and {@code -window-updates-per-data-frame}. */
+    public PoolSettings withHttp2Floods(OriginFloodLimits floods) {
+        return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, http2,
+                http2MaxConnections, http2KeepAlive, floods, dialer);
     }
 
     /** These settings dialling with {@code transportDialer} (null: the JDK's sockets). */
     public PoolSettings withDialer(Dialer transportDialer) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, connectTimeout, limits, tls, http2,
-                http2MaxConnections, http2KeepAlive, transportDialer);
+                http2MaxConnections, http2KeepAlive, http2Floods, transportDialer);
     }
 
     /** These settings with another connect timeout (a health check's). */
     public PoolSettings withConnectTimeout(Duration timeout) {
         return new PoolSettings(maxConnections, maxIdle, idleTimeout, timeout, limits, tls, http2,
-                http2MaxConnections, http2KeepAlive, dialer);
+                http2MaxConnections, http2KeepAlive, http2Floods, dialer);
     }
 
     public PoolSettings {
@@ -92,6 +102,7 @@ public record PoolSettings(int maxConnections, int maxIdle, Duration idleTimeout
         Objects.requireNonNull(connectTimeout, "connectTimeout");
         Objects.requireNonNull(limits, "limits");
         Objects.requireNonNull(http2KeepAlive, "http2KeepAlive");
+        Objects.requireNonNull(http2Floods, "http2Floods");
         if (maxConnections < 1) {
             throw new IllegalArgumentException("max-connections must be at least 1, not " + maxConnections);
         }

@@ -2,6 +2,7 @@ package io.loomgate.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.http2.OriginFloodLimits;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.Http2KeepAlive;
 import io.loomgate.upstream.UpstreamDefinition;
@@ -80,6 +81,30 @@ class Http2UpstreamConfigTest {
     }
 
     @Test
+    void originFloodBoundsDefaultsTheUpstreamSectionAndANamedUpstreamsPool() throws Exception {
+        String route = "routes:\n  - id: grpc\n    uri: h2c://10.0.0.1:50051\n";
+        assertThat(load(route).upstreams().get(0).settings().http2Floods()).isEqualTo(OriginFloodLimits.DEFAULTS)
+                .isEqualTo(new OriginFloodLimits(1000, 100, 10));
+        GatewayAssembly a = load("""
+                upstream:
+                  http2-max-control-frames-burst: 200
+                  http2-max-control-frames-per-second: 20
+                upstreams:
+                  strict:
+                    uri: h2c://10.0.0.2:50051
+                    pool: { http2-max-control-frames-burst: 30, http2-max-window-updates-per-data-frame: 4 }
+                routes:
+                  - id: grpc
+                    uri: h2c://10.0.0.1:50051
+                  - id: strict
+                    uri: lb://strict
+                """);
+        assertThat(a.upstreams()).extracting(d -> d.settings().http2Floods()).contains(
+                new OriginFloodLimits(200, 20, 10), // the upstream: section over the defaults
+                new OriginFloodLimits(30, 20, 4)); // a named upstream's pool: over the upstream: section
+    }
+
+    @Test
     void badValuesAreNamedWithFileLineAndKey() {
         assertThat(refusal("upstream:\n  http2-keepalive-timeout: 0s\n").getMessage())
                 .startsWith("gateway.yaml:2: upstream.http2-keepalive-timeout: expected a duration longer than 0");
@@ -89,6 +114,16 @@ class Http2UpstreamConfigTest {
                 .startsWith("gateway.yaml:2: upstream.http2: expected true or false");
         assertThat(refusal("upstream:\n  http2-max-connections: 0\n").getMessage())
                 .startsWith("gateway.yaml:2: upstream.http2-max-connections: expected an integer 1..1024");
+        assertThat(refusal("upstream:\n  http2-max-control-frames-burst: 0\n").getMessage())
+                .startsWith("gateway.yaml:2: upstream.http2-max-control-frames-burst: expected an integer >= 1, got '0'");
+        assertThat(refusal("upstream:\n  http2-max-control-frames-per-second: lots\n").getMessage())
+                .startsWith("gateway.yaml:2: upstream.http2-max-control-frames-per-second:");
+        assertThat(refusal("upstream:\n  http2-max-window-updates-per-data-frame: 0\n").getMessage())
+                .startsWith("gateway.yaml:2: upstream.http2-max-window-updates-per-data-frame: expected an integer"
+                        + " 1..1000000");
+        assertThat(refusal("upstreams:\n  u:\n    uri: h2c://h:1\n    pool:\n"
+                + "      http2-max-control-frames-per-second: -5\n").getMessage())
+                .startsWith("gateway.yaml:5:").contains("http2-max-control-frames-per-second");
         assertThat(refusal("upstream:\n  http2-max-conections: 2\n").getMessage())
                 .contains("gateway.yaml:2", "did you mean 'http2-max-connections'");
         assertThat(refusal("routes:\n  - id: r\n    uri: h2c://host:99999\n").getMessage())

@@ -107,6 +107,72 @@ class UpstreamAttemptTest {
         assertThat(pool.state().drains()).isZero();
     }
 
+    /**
+     * A cancel that lands while the attempt is still dialling (here: held inside the pool's {@code connected} event,
+     * after the TCP connect, before the lease is handed over): the fresh connection was never written to, so it goes
+     * back to the pool unused, counted as connected and never as evicted, and the next attempt reuses it.
+     */
+    @Test
+    void aCancelWhileDiallingGivesTheFreshConnectionBackUnused() throws Exception {
+        java.util.concurrent.CountDownLatch dialling = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+        List<String> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        PoolListener holding = new PoolListener() {
+            @Override
+            public void connected(Endpoint endpoint, long connectNanos) {
+                events.add("connected");
+                dialling.countDown();
+                try {
+                    cancelled.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+
+            @Override
+            public void evicted(Endpoint endpoint, io.loomgate.upstream.EvictionReason reason) {
+                events.add("evicted " + reason);
+            }
+        };
+        Upstreams held = Upstreams.create(List.of(new UpstreamDefinition("h",
+                List.of(new Endpoint("127.0.0.1", origin.port())), PoolSettings.DEFAULTS)), holding);
+        try {
+            UpstreamMember m = held.get("h").members().get(0);
+            UpstreamPool p = m.pool();
+            UpstreamAttempt attempt = new UpstreamAttempt(m, 0);
+            java.util.concurrent.CompletableFuture<Throwable> connect = new java.util.concurrent.CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                Throwable failed = null;
+                try {
+                    attempt.connect(deadline());
+                } catch (Throwable t) {
+                    failed = t;
+                } finally {
+                    attempt.close(); // as the proxy does after a failed connect
+                }
+                connect.complete(failed);
+            });
+            assertThat(dialling.await(10, TimeUnit.SECONDS)).as("the attempt is dialling").isTrue();
+            attempt.clientCancelled();
+            cancelled.countDown();
+            assertThat(connect.get(10, TimeUnit.SECONDS)).as("the cancelled attempt's connect")
+                    .isInstanceOf(IOException.class).hasMessageContaining("cancelled");
+            assertThat(p.idleCount()).as("the fresh connection went back to the pool").isEqualTo(1);
+            assertThat(p.inUseCount()).isZero();
+            assertThat(events).as("the pool's events: connected, never evicted").containsExactly("connected");
+            assertThat(m.inFlight()).as("the attempt is counted out").isZero();
+            try (UpstreamAttempt next = new UpstreamAttempt(m, 0)) {
+                assertThat(exchange(next, get("/after"))).isEqualTo("hello from origin");
+                assertThat(next.reused()).as("the next attempt reuses the connection the cancelled one dialled")
+                        .isTrue();
+            }
+            assertThat(origin.connectionCount()).isEqualTo(1);
+            assertThat(events).containsExactly("connected");
+        } finally {
+            held.close();
+        }
+    }
+
     @Test
     void aFinishedAttemptReturnsItsConnectionForTheNextAttemptToReuse() throws Exception {
         try (UpstreamAttempt first = new UpstreamAttempt(member, 0)) {

@@ -52,6 +52,8 @@ final class H2cWire implements AutoCloseable {
     private final LinkedBlockingQueue<Frame> frames = new LinkedBlockingQueue<>();
     /** The test's thread and the collector's SETTINGS ACK both write. */
     private final ReentrantLock writing = new ReentrantLock();
+    /** Counted down once the collector has written its ACK of the server's first SETTINGS. */
+    private final java.util.concurrent.CountDownLatch settingsAcked = new java.util.concurrent.CountDownLatch(1);
 
     /** Connects, sends the preface and an empty SETTINGS, and starts collecting frames. */
     H2cWire(int port) throws IOException {
@@ -68,6 +70,18 @@ final class H2cWire implements AutoCloseable {
         start.writeBytes(PREFACE);
         start.writeBytes(frame(SETTINGS, 0, 0, new byte[0]));
         send(start.toByteArray());
+        // The settings exchange ends before the test's first frame: an ACK written by the collector after the test's
+        // request (a collector thread descheduled under load) would reach the server after its stream ended, and
+        // wake a connection that had parked, so that it parks once more than the test counts (it waited 30 s for
+        // "parks() == 1" under a load of 9 once, session 44). In TCP order behind the ACK, nothing comes late.
+        try {
+            if (!settingsAcked.await(30, TimeUnit.SECONDS)) {
+                throw new IOException("no SETTINGS from the server within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("waiting for the server's SETTINGS");
+        }
     }
 
     private static Socket plain(int port) throws IOException {
@@ -88,6 +102,7 @@ final class H2cWire implements AutoCloseable {
                 in.readFully(payload);
                 if (type == SETTINGS && (flags & ACK) == 0) {
                     send(frame(SETTINGS, ACK, 0, new byte[0]));
+                    settingsAcked.countDown();
                 }
                 frames.add(new Frame(type, flags, stream, payload));
             }

@@ -62,6 +62,16 @@ class IdleH2cConnectionParkingTest {
                 events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).transport(transport()).start();
     }
 
+    /**
+     * Whether the connection (the listener's only one) has parked since {@code before} was read from
+     * {@link Listener#parks()}, and is parked now. Never an absolute count: a connection may park once more than a
+     * test expects wherever its client is descheduled for longer than the hand-off delay between two frames with no
+     * stream open (a load of 9 did it, session 44: {@code parks() == 1} never came true, the wait gave up after 30 s).
+     */
+    private static boolean parkedAgain(Listener l, long before) {
+        return l.parks() > before && l.parkedConnections() == 1;
+    }
+
     private static byte[] concat(byte[]... parts) {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         for (byte[] p : parts) {
@@ -80,11 +90,11 @@ class IdleH2cConnectionParkingTest {
             RunningListener.await("the idle h2c connection parks", () -> l.parkedConnections() == 1);
             for (int i = 1; i <= 3; i++) { // resumed, parked again...
                 int stream = 1 + 2 * i;
+                long before = l.parks();
                 // Only the index: it decodes only if the table kept the entry across the park.
                 c.headers(stream, H2cWire.get("/b", H2cWire.indexed(62)));
                 assertThat(c.body(stream)).isEqualTo("/b:acme");
-                long parks = 1 + i;
-                RunningListener.await("parked again", () -> l.parks() == parks && l.parkedConnections() == 1);
+                RunningListener.await("parked again", () -> parkedAgain(l, before));
             }
             assertThat(c.holds(H2cWire.GOAWAY)).isFalse();
             assertThat(l.openConnections()).isEqualTo(1);
@@ -101,9 +111,10 @@ class IdleH2cConnectionParkingTest {
             c.headers(1, H2cWire.get("/slow", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/slow:null");
             RunningListener.await("parked after the slow stream", () -> l.parkedConnections() == 1);
+            long before = l.parks();
             c.headers(3, H2cWire.get("/slow", new byte[0]));
             assertThat(c.body(3)).isEqualTo("/slow:null");
-            RunningListener.await("parked again", () -> l.parks() == 2 && l.parkedConnections() == 1);
+            RunningListener.await("parked again", () -> parkedAgain(l, before));
         }
     }
 
@@ -113,13 +124,14 @@ class IdleH2cConnectionParkingTest {
              H2cWire c = new H2cWire(l.port())) {
             c.headers(1, H2cWire.get("/a", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/a:null");
-            RunningListener.await("parked", () -> l.parks() == 1 && l.parkedConnections() == 1);
+            RunningListener.await("parked", () -> l.parkedConnections() == 1);
+            long before = l.parks();
             byte[] opaque = {1, 2, 3, 4, 5, 6, 7, 8};
             c.send(H2cWire.frame(H2cWire.PING, 0, 0, opaque));
             H2cWire.Frame ack = c.next(H2cWire.PING);
             assertThat(ack.flags() & H2cWire.ACK).isEqualTo(H2cWire.ACK);
             assertThat(ack.payload()).isEqualTo(opaque);
-            RunningListener.await("parked again", () -> l.parks() == 2 && l.parkedConnections() == 1);
+            RunningListener.await("parked again", () -> parkedAgain(l, before));
         }
     }
 
@@ -129,7 +141,7 @@ class IdleH2cConnectionParkingTest {
         try (Listener l = start(Duration.ofMillis(1000), H2C, events); H2cWire c = new H2cWire(l.port())) {
             c.headers(1, H2cWire.get("/a", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/a:null");
-            RunningListener.await("parked", () -> l.parks() == 1);
+            RunningListener.await("parked", () -> l.parks() >= 1);
             H2cWire.Frame goAway = c.next(H2cWire.GOAWAY);
             assertThat(goAway.is(H2cWire.GOAWAY)).as("GOAWAY before the close").isTrue();
             assertThat(goAway.int32(0)).as("last stream id").isEqualTo(1);
@@ -186,10 +198,11 @@ class IdleH2cConnectionParkingTest {
                 assertThat(c.body(1)).isEqualTo("/a:null");
                 RunningListener.await("parked", () -> l.parkedConnections() == 1);
             } // FIN while parked
+            RunningListener.await("the first closed", () -> events.closed.get() == 1 && l.parkedConnections() == 0);
             try (H2cWire c = new H2cWire(l.port())) {
                 c.headers(1, H2cWire.get("/a", new byte[0]));
                 assertThat(c.body(1)).isEqualTo("/a:null");
-                RunningListener.await("parked", () -> l.parks() == 2 && l.parkedConnections() == 1);
+                RunningListener.await("parked", () -> l.parkedConnections() == 1);
                 c.reset(); // RST while parked
             }
             RunningListener.await("both closed once", () -> events.closed.get() == 2 && l.openConnections() == 0);
@@ -209,12 +222,12 @@ class IdleH2cConnectionParkingTest {
             int cycles = 0;
             for (int stream = 1; goAway == null && stream < 40; stream += 2) {
                 cycles++;
+                long before = l.parks();
                 c.send(concat(H2cWire.frame(H2cWire.HEADERS, H2cWire.END_HEADERS | H2cWire.END_STREAM, stream,
                                 H2cWire.get("/hang", new byte[0])),
                         H2cWire.frame(H2cWire.RST_STREAM, 0, stream, new byte[] {0, 0, 0, 8})));
-                long parks = cycles;
                 RunningListener.await("parked after the reset, or cut off",
-                        () -> l.parks() == parks || c.holds(H2cWire.GOAWAY));
+                        () -> parkedAgain(l, before) || c.holds(H2cWire.GOAWAY));
                 if (c.holds(H2cWire.GOAWAY)) {
                     goAway = c.next(H2cWire.GOAWAY);
                 }

@@ -1,8 +1,5 @@
-package io.loomgate.server;
+package io.loomgate.threads;
 
-import io.loomgate.threads.NanoClock;
-import io.loomgate.threads.Watchdog;
-import io.loomgate.threads.WatchedInputStream;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -10,12 +7,14 @@ import java.time.Duration;
 import javax.net.ssl.SSLSocket;
 
 /**
- * The end of a connection whose client may still be sending: an early answer (a 413, 401, 429, 404 before the
- * request body was read), a protocol error's answer, an HTTP/2 GOAWAY for an error. Closing a socket with unread
- * input makes the kernel answer with a RST, and a RST can make the client's kernel drop the answer it had not read
- * yet; the client then sees "connection reset" instead of the 413. So, as nginx's {@code lingering_close} and
- * Apache's do: half-close our side (TLS: close_notify, then FIN), then read and throw away what still comes until
- * the client closes, within bounds, and only then close.
+ * The end of a connection whose peer may still be sending: on the server side an early answer (a 413, 401, 429, 404
+ * before the request body was read), a protocol error's answer, an HTTP/2 GOAWAY for an error; on the client side an
+ * HTTP/2 GOAWAY for an error to an origin (a flood, a connection error in its frames), which it may still be flooding
+ * (the upstream package's {@code Http2Pool} lingers so). What is said below of "the client" holds for such an origin.
+ * Closing a socket with unread input makes the kernel answer with a RST, and a RST can make the client's kernel drop
+ * the answer it had not read yet; the client then sees "connection reset" instead of the 413. So, as nginx's
+ * {@code lingering_close} and Apache's do: half-close our side (TLS: close_notify, then FIN), then read and throw away
+ * what still comes until the client closes, within bounds, and only then close.
  *
  * <p>The bounds ({@link #PER_READ}, {@link #TOTAL}, {@link #BUDGET}) are constants rather than settings: they only
  * decide how long a connection that is over anyway keeps its socket and thread, and no client needs more of them.
@@ -28,18 +27,19 @@ import javax.net.ssl.SSLSocket;
  * The byte budget bounds what a fast client makes us read (a 16 MiB upload over loopback takes tens of milliseconds).
  *
  * <p>It reads the plain socket, never the TLS layer: what still comes is thrown away, so it need not be decrypted.
- * Runs on the connection's own thread; the connection's close from another thread (drain, abort) ends it at once.
+ * Runs on the connection's own thread (an origin connection's: its reader's); the connection's close from another
+ * thread (drain, abort, a pool's shut-down) ends it at once.
  */
-final class LingeringClose {
+public final class LingeringClose {
     /** Each read must bring something within this. */
-    static final Duration PER_READ = Duration.ofSeconds(5);
+    public static final Duration PER_READ = Duration.ofSeconds(5);
     /** The whole linger, from the half-close. */
-    static final Duration TOTAL = Duration.ofSeconds(10);
+    public static final Duration TOTAL = Duration.ofSeconds(10);
     /** Bytes thrown away at most. */
-    static final long BUDGET = 16L << 20;
+    public static final long BUDGET = 16L << 20;
 
     /** How a linger ended (for the debug log and the tests). */
-    enum End {
+    public enum End {
         /** The client closed (FIN): every byte it sent was read, the close sends no RST. */
         CLIENT_CLOSED,
         /** No byte within a read's timeout, or the total deadline passed. */
@@ -57,7 +57,7 @@ final class LingeringClose {
      * Reads {@code raw} and throws the bytes away until the client closes or a bound is reached (after
      * {@link #halfClose}). The caller closes the socket afterwards.
      */
-    static End discard(Socket raw, Watchdog reads) {
+    public static End discard(Socket raw, Watchdog reads) {
         WatchedInputStream in;
         try {
             in = new WatchedInputStream(raw.getInputStream(), raw::shutdownInput, reads);
@@ -76,7 +76,7 @@ final class LingeringClose {
      * socket); a socket that cannot (Conscrypt's layered socket sends no close_notify without closing) gets the FIN
      * alone: the answer was framed (a length), which is all a client needs to read it whole.
      */
-    static void halfClose(Socket raw, Socket socket) {
+    public static void halfClose(Socket raw, Socket socket) {
         try {
             socket.shutdownOutput();
             return;
@@ -89,6 +89,27 @@ final class LingeringClose {
             } catch (IOException e) {
                 // already closed: the reads below end at once
             }
+        }
+    }
+
+    /**
+     * {@link #halfClose} under a write deadline of {@code writeNanos} (close_notify is a write, and a peer that reads
+     * nothing must not hold it: past the deadline {@code raw} is closed), then {@link #discard(Socket, Watchdog)}. For
+     * a connection that has no write deadline of its own (an origin connection's reader). The caller closes the socket.
+     */
+    public static End halfCloseThenDiscard(Socket raw, Socket socket, Watchdog reads, long writeNanos) {
+        try (Deadline d = reads.deadline(() -> closeQuietly(raw))) {
+            d.armAfter(writeNanos);
+            halfClose(raw, socket);
+        }
+        return discard(raw, reads);
+    }
+
+    private static void closeQuietly(Socket raw) {
+        try {
+            raw.close();
+        } catch (IOException e) {
+            // closed either way
         }
     }
 
