@@ -42,6 +42,16 @@ final class TrainingTraffic {
      * compiled the accept and park path while W3 measured, its arenas in the RSS (docs/journal/2026-11-30-s43-w3warm.md).
      */
     private static final int IDLE_CROWD = 3000;
+    /**
+     * Kept-alive plain connections per round that the client then resets (RST) as a load generator does when its run
+     * ends (wrk, h2load: every connection closed with answers in flight or unread). Without them the training's
+     * profiles never saw a read fail, so C2 compiled the gateway's read (`WatchedInputStream`) with the failure as an
+     * uncommon trap; at the end of the harness's first 5 s warm-up round 256 connections reset at once, 70-90 parked
+     * threads deoptimised there and the connection loop was compiled again (docs/journal/2026-11-30-s45-jitwarm.md).
+     */
+    private static final int RESETS = 32;
+    private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            .getBytes(StandardCharsets.US_ASCII);
     /** Descriptors kept for everything but the crowd: the JVM's jars and files, the pools, the other rounds. */
     private static final int DESCRIPTORS_KEPT = 256;
 
@@ -54,15 +64,16 @@ final class TrainingTraffic {
     private final AtomicInteger plainHttp1 = new AtomicInteger();
     private final AtomicInteger h2c = new AtomicInteger();
     private final AtomicInteger idle = new AtomicInteger();
+    private final AtomicInteger resets = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
-    record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle) {
+    record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets) {
         @Override
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
-                    + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d)").formatted(
-                    http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes, admin,
-                    plainHttp1, h2c, idle);
+                    + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d)")
+                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes,
+                            admin, plainHttp1, h2c, idle, resets);
         }
     }
 
@@ -92,10 +103,11 @@ final class TrainingTraffic {
                 newConnections();
                 plainListeners();
                 idleCrowd();
+                resetByClient();
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get());
+                idle.get(), resets.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
@@ -173,6 +185,65 @@ final class TrainingTraffic {
     }
 
     /**
+     * {@code RESETS} plain connections at once, each a few GETs answered in full, then one more sent and the
+     * connection reset at once (SO_LINGER 0): half while the gateway waits for the next request, half with the request
+     * in flight, as a load generator's connections end. Counted when the reset is sent; the gateway's side of it
+     * (a read or write that fails) is what is trained.
+     */
+    private void resetByClient() throws IOException, InterruptedException {
+        List<Future<?>> running = new ArrayList<>();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < RESETS; i++) {
+                boolean inFlight = i % 2 == 1;
+                running.add(pool.submit(() -> {
+                    try (Socket s = new Socket()) {
+                        s.connect(new InetSocketAddress("127.0.0.1", setup.ports().plain()), (int) TIMEOUT.toMillis());
+                        s.setSoTimeout((int) TIMEOUT.toMillis());
+                        OutputStream out = s.getOutputStream();
+                        InputStream in = s.getInputStream();
+                        for (int j = 0; j < 5; j++) {
+                            out.write(HELLO);
+                            out.flush();
+                            readResponse(in);
+                        }
+                        if (inFlight) {
+                            out.write(HELLO);
+                            out.flush();
+                        }
+                        s.setSoLinger(true, 0); // close() sends RST, not FIN
+                    }
+                    resets.incrementAndGet();
+                    return null;
+                }));
+            }
+        }
+        await(running);
+    }
+
+    /** One response with a Content-Length body, read in full; anything but a 200 is an error. */
+    private static void readResponse(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (head.length() < 4 || !head.substring(head.length() - 4).equals("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0 || head.length() > 8192) {
+                throw new IOException("a reset connection's GET /hello got no whole response head: " + head);
+            }
+            head.append((char) c);
+        }
+        String h = head.toString();
+        if (!h.startsWith("HTTP/1.1 200")) {
+            throw new IOException("a reset connection's GET /hello answered '" + h.lines().findFirst().orElse("")
+                    + "'");
+        }
+        long length = h.lines().filter(l -> l.regionMatches(true, 0, "content-length:", 0, 15))
+                .mapToLong(l -> Long.parseLong(l.substring(15).trim())).findFirst()
+                .orElseThrow(() -> new IOException("a reset connection's GET /hello had no Content-Length"));
+        if (in.readNBytes((int) length).length != length) {
+            throw new IOException("a reset connection's GET /hello body ended early");
+        }
+    }
+
+    /**
      * The crowd a descriptor limit leaves room for, up to {@code IDLE_CROWD}: each idle connection is two descriptors
      * in this JVM (the client's socket and, the origin being here, the one it accepted from the gateway) and two in
      * the gateway's, which inherits this limit. A container build's limit is often 1,024 (podman's `build` gives its
@@ -193,7 +264,7 @@ final class TrainingTraffic {
         s.connect(new InetSocketAddress("127.0.0.1", setup.ports().plain()), (int) TIMEOUT.toMillis());
         s.setSoTimeout((int) TIMEOUT.toMillis());
         OutputStream out = s.getOutputStream();
-        out.write("GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.write(HELLO);
         out.flush();
         // the status line is enough: the connection stays open and idle behind it, its answer's rest unread
         InputStream in = s.getInputStream();
