@@ -64,6 +64,9 @@ def main():
     tier4 = collections.defaultdict(list)
     deopts_by_method = collections.defaultdict(collections.Counter)
     cache_last = {}
+    sites = collections.Counter()
+    compiled = {e["values"]["compileId"]: (name(e["values"]["method"]), e["values"]["compileLevel"])
+                for e in events if e["type"] == "jdk.Compilation"}
     for e in events:
         v = e["values"]
         t = epoch(v["startTime"])
@@ -91,6 +94,9 @@ def main():
             per[ph]["deopt"] += 1
             deopt_reasons[ph][f"{v['reason']}/{v['action']}"] += 1
             deopts_by_method[name(v["method"])][f"{v['reason']}/{v['action']}@{v['compiler']}"] += 1
+            owner = compiled.get(v["compileId"], ("?", 0))
+            sites[(name(v["method"]), v["lineNumber"], v["bci"], v["instruction"], v["reason"], ph,
+                   f"{owner[0]} (tier {owner[1]}, compile {v['compileId']})")] += 1
         elif kind == "jdk.CompilerQueueUtilization":
             q = queue_peak[ph]
             q[v["compiler"]] = max(q[v["compiler"]], v["peakQueueSize"])
@@ -148,6 +154,9 @@ def main():
     for m, phs in sorted(again.items(), key=lambda x: -len(x[1]))[:15]:
         why = ", ".join(f"{k} {v}" for k, v in deopts_by_method[m].most_common(3))
         print(f"  {len(phs)}x {m} [{' '.join(phs)}] deopts: {why or '-'}")
+    print("deoptimisation sites (method:line bci instruction, reason, phase, in the compiled code of):")
+    for (m, line, bci, ins, reason, ph, owner), k in sites.most_common(8):
+        print(f"  {k:>4} {m}:{line} bci {bci} {ins}, {reason}, {ph}, in {owner}")
     print("most deoptimised methods:")
     for m, c in sorted(deopts_by_method.items(), key=lambda x: -sum(x[1].values()))[:10]:
         print(f"  {sum(c.values()):>3} {m}: " + ", ".join(f"{k} {v}" for k, v in c.most_common(3)))
