@@ -13,6 +13,9 @@
 #   bench/harness-phases/run.sh w9                      # PROXIES="haproxy jar launcher" ROUNDS=2 MORE=6
 #   PROXIES="haproxy launcher launcher-noaot" ROUNDS=3 bench/harness-phases/run.sh w9
 #   bench/harness-phases/run.sh w8
+#   JFR=1 WARM_FIXED=4 PROXIES=launcher bench/harness-phases/run.sh plain   # the plain warm-up's JIT census per round
+#   COUNT=40000 WARM_RUNS=11 PROXIES="base launcher" bench/harness-phases/run.sh plain > c.txt
+#   bench/harness-phases/quiet-warm.py c.txt            # ... and the warm_s a quiet machine would read from it
 #
 # Proxies: haproxy (the harness's peer haproxy-t1, its TLS or h2c config), jar (`java -jar loomgate.jar serve`, JDK
 # 25, no flags: the command the harness was given up to stop 36), launcher (`./loomgate serve`: the product's way,
@@ -20,6 +23,9 @@
 # -XX:AOTMode=off), base (BASE/loomgate serve: another build's launcher, jars and AOT cache, for A/B pairs in one run).
 # LOOMGATE_JAVA_OPTS passes through to the launcher variants. CONFIG: the gateway config (default
 # bench/configs/gw-tls-conscrypt.yaml for w9, gw-h2c.yaml for w8), its ports rewritten.
+# opt<x>: the launcher with the JVM flags in OPTS_opt<x> (flag variants alternated in one run).
+# JFR=1: a JFR recording per JVM run (jit.jfc: compilations, deoptimisations, queues, code cache, class loading, GCs)
+# and jit-census.py's census per phase after each run; KEEP=dir keeps the recordings and the phases' spans.
 # COMPILES=1: the JVM prints each compilation (-XX:+PrintCompilation into the proxy's log) and each phase's line ends
 # with the count of C2 (tier 4) and C1 (tiers 1-3) compilations started in it: a count the machine's load does not
 # change the way it changes CPU.
