@@ -45,11 +45,12 @@ final class TrainingTraffic {
      */
     private static final int IDLE_CROWD = 3000;
     /**
-     * Kept-alive plain connections per round that the client then resets (RST) as a load generator does when its run
-     * ends (wrk, h2load: every connection closed with answers in flight or unread). Without them the training's
-     * profiles never saw a read fail, so C2 compiled the gateway's read (`WatchedInputStream`) with the failure as an
-     * uncommon trap; at the end of the harness's first 5 s warm-up round 256 connections reset at once, 70-90 parked
-     * threads deoptimised there and the connection loop was compiled again (docs/journal/2026-11-30-s45-jitwarm.md).
+     * Kept-alive connections per round (half plain, half over TLS) that the client then resets (RST) as a load
+     * generator does when its run ends (wrk, h2load: every connection closed with answers in flight or unread).
+     * Without them the training's profiles never saw a read fail, so C2 compiled the gateway's read
+     * (`WatchedInputStream`, the JDK's `SocketChannelImpl`) with the failure as an uncommon trap; at the end of the
+     * harness's first 5 s warm-up round wrk's 256 connections reset at once and up to 500 parked threads deoptimised
+     * there, and the connection loop was compiled again (docs/journal/2026-11-30-s45-jitwarm.md).
      */
     private static final int RESETS = 32;
     /**
@@ -60,6 +61,16 @@ final class TrainingTraffic {
      * compiled again 8 s later, in W9's window (docs/journal/2026-11-30-s45-jitwarm.md).
      */
     private static final int H2_OWN_RECORDS = 16;
+    /**
+     * h2-over-TLS connections per round that the client resets with {@code CANCELLED_STREAMS} streams waiting on the
+     * origin, as h2load's every run ends (about 2,000 streams in flight at W9). Without them C2 compiled the cancelled
+     * stream's paths (`UpstreamAttempt.draining`, the handlers in `UpstreamForwarder.proceed`,
+     * `ProxyHandler.handle`/`proxy`, `ServerFrames.runStream`) as traps: at the end of the harness's 3 s of h2load
+     * before W9's window about 1,700 stream threads deoptimised at each, 7,000 deoptimisations, and the proxy path's
+     * largest compilations were made again in the window (docs/journal/2026-11-30-s45-jitwarm.md).
+     */
+    private static final int H2_CANCELS = 8;
+    private static final int CANCELLED_STREAMS = 10;
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII);
@@ -77,17 +88,18 @@ final class TrainingTraffic {
     private final AtomicInteger idle = new AtomicInteger();
     private final AtomicInteger resets = new AtomicInteger();
     private final AtomicInteger ownRecords = new AtomicInteger();
+    private final AtomicInteger cancelled = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
     record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets,
-                  int ownRecords) {
+                  int ownRecords, int cancelled) {
         @Override
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
                     + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
-                    + "connections with a frame per record %d)")
+                    + "connections with a frame per record %d, h2 streams cancelled by a reset %d)")
                     .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes,
-                            admin, plainHttp1, h2c, idle, resets, ownRecords);
+                            admin, plainHttp1, h2c, idle, resets, ownRecords, cancelled);
         }
     }
 
@@ -119,10 +131,11 @@ final class TrainingTraffic {
                 idleCrowd();
                 resetByClient();
                 framesInOwnRecords();
+                streamsCancelledByReset();
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get(), resets.get(), ownRecords.get());
+                idle.get(), resets.get(), ownRecords.get(), cancelled.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
@@ -200,20 +213,33 @@ final class TrainingTraffic {
     }
 
     /**
-     * {@code RESETS} plain connections at once, each a few GETs answered in full, then one more sent and the
-     * connection reset at once (SO_LINGER 0): half while the gateway waits for the next request, half with the request
-     * in flight, as a load generator's connections end. Counted when the reset is sent; the gateway's side of it
-     * (a read or write that fails) is what is trained.
+     * {@code RESETS} connections at once, half plain and half HTTP/1.1 over TLS, each a few GETs answered in full,
+     * then one more sent and the connection reset at once (SO_LINGER 0; over TLS with no close_notify first): half
+     * while the gateway waits for the next request, half with the request in flight, as a load generator's
+     * connections end. Counted when the reset is sent; the gateway's side of it (a read or write that fails) is what
+     * is trained.
      */
     private void resetByClient() throws IOException, InterruptedException {
         List<Future<?>> running = new ArrayList<>();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < RESETS; i++) {
                 boolean inFlight = i % 2 == 1;
+                boolean overTls = i % 4 >= 2;
                 running.add(pool.submit(() -> {
-                    try (Socket s = new Socket()) {
-                        s.connect(new InetSocketAddress("127.0.0.1", setup.ports().plain()), (int) TIMEOUT.toMillis());
-                        s.setSoTimeout((int) TIMEOUT.toMillis());
+                    try (Socket raw = new Socket()) {
+                        int port = overTls ? setup.ports().tls() : setup.ports().plain();
+                        raw.connect(new InetSocketAddress("127.0.0.1", port), (int) TIMEOUT.toMillis());
+                        raw.setSoTimeout((int) TIMEOUT.toMillis());
+                        Socket s = raw;
+                        if (overTls) {
+                            SSLSocket ssl = (SSLSocket) tls.getSocketFactory().createSocket(raw, "127.0.0.1", port,
+                                    true);
+                            SSLParameters params = ssl.getSSLParameters();
+                            params.setApplicationProtocols(new String[] {"http/1.1"});
+                            ssl.setSSLParameters(params);
+                            ssl.startHandshake();
+                            s = ssl;
+                        }
                         OutputStream out = s.getOutputStream();
                         InputStream in = s.getInputStream();
                         for (int j = 0; j < 5; j++) {
@@ -225,7 +251,7 @@ final class TrainingTraffic {
                             out.write(HELLO);
                             out.flush();
                         }
-                        s.setSoLinger(true, 0); // close() sends RST, not FIN
+                        raw.setSoLinger(true, 0); // closing the TCP socket sends RST, not FIN (nor close_notify)
                     }
                     resets.incrementAndGet();
                     return null;
@@ -275,6 +301,107 @@ final class TrainingTraffic {
             }
         }
         await(running);
+    }
+
+    /**
+     * {@code H2_CANCELS} h2-over-TLS connections at once, each: {@code CANCELLED_STREAMS} GETs of {@code
+     * /api/data?delay=5000} (the origin answers in 5 s), then one GET of {@code /hello}; when that one's answer has
+     * ended (the slow streams, opened before it, are waiting on the origin by then) the connection is reset (RST, no
+     * close_notify, no GOAWAY). Counted per slow stream when the reset is sent.
+     */
+    private void streamsCancelledByReset() throws IOException, InterruptedException {
+        List<Future<?>> running = new ArrayList<>();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < H2_CANCELS; i++) {
+                running.add(pool.submit(() -> {
+                    try (Socket raw = new Socket()) {
+                        raw.connect(new InetSocketAddress("127.0.0.1", setup.ports().tls()), (int) TIMEOUT.toMillis());
+                        raw.setSoTimeout((int) TIMEOUT.toMillis());
+                        SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(raw, "127.0.0.1",
+                                setup.ports().tls(), true);
+                        SSLParameters params = s.getSSLParameters();
+                        params.setApplicationProtocols(new String[] {"h2"});
+                        s.setSSLParameters(params);
+                        s.startHandshake();
+                        if (!"h2".equals(s.getApplicationProtocol())) {
+                            throw new IOException("the TLS listener chose '" + s.getApplicationProtocol()
+                                    + "' over h2");
+                        }
+                        OutputStream out = s.getOutputStream();
+                        InputStream in = s.getInputStream();
+                        byte[] opening = new byte[PREFACE.length + 9];
+                        System.arraycopy(PREFACE, 0, opening, 0, PREFACE.length);
+                        opening[PREFACE.length + 3] = 0x4; // an empty SETTINGS frame
+                        out.write(opening);
+                        String authority = "127.0.0.1:" + setup.ports().tls();
+                        int fast = 2 * CANCELLED_STREAMS + 1;
+                        for (int stream = 1; stream < fast; stream += 2) {
+                            out.write(getFrame(stream, "/api/data?delay=5000", authority));
+                        }
+                        out.write(getFrame(fast, "/hello", authority));
+                        out.flush();
+                        awaitStreamEnd(in, fast);
+                        raw.setSoLinger(true, 0); // closing the TCP socket sends RST, with the slow streams open
+                    }
+                    cancelled.addAndGet(CANCELLED_STREAMS);
+                    return null;
+                }));
+            }
+        }
+        await(running);
+    }
+
+    /**
+     * A HEADERS frame (END_STREAM, END_HEADERS) of a GET: HPACK's indexed :method GET and :scheme https, then :path
+     * and :authority as literals without indexing on the static table's names (no Huffman coding).
+     */
+    private static byte[] getFrame(int stream, String path, String authority) {
+        byte[] p = path.getBytes(StandardCharsets.US_ASCII);
+        byte[] a = authority.getBytes(StandardCharsets.US_ASCII);
+        int length = 2 + 2 + p.length + 2 + a.length;
+        byte[] f = new byte[9 + length];
+        f[0] = (byte) (length >>> 16);
+        f[1] = (byte) (length >>> 8);
+        f[2] = (byte) length;
+        f[3] = 0x1; // HEADERS
+        f[4] = 0x5; // END_STREAM | END_HEADERS
+        f[5] = (byte) (stream >>> 24);
+        f[6] = (byte) (stream >>> 16);
+        f[7] = (byte) (stream >>> 8);
+        f[8] = (byte) stream;
+        int at = 9;
+        f[at++] = (byte) 0x82; // :method GET
+        f[at++] = (byte) 0x87; // :scheme https
+        f[at++] = 0x04; // :path, literal without indexing
+        f[at++] = (byte) p.length;
+        System.arraycopy(p, 0, f, at, p.length);
+        at += p.length;
+        f[at++] = 0x01; // :authority, literal without indexing
+        f[at++] = (byte) a.length;
+        System.arraycopy(a, 0, f, at, a.length);
+        return f;
+    }
+
+    /** Reads the gateway's frames until one of {@code stream} with END_STREAM; a GOAWAY or RST_STREAM is an error. */
+    private static void awaitStreamEnd(InputStream in, int stream) throws IOException {
+        while (true) {
+            byte[] head = in.readNBytes(9);
+            if (head.length < 9) {
+                throw new IOException("the h2 connection ended before stream " + stream + "'s answer");
+            }
+            int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
+            int id = ((head[5] & 0x7f) << 24) | ((head[6] & 0xff) << 16) | ((head[7] & 0xff) << 8) | (head[8] & 0xff);
+            if (in.readNBytes(length).length != length) {
+                throw new IOException("the h2 connection ended inside a frame");
+            }
+            if (head[3] == 0x7 || head[3] == 0x3) {
+                throw new IOException("the gateway sent " + (head[3] == 0x7 ? "GOAWAY" : "RST_STREAM on " + id)
+                        + " to the cancelled streams' connection");
+            }
+            if (id == stream && (head[3] == 0x0 || head[3] == 0x1) && (head[4] & 0x1) != 0) {
+                return;
+            }
+        }
     }
 
     /** Reads the gateway's frames until a PING with the ACK flag. */
