@@ -62,8 +62,8 @@ final class TrainingTraffic {
      */
     private static final int H2_OWN_RECORDS = 16;
     /**
-     * h2-over-TLS connections per round that the client resets with {@code CANCELLED_STREAMS} streams waiting on the
-     * origin, as h2load's every run ends (about 2,000 streams in flight at W9). Without them C2 compiled the cancelled
+     * h2-over-TLS connections per round whose client cancels {@code CANCELLED_STREAMS} streams waiting on the origin,
+     * as h2load's every run ends (about 2,000 streams in flight at W9). Without them C2 compiled the cancelled
      * stream's paths (`UpstreamAttempt.draining`, the handlers in `UpstreamForwarder.proceed`,
      * `ProxyHandler.handle`/`proxy`, `ServerFrames.runStream`) as traps: at the end of the harness's 3 s of h2load
      * before W9's window about 1,700 stream threads deoptimised at each, 7,000 deoptimisations, and the proxy path's
@@ -97,7 +97,7 @@ final class TrainingTraffic {
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
                     + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
-                    + "connections with a frame per record %d, h2 streams cancelled by a reset %d)")
+                    + "connections with a frame per record %d, h2 streams cancelled by the client %d)")
                     .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes,
                             admin, plainHttp1, h2c, idle, resets, ownRecords, cancelled);
         }
@@ -131,7 +131,7 @@ final class TrainingTraffic {
                 idleCrowd();
                 resetByClient();
                 framesInOwnRecords();
-                streamsCancelledByReset();
+                streamsCancelledByClient();
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
@@ -305,11 +305,12 @@ final class TrainingTraffic {
 
     /**
      * {@code H2_CANCELS} h2-over-TLS connections at once, each: {@code CANCELLED_STREAMS} GETs of {@code
-     * /api/data?delay=5000} (the origin answers in 5 s), then one GET of {@code /hello}; when that one's answer has
-     * ended (the slow streams, opened before it, are waiting on the origin by then) the connection is reset (RST, no
-     * close_notify, no GOAWAY). Counted per slow stream when the reset is sent.
+     * /api/data?delay=500} (the origin answers in 0.5 s), then one GET of {@code /hello}; when that one's answer has
+     * ended (the slow streams, opened before it, are waiting on the origin by then) a RST_STREAM (CANCEL) for each
+     * slow stream, as h2load ends a run, and once a PING after them is acknowledged the connection is reset (RST, no
+     * close_notify, no GOAWAY). Counted per slow stream.
      */
-    private void streamsCancelledByReset() throws IOException, InterruptedException {
+    private void streamsCancelledByClient() throws IOException, InterruptedException {
         List<Future<?>> running = new ArrayList<>();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < H2_CANCELS; i++) {
@@ -336,12 +337,20 @@ final class TrainingTraffic {
                         String authority = "127.0.0.1:" + setup.ports().tls();
                         int fast = 2 * CANCELLED_STREAMS + 1;
                         for (int stream = 1; stream < fast; stream += 2) {
-                            out.write(getFrame(stream, "/api/data?delay=5000", authority));
+                            out.write(getFrame(stream, "/api/data?delay=500", authority));
                         }
                         out.write(getFrame(fast, "/hello", authority));
                         out.flush();
                         awaitStreamEnd(in, fast);
-                        raw.setSoLinger(true, 0); // closing the TCP socket sends RST, with the slow streams open
+                        // h2load's end: RST_STREAM (CANCEL) for each stream in flight, then the connection goes
+                        for (int stream = 1; stream < fast; stream += 2) {
+                            out.write(new byte[] {0, 0, 4, 0x3, 0, (byte) (stream >>> 24), (byte) (stream >>> 16),
+                                    (byte) (stream >>> 8), (byte) stream, 0, 0, 0, 0x8});
+                        }
+                        out.write(new byte[] {0, 0, 8, 0x6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}); // PING
+                        out.flush();
+                        awaitPingAck(in); // the cancels were read before the PING
+                        raw.setSoLinger(true, 0); // closing the TCP socket sends RST
                     }
                     cancelled.addAndGet(CANCELLED_STREAMS);
                     return null;
