@@ -61,16 +61,6 @@ final class TrainingTraffic {
      * compiled again 8 s later, in W9's window (docs/journal/2026-11-30-s45-jitwarm.md).
      */
     private static final int H2_OWN_RECORDS = 16;
-    /**
-     * h2-over-TLS connections per round whose client cancels {@code CANCELLED_STREAMS} streams waiting on the origin,
-     * as h2load's every run ends (about 2,000 streams in flight at W9). Without them C2 compiled the cancelled
-     * stream's paths (`UpstreamAttempt.draining`, the handlers in `UpstreamForwarder.proceed`,
-     * `ProxyHandler.handle`/`proxy`, `ServerFrames.runStream`) as traps: at the end of the harness's 3 s of h2load
-     * before W9's window about 1,700 stream threads deoptimised at each, 7,000 deoptimisations, and the proxy path's
-     * largest compilations were made again in the window (docs/journal/2026-11-30-s45-jitwarm.md).
-     */
-    private static final int H2_CANCELS = 8;
-    private static final int CANCELLED_STREAMS = 10;
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII);
@@ -88,18 +78,17 @@ final class TrainingTraffic {
     private final AtomicInteger idle = new AtomicInteger();
     private final AtomicInteger resets = new AtomicInteger();
     private final AtomicInteger ownRecords = new AtomicInteger();
-    private final AtomicInteger cancelled = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
     record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets,
-                  int ownRecords, int cancelled) {
+                  int ownRecords) {
         @Override
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
                     + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
-                    + "connections with a frame per record %d, h2 streams cancelled by the client %d)")
+                    + "connections with a frame per record %d)")
                     .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes,
-                            admin, plainHttp1, h2c, idle, resets, ownRecords, cancelled);
+                            admin, plainHttp1, h2c, idle, resets, ownRecords);
         }
     }
 
@@ -131,11 +120,10 @@ final class TrainingTraffic {
                 idleCrowd();
                 resetByClient();
                 framesInOwnRecords();
-                streamsCancelledByClient();
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get(), resets.get(), ownRecords.get(), cancelled.get());
+                idle.get(), resets.get(), ownRecords.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
@@ -301,116 +289,6 @@ final class TrainingTraffic {
             }
         }
         await(running);
-    }
-
-    /**
-     * {@code H2_CANCELS} h2-over-TLS connections at once, each: {@code CANCELLED_STREAMS} GETs of {@code
-     * /api/data?delay=500} (the origin answers in 0.5 s), then one GET of {@code /hello}; when that one's answer has
-     * ended (the slow streams, opened before it, are waiting on the origin by then) a RST_STREAM (CANCEL) for each
-     * slow stream, as h2load ends a run, and once a PING after them is acknowledged the connection is reset (RST, no
-     * close_notify, no GOAWAY). Counted per slow stream.
-     */
-    private void streamsCancelledByClient() throws IOException, InterruptedException {
-        List<Future<?>> running = new ArrayList<>();
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < H2_CANCELS; i++) {
-                running.add(pool.submit(() -> {
-                    try (Socket raw = new Socket()) {
-                        raw.connect(new InetSocketAddress("127.0.0.1", setup.ports().tls()), (int) TIMEOUT.toMillis());
-                        raw.setSoTimeout((int) TIMEOUT.toMillis());
-                        SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(raw, "127.0.0.1",
-                                setup.ports().tls(), true);
-                        SSLParameters params = s.getSSLParameters();
-                        params.setApplicationProtocols(new String[] {"h2"});
-                        s.setSSLParameters(params);
-                        s.startHandshake();
-                        if (!"h2".equals(s.getApplicationProtocol())) {
-                            throw new IOException("the TLS listener chose '" + s.getApplicationProtocol()
-                                    + "' over h2");
-                        }
-                        OutputStream out = s.getOutputStream();
-                        InputStream in = s.getInputStream();
-                        byte[] opening = new byte[PREFACE.length + 9];
-                        System.arraycopy(PREFACE, 0, opening, 0, PREFACE.length);
-                        opening[PREFACE.length + 3] = 0x4; // an empty SETTINGS frame
-                        out.write(opening);
-                        String authority = "127.0.0.1:" + setup.ports().tls();
-                        int fast = 2 * CANCELLED_STREAMS + 1;
-                        for (int stream = 1; stream < fast; stream += 2) {
-                            out.write(getFrame(stream, "/api/data?delay=500", authority));
-                        }
-                        out.write(getFrame(fast, "/hello", authority));
-                        out.flush();
-                        awaitStreamEnd(in, fast);
-                        // h2load's end: RST_STREAM (CANCEL) for each stream in flight, then the connection goes
-                        for (int stream = 1; stream < fast; stream += 2) {
-                            out.write(new byte[] {0, 0, 4, 0x3, 0, (byte) (stream >>> 24), (byte) (stream >>> 16),
-                                    (byte) (stream >>> 8), (byte) stream, 0, 0, 0, 0x8});
-                        }
-                        out.write(new byte[] {0, 0, 8, 0x6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}); // PING
-                        out.flush();
-                        awaitPingAck(in); // the cancels were read before the PING
-                        raw.setSoLinger(true, 0); // closing the TCP socket sends RST
-                    }
-                    cancelled.addAndGet(CANCELLED_STREAMS);
-                    return null;
-                }));
-            }
-        }
-        await(running);
-    }
-
-    /**
-     * A HEADERS frame (END_STREAM, END_HEADERS) of a GET: HPACK's indexed :method GET and :scheme https, then :path
-     * and :authority as literals without indexing on the static table's names (no Huffman coding).
-     */
-    private static byte[] getFrame(int stream, String path, String authority) {
-        byte[] p = path.getBytes(StandardCharsets.US_ASCII);
-        byte[] a = authority.getBytes(StandardCharsets.US_ASCII);
-        int length = 2 + 2 + p.length + 2 + a.length;
-        byte[] f = new byte[9 + length];
-        f[0] = (byte) (length >>> 16);
-        f[1] = (byte) (length >>> 8);
-        f[2] = (byte) length;
-        f[3] = 0x1; // HEADERS
-        f[4] = 0x5; // END_STREAM | END_HEADERS
-        f[5] = (byte) (stream >>> 24);
-        f[6] = (byte) (stream >>> 16);
-        f[7] = (byte) (stream >>> 8);
-        f[8] = (byte) stream;
-        int at = 9;
-        f[at++] = (byte) 0x82; // :method GET
-        f[at++] = (byte) 0x87; // :scheme https
-        f[at++] = 0x04; // :path, literal without indexing
-        f[at++] = (byte) p.length;
-        System.arraycopy(p, 0, f, at, p.length);
-        at += p.length;
-        f[at++] = 0x01; // :authority, literal without indexing
-        f[at++] = (byte) a.length;
-        System.arraycopy(a, 0, f, at, a.length);
-        return f;
-    }
-
-    /** Reads the gateway's frames until one of {@code stream} with END_STREAM; a GOAWAY or RST_STREAM is an error. */
-    private static void awaitStreamEnd(InputStream in, int stream) throws IOException {
-        while (true) {
-            byte[] head = in.readNBytes(9);
-            if (head.length < 9) {
-                throw new IOException("the h2 connection ended before stream " + stream + "'s answer");
-            }
-            int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
-            int id = ((head[5] & 0x7f) << 24) | ((head[6] & 0xff) << 16) | ((head[7] & 0xff) << 8) | (head[8] & 0xff);
-            if (in.readNBytes(length).length != length) {
-                throw new IOException("the h2 connection ended inside a frame");
-            }
-            if (head[3] == 0x7 || head[3] == 0x3) {
-                throw new IOException("the gateway sent " + (head[3] == 0x7 ? "GOAWAY" : "RST_STREAM on " + id)
-                        + " to the cancelled streams' connection");
-            }
-            if (id == stream && (head[3] == 0x0 || head[3] == 0x1) && (head[4] & 0x1) != 0) {
-                return;
-            }
-        }
     }
 
     /** Reads the gateway's frames until a PING with the ACK flag. */
