@@ -13,6 +13,9 @@
 #   bench/harness-phases/run.sh w9                      # PROXIES="haproxy jar launcher" ROUNDS=2 MORE=6
 #   PROXIES="haproxy launcher launcher-noaot" ROUNDS=3 bench/harness-phases/run.sh w9
 #   bench/harness-phases/run.sh w8
+#   JFR=1 WARM_FIXED=4 PROXIES=launcher bench/harness-phases/run.sh plain   # the plain warm-up's JIT census per round
+#   COUNT=40000 WARM_RUNS=11 PROXIES="base launcher" bench/harness-phases/run.sh plain > c.txt
+#   bench/harness-phases/quiet-warm.py c.txt            # ... and the warm_s a quiet machine would read from it
 #
 # Proxies: haproxy (the harness's peer haproxy-t1, its TLS or h2c config), jar (`java -jar loomgate.jar serve`, JDK
 # 25, no flags: the command the harness was given up to stop 36), launcher (`./loomgate serve`: the product's way,
@@ -20,6 +23,9 @@
 # -XX:AOTMode=off), base (BASE/loomgate serve: another build's launcher, jars and AOT cache, for A/B pairs in one run).
 # LOOMGATE_JAVA_OPTS passes through to the launcher variants. CONFIG: the gateway config (default
 # bench/configs/gw-tls-conscrypt.yaml for w9, gw-h2c.yaml for w8), its ports rewritten.
+# opt<x>: the launcher with the JVM flags in OPTS_opt<x> (flag variants alternated in one run).
+# JFR=1: a JFR recording per JVM run (jit.jfc: compilations, deoptimisations, queues, code cache, class loading, GCs)
+# and jit-census.py's census per phase after each run; KEEP=dir keeps the recordings and the phases' spans.
 # COMPILES=1: the JVM prints each compilation (-XX:+PrintCompilation into the proxy's log) and each phase's line ends
 # with the count of C2 (tier 4) and C1 (tiers 1-3) compilations started in it: a count the machine's load does not
 # change the way it changes CPU.
@@ -33,7 +39,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
-SHAPE=${1:?usage: bench/harness-phases/run.sh w9|w8}
+SHAPE=${1:?usage: bench/harness-phases/run.sh w9|w8|plain}
 SHARED=${SHARED:-$(cd "$ROOT/../shared/bench" && pwd)}
 export JAVA_HOME=${JAVA_HOME:-$(ls -d /usr/lib/jvm/temurin-25* | head -1)}
 JAVA=$JAVA_HOME/bin/java
@@ -49,7 +55,11 @@ case $SHAPE in
         CLIENTS=200 PATH_=/api/data ;;
     w8) URL=http://127.0.0.1:$PORT HAP=haproxy-t1-h2c.cfg CONFIG=${CONFIG:-bench/configs/gw-h2c.yaml}
         CLIENTS=100 PATH_=/hello ;;
-    *) echo "unknown shape $SHAPE (w9, w8)" >&2; exit 2 ;;
+    plain) # the plain family's warm-up alone (W1-W4 follow it in the harness): wrk /hello at 256 connections over
+           # plain HTTP/1.1; WARM_FIXED=n runs n 5 s rounds whatever the curve (the harness's warm_s is then read off it)
+        URL=http://127.0.0.1:$PORT HAP=haproxy-t1.cfg CONFIG=${CONFIG:-bench/configs/gateway-bench.yaml}
+        CLIENTS=256 PATH_=/hello ;;
+    *) echo "unknown shape $SHAPE (w9, w8, plain)" >&2; exit 2 ;;
 esac
 for p in $ORIGIN_PORT $PORT $ADMIN_PORT; do
     if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "port $p is busy" >&2; exit 1; fi
@@ -67,12 +77,13 @@ pids+=($!)
 
 start_proxy() { # name: starts it on core 0 (as the harness: `taskset -c 0 bash -c "exec $CMD"`); sets P and T0
     T0=$(date +%s.%N)
+    local JIT_LOG=${JIT_LOG//@NAME@/$1-$round}
     case $1 in
         haproxy) taskset -c 0 haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/$1.log" 2>&1 & ;;
         jar) taskset -c 0 "$JAVA" $JIT_LOG -jar "$FULL_JAR" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
-        launcher) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG" taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
+        launcher) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG ${OPTS_launcher:-}" taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         base) # another build's launcher, with its own jars and AOT cache (BASE: its directory), for A/B pairs
-            LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG" taskset -c 0 "${BASE:?BASE=dir of the other launcher}/loomgate" serve \
+            LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG ${OPTS_base:-}" taskset -c 0 "${BASE:?BASE=dir of the other launcher}/loomgate" serve \
                 --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         launcher-noaot) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} -XX:AOTMode=off $JIT_LOG" \
             taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
@@ -86,13 +97,18 @@ start_proxy() { # name: starts it on core 0 (as the harness: `taskset -c 0 bash 
                 -XX:+UseCompactObjectHeaders "-XX:AOTCache=$AOT_FILE" -Xlog:aot=off "-Dloomgate.aot-cache=$AOT_FILE" \
                 ${JVM_EXTRA:-} $eager $JIT_LOG -jar "$ROOT/loomgate-cli/target/loomgate-gateway.jar" serve \
                 --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
+        opt*) # the launcher with the JVM flags in OPTS_<name> (e.g. OPTS_opt1="-XX:Tier4InvocationThreshold=2000"),
+            # several named variants alternated with the launcher in one run
+            local extra=OPTS_$1
+            LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG ${!extra:-}" taskset -c 0 "$ROOT/loomgate" serve \
+                --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         *) echo "unknown proxy $1" >&2; exit 2 ;;
     esac
     P=$!
     pids+=("$P")
     local deadline=$((SECONDS + 120))
     while ((SECONDS < deadline)); do
-        if [[ $SHAPE == w9 ]]; then
+        if [[ $SHAPE != w8 ]]; then
             curl -sk -o /dev/null -m 2 "$URL/hello" 2>/dev/null && return 0
         else
             curl -s --http2-prior-knowledge -o /dev/null -m 2 "$URL/hello" 2>/dev/null && return 0
@@ -139,6 +155,12 @@ load_for() { # kind seconds: one load run; prints the requests it completed. Wit
 
 HZ=$(getconf CLK_TCK)
 JIT_LOG=""; [[ ${COMPILES:-0} == 1 ]] && JIT_LOG=-XX:+PrintCompilation
+# JFR=1: a recording per JVM run of every compilation and deoptimisation (jit.jfc), and each phase's wall-clock span,
+# for jit-census.py (the census per phase: compilations by tier, C2's largest, deoptimisations by reason, methods
+# compiled at tier 4 more than once, the queues and the code cache)
+if [[ ${JFR:-0} == 1 ]]; then
+    JIT_LOG+=" -XX:StartFlightRecording=filename=$WORK/@NAME@.jfr,settings=$HERE/jit.jfc"
+fi
 compiles() { # from to (ms since exec): "C2 n C1 m", compilations started in that span (the log's first field: ms
              # since the JVM started, a few ms after exec)
     [[ -n $JIT_LOG && $PROXY != haproxy ]] || return 0
@@ -153,6 +175,7 @@ phase() { # proxy round label kind seconds: one measured load run and its line
     n=$(load_for "$4" "$5"); n=${n:-0}
     read -r -a s1 < <(snap); t1=$(date +%s.%N)
     PHASES+=("$3 $(awk -v a="$t0" -v b="$t1" -v T0="$T0" 'BEGIN { printf "%d %d", (a - T0) * 1000, (b - T0) * 1000 }')")
+    [[ ${JFR:-0} == 1 ]] && echo "$3 $t0 $t1 $n" >> "$WORK/$1-$2.phases"
     awk -v p="$1" -v r="$2" -v l="$3" -v n="$n" -v t0="$t0" -v t1="$t1" -v T0="$T0" -v hz="$HZ" \
         -v tot=$((s1[0] - s0[0])) -v c1=$((s1[1] - s0[1])) -v c2=$((s1[2] - s0[2])) -v vm=$((s1[3] - s0[3])) \
         -v fj=$((s1[4] - s0[4])) -v load="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN {
@@ -170,6 +193,7 @@ printf '%-15s %2s %-10s %5s %7s %7s %6s %8s %8s %5s %5s %5s %8s %5s %5s\n' proxy
 for round in $(seq "$ROUNDS"); do
     for proxy in ${PROXIES:-haproxy jar launcher}; do
         PROXY=$proxy PHASES=()
+        rm -f "$WORK/$proxy-$round.phases" "$WORK/$proxy-$round.jfr"
         start_proxy "$proxy"
         # the harness's warm-up: 5 s rounds until requests/s rises by 5% or less, at most WARM_MAX s
         best=0 k=0 w0=$SECONDS
@@ -178,14 +202,17 @@ for round in $(seq "$ROUNDS"); do
             k=$((k + 1))
             phase "$proxy" "$round" "warm-$k" $kind 5
             if [[ -n ${COUNT:-} ]]; then ((k >= ${WARM_RUNS:-3})) && break; continue; fi
+            if [[ -n ${WARM_FIXED:-} ]]; then ((k >= WARM_FIXED)) && break; continue; fi
             ((k >= 2 && LAST_RPS * 100 <= best * 105)) && break
             ((LAST_RPS > best)) && best=$LAST_RPS
         done
-        phase "$proxy" "$round" "pre-3s" h2load 3
-        sleep 1
-        phase "$proxy" "$round" "WINDOW" h2load 10 # the harness's measured window
-        for m in $(seq "$MORE"); do phase "$proxy" "$round" "more-$m" h2load 10; done
-        if [[ -n $JIT_LOG && $proxy != haproxy ]]; then
+        if [[ $SHAPE != plain ]]; then
+            phase "$proxy" "$round" "pre-3s" h2load 3
+            sleep 1
+            phase "$proxy" "$round" "WINDOW" h2load 10 # the harness's measured window
+            for m in $(seq "$MORE"); do phase "$proxy" "$round" "more-$m" h2load 10; done
+        fi
+        if [[ ${COMPILES:-0} == 1 && $proxy != haproxy ]]; then
             line="    compilations started per phase:"
             for ph in "${PHASES[@]}"; do read -r name a b <<< "$ph"; line+=" $name:$(compiles "$a" "$b")"; done
             echo "$line"
@@ -193,6 +220,10 @@ for round in $(seq "$ROUNDS"); do
         echo "    rss after the phases: $(awk '/^VmRSS|^VmHWM/ { printf "%s %d MiB  ", $1, $2 / 1024 }' "/proc/$P/status")"
         grep -h "AOT cache\|TLS provider" "$WORK/$proxy.log" 2>/dev/null | head -2 | sed 's/^/    log: /' || true
         kill "$P"; wait "$P" 2>/dev/null || true
+        if [[ ${JFR:-0} == 1 && $proxy != haproxy && -s $WORK/$proxy-$round.jfr ]]; then
+            python3 "$HERE/jit-census.py" "$WORK/$proxy-$round.jfr" "$WORK/$proxy-$round.phases" "$T0" | sed 's/^/    /'
+            [[ -n ${KEEP:-} ]] && mkdir -p "$KEEP" && cp "$WORK/$proxy-$round.jfr" "$WORK/$proxy-$round.phases" "$KEEP/" || true
+        fi
         sleep 2
     done
 done

@@ -23,6 +23,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
@@ -42,6 +44,26 @@ final class TrainingTraffic {
      * compiled the accept and park path while W3 measured, its arenas in the RSS (docs/journal/2026-11-30-s43-w3warm.md).
      */
     private static final int IDLE_CROWD = 3000;
+    /**
+     * Kept-alive connections per round (half plain, half over TLS) that the client then resets (RST) as a load
+     * generator does when its run ends (wrk, h2load: every connection closed with answers in flight or unread).
+     * Without them the training's profiles never saw a read fail, so C2 compiled the gateway's read
+     * (`WatchedInputStream`, the JDK's `SocketChannelImpl`) with the failure as an uncommon trap; at the end of the
+     * harness's first 5 s warm-up round wrk's 256 connections reset at once and up to 500 parked threads deoptimised
+     * there, and the connection loop was compiled again (docs/journal/2026-11-30-s45-jitwarm.md).
+     */
+    private static final int RESETS = 32;
+    /**
+     * h2-over-TLS connections per round whose client sends a frame in a TLS record of its own (a SETTINGS ack, then a
+     * PING), as h2load does: the gateway's 9-byte frame-header read then ends exactly at a record's end. The JDK's
+     * client never did that, so C2 compiled that branch of `EngineChannel.read` as a trap; in the harness's W9 (its
+     * warm-up HTTP/1.1 over TLS) 194 stream threads deoptimised there at the first h2 requests and the read was
+     * compiled again 8 s later, in W9's window (docs/journal/2026-11-30-s45-jitwarm.md).
+     */
+    private static final int H2_OWN_RECORDS = 16;
+    private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+            .getBytes(StandardCharsets.US_ASCII);
     /** Descriptors kept for everything but the crowd: the JVM's jars and files, the pools, the other rounds. */
     private static final int DESCRIPTORS_KEPT = 256;
 
@@ -54,15 +76,19 @@ final class TrainingTraffic {
     private final AtomicInteger plainHttp1 = new AtomicInteger();
     private final AtomicInteger h2c = new AtomicInteger();
     private final AtomicInteger idle = new AtomicInteger();
+    private final AtomicInteger resets = new AtomicInteger();
+    private final AtomicInteger ownRecords = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
-    record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle) {
+    record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets,
+                  int ownRecords) {
         @Override
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
-                    + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d)").formatted(
-                    http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes, admin,
-                    plainHttp1, h2c, idle);
+                    + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
+                    + "connections with a frame per record %d)")
+                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes,
+                            admin, plainHttp1, h2c, idle, resets, ownRecords);
         }
     }
 
@@ -92,10 +118,12 @@ final class TrainingTraffic {
                 newConnections();
                 plainListeners();
                 idleCrowd();
+                resetByClient();
+                framesInOwnRecords();
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get());
+                idle.get(), resets.get(), ownRecords.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
@@ -173,6 +201,140 @@ final class TrainingTraffic {
     }
 
     /**
+     * {@code RESETS} connections at once, half plain and half HTTP/1.1 over TLS, each a few GETs answered in full,
+     * then one more sent and the connection reset at once (SO_LINGER 0; over TLS with no close_notify first): half
+     * while the gateway waits for the next request, half with the request in flight, as a load generator's
+     * connections end. Counted when the reset is sent; the gateway's side of it (a read or write that fails) is what
+     * is trained.
+     */
+    private void resetByClient() throws IOException, InterruptedException {
+        List<Future<?>> running = new ArrayList<>();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < RESETS; i++) {
+                boolean inFlight = i % 2 == 1;
+                boolean overTls = i % 4 >= 2;
+                running.add(pool.submit(() -> {
+                    try (Socket raw = new Socket()) {
+                        int port = overTls ? setup.ports().tls() : setup.ports().plain();
+                        raw.connect(new InetSocketAddress("127.0.0.1", port), (int) TIMEOUT.toMillis());
+                        raw.setSoTimeout((int) TIMEOUT.toMillis());
+                        Socket s = raw;
+                        if (overTls) {
+                            SSLSocket ssl = (SSLSocket) tls.getSocketFactory().createSocket(raw, "127.0.0.1", port,
+                                    true);
+                            SSLParameters params = ssl.getSSLParameters();
+                            params.setApplicationProtocols(new String[] {"http/1.1"});
+                            ssl.setSSLParameters(params);
+                            ssl.startHandshake();
+                            s = ssl;
+                        }
+                        OutputStream out = s.getOutputStream();
+                        InputStream in = s.getInputStream();
+                        for (int j = 0; j < 5; j++) {
+                            out.write(HELLO);
+                            out.flush();
+                            readResponse(in);
+                        }
+                        if (inFlight) {
+                            out.write(HELLO);
+                            out.flush();
+                        }
+                        raw.setSoLinger(true, 0); // closing the TCP socket sends RST, not FIN (nor close_notify)
+                    }
+                    resets.incrementAndGet();
+                    return null;
+                }));
+            }
+        }
+        await(running);
+    }
+
+    /**
+     * {@code H2_OWN_RECORDS} h2-over-TLS connections at once, each: the preface and an empty SETTINGS, then the ack of
+     * the gateway's SETTINGS and a PING each in a record of its own (one write each), until the PING's ack comes back;
+     * then the connection is closed. Counted when the PING's ack has come.
+     */
+    private void framesInOwnRecords() throws IOException, InterruptedException {
+        List<Future<?>> running = new ArrayList<>();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < H2_OWN_RECORDS; i++) {
+                running.add(pool.submit(() -> {
+                    try (SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket()) {
+                        s.connect(new InetSocketAddress("127.0.0.1", setup.ports().tls()), (int) TIMEOUT.toMillis());
+                        s.setSoTimeout((int) TIMEOUT.toMillis());
+                        SSLParameters params = s.getSSLParameters();
+                        params.setApplicationProtocols(new String[] {"h2"});
+                        s.setSSLParameters(params);
+                        s.startHandshake();
+                        if (!"h2".equals(s.getApplicationProtocol())) {
+                            throw new IOException("the TLS listener chose '" + s.getApplicationProtocol()
+                                    + "' over h2");
+                        }
+                        OutputStream out = s.getOutputStream();
+                        InputStream in = s.getInputStream();
+                        byte[] opening = new byte[PREFACE.length + 9];
+                        System.arraycopy(PREFACE, 0, opening, 0, PREFACE.length);
+                        opening[PREFACE.length + 3] = 0x4; // an empty SETTINGS frame
+                        out.write(opening);
+                        out.flush();
+                        out.write(new byte[] {0, 0, 0, 0x4, 0x1, 0, 0, 0, 0}); // SETTINGS ack: a record of its own
+                        out.flush();
+                        out.write(new byte[] {0, 0, 8, 0x6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}); // PING, likewise
+                        out.flush();
+                        awaitPingAck(in);
+                    }
+                    ownRecords.incrementAndGet();
+                    return null;
+                }));
+            }
+        }
+        await(running);
+    }
+
+    /** Reads the gateway's frames until a PING with the ACK flag. */
+    private static void awaitPingAck(InputStream in) throws IOException {
+        while (true) {
+            byte[] head = in.readNBytes(9);
+            if (head.length < 9) {
+                throw new IOException("the h2 connection ended before its PING was acknowledged");
+            }
+            int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
+            if (in.readNBytes(length).length != length) {
+                throw new IOException("the h2 connection ended inside a frame");
+            }
+            if (head[3] == 0x7) {
+                throw new IOException("the gateway sent GOAWAY to a SETTINGS ack and a PING");
+            }
+            if (head[3] == 0x6 && (head[4] & 0x1) != 0) {
+                return;
+            }
+        }
+    }
+
+    /** One response with a Content-Length body, read in full; anything but a 200 is an error. */
+    private static void readResponse(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (head.length() < 4 || !head.substring(head.length() - 4).equals("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0 || head.length() > 8192) {
+                throw new IOException("a reset connection's GET /hello got no whole response head: " + head);
+            }
+            head.append((char) c);
+        }
+        String h = head.toString();
+        if (!h.startsWith("HTTP/1.1 200")) {
+            throw new IOException("a reset connection's GET /hello answered '" + h.lines().findFirst().orElse("")
+                    + "'");
+        }
+        long length = h.lines().filter(l -> l.regionMatches(true, 0, "content-length:", 0, 15))
+                .mapToLong(l -> Long.parseLong(l.substring(15).trim())).findFirst()
+                .orElseThrow(() -> new IOException("a reset connection's GET /hello had no Content-Length"));
+        if (in.readNBytes((int) length).length != length) {
+            throw new IOException("a reset connection's GET /hello body ended early");
+        }
+    }
+
+    /**
      * The crowd a descriptor limit leaves room for, up to {@code IDLE_CROWD}: each idle connection is two descriptors
      * in this JVM (the client's socket and, the origin being here, the one it accepted from the gateway) and two in
      * the gateway's, which inherits this limit. A container build's limit is often 1,024 (podman's `build` gives its
@@ -193,7 +355,7 @@ final class TrainingTraffic {
         s.connect(new InetSocketAddress("127.0.0.1", setup.ports().plain()), (int) TIMEOUT.toMillis());
         s.setSoTimeout((int) TIMEOUT.toMillis());
         OutputStream out = s.getOutputStream();
-        out.write("GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.write(HELLO);
         out.flush();
         // the status line is enough: the connection stays open and idle behind it, its answer's rest unread
         InputStream in = s.getInputStream();
