@@ -22,6 +22,7 @@
 #   PROXIES="floor-epoll loomgate-epoll" EPOLL_SPINS=4 ...   # the gateway on epoll against its transport's floor
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #   PROXIES="loomgate loomgate-epoll" ROUNDS=3 bench/syscalls/run.sh w2   # server.transport jdk against epoll
+#       (JVM_ARGS: more flags for the proxy loomgate, EPOLL_JVM_ARGS for the loomgate-epoll ones)
 #   PROXIES="loomgate-epoll loomgate-epoll-block haproxy" ROUNDS=3 bench/syscalls/run.sh w2   # epoll's poller handing
 #       over to its platform thread between events, against blocking on its carrier (EPOLL_BLOCK_MILLIS, default 1)
 #       and blocking only while its core is not contended (loomgate-epoll-auto)
@@ -67,8 +68,9 @@ esac
 GW=${CONFIG:-$GW} # another gateway config for the shape (bench/ab's CONFIG_A, CONFIG_B: e.g. tracing on)
 GW_RUN=$(ported "$GW")
 SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
-    connect close socket setsockopt"
-events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)
+    connect close socket setsockopt ioctl nanosleep clock_nanosleep"
+# the system calls, then the scheduler's counts (a thread switch, a move to the other core) per request
+events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)context-switches,cpu-migrations,
 # shellcheck source=../lib/pinned.sh
 source "$ROOT/bench/lib/pinned.sh"
 
@@ -78,7 +80,7 @@ source "$ROOT/bench/lib/pinned.sh"
 pin0=(nice -n "${PROXY_NICE:-0}" taskset -c 0)
 start_proxy() {
     case $1 in
-        loomgate) "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
+        loomgate) "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders ${JVM_ARGS:-} -jar "$JAR" serve \
                       --config "$GW_RUN" > "$TMP.$1.log" 2>&1 & ;;
         loomgate-epoll|loomgate-epoll-block|loomgate-epoll-auto) # server.transport: epoll (issue 40), the shape's
             # own config otherwise; -block: the poller blocks on its carrier between events (-Dloomgate.epoll.block-millis,
@@ -224,7 +226,8 @@ for round in $(seq "${ROUNDS:-2}"); do
             -v load="$(cut -d' ' -f1 /proc/loadavg)" \
             'BEGIN { printf "round %s %-9s %7.0f req/s  CPU %6.1f us/req (user %5.1f, kernel %5.1f)  C2 %4.1f s  load %s\n",
                      round, name, n / 15, (u + s) * 10000 / n, u * 10000 / n, s * 10000 / n, c / 100, load }'
-        awk -F, -v n="$n" '$1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); line = line sprintf(" %s %.2f", $3, $1 / n) }
+        awk -F, -v n="$n" '$1 + 0 > 0 { sub("syscalls:sys_enter_", "", $3); sub("context-switches", "cs", $3); sub("cpu-migrations", "migr", $3)
+                line = line sprintf(" %s %.2f", $3, $1 / n) }
             END { print "    system calls per request:" line }' "$TMP.$proxy.perf"
         if [[ $proxy == loomgate* ]]; then # the carriers' run and run-queue wait in the window (per cent of wall time)
             awk -v a="$k0" -v b="$k1" -v t=$((t1 - t0)) -v n="$n" 'BEGIN { split(a, x, " "); split(b, y, " ")
