@@ -23,7 +23,8 @@
 # -XX:AOTMode=off), base (BASE/loomgate serve: another build's launcher, jars and AOT cache, for A/B pairs in one run).
 # LOOMGATE_JAVA_OPTS passes through to the launcher variants. CONFIG: the gateway config (default
 # bench/configs/gw-tls-conscrypt.yaml for w9, gw-h2c.yaml for w8), its ports rewritten.
-# opt<x>: the launcher with the JVM flags in OPTS_opt<x> (flag variants alternated in one run).
+# opt<x>: the launcher with the JVM flags in OPTS_opt<x> (flag variants alternated in one run); bare<x>: the
+# launcher's flags without a cache plus OPTS_bare<x> (for flags a trained cache cannot be used with).
 # JFR=1: a JFR recording per JVM run (jit.jfc: compilations, deoptimisations, queues, code cache, class loading, GCs)
 # and jit-census.py's census per phase after each run; KEEP=dir keeps the recordings and the phases' spans.
 # COMPILES=1: the JVM prints each compilation (-XX:+PrintCompilation into the proxy's log) and each phase's line ends
@@ -97,6 +98,14 @@ start_proxy() { # name: starts it on core 0 (as the harness: `taskset -c 0 bash 
                 -XX:+UseCompactObjectHeaders "-XX:AOTCache=$AOT_FILE" -Xlog:aot=off "-Dloomgate.aot-cache=$AOT_FILE" \
                 ${JVM_EXTRA:-} $eager $JIT_LOG -jar "$ROOT/loomgate-cli/target/loomgate-gateway.jar" serve \
                 --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
+        bare*) # the launcher's JVM flags without any cache, plus OPTS_<name>: for flags that change what a cache holds
+            # (e.g. -XX:-ProfileExceptionHandlers changes the method data's layout, so the trained cache cannot be used)
+            local extra=OPTS_$1
+            taskset -c 0 "$JAVA" -XX:+ExitOnOutOfMemoryError -Xmx176m -Xms32m -XX:NewSize=16m -XX:MaxNewSize=16m \
+                -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=128m \
+                -XX:FlightRecorderOptions=memorysize=2m -XX:+UseCompactObjectHeaders ${!extra:-} $JIT_LOG \
+                -jar "$ROOT/loomgate-cli/target/loomgate-gateway.jar" serve --config "$WORK/gateway.yaml" \
+                > "$WORK/$1.log" 2>&1 & ;;
         opt*) # the launcher with the JVM flags in OPTS_<name> (e.g. OPTS_opt1="-XX:Tier4InvocationThreshold=2000"),
             # several named variants alternated with the launcher in one run
             local extra=OPTS_$1
