@@ -13,10 +13,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link BufferPool} for each batch and given back once it is written.
  *
  * <p>Batching (the server connection): the thread that adds frames to an empty batch promises to write it, yields
- * twice (so the other streams the scheduler has ready, and those woken meanwhile, add their frames; the frame reader
- * does not, see {@link #readerIs}), then writes the whole batch and flushes: one
+ * once (so the other streams the scheduler has ready add their frames; the frame reader does not, see
+ * {@link #readerIs}), then writes the whole batch and flushes: one
  * write, and over TLS one record, for many frames instead of one each. Under light load nothing else is ready and
- * the yields return at once. A thread that adds to a promised batch returns without waiting; if the write then
+ * the yield returns at once. A thread that adds to a promised batch returns without waiting; if the write then
  * fails, the connection is dead and its next frame fails ({@link #failed}). A batch of {@link #MAX_BATCH} bytes is
  * written at once by whoever fills it, so a batch never holds more than that plus one frame. {@link #flush} writes
  * what is gathered now: before the output is half-closed or the socket closed. Without batching (the client
@@ -298,17 +298,9 @@ final class FrameWriter {
         reader = t;
     }
 
-    /**
-     * Keeps the promise: lets the other ready threads add their frames, then writes them all in one go. Two rounds of
-     * the scheduler's queue, not one: a poller that is itself a virtual thread (the epoll transport's busy loop) polls
-     * again during the first and wakes the streams whose origins answered since, often this connection's other
-     * streams (a client sends its streams together and their answers come back together); with one yield the batch
-     * was written just before they ran. Measured at W8 on epoll (stop 45): sends per request 1.22-1.27 to 1.14-1.15,
-     * polls 0.38-0.63 to 0.18-0.19 (FrameBatchTakesStreamsWokenMeanwhileTest).
-     */
+    /** Keeps the promise: lets the other ready threads add their frames, then writes them all in one go. */
     private void writePromisedBatch() throws IOException {
         if (Thread.currentThread() != reader) {
-            Thread.yield();
             Thread.yield();
         }
         lock.lock();
