@@ -158,11 +158,7 @@ final class TraceContext implements ThreadMarks.Mark {
 
     /** The 16 hex digits of {@code s} from {@code from} (checked by {@link #isValid}) as a long. */
     private static long hex(String s, int from) {
-        long v = 0;
-        for (int i = from; i < from + 16; i++) {
-            v = v << 4 | Character.digit(s.charAt(i), 16);
-        }
-        return v;
+        return HexFormat.fromHexDigitsToLong(s, from, from + 16);
     }
 
     /** {@code v} as 16 lower-case hex digits into {@code to} from {@code at}. */
