@@ -205,6 +205,34 @@ class Http2StreamLifecycleTest {
         }
     }
 
+    /**
+     * The same clients through an HTTP/1.1 origin: every exchange recorded answered, and the origin's connection, whose
+     * answer was whole, kept for the next (a client that goes away once its stream has ended cancels nothing).
+     */
+    @Test
+    void clientsThatCloseAtEndStreamLeaveTheOriginsConnectionPooled() throws Exception {
+        Outcomes outcomes = new Outcomes();
+        try (TestOrigin origin = new TestOrigin().fallback(r -> Reply.ok("x".repeat(FIRST + LAST)));
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
+                     outcomes.observers())) {
+            List<String> wrong = new ArrayList<>();
+            int rounds = 200;
+            for (int i = 0; i < rounds; i++) {
+                String path = "/x/h1/" + i;
+                Taken taken = takeBodyAndClose(gw.port(), path);
+                assertThat(taken.bytes()).isEqualTo(FIRST + LAST);
+                String outcome = outcomes.await(path);
+                if (!outcome.equals("200 answered") || !taken.endStreamWithLastBytes()) {
+                    wrong.add(path + ": " + outcome + (taken.endStreamWithLastBytes() ? ""
+                            : ", last bytes without END_STREAM"));
+                }
+            }
+            assertThat(wrong).as("of " + rounds + " exchanges whose client had the whole body").isEmpty();
+            assertThat(origin.connectionCount()).as("connections to the origin for " + rounds + " exchanges, one "
+                    + "after the other").isEqualTo(1);
+        }
+    }
+
     /** HEADERS with content-length, then 8 KiB and 16 KiB of DATA, the last with END_STREAM if asked. */
     private static void answerInTwo(HostileH2Origin.Req r, HostileH2Origin.Conn c, boolean end) throws Exception {
         c.head(r.stream(), false, ":status", "200", "content-length", Integer.toString(FIRST + LAST));
