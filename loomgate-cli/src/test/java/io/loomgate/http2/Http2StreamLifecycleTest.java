@@ -6,22 +6,22 @@ import io.loomgate.cli.Gateway;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ExchangeView;
 import io.loomgate.proxy.ProxyFailure;
+import io.loomgate.server.ConnectionListener;
 import io.loomgate.testkit.CountingServer;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
+import io.loomgate.upstream.PoolListener;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-import io.loomgate.upstream.PoolListener;
-import io.loomgate.server.ConnectionListener;
 import org.junit.jupiter.api.Test;
 
 /**
