@@ -2,16 +2,24 @@ package io.loomgate.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.cli.Gateway;
+import io.loomgate.proxy.ExchangeListener;
+import io.loomgate.proxy.ExchangeView;
+import io.loomgate.proxy.ProxyFailure;
+import io.loomgate.server.ConnectionListener;
 import io.loomgate.testkit.CountingServer;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
+import io.loomgate.upstream.PoolListener;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
@@ -136,6 +144,156 @@ class Http2StreamLifecycleTest {
     private static byte[] answer(String body) {
         return ("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
                 .getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** 8 KiB, then 16 KiB: the gateway's relay reads 8 KiB first, then one whole 16 KiB frame, the body's end. */
+    private static final int FIRST = 8 * 1024;
+    private static final int LAST = 16 * 1024;
+
+    /**
+     * curl 7.88 takes an HTTP/2 answer as complete once it has content-length bytes and closes its connection at
+     * once, without waiting for END_STREAM (clean-clone run 20: TracingMatrixIT's H2C → h2c 64 KiB echo, the client
+     * had its 200 and the whole body, the exchange was recorded client_aborted). The last bytes of a body of known
+     * length must therefore leave in the frame that ends the stream: before, a last piece of a whole frame went out
+     * alone and the END_STREAM after it in an empty DATA, once the relay had read the origin's end; a client that
+     * closed in between made that frame fail (or cancelled the attempt still reading the origin's end), and the
+     * exchange the client had whole was recorded client_aborted. Here the origin's end comes 300 ms after its last
+     * byte, which makes that window certain: the client must get the last bytes with END_STREAM, and the exchange
+     * must be recorded answered (the span, the access log and the metrics all read that one outcome).
+     */
+    @Test
+    void aClientThatClosesOnceItHasTheBodyLeavesAnAnsweredExchange() throws Exception {
+        Outcomes outcomes = new Outcomes();
+        try (HostileH2Origin origin = new HostileH2Origin(null)
+                .on("lateend", (r, c) -> {
+                    answerInTwo(r, c, false);
+                    Thread.sleep(300); // this cell's shape: the origin's end comes after its last byte
+                    c.frame(Frames.DATA, Frames.FLAG_END_STREAM, r.stream(), new byte[0]);
+                });
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
+                     outcomes.observers())) {
+            Taken taken = takeBodyAndClose(gw.port(), "/x/lateend/1");
+            assertThat(taken.bytes()).isEqualTo(FIRST + LAST);
+            assertThat(outcomes.await("/x/lateend/1") + ", last bytes with END_STREAM: "
+                    + taken.endStreamWithLastBytes()).isEqualTo("200 answered, last bytes with END_STREAM: true");
+        }
+    }
+
+    /**
+     * The same client against an origin that ends its answer at once (END_STREAM on its last DATA), many times: the
+     * race of run 20 as it came, without a delay anywhere. Every exchange is recorded answered.
+     */
+    @Test
+    void clientsThatCloseOnceTheyHaveTheBodyAreNeverRecordedAborted() throws Exception {
+        Outcomes outcomes = new Outcomes();
+        try (HostileH2Origin origin = new HostileH2Origin(null).on("whole", (r, c) -> answerInTwo(r, c, true));
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
+                     outcomes.observers())) {
+            List<String> wrong = new ArrayList<>();
+            int rounds = 200;
+            for (int i = 0; i < rounds; i++) {
+                String path = "/x/whole/" + i;
+                Taken taken = takeBodyAndClose(gw.port(), path);
+                assertThat(taken.bytes()).isEqualTo(FIRST + LAST);
+                String outcome = outcomes.await(path);
+                if (!outcome.equals("200 answered") || !taken.endStreamWithLastBytes()) {
+                    wrong.add(path + ": " + outcome + (taken.endStreamWithLastBytes() ? ""
+                            : ", last bytes without END_STREAM"));
+                }
+            }
+            assertThat(wrong).as("of " + rounds + " exchanges whose client had the whole body").isEmpty();
+        }
+    }
+
+    /**
+     * The same clients through an HTTP/1.1 origin: every exchange recorded answered, and the origin's connection, whose
+     * answer was whole, kept for the next (a client that goes away once its stream has ended cancels nothing).
+     */
+    @Test
+    void clientsThatCloseAtEndStreamLeaveTheOriginsConnectionPooled() throws Exception {
+        Outcomes outcomes = new Outcomes();
+        try (TestOrigin origin = new TestOrigin().fallback(r -> Reply.ok("x".repeat(FIRST + LAST)));
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
+                     outcomes.observers())) {
+            List<String> wrong = new ArrayList<>();
+            int rounds = 200;
+            for (int i = 0; i < rounds; i++) {
+                String path = "/x/h1/" + i;
+                Taken taken = takeBodyAndClose(gw.port(), path);
+                assertThat(taken.bytes()).isEqualTo(FIRST + LAST);
+                String outcome = outcomes.await(path);
+                if (!outcome.equals("200 answered") || !taken.endStreamWithLastBytes()) {
+                    wrong.add(path + ": " + outcome + (taken.endStreamWithLastBytes() ? ""
+                            : ", last bytes without END_STREAM"));
+                }
+            }
+            assertThat(wrong).as("of " + rounds + " exchanges whose client had the whole body").isEmpty();
+            assertThat(origin.connectionCount()).as("connections to the origin for " + rounds + " exchanges, one "
+                    + "after the other").isEqualTo(1);
+        }
+    }
+
+    /** HEADERS with content-length, then 8 KiB and 16 KiB of DATA, the last with END_STREAM if asked. */
+    private static void answerInTwo(HostileH2Origin.Req r, HostileH2Origin.Conn c, boolean end) throws Exception {
+        c.head(r.stream(), false, ":status", "200", "content-length", Integer.toString(FIRST + LAST));
+        c.frame(Frames.DATA, 0, r.stream(), new byte[FIRST]);
+        c.frame(Frames.DATA, end ? Frames.FLAG_END_STREAM : 0, r.stream(), new byte[LAST]);
+    }
+
+    /** What a client that stops at content-length saw: the body's bytes, and whether END_STREAM came with the last. */
+    private record Taken(int bytes, boolean endStreamWithLastBytes) {
+    }
+
+    /** A GET on a connection of its own, read until content-length bytes came; then the socket is closed at once. */
+    private static Taken takeBodyAndClose(int port, String path) throws Exception {
+        try (RawH2Client c = new RawH2Client(port)) {
+            c.get(1, path);
+            RawH2Client.Frame head = c.await(f -> f.is(Frames.HEADERS, 1));
+            assertThat(head).as("the response head").isNotNull();
+            long length = Long.parseLong(c.fields(head).get("content-length"));
+            int got = 0;
+            while (got < length) {
+                RawH2Client.Frame f = c.await(x -> x.stream() == 1
+                        && (x.type() == Frames.DATA || x.type() == Frames.RST_STREAM));
+                assertThat(f).as("DATA after " + got + " bytes").isNotNull();
+                assertThat(f.type()).as("after " + got + " bytes").isEqualTo(Frames.DATA);
+                got += f.payload().length;
+                if (got >= length) {
+                    return new Taken(got, f.endStream());
+                }
+            }
+            return new Taken(got, false);
+        } // closed here, as curl does once it has content-length bytes
+    }
+
+    /** Each exchange's outcome as every observer reads it: its status and its failure's kind, by target. */
+    private static final class Outcomes implements ExchangeListener {
+        private final Map<String, String> byTarget = new ConcurrentHashMap<>();
+
+        Gateway.Observers observers() {
+            return new Gateway.Observers(this, PoolListener.NOOP, ConnectionListener.NOOP);
+        }
+
+        @Override
+        public void exchangeEnd(ExchangeView exchange) {
+            byTarget.put(exchange.target(), exchange.status() + " answered");
+        }
+
+        @Override
+        public void exchangeFailed(ExchangeView exchange) {
+            ProxyFailure f = exchange.failure();
+            byTarget.put(exchange.target(), exchange.status() + " " + (f == null ? "failed" : f.kind().name().toLowerCase(java.util.Locale.ROOT)));
+        }
+
+        /** The outcome of the exchange for {@code target}, waiting up to 10 s for it to be reported. */
+        String await(String target) throws InterruptedException {
+            long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            String o;
+            while ((o = byTarget.get(target)) == null && System.nanoTime() - end < 0) {
+                Thread.sleep(5); // polled with a deadline: the stream's thread reports after the client is gone
+            }
+            return o == null ? "not reported" : o;
+        }
     }
 
     @Test

@@ -522,7 +522,17 @@ public final class Http2ClientConnection {
             log.debug("h2 upstream {}: lingering close failed: {}", name, e.toString());
         } finally {
             closeSocket.run();
+            lingering = false;
         }
+    }
+
+    /**
+     * Whether the connection is lingering now, after our GOAWAY for an error ({@link #lingerOnError}): its owner
+     * leaves the socket to the linger, which closes it within its bounds, or ends it sooner with {@link #close}. Set
+     * before the streams fail, so a stream's thread that saw its stream fail for that error sees it.
+     */
+    public boolean isLingering() {
+        return lingering;
     }
 
     /** Reads the next frame (false at the end of the input); any byte read counts as the origin's sign of life. */

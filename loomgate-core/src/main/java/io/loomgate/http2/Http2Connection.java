@@ -381,7 +381,7 @@ public final class Http2Connection {
             discards.endAllLocked();
             for (Http2Stream s : left) {
                 s.markReset(why);
-                if (s.onCancel != null) {
+                if (s.onCancel != null && !s.localClosed) {
                     cancels.add(s.onCancel);
                 }
             }
@@ -389,7 +389,11 @@ public final class Http2Connection {
         } finally {
             lock.unlock();
         }
-        // The client is gone: what its streams' handlers still wait for upstream is cancelled.
+        // The client is gone: what its streams' handlers still wait for upstream is cancelled. Not for a stream whose
+        // response went to the writer whole (its last frame ended it): its handler waits for nothing upstream, and a
+        // client that closes as it reads END_STREAM must not have the attempt aborted, which closed an HTTP/1.1
+        // origin's connection instead of pooling it (Http2StreamLifecycleTest). A body relay still uploading beside
+        // it ends as its read of the reset stream fails.
         cancels.forEach(c -> resets.cancelHandler(c, null));
     }
 

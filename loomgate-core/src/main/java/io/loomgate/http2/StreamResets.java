@@ -44,8 +44,10 @@ final class StreamResets {
             s = conn.removeStream(stream);
             if (s != null) {
                 s.markReset("reset by the client");
-                cancel = s.onCancel;
-                handler = cancel == null ? s.thread : null;
+                if (!s.localClosed) { // a response gone whole to the writer has no work left to cancel (endAll)
+                    cancel = s.onCancel;
+                    handler = cancel == null ? s.thread : null;
+                }
                 conn.sendWindow.wake();
             }
         } finally {

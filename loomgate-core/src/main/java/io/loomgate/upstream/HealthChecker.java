@@ -8,12 +8,16 @@ import io.loomgate.http1.HttpOutput;
 import io.loomgate.http2.Http2ClientConnection;
 import io.loomgate.http2.Http2ClientStream;
 import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.threads.LingeringClose;
+import io.loomgate.threads.Watchdog;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +48,8 @@ final class HealthChecker {
     private final Map<UpstreamMember, Checker> checkers = new IdentityHashMap<>(); // guarded by lock
     private boolean started; // guarded by lock
     private boolean stopped; // guarded by lock
+    /** The checks' h2 connections lingering after our GOAWAY for an error, until the linger ends. */
+    private final Set<Http2ClientConnection> lingering = ConcurrentHashMap.newKeySet();
 
     HealthChecker(Upstream upstream, Balancing.HealthCheck check, PoolSettings settings) {
         this.upstream = upstream;
@@ -70,6 +76,9 @@ final class HealthChecker {
             checkers.values().forEach(Checker::stop);
         } finally {
             lock.unlock();
+        }
+        for (Http2ClientConnection c : lingering) {
+            c.close("health checks stopped"); // ends its linger now
         }
     }
 
@@ -176,19 +185,23 @@ final class HealthChecker {
         } catch (IOException e) {
             return what + " failed: " + e;
         }
+        if (d.h2()) {
+            return probeH2(endpoint, d, deadline, what); // closes the socket, or leaves it to its linger
+        }
         try {
-            if (d.h2()) {
-                return probeH2(endpoint, d, deadline, what);
-            }
             if (check.grpc()) {
                 return what + ": " + endpoint + " does not speak HTTP/2, which gRPC needs";
             }
             return probeHttp1(endpoint, d.socket(), what);
         } finally {
-            closeQuietly(d.raw());
-            if (d.socket() != d.raw()) {
-                closeQuietly(d.socket());
-            }
+            closeSocket(d);
+        }
+    }
+
+    private static void closeSocket(Connector.Dialled d) {
+        closeQuietly(d.raw());
+        if (d.socket() != d.raw()) {
+            closeQuietly(d.socket());
         }
     }
 
@@ -217,16 +230,29 @@ final class HealthChecker {
 
     /**
      * The check over h2: a connection of its own, one stream ({@code GET path}, or the gRPC health call), the answer
-     * within the check's timeout, then closed.
+     * within the check's timeout, then closed; or, when the reader ended it with GOAWAY for an error (an origin that
+     * floods), left to linger as the request path's connections do (Http2Pool): half-closed, read and thrown away
+     * within LingeringClose's bounds so that the origin reads the GOAWAY, then closed by the reader; {@link #stop}
+     * ends it sooner.
      */
     private String probeH2(Endpoint endpoint, Connector.Dialled d, long deadline, String what) {
         Http2ClientConnection c = null;
         Socket raw = d.raw();
         try {
             // The reader thread parks on the socket untimed: closing the socket (or the connection) below ends it.
-            c = new Http2ClientConnection("health-" + endpoint.authority(), d.socket().getInputStream(),
-                    d.socket().getOutputStream(), () -> closeQuietly(raw), settings.limits().maxHeaderBytes(),
-                    () -> { }).start();
+            Http2ClientConnection made = new Http2ClientConnection("health-" + endpoint.authority(),
+                    d.socket().getInputStream(), d.socket().getOutputStream(), () -> closeQuietly(raw),
+                    settings.limits().maxHeaderBytes(), () -> { });
+            made.lingerOnError(() -> {
+                lingering.add(made);
+                try {
+                    LingeringClose.halfCloseThenDiscard(raw, d.socket(), Watchdog.shared(),
+                            LingeringClose.PER_READ.toNanos());
+                } finally {
+                    lingering.remove(made);
+                }
+            });
+            c = made.start();
             if (!c.tryReserve()) {
                 return what + " over h2: the connection took no stream";
             }
@@ -248,8 +274,11 @@ final class HealthChecker {
         } catch (IOException e) {
             return what + " over h2 failed: " + e;
         } finally {
-            if (c != null) {
-                c.close("health check done");
+            if (c == null || !c.isLingering()) {
+                if (c != null) {
+                    c.close("health check done");
+                }
+                closeSocket(d);
             }
         }
     }

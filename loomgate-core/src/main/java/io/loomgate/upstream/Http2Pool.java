@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -64,6 +66,13 @@ public final class Http2Pool {
     private int dialling;
     private boolean closed;
     private volatile boolean http1Only;
+
+    /**
+     * Connections lingering after our GOAWAY for an error (a flood), from the linger's start to its end: one the list
+     * has dropped (dead connections leave it at the next reservation) is still ended by {@link #drain}, not only by
+     * its own bounds (10 s).
+     */
+    private final Set<Http2ClientConnection> lingering = ConcurrentHashMap.newKeySet();
 
     private final AtomicLong nextId = new AtomicLong();
     private final AtomicLong connects = new AtomicLong();
@@ -269,10 +278,15 @@ public final class Http2Pool {
             // reads the GOAWAY before our close (a RST with its frames unread) could discard it.
             c.lingerOnError(() -> {
                 long t0 = System.nanoTime();
-                LingeringClose.End end = LingeringClose.halfCloseThenDiscard(raw, d.socket(), Watchdog.shared(),
-                        LingeringClose.PER_READ.toNanos());
-                log.debug("upstream {}: {} lingering close ended {} after {} ms", endpoint, c, end,
-                        (System.nanoTime() - t0) / 1_000_000);
+                lingering.add(c);
+                try {
+                    LingeringClose.End end = LingeringClose.halfCloseThenDiscard(raw, d.socket(), Watchdog.shared(),
+                            LingeringClose.PER_READ.toNanos());
+                    log.debug("upstream {}: {} lingering close ended {} after {} ms", endpoint, c, end,
+                            (System.nanoTime() - t0) / 1_000_000);
+                } finally {
+                    lingering.remove(c);
+                }
             });
             long interval = keepAliveIntervalNanos.get();
             if (interval > 0) {
@@ -354,6 +368,11 @@ public final class Http2Pool {
         for (Http2ClientConnection c : all) {
             c.goAway();
             listener.evicted(endpoint, shutdown ? EvictionReason.SHUTDOWN : EvictionReason.DRAINED);
+        }
+        // Lingering ones the list dropped already (counted out when they left it): their linger ends now, as goAway
+        // ends the linger of one still listed.
+        for (Http2ClientConnection c : lingering) {
+            c.close(shutdown ? "shut down" : "pool drained");
         }
     }
 

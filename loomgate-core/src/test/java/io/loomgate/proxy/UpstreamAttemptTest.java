@@ -9,6 +9,8 @@ import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http2.Http2Settings;
+import io.loomgate.testkit.H2Origin;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
 import io.loomgate.upstream.Endpoint;
@@ -173,6 +175,132 @@ class UpstreamAttemptTest {
         }
     }
 
+
+    /**
+     * The HTTP/2 half: an h2c origin slow to accept (the kernel completed the TCP handshake; the origin reads and
+     * writes nothing, its SETTINGS with it, until the test lets it), so the attempt waits in the pool's dial when the
+     * client cancels. The dial completes; the slot reserved for the cancelled attempt is given back unused and the
+     * connection stays in the pool, where the next attempt opens its stream. The origin allows one stream at a time,
+     * so a slot not given back would show: the next attempt would dial a second connection (or wait for a slot).
+     */
+    @Test
+    void aCancelWhileDiallingAnH2cOriginGivesItsSlotBackOnTheFreshConnection() throws Exception {
+        try (H2Origin h2 = H2Origin.h2c(new Http2Settings(true, 1, 65_535, 100_000, 100, 50));
+             SlowToAccept gate = new SlowToAccept(h2.port())) {
+            Upstreams held = Upstreams.create(List.of(new UpstreamDefinition("h2",
+                    List.of(new Endpoint("127.0.0.1", gate.port(), false, true)), PoolSettings.DEFAULTS)),
+                    PoolListener.NOOP);
+            try {
+                UpstreamMember m = held.get("h2").members().get(0);
+                UpstreamPool p = m.pool();
+                UpstreamAttempt attempt = new UpstreamAttempt(m, 0);
+                java.util.concurrent.CompletableFuture<Throwable> connect =
+                        new java.util.concurrent.CompletableFuture<>();
+                Thread.ofVirtual().start(() -> {
+                    Throwable failed = null;
+                    try {
+                        attempt.connect(deadline());
+                    } catch (Throwable t) {
+                        failed = t;
+                    } finally {
+                        attempt.close(); // as the proxy does after a failed connect
+                    }
+                    connect.complete(failed);
+                });
+                assertThat(gate.awaitHeld()).as("the attempt is dialling: connected, the origin silent").isTrue();
+                attempt.clientCancelled();
+                gate.release();
+                assertThat(connect.get(10, TimeUnit.SECONDS)).as("the cancelled attempt's connect")
+                        .isInstanceOf(IOException.class).hasMessageContaining("cancelled");
+                assertThat(p.http2ConnectionCount()).as("the fresh connection stays in the pool").isEqualTo(1);
+                assertThat(p.http2StreamCount()).as("streams and slots held on it").isZero();
+                assertThat(m.inFlight()).as("the attempt is counted out").isZero();
+                for (int i = 0; i < 3; i++) {
+                    try (UpstreamAttempt next = new UpstreamAttempt(m, 0)) {
+                        assertThat(exchange(next, get("/after/" + i))).isEqualTo("hello");
+                    }
+                }
+                assertThat(h2.connections()).as("connections the origin accepted").isEqualTo(1);
+                assertThat(p.http2().connectCount()).isEqualTo(1);
+            } finally {
+                held.close();
+            }
+        }
+    }
+
+    /**
+     * An origin that is slow to accept: each connection is taken by the kernel and held, nothing read or written,
+     * until {@link #release}; from then on its bytes are piped both ways to {@code target}.
+     */
+    private static final class SlowToAccept implements AutoCloseable {
+        private final java.net.ServerSocket server = new java.net.ServerSocket(0, 50,
+                java.net.InetAddress.getLoopbackAddress());
+        private final int target;
+        private final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+        private final List<java.net.Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        SlowToAccept(int target) throws IOException {
+            this.target = target;
+            Thread.ofVirtual().start(this::accept);
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        boolean awaitHeld() throws InterruptedException {
+            return held.await(10, TimeUnit.SECONDS);
+        }
+
+        void release() {
+            released.countDown();
+        }
+
+        private void accept() {
+            while (!server.isClosed()) {
+                try {
+                    java.net.Socket in = server.accept();
+                    sockets.add(in);
+                    held.countDown();
+                    Thread.ofVirtual().start(() -> pipe(in));
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }
+
+        private void pipe(java.net.Socket in) {
+            try {
+                if (!released.await(10, TimeUnit.SECONDS)) {
+                    return;
+                }
+                java.net.Socket out = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), target);
+                sockets.add(out);
+                Thread.ofVirtual().start(() -> copy(out, in));
+                copy(in, out);
+            } catch (IOException | InterruptedException e) {
+                // the test is over
+            }
+        }
+
+        private static void copy(java.net.Socket from, java.net.Socket to) {
+            try {
+                from.getInputStream().transferTo(to.getOutputStream());
+            } catch (IOException e) {
+                // either side closed
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            released.countDown();
+            server.close();
+            for (java.net.Socket s : sockets) {
+                s.close();
+            }
+        }
+    }
     @Test
     void aFinishedAttemptReturnsItsConnectionForTheNextAttemptToReuse() throws Exception {
         try (UpstreamAttempt first = new UpstreamAttempt(member, 0)) {

@@ -6,9 +6,19 @@ import io.loomgate.testkit.H2Origin;
 import io.loomgate.testkit.TestPki;
 import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ClientTlsSettings;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -94,5 +104,97 @@ class HealthCheckProtocolTest {
         }
         String problem = checker(PoolSettings.DEFAULTS).probe(new Endpoint("127.0.0.1", port, false, true));
         assertThat(problem).startsWith("GET /health failed:");
+    }
+    /**
+     * A check whose origin floods (PINGs past the control-frame bound) ends its connection with GOAWAY
+     * ENHANCE_YOUR_CALM, and the origin must be able to read it: the check's connection lingers as the request
+     * path's do (half-close, read and throw away within bounds), instead of closing with the flood unread in its
+     * receive buffer, which makes the kernel send a RST that can discard the GOAWAY before the origin reads it.
+     * Ten checks, each its own connection: every origin reads GOAWAY ENHANCE_YOUR_CALM and then the end of the stream.
+     */
+    @Test
+    void anH2cCheckEndedForAFloodLetsTheOriginReadItsGoAway() throws Exception {
+        List<String> wrong = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            try (ServerSocket server = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
+                CompletableFuture<String> seen = new CompletableFuture<>();
+                Thread.ofVirtual().start(() -> seen.complete(floodAndRead(server)));
+                String problem = checker(PoolSettings.DEFAULTS).probe(new Endpoint("127.0.0.1",
+                        server.getLocalPort(), false, true));
+                assertThat(problem).as("the check's verdict").isNotNull();
+                String s = seen.get(20, TimeUnit.SECONDS);
+                if (!s.equals("GOAWAY 11, then EOF")) {
+                    wrong.add("check " + i + ": " + s);
+                }
+            }
+        }
+        assertThat(wrong).as("what the flooding origin read on each check's connection").isEmpty();
+    }
+
+    /**
+     * The flooding origin's side of one check: SETTINGS, then on the check's HEADERS 3,000 PINGs in one write, then
+     * everything the gateway sends read to the end. Returns the GOAWAY's error code and how the connection ended.
+     */
+    private static String floodAndRead(ServerSocket server) {
+        try (Socket s = server.accept()) {
+            s.setSoTimeout(15_000);
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            OutputStream out = s.getOutputStream();
+            in.readFully(new byte[24]); // the preface
+            out.write(frame(0x4, 0, new byte[0]));
+            out.flush();
+            while (true) {
+                int len = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+                int type = in.readUnsignedByte();
+                in.readFully(new byte[5 + len]); // flags, stream id, payload
+                if (type == 0x1) {
+                    break; // the check's request
+                }
+            }
+            ByteArrayOutputStream flood = new ByteArrayOutputStream();
+            for (int i = 0; i < 3000; i++) {
+                flood.write(frame(0x6, 0, new byte[8]));
+            }
+            try {
+                out.write(flood.toByteArray());
+                out.flush();
+            } catch (IOException e) {
+                return "the flood's write failed: " + e.getMessage();
+            }
+            String goAway = "no GOAWAY"; // or each GOAWAY's error code, in order
+            while (true) {
+                int len;
+                int type;
+                byte[] rest;
+                try {
+                    len = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
+                    type = in.readUnsignedByte();
+                    rest = new byte[5 + len];
+                    in.readFully(rest);
+                } catch (EOFException e) {
+                    return goAway + ", then EOF";
+                } catch (IOException e) {
+                    return goAway + ", then " + e.getMessage();
+                }
+                if (type == 0x7) {
+                    goAway = (goAway.startsWith("no") ? "GOAWAY" : goAway) + " " + (((rest[9] & 0xff) << 24) | ((rest[10] & 0xff) << 16)
+                            | ((rest[11] & 0xff) << 8) | (rest[12] & 0xff));
+                }
+            }
+        } catch (IOException e) {
+            return "failed: " + e;
+        }
+    }
+
+    /** A frame on stream 0. */
+    private static byte[] frame(int type, int flags, byte[] payload) {
+        byte[] f = new byte[9 + payload.length];
+        f[0] = (byte) (payload.length >>> 16);
+        f[1] = (byte) (payload.length >>> 8);
+        f[2] = (byte) payload.length;
+        f[3] = (byte) type;
+        f[4] = (byte) flags;
+        System.arraycopy(payload, 0, f, 9, payload.length);
+        return f;
     }
 }
