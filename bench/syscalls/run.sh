@@ -153,7 +153,7 @@ start_proxy() {
             "${JAVA%/java}/javac" -cp "$JAR" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java \
                 "$ROOT"/bench/floor-epoll/*.java
             "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp "/tmp/syscalls-floor:$JAR" \
-                --enable-native-access=ALL-UNNAMED -Dloomgate.epoll.spins="${EPOLL_SPINS:-4}" "${floor[@]}" \
+                --enable-native-access=ALL-UNNAMED -Dloomgate.epoll.spins="${EPOLL_SPINS:-4}" ${EPOLL_JVM_ARGS:-} "${floor[@]}" \
                 > "$TMP.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
                # one thread would make: no floor), JDK 25 with the launcher's heap flags
