@@ -13,6 +13,10 @@ for r in $(seq "$rounds"); do
     case $v in
       sockets) EPOLL_JVM_ARGS=-Dloomgate.epoll.idle-wait=sockets PROXIES=loomgate-epoll ROUNDS=1 bench/syscalls/run.sh "$shape" ;;
       nested)  EPOLL_JVM_ARGS=-Dloomgate.epoll.idle-wait=poller-fd PROXIES=loomgate-epoll ROUNDS=1 bench/syscalls/run.sh "$shape" ;;
+      nestadd) EPOLL_JVM_ARGS=-Dloomgate.epoll.idle-wait=poller-fd-add PROXIES=loomgate-epoll ROUNDS=1 bench/syscalls/run.sh "$shape" ;;
+      fsockets) EPOLL_JVM_ARGS=-Dloomgate.epoll.idle-wait=sockets PROXIES=floor-epoll ROUNDS=1 bench/syscalls/run.sh "$shape" ;;
+      fnested) EPOLL_JVM_ARGS=-Dloomgate.epoll.idle-wait=poller-fd PROXIES=floor-epoll ROUNDS=1 bench/syscalls/run.sh "$shape" ;;
+      fnestadd) EPOLL_JVM_ARGS=-Dloomgate.epoll.idle-wait=poller-fd-add PROXIES=floor-epoll ROUNDS=1 bench/syscalls/run.sh "$shape" ;;
       haproxy) PROXIES=haproxy ROUNDS=1 bench/syscalls/run.sh "$shape" ;;
       jdk)     PROXIES=loomgate ROUNDS=1 bench/syscalls/run.sh "$shape" ;;
     esac

@@ -103,6 +103,13 @@ final class EpollPoller {
      */
     static final boolean NESTED_IDLE = !System.getProperty("loomgate.epoll.idle-wait", "poller-fd").trim()
             .equalsIgnoreCase("sockets");
+    /**
+     * Experiment (session 46): {@code poller-fd-add} puts the first set's fd into the second set only while the idle
+     * loop owns the waiting (ADD at the hand-over, DEL at the wake-up), so while the busy loop polls, no socket event
+     * also walks the second set's wake-up (a nested set is woken on every event of the set it holds, armed or not).
+     */
+    static final boolean NESTED_ADD = System.getProperty("loomgate.epoll.idle-wait", "").trim()
+            .equalsIgnoreCase("poller-fd-add");
     private static final int MAX_EVENTS = 256;
     private static final AtomicInteger GENERATIONS = new AtomicInteger();
 
@@ -169,7 +176,7 @@ final class EpollPoller {
             throw new IllegalStateException("epoll_create1: " + Libc.describe(Libc.errno(errno)));
         }
         idleEpfd = nestedIdle ? nestedSet(errno, epfd) : -1;
-        Libc.setEvent(rearm, Libc.EPOLLIN | Libc.EPOLLONESHOT, 0);
+        Libc.setEvent(rearm, NESTED_ADD ? Libc.EPOLLIN : Libc.EPOLLIN | Libc.EPOLLONESHOT, 0);
         busyMark = System.nanoTime(); // the busy loop's time to get a carrier starts now
         busyLoop = Thread.ofVirtual().name("epoll-busy").unstarted(this::busyLoop);
         idleLoop = Thread.ofPlatform().daemon().name("epoll-idle").unstarted(this::idleLoop);
@@ -187,6 +194,9 @@ final class EpollPoller {
         int outer = Libc.epollCreate(errno);
         if (outer < 0) {
             throw new IllegalStateException("epoll_create1 (idle set): " + Libc.describe(Libc.errno(errno)));
+        }
+        if (NESTED_ADD) {
+            return outer;
         }
         MemorySegment event = MemorySegment.ofArray(new long[2]);
         Libc.setEvent(event, Libc.EPOLLIN | Libc.EPOLLONESHOT, 0);
@@ -325,7 +335,8 @@ final class EpollPoller {
         if (idleEpfd >= 0) {
             // The idle loop is in epoll_wait on the second set already (its watch is a timed wait there): re-arming
             // the one-shot registration is the whole hand-over, no unpark, and it fires at once if events are waiting
-            if (Libc.epollCtl(rearmErrno, idleEpfd, Libc.EPOLL_CTL_MOD, epfd, rearm) < 0) {
+            if (Libc.epollCtl(rearmErrno, idleEpfd, NESTED_ADD ? Libc.EPOLL_CTL_ADD : Libc.EPOLL_CTL_MOD, epfd,
+                    rearm) < 0) {
                 log.error("epoll_ctl MOD (idle set) failed: {}; the idle loop watches every {} ms",
                         Libc.describe(Libc.errno(rearmErrno)), WATCH_MILLIS);
             }
@@ -381,6 +392,7 @@ final class EpollPoller {
      * is the busy loop's re-arm ({@code epoll_ctl}) instead of an unpark of this thread and this thread's park after.
      */
     private void nestedIdleLoop(MemorySegment errno, MemorySegment events, long staleNanos) {
+        MemorySegment delEvent = MemorySegment.ofArray(new long[2]);
         while (true) {
             boolean owns = idle;
             if (!owns && System.nanoTime() - busyMark > staleNanos) {
@@ -395,6 +407,9 @@ final class EpollPoller {
             }
             // A firing while the busy loop runs is the first arming's (ignored); the re-arm follows idle = true
             if (n > 0 && idle) {
+                if (NESTED_ADD && Libc.epollCtl(errno, idleEpfd, Libc.EPOLL_CTL_DEL, epfd, delEvent) < 0) {
+                    log.error("epoll_ctl DEL (idle set) failed: {}", Libc.describe(Libc.errno(errno)));
+                }
                 busyMark = System.nanoTime();
                 idle = false;
                 LockSupport.unpark(busyLoop);
