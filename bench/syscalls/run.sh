@@ -20,6 +20,7 @@
 #   PROXIES="floor floor-epoll haproxy" bench/syscalls/run.sh w2   # bench/floor-epoll: the same relay on the epoll module
 #   PROXIES="floor-h2 floor-epoll haproxy" bench/syscalls/run.sh w8   # W8's (or w9-h2c's) floor, JDK's and epoll's
 #   PROXIES="floor-epoll loomgate-epoll" EPOLL_SPINS=4 ...   # the gateway on epoll against its transport's floor
+#       (EPOLL_JVM_ARGS reaches floor-epoll too: the poller's -Dloomgate.epoll.* flags for both)
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #   PROXIES="loomgate loomgate-epoll" ROUNDS=3 bench/syscalls/run.sh w2   # server.transport jdk against epoll
 #       (JVM_ARGS: more flags for the proxy loomgate, EPOLL_JVM_ARGS for the loomgate-epoll ones)

@@ -25,11 +25,9 @@ import org.slf4j.LoggerFactory;
  * by it directly, with no futex and no other thread. What that bound is for: a platform thread that makes a virtual
  * thread runnable meanwhile (a timer's expiry, the watchdog's cut) finds no free carrier when the scheduler has one
  * (parallelism 1), and waits up to that long. When a bounded wait ends with nothing, it hands the waiting to the idle
- * loop, a platform thread that blocks in {@code epoll_wait} with no timeout and hands the polling back, so an idle
- * gateway neither spins nor holds a carrier; that turn costs a futex each way, which is why it is kept for pauses
- * longer than the bound. By default the idle loop waits on a second epoll set that holds only this one's fd
- * ({@link #NESTED_IDLE}): the hand-over is a re-arm of it, and its wake-up unparks the busy loop alone, which then
- * dispatches the events on its carrier. It also hands over after {@link #SPINS} empty polls in a row (threads
+ * loop, a platform thread that blocks in {@code epoll_wait} with no timeout, dispatches what wakes it, and hands the
+ * polling back, so an idle gateway neither spins nor holds a carrier; that turn costs a futex each way, which is why
+ * it is kept for pauses longer than the bound. It also hands over after {@link #SPINS} empty polls in a row (threads
  * queued, no events: the carrier has work without the poller), and after {@code SPINS} rounds in a row in which
  * threads submitted from outside the carriers waited: a yielding virtual thread is run again before the carrier looks
  * at the pool's submission queues (ForkJoinPool keeps taking from the queue it took from last), so yielding alone
@@ -95,35 +93,11 @@ final class EpollPoller {
      * Long enough that a busy loop which only yields to the threads it woke is never stood in for.
      */
     static final int WATCH_MILLIS = 25;
-    /**
-     * What the idle loop blocks on while it owns the waiting: {@code poller-fd} (the default) a second epoll set that
-     * holds only the first set's fd, so its wake-up dispatches nothing and resumes the busy loop with one unpark;
-     * {@code sockets} the first set itself, dispatching every event from the platform thread (the hand-over before
-     * session 46). See {@link #idleLoop}.
-     */
-    static final boolean NESTED_IDLE = !System.getProperty("loomgate.epoll.idle-wait", "poller-fd").trim()
-            .equalsIgnoreCase("sockets");
-    /**
-     * Experiment (session 46): {@code poller-fd-add} puts the first set's fd into the second set only while the idle
-     * loop owns the waiting (ADD at the hand-over, DEL at the wake-up), so while the busy loop polls, no socket event
-     * also walks the second set's wake-up (a nested set is woken on every event of the set it holds, armed or not).
-     */
-    static final boolean NESTED_ADD = System.getProperty("loomgate.epoll.idle-wait", "").trim()
-            .equalsIgnoreCase("poller-fd-add");
     private static final int MAX_EVENTS = 256;
     private static final AtomicInteger GENERATIONS = new AtomicInteger();
 
     private final Arena arena = Arena.ofShared();
     private final int epfd;
-    /**
-     * With the nested idle wait: an epoll set holding {@link #epfd} alone, one-shot ({@code EPOLLIN|EPOLLONESHOT}),
-     * re-armed by the busy loop as it hands over; -1 without it.
-     */
-    private final int idleEpfd;
-    /** The busy loop's {@code struct epoll_event} for the re-arm (on the heap: epoll_ctl is a critical call). */
-    private final MemorySegment rearm = MemorySegment.ofArray(new long[2]);
-    /** The busy loop's errno for the re-arm. */
-    private final MemorySegment rearmErrno = Libc.errnoSegment();
     private final ReentrantLock tableLock = new ReentrantLock();
     /** Registrations by fd; replaced by a larger copy under the lock, read without it. */
     private volatile AtomicReferenceArray<EpollFd> table = new AtomicReferenceArray<>(1024);
@@ -162,11 +136,6 @@ final class EpollPoller {
 
     /** {@code auto}: block only while trials on the live load say it keeps up ({@link BlockTrial}; tests). */
     EpollPoller(int spins, int blockMillis, boolean auto) {
-        this(spins, blockMillis, auto, NESTED_IDLE);
-    }
-
-    /** {@code nestedIdle}: the idle loop waits on a second epoll set holding the first's fd (tests, both ways). */
-    EpollPoller(int spins, int blockMillis, boolean auto, boolean nestedIdle) {
         this.spins = spins;
         this.blockMillis = blockMillis;
         this.auto = auto;
@@ -175,45 +144,11 @@ final class EpollPoller {
         if (epfd < 0) {
             throw new IllegalStateException("epoll_create1: " + Libc.describe(Libc.errno(errno)));
         }
-        idleEpfd = nestedIdle ? nestedSet(errno, epfd) : -1;
-        Libc.setEvent(rearm, NESTED_ADD ? Libc.EPOLLIN : Libc.EPOLLIN | Libc.EPOLLONESHOT, 0);
         busyMark = System.nanoTime(); // the busy loop's time to get a carrier starts now
         busyLoop = Thread.ofVirtual().name("epoll-busy").unstarted(this::busyLoop);
         idleLoop = Thread.ofPlatform().daemon().name("epoll-idle").unstarted(this::idleLoop);
         busyLoop.start();
         idleLoop.start();
-    }
-
-    /**
-     * A second epoll set holding {@code epfd} alone, one-shot: it fires once when {@code epfd} has events and then not
-     * again until re-armed, so an idle loop waiting on it wakes once per hand-over, never while the busy loop polls.
-     * Armed from the start: a first firing that finds the busy loop running is ignored (the idle loop checks
-     * {@link #idle}).
-     */
-    private static int nestedSet(MemorySegment errno, int epfd) {
-        int outer = Libc.epollCreate(errno);
-        if (outer < 0) {
-            throw new IllegalStateException("epoll_create1 (idle set): " + Libc.describe(Libc.errno(errno)));
-        }
-        if (NESTED_ADD) {
-            return outer;
-        }
-        MemorySegment event = MemorySegment.ofArray(new long[2]);
-        Libc.setEvent(event, Libc.EPOLLIN | Libc.EPOLLONESHOT, 0);
-        if (Libc.epollCtl(errno, outer, Libc.EPOLL_CTL_ADD, epfd, event) < 0) {
-            throw new IllegalStateException("epoll_ctl ADD (idle set): " + Libc.describe(Libc.errno(errno)));
-        }
-        return outer;
-    }
-
-    /** Whether the idle loop waits on the second epoll set (tests). */
-    boolean nestedIdle() {
-        return idleEpfd >= 0;
-    }
-
-    /** Events the idle loop dispatched (its stand-ins, and with the sockets' set its hand-overs; tests). */
-    long idleEvents() {
-        return idleEvents;
     }
 
     /** The process's poller, started on first use. */
@@ -332,17 +267,7 @@ final class EpollPoller {
     private void handOff() {
         handoffs.incrementAndGet();
         idle = true;
-        if (idleEpfd >= 0) {
-            // The idle loop is in epoll_wait on the second set already (its watch is a timed wait there): re-arming
-            // the one-shot registration is the whole hand-over, no unpark, and it fires at once if events are waiting
-            if (Libc.epollCtl(rearmErrno, idleEpfd, NESTED_ADD ? Libc.EPOLL_CTL_ADD : Libc.EPOLL_CTL_MOD, epfd,
-                    rearm) < 0) {
-                log.error("epoll_ctl MOD (idle set) failed: {}; the idle loop watches every {} ms",
-                        Libc.describe(Libc.errno(rearmErrno)), WATCH_MILLIS);
-            }
-        } else {
-            LockSupport.unpark(idleLoop);
-        }
+        LockSupport.unpark(idleLoop);
         while (idle) {
             LockSupport.park(this);
         }
@@ -362,9 +287,6 @@ final class EpollPoller {
         MemorySegment events = arena.allocate(Libc.EVENT_SIZE * MAX_EVENTS, 8);
         long watchNanos = TimeUnit.MILLISECONDS.toNanos(WATCH_MILLIS);
         long staleNanos = watchNanos + TimeUnit.MILLISECONDS.toNanos(blockMillis);
-        if (idleEpfd >= 0) {
-            nestedIdleLoop(errno, events, staleNanos);
-        }
         while (true) {
             if (idle) {
                 int n = poll(errno, events, -1);
@@ -379,40 +301,6 @@ final class EpollPoller {
                 idleEvents += poll(errno, events, WATCH_MILLIS); // until the busy loop polls again (or hands over)
             } else {
                 LockSupport.parkNanos(this, watchNanos); // a hand-over's unpark ends it early
-            }
-        }
-    }
-
-    /**
-     * The idle loop on the second epoll set: always in {@code epoll_wait} there, with no timeout while it owns the
-     * waiting and with the watch's while the busy loop runs (the set is disarmed then, so that wait is the watch's
-     * timer). Its wake-up on a hand-over's first event does no per-socket work: it unparks the busy loop, which polls
-     * the first set on its carrier and unparks the readers there (no futex), where the wait on the sockets' set
-     * unparked each reader from this platform thread and needed the busy loop's unpark besides. The hand-over itself
-     * is the busy loop's re-arm ({@code epoll_ctl}) instead of an unpark of this thread and this thread's park after.
-     */
-    private void nestedIdleLoop(MemorySegment errno, MemorySegment events, long staleNanos) {
-        MemorySegment delEvent = MemorySegment.ofArray(new long[2]);
-        while (true) {
-            boolean owns = idle;
-            if (!owns && System.nanoTime() - busyMark > staleNanos) {
-                standIns.incrementAndGet();
-                idleEvents += poll(errno, events, WATCH_MILLIS); // until the busy loop polls again (or hands over)
-                continue;
-            }
-            int n = Libc.epollWait(errno, idleEpfd, events, 1, owns ? -1 : WATCH_MILLIS);
-            if (n < 0 && Libc.errno(errno) != Libc.EINTR) {
-                log.error("epoll_wait (idle set) failed: {}", Libc.describe(Libc.errno(errno)));
-                LockSupport.parkNanos(100_000_000L);
-            }
-            // A firing while the busy loop runs is the first arming's (ignored); the re-arm follows idle = true
-            if (n > 0 && idle) {
-                if (NESTED_ADD && Libc.epollCtl(errno, idleEpfd, Libc.EPOLL_CTL_DEL, epfd, delEvent) < 0) {
-                    log.error("epoll_ctl DEL (idle set) failed: {}", Libc.describe(Libc.errno(errno)));
-                }
-                busyMark = System.nanoTime();
-                idle = false;
-                LockSupport.unpark(busyLoop);
             }
         }
     }

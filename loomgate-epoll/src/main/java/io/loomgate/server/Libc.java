@@ -37,8 +37,6 @@ final class Libc {
     static final int EPOLLET = 1 << 31;
     static final int EPOLL_CTL_ADD = 1;
     static final int EPOLL_CTL_DEL = 2;
-    static final int EPOLL_CTL_MOD = 3;
-    static final int EPOLLONESHOT = 1 << 30;
     static final int EPOLL_CLOEXEC = 0x80000;
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;
