@@ -20,6 +20,7 @@
 #   PROXIES="floor floor-epoll haproxy" bench/syscalls/run.sh w2   # bench/floor-epoll: the same relay on the epoll module
 #   PROXIES="floor-h2 floor-epoll haproxy" bench/syscalls/run.sh w8   # W8's (or w9-h2c's) floor, JDK's and epoll's
 #   PROXIES="floor-epoll loomgate-epoll" EPOLL_SPINS=4 ...   # the gateway on epoll against its transport's floor
+#       (EPOLL_JVM_ARGS reaches floor-epoll too: the poller's -Dloomgate.epoll.* flags for both)
 #   PROXIES="floor-conscrypt haproxy loomgate-conscrypt" bench/syscalls/run.sh w6   # the same with Conscrypt's engine
 #   PROXIES="loomgate loomgate-epoll" ROUNDS=3 bench/syscalls/run.sh w2   # server.transport jdk against epoll
 #       (JVM_ARGS: more flags for the proxy loomgate, EPOLL_JVM_ARGS for the loomgate-epoll ones)
@@ -153,7 +154,7 @@ start_proxy() {
             "${JAVA%/java}/javac" -cp "$JAR" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java \
                 "$ROOT"/bench/floor-epoll/*.java
             "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp "/tmp/syscalls-floor:$JAR" \
-                --enable-native-access=ALL-UNNAMED -Dloomgate.epoll.spins="${EPOLL_SPINS:-4}" "${floor[@]}" \
+                --enable-native-access=ALL-UNNAMED -Dloomgate.epoll.spins="${EPOLL_SPINS:-4}" ${EPOLL_JVM_ARGS:-} "${floor[@]}" \
                 > "$TMP.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
                # one thread would make: no floor), JDK 25 with the launcher's heap flags
