@@ -168,7 +168,7 @@ JIT_LOG=""; [[ ${COMPILES:-0} == 1 ]] && JIT_LOG=-XX:+PrintCompilation
 # for jit-census.py (the census per phase: compilations by tier, C2's largest, deoptimisations by reason, methods
 # compiled at tier 4 more than once, the queues and the code cache)
 if [[ ${JFR:-0} == 1 ]]; then
-    JIT_LOG+=" -XX:StartFlightRecording=filename=$WORK/@NAME@.jfr,settings=$HERE/jit.jfc"
+    JIT_LOG+=" -XX:StartFlightRecording=filename=$WORK/@NAME@.jfr,settings=${JFC:-$HERE/jit.jfc}"
 fi
 compiles() { # from to (ms since exec): "C2 n C1 m", compilations started in that span (the log's first field: ms
              # since the JVM started, a few ms after exec)
