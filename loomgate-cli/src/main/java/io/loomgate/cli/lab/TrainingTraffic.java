@@ -62,14 +62,17 @@ final class TrainingTraffic {
      */
     private static final int H2_OWN_RECORDS = 16;
     /**
-     * h2-over-TLS connections per round closed by the client with {@code STREAMS_AT_CLOSE} streams each waiting on the
+     * h2 connections per round closed by the client with {@code STREAMS_AT_CLOSE} streams each waiting on the
      * origin's answer, as h2load ends every timed run (-D): the gateway's reader ends the connection, every open
      * stream is cancelled, and each upstream attempt turns into a drain (or an abort) whose exception ends the
      * exchange. Without them that path was in no profile the training made: at W9 the ~2,000 streams h2load's 3 s run
      * leaves open deoptimised at once (UpstreamAttempt.draining, UpstreamForwarder.proceed's catch,
      * ProxyHandler.exchange, ServerFrames.runStream) and the proxy path's largest C2 roots were compiled again inside
      * the measured window (docs/journal/2026-11-30-s46-w9cancel.md). The origin's delay is under
-     * DrainAfterCancel's wait, so the drain ends with the answer, as with the harness's 100 ms origin.
+     * DrainAfterCancel's wait, so the drain ends with the answer, as with the harness's 100 ms origin. Half of them
+     * are h2c on the plain listener, whose gateway has no access log: the failure path's calls to the exchange
+     * listener then have both listener types in their profile, not only the TLS listener's (its access log makes it
+     * a composite), so a deployment with either is not a type check that fails on every cancelled stream.
      */
     private static final int H2_CLOSES = 8;
     private static final int STREAMS_AT_CLOSE = 25;
@@ -306,7 +309,7 @@ final class TrainingTraffic {
     }
 
     /**
-     * {@code H2_CLOSES} h2-over-TLS connections at once, each: {@code STREAMS_AT_CLOSE} GETs of {@code
+     * {@code H2_CLOSES} h2 connections at once (half over TLS, half h2c on the plain listener), each: {@code STREAMS_AT_CLOSE} GETs of {@code
      * /api/data?delay=100} (the origin answers in 0.1 s), then one GET of {@code /hello}; when that one's answer has
      * ended (the slow streams, opened before it, are waiting on the origin by then) the client closes the connection
      * with them open, as h2load does when its run's time is up. Counted per open stream when the connection is closed.
@@ -315,19 +318,20 @@ final class TrainingTraffic {
         List<Future<?>> running = new ArrayList<>();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < H2_CLOSES; i++) {
+                boolean overTls = i % 2 == 0;
                 running.add(pool.submit(() -> {
-                    try (SSLSocket s = h2Socket()) {
+                    try (Socket s = overTls ? h2Socket() : plainSocket()) {
                         OutputStream out = s.getOutputStream();
                         byte[] opening = new byte[PREFACE.length + 9];
                         System.arraycopy(PREFACE, 0, opening, 0, PREFACE.length);
                         opening[PREFACE.length + 3] = 0x4; // an empty SETTINGS frame
                         out.write(opening);
-                        String authority = "127.0.0.1:" + setup.ports().tls();
+                        String authority = "127.0.0.1:" + s.getPort();
                         int fast = 2 * STREAMS_AT_CLOSE + 1;
                         for (int stream = 1; stream < fast; stream += 2) {
-                            out.write(getFrame(stream, "/api/data?delay=100", authority));
+                            out.write(getFrame(stream, overTls, "/api/data?delay=100", authority));
                         }
-                        out.write(getFrame(fast, "/hello", authority));
+                        out.write(getFrame(fast, overTls, "/hello", authority));
                         out.flush();
                         awaitStreamEnd(s.getInputStream(), fast);
                     }
@@ -337,6 +341,19 @@ final class TrainingTraffic {
             }
         }
         await(running);
+    }
+
+    /** A connection to the plain listener (h2c with prior knowledge). */
+    private Socket plainSocket() throws IOException {
+        Socket s = new Socket();
+        try {
+            s.connect(new InetSocketAddress("127.0.0.1", setup.ports().plain()), (int) TIMEOUT.toMillis());
+            s.setSoTimeout((int) TIMEOUT.toMillis());
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
     }
 
     /** A TLS connection to the gateway on which ALPN chose h2. */
@@ -360,10 +377,10 @@ final class TrainingTraffic {
     }
 
     /**
-     * A HEADERS frame (END_STREAM, END_HEADERS) of a GET: HPACK's indexed :method GET and :scheme https, then :path
-     * and :authority as literals without indexing on the static table's names (no Huffman coding).
+     * A HEADERS frame (END_STREAM, END_HEADERS) of a GET: HPACK's indexed :method GET and :scheme (https or http),
+     * then :path and :authority as literals without indexing on the static table's names (no Huffman coding).
      */
-    private static byte[] getFrame(int stream, String path, String authority) {
+    private static byte[] getFrame(int stream, boolean https, String path, String authority) {
         byte[] p = path.getBytes(StandardCharsets.US_ASCII);
         byte[] a = authority.getBytes(StandardCharsets.US_ASCII);
         int length = 2 + 2 + p.length + 2 + a.length;
@@ -379,7 +396,7 @@ final class TrainingTraffic {
         f[8] = (byte) stream;
         int at = 9;
         f[at++] = (byte) 0x82; // :method GET
-        f[at++] = (byte) 0x87; // :scheme https
+        f[at++] = (byte) (https ? 0x87 : 0x86); // :scheme https or http
         f[at++] = 0x04; // :path, literal without indexing
         f[at++] = (byte) p.length;
         System.arraycopy(p, 0, f, at, p.length);
