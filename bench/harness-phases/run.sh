@@ -27,6 +27,7 @@
 # launcher's flags without a cache plus OPTS_bare<x> (for flags a trained cache cannot be used with).
 # JFR=1: a JFR recording per JVM run (jit.jfc: compilations, deoptimisations, queues, code cache, class loading, GCs)
 # and jit-census.py's census per phase after each run; KEEP=dir keeps the recordings and the phases' spans.
+# JFC=file: other JFR settings (jit-stacks.jfc: the deoptimisations' stacks and the exceptions, for deopt-stacks.py).
 # COMPILES=1: the JVM prints each compilation (-XX:+PrintCompilation into the proxy's log) and each phase's line ends
 # with the count of C2 (tier 4) and C1 (tiers 1-3) compilations started in it: a count the machine's load does not
 # change the way it changes CPU.
