@@ -27,6 +27,7 @@
 # launcher's flags without a cache plus OPTS_bare<x> (for flags a trained cache cannot be used with).
 # JFR=1: a JFR recording per JVM run (jit.jfc: compilations, deoptimisations, queues, code cache, class loading, GCs)
 # and jit-census.py's census per phase after each run; KEEP=dir keeps the recordings and the phases' spans.
+# JFC=file: other JFR settings (jit-stacks.jfc: the deoptimisations' stacks and the exceptions, for deopt-stacks.py).
 # COMPILES=1: the JVM prints each compilation (-XX:+PrintCompilation into the proxy's log) and each phase's line ends
 # with the count of C2 (tier 4) and C1 (tiers 1-3) compilations started in it: a count the machine's load does not
 # change the way it changes CPU.
@@ -168,7 +169,7 @@ JIT_LOG=""; [[ ${COMPILES:-0} == 1 ]] && JIT_LOG=-XX:+PrintCompilation
 # for jit-census.py (the census per phase: compilations by tier, C2's largest, deoptimisations by reason, methods
 # compiled at tier 4 more than once, the queues and the code cache)
 if [[ ${JFR:-0} == 1 ]]; then
-    JIT_LOG+=" -XX:StartFlightRecording=filename=$WORK/@NAME@.jfr,settings=$HERE/jit.jfc"
+    JIT_LOG+=" -XX:StartFlightRecording=filename=$WORK/@NAME@.jfr,settings=${JFC:-$HERE/jit.jfc}"
 fi
 compiles() { # from to (ms since exec): "C2 n C1 m", compilations started in that span (the log's first field: ms
              # since the JVM started, a few ms after exec)

@@ -3,13 +3,15 @@ package io.loomgate.cli;
 import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.observe.AccessLog;
-import io.loomgate.observe.AdminAccess;
 import io.loomgate.observe.AccessLogFormat;
+import io.loomgate.observe.AdminAccess;
 import io.loomgate.observe.ConfigReloads;
 import io.loomgate.observe.GatewayTelemetry;
 import io.loomgate.observe.TracingSettings;
+import io.loomgate.server.ConnectionListener;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.TlsMaterialException;
+import io.loomgate.upstream.PoolListener;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -57,6 +59,16 @@ final class Observability implements AutoCloseable {
     Gateway.Observers observers() {
         return new Gateway.Observers(telemetry.exchangeListener(), telemetry.poolListener(),
                 telemetry.connectionListener(), telemetry.rateLimitListener());
+    }
+
+    /**
+     * For aot-train's second gateway: exchanges counted in this one's metrics, so that the training's profiles see
+     * the exchange listener a deployment without an access log has (the metrics alone) beside this gateway's
+     * composite; calls made only on a failure path (a cancelled stream's) then do not trap on that type.
+     */
+    Gateway.Observers metricsOnly() {
+        return telemetry.metrics() == null ? Gateway.Observers.NONE
+                : new Gateway.Observers(telemetry.metrics(), PoolListener.NOOP, ConnectionListener.NOOP);
     }
 
     /**

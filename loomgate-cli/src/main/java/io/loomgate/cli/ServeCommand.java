@@ -92,7 +92,7 @@ final class ServeCommand implements Callable<Integer> {
         Gateway second;
         try {
             second = trainingListener == null ? null
-                    : Gateway.start(ConfigLoader.load(trainingListener), Gateway.Observers.NONE);
+                    : Gateway.start(ConfigLoader.load(trainingListener), served.trainingObservers());
         } catch (ConfigException | java.io.IOException e) {
             System.err.println("loomgate: the training listener: " + e.getMessage());
             served.close();

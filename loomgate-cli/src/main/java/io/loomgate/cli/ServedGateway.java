@@ -183,6 +183,11 @@ public final class ServedGateway implements AutoCloseable {
         return adminPort;
     }
 
+    /** Observers for aot-train's second gateway in this JVM ({@link Observability#metricsOnly}). */
+    Gateway.Observers trainingObservers() {
+        return observability.metricsOnly();
+    }
+
     /** The running composition (tests ask it which transports it runs on). */
     public Gateway gateway() {
         return gateway;

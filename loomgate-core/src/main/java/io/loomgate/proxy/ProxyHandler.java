@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
 public final class ProxyHandler implements ExchangeHandler {
     private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
 
+    static {
+        FailurePathClasses.initialise(); // before any exchange is compiled: see there
+    }
+
     /**
      * How long the end of a response waits for the request body's relay beside it (full duplex) to end by itself: an
      * origin that answered as it read ends its answer right after the body's end reached it.

@@ -61,6 +61,21 @@ final class TrainingTraffic {
      * compiled again 8 s later, in W9's window (docs/journal/2026-11-30-s45-jitwarm.md).
      */
     private static final int H2_OWN_RECORDS = 16;
+    /**
+     * h2 connections per round closed by the client with {@code STREAMS_AT_CLOSE} streams each waiting on the
+     * origin's answer, as h2load ends every timed run (-D): the gateway's reader ends the connection, every open
+     * stream is cancelled, and each upstream attempt turns into a drain (or an abort) whose exception ends the
+     * exchange. Without them that path was in no profile the training made: at W9 the ~2,000 streams h2load's 3 s run
+     * leaves open deoptimised at once (UpstreamAttempt.draining, UpstreamForwarder.proceed's catch,
+     * ProxyHandler.exchange, ServerFrames.runStream) and the proxy path's largest C2 roots were compiled again inside
+     * the measured window (docs/journal/2026-11-30-s46-w9cancel.md). The origin's delay is under
+     * DrainAfterCancel's wait, so the drain ends with the answer, as with the harness's 100 ms origin. Half of them
+     * are h2c on the plain listener, whose gateway has no access log: the failure path's calls to the exchange
+     * listener then have both listener types in their profile, not only the TLS listener's (its access log makes it
+     * a composite), so a deployment with either is not a type check that fails on every cancelled stream.
+     */
+    private static final int H2_CLOSES = 8;
+    private static final int STREAMS_AT_CLOSE = 25;
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII);
@@ -78,17 +93,18 @@ final class TrainingTraffic {
     private final AtomicInteger idle = new AtomicInteger();
     private final AtomicInteger resets = new AtomicInteger();
     private final AtomicInteger ownRecords = new AtomicInteger();
+    private final AtomicInteger openAtClose = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
     record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets,
-                  int ownRecords) {
+                  int ownRecords, int openAtClose) {
         @Override
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
                     + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
-                    + "connections with a frame per record %d)")
+                    + "connections with a frame per record %d, h2 streams open when the client closed %d)")
                     .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes,
-                            admin, plainHttp1, h2c, idle, resets, ownRecords);
+                            admin, plainHttp1, h2c, idle, resets, ownRecords, openAtClose);
         }
     }
 
@@ -120,10 +136,11 @@ final class TrainingTraffic {
                 idleCrowd();
                 resetByClient();
                 framesInOwnRecords();
+                streamsOpenAtClose();
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get(), resets.get(), ownRecords.get());
+                idle.get(), resets.get(), ownRecords.get(), openAtClose.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
@@ -289,6 +306,127 @@ final class TrainingTraffic {
             }
         }
         await(running);
+    }
+
+    /**
+     * {@code H2_CLOSES} h2 connections at once (half over TLS, half h2c on the plain listener), each: {@code STREAMS_AT_CLOSE} GETs of {@code
+     * /api/data?delay=100} (the origin answers in 0.1 s), then one GET of {@code /hello}; when that one's answer has
+     * ended (the slow streams, opened before it, are waiting on the origin by then) the client closes the connection
+     * with them open, as h2load does when its run's time is up. Counted per open stream when the connection is closed.
+     */
+    private void streamsOpenAtClose() throws IOException, InterruptedException {
+        List<Future<?>> running = new ArrayList<>();
+        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < H2_CLOSES; i++) {
+                boolean overTls = i % 2 == 0;
+                running.add(pool.submit(() -> {
+                    try (Socket s = overTls ? h2Socket() : plainSocket()) {
+                        OutputStream out = s.getOutputStream();
+                        byte[] opening = new byte[PREFACE.length + 9];
+                        System.arraycopy(PREFACE, 0, opening, 0, PREFACE.length);
+                        opening[PREFACE.length + 3] = 0x4; // an empty SETTINGS frame
+                        out.write(opening);
+                        String authority = "127.0.0.1:" + s.getPort();
+                        int fast = 2 * STREAMS_AT_CLOSE + 1;
+                        for (int stream = 1; stream < fast; stream += 2) {
+                            out.write(getFrame(stream, overTls, "/api/data?delay=100", authority));
+                        }
+                        out.write(getFrame(fast, overTls, "/hello", authority));
+                        out.flush();
+                        awaitStreamEnd(s.getInputStream(), fast);
+                    }
+                    openAtClose.addAndGet(STREAMS_AT_CLOSE);
+                    return null;
+                }));
+            }
+        }
+        await(running);
+    }
+
+    /** A connection to the plain listener (h2c with prior knowledge). */
+    private Socket plainSocket() throws IOException {
+        Socket s = new Socket();
+        try {
+            s.connect(new InetSocketAddress("127.0.0.1", setup.ports().plain()), (int) TIMEOUT.toMillis());
+            s.setSoTimeout((int) TIMEOUT.toMillis());
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /** A TLS connection to the gateway on which ALPN chose h2. */
+    private SSLSocket h2Socket() throws IOException {
+        SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket();
+        try {
+            s.connect(new InetSocketAddress("127.0.0.1", setup.ports().tls()), (int) TIMEOUT.toMillis());
+            s.setSoTimeout((int) TIMEOUT.toMillis());
+            SSLParameters params = s.getSSLParameters();
+            params.setApplicationProtocols(new String[] {"h2"});
+            s.setSSLParameters(params);
+            s.startHandshake();
+            if (!"h2".equals(s.getApplicationProtocol())) {
+                throw new IOException("the TLS listener chose '" + s.getApplicationProtocol() + "' over h2");
+            }
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A HEADERS frame (END_STREAM, END_HEADERS) of a GET: HPACK's indexed :method GET and :scheme (https or http),
+     * then :path and :authority as literals without indexing on the static table's names (no Huffman coding).
+     */
+    private static byte[] getFrame(int stream, boolean https, String path, String authority) {
+        byte[] p = path.getBytes(StandardCharsets.US_ASCII);
+        byte[] a = authority.getBytes(StandardCharsets.US_ASCII);
+        int length = 2 + 2 + p.length + 2 + a.length;
+        byte[] f = new byte[9 + length];
+        f[0] = (byte) (length >>> 16);
+        f[1] = (byte) (length >>> 8);
+        f[2] = (byte) length;
+        f[3] = 0x1; // HEADERS
+        f[4] = 0x5; // END_STREAM | END_HEADERS
+        f[5] = (byte) (stream >>> 24);
+        f[6] = (byte) (stream >>> 16);
+        f[7] = (byte) (stream >>> 8);
+        f[8] = (byte) stream;
+        int at = 9;
+        f[at++] = (byte) 0x82; // :method GET
+        f[at++] = (byte) (https ? 0x87 : 0x86); // :scheme https or http
+        f[at++] = 0x04; // :path, literal without indexing
+        f[at++] = (byte) p.length;
+        System.arraycopy(p, 0, f, at, p.length);
+        at += p.length;
+        f[at++] = 0x01; // :authority, literal without indexing
+        f[at++] = (byte) a.length;
+        System.arraycopy(a, 0, f, at, a.length);
+        return f;
+    }
+
+    /** Reads the gateway's frames until one of {@code stream} with END_STREAM; a GOAWAY or RST_STREAM is an error. */
+    private static void awaitStreamEnd(InputStream in, int stream) throws IOException {
+        while (true) {
+            byte[] head = in.readNBytes(9);
+            if (head.length < 9) {
+                throw new IOException("the h2 connection ended before stream " + stream + "'s answer");
+            }
+            int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
+            int id = ((head[5] & 0x7f) << 24) | ((head[6] & 0xff) << 16) | ((head[7] & 0xff) << 8) | (head[8] & 0xff);
+            if (in.readNBytes(length).length != length) {
+                throw new IOException("the h2 connection ended inside a frame");
+            }
+            if (head[3] == 0x7 || head[3] == 0x3) {
+                throw new IOException("the gateway sent " + (head[3] == 0x7 ? "GOAWAY" : "RST_STREAM on " + id)
+                        + " to the connection with streams waiting on the origin");
+            }
+            if (id == stream && (head[3] == 0x0 || head[3] == 0x1) && (head[4] & 0x1) != 0) {
+                return;
+            }
+        }
     }
 
     /** Reads the gateway's frames until a PING with the ACK flag. */
