@@ -38,9 +38,6 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -52,7 +49,6 @@ import org.slf4j.LoggerFactory;
  * often the origin saw the request (a retry only where safe), that a pooled connection that saw bad framing is never
  * reused, and that a well-behaved client of the same upstream kind is served meanwhile.
  */
-@Execution(ExecutionMode.CONCURRENT) // the upstream kinds side by side: see probeH1()
 class OriginProbeTest {
     static final String ONLY_PROPERTY = "loomgate.originprobe.only";
     /**
@@ -543,74 +539,16 @@ class OriginProbeTest {
                 })));
     }
 
-    /*
-     * One factory per upstream kind, run side by side (the class is CONCURRENT; JUnit's parallel mode is enabled in
-     * the module's surefire configuration), each kind's cases one after another (a factory holding a resource lock
-     * runs its dynamic tests on its own thread, in order). The kinds share nothing a case asserts on: each has its
-     * own origin, probed route and bystanders' origin and route, and so its own access-log ids, failure counters
-     * (per route) and pooled connections; the flood cells are the h2c origin's and go with its kind, the stalled
-     * TLS handshake has its own origin. Most of a kind's time is waiting out the gateway's bounds (the route's 2 s
-     * timeout, trickled heads and bodies), 195 s in a row for the four kinds; side by side it is the longest kind's.
-     */
     @TestFactory
-    @ResourceLock("originprobe:H1")
-    Stream<DynamicNode> probeH1() {
-        return probe(Up.H1);
-    }
-
-    @TestFactory
-    @ResourceLock("originprobe:H1_TLS")
-    Stream<DynamicNode> probeH1Tls() {
-        return probe(Up.H1_TLS);
-    }
-
-    @TestFactory
-    @ResourceLock("originprobe:H2C")
-    Stream<DynamicNode> probeH2c() {
-        return probe(Up.H2C);
-    }
-
-    @TestFactory
-    @ResourceLock("originprobe:H2_TLS")
-    Stream<DynamicNode> probeH2Tls() {
-        return probe(Up.H2_TLS);
-    }
-
-    @TestFactory
-    @ResourceLock("originprobe:stall")
-    Stream<DynamicNode> probeStalledHandshake() {
-        return asking().stream().filter(k -> k != Down.GRPC).map(d -> (DynamicNode) DynamicContainer.dynamicContainer(
-                "origin TLS handshake stalls, client " + d, List.of(
-                        DynamicTest.dynamicTest("502 connect_timeout within the connect timeout", () -> {
-                            String id = "s" + IDS.incrementAndGet();
-                            long t0 = System.nanoTime();
-                            Seen s = call(d, "GET", "/stall/x/" + id, null);
-                            long ms = (System.nanoTime() - t0) / 1_000_000;
-                            assertThat(s.status()).as("%s", s).isEqualTo(502);
-                            assertThat(ms).as("answered within the connect timeout and a margin").isLessThan(5_000);
-                            assertThat(failureOf(id)).isEqualTo("connect_timeout");
-                        }))));
-    }
-
-    /** The upstream kinds probed ({@value #ORIGINS_PROPERTY}; all when unset). */
-    private static List<Up> probed() {
-        String origins = System.getProperty(ORIGINS_PROPERTY, "");
-        return origins.isBlank() ? List.of(Up.values())
-                : java.util.Arrays.stream(origins.split(",")).map(String::trim).map(Up::valueOf).toList();
-    }
-
-    /** The client kinds ({@value #CLIENTS_PROPERTY}; all when unset). */
-    private static List<Down> asking() {
-        String clients = System.getProperty(CLIENTS_PROPERTY, "");
-        return clients.isBlank() ? List.of(Down.values())
-                : java.util.Arrays.stream(clients.split(",")).map(String::trim).map(Down::valueOf).toList();
-    }
-
-    /** The cases of upstream kind {@code u}, through every client kind asked; none when {@code u} is not probed. */
-    private static Stream<DynamicNode> probe(Up u) {
+    Stream<DynamicNode> probe() {
         List<DynamicNode> out = new ArrayList<>();
-        List<Down> asking = asking();
-        if (probed().contains(u)) {
+        String origins = System.getProperty(ORIGINS_PROPERTY, "");
+        List<Up> probed = origins.isBlank() ? List.of(Up.values())
+                : java.util.Arrays.stream(origins.split(",")).map(String::trim).map(Up::valueOf).toList();
+        String clients = System.getProperty(CLIENTS_PROPERTY, "");
+        List<Down> asking = clients.isBlank() ? List.of(Down.values())
+                : java.util.Arrays.stream(clients.split(",")).map(String::trim).map(Down::valueOf).toList();
+        for (Up u : probed) {
             List<Case> cases = u.http2() ? H2Cases.cases(u) : H1Cases.cases(u);
             List<DynamicNode> perDown = new ArrayList<>();
             for (Down d : asking) {
@@ -628,8 +566,20 @@ class OriginProbeTest {
             }
             out.add(DynamicContainer.dynamicContainer("origin " + u, perDown));
         }
-        if (u == Up.H2C && probed().contains(Up.H2C) && asking.contains(Down.H1)) {
+        if (probed.contains(Up.H2C) && asking.contains(Down.H1)) {
             out.add(floodBoundsAsSettings());
+        }
+        for (Down d : asking.stream().filter(k -> k != Down.GRPC).toList()) {
+            out.add(DynamicContainer.dynamicContainer("origin TLS handshake stalls, client " + d, List.of(
+                    DynamicTest.dynamicTest("502 connect_timeout within the connect timeout", () -> {
+                        String id = "s" + IDS.incrementAndGet();
+                        long t0 = System.nanoTime();
+                        Seen s = call(d, "GET", "/stall/x/" + id, null);
+                        long ms = (System.nanoTime() - t0) / 1_000_000;
+                        assertThat(s.status()).as("%s", s).isEqualTo(502);
+                        assertThat(ms).as("answered within the connect timeout and a margin").isLessThan(5_000);
+                        assertThat(failureOf(id)).isEqualTo("connect_timeout");
+                    }))));
         }
         return out.stream();
     }
