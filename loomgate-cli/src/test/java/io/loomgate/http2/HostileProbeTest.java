@@ -2,6 +2,7 @@ package io.loomgate.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.http2.ProbeListeners.Gateway;
 import io.loomgate.http2.ProbeListeners.Kind;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A hostile probe across every listener kind (plain HTTP/1.1, HTTP/1.1 over TLS with JSSE and with Conscrypt, h2c by
@@ -34,6 +38,7 @@ import org.junit.jupiter.api.function.Executable;
  * listener is served meanwhile. Single cases that other tests cover on one listener (SmugglingTest over plain
  * HTTP/1.1, Http2AttackDefencesTest over h2c) are repeated here on every listener they apply to; the rest are new.
  */
+@Execution(ExecutionMode.CONCURRENT) // the gateways side by side: see plain()
 class HostileProbeTest {
     /** Runs only the probes whose listener label and name contain this, or one of its |-separated parts. */
     static final String ONLY_PROPERTY = "loomgate.probe.only";
@@ -92,8 +97,57 @@ class HostileProbeTest {
         void run(Kind k) throws Exception;
     }
 
-    private static Stream<DynamicNode> perKind(List<Kind> kinds, java.util.function.Function<Kind, List<DynamicTest>> f) {
-        return kinds.stream().map(k -> DynamicContainer.dynamicContainer(k.label, f.apply(k)));
+    /** The kinds of {@code kinds} that gateway {@code g} serves, each a container of its probes. */
+    private static Stream<DynamicNode> perKind(Gateway g, List<Kind> kinds,
+                                               java.util.function.Function<Kind, List<DynamicTest>> f) {
+        return kinds.stream().filter(k -> k.gateway == g).map(k -> DynamicContainer.dynamicContainer(k.label, f.apply(k)));
+    }
+
+    /*
+     * One factory per gateway (plain, TLS with JSSE, TLS with Conscrypt), run side by side (the class is CONCURRENT;
+     * JUnit's parallel mode is enabled in the module's surefire configuration), each gateway's probes one after
+     * another (a factory holding a resource lock runs its dynamic tests on its own thread, in order). The gateways
+     * share nothing a probe asserts on: each has its own listener, connection limit, origin and bystanders, so a
+     * probe that holds every connection of one (idle connections over max-connections) or floods it never meets
+     * another's. Most of a gateway's time is waiting out its bounds (header-timeout, read-timeout, idle-timeout: the
+     * slow clients and the TLS stalls), 142 s in a row for the three; side by side it is the longest gateway's.
+     */
+    @TestFactory
+    @ResourceLock("hostileprobe:PLAIN")
+    Stream<DynamicNode> plain() {
+        return on(Gateway.PLAIN);
+    }
+
+    @TestFactory
+    @ResourceLock("hostileprobe:TLS_JDK")
+    Stream<DynamicNode> tlsJdk() {
+        return on(Gateway.TLS_JDK);
+    }
+
+    @TestFactory
+    @ResourceLock("hostileprobe:TLS_CONSCRYPT")
+    Stream<DynamicNode> tlsConscrypt() {
+        return on(Gateway.TLS_CONSCRYPT);
+    }
+
+    /** Every probe of gateway {@code g}'s listeners, grouped as before by what it probes. */
+    private Stream<DynamicNode> on(Gateway g) {
+        List<DynamicNode> out = new ArrayList<>();
+        java.util.function.BiConsumer<String, Stream<DynamicNode>> group = (name, probes) -> {
+            List<DynamicNode> p = probes.toList();
+            if (!p.isEmpty()) {
+                out.add(DynamicContainer.dynamicContainer(name, p));
+            }
+        };
+        group.accept("http1Framing", http1Framing(g));
+        group.accept("http1ValidSpellings", http1ValidSpellings(g));
+        group.accept("http1AbsoluteFormAgainstHost", http1AbsoluteFormAgainstHost(g));
+        group.accept("http2Floods", http2Floods(g));
+        group.accept("http2Malformed", http2Malformed(g));
+        group.accept("http2Abuses", http2Abuses(g));
+        group.accept("slowClients", slowClients(g));
+        group.accept("tls", tls(g));
+        return out.stream();
     }
 
     // ------------------------------------------------------------------------------------------------- HTTP/1.1
@@ -143,9 +197,8 @@ class HostileProbeTest {
         return c;
     }
 
-    @TestFactory
-    Stream<DynamicNode> http1Framing() {
-        return perKind(Kind.http1(), k -> h1Cases().stream()
+    Stream<DynamicNode> http1Framing(Gateway g) {
+        return perKind(g, Kind.http1(), k -> h1Cases().stream()
                 // over plain HTTP/1.1 the preface is h2c by prior knowledge; over TLS HTTP/2 is chosen by ALPN only
                 .filter(c -> k.gateway.tls() || !c.name().startsWith("HTTP/2's preface"))
                 .map(c -> probe(k, c.name() + " -> " + c.status(), kind -> h1Refused(kind, c))).toList());
@@ -174,20 +227,19 @@ class HostileProbeTest {
             }
             assertThat((System.nanoTime() - t0) / 1_000_000).as("ms to the answer and the close").isLessThan(10_000);
         }
-        assertThat(listeners.origin.received()).as("what the origin got").noneMatch(r -> r.target().equals(hidden)
+        assertThat(listeners.origin(k).received()).as("what the origin got").noneMatch(r -> r.target().equals(hidden)
                 || r.target().startsWith("/refused"));
     }
 
     /** Transfer-Encoding spellings that are chunked (OWS around it, any case): read as chunked, the body relayed. */
-    @TestFactory
-    Stream<DynamicNode> http1ValidSpellings() {
+    Stream<DynamicNode> http1ValidSpellings(Gateway g) {
         List<String[]> spellings = List.of(
                 new String[] {"TE with a tab after the colon", "Transfer-Encoding:\tchunked"},
                 new String[] {"TE with trailing whitespace", "Transfer-Encoding: chunked \t"},
                 new String[] {"TE in upper case", "TRANSFER-ENCODING: CHUNKED"},
                 new String[] {"Content-Length with leading zeros", "Content-Length: 0005"},
                 new String[] {"Content-Length with whitespace around it", "Content-Length: \t5 "});
-        return perKind(Kind.http1(), k -> spellings.stream().map(s -> probe(k, s[0] + " -> 200", kind -> {
+        return perKind(g, Kind.http1(), k -> spellings.stream().map(s -> probe(k, s[0] + " -> 200", kind -> {
             int id = IDS.incrementAndGet();
             String body = s[1].startsWith("Content") ? "hello" : "5\r\nhello\r\n0\r\n\r\n";
             try (RawClient client = listeners.h1(kind)) {
@@ -196,23 +248,22 @@ class HostileProbeTest {
                 assertThat(r.status()).isEqualTo(200);
                 assertThat(client.read().status()).as("the pipelined second request").isEqualTo(200);
             }
-            TestOrigin.Recorded got = listeners.origin.received().stream()
+            TestOrigin.Recorded got = listeners.origin(k).received().stream()
                     .filter(r -> r.target().equals("/spelling-" + id)).findFirst().orElseThrow();
             assertThat(got.bodyText()).isEqualTo("hello");
         })).toList());
     }
 
     /** RFC 9112 §3.2.2: with an absolute-form target the Host field is ignored; the origin must see the target's. */
-    @TestFactory
-    Stream<DynamicNode> http1AbsoluteFormAgainstHost() {
-        return perKind(Kind.http1(), k -> List.of(probe(k, "absolute-form naming another host than Host", kind -> {
+    Stream<DynamicNode> http1AbsoluteFormAgainstHost(Gateway g) {
+        return perKind(g, Kind.http1(), k -> List.of(probe(k, "absolute-form naming another host than Host", kind -> {
             int id = IDS.incrementAndGet();
             try (RawClient client = listeners.h1(kind)) {
                 RawClient.Response r = client.send("GET http://target.example/abs-" + id
                         + " HTTP/1.1\r\nHost: field.example\r\n\r\n").read();
                 assertThat(r.status()).isEqualTo(200);
             }
-            TestOrigin.Recorded got = listeners.origin.received().stream()
+            TestOrigin.Recorded got = listeners.origin(k).received().stream()
                     .filter(r -> r.target().equals("/abs-" + id)).findFirst().orElseThrow();
             assertThat(got.header("Host")).as("Host the origin saw").isEqualTo("target.example");
             assertThat(got.headers("X-Forwarded-Host")).as("X-Forwarded-Host").containsOnly("target.example");
@@ -221,9 +272,8 @@ class HostileProbeTest {
 
     // ------------------------------------------------------------------------------------------------- HTTP/2
 
-    @TestFactory
-    Stream<DynamicNode> http2Floods() {
-        return perKind(Kind.http2s(), k -> List.of(
+    Stream<DynamicNode> http2Floods(Gateway g) {
+        return perKind(g, Kind.http2s(), k -> List.of(
                 probe(k, "rapid reset (CVE-2023-44487) -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
                     for (int s = 1; s < 4000; s += 2) {
                         c.get(s, "/rr");
@@ -351,9 +401,8 @@ class HostileProbeTest {
                 new H2Case("content-length below the DATA", RawH2Client.request("POST", "/m", "content-length", "2"), "abcdef".getBytes(), false));
     }
 
-    @TestFactory
-    Stream<DynamicNode> http2Malformed() {
-        return perKind(Kind.http2s(), k -> {
+    Stream<DynamicNode> http2Malformed(Gateway g) {
+        return perKind(g, Kind.http2s(), k -> {
             List<DynamicTest> t = new ArrayList<>(h2Malformed().stream().map(c -> probe(k, c.name()
                     + " -> RST_STREAM PROTOCOL_ERROR", kind -> h2Refused(kind, c))).toList());
             t.add(probe(k, "te: trailers -> 200", kind -> {
@@ -367,7 +416,7 @@ class HostileProbeTest {
     }
 
     private static void h2Refused(Kind k, H2Case m) throws Exception {
-        int before = (int) listeners.origin.received().stream().filter(r -> r.target().startsWith("/m")).count();
+        int before = (int) listeners.origin(k).received().stream().filter(r -> r.target().startsWith("/m")).count();
         try (RawH2Client c = listeners.h2(k)) {
             c.headers(1, m.block(), m.endStreamOnHeaders());
             if (m.data() != null) {
@@ -383,13 +432,12 @@ class HostileProbeTest {
             assertThat(c.fields(c.await(f -> f.is(Frames.HEADERS, 3)))).as("the next stream")
                     .containsEntry(":status", "200");
         }
-        assertThat(listeners.origin.received().stream().filter(r -> r.target().startsWith("/m")).count())
+        assertThat(listeners.origin(k).received().stream().filter(r -> r.target().startsWith("/m")).count())
                 .as("malformed requests that reached the origin").isEqualTo(before);
     }
 
-    @TestFactory
-    Stream<DynamicNode> http2Abuses() {
-        return perKind(Kind.http2s(), k -> List.of(
+    Stream<DynamicNode> http2Abuses(Gateway g) {
+        return perKind(g, Kind.http2s(), k -> List.of(
                 probe(k, "HPACK table size update over SETTINGS_HEADER_TABLE_SIZE -> GOAWAY COMPRESSION_ERROR", kind -> {
                     try (RawH2Client c = listeners.h2(kind)) {
                         HeaderBlock b = new HeaderBlock(16);
@@ -502,9 +550,8 @@ class HostileProbeTest {
 
     // ------------------------------------------------------------------------------------------------- slow clients
 
-    @TestFactory
-    Stream<DynamicNode> slowClients() {
-        return perKind(List.of(Kind.values()), k -> Stream.of(
+    Stream<DynamicNode> slowClients(Gateway g) {
+        return perKind(g, List.of(Kind.values()), k -> Stream.of(
                 probe(k, "slowloris head -> " + (k.http2 ? "closed" : "408"), slowHead()),
                 probe(k, "slow body -> " + (k.http2 ? "RST_STREAM or 408" : "408"), HostileProbeTest::slowBody),
                 probe(k, "never reads a 32 MiB response -> closed at the write deadline", HostileProbeTest::neverReads),
@@ -636,9 +683,8 @@ class HostileProbeTest {
 
     // ------------------------------------------------------------------------------------------------- TLS
 
-    @TestFactory
-    Stream<DynamicNode> tls() {
-        return perKind(Kind.tls(), k -> List.of(
+    Stream<DynamicNode> tls(Gateway g) {
+        return perKind(g, Kind.tls(), k -> List.of(
                 probe(k, "TCP open, no ClientHello -> closed within header-timeout", kind -> {
                     try (Socket s = listeners.tcp(kind)) {
                         long t0 = System.nanoTime();
@@ -711,7 +757,7 @@ class HostileProbeTest {
                         }
                         assertThat(ended).as("the connection ended").isTrue();
                     }
-                    assertThat(listeners.origin.received()).noneMatch(r -> r.target().equals("/reneg2"));
+                    assertThat(listeners.origin(k).received()).noneMatch(r -> r.target().equals("/reneg2"));
                 })));
     }
 

@@ -88,26 +88,36 @@ final class ProbeListeners implements AutoCloseable {
         }
     }
 
-    final TestOrigin origin;
+    /**
+     * An origin per gateway: the probes of the three gateways run side by side (HostileProbeTest), and what a probe
+     * asserts the origin got (or never got) must be its own gateway's doing.
+     */
+    private final Map<Gateway, TestOrigin> origins = new EnumMap<>(Gateway.class);
     final TestPki pki;
     private final Map<Gateway, ServedGateway> gateways = new EnumMap<>(Gateway.class);
 
     ProbeListeners() throws Exception {
-        origin = new TestOrigin();
         byte[] big = new byte[BIG];
         java.util.Arrays.fill(big, (byte) 'b');
-        origin.fallback(r -> r.target().startsWith("/big")
-                ? new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + BIG), List.of(big), java.time.Duration.ZERO,
-                        java.time.Duration.ZERO, TestOrigin.Effect.NONE)
-                : TestOrigin.Reply.ok("hello from origin"));
         pki = TestPki.create("probe CA");
         TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
         for (Gateway g : Gateway.values()) {
+            TestOrigin origin = new TestOrigin();
+            origins.put(g, origin);
+            origin.fallback(r -> r.target().startsWith("/big")
+                    ? new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + BIG), List.of(big), java.time.Duration.ZERO,
+                            java.time.Duration.ZERO, TestOrigin.Effect.NONE)
+                    : TestOrigin.Reply.ok("hello from origin"));
             ServedGateway gw = ServedGateway.start(RunningGateway.onTransportUnderTest(
                     ConfigLoader.parse(config(g, cert), "probe.yaml", Map.of("ORIGIN", origin.uri()))), Plugins.NONE);
             RunningGateway.onTheTransportAsked(gw.gateway());
             gateways.put(g, gw);
         }
+    }
+
+    /** The origin behind this kind's gateway. */
+    TestOrigin origin(Kind k) {
+        return origins.get(k.gateway);
     }
 
     private static String config(Gateway g, TestPki.Issued cert) throws IOException {
@@ -269,6 +279,8 @@ final class ProbeListeners implements AutoCloseable {
     @Override
     public void close() throws IOException {
         gateways.values().forEach(ServedGateway::close);
-        origin.close();
+        for (TestOrigin o : origins.values()) {
+            o.close();
+        }
     }
 }

@@ -11,6 +11,8 @@ import java.io.OutputStream;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The bounds of the HTTP/1.1 side's lingering close and keep-alive drain against a client that keeps trickling the
@@ -18,6 +20,9 @@ import org.junit.jupiter.api.Test;
  * (LingeringClose: 10 s in all; the keep-alive drain: 5 s in all), however the bytes are spaced. The early answer
  * reaching a client that writes its whole upload first is in TrafficMatrixTest's early-answer cells.
  */
+// Side by side (JUnit's parallel mode, enabled in the module's surefire configuration for classes that ask): each
+// test starts its own origin and gateway and waits out a bound of the gateway (10 s, 5 s); in a row they were 29 s.
+@Execution(ExecutionMode.CONCURRENT)
 class LingeringCloseTest {
     /** The bound the tests hold the gateway to: the linger's 10 s (or the drain's 5 s), and room for a slow CI. */
     private static final Duration CLOSED_WITHIN = Duration.ofSeconds(20);

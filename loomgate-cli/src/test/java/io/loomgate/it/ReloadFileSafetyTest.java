@@ -33,6 +33,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Live reload from a file that is being written: in place, in parts, with pauses (an editor, {@code cat > file}, a
@@ -40,6 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * not cost the JWKS keys a route already holds. The gateway runs in the test's JVM as {@code serve} runs it
  * ({@link ServedGateway} with the file watch), with its default settle window.
  */
+// Side by side (JUnit's parallel mode, enabled in the module's surefire configuration for classes that ask): each
+// test has its own origin, folder, gateway and file watch, and waits out settle windows; in a row they were 27 s.
+@Execution(ExecutionMode.CONCURRENT)
 class ReloadFileSafetyTest {
     private static final String SECRET = "a lab secret of at least 32 bytes!!";
     private static final Duration APPLIED_WITHIN = Duration.ofSeconds(30);
