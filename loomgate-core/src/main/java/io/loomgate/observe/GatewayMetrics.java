@@ -89,6 +89,21 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     private final ReentrantLock endpointMetersLock = new ReentrantLock();
     private final Map<MemberKey, List<Meter>> memberMeters = new HashMap<>(); // guarded by endpointMetersLock
 
+    static {
+        // A failed exchange's first use of these, compiled before any exchange failed, is an 'uninitialized' trap in
+        // the proxy path's compiled roots: initialised here instead, as proxy.FailurePathClasses does its own.
+        initialise(UpstreamErrorKind.class);
+        initialise(RecentError.class);
+    }
+
+    private static void initialise(Class<?> c) {
+        try {
+            Class.forName(c.getName(), true, c.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     public GatewayMetrics() {
         this(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
     }

@@ -13,16 +13,14 @@ import java.util.List;
  * at once just before the measured window (journal 2026-11-30-s46-w9cancel: the ~1,400 traps at
  * {@code exchange:85}, {@code getstatic FailureClassifier$Stage}). The list is what {@code -Xlog:class+init} showed
  * initialised at that moment. Unlike a branch never taken, this does not depend on any profile, the AOT cache's
- * included (the cache holds classes loaded and linked, not initialised).
+ * included (the cache holds classes loaded and linked, not initialised). The metrics' two ({@code UpstreamErrorKind},
+ * {@code RecentError}) are initialised by {@code GatewayMetrics}, since this package may not name the metrics' package.
  */
 final class FailurePathClasses {
-    /** The gateway's own, named here so that a rename is a compile error; the JDK's one exception among them. */
+    /** Named as classes so that a rename is a compile error; the JDK's one exception among them. */
     private static final List<Class<?>> CLASSES = List.of(FailureClassifier.Stage.class, FailureClassifier.class,
             ProxyFailure.class, ProxyFailure.Kind.class, ProxyFailure.Source.class, LocalReplies.class,
             DrainAfterCancel.class, EvictionReason.class, ClosedChannelException.class);
-    /** Package-private in the metrics' package, so by name (FailurePathClassesTest checks that they exist). */
-    static final List<String> BY_NAME = List.of("io.loomgate.observe.UpstreamErrorKind",
-            "io.loomgate.observe.RecentError");
 
     private FailurePathClasses() {
     }
@@ -32,10 +30,6 @@ final class FailurePathClasses {
         try {
             for (Class<?> c : CLASSES) {
                 Class.forName(c.getName(), true, c.getClassLoader());
-            }
-            ClassLoader ours = FailurePathClasses.class.getClassLoader();
-            for (String name : BY_NAME) {
-                Class.forName(name, true, ours);
             }
         } catch (ClassNotFoundException e) {
             throw new IllegalStateException("a failure-path class is missing from the gateway's jar: " + e, e);
