@@ -82,6 +82,15 @@ final class HealthChecker {
         }
     }
 
+    private boolean isStopped() {
+        lock.lock();
+        try {
+            return stopped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The upstream's members changed: checks the ones that joined, stops checking the ones that left. */
     void membersChanged() {
         lock.lock();
@@ -246,6 +255,9 @@ final class HealthChecker {
             made.lingerOnError(() -> {
                 lingering.add(made);
                 try {
+                    if (isStopped()) { // stopped since the reader chose to linger, before the add: stop missed it
+                        made.close("health checks stopped");
+                    }
                     LingeringClose.halfCloseThenDiscard(raw, d.socket(), Watchdog.shared(),
                             LingeringClose.PER_READ.toNanos());
                 } finally {

@@ -280,6 +280,9 @@ public final class Http2Pool {
                 long t0 = System.nanoTime();
                 lingering.add(c);
                 try {
+                    if (isClosed()) { // shut down since the reader chose to linger, before the add: drain missed it
+                        c.close("shut down");
+                    }
                     LingeringClose.End end = LingeringClose.halfCloseThenDiscard(raw, d.socket(), Watchdog.shared(),
                             LingeringClose.PER_READ.toNanos());
                     log.debug("upstream {}: {} lingering close ended {} after {} ms", endpoint, c, end,
@@ -373,6 +376,15 @@ public final class Http2Pool {
         // ends the linger of one still listed.
         for (Http2ClientConnection c : lingering) {
             c.close(shutdown ? "shut down" : "pool drained");
+        }
+    }
+
+    private boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
         }
     }
 
