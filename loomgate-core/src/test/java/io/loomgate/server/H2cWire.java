@@ -17,12 +17,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * HPACK, literal and indexed fields, no Huffman) and collects what the server sends on a virtual thread, so a test can
  * wait for a frame, or for the end of the connection, with a deadline.
  */
-final class H2cWire implements AutoCloseable {
+public final class H2cWire implements AutoCloseable {
     static final int DATA = 0x0;
     static final int HEADERS = 0x1;
     static final int RST_STREAM = 0x3;
-    static final int SETTINGS = 0x4;
-    static final int PING = 0x6;
+    public static final int SETTINGS = 0x4;
+    public static final int PING = 0x6;
     static final int GOAWAY = 0x7;
     static final int END_STREAM = 0x1;
     static final int END_HEADERS = 0x4;
@@ -115,8 +115,8 @@ final class H2cWire implements AutoCloseable {
         }
     }
 
-    /** One frame's bytes. */
-    static byte[] frame(int type, int flags, int stream, byte[] payload) {
+    /** One frame's bytes (the upstream package's raw origins write theirs with it too). */
+    public static byte[] frame(int type, int flags, int stream, byte[] payload) {
         byte[] f = new byte[9 + payload.length];
         f[0] = (byte) (payload.length >>> 16);
         f[1] = (byte) (payload.length >>> 8);

@@ -2,6 +2,7 @@ package io.loomgate.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.server.H2cWire;
 import io.loomgate.testkit.H2Origin;
 import io.loomgate.testkit.TestPki;
 import io.loomgate.tls.ClientTls;
@@ -141,7 +142,7 @@ class HealthCheckProtocolTest {
             DataInputStream in = new DataInputStream(s.getInputStream());
             OutputStream out = s.getOutputStream();
             in.readFully(new byte[24]); // the preface
-            out.write(frame(0x4, 0, new byte[0]));
+            out.write(H2cWire.frame(H2cWire.SETTINGS, 0, 0, new byte[0]));
             out.flush();
             while (true) {
                 int len = (in.readUnsignedByte() << 16) | in.readUnsignedShort();
@@ -153,7 +154,7 @@ class HealthCheckProtocolTest {
             }
             ByteArrayOutputStream flood = new ByteArrayOutputStream();
             for (int i = 0; i < 3000; i++) {
-                flood.write(frame(0x6, 0, new byte[8]));
+                flood.write(H2cWire.frame(H2cWire.PING, 0, 0, new byte[8]));
             }
             try {
                 out.write(flood.toByteArray());
@@ -184,17 +185,5 @@ class HealthCheckProtocolTest {
         } catch (IOException e) {
             return "failed: " + e;
         }
-    }
-
-    /** A frame on stream 0. */
-    private static byte[] frame(int type, int flags, byte[] payload) {
-        byte[] f = new byte[9 + payload.length];
-        f[0] = (byte) (payload.length >>> 16);
-        f[1] = (byte) (payload.length >>> 8);
-        f[2] = (byte) payload.length;
-        f[3] = (byte) type;
-        f[4] = (byte) flags;
-        System.arraycopy(payload, 0, f, 9, payload.length);
-        return f;
     }
 }

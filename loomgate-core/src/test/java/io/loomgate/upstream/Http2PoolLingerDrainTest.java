@@ -3,6 +3,7 @@ package io.loomgate.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.http2.Http2ClientConnection;
+import io.loomgate.server.H2cWire;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
@@ -88,7 +89,7 @@ class Http2PoolLingerDrainTest {
             DataInputStream in = new DataInputStream(s.getInputStream());
             OutputStream out = s.getOutputStream();
             in.readFully(new byte[24]); // the preface
-            out.write(frame(0x4, 0, new byte[0]));
+            out.write(H2cWire.frame(H2cWire.SETTINGS, 0, 0, new byte[0]));
             out.flush();
             if (!first) {
                 in.transferTo(OutputStream.nullOutputStream());
@@ -106,29 +107,17 @@ class Http2PoolLingerDrainTest {
             flood.await(20, TimeUnit.SECONDS);
             ByteArrayOutputStream pings = new ByteArrayOutputStream();
             for (int i = 0; i < 3000; i++) {
-                pings.write(frame(0x6, 0, new byte[8]));
+                pings.write(H2cWire.frame(H2cWire.PING, 0, 0, new byte[8]));
             }
             out.write(pings.toByteArray());
             out.flush();
             while (!firstEnded.isDone()) {
                 Thread.sleep(100); // the cell's shape: an origin that keeps the linger's reads busy
-                out.write(frame(0x6, 0, new byte[8]));
+                out.write(H2cWire.frame(H2cWire.PING, 0, 0, new byte[8]));
                 out.flush();
             }
         } catch (IOException | InterruptedException e) {
             firstEnded.complete(System.nanoTime());
         }
-    }
-
-    /** A frame on stream 0. */
-    private static byte[] frame(int type, int flags, byte[] payload) {
-        byte[] f = new byte[9 + payload.length];
-        f[0] = (byte) (payload.length >>> 16);
-        f[1] = (byte) (payload.length >>> 8);
-        f[2] = (byte) payload.length;
-        f[3] = (byte) type;
-        f[4] = (byte) flags;
-        System.arraycopy(payload, 0, f, 9, payload.length);
-        return f;
     }
 }

@@ -276,17 +276,7 @@ final class TrainingTraffic {
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (int i = 0; i < H2_OWN_RECORDS; i++) {
                 running.add(pool.submit(() -> {
-                    try (SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket()) {
-                        s.connect(new InetSocketAddress("127.0.0.1", setup.ports().tls()), (int) TIMEOUT.toMillis());
-                        s.setSoTimeout((int) TIMEOUT.toMillis());
-                        SSLParameters params = s.getSSLParameters();
-                        params.setApplicationProtocols(new String[] {"h2"});
-                        s.setSSLParameters(params);
-                        s.startHandshake();
-                        if (!"h2".equals(s.getApplicationProtocol())) {
-                            throw new IOException("the TLS listener chose '" + s.getApplicationProtocol()
-                                    + "' over h2");
-                        }
+                    try (SSLSocket s = h2Socket()) {
                         OutputStream out = s.getOutputStream();
                         InputStream in = s.getInputStream();
                         byte[] opening = new byte[PREFACE.length + 9];
