@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -142,18 +143,7 @@ class UpstreamAttemptTest {
             UpstreamMember m = held.get("h").members().get(0);
             UpstreamPool p = m.pool();
             UpstreamAttempt attempt = new UpstreamAttempt(m, 0);
-            java.util.concurrent.CompletableFuture<Throwable> connect = new java.util.concurrent.CompletableFuture<>();
-            Thread.ofVirtual().start(() -> {
-                Throwable failed = null;
-                try {
-                    attempt.connect(deadline());
-                } catch (Throwable t) {
-                    failed = t;
-                } finally {
-                    attempt.close(); // as the proxy does after a failed connect
-                }
-                connect.complete(failed);
-            });
+            CompletableFuture<Throwable> connect = connectInBackground(attempt);
             assertThat(dialling.await(10, TimeUnit.SECONDS)).as("the attempt is dialling").isTrue();
             attempt.clientCancelled();
             cancelled.countDown();
@@ -194,19 +184,7 @@ class UpstreamAttemptTest {
                 UpstreamMember m = held.get("h2").members().get(0);
                 UpstreamPool p = m.pool();
                 UpstreamAttempt attempt = new UpstreamAttempt(m, 0);
-                java.util.concurrent.CompletableFuture<Throwable> connect =
-                        new java.util.concurrent.CompletableFuture<>();
-                Thread.ofVirtual().start(() -> {
-                    Throwable failed = null;
-                    try {
-                        attempt.connect(deadline());
-                    } catch (Throwable t) {
-                        failed = t;
-                    } finally {
-                        attempt.close(); // as the proxy does after a failed connect
-                    }
-                    connect.complete(failed);
-                });
+                CompletableFuture<Throwable> connect = connectInBackground(attempt);
                 assertThat(gate.awaitHeld()).as("the attempt is dialling: connected, the origin silent").isTrue();
                 attempt.clientCancelled();
                 gate.release();
@@ -417,5 +395,22 @@ class UpstreamAttemptTest {
             assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(20));
             assertThat(attempt.facts().responseStarted()).isFalse();
         }
+    }
+
+    /** The attempt's connect on a thread of its own, closed after as the proxy does: its failure, or null. */
+    private static CompletableFuture<Throwable> connectInBackground(UpstreamAttempt attempt) {
+        CompletableFuture<Throwable> connect = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            Throwable failed = null;
+            try {
+                attempt.connect(deadline());
+            } catch (Throwable t) {
+                failed = t;
+            } finally {
+                attempt.close(); // as the proxy does after a failed connect
+            }
+            connect.complete(failed);
+        });
+        return connect;
     }
 }
