@@ -347,6 +347,27 @@ public final class HttpInput extends InputStream {
         return pos;
     }
 
+    /**
+     * How many field lines are buffered at the read position before the empty line that ends the section, counting
+     * up to {@code most}: what a parser sizes its list by (all of them when the head arrived whole, as it nearly
+     * always does; fewer, and the list grows as it fills, when it did not).
+     */
+    int fieldLinesBuffered(int most) {
+        byte[] b = buf;
+        int n = 0;
+        int lineStart = pos;
+        for (int i = pos; i < lim && n < most; i++) {
+            if (b[i] == '\n') {
+                if (i - lineStart <= 1) { // "\r\n" (or a bare "\n", which the parser refuses): the section's end
+                    return n;
+                }
+                n++;
+                lineStart = i + 1;
+            }
+        }
+        return n;
+    }
+
     /** Marks the buffer up to (excluding) {@code newPos} as consumed. */
     void consumeTo(int newPos) {
         pos = newPos;

@@ -98,7 +98,9 @@ final class RequestHeadParser {
         checkTargetForm(method, target);
         in.consumeTo(lf + 1);
 
-        Headers headers = new Headers();
+        // Room for the 7 a proxy adds toward the origin: X-Forwarded-For, -Proto, -Host, -Port, Forwarded, Via,
+        // traceparent.
+        Headers headers = FieldLines.sizedFor(in, 7);
         FieldLines.read(in, headers, limits.maxHeaderBytes(), limits.maxHeaderCount(), 400, 431, "header");
         checkHost(version, headers);
         return new RequestHead(method, target, version, headers);

@@ -63,7 +63,8 @@ final class ResponseHeadParser {
         }
         in.consumeTo(lf + 1);
 
-        Headers headers = new Headers();
+        // Room for the 2 a proxy may set toward the client: Via, and Connection or Upgrade.
+        Headers headers = FieldLines.sizedFor(in, 2);
         FieldLines.read(in, headers, limits.maxHeaderBytes(), limits.maxHeaderCount(), BAD, BAD, "header");
         return new ResponseHead(version, status, reason, headers);
     }

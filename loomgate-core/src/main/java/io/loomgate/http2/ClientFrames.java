@@ -69,9 +69,9 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
     }
 
     @Override
-    public ResponseFields fieldsFor(int stream) {
+    public ResponseFields fieldsFor(int stream, int blockFields) {
         Http2ClientStream s = conn.stream(stream);
-        return new ResponseFields(s != null && s.finalHeadSeen());
+        return new ResponseFields(s != null && s.finalHeadSeen(), blockFields);
     }
 
     /** A whole response header block: the head (interim or final) or the trailers of its stream. */

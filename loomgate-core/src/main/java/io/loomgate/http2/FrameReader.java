@@ -41,8 +41,12 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
          */
         void data(int stream, byte[] payload, int off, int len, boolean endStream) throws Http2Exception, IOException;
 
-        /** Where the fields of a whole header block of {@code stream} go, about to be decoded. */
-        F fieldsFor(int stream);
+        /**
+         * Where the fields of a whole header block of {@code stream} go, about to be decoded; {@code blockFields} is
+         * how many the block holds, pseudo-fields included, counted up to 64
+         * ({@link HpackDecoder#countFields}).
+         */
+        F fieldsFor(int stream, int blockFields);
 
         /**
          * A whole header block, decoded into {@code fields} ({@code withinLimit} false when the decoded list went over
@@ -318,12 +322,15 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         }
     }
 
+    /** The most fields a sink's list is sized for before a block is decoded (a usual request has 5-20). */
+    private static final int FIELDS_PRESIZED = 64;
+
     /** A whole header block: decoded always (even for a stream that is gone) to keep HPACK in step. */
     private void endBlock() throws Http2Exception, IOException {
         int stream = blockStream;
         byte[] b = block;
         block = null;
-        F fields = handler.fieldsFor(stream);
+        F fields = handler.fieldsFor(stream, HpackDecoder.countFields(b, blockLength, FIELDS_PRESIZED));
         boolean withinLimit;
         try {
             withinLimit = decoder.decode(b, blockLength, maxHeaderListSize, fields);

@@ -30,6 +30,74 @@ final class HpackDecoder {
     }
 
     /**
+     * How many fields a block holds, read from the representations' prefixes without decoding a string, so that the
+     * sink can make its list the size the block needs (a fixed 16 was two thirds empty for a usual request). Lenient:
+     * a malformed or cut-short block counts what came before the fault, and {@link #decode} then refuses it. Stops at
+     * {@code most}: a hostile block of one-byte fields must not make a sink presize arrays for thousands (past
+     * {@code most} a list grows as it fills, as before).
+     */
+    static int countFields(byte[] block, int length, int most) {
+        int n = 0;
+        int pos = 0;
+        while (pos >= 0 && pos < length && n < most) {
+            int b = block[pos] & 0xff;
+            if ((b & 0x80) != 0) { // indexed field, §6.1
+                pos = skipInteger(block, pos, length, 7);
+            } else if ((b & 0xe0) == 0x20) { // dynamic table size update, §6.3: no field
+                pos = skipInteger(block, pos, length, 5);
+                continue;
+            } else { // a literal (§6.2.1-§6.2.3): its name is a string when the index is 0, then its value
+                int prefix = (b & 0xc0) == 0x40 ? 6 : 4;
+                boolean literalName = (b & ((1 << prefix) - 1)) == 0;
+                pos = skipInteger(block, pos, length, prefix);
+                if (literalName) {
+                    pos = skipString(block, pos, length);
+                }
+                pos = skipString(block, pos, length);
+            }
+            if (pos >= 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The position after an N-bit-prefix integer at {@code pos}, or -1 if it runs past {@code end}. */
+    private static int skipInteger(byte[] b, int pos, int end, int prefixBits) {
+        int max = (1 << prefixBits) - 1;
+        if ((b[pos++] & max) < max) {
+            return pos;
+        }
+        while (pos < end) {
+            if ((b[pos++] & 0x80) == 0) {
+                return pos;
+            }
+        }
+        return -1;
+    }
+
+    /** The position after a string literal at {@code pos}, or -1 if it runs past {@code end}. */
+    private static int skipString(byte[] b, int pos, int end) {
+        if (pos < 0 || pos >= end) {
+            return -1;
+        }
+        long length = b[pos++] & 0x7f;
+        if (length == 0x7f) {
+            for (int shift = 0; ; shift += 7) {
+                if (pos >= end || shift > 28) {
+                    return -1;
+                }
+                int x = b[pos++] & 0xff;
+                length += (long) (x & 0x7f) << shift;
+                if ((x & 0x80) == 0) {
+                    break;
+                }
+            }
+        }
+        return length > end - pos ? -1 : pos + (int) length;
+    }
+
+    /**
      * Decodes one whole block. Returns whether every field was handed on: false when the decoded list exceeded
      * {@code maxListSize}.
      */

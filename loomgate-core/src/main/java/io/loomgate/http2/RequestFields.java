@@ -35,7 +35,13 @@ final class RequestFields implements HpackDecoder.FieldSink {
     }
 
     private final boolean trailers;
-    private final Headers headers = new Headers();
+    /**
+     * Room for what the proxy adds toward the origin (X-Forwarded-For, -Proto, -Host, -Port, Forwarded, Via,
+     * traceparent) beside the block's own fields, so that the list does not grow on the way.
+     */
+    static final int PROXY_ROOM = 7;
+
+    private final Headers headers;
     private String method;
     private String scheme;
     private String authority;
@@ -44,8 +50,13 @@ final class RequestFields implements HpackDecoder.FieldSink {
     private boolean regularSeen;
     private String problem;
 
-    RequestFields(boolean trailers) {
+    /**
+     * @param blockFields the block's field count, pseudo-fields included: of a request's four, only :authority
+     *                    stays (as Host), so the list needs three fewer, plus {@link #PROXY_ROOM}
+     */
+    RequestFields(boolean trailers, int blockFields) {
         this.trailers = trailers;
+        this.headers = new Headers(trailers ? blockFields : Math.max(blockFields - 3, 0) + PROXY_ROOM);
     }
 
     @Override

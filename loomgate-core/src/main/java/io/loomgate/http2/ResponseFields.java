@@ -13,13 +13,18 @@ import io.loomgate.http.Status;
  */
 final class ResponseFields implements HpackDecoder.FieldSink {
     private final boolean trailers;
-    private final Headers headers = new Headers();
+    private final Headers headers;
     private int status = -1;
     private boolean regularSeen;
     private String problem;
 
-    ResponseFields(boolean trailers) {
+    /**
+     * @param blockFields the block's field count, :status included: the list gets the block's regular fields and
+     *                    room for the two the proxy may set on the way to the client (Via; Connection or Upgrade)
+     */
+    ResponseFields(boolean trailers, int blockFields) {
         this.trailers = trailers;
+        this.headers = new Headers(trailers ? blockFields : blockFields + 1);
     }
 
     @Override

@@ -113,8 +113,8 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
     }
 
     @Override
-    public RequestFields fieldsFor(int stream) {
-        return new RequestFields(!isIdle(stream));
+    public RequestFields fieldsFor(int stream, int blockFields) {
+        return new RequestFields(!isIdle(stream), blockFields);
     }
 
     /** A whole header block: a request opening a stream, or the trailers ending one. */

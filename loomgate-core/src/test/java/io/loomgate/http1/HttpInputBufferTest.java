@@ -45,6 +45,21 @@ class HttpInputBufferTest {
         }
     }
 
+    /** What a head parser sizes its field list by: the buffered lines up to the empty one, not past it. */
+    @Test
+    void countsTheBufferedFieldLinesOfAHead() throws IOException {
+        String two = lines("GET /a HTTP/1.1", "Host: h", "Accept: */*", "X-A: 1", "") + lines("GET /b HTTP/1.1",
+                "Host: h", "");
+        HttpInput in = new HttpInput(new ByteArrayInputStream(bytes(two)), 1024, HttpLimits.DEFAULTS);
+        in.consumeTo(in.nextLine(1000) + 1); // the request line
+        assertThat(in.fieldLinesBuffered(64)).isEqualTo(3);
+        assertThat(in.fieldLinesBuffered(2)).isEqualTo(2);
+        HttpInput again = new HttpInput(new ByteArrayInputStream(bytes(two)), 1024, HttpLimits.DEFAULTS);
+        assertThat(again.readRequestHead().headers().size()).isEqualTo(3);
+        again.consumeTo(again.nextLine(1000) + 1); // the second request line
+        assertThat(again.fieldLinesBuffered(64)).isEqualTo(1);
+    }
+
     @Test
     void holdsNoBufferWhileWaitingForTheNextRequest() throws IOException {
         String two = lines("GET /a HTTP/1.1", "Host: h", "") + lines("GET /b HTTP/1.1", "Host: h", "");

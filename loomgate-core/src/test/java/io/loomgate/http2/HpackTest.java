@@ -68,6 +68,45 @@ class HpackTest {
                 "x-odd=\u00e9\u0001~ value with every byte \u00ff");
     }
 
+    /** The count a sink sizes its list by must be the number of fields the decoder then hands on (issue 39). */
+    @Test
+    void countsTheFieldsOfABlockAsTheDecoderHandsThemOn() throws Exception {
+        HpackDecoder d = new HpackDecoder(4096);
+        List<String> blocks = List.of("828684410f7777772e6578616d706c652e636f6d", "828684be58086e6f2d6361636865",
+                "828785bf400a637573746f6d2d6b65790c637573746f6d2d76616c7565", "828684418cf1e3c2e5f23a6ba0ab90f4ff",
+                "828684be5886a8eb10649cbf", "828785bf408825a849e95ba97d7f8925a849e95bb8e8b4bf",
+                "3fe11f8286", // a table size update (4096) is no field
+                "");
+        for (String hex : blocks) {
+            byte[] b = HexFormat.of().parseHex(hex);
+            assertThat(HpackDecoder.countFields(b, b.length, 64)).as(hex).isEqualTo(decode(d, hex).size());
+        }
+        // Every representation, with long (multi-byte) integers and strings, as the encoder writes them.
+        HeaderBlock b = new HeaderBlock(64);
+        HpackEncoder.integer(b, 0x80, 7, 2); // indexed
+        HpackEncoder.integer(b, 0x40, 6, 0); // incremental indexing, new name
+        HpackEncoder.string(b, "x-long");
+        HpackEncoder.string(b, "v".repeat(300));
+        HpackEncoder.integer(b, 0x40, 6, 58); // incremental indexing, indexed name (user-agent)
+        HpackEncoder.string(b, "agent");
+        HpackEncoder.integer(b, 0x00, 4, 0); // without indexing, new name
+        HpackEncoder.string(b, "x-a");
+        HpackEncoder.string(b, "");
+        HpackEncoder.integer(b, 0x10, 4, 32); // never indexed, indexed name (cookie), a two-byte index
+        HpackEncoder.string(b, "c=1");
+        HpackEncoder.integer(b, 0x80, 7, 62 + 1); // indexed: the dynamic table's newest
+        byte[] block = b.toByteArray();
+        List<String> seen = new ArrayList<>();
+        new HpackDecoder(4096).decode(block, block.length, Long.MAX_VALUE, (n, v) -> seen.add(n));
+        assertThat(seen).hasSize(6);
+        assertThat(HpackDecoder.countFields(block, block.length, 64)).isEqualTo(6);
+        assertThat(HpackDecoder.countFields(block, block.length, 4)).isEqualTo(4); // stops at the most asked
+        // Cut short or malformed: what came whole before the fault, and no exception (decoding refuses it).
+        assertThat(HpackDecoder.countFields(block, 2, 64)).isEqualTo(1);
+        byte[] overlong = HexFormat.of().parseHex("82007fffffffff");
+        assertThat(HpackDecoder.countFields(overlong, overlong.length, 64)).isEqualTo(1);
+    }
+
     @Test
     void huffmanRoundTripsEveryOctet() throws Exception {
         byte[] all = new byte[256];

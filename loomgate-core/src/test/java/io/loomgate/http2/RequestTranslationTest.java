@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 /** An HTTP/2 request's fields become the RequestHead an HTTP/1.1 request would: Host first, cookies joined. */
 class RequestTranslationTest {
     private static RequestHead translate(String... namesAndValues) throws Http2Exception {
-        RequestFields f = new RequestFields(false);
+        RequestFields f = new RequestFields(false, 8);
         for (int i = 0; i < namesAndValues.length; i += 2) {
             f.field(namesAndValues[i], namesAndValues[i + 1]);
         }
