@@ -135,7 +135,15 @@ final class FieldLines {
                         HttpChars.describe(b[j]) + " in value of " + what + " field " + name + " (RFC 9110 §5.5)");
             }
         }
-        headers.add(name, vs == ve ? "" : new String(b, vs, ve - vs, ISO_8859_1));
+        String value;
+        if (vs == ve) {
+            value = "";
+        } else if (RecentValues.shared(name)) {
+            value = RecentValues.of(b, vs, ve); // a repeat (Date, Content-Type, Host ...) makes no new String
+        } else {
+            value = new String(b, vs, ve - vs, ISO_8859_1);
+        }
+        headers.add(name, value);
     }
 
     private static String[] withLowerCase(String... names) {
