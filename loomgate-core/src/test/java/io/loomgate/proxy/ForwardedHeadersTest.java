@@ -101,4 +101,28 @@ class ForwardedHeadersTest {
             assertThat(h.first("Forwarded")).isEqualTo("for=198.51.100.4;proto=http");
         }
     }
+    /** The element is kept from one request to the next only while client, scheme and host are the same. */
+    @Test
+    void eachRequestGetsTheForwardedElementOfItsOwnClientAndHost() {
+        record Case(String ip, String host, String element) {
+        }
+        List<Case> cases = List.of(
+                new Case("198.51.100.4", "api.example", "for=198.51.100.4;proto=http;host=api.example"),
+                new Case("198.51.100.4", "api.example", "for=198.51.100.4;proto=http;host=api.example"),
+                new Case("198.51.100.5", "api.example", "for=198.51.100.5;proto=http;host=api.example"),
+                new Case("198.51.100.5", "other.example", "for=198.51.100.5;proto=http;host=other.example"),
+                new Case("198.51.100.5", null, "for=198.51.100.5;proto=http"),
+                new Case("2001:db8::1", "api.example", "for=\"[2001:db8:0:0:0:0:0:1]\";proto=http;host=api.example"),
+                new Case("198.51.100.4", "api.example", "for=198.51.100.4;proto=http;host=api.example"));
+        String previous = null;
+        for (Case c : cases) {
+            Headers h = new Headers();
+            forwarded.apply(h, new InetSocketAddress(IpLiteral.parse(c.ip()), 5000), local, c.host());
+            assertThat(h.first("Forwarded")).isEqualTo(c.element());
+            if (c.element().equals(previous)) {
+                assertThat(h.first("Forwarded")).isSameAs(previous); // a repeat makes no new string
+            }
+            previous = h.first("Forwarded");
+        }
+    }
 }
