@@ -150,6 +150,18 @@ public final class ServerTls extends TlsContext {
         return new EngineSocket(raw, new EngineChannel(e, raw, conscrypt)); // BoringSSL encrypts into native memory
     }
 
+    /**
+     * {@code plain} as the TLS records the connection would write, for the caller to write itself: the GOAWAY of an
+     * idle HTTP/2 connection parked on epoll, sent by the idle poller with one send that never waits. The socket
+     * must be one {@link #handshake} returned.
+     */
+    public static byte[] sealed(SSLSocket socket, byte[] plain) throws IOException {
+        if (!(socket instanceof EngineSocket e)) {
+            throw new IllegalArgumentException("not a listener's TLS socket: " + socket.getClass().getName());
+        }
+        return e.sealed(plain);
+    }
+
     /** What picks and hands out the certificates (for tests in this package). */
     SniKeyManager keyManager() {
         return material.keys;
