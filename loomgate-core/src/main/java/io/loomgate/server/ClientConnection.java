@@ -405,7 +405,7 @@ final class ClientConnection implements Runnable {
                 // On epoll there is no channel to make non-blocking: the record is made here and the idle poller
                 // sends it with one send that never waits, as h2c's frame (the sweeper must never block on a client
                 // that stopped reading).
-                parking.sendWhileParked(ServerTls.sealed((javax.net.ssl.SSLSocket) socket, frame));
+                parking.sendWhileParked(ServerTls.sealed((SSLSocket) socket, frame));
             } else {
                 // One TLS record through the engine; on the non-blocking channel a write that would block throws
                 // (EngineChannel) instead of waiting.
