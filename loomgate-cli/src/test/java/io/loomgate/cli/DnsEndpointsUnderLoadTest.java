@@ -6,6 +6,7 @@ import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
 import io.loomgate.testkit.HostsFile;
+import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
 import io.loomgate.upstream.Endpoint;
@@ -92,7 +93,8 @@ class DnsEndpointsUnderLoadTest {
             GatewayConfig cfg = config(two.port(), "");
             List<String> errors = Collections.synchronizedList(new ArrayList<>());
             AtomicBoolean stop = new AtomicBoolean();
-            try (Gateway gw = Gateway.start(cfg, Plugins.NONE, Gateway.Observers.NONE, hosts);
+            try (Gateway gw = RunningGateway.onTheTransportAsked(Gateway.start(RunningGateway.onTransportUnderTest(cfg),
+                    Plugins.NONE, Gateway.Observers.NONE, hosts));
                  ExecutorService clients = Executors.newVirtualThreadPerTaskExecutor()) {
                 try { // the clients stop before the executor's close waits for them
                     assertThat(addresses(gw)).containsExactly("127.0.0.2", "127.0.0.3");

@@ -9,6 +9,7 @@ import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
 import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -33,7 +34,7 @@ class AdminLockTest {
     @BeforeAll
     static void start() throws Exception {
         origin = new TestOrigin();
-        gateway = ServedGateway.start(config(TlsTerminationTest.freePort()), Plugins.NONE);
+        gateway = ServedGateway.start(RunningGateway.onTransportUnderTest(config(TlsTerminationTest.freePort())), Plugins.NONE);
     }
 
     private static GatewayConfig config(int adminPort) throws ConfigException {

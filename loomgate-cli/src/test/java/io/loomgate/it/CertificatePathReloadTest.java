@@ -7,12 +7,12 @@ import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.Plugins;
 import io.loomgate.observe.ConfigReloads;
 import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
-import java.util.function.UnaryOperator;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 
@@ -37,8 +37,8 @@ class CertificatePathReloadTest {
         Path file = dir.resolve("gateway.yaml");
         try (TestOrigin origin = new TestOrigin()) {
             Files.writeString(file, yaml(origin, before.cert(), before.key(), ""));
-            try (ServedGateway gw = ServedGateway.start(ConfigLoader.load(file), Plugins.NONE,
-                    new ServedGateway.Reloading(file, UnaryOperator.identity(), false, false))) {
+            try (ServedGateway gw = ServedGateway.start(RunningGateway.onTransportUnderTest(ConfigLoader.load(file)), Plugins.NONE,
+                    new ServedGateway.Reloading(file, RunningGateway::onTransportUnderTest, false, false))) {
                 assertThat(subjectOfNewHandshake(pki, gw)).isEqualTo("CN=before.test");
 
                 Files.writeString(file, yaml(origin, newCert, newKey, ""));
@@ -68,8 +68,8 @@ class CertificatePathReloadTest {
         Path file = pki.dir().resolve("gateway.yaml");
         try (TestOrigin origin = new TestOrigin()) {
             Files.writeString(file, yaml(origin, before.cert(), before.key(), ""));
-            try (ServedGateway gw = ServedGateway.start(ConfigLoader.load(file), Plugins.NONE,
-                    new ServedGateway.Reloading(file, UnaryOperator.identity(), false, false))) {
+            try (ServedGateway gw = ServedGateway.start(RunningGateway.onTransportUnderTest(ConfigLoader.load(file)), Plugins.NONE,
+                    new ServedGateway.Reloading(file, RunningGateway::onTransportUnderTest, false, false))) {
                 Files.writeString(file, yaml(origin, after.cert(), after.key(),
                         "    enabled-protocols: [ TLSv1.3 ]\n"));
                 ConfigReloads.Result r = gw.reload();
@@ -89,8 +89,8 @@ class CertificatePathReloadTest {
         Path file = pki.dir().resolve("gateway.yaml");
         try (TestOrigin origin = new TestOrigin()) {
             Files.writeString(file, yaml(origin, before.cert(), before.key(), ""));
-            try (ServedGateway gw = ServedGateway.start(ConfigLoader.load(file), Plugins.NONE,
-                    new ServedGateway.Reloading(file, UnaryOperator.identity(), false, false))) {
+            try (ServedGateway gw = ServedGateway.start(RunningGateway.onTransportUnderTest(ConfigLoader.load(file)), Plugins.NONE,
+                    new ServedGateway.Reloading(file, RunningGateway::onTransportUnderTest, false, false))) {
                 Files.writeString(file, yaml(origin, missing, before.key(), ""));
                 ConfigReloads.Result r = gw.reload();
                 assertThat(r.outcome()).as(r.message()).isEqualTo("invalid");

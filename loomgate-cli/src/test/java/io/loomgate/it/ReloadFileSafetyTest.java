@@ -8,6 +8,7 @@ import io.loomgate.config.Plugins;
 import io.loomgate.observe.ConfigReloads;
 import io.loomgate.testkit.Jwts;
 import io.loomgate.testkit.Jwts.SigningKey;
+import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import java.io.OutputStream;
 import java.net.URI;
@@ -28,7 +29,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -100,8 +100,8 @@ class ReloadFileSafetyTest {
     }
 
     private static ServedGateway serve(Path yaml, boolean watch) throws Exception {
-        return ServedGateway.start(ConfigLoader.load(yaml), Plugins.NONE,
-                new ServedGateway.Reloading(yaml, UnaryOperator.identity(), watch, false));
+        return ServedGateway.start(RunningGateway.onTransportUnderTest(ConfigLoader.load(yaml)), Plugins.NONE,
+                new ServedGateway.Reloading(yaml, RunningGateway::onTransportUnderTest, watch, false));
     }
 
     @Test

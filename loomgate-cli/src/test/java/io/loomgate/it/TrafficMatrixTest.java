@@ -67,6 +67,11 @@ class TrafficMatrixTest {
     static final String BOUND_PROPERTY = "loomgate.matrix.big-body-seconds";
     /** Runs only the cells whose name contains this (while developing: {@code -Dloomgate.matrix.only=h2c →}). */
     static final String ONLY_PROPERTY = "loomgate.matrix.only";
+    /**
+     * {@code all}: on another transport every cell runs, the routes with a feature too (the whole matrix once on epoll,
+     * as session 47 ran it); by default only the plain route's and the early answers' cells run there.
+     */
+    static final String CELLS_PROPERTY = "loomgate.matrix.cells";
     /** How often each early-answer cell sends its upload (the reset it guards against did not come every time). */
     static final int EARLY_REPEATS = 5;
 
@@ -438,7 +443,8 @@ class TrafficMatrixTest {
         // body shape crosses the sockets under test there, while a route's feature (Retry, the rate limit) is the
         // same code over either transport, and its cells, two thirds of the matrix, run in the default run.
         String transport = System.getProperty(RunningGateway.TRANSPORT_PROPERTY, "");
-        boolean onAnotherTransport = !transport.isBlank() && !transport.equals("jdk");
+        boolean onAnotherTransport = !transport.isBlank() && !transport.equals("jdk")
+                && !"all".equals(System.getProperty(CELLS_PROPERTY));
         int featureCellsLeftOut = 0;
         for (Downstream down : Downstream.values()) {
             List<DynamicNode> row = new ArrayList<>();

@@ -6,6 +6,7 @@ import io.loomgate.cli.ServedGateway;
 import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.Plugins;
 import io.loomgate.testkit.PrometheusText;
+import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
 import java.net.URI;
@@ -40,7 +41,7 @@ class UpstreamCertificateFaultsMeteredTest {
         TestPki unknown = TestPki.create("Unknown CA");
         untrusted = TestOrigin.tls(unknown.serverContext(unknown.issue("stranger", "stranger", "localhost")), false);
         int adminPort = TlsTerminationTest.freePort();
-        gateway = ServedGateway.start(ConfigLoader.parse("""
+        gateway = ServedGateway.start(RunningGateway.onTransportUnderTest(ConfigLoader.parse("""
                 server:
                   address: 127.0.0.1
                   port: 0
@@ -58,7 +59,7 @@ class UpstreamCertificateFaultsMeteredTest {
                   - { id: untrusted, uri: "${UNTRUSTED}", predicates: [ "Path=/untrusted/**" ] }
                 """, "gateway.yaml", Map.of("ADMIN_PORT", Integer.toString(adminPort),
                 "CA", pki.caCert().toString(), "EXPIRED", expired.uri("localhost"),
-                "MISNAMED", misnamed.uri("localhost"), "UNTRUSTED", untrusted.uri("localhost"))), Plugins.NONE);
+                "MISNAMED", misnamed.uri("localhost"), "UNTRUSTED", untrusted.uri("localhost")))), Plugins.NONE);
         assertThat(gateway.adminPort()).isEqualTo(adminPort);
     }
 

@@ -59,13 +59,14 @@ class UnexpectedExceptionCheckTest {
     @Test
     void anExceptionEscapingAHandlerFailsTheTestItHappensIn() throws Exception {
         try (TestOrigin origin = new TestOrigin();
-             Gateway gw = Gateway.start(ConfigLoader.parse("""
+             Gateway gw = RunningGateway.onTheTransportAsked(Gateway.start(RunningGateway.onTransportUnderTest(
+                     ConfigLoader.parse("""
                      server: { address: 127.0.0.1, port: 0 }
                      admin: { port: 0 }
                      routes:
                        - { id: main, uri: "${ORIGIN}", predicates: [ "Path=/**" ], filters: [ "Throw" ] }
-                     """, "gateway.yaml", Map.of("ORIGIN", origin.uri())),
-                     Plugins.of(List.of(THROWING), List.of()), Gateway.Observers.NONE)) {
+                     """, "gateway.yaml", Map.of("ORIGIN", origin.uri()))),
+                     Plugins.of(List.of(THROWING), List.of()), Gateway.Observers.NONE))) {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                             URI.create("http://127.0.0.1:" + gw.port() + "/x")).timeout(Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString());

@@ -11,7 +11,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 import org.conscrypt.AllocatedBuffer;
@@ -27,8 +26,9 @@ import org.conscrypt.Conscrypt;
  *
  * <p>A listener drives Conscrypt's {@link SSLEngine} over the accepted channel with its own loop ({@link
  * EngineChannel}), as it drives JSSE's, and so does the upstream client over its connection to an origin (client
- * mode: the loop knows a close_notify from a bare FIN, which Conscrypt's socket does not tell). Where a socket is
- * layered instead (a listener's socket with no channel), it is always the engine socket
+ * mode: the loop knows a close_notify from a bare FIN, which Conscrypt's socket does not tell), on the JDK's sockets
+ * and on epoll's (through the socket's streams, since session 47). Where Conscrypt's own socket is made (the
+ * context's socket factory), it is always the engine socket
  * ({@code ConscryptEngineSocket}: BoringSSL works on byte buffers, and the reads and writes are ordinary Java socket
  * streams, which park a virtual thread). Never the file-descriptor socket, which does blocking I/O inside native code
  * and so holds its carrier for as long as a client stalls.
@@ -157,14 +157,6 @@ final class ConscryptTls {
             throw new IllegalStateException("expected a Conscrypt engine, got " + engine.getClass().getName());
         }
         Conscrypt.setBufferAllocator(engine, LentDirectBuffers.INSTANCE);
-    }
-
-    /** Per-socket settings SSLParameters cannot carry. */
-    static void configure(SSLSocket socket, boolean sessionResumption) {
-        if (!Conscrypt.isConscrypt(socket)) {
-            throw new IllegalStateException("expected a Conscrypt socket, got " + socket.getClass().getName());
-        }
-        Conscrypt.setUseSessionTickets(socket, sessionResumption);
     }
 
     /**

@@ -5,7 +5,6 @@ import java.util.List;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 
@@ -54,10 +53,5 @@ public final class ConscryptTlsSupport implements ConscryptSupport {
     @Override
     public void configureClient(SSLEngine engine) {
         ConscryptTls.configureClient(engine);
-    }
-
-    @Override
-    public void configure(SSLSocket socket, boolean sessionResumption) {
-        ConscryptTls.configure(socket, sessionResumption);
     }
 }

@@ -401,6 +401,11 @@ final class ClientConnection implements Runnable {
             byte[] frame = c.goAwayWhileParked(draining ? "server shutting down" : "idle timeout");
             if (tls == null) {
                 parking.sendWhileParked(frame);
+            } else if (raw.getChannel() == null) {
+                // On epoll there is no channel to make non-blocking: the record is made here and the idle poller
+                // sends it with one send that never waits, as h2c's frame (the sweeper must never block on a client
+                // that stopped reading).
+                parking.sendWhileParked(ServerTls.sealed((SSLSocket) socket, frame));
             } else {
                 // One TLS record through the engine; on the non-blocking channel a write that would block throws
                 // (EngineChannel) instead of waiting.

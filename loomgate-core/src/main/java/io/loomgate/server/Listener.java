@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * socket adaptors) so that a keep-alive connection idle longer than {@link #IDLE_HANDOFF} can park in the listener's
  * {@link IdleConnections} instead of keeping a virtual thread (see docs/architecture.md, "Idle connections"). A TLS
  * listener, with either provider, drives the TLS engine over those channels and parks the same way. On
- * {@code transport: epoll} an idle plain connection parks as a readiness callback on the epoll poller
- * ({@link EpollIdleConnections}); a TLS one keeps its thread.
+ * {@code transport: epoll} an idle connection, plain or TLS, parks as a readiness callback on the epoll poller
+ * ({@link EpollIdleConnections}).
  */
 public final class Listener implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Listener.class);
@@ -223,15 +223,14 @@ public final class Listener implements AutoCloseable {
         }
         serverSocket = ss;
         ListenBacklog.reportIfCapped(settings, settings.address() + ":" + port());
-        // On epoll the poller already watches every socket: an idle plain connection parks as a readiness callback
-        // there. A TLS connection on epoll keeps its thread: JSSE's socket layered over it holds the TLS state and
-        // its buffers, which only the engine loop over a channel (the JDK transport's) can hand to a poller.
+        // On epoll the poller already watches every socket: an idle connection parks as a readiness callback there,
+        // a TLS one too (since session 47 its TLS state is the gateway's engine loop's, EngineSocket, as on the JDK's
+        // sockets, not JSSE's socket layered over the epoll socket, which kept its thread).
         idleConnections = transport != Transport.EPOLL
                 ? IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock(),
                         newConnectionHandoffs)
-                : tls == null ? EpollIdleConnections.start("idle-connections-" + port(), EpollSupport.get(), executor,
-                        events, reads.clock())
-                : null;
+                : EpollIdleConnections.start("idle-connections-" + port(), EpollSupport.get(), executor, events,
+                        reads.clock());
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
             long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());

@@ -7,7 +7,6 @@ import java.util.ServiceLoader;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import javax.net.ssl.TrustManager;
 
@@ -43,9 +42,6 @@ interface ConscryptSupport {
 
     /** Per-engine settings SSLParameters cannot carry, for an engine in client mode (a connection to an origin). */
     void configureClient(SSLEngine engine);
-
-    /** Per-socket settings SSLParameters cannot carry. */
-    void configure(SSLSocket socket, boolean sessionResumption);
 
     /** Why provider conscrypt cannot run here: its module is absent, or it says why; null when it can. */
     static String unavailableReason(int jdkFeature) {

@@ -1,5 +1,6 @@
 package io.loomgate.tls;
 
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -266,6 +267,22 @@ final class EngineChannel {
 
     /** Encrypts and writes all of {@code b}, a record at a time. */
     void write(byte[] b, int off, int len) throws IOException {
+        write(b, off, len, null);
+    }
+
+    /**
+     * Encrypts all of {@code b} as {@link #write} does and hands the records back instead of writing them: the GOAWAY
+     * of an idle connection parked on a socket with no channel (epoll's), which cannot be made non-blocking as a
+     * parked channel is, so the idle poller sends these bytes with one send that never waits.
+     */
+    byte[] seal(byte[] b) throws IOException {
+        ByteArrayOutputStream records = new ByteArrayOutputStream(b.length + 64);
+        write(b, 0, b.length, records);
+        return records.toByteArray();
+    }
+
+    /** As {@link #write}; into {@code sealed} instead of the socket when it is given. */
+    private void write(byte[] b, int off, int len, ByteArrayOutputStream sealed) throws IOException {
         if (len == 0) {
             return;
         }
@@ -281,7 +298,13 @@ final class EngineChannel {
                 switch (r.getStatus()) {
                     case OK -> {
                         out.flip();
-                        writeFully(out);
+                        if (sealed == null) {
+                            writeFully(out);
+                        } else {
+                            byte[] record = new byte[out.remaining()];
+                            out.get(record);
+                            sealed.write(record, 0, record.length);
+                        }
                         if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
                             runTasks();
                         }

@@ -102,6 +102,11 @@ final class EngineSocket extends SSLSocket {
         return raw.isInputShutdown();
     }
 
+    /** {@code plain} as TLS records, not written (see {@link EngineChannel#seal}). */
+    byte[] sealed(byte[] plain) throws IOException {
+        return channel.seal(plain);
+    }
+
     /** Whether the peer's stream ended without close_notify (see {@link EngineChannel#endedWithoutCloseNotify()}). */
     boolean endedWithoutCloseNotify() {
         return channel.endedWithoutCloseNotify();

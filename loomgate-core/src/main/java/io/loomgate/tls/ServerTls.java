@@ -17,10 +17,11 @@ import javax.net.ssl.TrustManager;
  * protocols, ciphers, client-auth and ALPN, presenting the certificate the client's SNI name picks. Certificates are
  * {@link Reloadable}: a reload changes what new handshakes get and leaves open connections alone.
  *
- * <p>The TLS socket is an {@link EngineSocket}: the provider's engine (JSSE's or Conscrypt's) driven over the
- * accepted channel, which lets an idle connection park without a thread or buffers. A socket accepted without a
- * channel gets the provider's own socket layered over it. Either way the caller keeps the accepted socket: closing
- * (or shutting down input on) it is how deadlines and drain end a TLS connection without waiting for any TLS lock.
+ * <p>The TLS socket is an {@link EngineSocket}: the provider's engine (JSSE's or Conscrypt's) driven by the gateway's
+ * own loop over the accepted socket (its channel on the JDK's sockets, its streams on epoll's), which lets an idle
+ * connection park without a thread or buffers and refuses a client's TLS 1.2 renegotiation. The caller keeps the
+ * accepted socket: closing (or shutting down input on) it is how deadlines and drain end a TLS connection without
+ * waiting for any TLS lock.
  */
 public final class ServerTls extends TlsContext {
     /** JDK property (JDK 21+) for the number of TLS 1.3 session tickets a server sends; 0 turns them off. */
@@ -121,7 +122,7 @@ public final class ServerTls extends TlsContext {
      * {@value #TICKET_COUNT_PROPERTY}).
      */
     public SSLSocket handshake(Socket raw) throws IOException {
-        SSLSocket s = raw.getChannel() != null ? engineSocket(raw) : layeredSocket(raw);
+        SSLSocket s = engineSocket(raw);
         s.startHandshake();
         if (!settings.sessionResumption()) {
             s.getSession().invalidate();
@@ -130,8 +131,13 @@ public final class ServerTls extends TlsContext {
     }
 
     /**
-     * The provider's engine over the accepted channel (see {@link EngineSocket} for why not the provider's socket).
-     * Conscrypt's is made with the peer's address as its host, for the reason {@link #layeredSocket} gives.
+     * The provider's engine over the accepted socket (see {@link EngineSocket} for why not the provider's socket),
+     * whatever its transport: an epoll socket (no channel) is read and written through its streams. Until session 47
+     * a socket with no channel got the provider's own socket layered over it instead, and JSSE's server socket
+     * renegotiates TLS 1.2 whenever the client asks (a full handshake's CPU each time, at no cost to the client),
+     * which the engine loop refuses ({@link EngineChannel}). Conscrypt's engine is made with the peer's address as
+     * its host, as text: without a host name, Conscrypt looks up the InetAddress's "original host name" by
+     * reflection in every handshake, which the JDK refuses with an exception (a few percent of a handshake).
      */
     private SSLSocket engineSocket(Socket raw) throws IOException {
         boolean conscrypt = settings.provider() == TlsProvider.CONSCRYPT;
@@ -144,21 +150,16 @@ public final class ServerTls extends TlsContext {
         return new EngineSocket(raw, new EngineChannel(e, raw, conscrypt)); // BoringSSL encrypts into native memory
     }
 
-    /** The provider's socket layered over the accepted one: Conscrypt's, or JSSE's over a socket with no channel. */
-    private SSLSocket layeredSocket(Socket raw) throws IOException {
-        // Conscrypt has no server-side layering call (the one taking already-read bytes); its client-style one
-        // makes the same engine socket, turned to server mode below before any byte moves. It is given the peer's
-        // address as text: without a host name, Conscrypt looks up the InetAddress's "original host name" by
-        // reflection in every handshake, which the JDK refuses with an exception (a few percent of a handshake).
-        SSLSocket s = (SSLSocket) (settings.provider() == TlsProvider.CONSCRYPT
-                ? factory.createSocket(raw, peerAddress(raw), raw.getPort(), true)
-                : factory.createSocket(raw, null, true));
-        s.setUseClientMode(false);
-        s.setSSLParameters(parameters);
-        if (settings.provider() == TlsProvider.CONSCRYPT) {
-            ConscryptSupport.get().configure(s, settings.sessionResumption());
+    /**
+     * {@code plain} as the TLS records the connection would write, for the caller to write itself: the GOAWAY of an
+     * idle HTTP/2 connection parked on epoll, sent by the idle poller with one send that never waits. The socket
+     * must be one {@link #handshake} returned.
+     */
+    public static byte[] sealed(SSLSocket socket, byte[] plain) throws IOException {
+        if (!(socket instanceof EngineSocket e)) {
+            throw new IllegalArgumentException("not a listener's TLS socket: " + socket.getClass().getName());
         }
-        return s;
+        return e.sealed(plain);
     }
 
     /** What picks and hands out the certificates (for tests in this package). */

@@ -25,13 +25,16 @@ import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * The TLS listener's record handling (JSSE's engine driven over the accepted channel), over real handshakes with the
  * JDK's client: records split across reads at every byte, records larger than the reader's buffer, a request body
  * and a response of many records, a TLS 1.3 KeyUpdate in the middle of a connection, and a TLS 1.2 renegotiation,
- * which is refused without disturbing anyone else.
+ * which is refused without disturbing anyone else. On the JDK's sockets here; {@code EpollTlsRecordsTest} (module
+ * loomgate-epoll) runs every case again on {@code transport: epoll}.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS) // the listener is made once, on the transport the subclass names
 class TlsRecordsTest {
     /** Answers with the request body, or with the target when there is none; the exchange index follows '#'. */
     private static final ExchangeHandler ECHO = ex -> {
@@ -39,12 +42,17 @@ class TlsRecordsTest {
         ex.respond(200, (body.length > 0 ? new String(body, StandardCharsets.US_ASCII) : ex.request().target())
                 + "#" + ex.requestIndex());
     };
-    private static TestPki pki;
-    private static SSLContext client;
-    private static Listener listener;
+    private TestPki pki;
+    private SSLContext client;
+    private Listener listener;
+
+    /** The listener's transport; the epoll module's subclass runs every case on its own. */
+    Transport transport() {
+        return Transport.JDK;
+    }
 
     @BeforeAll
-    static void start() throws Exception {
+    void start() throws Exception {
         pki = TestPki.create("Records CA");
         TestPki.Issued server = pki.issue("server", "localhost", "localhost");
         client = pki.clientContext(null);
@@ -52,16 +60,17 @@ class TlsRecordsTest {
         ListenerSettings s = RunningListener.settings(Duration.ofSeconds(10), Duration.ofSeconds(60),
                 Duration.ofSeconds(60));
         listener = new Listener(s, tls, ECHO, ConnectionExecutors.create(ThreadModel.VIRTUAL, "tls-records-test"),
-                new IdleConnectionParkingTest.Counting(), Watchdog.shared(), null).start();
+                new IdleConnectionParkingTest.Counting(), Watchdog.shared(), null).transport(transport()).start();
+        assertThat(listener.transport()).isEqualTo(transport());
     }
 
     @AfterAll
-    static void stop() throws IOException {
+    void stop() throws IOException {
         listener.close();
     }
 
     /** A TLS client socket limited to {@code protocol}, over {@code plain} (connected to the listener). */
-    private static SSLSocket tls(Socket plain, String protocol) throws IOException {
+    private SSLSocket tls(Socket plain, String protocol) throws IOException {
         SSLSocket s = (SSLSocket) client.getSocketFactory().createSocket(plain, "localhost", listener.port(), true);
         SSLParameters p = s.getSSLParameters();
         p.setProtocols(new String[] {protocol});
