@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * thread); a thread whose slot another live thread holds uses a ThreadLocal instead. Bounded both ways: the table is
  * 4,096 references (16 KB) and the ThreadLocal holds one reference per thread, never a growing cache.
  *
- * <p>A mark goes when its thread unmarks itself, when a virtual thread made by {@link ConnectionExecutors} ends, or,
- * for any other thread that ended marked, when a thread that needs the slot finds its owner dead.
+ * <p>A mark goes when its thread unmarks itself, when a thread made by {@link ConnectionExecutors#startMarking} ends,
+ * or, for any other thread that ended marked, when a thread that needs the slot finds its owner dead.
  */
 public final class ThreadMarks {
     /** A mark: the object itself says which thread it marks. */
@@ -73,6 +73,11 @@ public final class ThreadMarks {
             return true;
         }
         return false;
+    }
+
+    /** The mark in {@code t}'s slot, whoever's it is (for tests). */
+    static Mark held(Thread t) {
+        return SLOTS.get(slot(t));
     }
 
     /** Fibonacci hashing of the thread id: consecutive threads land far apart (no two writers on one cache line). */
