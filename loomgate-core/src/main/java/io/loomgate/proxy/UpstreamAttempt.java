@@ -365,9 +365,11 @@ final class UpstreamAttempt implements AutoCloseable {
         } else if (upload.failed()) {
             reusable = false;
         }
-        if (live && !phase.compareAndSet(LIVE, SETTLED)) {
-            reusable = false; // aborted: its connection was closed, or its stream reset (or a drain left undone)
-        }
+        // Settled here unless aborted (its connection closed, its stream reset, or a drain left undone); a drain
+        // settled the phase itself, so for it (not live) the swap always fails and is not asked. Combined without a
+        // branch: an abort in the middle of a relayed answer (a client that closed then) is in no training's
+        // profile, and as a branch C2 compiled it as a trap that made relayResponse's root not entrant.
+        reusable &= phase.compareAndSet(LIVE, SETTLED) | !live;
         endDrain();
         pool.state().attemptEnded();
         if (codec != null) {
