@@ -326,7 +326,7 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
             // HPACK bomb or simply too many fields: the table is in step, so only this request is refused.
             refuseWith431(s);
         } else {
-            s.thread = ConnectionExecutors.startMarking("h2-" + id + "-" + stream, () -> runStream(s));
+            s.thread = ConnectionExecutors.startVirtual("h2-" + id + "-" + stream, () -> runStream(s));
         }
         if (last) {
             // Stream-id exhaustion: a long-lived connection is asked to make way for a new one.

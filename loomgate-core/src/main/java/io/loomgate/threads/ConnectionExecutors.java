@@ -55,23 +55,6 @@ public final class ConnectionExecutors {
     }
 
     /**
-     * Starts a named virtual thread for an exchange that leaves its {@link ThreadMarks mark} set when it returns (an
-     * HTTP/2 stream's): the mark goes when the thread ends. Only these threads free a slot as they end; a connection's
-     * thread never marked itself (an HTTP/1.1 exchange unmarks), and checking its slot on the way out found it held
-     * by another thread when many streams were alive, a branch the AOT training's profile never took, so every
-     * connection's end at once (h2load's) deoptimised there (docs/journal/2026-11-30-s47-w9window.md).
-     */
-    public static Thread startMarking(String name, Runnable task) {
-        return Thread.ofVirtual().name(name).start(counted(() -> {
-            try {
-                task.run();
-            } finally {
-                ThreadMarks.threadEnds(); // an HTTP/2 stream's exchange leaves its mark for the lines after it
-            }
-        }));
-    }
-
-    /**
      * Starts a thread for the second direction of a connection's work (a request body relayed to the origin while the
      * response comes back), of the caller's kind: virtual under the virtual model, a platform daemon thread under the
      * platform ones, so the "virtual vs platform" comparison stays honest about how many threads an exchange takes.
@@ -101,6 +84,7 @@ public final class ConnectionExecutors {
             try {
                 task.run();
             } finally {
+                ThreadMarks.threadEnds(); // an HTTP/2 stream's exchange leaves its mark for the lines after it
                 VIRTUAL_ENDED.increment();
             }
         };

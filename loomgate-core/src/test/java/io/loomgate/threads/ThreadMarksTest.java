@@ -26,7 +26,7 @@ class ThreadMarksTest {
         List<Thread> started = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             int n = i;
-            started.add(ConnectionExecutors.startMarking("mark-" + i, () -> {
+            started.add(ConnectionExecutors.startVirtual("mark-" + i, () -> {
                 assertNoMark(wrong, "before");
                 ThreadMarks.mark(new Named(Thread.currentThread(), n));
                 allMarked.countDown();
@@ -53,22 +53,6 @@ class ThreadMarksTest {
         Thread probe = ConnectionExecutors.startVirtual("probe", () -> assertNoMark(wrong, "new thread"));
         probe.join(60_000);
         assertThat(wrong).isEmpty();
-    }
-
-    @Test
-    void onlyAThreadStartedToEndMarkedFreesItsSlotAsItEnds() throws Exception {
-        Thread marking = ConnectionExecutors.startMarking("marking", () -> mark(1));
-        marking.join(10_000);
-        assertThat(ThreadMarks.held(marking)).as("freed as the thread ended").isNull();
-        // any other thread's end leaves the table alone (it would find its slot empty or another thread's); a mark
-        // it left goes to whoever needs the slot next, as a dead thread's
-        Thread other = ConnectionExecutors.startVirtual("other", () -> mark(2));
-        other.join(10_000);
-        assertThat(ThreadMarks.held(other)).isEqualTo(new Named(other, 2));
-    }
-
-    private static void mark(int n) {
-        ThreadMarks.mark(new Named(Thread.currentThread(), n));
     }
 
     @Test
