@@ -80,10 +80,7 @@ final class TrainingTraffic {
      * /hello}, half {@code /api/data}): enough invocations of the proxy's roots for C2 to compile them during the
      * training (its thresholds, ~15,000), which the cache then records. Without them no proxy root reached tier 4 in
      * the training (the other rounds send ~3,650 requests in all), and at W9 the h2 path's roots were compiled for
-     * the first time inside the measured window (docs/journal/2026-11-30-s47-w9window.md). Sent after every other
-     * round: the cache keeps each training compilation with the profile as it was when C2 compiled (JDK 25 replays it),
-     * so a round sent earlier left the cancel and failure paths of the later rounds out of the compiled roots, and
-     * W9's cancel storm came back (one run in two).
+     * the first time inside the measured window (docs/journal/2026-11-30-s47-w9window.md).
      */
     private static final int H2_STEADY = 16_000;
     private static final int STREAMS_AT_CLOSE = 25;
@@ -140,6 +137,7 @@ final class TrainingTraffic {
             do {
                 keptAlive(one, tls, http1);
                 keptAlive(two, tls, h2);
+                steadyH2(two, tls);
                 keptAlive(one, "http://127.0.0.1:" + setup.ports().plain(), plainHttp1);
                 keptAlive(two, tls + "/h2c", h2c);
                 newConnections();
@@ -148,7 +146,6 @@ final class TrainingTraffic {
                 resetByClient();
                 framesInOwnRecords();
                 streamsOpenAtClose();
-                steadyH2(two, tls); // last: what C2 compiles here is replayed with the profile it saw then
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
