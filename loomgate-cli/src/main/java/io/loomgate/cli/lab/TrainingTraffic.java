@@ -75,14 +75,6 @@ final class TrainingTraffic {
      * a composite), so a deployment with either is not a type check that fails on every cancelled stream.
      */
     private static final int H2_CLOSES = 8;
-    /**
-     * h2-over-TLS requests per round on one kept-alive connection, {@code CONCURRENCY} streams at once (half {@code
-     * /hello}, half {@code /api/data}): enough invocations of the proxy's roots for C2 to compile them during the
-     * training (its thresholds, ~15,000), which the cache then records. Without them no proxy root reached tier 4 in
-     * the training (the other rounds send ~3,650 requests in all), and at W9 the h2 path's roots were compiled for
-     * the first time inside the measured window (docs/journal/2026-11-30-s47-w9window.md).
-     */
-    private static final int H2_STEADY = 16_000;
     private static final int STREAMS_AT_CLOSE = 25;
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
@@ -137,7 +129,6 @@ final class TrainingTraffic {
             do {
                 keptAlive(one, tls, http1);
                 keptAlive(two, tls, h2);
-                steadyH2(two, tls);
                 keptAlive(one, "http://127.0.0.1:" + setup.ports().plain(), plainHttp1);
                 keptAlive(two, tls + "/h2c", h2c);
                 newConnections();
@@ -165,23 +156,6 @@ final class TrainingTraffic {
                         expect(client, HttpRequest.newBuilder(URI.create(base + "/echo")).timeout(TIMEOUT)
                                 .POST(HttpRequest.BodyPublishers.ofByteArray(BODY)).build(), 200, count);
                         expect(client, get(base + "/bytes/100000"), 200, count);
-                    }
-                    return null;
-                }));
-            }
-        }
-        await(running);
-    }
-
-    /** {@code H2_STEADY} GETs over h2, {@code CONCURRENCY} at once, as a load generator's steady run sends them. */
-    private void steadyH2(HttpClient client, String base) throws IOException, InterruptedException {
-        List<Future<?>> running = new ArrayList<>();
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < CONCURRENCY; i++) {
-                running.add(pool.submit(() -> {
-                    for (int j = 0; j < H2_STEADY / CONCURRENCY / 2; j++) {
-                        expect(client, get(base + "/hello"), 200, h2);
-                        expect(client, get(base + "/api/data?delay=0"), 200, h2);
                     }
                     return null;
                 }));
