@@ -350,11 +350,11 @@ final class UpstreamAttempt implements AutoCloseable {
 
     /** Settles the lease: back to the pool if the exchange ended cleanly and the origin keeps it, else thrown away. */
     void finish(boolean reusable) {
-        settle(reusable, true);
+        settle(reusable, LIVE);
     }
 
-    /** {@link #finish}; {@code live}: the phase is still to be settled (a drain has settled it already). */
-    private void settle(boolean reusable, boolean live) {
+    /** {@link #finish}; {@code from}: the phase the owner settles the attempt from (LIVE, or DRAINING after a drain). */
+    private void settle(boolean reusable, int from) {
         if (settled) {
             throw new IllegalStateException("attempt " + number + " to " + endpoint() + " already finished");
         }
@@ -365,9 +365,11 @@ final class UpstreamAttempt implements AutoCloseable {
         } else if (upload.failed()) {
             reusable = false;
         }
-        if (live && !phase.compareAndSet(LIVE, SETTLED)) {
-            reusable = false; // aborted: its connection was closed, or its stream reset (or a drain left undone)
-        }
+        // Settled here unless aborted meanwhile (its connection closed, its stream reset, a drain's deadline passed).
+        // Combined without a branch, as is the phase it settles from: an abort in the middle of a relayed answer (a
+        // client that closed then), or a drain reaching a settle compiled before any drain had, is in no training's
+        // profile, and as a branch C2 compiled each as a trap that made relayResponse's root not entrant.
+        reusable &= phase.compareAndSet(from, SETTLED);
         endDrain();
         pool.state().attemptEnded();
         if (codec != null) {
@@ -447,7 +449,7 @@ final class UpstreamAttempt implements AutoCloseable {
                 clean = false; // closed by the drain's deadline, or the origin failed: discarded below
             }
         }
-        settle(clean && phase.compareAndSet(DRAINING, SETTLED), false);
+        settle(clean, DRAINING); // an unclean drain settles too: its connection is discarded, as after an abort
     }
 
     /** Stops the drain's deadline and counts the drain out; once per drain (the deadline is taken). */
