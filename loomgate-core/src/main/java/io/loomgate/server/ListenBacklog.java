@@ -38,10 +38,11 @@ final class ListenBacklog {
 
     /**
      * Why the accept queue is shorter than asked, or empty when it is not: the backlog {@code requested}, under
-     * {@code cap}, for a listener allowing {@code maxConnections}.
+     * {@code cap}, for a listener allowing {@code maxConnections}. Nothing when the cap holds every connection the
+     * listener allows (a backlog above them buys nothing the gateway would serve at once).
      */
     static Optional<String> shortfall(int requested, OptionalInt cap, int maxConnections, String where) {
-        if (cap.isEmpty() || cap.getAsInt() <= 0 || cap.getAsInt() >= requested) {
+        if (cap.isEmpty() || cap.getAsInt() <= 0 || cap.getAsInt() >= Math.min(requested, maxConnections)) {
             return Optional.empty();
         }
         return Optional.of("listener " + where + ": accept backlog " + requested + " is capped at "

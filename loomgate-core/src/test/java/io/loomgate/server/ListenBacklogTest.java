@@ -51,6 +51,8 @@ class ListenBacklogTest {
         assertThat(ListenBacklog.shortfall(4096, OptionalInt.of(4096), 10_000, "x")).isEmpty();
         assertThat(ListenBacklog.shortfall(10_000, OptionalInt.of(65_535), 10_000, "x")).isEmpty();
         assertThat(ListenBacklog.shortfall(10_000, OptionalInt.empty(), 10_000, "x")).isEmpty();
+        assertThat(ListenBacklog.shortfall(10_000, OptionalInt.of(4096), 100, "x"))
+                .as("a listener allowing 100 connections: the 4096 the kernel gives hold them all").isEmpty();
     }
 
     @Test
