@@ -64,9 +64,8 @@ EXPOSE 8080 9977
 # The heap follows the container's memory limit (at most 50% of it; the JVM reads cgroup limits): the rest, about 100 MB
 # measured at 10,000 connections, is the AOT cache's classes (33 MB of them copied on write), code cache, metaspace,
 # JFR's buffers, malloc's arenas and the carriers, so a 256 MiB container gets a 128 MiB heap and stays under its
-# limit (at 60% it was OOM-killed at 10,000 connections, twice). The heap starts at 48 MiB and grows with the live set (a
-# young generation sized from a large start heap is all touched within seconds of traffic: 60-70 MB more RSS idle); the
-# young generation is fixed at 32 MiB (at 16 MiB h2 traffic waiting on its origin was collected twice as often).
+# limit (at 60% it was OOM-killed at 10,000 connections, twice). The heap starts at 16 MiB and grows with the live set (a
+# young generation sized from a large start heap is all touched within seconds of traffic: 60-70 MB more RSS idle).
 # The C heap trimmed every 5 s (the JIT's arenas, freed to malloc after a compilation burst, otherwise stay resident).
 # Serial GC and compact object headers (JDK 25, JEP 519), as the launcher; caps on the code cache and metaspace well
 # above their use (13 and 3 MB), and JFR (the pinned-thread monitor) in 2 MB of buffers instead of about 15: the
@@ -75,8 +74,8 @@ EXPOSE 8080 9977
 # starts without it, and instead of its own five lines of warnings and errors (-Xlog:aot=off) the gateway logs one
 # line saying so (-Dloomgate.aot-cache names the file for that line). An OutOfMemoryError ends the process so the
 # orchestrator restarts it rather than leaving a half-working gateway serving.
-ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms48m", \
-            "-XX:NewSize=32m", "-XX:MaxNewSize=32m", \
+ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms32m", \
+            "-XX:NewSize=16m", "-XX:MaxNewSize=16m", \
             "-XX:+UseSerialGC", "-XX:+UseCompactObjectHeaders", \
             "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-XX:FlightRecorderOptions=memorysize=2m", \
             "-XX:TrimNativeHeapInterval=1000", \
