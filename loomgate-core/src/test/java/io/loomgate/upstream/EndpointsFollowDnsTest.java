@@ -256,6 +256,8 @@ class EndpointsFollowDnsTest {
             if (loopback != null) { // the test origin listens on the loopback address only
                 PooledConnection c = loopback.pool().acquire(within(Duration.ofSeconds(5)), false);
                 loopback.pool().release(c);
+                // the connect returns once the kernel has the handshake; the origin's accept loop counts it after
+                await(() -> origin.connectionCount() == 1, "the origin accepted the pool's one connection");
                 assertThat(origin.connectionCount()).isEqualTo(1);
             }
         }
