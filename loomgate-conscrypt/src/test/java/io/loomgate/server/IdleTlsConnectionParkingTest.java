@@ -13,14 +13,10 @@ import io.loomgate.tls.KeySource;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.ServerTlsSettings;
 import io.loomgate.tls.TlsProvider;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,19 +66,6 @@ class IdleTlsConnectionParkingTest {
                 .withHttp2(Http2Settings.DISABLED.withEnabled(true));
         return new Listener(s, tls, TENANT, ConnectionExecutors.create(ThreadModel.VIRTUAL, "tls-h2-park-test"),
                 events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).start();
-    }
-
-    /** An HTTP/2 client over TLS, h2 agreed by ALPN. */
-    private static H2cWire h2Client(int port) throws IOException {
-        SSLSocket s = (SSLSocket) client.getSocketFactory().createSocket("127.0.0.1", port);
-        SSLParameters p = s.getSSLParameters();
-        p.setApplicationProtocols(new String[] {"h2"});
-        p.setServerNames(List.of(new SNIHostName("localhost")));
-        s.setSSLParameters(p);
-        s.setSoTimeout(10_000);
-        s.startHandshake();
-        assertThat(s.getApplicationProtocol()).isEqualTo("h2");
-        return new H2cWire(s);
     }
 
     @ParameterizedTest
@@ -158,7 +141,7 @@ class IdleTlsConnectionParkingTest {
     @EnumSource(TlsProvider.class)
     void anIdleHttp2ConnectionOverTlsParksAndResumesWithItsHpackTableIntact(TlsProvider provider) throws Exception {
         IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
-        try (Listener l = startH2(provider, Duration.ofSeconds(60), events); H2cWire c = h2Client(l.port())) {
+        try (Listener l = startH2(provider, Duration.ofSeconds(60), events); H2cWire c = H2cWire.overTls(client, l.port(), 10_000)) {
             // x-tenant: acme enters the client's and the server's dynamic tables (index 62).
             c.headers(1, H2cWire.get("/a", H2cWire.indexedLiteral("x-tenant", "acme")));
             assertThat(c.body(1)).isEqualTo("/a:acme");
@@ -180,16 +163,12 @@ class IdleTlsConnectionParkingTest {
     @EnumSource(TlsProvider.class)
     void theIdleTimeoutWhileParkedSendsAnEncryptedGoAwayThenCloses(TlsProvider provider) throws Exception {
         IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
-        try (Listener l = startH2(provider, Duration.ofMillis(1000), events); H2cWire c = h2Client(l.port())) {
+        try (Listener l = startH2(provider, Duration.ofMillis(1000), events); H2cWire c = H2cWire.overTls(client, l.port(), 10_000)) {
             c.headers(1, H2cWire.get("/a", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/a:null");
             RunningListener.await("parked", () -> l.parks() == 1);
             // The client reads frames through its TLS socket: a GOAWAY written in clear would be a TLS error here.
-            H2cWire.Frame goAway = c.next(H2cWire.GOAWAY);
-            assertThat(goAway.is(H2cWire.GOAWAY)).as("GOAWAY before the close").isTrue();
-            assertThat(goAway.int32(0)).as("last stream id").isEqualTo(1);
-            assertThat(goAway.int32(4)).as("NO_ERROR").isZero();
-            assertThat(c.next()).as("then the close").isSameAs(H2cWire.END);
+            c.expectGoAwayThenClose(1);
             RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);
         }
     }

@@ -11,6 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import javax.net.ssl.SNIHostName;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 
 /**
  * A prior-knowledge h2c client on a raw socket for the listener's tests: writes exactly the frames asked for (its own
@@ -82,6 +86,22 @@ public final class H2cWire implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("waiting for the server's SETTINGS");
         }
+    }
+
+    /** An h2 client over TLS through {@code client}'s sockets (SNI localhost), h2 agreed by ALPN. */
+    static H2cWire overTls(SSLContext client, int port, int readTimeoutMillis) throws IOException {
+        SSLSocket s = (SSLSocket) client.getSocketFactory().createSocket("127.0.0.1", port);
+        SSLParameters p = s.getSSLParameters();
+        p.setApplicationProtocols(new String[] {"h2"});
+        p.setServerNames(java.util.List.of(new SNIHostName("localhost")));
+        s.setSSLParameters(p);
+        s.setSoTimeout(readTimeoutMillis);
+        s.startHandshake();
+        if (!"h2".equals(s.getApplicationProtocol())) {
+            s.close();
+            throw new AssertionError("ALPN agreed '" + s.getApplicationProtocol() + "', not h2");
+        }
+        return new H2cWire(s);
     }
 
     private static Socket plain(int port) throws IOException {
@@ -203,6 +223,21 @@ public final class H2cWire implements AutoCloseable {
             if (f.is(type) || f == END) {
                 return f;
             }
+        }
+    }
+
+    /** Waits for a GOAWAY(NO_ERROR) naming {@code lastStream}, then for the server's close. */
+    void expectGoAwayThenClose(int lastStream) throws InterruptedException {
+        Frame goAway = next(GOAWAY);
+        if (!goAway.is(GOAWAY)) {
+            throw new AssertionError("closed without a GOAWAY");
+        }
+        if (goAway.int32(0) != lastStream || goAway.int32(4) != 0) {
+            throw new AssertionError("GOAWAY last stream " + goAway.int32(0) + ", error " + goAway.int32(4)
+                    + "; expected last stream " + lastStream + ", NO_ERROR");
+        }
+        if (next() != END) {
+            throw new AssertionError("a frame after the GOAWAY instead of the close");
         }
     }
 

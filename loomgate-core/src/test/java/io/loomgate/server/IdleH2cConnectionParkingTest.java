@@ -142,11 +142,7 @@ class IdleH2cConnectionParkingTest {
             c.headers(1, H2cWire.get("/a", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/a:null");
             RunningListener.await("parked", () -> l.parks() >= 1);
-            H2cWire.Frame goAway = c.next(H2cWire.GOAWAY);
-            assertThat(goAway.is(H2cWire.GOAWAY)).as("GOAWAY before the close").isTrue();
-            assertThat(goAway.int32(0)).as("last stream id").isEqualTo(1);
-            assertThat(goAway.int32(4)).as("NO_ERROR").isZero();
-            assertThat(c.next()).as("then the close").isSameAs(H2cWire.END);
+            c.expectGoAwayThenClose(1);
             RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);
             assertThat(l.parkedConnections()).isZero();
         }

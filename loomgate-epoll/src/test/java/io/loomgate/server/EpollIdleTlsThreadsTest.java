@@ -11,14 +11,10 @@ import io.loomgate.threads.Watchdog;
 import io.loomgate.tls.KeySource;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.ServerTlsSettings;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -56,19 +52,6 @@ class EpollIdleTlsThreadsTest {
         return l;
     }
 
-    /** An HTTP/2 client over TLS, h2 agreed by ALPN. */
-    private static H2cWire h2(int port) throws IOException {
-        SSLSocket s = (SSLSocket) client.getSocketFactory().createSocket("127.0.0.1", port);
-        SSLParameters p = s.getSSLParameters();
-        p.setApplicationProtocols(new String[] {"h2"});
-        p.setServerNames(List.of(new SNIHostName("localhost")));
-        s.setSSLParameters(p);
-        s.setSoTimeout(30_000);
-        s.startHandshake();
-        assertThat(s.getApplicationProtocol()).isEqualTo("h2");
-        return new H2cWire(s);
-    }
-
     @Test
     void idleTlsConnectionsOnEpollHoldNoThreadAndEachResumesOnItsNextRequest() throws Exception {
         List<RawClient> http1 = new ArrayList<>();
@@ -83,7 +66,7 @@ class EpollIdleTlsThreadsTest {
                     assertThat(c.read().bodyText()).isEqualTo("/a");
                 }
                 for (int i = 0; i < H2; i++) {
-                    H2cWire c = h2(l.port());
+                    H2cWire c = H2cWire.overTls(client, l.port(), 30_000);
                     h2.add(c);
                     c.headers(1, H2cWire.get("/a", new byte[0]));
                     assertThat(c.body(1)).isEqualTo("/a");
@@ -116,16 +99,12 @@ class EpollIdleTlsThreadsTest {
     @Test
     void theIdleTimeoutWhileParkedSendsAnEncryptedGoAwayThenCloses() throws Exception {
         IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
-        try (Listener l = start(Duration.ofMillis(1000), events); H2cWire c = h2(l.port())) {
+        try (Listener l = start(Duration.ofMillis(1000), events); H2cWire c = H2cWire.overTls(client, l.port(), 30_000)) {
             c.headers(1, H2cWire.get("/a", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/a");
             RunningListener.await("parked", () -> l.parks() >= 1);
             // The client reads frames through its TLS socket: a GOAWAY written in clear would be a TLS error here.
-            H2cWire.Frame goAway = c.next(H2cWire.GOAWAY);
-            assertThat(goAway.is(H2cWire.GOAWAY)).as("GOAWAY before the close").isTrue();
-            assertThat(goAway.int32(0)).as("last stream id").isEqualTo(1);
-            assertThat(goAway.int32(4)).as("NO_ERROR").isZero();
-            assertThat(c.next()).as("then the close").isSameAs(H2cWire.END);
+            c.expectGoAwayThenClose(1);
             RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);
         }
     }
