@@ -13,5 +13,5 @@ JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64 nice -n 5 ./mvnw -B -o -Dmaven.repo.
   -Dit.test="$ITS" $PROP > "$OUT/mvn.log" 2>&1
 echo "exit $?" >> "$OUT/start.txt"
 { date -u +%T; uptime; } >> "$OUT/start.txt"
-cp loomgate-cli/target/failsafe-reports/*.txt "$OUT/" 2>/dev/null
+for c in ${ITS//,/ }; do cp loomgate-cli/target/failsafe-reports/*."$c".txt "$OUT/" 2>/dev/null; done # this batch's only
 grep -E "Tests run:.*in io|FAIL|BUILD" "$OUT/mvn.log" > "$OUT/summary.txt"

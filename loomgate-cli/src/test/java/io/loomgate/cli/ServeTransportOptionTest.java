@@ -10,11 +10,12 @@ import io.loomgate.observe.ConfigReloads;
 import io.loomgate.server.Transport;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
-import java.io.PrintStream;
 import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,8 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ServeTransportOptionTest {
     @Test
     void theFlagOverridesTheFileAndItsAbsenceKeepsIt() throws Exception {
-        GatewayConfig file = ConfigLoader.parse("server:\n  port: 0\n  transport: jdk\n", "gateway.yaml",
-                java.util.Map.of());
+        GatewayConfig file = ConfigLoader.parse("server:\n  port: 0\n  transport: jdk\n", "gateway.yaml", Map.of());
         assertThat(apply(file, "epoll").server().transport()).isEqualTo(Transport.EPOLL);
         assertThat(apply(file, "AUTO").server().transport()).isEqualTo(Transport.AUTO);
         assertThat(apply(file, null).server().transport()).isEqualTo(Transport.JDK);
