@@ -4,6 +4,7 @@ import io.loomgate.config.ConfigException;
 import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
+import io.loomgate.server.Transport;
 import io.loomgate.threads.ThreadModel;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,6 +28,7 @@ final class ServeCommand implements Callable<Integer> {
     Integer adminPort;
     String threads;
     Integer platformThreads;
+    String transport;
     Path trainingListener;
 
     /** A new command and its model: name, description, options (values set on the command as they are parsed). */
@@ -56,6 +58,8 @@ final class ServeCommand implements Callable<Integer> {
                 "Overrides server.threads: virtual, platform, platform:N or cached.", "--threads").build());
         spec.addOption(CommandModels.option(Integer.class, v -> c.platformThreads = v, "<platformThreads>",
                 "Size of the platform pool when --threads platform.", "--platform-threads").build());
+        spec.addOption(CommandModels.option(String.class, v -> c.transport = v, "<transport>",
+                "Overrides server.transport: auto, jdk or epoll.", "--transport").build());
         // Hidden: only `loomgate aot-train` passes it. The training JVM serves one listener per config file, and the
         // harness's paths need both a TLS one and a plain one (HTTP/1.1 keep-alive, h2c, idle connections) trained
         // in the one JVM that writes the cache.
@@ -71,7 +75,7 @@ final class ServeCommand implements Callable<Integer> {
         GatewayConfig cfg;
         Plugins loaded;
         try {
-            cfg = Overrides.apply(ConfigLoader.load(config), port, adminPort, threads, platformThreads);
+            cfg = Overrides.apply(ConfigLoader.load(config), port, adminPort, threads, platformThreads, transport);
             loaded = PluginOption.load(config, plugins);
         } catch (ConfigException | IllegalArgumentException e) {
             System.err.println("loomgate: " + e.getMessage());
@@ -80,7 +84,7 @@ final class ServeCommand implements Callable<Integer> {
         ServedGateway served;
         try {
             served = ServedGateway.start(cfg, loaded, new ServedGateway.Reloading(config,
-                    c -> Overrides.apply(c, port, adminPort, threads, platformThreads), !noWatch, true,
+                    c -> Overrides.apply(c, port, adminPort, threads, platformThreads, transport), !noWatch, true,
                     reloadSettle));
         } catch (ConfigException | IllegalArgumentException e) {
             System.err.println("loomgate: " + e.getMessage());
@@ -121,7 +125,7 @@ final class ServeCommand implements Callable<Integer> {
         }
 
         static GatewayConfig apply(GatewayConfig c, Integer port, Integer adminPort, String threads,
-                                   Integer platformThreads) {
+                                   Integer platformThreads, String transport) {
             GatewayConfig.ServerSpec s = c.server();
             ThreadModel model = s.threads();
             if (threads != null) {
@@ -134,6 +138,9 @@ final class ServeCommand implements Callable<Integer> {
                 model = new ThreadModel.Platform(platformThreads);
             }
             GatewayConfig.ServerSpec ns = s.with(port == null ? s.listener().port() : port, model);
+            if (transport != null) {
+                ns = ns.withTransport(transport(transport, Transport.epollUnavailableReason()));
+            }
             GatewayConfig.AdminSpec admin = adminPort == null ? c.admin() : c.admin().withPort(adminPort);
             if ((port != null || adminPort != null) && admin.enabled() && ns.listener().port() != 0
                     && ns.listener().port() == admin.port()) {
@@ -141,6 +148,23 @@ final class ServeCommand implements Callable<Integer> {
                         + ns.listener().port() + " (--port / --admin-port); give each its own");
             }
             return c.with(ns, admin);
+        }
+
+        /**
+         * {@code --transport}'s value, refused as the key {@code server.transport} refuses it (a word other than
+         * auto, jdk or epoll; epoll where it cannot run, naming why: {@code epollUnavailable}, null where it runs).
+         * Applied again to every reloaded file, so a reload compares like with like and the key keeps needing a
+         * restart only when the flag is absent.
+         */
+        static Transport transport(String text, String epollUnavailable) {
+            Transport t = Transport.parse(text);
+            if (t == null) {
+                throw new IllegalArgumentException("--transport: expected auto, jdk or epoll, got '" + text + "'");
+            }
+            if (t == Transport.EPOLL && epollUnavailable != null) {
+                throw new IllegalArgumentException("--transport epoll: " + epollUnavailable);
+            }
+            return t;
         }
     }
 }

@@ -19,7 +19,7 @@ class CommandModelsTest {
         CommandLine cl = Main.commandLine("serve");
         CommandLine.ParseResult parsed = cl.parseArgs("serve", "-c", "gw.yaml", "--plugins", "plugins/", "--no-watch",
                 "--reload-settle", "500ms", "--port", "8081", "--admin-port", "0", "--threads", "platform",
-                "--platform-threads", "3");
+                "--platform-threads", "3", "--transport", "epoll");
         ServeCommand serve = parsed.subcommand().commandSpec().commandLine().getCommand();
         assertThat(serve.config).isEqualTo(Path.of("gw.yaml"));
         assertThat(serve.plugins).isEqualTo(Path.of("plugins/"));
@@ -29,6 +29,7 @@ class CommandModelsTest {
         assertThat(serve.adminPort).isZero();
         assertThat(serve.threads).isEqualTo("platform");
         assertThat(serve.platformThreads).isEqualTo(3);
+        assertThat(serve.transport).isEqualTo("epoll");
     }
 
     @Test
@@ -43,6 +44,7 @@ class CommandModelsTest {
         assertThat(serve.adminPort).isNull();
         assertThat(serve.threads).isNull();
         assertThat(serve.platformThreads).isNull();
+        assertThat(serve.transport).isNull();
     }
 
     @Test
@@ -79,6 +81,7 @@ class CommandModelsTest {
                                   [-c=<config>] [--platform-threads=<platformThreads>]
                                   [--plugins=<plugins>] [--port=<port>]
                                   [--reload-settle=<reloadSettle>] [--threads=<threads>]
+                                  [--transport=<transport>]
             Run the gateway.
                   --admin-port=<adminPort>
                                         Overrides admin.port (0 turns the admin listener
@@ -99,6 +102,8 @@ class CommandModelsTest {
                                           the file watch after five times as long.
                   --threads=<threads>   Overrides server.threads: virtual, platform,
                                           platform:N or cached.
+                  --transport=<transport>
+                                        Overrides server.transport: auto, jdk or epoll.
               -V, --version             Print version information and exit.
             """;
 

@@ -28,7 +28,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class FdLimitIT {
     private static final int NOFILE = 256;
 
-    /** On both transports: epoll's accept4 reports EMFILE itself (EpollServerSocket), and must keep serving too. */
+    /**
+     * On both transports: epoll's accept4 reports EMFILE itself (EpollServerSocket), and must keep serving too. Each
+     * case names its transport on the command line, which the testkit's -Dloomgate.test.transport leaves alone.
+     */
     @ParameterizedTest
     @ValueSource(strings = {"jdk", "epoll"})
     void atTheDescriptorLimitAcceptsPauseWithOneLinePerEpisodeAndServingResumes(String transport, @TempDir Path dir)
@@ -40,17 +43,17 @@ class FdLimitIT {
                   port: 0
                   max-connections: 10000
                   backlog: 2048
-                  transport: %s
                 admin:
                   port: 0
                 routes:
                   - id: main
                     uri: ${ORIGIN}
                     predicates: [ "Path=/**" ]
-                """.formatted(transport));
+                """);
         try (TestOrigin origin = new TestOrigin();
              JarProcess gw = JarProcess.startWithFdLimit(NOFILE, List.of("-Xmx128m"),
-                     List.of("serve", "--config", yaml.toString()), Map.of("ORIGIN", origin.uri()))) {
+                     List.of("serve", "--config", yaml.toString(), "--transport", transport),
+                     Map.of("ORIGIN", origin.uri()))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
             assertThat(get(port).status()).isEqualTo(200);
             List<Socket> flood = new ArrayList<>();
@@ -105,17 +108,17 @@ class FdLimitIT {
                   port: %d
                   max-connections: 10000
                   backlog: 2048
-                  transport: %s
                 admin:
                   port: %d
                 routes:
                   - id: main
                     uri: ${ORIGIN}
                     predicates: [ "Path=/**" ]
-                """.formatted(port, transport, adminPort));
+                """.formatted(port, adminPort));
         try (TestOrigin origin = new TestOrigin();
              JarProcess gw = JarProcess.startWithFdLimit(NOFILE, List.of("-Xmx128m"),
-                     List.of("serve", "--config", yaml.toString()), Map.of("ORIGIN", origin.uri()))) {
+                     List.of("serve", "--config", yaml.toString(), "--transport", transport),
+                     Map.of("ORIGIN", origin.uri()))) {
             List<Socket> crowd = new ArrayList<>();
             try {
                 crowd.add(connectOnceListening(port, gw));

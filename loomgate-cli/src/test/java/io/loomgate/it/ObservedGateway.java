@@ -17,6 +17,8 @@ import io.loomgate.route.RoutePredicate;
 import io.loomgate.route.RouteTable;
 import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
+import io.loomgate.server.Transport;
+import io.loomgate.testkit.RunningGateway;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.upstream.Endpoint;
@@ -73,6 +75,12 @@ final class ObservedGateway implements AutoCloseable {
                     PoolSettings.DEFAULTS));
         }
         RouteTable table = new RouteTable(routes);
+        // The transport the build asks for (-Dloomgate.test.transport), for the listener and the origins' dialer as
+        // the composition root sets both from server.transport.
+        Transport transport = RunningGateway.transportAsked();
+        if (transport == Transport.EPOLL) {
+            definitions.replaceAll(d -> d.withSettings(d.settings().withDialer(Transport::connectOnEpoll)));
+        }
 
         PinnedEventMonitor monitor = new PinnedEventMonitor(GatewayConfig.AdminSpec.DEFAULTS.pinnedThreshold(),
                 PinnedEventMonitor.DEFAULT_CAPACITY).start();
@@ -85,8 +93,14 @@ final class ObservedGateway implements AutoCloseable {
         // each route to the upstream named after it, as the assembly pairs them
         ProxyHandler proxy = new ProxyHandler(BoundRoutes.bind(table, r -> upstreams.get(r.id())),
                 ProxySettings.DEFAULTS, telemetry.exchangeListener());
-        gateway = new Listener(ListenerSettings.defaults("127.0.0.1", 0), proxy,
-                ConnectionExecutors.create(ThreadModel.VIRTUAL, "gw"), telemetry.connectionListener()).start();
+        Listener listener = new Listener(ListenerSettings.defaults("127.0.0.1", 0), proxy,
+                ConnectionExecutors.create(ThreadModel.VIRTUAL, "gw"), telemetry.connectionListener());
+        gateway = (transport == null ? listener : listener.transport(transport)).start();
+        if (transport != null && gateway.transport() != transport) {
+            gateway.close();
+            throw new IllegalStateException("asked for transport " + transport + ", the listener runs on "
+                    + gateway.transport());
+        }
         admin = telemetry.startAdmin("127.0.0.1", 0, proxy::routes, upstreams, () -> true);
     }
 

@@ -3,6 +3,7 @@ package io.loomgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.testkit.JarProcess;
+import io.loomgate.testkit.RunningGateway;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +49,8 @@ class QuickStartReadmeIT {
         }
         String admin = Integer.toString(free.next());
         script = script.replace("9977", admin)
-                .replace("serve --config gateway.yaml", "serve --config gateway.yaml --admin-port " + admin);
+                .replace("serve --config gateway.yaml", String.join(" ", JarProcess.onTransportUnderTest(
+                        List.of("serve", "--config", "gateway.yaml", "--admin-port", admin))));
         Path dir = Files.createTempDirectory("quick-start");
         Path loomgate = dir.resolve("loomgate");
         Files.writeString(loomgate, "#!/usr/bin/env bash\nexec '" + ProcessHandle.current().info().command()
@@ -68,5 +70,10 @@ class QuickStartReadmeIT {
                 .contains("\"Path=/users/**\"").contains("\"StripPrefix=1\"")
                 .doesNotContain("PathPredicate[")
                 .contains("gateway exit 0");
+        String asked = System.getProperty(RunningGateway.TRANSPORT_PROPERTY, "");
+        if (!asked.isBlank()) { // the block's gateway ran on the transport the build asked for (the jar's ITs do)
+            assertThat(Files.readString(dir.resolve("gateway.log"), StandardCharsets.UTF_8))
+                    .contains("transport " + asked.trim() + ")");
+        }
     }
 }

@@ -18,15 +18,18 @@ import java.util.regex.Pattern;
  * its output captured to a file. Readiness is found by polling the output for the "listening on" line with a deadline.
  */
 public final class JarProcess implements AutoCloseable {
-    private static final Pattern LISTENING = Pattern.compile("listening on [^ ]+:(\\d+)");
+    private static final Pattern LISTENING = Pattern.compile("listening on [^ ]+:(\\d+)[^\n]*");
 
     private final Process process;
     private final Path log;
+    /** The transport this process's {@code serve} was asked to run on ({@code --transport}), or null. */
+    private final String transportAsked;
     private volatile boolean allowUnexpected;
 
-    private JarProcess(Process process, Path log) {
+    private JarProcess(Process process, Path log, String transportAsked) {
         this.process = process;
         this.log = log;
+        this.transportAsked = transportAsked;
     }
 
     /** The jar with every command (gateway and lab). */
@@ -92,8 +95,8 @@ public final class JarProcess implements AutoCloseable {
     public static JarProcess startLauncher(Path script, List<String> args, Map<String, String> env)
             throws IOException {
         List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=HUP", script.toString()));
-        cmd.addAll(args);
-        return started(cmd, env);
+        cmd.addAll(onTransportUnderTest(args));
+        return started(cmd, env, transportAsked(args));
     }
 
     private static JarProcess start(List<String> launcher, Path jar, List<String> jvmArgs, List<String> args,
@@ -103,15 +106,42 @@ public final class JarProcess implements AutoCloseable {
         cmd.addAll(jvmArgs);
         cmd.add("-jar");
         cmd.add(jar.toString());
-        cmd.addAll(args);
-        return started(cmd, env);
+        cmd.addAll(onTransportUnderTest(args));
+        return started(cmd, env, transportAsked(args));
     }
 
-    private static JarProcess started(List<String> cmd, Map<String, String> env) throws IOException {
+    private static JarProcess started(List<String> cmd, Map<String, String> env, String transportAsked)
+            throws IOException {
         Path log = Files.createTempFile("loomgate-it", ".log");
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().putAll(env);
-        return new JarProcess(pb.start(), log);
+        return new JarProcess(pb.start(), log, transportAsked);
+    }
+
+    /**
+     * {@code args} with {@code --transport <asked>} appended when they run {@code serve}, the build asks for a
+     * transport ({@value RunningGateway#TRANSPORT_PROPERTY}, as the in-JVM tests follow it) and the test did not
+     * choose one itself: the one place every IT that runs the jar, the launcher or a script of them follows it.
+     */
+    public static List<String> onTransportUnderTest(List<String> args) {
+        String asked = transportAsked(args);
+        if (asked == null || args.contains("--transport")) {
+            return args;
+        }
+        List<String> with = new ArrayList<>(args);
+        with.add("--transport");
+        with.add(asked);
+        return with;
+    }
+
+    /** The transport the build asks {@code serve} to run on, or null (not serve, or nothing asked). */
+    private static String transportAsked(List<String> args) {
+        String asked = System.getProperty(RunningGateway.TRANSPORT_PROPERTY);
+        if (asked == null || asked.isBlank() || args.isEmpty() || !args.get(0).equals("serve")) {
+            return null;
+        }
+        int own = args.indexOf("--transport");
+        return own >= 0 && own + 1 < args.size() ? args.get(own + 1) : asked.trim().toLowerCase(java.util.Locale.ROOT);
     }
 
     /**
@@ -124,7 +154,9 @@ public final class JarProcess implements AutoCloseable {
 
     /**
      * Polls the output for the gateway's "listening on host:port" line; returns the port. Waits up to {@code timeout},
-     * or {@link #START_DEADLINE_FLOOR} if that is longer.
+     * or {@link #START_DEADLINE_FLOOR} if that is longer. Fails loudly when the line names another transport than the
+     * one asked (as {@link RunningGateway#onTheTransportAsked} does in the test's JVM): an IT that passed on the
+     * JDK's sockets when epoll was asked would say nothing about epoll.
      */
     public int awaitListening(Duration timeout) throws IOException {
         Duration wait = timeout.compareTo(START_DEADLINE_FLOOR) < 0 ? START_DEADLINE_FLOOR : timeout;
@@ -132,6 +164,10 @@ public final class JarProcess implements AutoCloseable {
         while (System.nanoTime() < deadline) {
             Matcher m = LISTENING.matcher(output());
             if (m.find()) {
+                if (transportAsked != null && !m.group().contains("transport " + transportAsked + ")")) {
+                    throw new IllegalStateException("asked for transport " + transportAsked
+                            + ", the gateway's start line says otherwise: " + m.group());
+                }
                 return Integer.parseInt(m.group(1));
             }
             if (!process.isAlive()) {

@@ -83,6 +83,19 @@ public final class RunningGateway implements AutoCloseable {
         return cfg.with(cfg.server().withTransport(Transport.parse(asked)), cfg.admin());
     }
 
+    /** The transport the build asks for ({@value #TRANSPORT_PROPERTY}), or null when none is asked. */
+    public static Transport transportAsked() {
+        String asked = System.getProperty(TRANSPORT_PROPERTY);
+        if (asked == null || asked.isBlank()) {
+            return null;
+        }
+        Transport t = Transport.parse(asked);
+        if (t == null) {
+            throw new IllegalArgumentException(TRANSPORT_PROPERTY + ": expected auto, jdk or epoll, got '" + asked + "'");
+        }
+        return t;
+    }
+
     /** The provider the TLS tests run against in this JVM: jdk unless the build asks for another. */
     public static String tlsProvider() {
         return System.getProperty(TLS_PROVIDER_PROPERTY, "jdk");
