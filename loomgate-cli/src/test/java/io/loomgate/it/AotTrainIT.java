@@ -27,8 +27,7 @@ class AotTrainIT {
             "aot-train: .* trained on \\d+ requests \\(HTTP/1\\.1 over TLS (\\d+), h2 (\\d+), new TLS connections (\\d+), "
                     + "admin and redirect (\\d+), plain HTTP/1\\.1 (\\d+), h2c (\\d+), idle keep-alive connections "
                     + "(\\d+), connections reset by the client (\\d+), h2 connections with a frame per record "
-                    + "(\\d+), h2 streams open when the client closed (\\d+); then steady HTTP/1\\.1 over TLS (\\d+), h2 over "
-                    + "TLS (\\d+), h2c with prior knowledge (\\d+); then the failure rounds again, (\\d+) connections and streams\\)");
+                    + "(\\d+), h2 streams open when the client closed (\\d+)\\)");
 
     @Test
     void theTrainingCoversTlsPlainHttp1H2cAndIdleConnections(@TempDir Path dir) throws Exception {
@@ -40,7 +39,7 @@ class AotTrainIT {
             assertThat(train.awaitExit(Duration.ofMinutes(4))).as(train.output()).isZero();
             Matcher m = LAST_LINE.matcher(train.output());
             assertThat(m.find()).as(train.output()).isTrue();
-            for (int g = 1; g <= 14; g++) {
+            for (int g = 1; g <= 10; g++) {
                 assertThat(Integer.parseInt(m.group(g))).as("count %d of %s", g, m.group()).isPositive();
             }
         }

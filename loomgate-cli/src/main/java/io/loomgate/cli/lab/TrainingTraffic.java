@@ -1,8 +1,6 @@
 package io.loomgate.cli.lab;
 
 import com.sun.management.UnixOperatingSystemMXBean;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -78,18 +76,6 @@ final class TrainingTraffic {
      */
     private static final int H2_CLOSES = 8;
     private static final int STREAMS_AT_CLOSE = 25;
-    /**
-     * Requests of each steady round (HTTP/1.1 over TLS, h2 over TLS, h2c with prior knowledge), sent after every other
-     * round has taken its branches once: enough for the proxy path's roots (ProxyHandler.handle, exchange,
-     * relayResponse, UpstreamForwarder.tryUpstream, the h2 frame reader, the TLS engine's wrap and unwrap) to pass
-     * C2's thresholds (Tier4InvocationThreshold 5,000 calls after the 200 of tier 3) in the training, so that the
-     * cache records them as C2-compiled and a deployment compiles them at its first requests instead of in the
-     * harness's measured window (docs/journal/2026-11-30-s47-w9window.md). Counted, not timed: what the profiles see
-     * does not depend on the build machine's speed.
-     */
-    private static final int STEADY = 6000;
-    /** Streams or connections at once in a steady round: h2load's and wrk's clients keep many in flight. */
-    private static final int STEADY_CONCURRENCY = 16;
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII);
@@ -108,24 +94,17 @@ final class TrainingTraffic {
     private final AtomicInteger resets = new AtomicInteger();
     private final AtomicInteger ownRecords = new AtomicInteger();
     private final AtomicInteger openAtClose = new AtomicInteger();
-    private final AtomicInteger steadyHttp1 = new AtomicInteger();
-    private final AtomicInteger steadyH2 = new AtomicInteger();
-    private final AtomicInteger steadyH2c = new AtomicInteger();
-    private final AtomicInteger failuresAgain = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
     record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets,
-                  int ownRecords, int openAtClose, int steadyHttp1, int steadyH2, int steadyH2c, int failuresAgain) {
+                  int ownRecords, int openAtClose) {
         @Override
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
                     + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
-                    + "connections with a frame per record %d, h2 streams open when the client closed %d; then "
-                    + "steady HTTP/1.1 over TLS %d, h2 over TLS %d, h2c with prior knowledge %d; then the failure "
-                    + "rounds again, %d connections and streams)")
-                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle + steadyHttp1 + steadyH2
-                            + steadyH2c, http1, h2, handshakes, admin, plainHttp1, h2c, idle, resets, ownRecords,
-                            openAtClose, steadyHttp1, steadyH2, steadyH2c, failuresAgain);
+                    + "connections with a frame per record %d, h2 streams open when the client closed %d)")
+                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes,
+                            admin, plainHttp1, h2c, idle, resets, ownRecords, openAtClose);
         }
     }
 
@@ -143,24 +122,6 @@ final class TrainingTraffic {
         }
     }
 
-    /**
-     * Three phases, in this order because JDK 25's cache keeps each method's profile as it was when the training's
-     * JVM exits (MethodTrainingData's final profile), and a method running C2's code is no longer profiled: its
-     * stored profile is the one C2 compiled from, plus whatever a deoptimisation taught it later. A deployment's C2
-     * compiles from that profile early (the cache says which methods reached C2), so a branch the profile never saw
-     * is an uncommon trap that every thread taking it at once (a load generator's connections all closing) hits.
-     * <ol>
-     * <li>Every kind of traffic in small volumes, the rounds that end connections and streams (idle crowd, resets,
-     * frames per record, streams open at close) among them, until the duration is up: the proxy path's roots are
-     * still interpreted or in C1's profiling code, so their profiles take the failure branches.
-     * <li>Steady rounds of {@code STEADY} requests each over HTTP/1.1 over TLS, h2 over TLS and h2c: the roots
-     * reach C2 (the harness's W9 and W8 paths), compiled from profiles that hold the failures.
-     * <li>The failure rounds once more: a method C2 compiled with a failure branch as a trap anyway (one that
-     * reached C2 in phase 1 on a fast machine, or inlined into a root in phase 2) traps here, in the training, and the
-     * trap is recorded in its profile, so a deployment's C2 does not speculate on it. Whatever the build machine's
-     * load made C2 compile and when, the last profile each method has seen includes every failure.
-     * </ol>
-     */
     Counts run(Duration duration) throws IOException, InterruptedException {
         long end = System.nanoTime() + duration.toNanos();
         try (HttpClient one = client(HttpClient.Version.HTTP_1_1); HttpClient two = client(HttpClient.Version.HTTP_2)) {
@@ -172,133 +133,15 @@ final class TrainingTraffic {
                 keptAlive(two, tls + "/h2c", h2c);
                 newConnections();
                 plainListeners();
-                failureRounds();
+                idleCrowd();
+                resetByClient();
+                framesInOwnRecords();
+                streamsOpenAtClose();
+                streamsCancelledEarly();
             } while (System.nanoTime() < end);
-            steady(one, tls, steadyHttp1);
-            steady(two, tls, steadyH2);
-            steadyH2c();
-            int before = failuresSoFar();
-            failureRounds();
-            failuresAgain.set(failuresSoFar() - before);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get(), resets.get(), ownRecords.get(), openAtClose.get(), steadyHttp1.get(), steadyH2.get(),
-                steadyH2c.get(), failuresAgain.get());
-    }
-
-    /** The failure rounds' connections and streams so far. */
-    private int failuresSoFar() {
-        return idle.get() + resets.get() + ownRecords.get() + openAtClose.get();
-    }
-
-    /** The rounds whose connections or streams end other than by a clean answer. */
-    private void failureRounds() throws IOException, InterruptedException {
-        idleCrowd();
-        resetByClient();
-        framesInOwnRecords();
-        streamsOpenAtClose();
-        streamsCancelledEarly();
-    }
-
-    /**
-     * {@code STEADY} GETs ({@code /hello} and {@code /api/data}, in turn) from {@code STEADY_CONCURRENCY} virtual
-     * threads on the client's kept-alive connections (HTTP/1.1: a connection each; h2: streams of one connection).
-     */
-    private void steady(HttpClient client, String base, AtomicInteger count) throws IOException,
-            InterruptedException {
-        List<Future<?>> running = new ArrayList<>();
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < STEADY_CONCURRENCY; i++) {
-                running.add(pool.submit(() -> {
-                    for (int j = 0; j < STEADY / STEADY_CONCURRENCY; j++) {
-                        expect(client, get(base + (j % 2 == 0 ? "/hello" : "/api/data?delay=0")), 200, count);
-                    }
-                    return null;
-                }));
-            }
-        }
-        await(running);
-    }
-
-    /**
-     * {@code STEADY} GETs over h2c with prior knowledge on the plain listener (the harness's W8; the JDK's client
-     * speaks no h2c without an upgrade), on four connections, each sending its streams in batches of
-     * {@code STEADY_CONCURRENCY} and reading until all of a batch has ended.
-     */
-    private void steadyH2c() throws IOException, InterruptedException {
-        int connections = 4;
-        List<Future<?>> running = new ArrayList<>();
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < connections; i++) {
-                running.add(pool.submit(() -> {
-                    h2cConnection(STEADY / connections);
-                    return null;
-                }));
-            }
-        }
-        await(running);
-    }
-
-    private void h2cConnection(int requests) throws IOException {
-        try (Socket s = plainSocket()) {
-            OutputStream out = new BufferedOutputStream(s.getOutputStream(), 16384);
-            InputStream in = new BufferedInputStream(s.getInputStream(), 16384);
-            out.write(PREFACE);
-            out.write(new byte[] {0, 0, 0, 0x4, 0, 0, 0, 0, 0}); // an empty SETTINGS frame
-            // the connection's receive window as large as it goes, so the answers' bodies need no WINDOW_UPDATE
-            out.write(new byte[] {0, 0, 4, 0x8, 0, 0, 0, 0, 0, 0x7f, (byte) 0xff, 0, 0});
-            String authority = "127.0.0.1:" + s.getPort();
-            int stream = 1;
-            for (int sent = 0; sent < requests; ) {
-                int batch = Math.min(STEADY_CONCURRENCY, requests - sent);
-                for (int k = 0; k < batch; k++) {
-                    out.write(getFrame(stream + 2 * k, false, k % 2 == 0 ? "/hello" : "/api/data?delay=0",
-                            authority));
-                }
-                out.flush();
-                awaitStreamsEnd(in, out, batch);
-                stream += 2 * batch;
-                sent += batch;
-                steadyH2c.addAndGet(batch);
-            }
-        }
-    }
-
-    /**
-     * Reads the gateway's frames until {@code streams} streams have ended (HEADERS or DATA with END_STREAM),
-     * acknowledging its SETTINGS and PINGs; a GOAWAY or RST_STREAM is an error.
-     */
-    private static void awaitStreamsEnd(InputStream in, OutputStream out, int streams) throws IOException {
-        int ended = 0;
-        while (ended < streams) {
-            byte[] head = in.readNBytes(9);
-            if (head.length < 9) {
-                throw new IOException("the h2c connection ended with " + (streams - ended) + " answers to come");
-            }
-            int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
-            byte[] payload = in.readNBytes(length);
-            if (payload.length != length) {
-                throw new IOException("the h2c connection ended inside a frame");
-            }
-            int type = head[3];
-            boolean flag = (head[4] & 0x1) != 0;
-            if (type == 0x7 || type == 0x3) {
-                throw new IOException("the gateway sent " + (type == 0x7 ? "GOAWAY" : "RST_STREAM")
-                        + " to a steady h2c client");
-            } else if (type == 0x4 && !flag) {
-                out.write(new byte[] {0, 0, 0, 0x4, 0x1, 0, 0, 0, 0});
-                out.flush();
-            } else if (type == 0x6 && !flag) {
-                byte[] ack = new byte[9 + length];
-                System.arraycopy(head, 0, ack, 0, 9);
-                ack[4] = 0x1;
-                System.arraycopy(payload, 0, ack, 9, length);
-                out.write(ack);
-                out.flush();
-            } else if ((type == 0x0 || type == 0x1) && flag) {
-                ended++;
-            }
-        }
+                idle.get(), resets.get(), ownRecords.get(), openAtClose.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
@@ -498,9 +341,10 @@ final class TrainingTraffic {
      * acquiring or dialling an upstream connection, or waiting on the origin. h2load's end of a run is like that (a
      * finished stream is replaced at once, so some of the ~2,000 it leaves are always acquiring a connection), and
      * without this round the cancel while connecting was in no profile: at W9 the first one linked
-     * FailureClassifier's connect-stage switch (its labels' classes loaded from the JDK, not the cache) and ~1,000
-     * stream threads deoptimised at once in UpstreamForwarder.tryUpstream's compiled code
-     * (docs/journal/2026-11-30-s48-warmtrain.md). Counted per stream sent.
+     * FailureClassifier's connect-stage switch (its labels' classes loaded from the JDK, not the cache) and 974
+     * stream threads deoptimised at once in UpstreamForwarder.tryUpstream's compiled code, or 2,000 at
+     * UpstreamAttempt.toString's branch on a connection-less attempt (docs/journal/2026-11-30-s48-warmtrain.md).
+     * Counted per stream sent, with the streams open at close.
      */
     private void streamsCancelledEarly() throws IOException, InterruptedException {
         List<Future<?>> running = new ArrayList<>();
