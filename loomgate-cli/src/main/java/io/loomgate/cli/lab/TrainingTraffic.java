@@ -137,7 +137,6 @@ final class TrainingTraffic {
                 resetByClient();
                 framesInOwnRecords();
                 streamsOpenAtClose();
-                streamsCancelledEarly();
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
@@ -325,44 +324,6 @@ final class TrainingTraffic {
                         out.write(getFrame(fast, overTls, "/hello", authority));
                         out.flush();
                         awaitStreamEnd(s.getInputStream(), fast);
-                    }
-                    openAtClose.addAndGet(STREAMS_AT_CLOSE);
-                    return null;
-                }));
-            }
-        }
-        await(running);
-    }
-
-    /**
-     * {@code H2_CLOSES} h2 connections at once (half over TLS, half h2c), each: {@code STREAMS_AT_CLOSE} GETs of
-     * {@code /api/data?delay=100}, then closed by the client at once, without waiting for anything. The gateway reads
-     * the streams and then the end of the connection, so each is cancelled wherever its thread is: routing,
-     * acquiring or dialling an upstream connection, or waiting on the origin. h2load's end of a run is like that (a
-     * finished stream is replaced at once, so some of the ~2,000 it leaves are always acquiring a connection), and
-     * without this round the cancel while connecting was in no profile: at W9 the first one linked
-     * FailureClassifier's connect-stage switch (its labels' classes loaded from the JDK, not the cache) and 974
-     * stream threads deoptimised at once in UpstreamForwarder.tryUpstream's compiled code, or 2,000 at
-     * UpstreamAttempt.toString's branch on a connection-less attempt (docs/journal/2026-11-30-s48-warmtrain.md).
-     * Counted per stream sent, with the streams open at close.
-     */
-    private void streamsCancelledEarly() throws IOException, InterruptedException {
-        List<Future<?>> running = new ArrayList<>();
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < H2_CLOSES; i++) {
-                boolean overTls = i % 2 == 0;
-                running.add(pool.submit(() -> {
-                    try (Socket s = overTls ? h2Socket() : plainSocket()) {
-                        OutputStream out = s.getOutputStream();
-                        byte[] opening = new byte[PREFACE.length + 9];
-                        System.arraycopy(PREFACE, 0, opening, 0, PREFACE.length);
-                        opening[PREFACE.length + 3] = 0x4; // an empty SETTINGS frame
-                        out.write(opening);
-                        String authority = "127.0.0.1:" + s.getPort();
-                        for (int stream = 1; stream < 2 * STREAMS_AT_CLOSE; stream += 2) {
-                            out.write(getFrame(stream, overTls, "/api/data?delay=100", authority));
-                        }
-                        out.flush();
                     }
                     openAtClose.addAndGet(STREAMS_AT_CLOSE);
                     return null;
