@@ -28,6 +28,7 @@ nice -n 10 taskset -c 1 h2load -t1 -c200 -m10 -n2000 $SCHEME://127.0.0.1:29981/a
 sleep ${SAMPLE_AT:-2}
 $JCMD $P Thread.dump_to_file -format=text "$OUT/threads-during.txt" > /dev/null 2>&1
 $JCMD $P GC.class_histogram > "$OUT/histo-during.txt" 2>&1
+[[ -n ${HEAPDUMP:-} ]] && $JCMD $P GC.heap_dump "$OUT/heap.hprof" > /dev/null 2>&1  # chunks.py reads the StackChunks
 wait $L
 $JCMD $P GC.class_histogram > "$OUT/histo-after.txt" 2>&1
 uptime >> "$OUT/load.txt"
