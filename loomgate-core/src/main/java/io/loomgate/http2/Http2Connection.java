@@ -541,6 +541,11 @@ public final class Http2Connection {
      * {@link #MAX_STREAM_WINDOW}, while the connection's {@link #WINDOW_GROWTH_BUDGET} lasts (0 once it is spent).
      * The stream gives the growth back when it leaves ({@link #removeStream}).
      */
+    /** The receive window every new stream's body starts with (our SETTINGS_INITIAL_WINDOW_SIZE). */
+    int initialWindowSize() {
+        return settings.initialWindowSize();
+    }
+
     int growWindow(int current) {
         return windowGrowth.grow(current);
     }
@@ -549,7 +554,7 @@ public final class Http2Connection {
     Http2Stream removeStream(int stream) {
         Http2Stream s = streams.remove(stream);
         if (s != null) {
-            windowGrowth.giveBack(s.body().grownLocked());
+            windowGrowth.giveBack(s.grownLocked());
             discards.removedLocked(s);
         }
         return s;

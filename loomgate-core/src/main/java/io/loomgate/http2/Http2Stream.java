@@ -36,8 +36,16 @@ public final class Http2Stream {
     private final int index;
     private final RequestHead request;
     private final long contentLength;
-    private final Condition changed;
-    private final RequestBody body;
+    /** What the request body's reader waits on; made with the body (see {@link #body}), under conn.lock after. */
+    private Condition changed;
+    /**
+     * The request body; for a request whose HEADERS frame ended the stream (a GET: nearly every stream) made only
+     * when asked for (a handler reading it, a reset counting its window), since it would otherwise be held for the
+     * whole exchange (88 bytes, and its reader's condition 24, copied by every young collection while the stream
+     * waits for its origin).
+     * Volatile: the stream's thread asks without the lock; made under conn.lock.
+     */
+    private volatile RequestBody body;
     // guarded by conn.lock
     SendWindow.Stream sendWindow;
     boolean localClosed;
@@ -73,8 +81,10 @@ public final class Http2Stream {
         this.index = index;
         this.request = request;
         this.contentLength = contentLength;
-        this.changed = conn.lock.newCondition();
-        this.body = new RequestBody(recvWindow, endStream);
+        if (!endStream) {
+            this.changed = conn.lock.newCondition();
+            this.body = new RequestBody(recvWindow, false);
+        }
         this.headRequest = "HEAD".equals(request.method());
         this.bodyless = endStream || contentLength == 0;
     }
@@ -103,7 +113,28 @@ public final class Http2Stream {
     }
 
     public RequestBody body() {
-        return body;
+        RequestBody b = body;
+        return b != null ? b : endedBody();
+    }
+
+    /** Whether the request body object exists yet (a test's view of the laziness above). */
+    boolean bodyMade() {
+        return body != null;
+    }
+
+    private RequestBody endedBody() {
+        conn.lock.lock();
+        try {
+            RequestBody b = body;
+            if (b == null) {
+                changed = conn.lock.newCondition();
+                // the connection's window for a new stream, as ServerFrames gives the eager body (no field kept)
+                body = b = new RequestBody(conn.initialWindowSize(), true);
+            }
+            return b;
+        } finally {
+            conn.lock.unlock();
+        }
     }
 
     public boolean isResponseStarted() {
@@ -376,21 +407,28 @@ public final class Http2Stream {
         // Checked before the bytes are buffered: once buffered (and the handler signalled), a handler could read a
         // body the frame makes malformed and forward it before the reset lands (HostileProbeTest saw a 200 for
         // content-length 2 with 6 bytes of DATA once, at load 15 with debug logging slowing the reader).
-        long received = body.receivedLocked() + len;
+        long received = body().receivedLocked() + len;
         if (contentLength >= 0 && (endStream ? received != contentLength : received > contentLength)) {
             throw Http2Exception.stream(id, Frames.PROTOCOL_ERROR,
                     "DATA does not match content-length (RFC 9113 §8.1.1)");
         }
-        return body.receive(payload, off, len, endStream);
+        return body().receive(payload, off, len, endStream);
     }
 
     void deliverTrailers(Headers t) {
-        body.end(t);
+        body().end(t);
+    }
+
+    /** Under conn.lock: what the request body's window grew by, to give back as the stream leaves (none: 0). */
+    int grownLocked() {
+        RequestBody b = body;
+        return b == null ? 0 : b.grownLocked();
     }
 
     /** Under conn.lock: whether the client ended its side (END_STREAM). */
     boolean remoteClosed() {
-        return body.endedLocked();
+        RequestBody b = body;
+        return b == null || b.endedLocked(); // none made: the HEADERS frame ended the stream
     }
 
     /**
@@ -441,13 +479,13 @@ public final class Http2Stream {
      */
     int startDiscardLocked(long now) {
         discarding = true;
-        discardLeft = EARLY_ANSWER_BUDGET - body.bufferedLocked();
+        discardLeft = EARLY_ANSWER_BUDGET - body().bufferedLocked();
         discardEnd = now + Math.min(conn.readTimeoutNanos(), EARLY_ANSWER_DRAIN_WAIT.toNanos());
         discardIdleEnd = now + EARLY_ANSWER_READ_WAIT.toNanos();
-        int credit = body.discardLocked();
+        int credit = body().discardLocked();
         long rest = unreceived();
         if (rest >= 0 && rest <= EARLY_ANSWER_DRAIN) {
-            credit += body.allowLocked(rest);
+            credit += body().allowLocked(rest);
         }
         return credit;
     }
@@ -471,7 +509,7 @@ public final class Http2Stream {
     int discardDataLocked(int len, long now) {
         discardLeft -= len;
         discardIdleEnd = now + EARLY_ANSWER_READ_WAIT.toNanos();
-        return body.discardLocked();
+        return body().discardLocked();
     }
 
     /** Under conn.lock: when the discarding must end unless more DATA comes (the earlier of its two deadlines). */
@@ -486,16 +524,17 @@ public final class Http2Stream {
 
     /** Under conn.lock: request body bytes its content-length says are still to come, or -1 without one. */
     long unreceived() {
-        return contentLength < 0 ? -1 : contentLength - body.receivedLocked();
+        RequestBody b = body;
+        return contentLength < 0 ? -1 : contentLength - (b == null ? 0 : b.receivedLocked());
     }
 
     /** The stream ended abnormally (either side reset it, or the connection ended): wake everyone waiting. */
     void markReset(String why) {
         if (resetWhy == null) {
             resetWhy = why;
-            body.failLocked(new IOException("stream " + id + ": " + why));
+            body().failLocked(new IOException("stream " + id + ": " + why));
         }
-        changed.signalAll();
+        changed.signalAll(); // made with the body just above at the latest
     }
 
     /** Whether the stream ended abnormally: either side reset it, or the connection ended. */
@@ -505,10 +544,6 @@ public final class Http2Stream {
 
     String resetWhy() {
         return resetWhy;
-    }
-
-    Condition changed() {
-        return changed;
     }
 
     /** The request body: blocks for DATA with the connection's read timeout as its deadline. */

@@ -21,7 +21,7 @@ import java.util.Map;
  * The state of one proxied request, passed explicitly through every phase (never kept in a ThreadLocal). Filters see
  * it as a {@link FilterExchange}, listeners as an {@link ExchangeView}. Owned by the request's thread.
  */
-final class Exchange implements FilterExchange, ExchangeView {
+final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.InterimSink {
     final ServerExchange downstream;
     final long startNanos;
     private final String originalTarget;
@@ -61,6 +61,15 @@ final class Exchange implements FilterExchange, ExchangeView {
         this.startNanos = startNanos;
         this.request = downstream.request();
         this.originalTarget = request.target();
+    }
+
+    /**
+     * An informational head from the origin goes on to the client. The exchange is the attempt's sink itself rather
+     * than a lambda capturing it: one object less per attempt, held while the attempt waits for its origin.
+     */
+    @Override
+    public void accept(ResponseHead interim) throws IOException {
+        UpstreamForwarder.relayInterim(this, interim);
     }
 
     /** Whether the request asked for an upgrade its route allows (then a 101 may answer it). */

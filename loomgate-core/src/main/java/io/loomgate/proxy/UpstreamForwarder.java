@@ -106,7 +106,10 @@ final class UpstreamForwarder implements FilterChain {
     private void tryUpstream(Exchange x, UpstreamMember member, int number, Retries retries) throws ProxyFailure {
         Route route = x.route.route();
         UpstreamAttempt attempt = new UpstreamAttempt(member, number);
-        attempt.stopClientBodyWith(x.downstream::stopRequestBody);
+        if (!(x.downstream.requestFraming() instanceof BodyFraming.None)) {
+            // Only a request with a body has a relay to stop: no method reference kept by a GET's attempt
+            attempt.stopClientBodyWith(x.downstream::stopRequestBody);
+        }
         x.upstream.attempt = attempt;
         x.trace.sendUpstream(x.request.headers());
         listener.attemptStart(x);
@@ -126,7 +129,7 @@ final class UpstreamForwarder implements FilterChain {
             attempt.sendHead(x.request, x.requestFraming(), route.preserveHost());
             relayRequestBody(x, attempt, retries.body(number));
             ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(route.timeout())),
-                    x.upgradeRequested(), interim -> relayInterim(x, interim));
+                    x.upgradeRequested(), x);
             if (head.status() == 101) {
                 Upgrades.checkSwitch(head, x.upgrades);
             }
@@ -160,8 +163,7 @@ final class UpstreamForwarder implements FilterChain {
      */
     private void relayRequestBody(Exchange x, UpstreamAttempt attempt, BodyInputStream body) throws IOException {
         try {
-            x.outcome.bytesIn = attempt.relayBody(body, x.requestFraming(), x.route.route().timeout(),
-                    interim -> relayInterim(x, interim));
+            x.outcome.bytesIn = attempt.relayBody(body, x.requestFraming(), x.route.route().timeout(), x);
             if (!attempt.answeredEarly()) {
                 return;
             }
