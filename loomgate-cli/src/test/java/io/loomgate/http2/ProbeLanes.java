@@ -45,6 +45,28 @@ final class ProbeLanes {
         return l;
     }
 
+    /**
+     * Waits until every step of every lane has its outcome (whatever it is: each step's test reports it), so that
+     * what comes next runs alone; returns at once when the lanes have not started.
+     */
+    void awaitAll() throws InterruptedException {
+        if (!started.get()) {
+            return;
+        }
+        long end = System.nanoTime() + patience.toNanos();
+        for (Lane l : lanes) {
+            for (Step s : l.steps) {
+                try {
+                    s.outcome().get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (ExecutionException e) {
+                    // the step's own test reports it
+                } catch (TimeoutException e) {
+                    throw new AssertionError("lane " + l.name + " did not finish within " + patience, e);
+                }
+            }
+        }
+    }
+
     private void startOnce() {
         if (!started.compareAndSet(false, true)) {
             return;
