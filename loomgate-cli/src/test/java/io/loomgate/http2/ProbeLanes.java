@@ -109,13 +109,19 @@ final class ProbeLanes {
         private void run() {
             width.acquireUninterruptibly();
             try {
-                for (Step s : steps) {
+                for (int i = 0; i < steps.size(); i++) {
+                    Step s = steps.get(i);
+                    long t0 = System.nanoTime();
                     try {
                         s.body().execute();
                         s.outcome().complete(null);
                     } catch (Throwable t) {
                         s.outcome().completeExceptionally(t);
                     }
+                    // the report's time of a step's test is its wait; the step's own time is here
+                    System.out.printf("LANE %s step %d/%d: %d ms%s%n", name, i + 1, steps.size(),
+                            (System.nanoTime() - t0) / 1_000_000, s.outcome().isCompletedExceptionally() ? ", threw"
+                                    : "");
                 }
             } finally {
                 width.release();
