@@ -158,7 +158,7 @@ class HostileProbeTest {
         group.accept("http2Floods", http2Floods(g));
         group.accept("http2Malformed", http2Malformed(g));
         group.accept("http2Abuses", http2Abuses(g));
-        Waits waits = new Waits();
+        Waits waits = new Waits(g);
         group.accept("slowClients", slowClients(g, waits));
         group.accept("tls", tls(g, waits));
         return out.stream();
@@ -177,9 +177,15 @@ class HostileProbeTest {
     static final class Waits {
         final ProbeLanes lanes = new ProbeLanes(WAITS_AT_ONCE, java.time.Duration.ofMinutes(3));
         private final java.util.Map<String, ProbeLanes.Lane> byName = new java.util.LinkedHashMap<>();
+        private final Gateway gateway;
 
+        Waits(Gateway gateway) {
+            this.gateway = gateway;
+        }
+
+        /** The lane {@code name} of this gateway (its thread and printed times say both). */
         ProbeLanes.Lane lane(String name) {
-            return byName.computeIfAbsent(name, lanes::lane);
+            return byName.computeIfAbsent(name, n -> lanes.lane(gateway + " " + n));
         }
     }
 
