@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * a truncation it can detect: an HTTP/1.1 body cut short or without its last chunk, an HTTP/2 RST_STREAM and never
  * END_STREAM), the access log's failure kind, the failure counted in {@code loomgate_exchange_failures_total}, how
  * often the origin saw the request (a retry only where safe), that a pooled connection that saw bad framing is never
- * reused, and that a well-behaved client of the same upstream kind is served meanwhile.
+ * reused, and that a well-behaved client of the same upstream kind is served meanwhile. The cases run in lanes side
+ * by side ({@link ProbeLanes}, {@link Lane}), each lane with an origin and routes of its own.
  */
 class OriginProbeTest {
     static final String ONLY_PROPERTY = "loomgate.originprobe.only";
