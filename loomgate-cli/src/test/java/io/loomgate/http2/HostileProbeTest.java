@@ -74,6 +74,14 @@ class HostileProbeTest {
     static final List<Known> KNOWN = List.of();
 
     private static DynamicTest probe(Kind k, String name, Probe p) {
+        return probe(k, name, p, null, null);
+    }
+
+    /**
+     * A probe in {@code lane} (null: on the factory's thread, in its turn); {@code after} (null: none): lanes whose
+     * probes end before this one starts, so that it runs alone on its gateway.
+     */
+    private static DynamicTest probe(Kind k, String name, Probe p, ProbeLanes.Lane lane, ProbeLanes after) {
         String known = KNOWN.stream().filter(x -> x.applies().test(k, name)).map(Known::why).findFirst()
                 .orElse(null);
         if (known != null && !"run".equals(System.getProperty(KNOWN_PROPERTY))) {
@@ -86,11 +94,14 @@ class HostileProbeTest {
                     + ONLY_PROPERTY + "=" + only));
         }
         Executable e = () -> {
+            if (after != null) {
+                after.awaitAll();
+            }
             try (BystanderLoop b = listeners.bystander(k)) {
                 p.run(k);
             }
         };
-        return DynamicTest.dynamicTest(name, e);
+        return DynamicTest.dynamicTest(name, lane != null ? lane.then(e) : e);
     }
 
     interface Probe {
@@ -111,6 +122,8 @@ class HostileProbeTest {
      * probe that holds every connection of one (idle connections over max-connections) or floods it never meets
      * another's. Most of a gateway's time is waiting out its bounds (header-timeout, read-timeout, idle-timeout: the
      * slow clients and the TLS stalls), 142 s in a row for the three; side by side it is the longest gateway's.
+     * Within a gateway, the probes that wait out a bound (the slow clients and the TLS ones: 42 of a TLS gateway's
+     * 49 s in run 35) run in lanes side by side as well (see waits()), all but the one that holds every connection.
      */
     @TestFactory
     @ResourceLock("hostileprobe:PLAIN")
@@ -145,9 +158,35 @@ class HostileProbeTest {
         group.accept("http2Floods", http2Floods(g));
         group.accept("http2Malformed", http2Malformed(g));
         group.accept("http2Abuses", http2Abuses(g));
-        group.accept("slowClients", slowClients(g));
-        group.accept("tls", tls(g));
+        Waits waits = new Waits(g);
+        group.accept("slowClients", slowClients(g, waits));
+        group.accept("tls", tls(g, waits));
         return out.stream();
+    }
+
+    /** At most this many lanes of one gateway at once: each holds a connection or two and its bystander's. */
+    static final int WAITS_AT_ONCE = 5;
+
+    /**
+     * One gateway's probes that mostly wait (slowloris, a slow body, a reader that never reads, a TLS handshake that
+     * stalls or drips): in lanes side by side, each lane named by what it holds, so that at most {@value
+     * #WAITS_AT_ONCE} lanes' connections (a probe uses at most 3, and its bystander one) stay well under the
+     * listener's max-connections ({@value ProbeListeners#MAX_CONNECTIONS}). Nothing else a probe asserts on is
+     * shared: each probe's connection and answer are its own, and the bystanders are one per probe.
+     */
+    static final class Waits {
+        final ProbeLanes lanes = new ProbeLanes(WAITS_AT_ONCE, java.time.Duration.ofMinutes(3));
+        private final java.util.Map<String, ProbeLanes.Lane> byName = new java.util.LinkedHashMap<>();
+        private final Gateway gateway;
+
+        Waits(Gateway gateway) {
+            this.gateway = gateway;
+        }
+
+        /** The lane {@code name} of this gateway (its thread and printed times say both). */
+        ProbeLanes.Lane lane(String name) {
+            return byName.computeIfAbsent(name, n -> lanes.lane(gateway + " " + n));
+        }
     }
 
     // ------------------------------------------------------------------------------------------------- HTTP/1.1
@@ -550,14 +589,17 @@ class HostileProbeTest {
 
     // ------------------------------------------------------------------------------------------------- slow clients
 
-    Stream<DynamicNode> slowClients(Gateway g) {
+    Stream<DynamicNode> slowClients(Gateway g, Waits waits) {
         return perKind(g, List.of(Kind.values()), k -> Stream.of(
-                probe(k, "slowloris head -> " + (k.http2 ? "closed" : "408"), slowHead()),
-                probe(k, "slow body -> " + (k.http2 ? "RST_STREAM or 408" : "408"), HostileProbeTest::slowBody),
-                probe(k, "never reads a 32 MiB response -> closed at the write deadline", HostileProbeTest::neverReads),
-                // idle TCP connections are the same to the h1 and h2 kinds of one gateway: once per gateway
+                probe(k, "slowloris head -> " + (k.http2 ? "closed" : "408"), slowHead(), waits.lane("slow"), null),
+                probe(k, "slow body -> " + (k.http2 ? "RST_STREAM or 408" : "408"), HostileProbeTest::slowBody,
+                        waits.lane("slow"), null),
+                probe(k, "never reads a 32 MiB response -> closed at the write deadline", HostileProbeTest::neverReads,
+                        waits.lane("never reads " + k.label), null),
+                // idle TCP connections are the same to the h1 and h2 kinds of one gateway: once per gateway; it holds
+                // every connection, so it waits for the lanes (which then cannot start again: they start only once)
                 k.http2 ? null : probe(k, "idle connections half again over max-connections -> each closed at "
-                        + "header-timeout", HostileProbeTest::idleBeyondTheLimit))
+                        + "header-timeout", HostileProbeTest::idleBeyondTheLimit, null, waits.lanes))
                 .filter(java.util.Objects::nonNull).toList());
     }
 
@@ -683,7 +725,7 @@ class HostileProbeTest {
 
     // ------------------------------------------------------------------------------------------------- TLS
 
-    Stream<DynamicNode> tls(Gateway g) {
+    Stream<DynamicNode> tls(Gateway g, Waits waits) {
         return perKind(g, Kind.tls(), k -> List.of(
                 probe(k, "TCP open, no ClientHello -> closed within header-timeout", kind -> {
                     try (Socket s = listeners.tcp(kind)) {
@@ -691,7 +733,7 @@ class HostileProbeTest {
                         assertThat(s.getInputStream().read()).as("EOF").isEqualTo(-1);
                         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(ProbeListeners.HEADER_TIMEOUT_MS + 3000);
                     }
-                }),
+                }, waits.lane("tls " + k.label), null),
                 probe(k, "ClientHello dripped a byte every 100 ms -> closed within twice header-timeout", kind -> {
                     byte[] hello = clientHello(listeners.pki.clientContext(null));
                     try (Socket s = listeners.tcp(kind)) {
@@ -718,7 +760,7 @@ class HostileProbeTest {
                         assertThat(first).as("EOF or an alert, not a ServerHello").isIn(-1, 0x15);
                         assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(2L * ProbeListeners.HEADER_TIMEOUT_MS + 3000);
                     }
-                }),
+                }, waits.lane("tls " + k.label), null),
                 probe(k, "an ALPN id the server does not offer -> no_application_protocol or HTTP/1.1", kind -> {
                     SSLSocket s;
                     try {
@@ -731,12 +773,12 @@ class HostileProbeTest {
                         assertThat(s.getApplicationProtocol()).isIn("", null);
                         assertThat(c.send("GET /alpn HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status()).isEqualTo(200);
                     }
-                }),
+                }, waits.lane("tls " + k.label), null),
                 probe(k, "SNI naming another host -> the one certificate, served", kind -> {
                     try (SSLSocket s = listeners.tls(kind, "other.example", "http/1.1"); RawClient c = new RawClient(s)) {
                         assertThat(c.send("GET /sni HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status()).isEqualTo(200);
                     }
-                }),
+                }, waits.lane("tls " + k.label), null),
                 probe(k, "TLS 1.2 renegotiation -> the connection ends", kind -> {
                     SSLContext ctx = listeners.pki.clientContext(null);
                     SSLSocket s = (SSLSocket) ctx.getSocketFactory().createSocket("127.0.0.1", listeners.port(kind));
@@ -758,7 +800,7 @@ class HostileProbeTest {
                         assertThat(ended).as("the connection ended").isTrue();
                     }
                     assertThat(listeners.origin(k).received()).noneMatch(r -> r.target().equals("/reneg2"));
-                })));
+                }, waits.lane("tls " + k.label), null)));
     }
 
     /** The bytes of a real ClientHello (TLS records) from the JDK's engine. */
