@@ -42,9 +42,13 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     TraceContext trace;
     /** How the exchange ended, for the listeners. */
     final Outcome outcome = new Outcome();
-    /** The gRPC call's state (inactive for every other exchange). */
-    final GrpcCall grpc = new GrpcCall();
-    private final RequestBodyCap bodyCap = new RequestBodyCap();
+    /**
+     * The gRPC call's state: {@link GrpcCall#NONE} (shared, inactive, never written) for every other exchange, its
+     * own from {@link GrpcCalls#recognise} for a call. Set on the request's thread before the call's deadline is armed.
+     */
+    GrpcCall grpc = GrpcCall.NONE;
+    /** A filter's cap on the request body; null for none (the usual case: nothing made per exchange for it). */
+    private RequestBodyCap bodyCap;
     /** The body read whole by {@code CacheRequestBody}; null while it streams (every route without that filter). */
     private CachedRequestBody cachedBody;
     private Map<String, Object> attributes;
@@ -193,7 +197,11 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
      * set a cap (one wrapper per exchange, so a replayed retry counts the same bytes once).
      */
     BodyInputStream clientBody() {
-        return cachedBody != null ? cachedBody.stream() : bodyCap.apply(downstream.requestBody());
+        if (cachedBody != null) {
+            return cachedBody.stream();
+        }
+        RequestBodyCap cap = bodyCap;
+        return cap == null ? downstream.requestBody() : cap.apply(downstream.requestBody());
     }
 
     /** How the request body goes upstream: the client's framing, or the cached body's length once it was read. */
@@ -249,6 +257,9 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
 
     @Override
     public void limitRequestBody(long maxBytes) {
+        if (bodyCap == null) {
+            bodyCap = new RequestBodyCap();
+        }
         bodyCap.limit(maxBytes);
     }
 

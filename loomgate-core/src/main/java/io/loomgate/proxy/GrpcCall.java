@@ -8,6 +8,12 @@ import io.loomgate.threads.Deadline;
  * the client got. Owned by the request's thread, except {@link #expired}, which the watchdog sets.
  */
 final class GrpcCall {
+    /**
+     * Every exchange that is not a gRPC call shares this one: inactive, no deadline, status -1. Nothing writes it (the
+     * status is written only for an active call, the deadline and its watch only by recognise, on a call's own).
+     */
+    static final GrpcCall NONE = new GrpcCall();
+
     /** A gRPC call (application/grpc over HTTP/2): the gateway's own answers are gRPC statuses, never HTML. */
     boolean active;
     /** When the call must have ended (System.nanoTime(), from its grpc-timeout); 0 when it sent none. */

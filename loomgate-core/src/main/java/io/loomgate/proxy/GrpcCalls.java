@@ -39,7 +39,9 @@ final class GrpcCalls {
             throw new ProxyFailure(Kind.BAD_REQUEST, 505, "gRPC needs HTTP/2: connect with h2c (prior knowledge) or"
                     + " h2 over TLS; gRPC over HTTP/1.1 and gRPC-Web are not supported", null);
         }
-        x.grpc.active = true;
+        GrpcCall call = new GrpcCall(); // its own: the shared inactive one is never written
+        call.active = true;
+        x.grpc = call;
         String timeout = r.headers().first("grpc-timeout");
         if (timeout != null) {
             startDeadline(x, timeout);

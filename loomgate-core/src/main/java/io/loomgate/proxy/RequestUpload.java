@@ -20,6 +20,12 @@ final class RequestUpload {
     private static final Logger log = LoggerFactory.getLogger(RequestUpload.class);
     /** How long a stopped upload is waited for: its next write fails at once, a read of the client is cut. */
     static final Duration STOP_WAIT = Duration.ofSeconds(1);
+    /**
+     * The upload of a request without a body, shared by every such attempt: never started, so every question it is
+     * asked reads its initial state (not running, nothing sent, no failure) and nothing ever sets a field of it
+     * (the attempt makes its own before a body's first use, and gives up only its own).
+     */
+    static final RequestUpload NONE = new RequestUpload("no request body");
 
     /** The body's relay on a thread beside the request's; what it does once the body's end is sent. */
     @FunctionalInterface

@@ -59,7 +59,12 @@ final class UpstreamAttempt implements AutoCloseable {
     private final int number;
     /** The protocol's side, on the lease {@link #connect} took; null before. Volatile for {@link #abort()}. */
     private volatile UpstreamCodec codec;
-    private final RequestUpload upload = new RequestUpload(this);
+    /**
+     * The request body's upload: {@link RequestUpload#NONE} (shared, never started) until a body is sent, so a request
+     * without one (every GET) makes none and holds none while it waits for its origin. Only the request's thread
+     * reads or sets it.
+     */
+    private RequestUpload upload = RequestUpload.NONE;
     /** What the listeners keep about the leased connection; null before {@link #connect}. */
     private ConnectionAttributes connectionAttributes;
     private boolean requestSent;
@@ -113,9 +118,18 @@ final class UpstreamAttempt implements AutoCloseable {
         return pool.endpoint();
     }
 
+    /** This attempt's own upload, made by the first use on the body's path (a request with a body). */
+    private RequestUpload bodyUpload() {
+        RequestUpload u = upload;
+        if (u == RequestUpload.NONE) {
+            upload = u = new RequestUpload(this);
+        }
+        return u;
+    }
+
     /** What ends a read of the client's body that the upload thread is blocked in, should it have to be stopped. */
     void stopClientBodyWith(Runnable action) {
-        upload.stopClientBodyWith(action);
+        bodyUpload().stopClientBodyWith(action);
     }
 
     /** The endpoint as the route's upstream sees it (weight, health), chosen by its balancer. */
@@ -204,7 +218,7 @@ final class UpstreamAttempt implements AutoCloseable {
         if (framing instanceof BodyFraming.None) {
             return 0;
         }
-        return codec.relayBody(body, framing, timeout, upload, () -> {
+        return codec.relayBody(body, framing, timeout, bodyUpload(), () -> {
             ResponseHead head = readOneHead(timeout, interim);
             if (head == null) {
                 headDeadline = 0; // an interim head mid-upload had its own timeout; the final head's starts later
@@ -234,7 +248,9 @@ final class UpstreamAttempt implements AutoCloseable {
      * {@link Retries#takeBodyForRetry}): only the origin's side is stopped; the client's input is left alone.
      */
     void releaseUpload() {
-        upload.release();
+        if (upload != RequestUpload.NONE) { // the shared one is never started: nothing to give up, no field to set
+            upload.release();
+        }
     }
 
     /** Whether a request body's relay runs beside this thread and has not ended. */

@@ -3,12 +3,14 @@ package io.loomgate.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loomgate.http.BufferPool;
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.HttpInput;
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.testkit.H2Origin;
 import io.loomgate.testkit.TestOrigin;
@@ -20,6 +22,7 @@ import io.loomgate.upstream.UpstreamDefinition;
 import io.loomgate.upstream.UpstreamMember;
 import io.loomgate.upstream.UpstreamPool;
 import io.loomgate.upstream.Upstreams;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -364,6 +367,39 @@ class UpstreamAttemptTest {
             assertThat(head.status()).isEqualTo(200);
         }
         assertThat(interim).containsExactly(103);
+    }
+
+    /**
+     * A request without a body makes no upload of its own (a GET waiting for its origin holds none): its attempt asks
+     * the shared, never-started one. A request with a body gets its own, so the shared one is never written.
+     */
+    @Test
+    void onlyARequestWithABodyHasAnUploadOfItsOwn() throws Exception {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
+            assertThat(exchange(attempt, get("/a"))).isEqualTo("hello from origin");
+            assertThat(attempt.uploaded()).isZero();
+            assertThat(attempt.answeredEarly()).isFalse();
+        }
+        byte[] bytes = "hello".getBytes(StandardCharsets.US_ASCII);
+        // chunked: the body goes beside the request's thread, through the attempt's upload
+        BodyFraming chunked = new BodyFraming.Chunked();
+        RequestHead post = new RequestHead("POST", "/b", "HTTP/1.1",
+                new Headers().add("Host", "client.example").add("Transfer-Encoding", "chunked"));
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
+            attempt.connect(deadline());
+            attempt.sendHead(post, chunked, true);
+            HttpInput in = new HttpInput(new ByteArrayInputStream(bytes), BufferPool.SIZE, HttpLimits.DEFAULTS);
+            BodyInputStream body = new BodyFraming.Fixed(bytes.length).open(in, HttpLimits.DEFAULTS);
+            attempt.relayBody(body, chunked, TIMEOUT, h -> {
+            });
+            assertThat(attempt.readHead(TIMEOUT, false, h -> {
+            }).status()).isEqualTo(200);
+            assertThat(attempt.endUpload(TIMEOUT)).as("the whole body went").isTrue();
+            assertThat(attempt.uploaded()).isEqualTo(bytes.length);
+        }
+        assertThat(RequestUpload.NONE.sent()).as("the shared upload was never written").isZero();
+        assertThat(RequestUpload.NONE.running() || RequestUpload.NONE.failed()
+                || RequestUpload.NONE.answeredEarly()).isFalse();
     }
 
     @Test
