@@ -536,16 +536,16 @@ public final class Http2Connection {
         return resets.absorbsTrailersLocked(stream);
     }
 
-    /**
-     * Under the lock: how much larger a stream's window of {@code current} bytes may become now: doubled, up to
-     * {@link #MAX_STREAM_WINDOW}, while the connection's {@link #WINDOW_GROWTH_BUDGET} lasts (0 once it is spent).
-     * The stream gives the growth back when it leaves ({@link #removeStream}).
-     */
     /** The receive window every new stream's body starts with (our SETTINGS_INITIAL_WINDOW_SIZE). */
     int initialWindowSize() {
         return settings.initialWindowSize();
     }
 
+    /**
+     * Under the lock: how much larger a stream's window of {@code current} bytes may become now: doubled, up to
+     * {@link #MAX_STREAM_WINDOW}, while the connection's {@link #WINDOW_GROWTH_BUDGET} lasts (0 once it is spent).
+     * The stream gives the growth back when it leaves ({@link #removeStream}).
+     */
     int growWindow(int current) {
         return windowGrowth.grow(current);
     }
