@@ -98,6 +98,9 @@ class StartupClassesTest {
                 assertThat(restInitialised < 0 ? inits : inits.subList(0, restInitialised))
                         .as("the class-initialisation log")
                         .anyMatch(l -> l.endsWith(" is initializing io.loomgate.cli.ServeCommand"))
+                        .as("the MDC adapter installed by the start (main), not by a first exchange: a burst of "
+                                + "them would wait on one, each pinned to its carrier")
+                        .anyMatch(l -> l.endsWith("Thread \"main\" is initializing io.loomgate.proxy.LogContext"))
                         .as("no BigDecimal initialised on the start path: no Jackson YAML parser, no "
                                 + "Duration.multipliedBy")
                         .noneMatch(l -> l.endsWith(" is initializing java.math.BigDecimal"));

@@ -32,6 +32,11 @@ final class LogContext {
     private LogContext() {
     }
 
+    /** Nothing but this class's initialisation (the MDC adapter's installation), at a moment of the caller's choice. */
+    static void initialise() {
+        // the call is the point: the JVM initialises the class before running it
+    }
+
     static void enter(TraceContext trace) {
         if (ANSWERED) {
             trace.thread = Thread.currentThread();

@@ -28,6 +28,11 @@ public final class ProxyHandler implements ExchangeHandler {
 
     static {
         FailurePathClasses.initialise(); // before any exchange is compiled: see there
+        // LogContext's initialiser installs the MDC adapter (reflection into SLF4J's MDC, tens of ms on a loaded
+        // core). Left to the first exchanges, every one of a burst of first connections but one waits for it, pinned
+        // to its carrier: a class's initialisation still pins a virtual thread on JDK 25 (a 68 ms pin in
+        // ContainerImageIT's burst of 200 connections). Here it is done on the thread that makes the proxy.
+        LogContext.initialise();
     }
 
     /**
