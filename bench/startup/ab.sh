@@ -11,6 +11,10 @@
 # niceness too (/proc/self/autogroup): the timed runs, and nothing else of the machine, get that weight.
 # FLAGS: the JVM flags of the training and the timed runs; the default is run.sh's; LAUNCHER_FLAGS=1 takes the
 # launcher's (its AOT_FLAGS, with which `./loomgate build` trains the cache serve uses).
+# A_OPTS/B_OPTS: JVM flags for one way only, in its training and its timed runs (a flag that changes what the cache
+# holds, e.g. -XX:+AOTAdapterCaching); A_RUN_OPTS/B_RUN_OPTS: in its timed runs only (a JIT flag, on the same cache).
+# Two ways of one jar: pass the same jars twice; SAME_CACHE=1 (for run-time flags only) then times B on A's jar and
+# cache, so the two ways differ by the flags alone, not by two trainings (which differ: docs/deployment.md).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -42,18 +46,24 @@ YAML
 # Each jar copied with its time (the JVM refuses a cache whose jar's time changed) and trained once per content,
 # flags and time (a cache of another jar at the same path would be mapped without a word by JDK 25.0.3).
 prepare() { # way jar full_jar
-    local w=$WORK/$1 id
+    local w=$WORK/$1 id opts=${1^^}_OPTS
+    local -a extra
+    read -r -a extra <<<"${!opts:-}"
     cp -p "$2" "$w/gateway.jar"
-    id="$(sha256sum "$w/gateway.jar" | cut -d' ' -f1) $(stat -c %Y "$w/gateway.jar") ${FLAGS[*]}"
+    id="$(sha256sum "$w/gateway.jar" | cut -d' ' -f1) $(stat -c %Y "$w/gateway.jar") ${FLAGS[*]} ${extra[*]}"
     if [[ $(cat "$w/gateway.aot.id" 2>/dev/null) != "$id" ]]; then
         rm -f "$w/gateway.aot"
         "$JAVA" -jar "$3" aot-train --java "$JAVA" --jar "$w/gateway.jar" --output "$w/gateway.aot" -- "${FLAGS[@]}" \
-            >"$w/train.log" 2>&1 || { cat "$w/train.log" >&2; exit 1; }
+            "${extra[@]}" >"$w/train.log" 2>&1 || { cat "$w/train.log" >&2; exit 1; }
         echo "$id" >"$w/gateway.aot.id"
     fi
 }
 prepare a "$1" "$2"
-prepare b "$3" "$4"
+if [[ ${SAME_CACHE:-0} == 1 ]]; then
+    [[ -z ${B_OPTS:-} ]] || { echo "SAME_CACHE=1 takes B_RUN_OPTS, not B_OPTS (a flag the cache is made with)" >&2; exit 2; }
+else
+    prepare b "$3" "$4"
+fi
 "$JAVA" -jar "$2" backend --port "$ORIGIN_PORT" >"$WORK/origin.log" 2>&1 &
 origin=$!
 trap 'kill $origin 2>/dev/null' EXIT
@@ -65,14 +75,18 @@ done
 echo "# $(date -u +%FT%TZ) $("$JAVA" -version 2>&1 | sed -n 2p); flags: ${FLAGS[*]}; nice $NICE" \
     "(autogroup: $(cat /proc/self/autogroup 2>/dev/null || echo none))"
 echo "# A: $1 ($(stat -c %s "$1") bytes)  B: $3 ($(stat -c %s "$3") bytes)"
+[[ -n ${A_OPTS:-}${A_RUN_OPTS:-}${B_OPTS:-}${B_RUN_OPTS:-} ]] &&
+    echo "# A's own flags: ${A_OPTS:-} ${A_RUN_OPTS:-}  B's own flags: ${B_OPTS:-} ${B_RUN_OPTS:-}"
 declare -A wall cpu
 ratios="" cpuratios=""
 for ((r = 1; r <= ROUNDS; r++)); do
     line="round $r (load $(cut -d' ' -f1 /proc/loadavg)):"
     for way in a b; do
-        w=$WORK/$way
-        read -r ms cpums < <(TTFR_LOG=$w/serve.log nice -n "$NICE" "$HERE/ttfr.py" "$PORT" /hello -- "$JAVA" \
-            "${FLAGS[@]}" "-XX:AOTCache=$w/gateway.aot" -Xlog:aot=off "-Dloomgate.aot-cache=$w/gateway.aot" \
+        w=$WORK/$way opts=${way^^}_OPTS runopts=${way^^}_RUN_OPTS
+        [[ $way == b && ${SAME_CACHE:-0} == 1 ]] && w=$WORK/a
+        read -r -a own <<<"${!opts:-} ${!runopts:-}"
+        read -r ms cpums < <(TTFR_LOG=$WORK/$way/serve.log nice -n "$NICE" "$HERE/ttfr.py" "$PORT" /hello -- "$JAVA" \
+            "${FLAGS[@]}" "${own[@]}" "-XX:AOTCache=$w/gateway.aot" -Xlog:aot=off "-Dloomgate.aot-cache=$w/gateway.aot" \
             -jar "$w/gateway.jar" serve --config "$WORK/gateway.yaml" --no-watch)
         wall[$way]+="$ms "
         cpu[$way]+="${cpums:-} "
