@@ -8,6 +8,7 @@ for v in ${VARIANTS:-y24r2t y16}; do
   case $v in
     y24r2t) y='"-Xms40m","-XX:NewSize=24m","-XX:MaxNewSize=24m","-XX:SurvivorRatio=2","-XX:TargetSurvivorRatio=90"' ;;
     y16) y='"-Xms32m","-XX:NewSize=16m","-XX:MaxNewSize=16m"' ;;
+    y20r3t) y='"-Xms36m","-XX:NewSize=20m","-XX:MaxNewSize=20m","-XX:SurvivorRatio=3","-XX:TargetSurvivorRatio=90"' ;;
   esac
   ep='--entrypoint=["/opt/loomgate/jre/bin/java","-XX:MaxRAMPercentage=50",'$y',"-XX:+UseSerialGC","-XX:+UseCompactObjectHeaders","-XX:ReservedCodeCacheSize=64m","-XX:MaxMetaspaceSize=128m","-XX:FlightRecorderOptions=memorysize=2m","-XX:TrimNativeHeapInterval=1000","-XX:AOTCache=/opt/loomgate/loomgate.aot","-Xlog:aot=off","-Dloomgate.aot-cache=/opt/loomgate/loomgate.aot","-Xlog:gc","-XX:+ExitOnOutOfMemoryError","-jar","/opt/loomgate/loomgate.jar"]'
   echo "=== $v $(date -u +%T) load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -11,6 +11,7 @@ declare -A V=(
   [d16]=""   # the launcher's defaults: 16 MiB when runs 1-2 ran, 24 MiB SurvivorRatio=2 TargetSurvivorRatio=90 since (run 3: def)
   [def]=""
   [old16]="-Xms32m -XX:NewSize=16m -XX:MaxNewSize=16m"
+  [y20r3t]="-Xms36m -XX:NewSize=20m -XX:MaxNewSize=20m -XX:SurvivorRatio=3 -XX:TargetSurvivorRatio=90"
   [r4]="-Xms32m -XX:NewSize=16m -XX:MaxNewSize=16m -XX:SurvivorRatio=4"
   [r2]="-Xms32m -XX:NewSize=16m -XX:MaxNewSize=16m -XX:SurvivorRatio=2"
   [y24r2]="-Xms40m -XX:NewSize=24m -XX:MaxNewSize=24m -XX:SurvivorRatio=2"
