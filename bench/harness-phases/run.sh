@@ -102,8 +102,9 @@ start_proxy() { # name: starts it on core 0 (as the harness: `taskset -c 0 bash 
         bare*) # the launcher's JVM flags without any cache, plus OPTS_<name>: for flags that change what a cache holds
             # (e.g. -XX:-ProfileExceptionHandlers changes the method data's layout, so the trained cache cannot be used)
             local extra=OPTS_$1
-            taskset -c 0 "$JAVA" -XX:+ExitOnOutOfMemoryError -Xmx176m -Xms32m -XX:NewSize=16m -XX:MaxNewSize=16m \
-                -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=128m \
+            taskset -c 0 "$JAVA" -XX:+ExitOnOutOfMemoryError -Xmx176m -Xms40m -XX:NewSize=24m -XX:MaxNewSize=24m \
+                -XX:SurvivorRatio=2 -XX:TargetSurvivorRatio=90 -XX:+UseSerialGC -XX:ReservedCodeCacheSize=64m \
+                -XX:MaxMetaspaceSize=128m \
                 -XX:FlightRecorderOptions=memorysize=2m -XX:+UseCompactObjectHeaders ${!extra:-} $JIT_LOG \
                 -jar "$ROOT/loomgate-cli/target/loomgate-gateway.jar" serve --config "$WORK/gateway.yaml" \
                 > "$WORK/$1.log" 2>&1 & ;;

@@ -26,8 +26,9 @@ class LauncherDefaultsIT {
     void serveRunsWithTheDocumentedMemoryDefaults(@TempDir Path dir) throws Exception {
         String flags = flagsOfServe(dir, Map.of("LOOMGATE_JAVA_OPTS", ""));
         assertThat(flags).contains("-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-XX:+UseCompactObjectHeaders",
-                "-XX:MaxHeapSize=" + 176 * MIB, "-XX:InitialHeapSize=" + 32 * MIB,
-                "-XX:NewSize=" + 16 * MIB, "-XX:MaxNewSize=" + 16 * MIB,
+                "-XX:MaxHeapSize=" + 176 * MIB, "-XX:InitialHeapSize=" + 40 * MIB,
+                "-XX:NewSize=" + 24 * MIB, "-XX:MaxNewSize=" + 24 * MIB, "-XX:SurvivorRatio=2",
+                "-XX:TargetSurvivorRatio=90",
                 "-XX:ReservedCodeCacheSize=" + 64 * MIB, "-XX:MaxMetaspaceSize=" + 128 * MIB,
                 "-XX:FlightRecorderOptions=memorysize=2m", "-XX:TrimNativeHeapInterval=1000")
                 .doesNotContain("UseG1GC", "UseParallelGC");
