@@ -2,16 +2,24 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.cli.Gateway;
+import io.loomgate.observe.GatewayMetrics;
+import io.loomgate.server.ConnectionListener;
 import io.loomgate.testkit.BlackHole;
 import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.StalledHandshake;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Effect;
 import io.loomgate.testkit.TestOrigin.Reply;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -63,6 +71,86 @@ class UpstreamFailureTest {
                 assertThat(r.bodyText()).isEqualTo("502 Bad Gateway: the upstream could not be reached\n");
                 assertThat(System.nanoTime() - start).as("the gateway waited for the connect timeout")
                         .isGreaterThanOrEqualTo(Duration.ofSeconds(1).toNanos());
+            }
+        }
+    }
+
+    /**
+     * Requests that arrive while the gateway dials an origin whose TLS handshake never answers wait on that one dial
+     * (HTTP/2 to the origin: one dial at a time; HTTP/1.1 with max-connections 1) and fail with it, each within about
+     * the connect timeout of its own arrival: 502 connect_timeout for every request, one failed connect counted for
+     * the endpoint. With Retry and a second origin, those failed requests are retried there and answered 200. Before,
+     * the failed dial's slot went to the oldest waiter, which dialled the stalled origin again, one after another.
+     */
+    @Test
+    void requestsWaitingOnAStalledHandshakeFailWithItAndOneConnectFailureIsCounted() throws Exception {
+        try (StalledHandshake h2 = new StalledHandshake(); StalledHandshake h1 = new StalledHandshake();
+             StalledHandshake retried = new StalledHandshake(); TestOrigin good = new TestOrigin()) {
+            String yaml = """
+                    upstream:
+                      connect-timeout: 1s
+                      http2: true
+                    upstreams:
+                      one: { uri: "https://127.0.0.1:%d", pool: { http2: false, max-connections: 1 } }
+                    routes:
+                      - { id: h2, uri: "https://127.0.0.1:%d", predicates: [ "Path=/h2/**" ] }
+                      - { id: h1, uri: "lb://one", predicates: [ "Path=/h1/**" ] }
+                      - { id: good, uri: "%s", predicates: [ "Path=/good/**" ] }
+                      - id: retried
+                        uris: [ "https://127.0.0.1:%d", "%s" ]
+                        load-balancer: round-robin
+                        predicates: [ "Path=/retried/**" ]
+                        filters: [ "Retry=2" ]
+                    """.formatted(h1.port(), h2.port(), good.uri(), retried.port(), good.uri());
+            try (GatewayMetrics metrics = new GatewayMetrics();
+                 RunningGateway gw = RunningGateway.start(yaml, Map.of(),
+                         new Gateway.Observers(metrics, metrics, ConnectionListener.NOOP))) {
+                try (RawClient c = gw.raw()) { // a fresh gateway's first request is slow: not what is measured
+                    assertThat(c.send("GET /good/warm HTTP/1.1\r\nHost: h\r\n\r\n").read().status()).isEqualTo(200);
+                }
+                Map<String, List<String>> answers = new ConcurrentHashMap<>();
+                List<Thread> clients = new ArrayList<>();
+                for (String route : List.of("h2", "h1", "retried")) {
+                    for (int i = 0; i < 4; i++) {
+                        String path = "/" + route + "/" + i;
+                        clients.add(Thread.ofVirtual().start(() -> {
+                            long t0 = System.nanoTime();
+                            String seen;
+                            try (RawClient c = gw.raw()) {
+                                RawClient.Response r = c.send("GET " + path + " HTTP/1.1\r\nHost: h\r\n\r\n").read();
+                                seen = r.status() + " " + r.bodyText().strip();
+                            } catch (Exception e) {
+                                seen = e.toString();
+                            }
+                            long ms = (System.nanoTime() - t0) / 1_000_000;
+                            answers.computeIfAbsent(route, k -> new CopyOnWriteArrayList<>())
+                                    .add(seen + " after " + ms + " ms");
+                        }));
+                    }
+                }
+                for (Thread t : clients) {
+                    assertThat(t.join(Duration.ofSeconds(30))).as("%s answered", t).isTrue();
+                }
+                System.out.println("stalled handshakes, 4 requests a route at once: " + answers);
+                PrometheusText m = new PrometheusText(metrics.registry().scrape());
+                for (String route : List.of("h2", "h1")) {
+                    assertThat(answers.get(route)).hasSize(4).allSatisfy(a -> assertThat(a)
+                            .startsWith("502 502 Bad Gateway: the upstream could not be reached after "));
+                    assertThat(m.value("loomgate_exchange_failures_total", "route=" + route, "kind=connect_timeout"))
+                            .isEqualTo(4);
+                }
+                assertThat(answers.get("retried")).hasSize(4).allSatisfy(a -> assertThat(a).startsWith("200 "));
+                for (StalledHandshake stalled : List.of(h2, h1, retried)) {
+                    // one dial (and one handshake) per stalled origin, whatever waited on it
+                    assertThat(stalled.accepted()).as("connections the stalled origin accepted").isEqualTo(1);
+                    assertThat(m.value("loomgate_upstream_connect_failures_total",
+                            "endpoint=127.0.0.1:" + stalled.port())).as("connect failures counted").isEqualTo(1);
+                }
+                for (String a : answers.values().stream().flatMap(List::stream).toList()) {
+                    long ms = Long.parseLong(a.replaceAll(".* after (\\d+) ms$", "$1"));
+                    // the connect timeout (1 s) and a margin for a loaded machine; before, the fourth took 4 s
+                    assertThat(ms).as(a).isLessThan(2_500);
+                }
             }
         }
     }

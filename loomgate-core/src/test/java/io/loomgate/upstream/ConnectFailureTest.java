@@ -5,18 +5,35 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.http.HttpLimits;
+import io.loomgate.testkit.BlackHole;
+import io.loomgate.testkit.CountingServer;
+import io.loomgate.testkit.StalledHandshake;
+import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.tls.ClientTls;
+import io.loomgate.tls.ClientTlsSettings;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A failed dial comes out as ConnectException (refused) or SocketTimeoutException (connect timeout), names the
- * endpoint, is reported to the listener, and gives its reserved slot back.
+ * endpoint, is reported to the listener, and gives its reserved slot back. Requests waiting in line on a dial that
+ * fails, with no connection open that could serve them, fail with it: none dials the dead endpoint again after it.
  */
 class ConnectFailureTest {
     private static final PoolSettings ONE_CONNECTION = new PoolSettings(1, 1, Duration.ofSeconds(60),
@@ -70,6 +87,169 @@ class ConnectFailureTest {
                 .isInstanceOf(ConnectException.class)
                 .hasMessage("connect to no-such-host.invalid:80 failed: unknown host no-such-host.invalid");
         assertThat(pool.inUseCount()).isZero();
+    }
+
+    /** How the endpoint stalls, and which pool waits on it. */
+    enum Stall {
+        /** HTTP/1.1, one connection: the TCP connect never completes (a full accept queue drops the SYN). */
+        HTTP1_CONNECT(false, false),
+        /** HTTP/1.1 over TLS, one connection: accepted, the handshake never answered. */
+        HTTP1_TLS_HANDSHAKE(true, false),
+        /** h2c (one dial at a time, the rest wait for its SETTINGS' slots): the TCP connect never completes. */
+        H2C_CONNECT(false, true),
+        /** https with HTTP/2 (ALPN h2): accepted, the handshake never answered. */
+        H2_TLS_HANDSHAKE(true, true);
+
+        final boolean tls;
+        final boolean http2;
+
+        Stall(boolean tls, boolean http2) {
+            this.tls = tls;
+            this.http2 = http2;
+        }
+    }
+
+    /**
+     * Four requests ask at once for a connection to an endpoint that never completes the connect (or the TLS
+     * handshake); one dials, the others wait in line (HTTP/1.1: max-connections 1; HTTP/2: one dial at a time).
+     * When that dial times out, every waiter fails with the same timeout at once: one failed dial, four failed
+     * requests, each answered within about one connect timeout of its own arrival. (Before, the failed dial's slot
+     * went to the oldest waiter, which dialled again: the fourth request failed after four connect timeouts.)
+     */
+    @ParameterizedTest
+    @EnumSource(Stall.class)
+    void requestsWaitingOnADialThatTimesOutFailWithItAtOnce(Stall stall) throws Exception {
+        assertWaitersFailWithTheDial(stall, 0);
+    }
+
+    /** The same with the requests arriving 100 ms apart: each is answered by the one dial's timeout. */
+    @ParameterizedTest
+    @EnumSource(Stall.class)
+    void requestsArrivingWhileADialStallsFailWithItsTimeout(Stall stall) throws Exception {
+        assertWaitersFailWithTheDial(stall, 100);
+    }
+
+    private void assertWaitersFailWithTheDial(Stall stall, long staggerMillis) throws Exception {
+        Duration connectTimeout = Duration.ofMillis(500);
+        PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
+                .withHttp2(stall.tls && stall.http2, 1);
+        if (stall.tls) {
+            // made before the clock starts: a cold JVM's first TLS context takes about a second of its own
+            settings = settings.withTls(ClientTls.create(ClientTlsSettings.DEFAULTS));
+        }
+        int requests = 4;
+        try (AutoCloseable origin = stall.tls ? new StalledHandshake() : new BlackHole()) {
+            int port = origin instanceof StalledHandshake t ? t.port() : ((BlackHole) origin).port();
+            Endpoint endpoint = new Endpoint("127.0.0.1", port, stall.tls, stall.http2);
+            UpstreamPool pool = new UpstreamPool(endpoint, settings, listener);
+            List<CompletableFuture<Long>> answered = new ArrayList<>();
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            for (int i = 0; i < requests; i++) {
+                if (i > 0 && staggerMillis > 0) {
+                    // the arrival pattern under test, not a wait for readiness
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(staggerMillis));
+                }
+                CompletableFuture<Long> f = new CompletableFuture<>();
+                answered.add(f);
+                ConnectionExecutors.startVirtual("acquirer-" + i, () -> {
+                    long t0 = System.nanoTime();
+                    try {
+                        ConnectionLease lease = pool.lease(within(Duration.ofSeconds(30)), false);
+                        f.completeExceptionally(new AssertionError("leased " + lease));
+                    } catch (Throwable e) {
+                        failures.add(e);
+                        f.complete(System.nanoTime() - t0);
+                    }
+                });
+            }
+            List<Duration> waited = new ArrayList<>();
+            for (CompletableFuture<Long> f : answered) {
+                waited.add(Duration.ofNanos(f.get(20, TimeUnit.SECONDS)));
+            }
+            System.out.printf("%s, %d ms apart: answered after %s (from each one's arrival), %s%n", stall,
+                    staggerMillis, waited.stream().map(d -> d.toMillis() + " ms").toList(), listener.events);
+            assertThat(listener.events).as("one dial for the four requests")
+                    .containsExactly("connectFailed:SocketTimeoutException");
+            // Within the connect timeout of its own arrival, and a margin for a loaded machine (and a cold JVM's
+            // first handshake); before, the fourth waited four connect timeouts (2 s; 1.7 s from its arrival when
+            // staggered).
+            assertThat(waited).as("answered within the connect timeout and a margin")
+                    .allSatisfy(d -> assertThat(d).isLessThan(connectTimeout.plusMillis(1_500)));
+            assertThat(failures).hasSize(requests).allSatisfy(e -> assertThat(e)
+                    .isInstanceOf(SocketTimeoutException.class)
+                    .hasMessage(failures.getFirst().getMessage())
+                    .hasMessageContaining(endpoint.toString()).hasMessageContaining("timed out after 500ms"));
+            assertThat(pool.inUseCount()).isZero();
+            pool.close();
+        }
+    }
+
+    /**
+     * With a connection to the endpoint open, a failed dial leaves the waiters waiting: the origin answers, and what
+     * failed may be this dial alone. The slot goes to the oldest waiter, which dials (here, with success).
+     */
+    @Test
+    void aDialThatFailsBesideAnOpenConnectionLeavesTheWaitersInLine() throws Exception {
+        try (CountingServer server = new CountingServer()) {
+            AtomicInteger dials = new AtomicInteger();
+            CountDownLatch secondDialling = new CountDownLatch(1);
+            CountDownLatch failSecond = new CountDownLatch(1);
+            PoolSettings two = new PoolSettings(2, 2, Duration.ofSeconds(60), Duration.ofSeconds(2),
+                    HttpLimits.DEFAULTS);
+            Endpoint endpoint = new Endpoint(server.host(), server.port());
+            Connector connector = new Connector(endpoint, two, listener, (address, timeoutMillis) -> {
+                if (dials.incrementAndGet() == 2) {
+                    secondDialling.countDown();
+                    awaitQuietly(failSecond);
+                    throw new SocketTimeoutException("Connect timed out");
+                }
+                SocketChannel channel = SocketChannel.open();
+                channel.socket().connect(address, timeoutMillis);
+                return channel.socket();
+            });
+            UpstreamPool pool = new UpstreamPool(connector, two, listener, System::nanoTime);
+            PooledConnection open = pool.acquire(within(Duration.ofSeconds(5)), false);
+            CompletableFuture<Object> second = new CompletableFuture<>();
+            ConnectionExecutors.startVirtual("second", () -> acquireInto(pool, second));
+            assertThat(secondDialling.await(5, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Object> waiter = new CompletableFuture<>();
+            Thread waiting = ConnectionExecutors.startVirtual("waiter", () -> acquireInto(pool, waiter));
+            awaitParked(waiting); // the pool is full (one in use, one dialling): it can only be parked in line
+
+            failSecond.countDown();
+
+            assertThat(second.get(5, TimeUnit.SECONDS)).isInstanceOf(SocketTimeoutException.class);
+            assertThat(waiter.get(5, TimeUnit.SECONDS)).as("the waiter dialled the slot it was handed")
+                    .isInstanceOf(PooledConnection.class);
+            assertThat(dials).hasValue(3);
+            pool.release(open);
+            pool.release((PooledConnection) waiter.get());
+            pool.close();
+        }
+    }
+
+    private static void acquireInto(UpstreamPool pool, CompletableFuture<Object> into) {
+        try {
+            into.complete(pool.acquire(within(Duration.ofSeconds(10)), false));
+        } catch (Throwable e) {
+            into.complete(e);
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void awaitParked(Thread thread) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING) {
+            assertThat(System.nanoTime()).as("waiter parked in time").isLessThan(deadline);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 
     /** A loopback port nobody listens on: bound, noted, and closed again. */
