@@ -321,8 +321,8 @@ public final class Http2Pool {
             }
             c.start();
             // Streams wait for the origin's SETTINGS: opening more than its MAX_CONCURRENT_STREAMS would get them
-            // refused.
-            c.awaitSettings(System.nanoTime() + settings.connectTimeout().toNanos());
+            // refused. Within what the connect and the handshake left of the connect timeout: one budget per dial.
+            c.awaitSettings(d.deadline());
             connects.incrementAndGet();
             return c;
         } catch (IOException | RuntimeException e) {
