@@ -19,7 +19,6 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLSocket;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -263,8 +262,9 @@ final class Connector {
     }
 
     private static int millisLeft(long deadline) {
-        // At least 1 ms: 0 would mean "wait forever" to Socket.connect.
-        long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        // At least 1 ms: 0 would mean "wait forever" to Socket.connect. Rounded up: the connect, first, gets the whole
+        // timeout as configured, not a millisecond less for the nanoseconds since the deadline was set.
+        long left = Math.ceilDiv(deadline - System.nanoTime(), 1_000_000L);
         return (int) Math.max(1, Math.min(left, Integer.MAX_VALUE));
     }
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.testkit.BlackHole;
 import io.loomgate.testkit.CountingServer;
+import io.loomgate.testkit.SlowAccept;
 import io.loomgate.testkit.StalledHandshake;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.tls.ClientTls;
@@ -190,6 +191,97 @@ class ConnectFailureTest {
             assertThat(pool.inUseCount()).isZero();
             pool.close();
         }
+    }
+
+    /** An origin slow at two stages of a dial, and which pool dials it. */
+    enum TwoStages {
+        /** HTTP/1.1 over TLS: a TCP connect that takes about a second, then a handshake never answered. */
+        HTTP1_CONNECT_THEN_HANDSHAKE(true, false, "TLS handshake with"),
+        /** https with HTTP/2 (ALPN h2 offered): the same through the HTTP/2 pool. */
+        H2_CONNECT_THEN_HANDSHAKE(true, true, "TLS handshake with"),
+        /** h2c: a TCP connect that takes about a second, then no SETTINGS. */
+        H2C_CONNECT_THEN_SETTINGS(false, true, "sent no SETTINGS");
+
+        final boolean tls;
+        final boolean http2;
+        final String failure;
+
+        TwoStages(boolean tls, boolean http2, String failure) {
+            this.tls = tls;
+            this.http2 = http2;
+            this.failure = failure;
+        }
+    }
+
+    /**
+     * {@code connect-timeout} is one budget for the whole dial: an origin whose TCP connect takes about 1 s of a 1.5 s
+     * budget ({@link SlowAccept}: its SYN dropped once, answered when the kernel sends it again) and whose handshake
+     * (or, for h2c, SETTINGS) then never comes is answered when the budget ends, about when an origin that stalls at
+     * one stage only ({@link StalledHandshake}: connects at once) dialled at the same moment is, with the failure
+     * of the stage that ran out. (Before session 49 each stage had the whole timeout: about 1 + 1.5 s, a second
+     * after the one-stage origin.) Measured against the one-stage origin, not the clock, so that a loaded machine's
+     * delays, which both dials share, do not fail it.
+     */
+    @ParameterizedTest
+    @EnumSource(TwoStages.class)
+    void anOriginSlowAtTwoStagesIsAnsweredWithinOneConnectTimeout(TwoStages stages) throws Exception {
+        Duration connectTimeout = Duration.ofMillis(1_500);
+        PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
+                .withHttp2(stages.tls && stages.http2, 1);
+        if (stages.tls) {
+            settings = settings.withTls(ClientTls.create(ClientTlsSettings.DEFAULTS)); // before the clock starts
+        }
+        RecordingPoolListener oneStageListener = new RecordingPoolListener();
+        try (SlowAccept twoStage = new SlowAccept(); StalledHandshake oneStage = new StalledHandshake()) {
+            UpstreamPool slow = new UpstreamPool(new Endpoint("127.0.0.1", twoStage.port(), stages.tls, stages.http2),
+                    settings, listener);
+            UpstreamPool reference = new UpstreamPool(
+                    new Endpoint("127.0.0.1", oneStage.port(), stages.tls, stages.http2), settings, oneStageListener);
+            long t0 = System.nanoTime();
+            CompletableFuture<Object[]> slowAnswer = leaseFails(slow, "two-stage");
+            CompletableFuture<Object[]> referenceAnswer = leaseFails(reference, "one-stage");
+            twoStage.openAfter(600); // the slow stage: accepts from 0.6 s, the SYN comes again at about 1 s
+
+            Object[] s = slowAnswer.get(20, TimeUnit.SECONDS);
+            Object[] r = referenceAnswer.get(20, TimeUnit.SECONDS);
+            long slowNanos = (long) s[0];
+            long referenceNanos = (long) r[0];
+            List<Long> connectedAfter = twoStage.acceptedAt().stream()
+                    .map(at -> TimeUnit.NANOSECONDS.toMillis(at - t0)).toList();
+            System.out.printf("%s: two stages answered after %d ms, one stage after %d ms (connect timeout %d ms); "
+                    + "the slow origin accepted at %s ms; %s%n", stages, TimeUnit.NANOSECONDS.toMillis(slowNanos),
+                    TimeUnit.NANOSECONDS.toMillis(referenceNanos), connectTimeout.toMillis(), connectedAfter,
+                    s[1]);
+            assertThat((Throwable) s[1]).as("the stage that ran out keeps its failure")
+                    .isInstanceOf(SocketTimeoutException.class).hasMessageContaining(stages.failure);
+            assertThat(Duration.ofNanos(slowNanos - referenceNanos))
+                    .as("two slow stages answered with one stalled stage, not a connect timeout later")
+                    .isLessThan(Duration.ofMillis(500));
+            assertThat(Duration.ofNanos(slowNanos)).as("not before the budget ran out")
+                    .isGreaterThanOrEqualTo(connectTimeout.minusMillis(50))
+                    .as("within the connect timeout and a margin").isLessThan(connectTimeout.plusMillis(2_500));
+            if (stages.tls) {
+                assertThat(listener.events).as("one dial, one connect failure")
+                        .containsExactly("connectFailed:SocketTimeoutException");
+            }
+            slow.close();
+            reference.close();
+        }
+    }
+
+    /** Leases from {@code pool} on a thread of its own; completes with {nanos waited, what it threw}. */
+    private static CompletableFuture<Object[]> leaseFails(UpstreamPool pool, String name) {
+        CompletableFuture<Object[]> f = new CompletableFuture<>();
+        ConnectionExecutors.startVirtual(name, () -> {
+            long t0 = System.nanoTime();
+            try {
+                ConnectionLease lease = pool.lease(within(Duration.ofSeconds(30)), false);
+                f.completeExceptionally(new AssertionError("leased " + lease));
+            } catch (Throwable e) {
+                f.complete(new Object[] {System.nanoTime() - t0, e});
+            }
+        });
+        return f;
     }
 
     /**
