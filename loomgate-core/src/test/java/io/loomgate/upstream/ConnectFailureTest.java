@@ -269,6 +269,44 @@ class ConnectFailureTest {
         }
     }
 
+    /**
+     * The handshake is bounded as a whole, not per read: an origin that accepts at once and then trickles a TLS record
+     * (a handshake record's header announcing 16 KiB, then one byte every 200 ms, each read well within the socket's
+     * read timeout) is cut when the connect timeout ends, with the handshake's timeout.
+     */
+    @Test
+    void aHandshakeThatTricklesIsCutWhenTheBudgetEnds() throws Exception {
+        Duration connectTimeout = Duration.ofMillis(1_000);
+        PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
+                .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS));
+        try (ServerSocket trickler = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            ConnectionExecutors.startVirtual("trickler", () -> {
+                try (java.net.Socket s = trickler.accept()) {
+                    java.io.OutputStream out = s.getOutputStream();
+                    out.write(new byte[] {0x16, 0x03, 0x03, 0x40, 0x00}); // handshake record, 16384 bytes to come
+                    out.flush();
+                    for (int i = 0; i < 100; i++) { // the origin's pace under test, not a wait for readiness
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+                        out.write(0x02);
+                        out.flush();
+                    }
+                } catch (java.io.IOException e) {
+                    // the client cut it: expected
+                }
+            });
+            UpstreamPool pool = new UpstreamPool(new Endpoint("127.0.0.1", trickler.getLocalPort(), true, false),
+                    settings, listener);
+            Object[] answer = leaseFails(pool, "trickled").get(20, TimeUnit.SECONDS);
+            System.out.printf("trickled handshake answered after %d ms: %s%n",
+                    TimeUnit.NANOSECONDS.toMillis((long) answer[0]), answer[1]);
+            assertThat((Throwable) answer[1]).isInstanceOf(SocketTimeoutException.class)
+                    .hasMessageContaining("TLS handshake with").hasMessageContaining("timed out after 1000ms");
+            assertThat(Duration.ofNanos((long) answer[0])).isLessThan(connectTimeout.plusMillis(2_500));
+            assertThat(listener.events).containsExactly("connectFailed:SocketTimeoutException");
+            pool.close();
+        }
+    }
+
     /** Leases from {@code pool} on a thread of its own; completes with {nanos waited, what it threw}. */
     private static CompletableFuture<Object[]> leaseFails(UpstreamPool pool, String name) {
         CompletableFuture<Object[]> f = new CompletableFuture<>();
