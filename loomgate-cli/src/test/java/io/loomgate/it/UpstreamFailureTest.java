@@ -13,6 +13,7 @@ import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.SlowAccept;
+import io.loomgate.testkit.TestPki;
 import io.loomgate.testkit.StalledHandshake;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Effect;
@@ -197,8 +198,10 @@ class UpstreamFailureTest {
      */
     @Test
     void anOriginSlowAtTwoStagesIsAnsweredWithinTheConnectTimeout() throws Exception {
+        TestPki.Issued stranger = TestPki.create("Unknown CA").issue("stranger", "stranger", "localhost");
         try (SlowAccept slowTls = new SlowAccept(); SlowAccept slowH2c = new SlowAccept();
-             StalledHandshake oneStage = new StalledHandshake(); TestOrigin good = new TestOrigin()) {
+             StalledHandshake oneStage = new StalledHandshake(); TestOrigin good = new TestOrigin();
+             TestOrigin untrusted = TestOrigin.tls(TestPki.create("Origin CA").serverContext(stranger), false)) {
             String yaml = """
                     upstream:
                       connect-timeout: 2s
@@ -207,12 +210,16 @@ class UpstreamFailureTest {
                       - { id: one, uri: "https://127.0.0.1:%d", predicates: [ "Path=/one/**" ] }
                       - { id: rpc, uri: "h2c://127.0.0.1:%d", predicates: [ "Path=/test.Echo/**" ] }
                       - { id: good, uri: "%s", predicates: [ "Path=/good/**" ] }
-                    """.formatted(slowTls.port(), oneStage.port(), slowH2c.port(), good.uri());
+                      - { id: warm, uri: "https://127.0.0.1:%d", predicates: [ "Path=/warm/**" ] }
+                    """.formatted(slowTls.port(), oneStage.port(), slowH2c.port(), good.uri(), untrusted.port());
             try (GatewayMetrics metrics = new GatewayMetrics();
                  RunningGateway gw = RunningGateway.start(yaml, Map.of(),
                          new Gateway.Observers(metrics, metrics, ConnectionListener.NOOP))) {
                 try (RawClient c = gw.raw()) { // a fresh gateway's first request is slow: not what is measured
                     assertThat(c.send("GET /good/warm HTTP/1.1\r\nHost: h\r\n\r\n").read().status()).isEqualTo(200);
+                    // and its origin TLS context, made at the first https dial (a second on a cold JVM, which would
+                    // start the slow origin's dial after it opened): a handshake refused for its certificate
+                    assertThat(c.send("GET /warm/ HTTP/1.1\r\nHost: h\r\n\r\n").read().status()).isEqualTo(502);
                 }
                 ManagedChannel channel = GrpcEcho.plaintext(gw.port());
                 try {
@@ -248,9 +255,9 @@ class UpstreamFailureTest {
                         }
                         millis.put("rpc", (System.nanoTime() - t0) / 1_000_000);
                     }));
-                    // the slow stage: both slow origins accept from 0.5 s; the SYN they dropped comes again at ~1 s
-                    slowTls.openAfter(500);
-                    slowH2c.openAfter(500);
+                    // the slow stage: both slow origins accept from 0.7 s; the SYN they dropped comes again at ~1 s
+                    slowTls.openAfter(700);
+                    slowH2c.openAfter(700);
                     for (Thread t : clients) {
                         assertThat(t.join(Duration.ofSeconds(30))).as("%s answered", t).isTrue();
                     }
