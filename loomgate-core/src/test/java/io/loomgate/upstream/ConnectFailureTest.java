@@ -12,6 +12,7 @@ import io.loomgate.testkit.StalledHandshake;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ClientTlsSettings;
+import io.loomgate.tls.TlsProvider;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -41,6 +42,11 @@ class ConnectFailureTest {
             Duration.ofMillis(300), HttpLimits.DEFAULTS);
 
     private final RecordingPoolListener listener = new RecordingPoolListener();
+
+    /** The upstream TLS provider under test: JSSE here; loomgate-conscrypt runs the class again with Conscrypt. */
+    TlsProvider provider() {
+        return TlsProvider.JDK;
+    }
 
     @Test
     void refusedConnectThrowsConnectExceptionAndFreesTheSlot() throws Exception {
@@ -136,7 +142,7 @@ class ConnectFailureTest {
                 .withHttp2(stall.tls && stall.http2, 1);
         if (stall.tls) {
             // made before the clock starts: a cold JVM's first TLS context takes about a second of its own
-            settings = settings.withTls(ClientTls.create(ClientTlsSettings.DEFAULTS));
+            settings = settings.withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withProvider(provider())));
         }
         int requests = 4;
         try (AutoCloseable origin = stall.tls ? new StalledHandshake() : new BlackHole()) {
@@ -229,7 +235,7 @@ class ConnectFailureTest {
         PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
                 .withHttp2(stages.tls && stages.http2, 1);
         if (stages.tls) {
-            settings = settings.withTls(ClientTls.create(ClientTlsSettings.DEFAULTS)); // before the clock starts
+            settings = settings.withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withProvider(provider()))); // before the clock starts
         }
         RecordingPoolListener oneStageListener = new RecordingPoolListener();
         try (SlowAccept twoStage = new SlowAccept(); StalledHandshake oneStage = new StalledHandshake()) {
@@ -278,7 +284,7 @@ class ConnectFailureTest {
     void aHandshakeThatTricklesIsCutWhenTheBudgetEnds() throws Exception {
         Duration connectTimeout = Duration.ofMillis(1_000);
         PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
-                .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS));
+                .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withProvider(provider())));
         try (ServerSocket trickler = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             ConnectionExecutors.startVirtual("trickler", () -> {
                 try (java.net.Socket s = trickler.accept()) {
