@@ -3,6 +3,7 @@ package io.loomgate.upstream;
 import io.loomgate.http.BufferPool;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
+import io.loomgate.threads.Deadline;
 import io.loomgate.threads.Watchdog;
 import io.loomgate.threads.WatchedInputStream;
 import io.loomgate.tls.ClientTls;
@@ -15,6 +16,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLSocket;
@@ -28,8 +30,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failures come out as exactly two types, so the proxy can choose its answer by type: {@link SocketTimeoutException}
  * when the connect timed out, {@link ConnectException} for everything else (refused, unreachable, unknown host). Both
- * name the endpoint. An {@code https://} endpoint adds the TLS handshake (bounded by the connect timeout); its failure
- * is an {@link UpstreamTlsException} saying why in an operator's words, logged once per cause.
+ * name the endpoint. An {@code https://} endpoint adds the TLS handshake; its failure is an
+ * {@link UpstreamTlsException} saying why in an operator's words, logged once per cause.
+ *
+ * <p>The connect timeout is one budget for the whole dial, as Envoy's {@code connect_timeout} is: the TCP connect,
+ * the TLS handshake and (in {@link Http2Pool}) the wait for an HTTP/2 origin's first SETTINGS each get what the
+ * stages before them left of it ({@link Dialled#deadline()}), so no request waits more than the timeout for a
+ * connection to be made, however many stages the origin is slow at. Until session 49 each stage had the whole
+ * timeout again. A stage that runs out keeps its own failure: a connect that did is a {@link SocketTimeoutException}
+ * "connect to ... timed out", a handshake that did "TLS handshake with ... timed out".
  */
 final class Connector {
     /** The codec's recycled size, so upstream connections borrow from the same pool as client ones. */
@@ -65,12 +74,13 @@ final class Connector {
     /** Dials a new connection for {@code pool}; it starts IN_USE. */
     PooledConnection connect(UpstreamPool pool, long id) throws IOException {
         long start = System.nanoTime();
-        Socket raw = dial();
+        long deadline = start + settings.connectTimeout().toNanos();
+        Socket raw = dial(deadline);
         Socket socket = raw;
         WatchedInputStream watched = null;
         try {
             if (endpoint.tls()) {
-                socket = handshake(raw);
+                socket = handshake(raw, ClientTls.HTTP_1_1, deadline);
             }
             // A plain socket is a channel: bulk bodies move through direct buffers (BodyRelay, W4); TLS has none.
             SocketChannel channel = socket.getChannel();
@@ -93,9 +103,10 @@ final class Connector {
     /**
      * A connection dialled for HTTP/2: the plain socket (which other threads close), the socket to talk on (TLS
      * over the plain one for https) and whether the origin speaks HTTP/2 on it (prior knowledge for h2c; ALPN chose
-     * {@code h2} for https).
+     * {@code h2} for https), and the dial's deadline ({@link System#nanoTime()}): what is left of the connect timeout
+     * for the HTTP/2 SETTINGS wait.
      */
-    record Dialled(Socket raw, Socket socket, boolean h2) {
+    record Dialled(Socket raw, Socket socket, boolean h2, long deadline) {
     }
 
     /**
@@ -104,23 +115,24 @@ final class Connector {
      */
     Dialled dialHttp2() throws IOException {
         long start = System.nanoTime();
-        Socket raw = dial();
+        long deadline = start + settings.connectTimeout().toNanos();
+        Socket raw = dial(deadline);
         try {
             raw.setSoTimeout(0);
             if (!endpoint.tls()) {
                 listener.connected(endpoint, System.nanoTime() - start);
-                return new Dialled(raw, raw, true);
+                return new Dialled(raw, raw, true, deadline);
             }
-            SSLSocket s = handshake(raw, ClientTls.H2_OR_HTTP_1_1);
+            SSLSocket s = handshake(raw, ClientTls.H2_OR_HTTP_1_1, deadline);
             if (!"h2".equals(s.getApplicationProtocol())) {
                 log.info("upstream {}: the origin chose {} by ALPN, not h2; its requests go over HTTP/1.1", endpoint,
                         s.getApplicationProtocol() == null || s.getApplicationProtocol().isEmpty() ? "no protocol"
                                 : s.getApplicationProtocol());
                 raw.close();
-                return new Dialled(raw, s, false);
+                return new Dialled(raw, s, false, deadline);
             }
             listener.connected(endpoint, System.nanoTime() - start);
-            return new Dialled(raw, s, true);
+            return new Dialled(raw, s, true, deadline);
         } catch (IOException | RuntimeException e) {
             raw.close();
             listener.connectFailed(endpoint, e);
@@ -134,36 +146,54 @@ final class Connector {
      * unlike {@link #dialHttp2} the socket stays open whichever protocol the origin chose, and {@code h2} says which.
      */
     Dialled dialForCheck() throws IOException {
-        Socket raw = dial();
+        long deadline = System.nanoTime() + settings.connectTimeout().toNanos();
+        Socket raw = dial(deadline);
         try {
             if (!endpoint.tls()) {
-                return new Dialled(raw, raw, endpoint.http2());
+                return new Dialled(raw, raw, endpoint.http2(), deadline);
             }
-            SSLSocket s = handshake(raw, endpoint.http2() ? ClientTls.H2_OR_HTTP_1_1 : ClientTls.HTTP_1_1);
-            return new Dialled(raw, s, "h2".equals(s.getApplicationProtocol()));
+            SSLSocket s = handshake(raw, endpoint.http2() ? ClientTls.H2_OR_HTTP_1_1 : ClientTls.HTTP_1_1, deadline);
+            return new Dialled(raw, s, "h2".equals(s.getApplicationProtocol()), deadline);
         } catch (IOException | RuntimeException e) {
             raw.close();
             throw e;
         }
     }
 
-    private SSLSocket handshake(Socket raw) throws IOException {
-        return handshake(raw, ClientTls.HTTP_1_1);
-    }
-
-    private SSLSocket handshake(Socket raw, java.util.List<String> alpn) throws IOException {
+    /**
+     * The TLS handshake within what is left of the dial's budget. Each read of the handshake is bounded by what is left
+     * (the socket's read timeout), and the handshake as a whole by the shared {@link Watchdog}, which closes the plain
+     * socket at the deadline: an origin that sends a record now and then cannot stretch the handshake past it either.
+     */
+    private SSLSocket handshake(Socket raw, java.util.List<String> alpn, long deadline) throws IOException {
         ClientTls tls = tls(settings);
+        long left = deadline - System.nanoTime();
+        Deadline whole = left > 0 ? Watchdog.shared().deadline(() -> closeQuietly(raw)) : null;
+        boolean expired = false;
         try {
-            SSLSocket s = tls.handshake(raw, endpoint.host(), endpoint.port(), settings.connectTimeout(), alpn);
+            if (whole == null) {
+                throw new SocketTimeoutException("no time left for the handshake");
+            }
+            whole.armAt(deadline);
+            SSLSocket s;
+            try {
+                s = tls.handshake(raw, endpoint.host(), endpoint.port(), Duration.ofNanos(left), alpn);
+            } finally {
+                expired = whole.disarm();
+            }
+            if (expired) { // it completed as the watchdog closed the socket: the socket is gone
+                throw new SocketTimeoutException("handshake completed as the deadline passed");
+            }
             if (!reportedCauses.isEmpty()) {
                 reportedCauses.clear();
             }
             return s;
         } catch (IOException e) {
             raw.close();
-            if (e instanceof SocketTimeoutException) {
+            if (e instanceof SocketTimeoutException || expired) {
                 SocketTimeoutException t = new SocketTimeoutException("TLS handshake with " + endpoint
-                        + " timed out after " + settings.connectTimeout().toMillis() + "ms");
+                        + " timed out after " + settings.connectTimeout().toMillis() + "ms (the connect timeout, "
+                        + "for the connect and the handshake together)");
                 t.initCause(e);
                 throw t;
             }
@@ -175,6 +205,18 @@ final class Connector {
                 log.debug("upstream {}: {}", endpoint, why);
             }
             throw new UpstreamTlsException(endpoint + ": " + why, e);
+        } finally {
+            if (whole != null) {
+                whole.close();
+            }
+        }
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // the handshake ends either way
         }
     }
 
@@ -196,7 +238,8 @@ final class Connector {
         }
     }
 
-    private Socket dial() throws IOException {
+    /** The TCP connect, within the dial's budget (all of it: nothing came before). */
+    private Socket dial(long deadline) throws IOException {
         // An address DnsRefresh resolved, or (refresh off) the name looked up on every dial, through the JDK's cache.
         InetSocketAddress address = endpoint.socketAddress();
         IOException failure;
@@ -204,7 +247,7 @@ final class Connector {
             failure = new ConnectException("connect to " + endpoint + " failed: unknown host " + endpoint.host());
         } else {
             try {
-                return dialer.dial(address, connectTimeoutMillis());
+                return dialer.dial(address, millisLeft(deadline));
             } catch (SocketTimeoutException e) {
                 failure = new SocketTimeoutException("connect to " + endpoint + " timed out after "
                         + settings.connectTimeout().toMillis() + "ms");
@@ -218,9 +261,11 @@ final class Connector {
         throw failure;
     }
 
-    private int connectTimeoutMillis() {
-        // At least 1 ms: 0 would mean "wait forever" to Socket.connect.
-        return (int) Math.max(1, Math.min(settings.connectTimeout().toMillis(), Integer.MAX_VALUE));
+    private static int millisLeft(long deadline) {
+        // At least 1 ms: 0 would mean "wait forever" to Socket.connect. Rounded up: the connect, first, gets the whole
+        // timeout as configured, not a millisecond less for the nanoseconds since the deadline was set.
+        long left = Math.ceilDiv(deadline - System.nanoTime(), 1_000_000L);
+        return (int) Math.max(1, Math.min(left, Integer.MAX_VALUE));
     }
 
     /** Connects {@code socket}: a plain one, or for https one JSSE reads a record at a time from. */

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * multiplexed connections instead of a connection per request in flight. An attempt {@link #acquire leases} a stream
  * slot on a connection that has one; another connection is opened only when every open one carries the origin's
  * SETTINGS_MAX_CONCURRENT_STREAMS, up to {@code http2-max-connections}; past that, acquire waits for a slot until
- * its deadline in the HTTP/1.1 pool's first-come-first-served line ({@link WaiterQueue}).
+ * its deadline in the HTTP/1.1 pool's first-come-first-served line ({@link WaiterQueue}). A dial that fails with no
+ * connection open fails the waiters with it ({@link WaiterFailure}): they waited on that one dial.
  *
  * <p>A connection that received GOAWAY or died leaves the list at once (it finishes its streams and closes itself),
  * so new requests open a new one. An https origin that chooses HTTP/1.1 by ALPN makes {@link #acquire} answer null
@@ -122,17 +123,21 @@ public final class Http2Pool {
     private Lease dialAndReserve() throws IOException {
         Http2ClientConnection opened = null;
         boolean dialled = false;
+        Exception failed = null;
         Lease mine = null;
         boolean stillOpen = true;
         try {
             opened = dial();
             dialled = true;
+        } catch (IOException | RuntimeException e) {
+            failed = e;
+            throw e;
         } finally {
             lock.lock();
             try {
                 dialling--;
                 if (opened == null) {
-                    // the dial failed (another waiter may try) or the origin chose HTTP/1.1 (every waiter falls back)
+                    // the dial failed or the origin chose HTTP/1.1 (every waiter falls back)
                     http1Only |= dialled;
                 } else if (closed) {
                     stillOpen = false;
@@ -144,6 +149,12 @@ public final class Http2Pool {
                 }
                 if (http1Only) {
                     waiters.wakeAll();
+                } else if (failed != null && !anyUsable()) {
+                    // The waiters waited on this dial and nothing open can serve them: they fail with it now
+                    // (Envoy's pending requests on a failed connect), rather than the oldest being handed the dial
+                    // slot to try the same endpoint for another whole connect timeout, and so on down the line.
+                    Exception cause = failed;
+                    waiters.failAll(() -> WaiterFailure.of(cause));
                 } else {
                     serveWaiters();
                 }
@@ -187,6 +198,9 @@ public final class Http2Pool {
             if (me.hasSlot()) {
                 return null;
             }
+            if (me.failure() != null) {
+                throw me.failure(); // the dial this request waited on failed
+            }
             if (closed) {
                 waiters.leave(me);
                 throw new PoolExhaustedException("HTTP/2 connection pool to " + endpoint + " is closed");
@@ -218,6 +232,16 @@ public final class Http2Pool {
             }
         }
         return null;
+    }
+
+    /** Lock held: whether an open connection still takes streams (a waiter may get one of its slots). */
+    private boolean anyUsable() {
+        for (Http2ClientConnection c : connections) {
+            if (c.isUsable()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -297,8 +321,8 @@ public final class Http2Pool {
             }
             c.start();
             // Streams wait for the origin's SETTINGS: opening more than its MAX_CONCURRENT_STREAMS would get them
-            // refused.
-            c.awaitSettings(System.nanoTime() + settings.connectTimeout().toNanos());
+            // refused. Within what the connect and the handshake left of the connect timeout: one budget per dial.
+            c.awaitSettings(d.deadline());
             connects.incrementAndGet();
             return c;
         } catch (IOException | RuntimeException e) {

@@ -23,7 +23,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Invariant, under {@code lock}: {@code idle.size() + inUse + dialling <= maxConnections}, where a slot is
  * reserved ({@code dialling}) before the dial starts and freed if it fails. Waiters are served in arrival order
- * ({@link WaiterQueue}). Idle connections are kept most recently
+ * ({@link WaiterQueue}); a dial that fails with no connection in use or idle fails them with it
+ * ({@link WaiterFailure}) rather than handing its slot on. Idle connections are kept most recently
  * used first: reuse takes the warmest one and lets the rest age out at the tail, where {@link #cleanup} finds the
  * oldest. The lock is never held across I/O: dialling, closing sockets and the health check
  * ({@link PooledConnection#isHealthy}) all happen after it is released, so a slow origin never blocks other threads using the pool.
@@ -197,6 +198,9 @@ public final class UpstreamPool {
             if (me.hasSlot()) {
                 return new Turn(null, 0, null);
             }
+            if (me.failure() != null) {
+                throw me.failure(); // the dial this request waited on failed
+            }
             if (closed) {
                 waiters.leave(me);
                 throw new PoolExhaustedException("connection pool to " + endpoint + " is closed");
@@ -261,7 +265,14 @@ public final class UpstreamPool {
             lock.lock();
             try {
                 dialling--;
-                slotFreed();
+                if (inUse == 0 && idle.isEmpty()) {
+                    // No connection to this endpoint is open, none will be released to the waiters: they fail with
+                    // this dial's failure now (Envoy's pending requests on a failed connect) rather than the oldest
+                    // being handed the slot to dial the same endpoint for another whole connect timeout, and so on.
+                    waiters.failAll(() -> WaiterFailure.of(e));
+                } else {
+                    slotFreed();
+                }
             } finally {
                 lock.unlock();
             }

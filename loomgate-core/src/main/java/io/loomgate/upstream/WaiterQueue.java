@@ -1,16 +1,19 @@
 package io.loomgate.upstream;
 
+import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * The line of acquirers waiting for a connection or a slot, served first come, first served. Whoever frees a
  * connection ({@link #handItem}) or a slot ({@link #handSlot}) gives it to the oldest waiter directly, so a newcomer
  * can never take what a waiter was woken for: under overload (all connections busy) nobody starves past its deadline
- * while later requests go through.
+ * while later requests go through. A dial the waiters depend on that fails answers them all with its failure
+ * ({@link #failAll}) instead of handing its slot to the next to dial the same endpoint again.
  *
  * <p>Not thread-safe on its own: every method is called with the owner's lock held (the lock the queue was made
  * with, whose conditions the waiters park on).
@@ -24,6 +27,7 @@ final class WaiterQueue<T> {
         private final Condition turn;
         private T item;
         private boolean slot;
+        private IOException failure;
 
         private Ticket(Condition turn) {
             this.turn = turn;
@@ -39,8 +43,16 @@ final class WaiterQueue<T> {
             return slot;
         }
 
+        /**
+         * The failure of the dial this ticket waited on, made for this waiter (its own stack, the dial's failure as
+         * cause), or null.
+         */
+        IOException failure() {
+            return failure;
+        }
+
         boolean wasServed() {
-            return item != null || slot;
+            return item != null || slot || failure != null;
         }
     }
 
@@ -125,6 +137,23 @@ final class WaiterQueue<T> {
         t.slot = slot;
         t.turn.signal();
         return true;
+    }
+
+    /**
+     * Answers every waiter in line with a failure of its own ({@code failureFor} is called once per waiter, lock
+     * held) and empties the line: the dial they waited on failed, and nothing else could serve them. Each leaves
+     * with the dial's failure rather than being handed the slot to dial the same endpoint again after it.
+     *
+     * @return how many waiters were answered
+     */
+    int failAll(Supplier<IOException> failureFor) {
+        int n = 0;
+        for (Ticket<T> t = line.pollFirst(); t != null; t = line.pollFirst()) {
+            t.failure = failureFor.get();
+            t.turn.signal();
+            n++;
+        }
+        return n;
     }
 
     /** Takes back the item a ticket that gave up had been handed (null if none), so the caller can pass it on. */

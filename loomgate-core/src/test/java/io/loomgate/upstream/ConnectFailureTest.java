@@ -5,24 +5,48 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.http.HttpLimits;
+import io.loomgate.testkit.BlackHole;
+import io.loomgate.testkit.CountingServer;
+import io.loomgate.testkit.SlowAccept;
+import io.loomgate.testkit.StalledHandshake;
+import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.tls.ClientTls;
+import io.loomgate.tls.ClientTlsSettings;
+import io.loomgate.tls.TlsProvider;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A failed dial comes out as ConnectException (refused) or SocketTimeoutException (connect timeout), names the
- * endpoint, is reported to the listener, and gives its reserved slot back.
+ * endpoint, is reported to the listener, and gives its reserved slot back. Requests waiting in line on a dial that
+ * fails, with no connection open that could serve them, fail with it: none dials the dead endpoint again after it.
  */
 class ConnectFailureTest {
     private static final PoolSettings ONE_CONNECTION = new PoolSettings(1, 1, Duration.ofSeconds(60),
             Duration.ofMillis(300), HttpLimits.DEFAULTS);
 
     private final RecordingPoolListener listener = new RecordingPoolListener();
+
+    /** The upstream TLS provider under test: JSSE here; loomgate-conscrypt runs the class again with Conscrypt. */
+    TlsProvider provider() {
+        return TlsProvider.JDK;
+    }
 
     @Test
     void refusedConnectThrowsConnectExceptionAndFreesTheSlot() throws Exception {
@@ -70,6 +94,306 @@ class ConnectFailureTest {
                 .isInstanceOf(ConnectException.class)
                 .hasMessage("connect to no-such-host.invalid:80 failed: unknown host no-such-host.invalid");
         assertThat(pool.inUseCount()).isZero();
+    }
+
+    /** How the endpoint stalls, and which pool waits on it. */
+    enum Stall {
+        /** HTTP/1.1, one connection: the TCP connect never completes (a full accept queue drops the SYN). */
+        HTTP1_CONNECT(false, false),
+        /** HTTP/1.1 over TLS, one connection: accepted, the handshake never answered. */
+        HTTP1_TLS_HANDSHAKE(true, false),
+        /** h2c (one dial at a time, the rest wait for its SETTINGS' slots): the TCP connect never completes. */
+        H2C_CONNECT(false, true),
+        /** https with HTTP/2 (ALPN h2): accepted, the handshake never answered. */
+        H2_TLS_HANDSHAKE(true, true);
+
+        final boolean tls;
+        final boolean http2;
+
+        Stall(boolean tls, boolean http2) {
+            this.tls = tls;
+            this.http2 = http2;
+        }
+    }
+
+    /**
+     * Four requests ask at once for a connection to an endpoint that never completes the connect (or the TLS
+     * handshake); one dials, the others wait in line (HTTP/1.1: max-connections 1; HTTP/2: one dial at a time).
+     * When that dial times out, every waiter fails with the same timeout at once: one failed dial, four failed
+     * requests, each answered within about one connect timeout of its own arrival. (Before, the failed dial's slot
+     * went to the oldest waiter, which dialled again: the fourth request failed after four connect timeouts.)
+     */
+    @ParameterizedTest
+    @EnumSource(Stall.class)
+    void requestsWaitingOnADialThatTimesOutFailWithItAtOnce(Stall stall) throws Exception {
+        assertWaitersFailWithTheDial(stall, 0);
+    }
+
+    /** The same with the requests arriving 100 ms apart: each is answered by the one dial's timeout. */
+    @ParameterizedTest
+    @EnumSource(Stall.class)
+    void requestsArrivingWhileADialStallsFailWithItsTimeout(Stall stall) throws Exception {
+        assertWaitersFailWithTheDial(stall, 100);
+    }
+
+    private void assertWaitersFailWithTheDial(Stall stall, long staggerMillis) throws Exception {
+        Duration connectTimeout = Duration.ofMillis(500);
+        PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
+                .withHttp2(stall.tls && stall.http2, 1);
+        if (stall.tls) {
+            // made before the clock starts: a cold JVM's first TLS context takes about a second of its own
+            settings = settings.withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withProvider(provider())));
+        }
+        int requests = 4;
+        try (AutoCloseable origin = stall.tls ? new StalledHandshake() : new BlackHole()) {
+            int port = origin instanceof StalledHandshake t ? t.port() : ((BlackHole) origin).port();
+            Endpoint endpoint = new Endpoint("127.0.0.1", port, stall.tls, stall.http2);
+            UpstreamPool pool = new UpstreamPool(endpoint, settings, listener);
+            List<CompletableFuture<long[]>> answered = new ArrayList<>(); // {waited, answered at} in nanos
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            for (int i = 0; i < requests; i++) {
+                if (i > 0 && staggerMillis > 0) {
+                    // the arrival pattern under test, not a wait for readiness
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(staggerMillis));
+                }
+                CompletableFuture<long[]> f = new CompletableFuture<>();
+                answered.add(f);
+                ConnectionExecutors.startVirtual("acquirer-" + i, () -> {
+                    long t0 = System.nanoTime();
+                    try {
+                        ConnectionLease lease = pool.lease(within(Duration.ofSeconds(30)), false);
+                        f.completeExceptionally(new AssertionError("leased " + lease));
+                    } catch (Throwable e) {
+                        failures.add(e);
+                        long now = System.nanoTime();
+                        f.complete(new long[] {now - t0, now});
+                    }
+                });
+            }
+            List<Duration> waited = new ArrayList<>();
+            long firstAnswer = Long.MAX_VALUE;
+            long lastAnswer = Long.MIN_VALUE;
+            for (CompletableFuture<long[]> f : answered) {
+                long[] w = f.get(20, TimeUnit.SECONDS);
+                waited.add(Duration.ofNanos(w[0]));
+                firstAnswer = Math.min(firstAnswer, w[1]);
+                lastAnswer = Math.max(lastAnswer, w[1]);
+            }
+            System.out.printf("%s, %d ms apart: answered after %s (from each one's arrival), %s%n", stall,
+                    staggerMillis, waited.stream().map(d -> d.toMillis() + " ms").toList(), listener.events);
+            assertThat(listener.events).as("one dial for the four requests")
+                    .containsExactly("connectFailed:SocketTimeoutException");
+            // All answered by the one dial's failure, together; before, one connect timeout apart (1.5 s from the
+            // first answer to the last). Measured against each other, not the clock, so a loaded machine's or a cold
+            // JVM's first handshake's extra time (the dialler's as much as the waiters') does not fail it.
+            assertThat(Duration.ofNanos(lastAnswer - firstAnswer)).as("from the first answer to the last")
+                    .isLessThan(Duration.ofSeconds(1));
+            assertThat(waited).as("answered within the connect timeout of its arrival and a margin")
+                    .allSatisfy(d -> assertThat(d).isLessThan(connectTimeout.plusMillis(2_500)));
+            assertThat(failures).hasSize(requests).allSatisfy(e -> assertThat(e)
+                    .isInstanceOf(SocketTimeoutException.class)
+                    .hasMessage(failures.getFirst().getMessage())
+                    .hasMessageContaining(endpoint.toString()).hasMessageContaining("timed out after 500ms"));
+            assertThat(pool.inUseCount()).isZero();
+            pool.close();
+        }
+    }
+
+    /** An origin slow at two stages of a dial, and which pool dials it. */
+    enum TwoStages {
+        /** HTTP/1.1 over TLS: a TCP connect that takes about a second, then a handshake never answered. */
+        HTTP1_CONNECT_THEN_HANDSHAKE(true, false, "TLS handshake with"),
+        /** https with HTTP/2 (ALPN h2 offered): the same through the HTTP/2 pool. */
+        H2_CONNECT_THEN_HANDSHAKE(true, true, "TLS handshake with"),
+        /** h2c: a TCP connect that takes about a second, then no SETTINGS. */
+        H2C_CONNECT_THEN_SETTINGS(false, true, "sent no SETTINGS");
+
+        final boolean tls;
+        final boolean http2;
+        final String failure;
+
+        TwoStages(boolean tls, boolean http2, String failure) {
+            this.tls = tls;
+            this.http2 = http2;
+            this.failure = failure;
+        }
+    }
+
+    /**
+     * {@code connect-timeout} is one budget for the whole dial: an origin whose TCP connect takes about 1 s of a 1.5 s
+     * budget ({@link SlowAccept}: its SYN dropped once, answered when the kernel sends it again) and whose handshake
+     * (or, for h2c, SETTINGS) then never comes is answered when the budget ends, about when an origin that stalls at
+     * one stage only ({@link StalledHandshake}: connects at once) dialled at the same moment is, with the failure
+     * of the stage that ran out. (Before session 49 each stage had the whole timeout: about 1 + 1.5 s, a second
+     * after the one-stage origin.) Measured against the one-stage origin, not the clock, so that a loaded machine's
+     * delays, which both dials share, do not fail it.
+     */
+    @ParameterizedTest
+    @EnumSource(TwoStages.class)
+    void anOriginSlowAtTwoStagesIsAnsweredWithinOneConnectTimeout(TwoStages stages) throws Exception {
+        Duration connectTimeout = Duration.ofMillis(1_500);
+        PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
+                .withHttp2(stages.tls && stages.http2, 1);
+        if (stages.tls) {
+            settings = settings.withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withProvider(provider()))); // before the clock starts
+        }
+        RecordingPoolListener oneStageListener = new RecordingPoolListener();
+        try (SlowAccept twoStage = new SlowAccept(); StalledHandshake oneStage = new StalledHandshake()) {
+            UpstreamPool slow = new UpstreamPool(new Endpoint("127.0.0.1", twoStage.port(), stages.tls, stages.http2),
+                    settings, listener);
+            UpstreamPool reference = new UpstreamPool(
+                    new Endpoint("127.0.0.1", oneStage.port(), stages.tls, stages.http2), settings, oneStageListener);
+            long t0 = System.nanoTime();
+            CompletableFuture<Object[]> slowAnswer = leaseFails(slow, "two-stage");
+            CompletableFuture<Object[]> referenceAnswer = leaseFails(reference, "one-stage");
+            twoStage.openAfter(600); // the slow stage: accepts from 0.6 s, the SYN comes again at about 1 s
+
+            Object[] s = slowAnswer.get(20, TimeUnit.SECONDS);
+            Object[] r = referenceAnswer.get(20, TimeUnit.SECONDS);
+            long slowNanos = (long) s[0];
+            long referenceNanos = (long) r[0];
+            List<Long> connectedAfter = twoStage.acceptedAt().stream()
+                    .map(at -> TimeUnit.NANOSECONDS.toMillis(at - t0)).toList();
+            System.out.printf("%s: two stages answered after %d ms, one stage after %d ms (connect timeout %d ms); "
+                    + "the slow origin accepted at %s ms; %s%n", stages, TimeUnit.NANOSECONDS.toMillis(slowNanos),
+                    TimeUnit.NANOSECONDS.toMillis(referenceNanos), connectTimeout.toMillis(), connectedAfter,
+                    s[1]);
+            assertThat((Throwable) s[1]).as("the stage that ran out keeps its failure")
+                    .isInstanceOf(SocketTimeoutException.class).hasMessageContaining(stages.failure);
+            assertThat(Duration.ofNanos(slowNanos - referenceNanos))
+                    .as("two slow stages answered with one stalled stage, not a connect timeout later")
+                    .isLessThan(Duration.ofMillis(500));
+            assertThat(Duration.ofNanos(slowNanos)).as("not before the budget ran out")
+                    .isGreaterThanOrEqualTo(connectTimeout.minusMillis(50))
+                    .as("within the connect timeout and a margin").isLessThan(connectTimeout.plusMillis(2_500));
+            if (stages.tls) {
+                assertThat(listener.events).as("one dial, one connect failure")
+                        .containsExactly("connectFailed:SocketTimeoutException");
+            }
+            slow.close();
+            reference.close();
+        }
+    }
+
+    /**
+     * The handshake is bounded as a whole, not per read: an origin that accepts at once and then trickles a TLS record
+     * (a handshake record's header announcing 16 KiB, then one byte every 200 ms, each read well within the socket's
+     * read timeout) is cut when the connect timeout ends, with the handshake's timeout.
+     */
+    @Test
+    void aHandshakeThatTricklesIsCutWhenTheBudgetEnds() throws Exception {
+        Duration connectTimeout = Duration.ofMillis(1_000);
+        PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
+                .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withProvider(provider())));
+        try (ServerSocket trickler = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            ConnectionExecutors.startVirtual("trickler", () -> {
+                try (java.net.Socket s = trickler.accept()) {
+                    java.io.OutputStream out = s.getOutputStream();
+                    out.write(new byte[] {0x16, 0x03, 0x03, 0x40, 0x00}); // handshake record, 16384 bytes to come
+                    out.flush();
+                    for (int i = 0; i < 100; i++) { // the origin's pace under test, not a wait for readiness
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+                        out.write(0x02);
+                        out.flush();
+                    }
+                } catch (java.io.IOException e) {
+                    // the client cut it: expected
+                }
+            });
+            UpstreamPool pool = new UpstreamPool(new Endpoint("127.0.0.1", trickler.getLocalPort(), true, false),
+                    settings, listener);
+            Object[] answer = leaseFails(pool, "trickled").get(20, TimeUnit.SECONDS);
+            System.out.printf("trickled handshake answered after %d ms: %s%n",
+                    TimeUnit.NANOSECONDS.toMillis((long) answer[0]), answer[1]);
+            assertThat((Throwable) answer[1]).isInstanceOf(SocketTimeoutException.class)
+                    .hasMessageContaining("TLS handshake with").hasMessageContaining("timed out after 1000ms");
+            assertThat(Duration.ofNanos((long) answer[0])).isLessThan(connectTimeout.plusMillis(2_500));
+            assertThat(listener.events).containsExactly("connectFailed:SocketTimeoutException");
+            pool.close();
+        }
+    }
+
+    /** Leases from {@code pool} on a thread of its own; completes with {nanos waited, what it threw}. */
+    private static CompletableFuture<Object[]> leaseFails(UpstreamPool pool, String name) {
+        CompletableFuture<Object[]> f = new CompletableFuture<>();
+        ConnectionExecutors.startVirtual(name, () -> {
+            long t0 = System.nanoTime();
+            try {
+                ConnectionLease lease = pool.lease(within(Duration.ofSeconds(30)), false);
+                f.completeExceptionally(new AssertionError("leased " + lease));
+            } catch (Throwable e) {
+                f.complete(new Object[] {System.nanoTime() - t0, e});
+            }
+        });
+        return f;
+    }
+
+    /**
+     * With a connection to the endpoint open, a failed dial leaves the waiters waiting: the origin answers, and what
+     * failed may be this dial alone. The slot goes to the oldest waiter, which dials (here, with success).
+     */
+    @Test
+    void aDialThatFailsBesideAnOpenConnectionLeavesTheWaitersInLine() throws Exception {
+        try (CountingServer server = new CountingServer()) {
+            AtomicInteger dials = new AtomicInteger();
+            CountDownLatch secondDialling = new CountDownLatch(1);
+            CountDownLatch failSecond = new CountDownLatch(1);
+            PoolSettings two = new PoolSettings(2, 2, Duration.ofSeconds(60), Duration.ofSeconds(2),
+                    HttpLimits.DEFAULTS);
+            Endpoint endpoint = new Endpoint(server.host(), server.port());
+            Connector connector = new Connector(endpoint, two, listener, (address, timeoutMillis) -> {
+                if (dials.incrementAndGet() == 2) {
+                    secondDialling.countDown();
+                    awaitQuietly(failSecond);
+                    throw new SocketTimeoutException("Connect timed out");
+                }
+                SocketChannel channel = SocketChannel.open();
+                channel.socket().connect(address, timeoutMillis);
+                return channel.socket();
+            });
+            UpstreamPool pool = new UpstreamPool(connector, two, listener, System::nanoTime);
+            PooledConnection open = pool.acquire(within(Duration.ofSeconds(5)), false);
+            CompletableFuture<Object> second = new CompletableFuture<>();
+            ConnectionExecutors.startVirtual("second", () -> acquireInto(pool, second));
+            assertThat(secondDialling.await(5, TimeUnit.SECONDS)).isTrue();
+            CompletableFuture<Object> waiter = new CompletableFuture<>();
+            Thread waiting = ConnectionExecutors.startVirtual("waiter", () -> acquireInto(pool, waiter));
+            awaitParked(waiting); // the pool is full (one in use, one dialling): it can only be parked in line
+
+            failSecond.countDown();
+
+            assertThat(second.get(5, TimeUnit.SECONDS)).isInstanceOf(SocketTimeoutException.class);
+            assertThat(waiter.get(5, TimeUnit.SECONDS)).as("the waiter dialled the slot it was handed")
+                    .isInstanceOf(PooledConnection.class);
+            assertThat(dials).hasValue(3);
+            pool.release(open);
+            pool.release((PooledConnection) waiter.get());
+            pool.close();
+        }
+    }
+
+    private static void acquireInto(UpstreamPool pool, CompletableFuture<Object> into) {
+        try {
+            into.complete(pool.acquire(within(Duration.ofSeconds(10)), false));
+        } catch (Throwable e) {
+            into.complete(e);
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void awaitParked(Thread thread) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (thread.getState() != Thread.State.WAITING && thread.getState() != Thread.State.TIMED_WAITING) {
+            assertThat(System.nanoTime()).as("waiter parked in time").isLessThan(deadline);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+        }
     }
 
     /** A loopback port nobody listens on: bound, noted, and closed again. */

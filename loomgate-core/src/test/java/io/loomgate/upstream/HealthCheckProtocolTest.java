@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.server.H2cWire;
 import io.loomgate.testkit.H2Origin;
+import io.loomgate.testkit.SlowAccept;
+import io.loomgate.testkit.StalledHandshake;
 import io.loomgate.testkit.TestPki;
 import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ClientTlsSettings;
@@ -18,7 +20,9 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -94,6 +98,37 @@ class HealthCheckProtocolTest {
             String problem = checker(trusting(other)).probe(new Endpoint("localhost", origin.port(), true, true));
             assertThat(problem).startsWith("GET /health failed:").contains("localhost");
             assertThat(origin.requests()).isZero();
+        }
+    }
+
+    /**
+     * A check's dial has one budget, the check's timeout, as a request's has {@code connect-timeout}: an https origin
+     * whose TCP connect takes about 1 s of 1.5 s ({@link SlowAccept}) and whose handshake then stalls fails the check
+     * when the timeout ends, with a one-stage stalled origin checked at the same moment, not a timeout later.
+     */
+    @Test
+    void aCheckOfAnOriginSlowAtTwoStagesEndsWithinItsTimeout() throws Exception {
+        HealthChecker checker = new HealthChecker(null, new Balancing.HealthCheck("/health", Duration.ofSeconds(2),
+                Duration.ofMillis(1_500), 2, 2, 200, 399), trusting(pki)); // TLS context made before the clock
+        try (SlowAccept twoStage = new SlowAccept(); StalledHandshake oneStage = new StalledHandshake()) {
+            CompletableFuture<long[]> slowTook = new CompletableFuture<>();
+            CompletableFuture<long[]> oneTook = new CompletableFuture<>();
+            List<String> problems = new CopyOnWriteArrayList<>();
+            for (var c : List.of(Map.entry(twoStage.port(), slowTook),
+                    Map.entry(oneStage.port(), oneTook))) {
+                Thread.ofVirtual().start(() -> {
+                    long t0 = System.nanoTime();
+                    problems.add(checker.probe(new Endpoint("127.0.0.1", c.getKey(), true, false)));
+                    c.getValue().complete(new long[] {(System.nanoTime() - t0) / 1_000_000});
+                });
+            }
+            twoStage.openAfter(600); // the slow stage: accepts from 0.6 s, the SYN comes again at about 1 s
+            long slow = slowTook.get(20, TimeUnit.SECONDS)[0];
+            long one = oneTook.get(20, TimeUnit.SECONDS)[0];
+            System.out.printf("checks: two stages %d ms, one stage %d ms: %s%n", slow, one, problems);
+            assertThat(problems).hasSize(2).allSatisfy(p -> assertThat(p).startsWith("GET /health failed:")
+                    .contains("TLS handshake with").contains("timed out after 1500ms"));
+            assertThat(Math.abs(slow - one)).as("two slow stages end with one stalled stage").isLessThan(500);
         }
     }
 

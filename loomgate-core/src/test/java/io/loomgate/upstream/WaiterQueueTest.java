@@ -2,6 +2,7 @@ package io.loomgate.upstream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,6 +72,31 @@ class WaiterQueueTest {
             assertThat(queue.reclaimSlot(withSlot)).isTrue();
             assertThat(queue.reclaimSlot(withSlot)).as("only once").isFalse();
             assertThat(queue.reclaimItem(withSlot)).isNull();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Test
+    void aFailedDialAnswersEveryWaiterWithAFailureOfItsOwn() {
+        lock.lock();
+        try {
+            WaiterQueue.Ticket<String> first = queue.join();
+            WaiterQueue.Ticket<String> second = queue.join();
+            SocketTimeoutException dial = new SocketTimeoutException("connect to x timed out");
+
+            assertThat(queue.failAll(() -> WaiterFailure.of(dial))).isEqualTo(2);
+
+            assertThat(queue.isEmpty()).isTrue();
+            for (WaiterQueue.Ticket<String> t : List.of(first, second)) {
+                assertThat(t.wasServed()).isTrue();
+                assertThat(t.item()).isNull();
+                assertThat(t.hasSlot()).isFalse();
+                assertThat(t.failure()).isInstanceOf(SocketTimeoutException.class)
+                        .hasMessage("connect to x timed out").hasCause(dial);
+            }
+            assertThat(first.failure()).as("each waiter its own exception").isNotSameAs(second.failure());
+            assertThat(queue.failAll(() -> WaiterFailure.of(dial))).as("nobody waits").isZero();
         } finally {
             lock.unlock();
         }
