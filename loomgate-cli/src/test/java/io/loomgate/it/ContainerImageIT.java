@@ -42,9 +42,9 @@ class ContainerImageIT {
     private static final String NAME = "loomgate-it-" + ProcessHandle.current().pid();
     private static final String LAB_TAG = "localhost/loomgate-lab:it-" + ProcessHandle.current().pid();
     private static final String TOKEN = "t".repeat(32);
-    /** The gateway's start line, with the transport it runs on. */
+    /** The gateway's start line, with the transport it runs on (after the TLS versions' parentheses, if any). */
     private static final Pattern START_LINE = Pattern.compile(
-            "loomgate listening on [^ ]+ \\([^)]*, transport (\\w+)\\)");
+            "loomgate listening on [^\\n]*?, transport (\\w+)\\)");
     private static Path root;
     private static boolean built;
 
