@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # W3 on each transport in the image under 256 MiB: what 10,000 idle keep-alive connections hold, counted by the JVM
-# (GC.heap_info, and a live class histogram while held). Usage: OUT=dir ie-w3histo.sh jdk epoll jdk epoll
+# (GC.heap_info, a class histogram of all objects and a live one while held).
+# Usage: OUT=dir w3histo.sh jdk epoll epoll@localhost/loomgate:other ... (IMAGE= the default image)
 set -euo pipefail
 JDK=/usr/lib/jvm/temurin-25-jdk-amd64 IMAGE=${IMAGE:-localhost/loomgate:imageepoll}
 WORK=/tmp/ie-memory HOST=127.0.0.1 PORT=24081 ADMIN_PORT=24901 TOKEN=bench-token-0123456789abcdef0123456789
@@ -10,11 +11,12 @@ ulimit -n "$(ulimit -Hn)"
 trap 'kill $origin 2>/dev/null; [[ -n ${c:-} ]] && podman --runtime runc rm -f -t 5 $c >/dev/null 2>&1' EXIT
 sleep 1
 n=0
-for t in "$@"; do
-  n=$((n + 1)); L=$t.$n
+for arg in "$@"; do   # TRANSPORT or TRANSPORT@IMAGE
+  t=${arg%%@*} img=$IMAGE; [[ $arg == *@* ]] && img=${arg#*@}
+  n=$((n + 1)); L=$t.$n; [[ $img != "$IMAGE" ]] && L=$t-${img##*:}.$n
   c=$(podman --runtime runc run -d --network host --memory 256m --memory-swap 256m --cpuset-cpus 0 \
       --ulimit nofile=20000:20000 --ulimit nproc=4096:4096 -e LOOMGATE_ADMIN_TOKEN=$TOKEN ${JTO:+-e JAVA_TOOL_OPTIONS=$JTO} \
-      -v "$WORK/gateway.yaml:/etc/loomgate/gateway.yaml:ro,Z" "$IMAGE" serve --config /etc/loomgate/gateway.yaml --transport "$t" 2>/dev/null)
+      -v "$WORK/gateway.yaml:/etc/loomgate/gateway.yaml:ro,Z" "$img" serve --config /etc/loomgate/gateway.yaml --transport "$t" 2>/dev/null)
   deadline=$((SECONDS + 120))
   until [[ $(curl -s -o /dev/null -m 2 -w '%{http_code}' http://$HOST:$PORT/hello) == 200 ]] || ((SECONDS > deadline)); do sleep 0.2; done
   pid=$(podman inspect --format '{{.State.Pid}}' "$c")
@@ -29,6 +31,7 @@ for t in "$@"; do
   sleep 3
   { echo "# $L held: $(grep -E '^(Rss|Anonymous):' /proc/$pid/smaps_rollup | tr -s ' ' | tr '\n' ' ') threads $(awk '/^Threads/{print $2}' /proc/$pid/status) load $(cut -d' ' -f1-3 /proc/loadavg)"
     $JDK/bin/jcmd $pid GC.heap_info | sed 1d; } >"$OUT/$L.held.txt" 2>&1
+  $JDK/bin/jcmd $pid GC.class_histogram -all >"$OUT/$L.histo-held-all.txt" 2>&1
   $JDK/bin/jcmd $pid GC.class_histogram >"$OUT/$L.histo-held.txt" 2>&1
   echo "# $L after the live histogram (a full GC): $(grep -E '^(Rss|Anonymous):' /proc/$pid/smaps_rollup | tr -s ' ' | tr '\n' ' ')" >>"$OUT/$L.held.txt"
   wait $h || true
