@@ -8,7 +8,9 @@
 #   bench/memory/run.sh nmt         # the launcher's defaults (./loomgate serve) with -XX:NativeMemoryTracking=summary
 #   bench/memory/run.sh gc          # ROUNDS x GCS interleaved (serial g1 parallel), no NMT: RSS, CPU us/request;
 #                                   # a GCS item may also be JVM options, comma-separated: GCS="serial -Xms32m,-XX:+UseSerialGC"
-#   bench/memory/run.sh container   # the image (IMAGE=localhost/loomgate:0.1.0) under podman run --memory 256m
+#   bench/memory/run.sh container   # the image (IMAGE=localhost/loomgate:0.1.0) under podman run --memory 256m;
+#                                   # TRANSPORTS="jdk epoll": ROUNDS x TRANSPORTS interleaved, a fresh container
+#                                   # each, serve --transport appended to the command
 #   bench/memory/run.sh w3          # W3 alone as the harness measures it (warm-up to a plateau, wrk -c50 3 s, RSS
 #                                   # before and 2 s after holdconns is READY), ROUNDS x VARIANTS interleaved; a
 #                                   # VARIANTS item is JVM options, comma-separated, or "default" (the launcher's
@@ -239,6 +241,51 @@ stop_gateway() {
     kill -TERM "$gateway_pid"; wait "$gateway_pid" 2>/dev/null || true; gateway_pid=""
 }
 
+# One container of the image under MEMORY, every phase on it: run_container LABEL TRANSPORT (empty: the image's own
+# CMD, which leaves server.transport to the mounted config; else serve --transport TRANSPORT appended, as an operator
+# asks for epoll). Its files are named by LABEL; the kernel's OOM kills counted over its run.
+run_container() {
+    local label=$1 transport=$2 kills0 envs cmd=()
+    kills0=$(dmesg 2>/dev/null | grep -c 'Killed process' || true)   # the kernel's OOM kills so far
+    envs=(-e "LOOMGATE_ADMIN_TOKEN=$TOKEN")
+    [[ ${NMT:-0} == 1 ]] && envs+=(-e JAVA_TOOL_OPTIONS=-XX:NativeMemoryTracking=summary)
+    for e in ${CONTAINER_ENV:-}; do envs+=(-e "$e"); done   # e.g. CONTAINER_ENV=MALLOC_ARENA_MAX=2
+    # e.g. CONTAINER_ARGS='--entrypoint=["/opt/loomgate/jre/bin/java","-XX:MaxRAMPercentage=50",...]' (no spaces)
+    for e in ${CONTAINER_ARGS:-}; do envs+=("$e"); done
+    # --entrypoint drops the image's CMD, and a transport replaces it: serve's arguments in full then
+    [[ -n ${CONTAINER_ARGS:-}$transport ]] && cmd=(serve --config /etc/loomgate/gateway.yaml)
+    [[ -n $transport ]] && cmd+=(--transport "$transport")
+    container=$(podman --runtime runc run -d --network host --memory "$MEMORY" --memory-swap "$MEMORY" \
+        --cpuset-cpus 0 --ulimit nofile=20000:20000 --ulimit nproc=4096:4096 "${envs[@]}" \
+        -v "$WORK/gateway.yaml:/etc/loomgate/gateway.yaml:ro,Z" "$IMAGE" "${cmd[@]}")
+    wait_ready "http://$HOST:$PORT/hello" 120 "$(podman inspect --format '{{.State.Pid}}' "$container")" || { podman logs "$container" >"$OUT/$label.log" 2>&1; log "the container did not answer"; exit 1; }
+    sleep 2
+    gateway_pid=$(podman inspect --format '{{.State.Pid}}' "$container")
+    tr '\0' ' ' <"/proc/$gateway_pid/cmdline" >"$OUT/$label.cmdline"
+    CGROUP=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$gateway_pid/cgroup")            # v2
+    [[ -f $CGROUP/memory.current ]] ||
+        CGROUP=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory://p' "/proc/$gateway_pid/cgroup")   # v1
+    podman logs "$container" >"$OUT/$label.start.log" 2>&1   # the gateway's lines on the AOT cache and the transport
+    phases "$gateway_pid" "$label"
+    gateway_pid=""
+    if kill -0 "$(podman inspect --format '{{.State.Pid}}' "$container")" 2>/dev/null; then
+        { echo "limit $(cat "$CGROUP/memory.max" "$CGROUP/memory.limit_in_bytes" 2>/dev/null)$(cgroup_now)"
+          cat "$CGROUP/memory.events" "$CGROUP/memory.failcnt" "$CGROUP/memory.oom_control" 2>/dev/null || true
+        } | tee "$OUT/$label.cgroup.txt" >&2
+        cp "$CGROUP/memory.stat" "$OUT/$label.memory.stat" 2>/dev/null || true
+        podman --runtime runc stop -t 20 "$container" >/dev/null
+    else
+        log "the container's JVM is gone before the end (see the kernel's log for an OOM kill: dmesg | grep -i oom)"
+    fi
+    echo "exit $(podman inspect --format '{{.State.ExitCode}} oomkilled={{.State.OOMKilled}}' "$container")" |
+        tee -a "$OUT/$label.cgroup.txt" >&2
+    echo "OOM kills by the kernel during the run: $(($(dmesg 2>/dev/null | grep -c 'Killed process' || true) - kills0))" |
+        tee -a "$OUT/$label.cgroup.txt" >&2
+    podman logs "$container" >"$OUT/$label.log" 2>&1
+    podman --runtime runc rm -f "$container" >/dev/null 2>&1 || true
+    container=""
+}
+
 log "building the harness's origin and W3 client into $BIN"
 (cd "$SHARED/backend" && go build -o "$BIN/backend" .)
 (cd "$SHARED/holdconns" && go build -o "$BIN/holdconns" .)
@@ -277,40 +324,13 @@ case $MODE in
             done
         done ;;
     container)
-        kills0=$(dmesg 2>/dev/null | grep -c 'Killed process' || true)   # the kernel's OOM kills so far
-        envs=(-e "LOOMGATE_ADMIN_TOKEN=$TOKEN")
-        [[ ${NMT:-0} == 1 ]] && envs+=(-e JAVA_TOOL_OPTIONS=-XX:NativeMemoryTracking=summary)
-        for e in ${CONTAINER_ENV:-}; do envs+=(-e "$e"); done   # e.g. CONTAINER_ENV=MALLOC_ARENA_MAX=2
-        # e.g. CONTAINER_ARGS='--entrypoint=["/opt/loomgate/jre/bin/java","-XX:MaxRAMPercentage=50",...]' (no spaces)
-        for e in ${CONTAINER_ARGS:-}; do envs+=("$e"); done
-        container=$(podman --runtime runc run -d --network host --memory "$MEMORY" --memory-swap "$MEMORY" \
-            --cpuset-cpus 0 --ulimit nofile=20000:20000 --ulimit nproc=4096:4096 "${envs[@]}" \
-            -v "$WORK/gateway.yaml:/etc/loomgate/gateway.yaml:ro,Z" "$IMAGE" \
-            ${CONTAINER_ARGS:+serve --config /etc/loomgate/gateway.yaml})   # --entrypoint drops the image's CMD
-        wait_ready "http://$HOST:$PORT/hello" 120 "$(podman inspect --format '{{.State.Pid}}' "$container")" || { podman logs "$container" >"$OUT/container.log" 2>&1; log "the container did not answer"; exit 1; }
-        sleep 2
-        gateway_pid=$(podman inspect --format '{{.State.Pid}}' "$container")
-        tr '\0' ' ' <"/proc/$gateway_pid/cmdline" >"$OUT/container.cmdline"
-        CGROUP=/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$gateway_pid/cgroup")            # v2
-        [[ -f $CGROUP/memory.current ]] ||
-            CGROUP=/sys/fs/cgroup/memory$(sed -n 's/^[0-9]*:memory://p' "/proc/$gateway_pid/cgroup")   # v1
-        podman logs "$container" >"$OUT/container.start.log" 2>&1   # the gateway's line on the AOT cache
-        phases "$gateway_pid" "container-$MEMORY"
-        gateway_pid=""
-        if kill -0 "$(podman inspect --format '{{.State.Pid}}' "$container")" 2>/dev/null; then
-            { echo "limit $(cat "$CGROUP/memory.max" "$CGROUP/memory.limit_in_bytes" 2>/dev/null)$(cgroup_now)"
-              cat "$CGROUP/memory.events" "$CGROUP/memory.failcnt" "$CGROUP/memory.oom_control" 2>/dev/null || true
-            } | tee "$OUT/container.cgroup.txt" >&2
-            cp "$CGROUP/memory.stat" "$OUT/container.memory.stat" 2>/dev/null || true
-            podman --runtime runc stop -t 20 "$container" >/dev/null
-        else
-            log "the container's JVM is gone before the end (see the kernel's log for an OOM kill: dmesg | grep -i oom)"
-        fi
-        echo "exit $(podman inspect --format '{{.State.ExitCode}} oomkilled={{.State.OOMKilled}}' "$container")" |
-            tee -a "$OUT/container.cgroup.txt" >&2
-        echo "OOM kills by the kernel during the run: $(($(dmesg 2>/dev/null | grep -c 'Killed process' || true) - kills0))" |
-            tee -a "$OUT/container.cgroup.txt" >&2
-        podman logs "$container" >"$OUT/container.log" 2>&1 ;;
+        if [[ -z ${TRANSPORTS:-} ]]; then
+            run_container "container-$MEMORY" ""
+        else   # ROUNDS x TRANSPORTS interleaved, each a fresh container: A, B, A, B
+            for ((r = 1; r <= ROUNDS; r++)); do
+                for t in $TRANSPORTS; do run_container "container-$MEMORY-$t.r$r" "$t"; done
+            done
+        fi ;;
     *) echo "usage: $0 nmt|gc|container" >&2; exit 2 ;;
 esac
 log "done: $OUT/summary.tsv"

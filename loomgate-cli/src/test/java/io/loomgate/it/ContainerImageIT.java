@@ -2,6 +2,7 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.ExternalTool;
 import io.loomgate.testkit.TestPki;
 import java.io.IOException;
 import java.net.URI;
@@ -16,6 +17,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,6 +32,8 @@ import org.junit.jupiter.api.Test;
  * deploy/container/lint-dockerfile.py, which {@link DockerfileRulesTest} runs. Also: the image's glibc and /tmp are
  * enough for {@code server.ssl.provider: conscrypt} (its native library is extracted to /tmp and linked at start).
  * And the JDK 25 AOT cache the build trains: used by the entrypoint, and a cache that does not fit falls back cleanly.
+ * And the epoll transport (issue 40) in the image: asked for by {@code LOOMGATE_TRANSPORT} or {@code serve --transport},
+ * HTTP/1.1, h2c and TLS through it, and refused (or {@code auto}'s fallback) where the JVM denies it native access.
  * And compose.yaml's comparison, run with podman-compose on this build's images.
  */
 class ContainerImageIT {
@@ -36,6 +41,10 @@ class ContainerImageIT {
     private static final String TAG = "localhost/loomgate:it-" + ProcessHandle.current().pid();
     private static final String NAME = "loomgate-it-" + ProcessHandle.current().pid();
     private static final String LAB_TAG = "localhost/loomgate-lab:it-" + ProcessHandle.current().pid();
+    private static final String TOKEN = "t".repeat(32);
+    /** The gateway's start line, with the transport it runs on (after the TLS versions' parentheses, if any). */
+    private static final Pattern START_LINE = Pattern.compile(
+            "loomgate listening on [^\\n]*?, transport (\\w+)\\)");
     private static Path root;
     private static boolean built;
 
@@ -141,6 +150,99 @@ class ContainerImageIT {
         }
     }
 
+    /**
+     * Issue 40 in the image, asked for as an operator asks: {@code -e LOOMGATE_TRANSPORT=epoll} (the image's config
+     * maps it to {@code server.transport}). The gateway starts on its AOT cache, names epoll in its start line, prints
+     * no warning (the JDK warns about a restricted method unless native access is enabled: the jar's manifest
+     * enables it for the class path, which {@code java -jar} reads), and proxies HTTP/1.1 (the JDK's client) and h2c
+     * (curl with prior knowledge) with its connections to the origin on epoll too. The origin is the container's own
+     * admin listener ({@code UPSTREAM_URI=http://127.0.0.1:9977}), so nothing but the published port is needed.
+     */
+    @Test
+    void theImageRunsOnEpollWhenTheEnvironmentAsks() throws Exception {
+        String name = NAME + "-epoll";
+        try {
+            List<String> cmd = new ArrayList<>(podman());
+            cmd.addAll(List.of("run", "-d", "--name", name, "--ulimit", "nofile=20000:20000",
+                    "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::8080", "-p", "127.0.0.1::9977",
+                    "-e", "LOOMGATE_ADMIN_TOKEN=" + TOKEN, "-e", "LOOMGATE_TRANSPORT=epoll",
+                    "-e", "UPSTREAM_URI=http://127.0.0.1:9977", TAG));
+            run(Duration.ofMinutes(1), cmd);
+            awaitReady(name);
+            String logs = podmanOut("logs", name);
+            assertThat(transportOf(logs)).as("the start line's transport; logs:%n%s", logs).isEqualTo("epoll");
+            assertThat(logs).contains("AOT cache /opt/loomgate/loomgate.aot: in use").doesNotContain("WARNING")
+                    .doesNotContain("restricted method").doesNotContain(" WARN ").doesNotContain(" ERROR ");
+
+            String gateway = podmanOut("port", name, "8080/tcp").strip();
+            HttpClient h1 = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(5)).build();
+            HttpResponse<String> ready = h1.send(HttpRequest.newBuilder(URI.create("http://" + gateway
+                    + "/health/ready")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).isEqualTo(200);
+            assertThat(ready.body()).isEqualTo("ready\n");
+            HttpResponse<String> metrics = h1.send(HttpRequest.newBuilder(URI.create("http://" + gateway + "/metrics"))
+                    .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.body()).contains("loomgate_client_connections");
+
+            Path curl = ExternalTool.require("curl", "apt-get install curl");
+            String h2c = run(Duration.ofSeconds(30), List.of(curl.toString(), "-sS", "--http2-prior-knowledge",
+                    "-H", "Authorization: Bearer " + TOKEN, "-o", "/dev/null", "-w",
+                    "%{http_version} %{response_code} %{size_download}", "http://" + gateway + "/metrics"));
+            assertThat(h2c).as("curl's h2c GET of the origin's /metrics").matches("2 200 [1-9][0-9]{3,}");
+        } finally {
+            quietly(List.of("rm", "-f", name));
+        }
+    }
+
+    /**
+     * Where epoll cannot run, the image answers as the jar does outside it. Here the JVM denies native access (the
+     * jar on the class path, which its manifest's {@code Enable-Native-Access} does not reach, and
+     * {@code --illegal-native-access=deny}), so the foreign-function API's downcalls do not link: {@code serve
+     * --transport epoll} exits 2 naming why, and {@code --transport auto} starts on the JDK's sockets with one line
+     * saying why, and serves.
+     */
+    @Test
+    void theImageRefusesEpollWhereItCannotRunAndAutoFallsBack() throws Exception {
+        List<String> denied = List.of("--entrypoint", "/opt/loomgate/jre/bin/java", TAG,
+                "--illegal-native-access=deny", "-cp", "/opt/loomgate/loomgate.jar", "io.loomgate.cli.Main",
+                "serve", "--config", "/etc/loomgate/gateway.yaml", "--transport");
+        List<String> epoll = new ArrayList<>(podman());
+        epoll.addAll(List.of("run", "--rm", "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=4096:4096",
+                "-e", "LOOMGATE_ADMIN_TOKEN=" + TOKEN));
+        epoll.addAll(denied);
+        epoll.add("epoll");
+        Finished refused = finish(Duration.ofMinutes(1), epoll);
+        assertThat(refused.exit()).as("exit status; output:%n%s", refused.output()).isEqualTo(2);
+        assertThat(refused.output()).contains("--transport epoll: epoll's libc calls did not link")
+                .contains("IllegalCallerException").doesNotContain("listening on");
+
+        String name = NAME + "-auto";
+        try {
+            List<String> auto = new ArrayList<>(podman());
+            auto.addAll(List.of("run", "-d", "--name", name, "--ulimit", "nofile=20000:20000",
+                    "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::8080", "-p", "127.0.0.1::9977",
+                    "-e", "LOOMGATE_ADMIN_TOKEN=" + TOKEN, "-e", "UPSTREAM_URI=http://127.0.0.1:9977"));
+            auto.addAll(denied);
+            auto.add("auto");
+            run(Duration.ofMinutes(1), auto);
+            awaitReady(name);
+            String logs = podmanOut("logs", name);
+            assertThat(transportOf(logs)).as("the start line's transport; logs:%n%s", logs).isEqualTo("jdk");
+            assertThat(logs.lines().filter(l -> l.contains("transport auto runs on the JDK's sockets")))
+                    .singleElement().asString().contains("epoll's libc calls did not link");
+            String gateway = podmanOut("port", name, "8080/tcp").strip();
+            HttpResponse<String> ready = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://" + gateway + "/health/ready")).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(ready.statusCode()).isEqualTo(200);
+        } finally {
+            quietly(List.of("rm", "-f", name));
+        }
+    }
+
     @Test
     void theImageRunsTheConscryptProvidersNativeLibrary() throws Exception {
         TestPki pki = TestPki.create("Image CA");
@@ -156,7 +258,7 @@ class ContainerImageIT {
                     certificate-private-key: server.key
                     provider: conscrypt
                 routes:
-                  - { id: a, uri: "http://127.0.0.1:9", predicates: [ "Path=/**" ] }
+                  - { id: a, uri: "http://127.0.0.1:9977", predicates: [ "Path=/**" ] }
                 """);
         try (var files = Files.list(dir)) { // the container's user is 10001, not the test's
             for (Path f : files.toList()) {
@@ -169,6 +271,29 @@ class ContainerImageIT {
         String out = podmanOut("run", "--rm", "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=4096:4096",
                 "-v", dir + ":/tls:ro", TAG, "validate", "--config", "/tls/gateway.yaml");
         assertThat(out).contains("/tls/gateway.yaml: valid");
+
+        // And served on epoll, asked for as serve's option after the image's command (both native parts in one
+        // JVM: Conscrypt's JNI library and epoll's downcalls): h2 by ALPN over TLS to the container's own admin
+        // listener (on its loopback, the config's route), polled until the gateway answers.
+        String name = NAME + "-tls-epoll";
+        try {
+            List<String> cmd = new ArrayList<>(podman());
+            cmd.addAll(List.of("run", "-d", "--name", name, "--ulimit", "nofile=20000:20000",
+                    "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::8443", "-v", dir + ":/tls:ro", TAG,
+                    "serve", "--config", "/tls/gateway.yaml", "--transport", "epoll"));
+            run(Duration.ofMinutes(1), cmd);
+            String gateway = podmanOut("port", name, "8443/tcp").strip();
+            HttpClient h2 = HttpClient.newBuilder().sslContext(pki.clientContext(null))
+                    .version(HttpClient.Version.HTTP_2).connectTimeout(Duration.ofSeconds(2)).build();
+            HttpResponse<String> answer = awaitAnswer(name, h2, URI.create("https://" + gateway + "/health/ready"));
+            assertThat(answer.version()).isEqualTo(HttpClient.Version.HTTP_2);
+            assertThat(answer.body()).isEqualTo("ready\n");
+            String logs = podmanOut("logs", name);
+            assertThat(transportOf(logs)).as("the start line's transport; logs:%n%s", logs).isEqualTo("epoll");
+            assertThat(logs).doesNotContain("WARNING").doesNotContain(" ERROR ");
+        } finally {
+            quietly(List.of("rm", "-f", name));
+        }
     }
 
     /**
@@ -241,6 +366,51 @@ class ContainerImageIT {
         assertThat(answer).as("GET %s within 90 s; logs:%n%s", ready, podmanOut("logs", container)).isNotNull();
         assertThat(answer.statusCode()).isEqualTo(200);
         assertThat(answer.body()).isEqualTo("ready\n");
+    }
+
+    /** The transport the gateway's start line names, or null when there is no start line in {@code logs}. */
+    private static String transportOf(String logs) {
+        Matcher m = START_LINE.matcher(logs);
+        return m.find() ? m.group(1) : null;
+    }
+
+    /** Polls {@code uri} until it answers 200 (90 s at most: the machine is shared); that answer. */
+    private static HttpResponse<String> awaitAnswer(String container, HttpClient client, URI uri) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        HttpResponse<String> answer = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                answer = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (answer.statusCode() == 200) {
+                    return answer;
+                }
+            } catch (IOException notYet) {
+                // the port is published before the JVM listens: poll until the deadline
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("no 200 from " + uri + " within 90 s (last: " + answer + "); logs:\n"
+                + podmanOut("logs", container));
+    }
+
+    /** A command's exit status and output. */
+    private record Finished(int exit, String output) {
+    }
+
+    /** Runs a command to completion whatever its exit status (fails only on the timeout). */
+    private static Finished finish(Duration timeout, List<String> cmd) throws Exception {
+        Path out = Files.createTempFile("podman", ".log");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+            if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new AssertionError("timed out after " + timeout + ": " + cmd + "\n" + tail(out));
+            }
+            return new Finished(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
+        }
     }
 
     private static String logs() throws Exception {

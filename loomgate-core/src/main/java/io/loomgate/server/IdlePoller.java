@@ -35,8 +35,9 @@ interface IdlePoller extends AutoCloseable {
 
     /**
      * A new connection asks to wait for the hand-off delay on its own thread after its first request; false: it parks
-     * at once. A true answer is followed by one {@link #endHandoff()}. The selector's poller grants a few at once
-     * ({@link IdleConnections#startHandoff}); a poller that does not bound them grants every one.
+     * at once. A true answer is followed by one {@link #endHandoff()}. Both pollers grant a few at once
+     * ({@link IdleConnections#startHandoff}, which says why; {@link EpollIdleConnections} since session 49); a poller
+     * that does not bound them grants every one.
      */
     default boolean startHandoff() {
         return true;

@@ -230,7 +230,7 @@ public final class Listener implements AutoCloseable {
                 ? IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock(),
                         newConnectionHandoffs)
                 : EpollIdleConnections.start("idle-connections-" + port(), EpollSupport.get(), executor, events,
-                        reads.clock());
+                        reads.clock(), newConnectionHandoffs);
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
             long shortest = tls == null ? timeout : Math.min(timeout, settings.headerTimeout().toNanos());

@@ -239,7 +239,7 @@ class IdleConnectionParkingTest {
         // A hand-off far longer than the test: only connections without a permit can park while it runs.
         Listener l = new Listener(settings(Duration.ofSeconds(300), 100), null, ECHO,
                 ConnectionExecutors.create(ThreadModel.VIRTUAL, "park-test"), new Counting(), Watchdog.shared(), null)
-                .idleHandoff(Duration.ofSeconds(120)).newConnectionHandoffs(2).start();
+                .idleHandoff(Duration.ofSeconds(120)).newConnectionHandoffs(2).transport(transport()).start();
         List<RawClient> clients = new ArrayList<>();
         try (l) {
             for (int i = 0; i < 5; i++) {
