@@ -54,6 +54,11 @@ public final class BlackHole implements AutoCloseable {
         return listener.getLocalPort();
     }
 
+    /** The listener, for {@link SlowAccept}, which starts accepting on it. */
+    ServerSocket listener() {
+        return listener;
+    }
+
     @Override
     public void close() throws IOException {
         for (Socket s : fillers) {

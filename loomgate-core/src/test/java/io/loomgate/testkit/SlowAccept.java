@@ -1,12 +1,9 @@
 package io.loomgate.testkit;
 
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -14,8 +11,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * An origin slow at two stages of a dial: its TCP connect is slow, then what follows (a TLS handshake, an HTTP/2
- * preface's SETTINGS) never comes. A listener with a backlog of one whose accept queue is filled first, as in
- * {@link BlackHole}, so Linux drops a client's SYN; {@link #openAfter} starts accepting, and the client's SYN, sent
+ * preface's SETTINGS) never comes. A {@link BlackHole} (a listener with a backlog of one whose accept queue is full,
+ * so Linux drops a client's SYN); {@link #openAfter} starts accepting, and the client's SYN, sent
  * again by its kernel about one second after the first (the initial retransmission timeout), completes the connect.
  * Every connection accepted is held without a byte written back, as {@link StalledHandshake} holds them.
  *
@@ -23,11 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  * stalls.
  */
 public final class SlowAccept implements AutoCloseable {
-    private static final int FILL_TIMEOUT_MILLIS = 300;
-    private static final int MOST_FILLERS = 64;
-
-    private final ServerSocket listener;
-    private final List<Socket> fillers = new ArrayList<>();
+    private final BlackHole hole;
     private final List<Socket> held = new CopyOnWriteArrayList<>();
     private final List<Long> acceptedAt = new CopyOnWriteArrayList<>();
 
@@ -35,32 +28,15 @@ public final class SlowAccept implements AutoCloseable {
      * @throws IllegalStateException when the kernel kept answering (a queue that never fills: not Linux's rule)
      */
     public SlowAccept() throws IOException {
-        listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        try {
-            for (int i = 0; i < MOST_FILLERS; i++) {
-                Socket s = new Socket();
-                fillers.add(s);
-                try {
-                    s.connect(address(), FILL_TIMEOUT_MILLIS);
-                } catch (SocketTimeoutException full) {
-                    return;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            close();
-            throw e;
-        }
-        close();
-        throw new IllegalStateException("the accept queue of a listener with backlog 1 never filled after "
-                + MOST_FILLERS + " connects: no slow accept on this kernel");
+        hole = new BlackHole();
     }
 
     public InetSocketAddress address() {
-        return new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort());
+        return hole.address();
     }
 
     public int port() {
-        return listener.getLocalPort();
+        return hole.port();
     }
 
     /**
@@ -68,6 +44,7 @@ public final class SlowAccept implements AutoCloseable {
      * of its own; returns at once.
      */
     public void openAfter(long millis) {
+        ServerSocket listener = hole.listener();
         Thread.ofVirtual().name("slow-accept").start(() -> {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(millis));
             while (!listener.isClosed()) {
@@ -88,10 +65,7 @@ public final class SlowAccept implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        listener.close();
-        for (Socket s : fillers) {
-            s.close();
-        }
+        hole.close();
         for (Socket s : held) {
             s.close();
         }
