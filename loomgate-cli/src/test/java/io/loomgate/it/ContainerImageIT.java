@@ -349,22 +349,7 @@ class ContainerImageIT {
         String admin = podmanOut("port", container, "9977/tcp").strip();
         URI ready = URI.create("http://" + admin + "/health/ready");
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        HttpResponse<String> answer = null;
-        while (System.nanoTime() < deadline) {
-            try {
-                answer = client.send(HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(2)).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (answer.statusCode() == 200) {
-                    break;
-                }
-            } catch (IOException notYet) {
-                // the port is published before the JVM listens: poll until the deadline
-            }
-            Thread.sleep(200);
-        }
-        assertThat(answer).as("GET %s within 90 s; logs:%n%s", ready, podmanOut("logs", container)).isNotNull();
-        assertThat(answer.statusCode()).isEqualTo(200);
+        HttpResponse<String> answer = awaitAnswer(container, client, ready);
         assertThat(answer.body()).isEqualTo("ready\n");
     }
 
