@@ -504,6 +504,11 @@ public final class UpstreamPool {
         return locked(() -> inUse);
     }
 
+    /** Acquirers waiting in line now (tests: a waiter is still in line, not failed or served). */
+    int waitingCount() {
+        return locked(waiters::size);
+    }
+
     /** A count read under the lock. */
     private int locked(IntSupplier count) {
         lock.lock();
