@@ -464,7 +464,8 @@ class ConnectFailureTest {
             assertThat(second.get(5, TimeUnit.SECONDS)).as("the next was handed the released connection")
                     .isSameAs(opened);
             assertThat(dialer.dials).hasValue(3);
-            assertThat(listener.events).containsExactly("connectFailed:ConnectException", "connected", "connected");
+            assertThat(listener.events).containsExactly("connectFailed:ConnectException", "connected", "connected",
+                    "reused");
             pool.release((PooledConnection) first.get());
             pool.release(opened);
             pool.close();
