@@ -25,11 +25,14 @@ import org.slf4j.LoggerFactory;
  * slot on a connection that has one; another connection is opened only when every open one carries the origin's
  * SETTINGS_MAX_CONCURRENT_STREAMS, up to {@code http2-max-connections}; past that, acquire waits for a slot until
  * its deadline in the HTTP/1.1 pool's first-come-first-served line ({@link WaiterQueue}). A dial that fails with no
- * connection open fails the waiters with it ({@link WaiterFailure}): they waited on that one dial.
+ * connection open fails the waiters with it ({@link WaiterFailure}): they waited on that one dial (one dial at a
+ * time, so none other is in flight that could serve them). A connection counts as made when the origin's SETTINGS
+ * came; a SETTINGS wait that runs out is the dial's connect failure.
  *
  * <p>A connection that received GOAWAY or died leaves the list at once (it finishes its streams and closes itself),
  * so new requests open a new one. An https origin that chooses HTTP/1.1 by ALPN makes {@link #acquire} answer null
- * from then on: the endpoint's HTTP/1.1 pool serves it (decided once per pool; a reload or restart asks again).
+ * from then on: the endpoint's HTTP/1.1 pool serves it (decided once per pool; a reload or restart asks again), and
+ * adopts the connection that found it out, on which the request that dialled it runs (one dial, one handshake).
  *
  * <p>Keep-alive: each connection PINGs the origin after {@code http2-keepalive-interval} of silence and closes when
  * nothing comes back within {@code http2-keepalive-timeout} (see {@link Http2ClientConnection#keepAlive}). An origin
