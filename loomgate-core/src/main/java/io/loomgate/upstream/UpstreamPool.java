@@ -23,9 +23,9 @@ import java.util.function.LongSupplier;
  * <p>Invariant, under {@code lock}: {@code idle.size() + inUse + dialling <= maxConnections}, where a slot is
  * reserved ({@code dialling}) before the dial starts and freed if it fails. Waiters are served in arrival order
  * ({@link WaiterQueue}); the last dial in flight to fail with no connection in use or idle fails them with it
- * ({@link WaiterFailure}) rather than handing its slot on; while other dials are in flight they wait for those. Idle connections are kept most recently
- * used first: reuse takes the warmest one and lets the rest age out at the tail, where {@link #cleanup} finds the
- * oldest. The lock is never held across I/O: dialling, closing sockets and the health check
+ * ({@link WaiterFailure}) rather than handing its slot on; while other dials are in flight they wait for those.
+ * Idle connections are kept most recently used first: reuse takes the warmest one and lets the rest age out at
+ * the tail, where {@link #cleanup} finds the oldest. The lock is never held across I/O: dialling, closing sockets and the health check
  * ({@link PooledConnection#isHealthy}) all happen after it is released, so a slow origin never blocks other threads using the pool.
  */
 public final class UpstreamPool {
@@ -282,8 +282,8 @@ public final class UpstreamPool {
      * Takes a TLS connection the endpoint's {@link Http2Pool} dialled and whose origin chose {@code http/1.1} by ALPN
      * as this pool's connection, lent to the caller (the request that dialled it): its first request uses it rather
      * than dialling and handshaking again within a second connect timeout. Null (the connection closed) when this
-     * pool has no slot for it (closed, or full: only if requests already moved here filled it meanwhile); the caller
-     * then acquires as usual.
+     * pool has no slot for it: closed, or full (not at the first ALPN answer: {@link Http2Pool} adopts before it sends
+     * any request here); the caller then acquires as usual.
      */
     PooledConnection adopt(Connector.Dialled dialled) throws IOException {
         lock.lock();
@@ -324,7 +324,7 @@ public final class UpstreamPool {
                 }
                 // Else nothing is open but other dials are in flight (a flaky endpoint, a momentary refusal): the
                 // waiters stay in line for them. A connection one opens is released to the waiters as usual, and
-                // frees the slots held back here ({@link #serveHeldBackSlots}); the last one to fail fails them.
+                // frees the slots held back here (serveHeldBackSlots); the last one to fail fails them.
                 // The slot is not handed on meanwhile: a dead endpoint would otherwise be dialled by each waiter
                 // in turn, each failure freeing a slot for the next. No waiter waits past its own deadline.
             } finally {

@@ -3,20 +3,25 @@ package io.loomgate.upstream;
 import static io.loomgate.upstream.TestPools.within;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.THROWABLE;
 
 import io.loomgate.http.HttpLimits;
 import io.loomgate.testkit.BlackHole;
 import io.loomgate.testkit.CountingServer;
+import io.loomgate.testkit.H2Origin;
 import io.loomgate.testkit.SlowAccept;
 import io.loomgate.testkit.StalledHandshake;
+import io.loomgate.testkit.TestPki;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ClientTlsSettings;
 import io.loomgate.tls.TlsProvider;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -378,7 +383,7 @@ class ConnectFailureTest {
      */
     private static final class ScriptedDials implements Dialer {
         final AtomicInteger dials = new AtomicInteger();
-        private final List<CompletableFuture<java.io.IOException>> answers = new CopyOnWriteArrayList<>();
+        private final List<CompletableFuture<IOException>> answers = new CopyOnWriteArrayList<>();
         private final List<CountDownLatch> started = new CopyOnWriteArrayList<>();
         private final int scripted;
 
@@ -391,15 +396,15 @@ class ConnectFailureTest {
         }
 
         @Override
-        public java.net.Socket dial(InetSocketAddress address, int timeoutMillis) throws java.io.IOException {
+        public Socket dial(InetSocketAddress address, int timeoutMillis) throws IOException {
             int n = dials.incrementAndGet();
             if (n <= scripted) {
                 started.get(n - 1).countDown();
-                java.io.IOException failure;
+                IOException failure;
                 try {
                     failure = answers.get(n - 1).get(10, TimeUnit.SECONDS);
                 } catch (Exception e) {
-                    throw new java.io.IOException("dial " + n + " was never answered", e);
+                    throw new IOException("dial " + n + " was never answered", e);
                 }
                 if (failure != null) {
                     throw failure;
@@ -415,7 +420,7 @@ class ConnectFailureTest {
         }
 
         /** Lets dial n go on: null connects it, else it throws {@code failure}. */
-        void answer(int n, java.io.IOException failure) {
+        void answer(int n, IOException failure) {
             answers.get(n - 1).complete(failure);
         }
     }
@@ -518,7 +523,7 @@ class ConnectFailureTest {
             // Answered by the last failure (its deadline is 10 s away): a timeout of the last dial's kind.
             assertThat(waiter.get(5, TimeUnit.SECONDS)).as("the last failure fails the waiter")
                     .isInstanceOf(SocketTimeoutException.class)
-                    .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
+                    .asInstanceOf(THROWABLE)
                     .hasMessageContaining("timed out");
             assertThat(pool.waitingCount()).isZero();
             assertThat(dialer.dials).as("nobody dialled the dead endpoint again").hasValue(2);
@@ -557,17 +562,18 @@ class ConnectFailureTest {
      */
     @Test
     void anOriginChoosingHttp11ByAlpnServesTheFirstRequestOnTheConnectionMade() throws Exception {
-        io.loomgate.testkit.TestPki pki = io.loomgate.testkit.TestPki.create("alpn h1 CA");
-        io.loomgate.testkit.TestPki.Issued cert = pki.issue("origin", "localhost", "localhost");
+        TestPki pki = TestPki.create("alpn h1 CA");
+        TestPki.Issued cert = pki.issue("origin", "localhost", "localhost");
         PoolSettings settings = new PoolSettings(2, 2, Duration.ofSeconds(60), Duration.ofSeconds(2),
                 HttpLimits.DEFAULTS).withHttp2(true, 1)
                 .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert()).withProvider(provider())));
-        try (io.loomgate.testkit.H2Origin origin = io.loomgate.testkit.H2Origin.tls(cert, List.of("http/1.1"))) {
+        try (H2Origin origin = H2Origin.tls(cert, List.of("http/1.1"))) {
             UpstreamPool pool = new UpstreamPool(new Endpoint("localhost", origin.port(), true, true), settings,
                     listener);
             ConnectionLease first = pool.lease(within(Duration.ofSeconds(10)), false);
 
-            assertThat(first).as("the HTTP/1.1 connection the HTTP/2 pool's dial made").isInstanceOf(PooledConnection.class);
+            assertThat(first).as("the HTTP/1.1 connection the HTTP/2 pool's dial made")
+                    .isInstanceOf(PooledConnection.class);
             assertThat(first.reused()).isFalse();
             assertThat(pool.http2().http1Only()).isTrue();
             assertThat(origin.connections()).as("connections the origin accepted").isEqualTo(1);
