@@ -271,9 +271,15 @@ class Http2UpstreamTest {
                 assertThat(r.statusCode()).isEqualTo(200);
                 assertThat(r.body()).isEqualTo("h1");
                 assertThat(r.headers().firstValue("x-version")).hasValue("HTTP/1.1");
+                // The first request is served on the connection the HTTP/2 pool's dial made (adopted by the
+                // HTTP/1.1 pool), the next ones reuse it: one TLS connection, one handshake, at the origin. Before,
+                // that connection was closed and the HTTP/1.1 pool dialled and handshook again: two.
+                assertThat(origin.connections()).as("TLS connections the origin accepted after request %d", i + 1)
+                        .isEqualTo(1);
             }
             assertThat(origin.versions()).containsExactly("HTTP/1.1");
             assertThat(pool(gw).http2().http1Only()).isTrue();
+            assertThat(pool(gw).connectCount()).as("dials counted").isEqualTo(1);
         }
     }
 

@@ -277,6 +277,13 @@ class UpstreamFailureTest {
                         assertThat(m.value("loomgate_exchange_failures_total", "route=" + route,
                                 "kind=connect_timeout")).as(route).isEqualTo(1);
                     }
+                    // The h2c origin connected (late) and sent no SETTINGS: one dial that failed, no connection
+                    // made (before: counted as a connect, and as no failure).
+                    String rpcEndpoint = "endpoint=127.0.0.1:" + slowH2c.port();
+                    assertThat(m.value("loomgate_upstream_connect_failures_total", rpcEndpoint))
+                            .as("the SETTINGS wait's timeout, a connect failure").isEqualTo(1);
+                    assertThat(m.value("loomgate_upstream_connect_seconds_count", rpcEndpoint))
+                            .as("not a connection made").isZero();
                 } finally {
                     GrpcEcho.close(channel);
                 }

@@ -77,23 +77,12 @@ final class Connector {
         long deadline = start + settings.connectTimeout().toNanos();
         Socket raw = dial(deadline);
         Socket socket = raw;
-        WatchedInputStream watched = null;
         try {
             if (endpoint.tls()) {
                 socket = handshake(raw, ClientTls.HTTP_1_1, deadline);
             }
-            // A plain socket is a channel: bulk bodies move through direct buffers (BodyRelay, W4); TLS has none.
-            SocketChannel channel = socket.getChannel();
-            watched = new WatchedInputStream(socket.getInputStream(), channel, raw::shutdownInput, Watchdog.shared());
-            PooledConnection connection = new PooledConnection(pool, id, socket, watched,
-                    new HttpInput(watched, watched.directReader(), BUFFER_SIZE, settings.limits()),
-                    new HttpOutput(socket.getOutputStream(), channel, BUFFER_SIZE));
-            listener.connected(endpoint, System.nanoTime() - start);
-            return connection;
+            return wrap(pool, id, raw, socket, start);
         } catch (IOException | RuntimeException e) {
-            if (watched != null) {
-                watched.close();
-            }
             socket.close();
             listener.connectFailed(endpoint, e);
             throw e;
@@ -101,17 +90,54 @@ final class Connector {
     }
 
     /**
+     * Makes the HTTP/1.1 connection of {@code pool} out of a TLS connection {@link #dialHttp2} made, whose origin
+     * chose {@code http/1.1} by ALPN: the connection the first request uses, rather than a second dial and handshake.
+     * Counted as the dial it was ({@link PoolListener#connected}, from the dial's start), once.
+     */
+    PooledConnection adopt(UpstreamPool pool, long id, Dialled dialled) throws IOException {
+        try {
+            return wrap(pool, id, dialled.raw(), dialled.socket(), dialled.start());
+        } catch (IOException | RuntimeException e) {
+            dialled.socket().close();
+            listener.connectFailed(endpoint, e);
+            throw e;
+        }
+    }
+
+    /** The codec over a connected (and for https, handshaken) socket; reports the dial made. */
+    private PooledConnection wrap(UpstreamPool pool, long id, Socket raw, Socket socket, long start)
+            throws IOException {
+        // A plain socket is a channel: bulk bodies move through direct buffers (BodyRelay, W4); TLS has none.
+        SocketChannel channel = socket.getChannel();
+        WatchedInputStream watched = new WatchedInputStream(socket.getInputStream(), channel, raw::shutdownInput,
+                Watchdog.shared());
+        try {
+            PooledConnection connection = new PooledConnection(pool, id, socket, watched,
+                    new HttpInput(watched, watched.directReader(), BUFFER_SIZE, settings.limits()),
+                    new HttpOutput(socket.getOutputStream(), channel, BUFFER_SIZE));
+            listener.connected(endpoint, System.nanoTime() - start);
+            return connection;
+        } catch (IOException | RuntimeException e) {
+            watched.close();
+            throw e;
+        }
+    }
+
+    /**
      * A connection dialled for HTTP/2: the plain socket (which other threads close), the socket to talk on (TLS
      * over the plain one for https) and whether the origin speaks HTTP/2 on it (prior knowledge for h2c; ALPN chose
-     * {@code h2} for https), and the dial's deadline ({@link System#nanoTime()}): what is left of the connect timeout
-     * for the HTTP/2 SETTINGS wait.
+     * {@code h2} for https), when the dial started and its deadline ({@link System#nanoTime()}): what is left of the
+     * connect timeout for the HTTP/2 SETTINGS wait.
      */
-    record Dialled(Socket raw, Socket socket, boolean h2, long deadline) {
+    record Dialled(Socket raw, Socket socket, boolean h2, long start, long deadline) {
     }
 
     /**
      * Dials for {@link Http2Pool}: h2c as is, https offering {@code h2, http/1.1} by ALPN. When the origin chose
-     * HTTP/1.1 the socket is closed and {@code h2} is false: the endpoint's HTTP/1.1 pool takes over.
+     * HTTP/1.1, {@code h2} is false and the connection stays open for the endpoint's HTTP/1.1 pool to
+     * {@linkplain #adopt adopt} (or the caller to close). Neither is counted as a connection made yet: an HTTP/2
+     * connection is made when the origin's SETTINGS came ({@link #settled}, else {@link #settingsFailed}), an
+     * HTTP/1.1 one when adopted. A failure of the connect or the handshake is counted here.
      */
     Dialled dialHttp2() throws IOException {
         long start = System.nanoTime();
@@ -120,19 +146,16 @@ final class Connector {
         try {
             raw.setSoTimeout(0);
             if (!endpoint.tls()) {
-                listener.connected(endpoint, System.nanoTime() - start);
-                return new Dialled(raw, raw, true, deadline);
+                return new Dialled(raw, raw, true, start, deadline);
             }
             SSLSocket s = handshake(raw, ClientTls.H2_OR_HTTP_1_1, deadline);
             if (!"h2".equals(s.getApplicationProtocol())) {
                 log.info("upstream {}: the origin chose {} by ALPN, not h2; its requests go over HTTP/1.1", endpoint,
                         s.getApplicationProtocol() == null || s.getApplicationProtocol().isEmpty() ? "no protocol"
                                 : s.getApplicationProtocol());
-                raw.close();
-                return new Dialled(raw, s, false, deadline);
+                return new Dialled(raw, s, false, start, deadline);
             }
-            listener.connected(endpoint, System.nanoTime() - start);
-            return new Dialled(raw, s, true, deadline);
+            return new Dialled(raw, s, true, start, deadline);
         } catch (IOException | RuntimeException e) {
             raw.close();
             listener.connectFailed(endpoint, e);
@@ -140,20 +163,35 @@ final class Connector {
         }
     }
 
+    /** The HTTP/2 connection {@code dialled} made is up: the origin's SETTINGS came. Counted as a connection made. */
+    void settled(Dialled dialled) {
+        listener.connected(endpoint, System.nanoTime() - dialled.start());
+    }
+
+    /**
+     * The HTTP/2 connection {@code dialled} made failed before it was up (no SETTINGS within what the connect
+     * timeout left: a {@link SocketTimeoutException}, as a connect that runs out is; or the origin closed first).
+     * Counted as the dial's one connect failure.
+     */
+    void settingsFailed(Dialled dialled, Exception cause) {
+        listener.connectFailed(endpoint, cause);
+    }
+
     /**
      * Dials for a health check: the protocol the endpoint's traffic uses. Plain for {@code http://} (HTTP/1.1) and
      * {@code h2c://} (h2), TLS for {@code https://} offering {@code h2} first by ALPN when the endpoint is HTTP/2;
-     * unlike {@link #dialHttp2} the socket stays open whichever protocol the origin chose, and {@code h2} says which.
+     * the socket stays open whichever protocol the origin chose, and {@code h2} says which; the check counts no dial.
      */
     Dialled dialForCheck() throws IOException {
-        long deadline = System.nanoTime() + settings.connectTimeout().toNanos();
+        long start = System.nanoTime();
+        long deadline = start + settings.connectTimeout().toNanos();
         Socket raw = dial(deadline);
         try {
             if (!endpoint.tls()) {
-                return new Dialled(raw, raw, endpoint.http2(), deadline);
+                return new Dialled(raw, raw, endpoint.http2(), start, deadline);
             }
             SSLSocket s = handshake(raw, endpoint.http2() ? ClientTls.H2_OR_HTTP_1_1 : ClientTls.HTTP_1_1, deadline);
-            return new Dialled(raw, s, "h2".equals(s.getApplicationProtocol()), deadline);
+            return new Dialled(raw, s, "h2".equals(s.getApplicationProtocol()), start, deadline);
         } catch (IOException | RuntimeException e) {
             raw.close();
             throw e;

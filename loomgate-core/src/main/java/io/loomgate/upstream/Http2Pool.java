@@ -25,11 +25,14 @@ import org.slf4j.LoggerFactory;
  * slot on a connection that has one; another connection is opened only when every open one carries the origin's
  * SETTINGS_MAX_CONCURRENT_STREAMS, up to {@code http2-max-connections}; past that, acquire waits for a slot until
  * its deadline in the HTTP/1.1 pool's first-come-first-served line ({@link WaiterQueue}). A dial that fails with no
- * connection open fails the waiters with it ({@link WaiterFailure}): they waited on that one dial.
+ * connection open fails the waiters with it ({@link WaiterFailure}): they waited on that one dial (one dial at a
+ * time, so none other is in flight that could serve them). A connection counts as made when the origin's SETTINGS
+ * came; a SETTINGS wait that runs out is the dial's connect failure.
  *
  * <p>A connection that received GOAWAY or died leaves the list at once (it finishes its streams and closes itself),
  * so new requests open a new one. An https origin that chooses HTTP/1.1 by ALPN makes {@link #acquire} answer null
- * from then on: the endpoint's HTTP/1.1 pool serves it (decided once per pool; a reload or restart asks again).
+ * from then on: the endpoint's HTTP/1.1 pool serves it (decided once per pool; a reload or restart asks again), and
+ * adopts the connection that found it out, on which the request that dialled it runs (one dial, one handshake).
  *
  * <p>Keep-alive: each connection PINGs the origin after {@code http2-keepalive-interval} of silence and closes when
  * nothing comes back within {@code http2-keepalive-timeout} (see {@link Http2ClientConnection#keepAlive}). An origin
@@ -52,10 +55,17 @@ public final class Http2Pool {
         }
     }
 
+    /** Takes a connection whose origin chose HTTP/1.1 into the endpoint's HTTP/1.1 pool; null if it had no room. */
+    @FunctionalInterface
+    interface Http1Adopter {
+        PooledConnection adopt(Connector.Dialled dialled) throws IOException;
+    }
+
     private final Endpoint endpoint;
     private final PoolSettings settings;
     private final Connector connector;
     private final PoolListener listener;
+    private final Http1Adopter http1;
     /** What {@code reserveOrWait} answers when the origin speaks only HTTP/1.1 (never handed out). */
     private static final Lease USE_HTTP1 = new Lease(null, false);
 
@@ -80,11 +90,13 @@ public final class Http2Pool {
     /** The keep-alive interval new connections get: the configured one, doubled by each too_many_pings. */
     private final AtomicLong keepAliveIntervalNanos;
 
-    Http2Pool(Endpoint endpoint, PoolSettings settings, Connector connector, PoolListener listener) {
+    Http2Pool(Endpoint endpoint, PoolSettings settings, Connector connector, PoolListener listener,
+            Http1Adopter http1) {
         this.endpoint = endpoint;
         this.settings = settings;
         this.connector = connector;
         this.listener = listener;
+        this.http1 = http1;
         this.keepAliveIntervalNanos = new AtomicLong(settings.http2KeepAlive().interval().toNanos());
     }
 
@@ -92,15 +104,17 @@ public final class Http2Pool {
      * Reserves a stream slot on a connection with room, dialling a new connection when none has and the cap allows,
      * else waiting until {@code deadlineNanos} (System.nanoTime) in the same first-come-first-served line as the
      * HTTP/1.1 pool's ({@link WaiterQueue}): a freed slot goes to the oldest waiter. Null when the origin speaks only
-     * HTTP/1.1.
+     * HTTP/1.1; the dial that found it out answers the HTTP/1.1 connection it made instead, adopted by the
+     * endpoint's HTTP/1.1 pool ({@link UpstreamPool#adopt}), so the first request does not dial twice.
      *
+     * @return a {@link Lease}, a {@link PooledConnection} of the HTTP/1.1 pool, or null
      * @throws PoolExhaustedException no slot before the deadline, or the pool was closed
      * @throws java.net.ConnectException, java.net.SocketTimeoutException, UpstreamTlsException as the dial failed
      */
-    public Lease acquire(long deadlineNanos) throws IOException {
+    public ConnectionLease acquire(long deadlineNanos) throws IOException {
         long start = System.nanoTime();
         while (true) {
-            Lease lease;
+            ConnectionLease lease;
             lock.lock();
             try {
                 lease = reserveOrWait(start, deadlineNanos);
@@ -118,17 +132,29 @@ public final class Http2Pool {
 
     /**
      * Dials (a dial slot counted in {@code dialling}) and reserves a slot on the new connection for the dialler; the
-     * rest of its slots go to the waiters, in order. Null when the new connection had no slot to give.
+     * rest of its slots go to the waiters, in order. Null when the new connection had no slot to give; the adopted
+     * HTTP/1.1 connection, or {@link #USE_HTTP1}, when the origin chose HTTP/1.1.
+     *
+     * <p>This pool dials one connection at a time ({@link #mayDial}), so a dial that fails is the only one in flight:
+     * with nothing open, nothing else could serve the waiters.
      */
-    private Lease dialAndReserve() throws IOException {
+    private ConnectionLease dialAndReserve() throws IOException {
         Http2ClientConnection opened = null;
-        boolean dialled = false;
+        PooledConnection adopted = null;
+        boolean choseHttp1 = false;
         Exception failed = null;
         Lease mine = null;
         boolean stillOpen = true;
         try {
-            opened = dial();
-            dialled = true;
+            Connector.Dialled d = connector.dialHttp2();
+            if (d.h2()) {
+                opened = start(d);
+            } else {
+                choseHttp1 = true;
+                // Adopted before the waiters are woken to move to the HTTP/1.1 pool: the slot there is the
+                // dialler's.
+                adopted = http1.adopt(d);
+            }
         } catch (IOException | RuntimeException e) {
             failed = e;
             throw e;
@@ -138,7 +164,7 @@ public final class Http2Pool {
                 dialling--;
                 if (opened == null) {
                     // the dial failed or the origin chose HTTP/1.1 (every waiter falls back)
-                    http1Only |= dialled;
+                    http1Only |= choseHttp1;
                 } else if (closed) {
                     stillOpen = false;
                 } else {
@@ -166,7 +192,10 @@ public final class Http2Pool {
             opened.close("pool closed");
             throw new PoolExhaustedException("HTTP/2 connection pool to " + endpoint + " closed while dialling");
         }
-        return opened == null ? USE_HTTP1 : mine;
+        if (opened == null) {
+            return adopted != null ? adopted : USE_HTTP1;
+        }
+        return mine;
     }
 
     /**
@@ -280,12 +309,12 @@ public final class Http2Pool {
         }
     }
 
-    /** A connection, started; null when the origin chose HTTP/1.1 by ALPN. */
-    private Http2ClientConnection dial() throws IOException {
-        Connector.Dialled d = connector.dialHttp2();
-        if (!d.h2()) {
-            return null;
-        }
+    /**
+     * The HTTP/2 connection over what {@code d} dialled, started, once the origin's SETTINGS came: counted then as a
+     * connection made, or, when they did not come within what is left of the connect timeout (or the origin closed
+     * first), as the dial's connect failure.
+     */
+    private Http2ClientConnection start(Connector.Dialled d) throws IOException {
         Socket raw = d.raw();
         Runnable closeSocket = () -> {
             try {
@@ -324,9 +353,11 @@ public final class Http2Pool {
             // refused. Within what the connect and the handshake left of the connect timeout: one budget per dial.
             c.awaitSettings(d.deadline());
             connects.incrementAndGet();
+            connector.settled(d);
             return c;
         } catch (IOException | RuntimeException e) {
             closeSocket.run();
+            connector.settingsFailed(d, e);
             throw e;
         }
     }

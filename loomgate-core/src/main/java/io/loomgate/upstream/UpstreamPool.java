@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -23,10 +22,10 @@ import java.util.function.LongSupplier;
  *
  * <p>Invariant, under {@code lock}: {@code idle.size() + inUse + dialling <= maxConnections}, where a slot is
  * reserved ({@code dialling}) before the dial starts and freed if it fails. Waiters are served in arrival order
- * ({@link WaiterQueue}); a dial that fails with no connection in use or idle fails them with it
- * ({@link WaiterFailure}) rather than handing its slot on. Idle connections are kept most recently
- * used first: reuse takes the warmest one and lets the rest age out at the tail, where {@link #cleanup} finds the
- * oldest. The lock is never held across I/O: dialling, closing sockets and the health check
+ * ({@link WaiterQueue}); the last dial in flight to fail with no connection in use or idle fails them with it
+ * ({@link WaiterFailure}) rather than handing its slot on; while other dials are in flight they wait for those.
+ * Idle connections are kept most recently used first: reuse takes the warmest one and lets the rest age out at
+ * the tail, where {@link #cleanup} finds the oldest. The lock is never held across I/O: dialling, closing sockets and the health check
  * ({@link PooledConnection#isHealthy}) all happen after it is released, so a slow origin never blocks other threads using the pool.
  */
 public final class UpstreamPool {
@@ -80,7 +79,7 @@ public final class UpstreamPool {
         this.nanoTime = nanoTime;
         this.idleTimeoutNanos = settings.idleTimeout().toNanos();
         this.state = new EndpointState(endpoint);
-        this.http2 = endpoint.http2() ? new Http2Pool(endpoint, settings, connector, listener) : null;
+        this.http2 = endpoint.http2() ? new Http2Pool(endpoint, settings, connector, listener, this::adopt) : null;
     }
 
     /**
@@ -113,9 +112,9 @@ public final class UpstreamPool {
      */
     public ConnectionLease lease(long deadlineNanos, boolean fresh) throws IOException {
         if (http2 != null) {
-            Http2Pool.Lease slot = http2.acquire(deadlineNanos);
+            ConnectionLease slot = http2.acquire(deadlineNanos);
             if (slot != null) {
-                return slot;
+                return slot; // a stream slot, or the HTTP/1.1 connection its dial made (adopted here)
             }
         }
         return acquire(deadlineNanos, fresh);
@@ -257,22 +256,77 @@ public final class UpstreamPool {
         }
     }
 
+    /**
+     * A dial opened a connection (lock held): the origin answers again, so slots that failed dials freed while other
+     * dials were in flight and nothing was open (held back, see {@link #dial}) go to the waiters, oldest first, who
+     * dial. Without a held-back slot this does nothing: the pool is full or nobody waits.
+     */
+    private void serveHeldBackSlots() {
+        while (!closed && !waiters.isEmpty() && idle.size() + inUse + dialling < settings.maxConnections()) {
+            dialling++;
+            waiters.handSlot();
+        }
+    }
+
+    /** Makes a connection for a reserved slot: dials one, or wraps one already made. */
+    @FunctionalInterface
+    private interface Opening {
+        PooledConnection open(long id) throws IOException;
+    }
+
     private PooledConnection dial() throws IOException {
+        return open(id -> connector.connect(this, id));
+    }
+
+    /**
+     * Takes a TLS connection the endpoint's {@link Http2Pool} dialled and whose origin chose {@code http/1.1} by ALPN
+     * as this pool's connection, lent to the caller (the request that dialled it): its first request uses it rather
+     * than dialling and handshaking again within a second connect timeout. Null (the connection closed) when this
+     * pool has no slot for it: closed, or full (not at the first ALPN answer: {@link Http2Pool} adopts before it sends
+     * any request here); the caller then acquires as usual.
+     */
+    PooledConnection adopt(Connector.Dialled dialled) throws IOException {
+        lock.lock();
+        boolean slot;
+        try {
+            slot = !closed && idle.size() + inUse + dialling < settings.maxConnections();
+            if (slot) {
+                dialling++;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (!slot) {
+            dialled.raw().close();
+            return null;
+        }
+        return open(id -> connector.adopt(this, id, dialled));
+    }
+
+    /** Opens a connection into the slot reserved for it ({@code dialling}); its failure frees the slot. */
+    private PooledConnection open(Opening opening) throws IOException {
         PooledConnection connection;
         try {
-            connection = connector.connect(this, nextId.incrementAndGet());
+            connection = opening.open(nextId.incrementAndGet());
         } catch (IOException | RuntimeException e) {
             lock.lock();
             try {
                 dialling--;
-                if (inUse == 0 && idle.isEmpty()) {
-                    // No connection to this endpoint is open, none will be released to the waiters: they fail with
-                    // this dial's failure now (Envoy's pending requests on a failed connect) rather than the oldest
-                    // being handed the slot to dial the same endpoint for another whole connect timeout, and so on.
-                    waiters.failAll(() -> WaiterFailure.of(e));
-                } else {
+                if (inUse > 0 || !idle.isEmpty()) {
+                    // The origin answers on another connection: this dial's failure may be its own, and the oldest
+                    // waiter dials the slot (or is handed a released connection first).
                     slotFreed();
+                } else if (dialling == 0) {
+                    // The last dial to the endpoint failed and nothing is open: nothing could serve the waiters
+                    // but a new dial of the same endpoint, so they fail with this dial's failure now rather than
+                    // the oldest being handed the slot to try again for another whole connect timeout, and so on.
+                    waiters.failAll(() -> WaiterFailure.of(e));
                 }
+                // Else nothing is open but other dials are in flight (a flaky endpoint, a momentary refusal): the
+                // waiters stay in line for them. A connection one opens is released to the waiters as usual, and
+                // frees the slots held back here (serveHeldBackSlots); the last one to fail fails them.
+                // The slot is not handed on meanwhile: a dead endpoint would otherwise be dialled by each waiter
+                // in turn, each failure freeing a slot for the next. No waiter waits past its own deadline.
             } finally {
                 lock.unlock();
             }
@@ -284,6 +338,7 @@ public final class UpstreamPool {
             if (!closed) {
                 inUse++;
                 connects.increment();
+                serveHeldBackSlots();
                 return connection;
             }
             connection.state(State.CLOSED);
@@ -447,6 +502,11 @@ public final class UpstreamPool {
     /** Connections lent out now (not counting those being dialled). */
     public int inUseCount() {
         return locked(() -> inUse);
+    }
+
+    /** Acquirers waiting in line now (tests: a waiter is still in line, not failed or served). */
+    int waitingCount() {
+        return locked(waiters::size);
     }
 
     /** A count read under the lock. */

@@ -3,20 +3,25 @@ package io.loomgate.upstream;
 import static io.loomgate.upstream.TestPools.within;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.THROWABLE;
 
 import io.loomgate.http.HttpLimits;
 import io.loomgate.testkit.BlackHole;
 import io.loomgate.testkit.CountingServer;
+import io.loomgate.testkit.H2Origin;
 import io.loomgate.testkit.SlowAccept;
 import io.loomgate.testkit.StalledHandshake;
+import io.loomgate.testkit.TestPki;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.tls.ClientTls;
 import io.loomgate.tls.ClientTlsSettings;
 import io.loomgate.tls.TlsProvider;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
@@ -368,6 +373,219 @@ class ConnectFailureTest {
             assertThat(dials).hasValue(3);
             pool.release(open);
             pool.release((PooledConnection) waiter.get());
+            pool.close();
+        }
+    }
+
+    /**
+     * A dialler the test steers: dial n (from 1) waits until the test {@linkplain #answer answers} it, then connects
+     * to the real origin or throws what it was given. Dials the test did not script connect at once.
+     */
+    private static final class ScriptedDials implements Dialer {
+        final AtomicInteger dials = new AtomicInteger();
+        private final List<CompletableFuture<IOException>> answers = new CopyOnWriteArrayList<>();
+        private final List<CountDownLatch> started = new CopyOnWriteArrayList<>();
+        private final int scripted;
+
+        ScriptedDials(int scripted) {
+            this.scripted = scripted;
+            for (int i = 0; i < scripted; i++) {
+                answers.add(new CompletableFuture<>());
+                started.add(new CountDownLatch(1));
+            }
+        }
+
+        @Override
+        public Socket dial(InetSocketAddress address, int timeoutMillis) throws IOException {
+            int n = dials.incrementAndGet();
+            if (n <= scripted) {
+                started.get(n - 1).countDown();
+                IOException failure;
+                try {
+                    failure = answers.get(n - 1).get(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IOException("dial " + n + " was never answered", e);
+                }
+                if (failure != null) {
+                    throw failure;
+                }
+            }
+            SocketChannel channel = SocketChannel.open();
+            channel.socket().connect(address, timeoutMillis);
+            return channel.socket();
+        }
+
+        void awaitStarted(int n) throws InterruptedException {
+            assertThat(started.get(n - 1).await(5, TimeUnit.SECONDS)).as("dial " + n + " started").isTrue();
+        }
+
+        /** Lets dial n go on: null connects it, else it throws {@code failure}. */
+        void answer(int n, IOException failure) {
+            answers.get(n - 1).complete(failure);
+        }
+    }
+
+    /**
+     * Several dials in flight and nothing open (max-connections 2, both dialling): the first to fail (a momentary
+     * refusal) leaves the waiters in line for the other, and its slot is held back, not dialled again at once. When
+     * the other opens a connection, the held-back slot goes to the oldest waiter (which dials) and the connection,
+     * released, to the next: nobody failed but the dialler whose own dial was refused. (Before, the first failure
+     * failed both waiters at once, though the endpoint answered the other dial a moment later.)
+     */
+    @Test
+    void aFailedDialLeavesTheWaitersToAnotherDialInFlight() throws Exception {
+        try (CountingServer server = new CountingServer()) {
+            PoolSettings two = new PoolSettings(2, 2, Duration.ofSeconds(60), Duration.ofSeconds(2),
+                    HttpLimits.DEFAULTS);
+            Endpoint endpoint = new Endpoint(server.host(), server.port());
+            ScriptedDials dialer = new ScriptedDials(2);
+            UpstreamPool pool = new UpstreamPool(new Connector(endpoint, two, listener, dialer), two, listener,
+                    System::nanoTime);
+            CompletableFuture<Object> refused = new CompletableFuture<>();
+            ConnectionExecutors.startVirtual("refused", () -> acquireInto(pool, refused));
+            dialer.awaitStarted(1);
+            CompletableFuture<Object> opens = new CompletableFuture<>();
+            ConnectionExecutors.startVirtual("opens", () -> acquireInto(pool, opens));
+            dialer.awaitStarted(2);
+            CompletableFuture<Object> first = new CompletableFuture<>();
+            awaitParked(ConnectionExecutors.startVirtual("first waiter", () -> acquireInto(pool, first)));
+            CompletableFuture<Object> second = new CompletableFuture<>();
+            awaitParked(ConnectionExecutors.startVirtual("second waiter", () -> acquireInto(pool, second)));
+
+            dialer.answer(1, new ConnectException("Connection refused"));
+
+            assertThat(refused.get(5, TimeUnit.SECONDS)).isInstanceOf(ConnectException.class);
+            // The failure path has run (its dialler was answered after it): a waiter it failed would be out of line.
+            assertThat(pool.waitingCount()).as("the waiters stay in line for the dial still in flight").isEqualTo(2);
+            assertThat(first).isNotDone();
+            assertThat(dialer.dials).as("the refused dial's slot is held back, not dialled again").hasValue(2);
+
+            dialer.answer(2, null);
+
+            PooledConnection opened = (PooledConnection) opens.get(5, TimeUnit.SECONDS);
+            assertThat(first.get(5, TimeUnit.SECONDS)).as("the oldest waiter dialled the held-back slot")
+                    .isInstanceOf(PooledConnection.class).isNotSameAs(opened);
+            pool.release(opened);
+            assertThat(second.get(5, TimeUnit.SECONDS)).as("the next was handed the released connection")
+                    .isSameAs(opened);
+            assertThat(dialer.dials).hasValue(3);
+            assertThat(listener.events).containsExactly("connectFailed:ConnectException", "connected", "connected",
+                    "reused");
+            pool.release((PooledConnection) first.get());
+            pool.release(opened);
+            pool.close();
+        }
+    }
+
+    /**
+     * The last of several dials in flight to fail, with nothing open, fails the waiters with its failure at once:
+     * nothing is left that could serve them (waiting on would be a hang until each one's deadline). A waiter that
+     * joins while they wait is still bounded by its own deadline (the route's timeout).
+     */
+    @Test
+    void theLastOfSeveralDialsToFailFailsTheWaiters() throws Exception {
+        try (CountingServer server = new CountingServer()) {
+            PoolSettings two = new PoolSettings(2, 2, Duration.ofSeconds(60), Duration.ofSeconds(2),
+                    HttpLimits.DEFAULTS);
+            Endpoint endpoint = new Endpoint(server.host(), server.port());
+            ScriptedDials dialer = new ScriptedDials(2);
+            UpstreamPool pool = new UpstreamPool(new Connector(endpoint, two, listener, dialer), two, listener,
+                    System::nanoTime);
+            CompletableFuture<Object> a = new CompletableFuture<>();
+            ConnectionExecutors.startVirtual("a", () -> acquireInto(pool, a));
+            dialer.awaitStarted(1);
+            CompletableFuture<Object> b = new CompletableFuture<>();
+            ConnectionExecutors.startVirtual("b", () -> acquireInto(pool, b));
+            dialer.awaitStarted(2);
+            CompletableFuture<Object> waiter = new CompletableFuture<>();
+            awaitParked(ConnectionExecutors.startVirtual("waiter", () -> acquireInto(pool, waiter)));
+
+            dialer.answer(1, new ConnectException("Connection refused"));
+            assertThat(a.get(5, TimeUnit.SECONDS)).isInstanceOf(ConnectException.class);
+            assertThat(pool.waitingCount()).isEqualTo(1);
+
+            // Joins while the other dial is in flight: it leaves at its own deadline, not later.
+            long t0 = System.nanoTime();
+            CompletableFuture<Object> shortDeadline = new CompletableFuture<>();
+            ConnectionExecutors.startVirtual("short", () -> {
+                try {
+                    shortDeadline.complete(pool.acquire(within(Duration.ofMillis(300)), false));
+                } catch (Throwable e) {
+                    shortDeadline.complete(e);
+                }
+            });
+            assertThat(shortDeadline.get(5, TimeUnit.SECONDS)).isInstanceOf(PoolExhaustedException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(290));
+
+            dialer.answer(2, new SocketTimeoutException("Connect timed out"));
+
+            assertThat(b.get(5, TimeUnit.SECONDS)).isInstanceOf(SocketTimeoutException.class);
+            // Answered by the last failure (its deadline is 10 s away): a timeout of the last dial's kind.
+            assertThat(waiter.get(5, TimeUnit.SECONDS)).as("the last failure fails the waiter")
+                    .isInstanceOf(SocketTimeoutException.class)
+                    .asInstanceOf(THROWABLE)
+                    .hasMessageContaining("timed out");
+            assertThat(pool.waitingCount()).isZero();
+            assertThat(dialer.dials).as("nobody dialled the dead endpoint again").hasValue(2);
+            assertThat(pool.inUseCount()).isZero();
+            pool.close();
+        }
+    }
+
+    /**
+     * An HTTP/2 origin that accepts and never sends its SETTINGS is one connect failure of the timeout's kind, not a
+     * connection made: {@code loomgate_upstream_connect_failures_total} counts it, the connect timer does not.
+     * (Before, the connect was counted when TCP connected, and the SETTINGS wait's timeout nowhere.)
+     */
+    @Test
+    void anHttp2OriginThatSendsNoSettingsIsOneConnectFailure() throws Exception {
+        PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), Duration.ofMillis(300),
+                HttpLimits.DEFAULTS);
+        try (StalledHandshake silent = new StalledHandshake()) {
+            UpstreamPool pool = new UpstreamPool(new Endpoint("127.0.0.1", silent.port(), false, true), settings,
+                    listener);
+            Object[] answer = leaseFails(pool, "no settings").get(20, TimeUnit.SECONDS);
+            assertThat((Throwable) answer[1]).isInstanceOf(SocketTimeoutException.class)
+                    .hasMessageContaining("sent no SETTINGS within the connect timeout");
+            assertThat(listener.events).as("one dial, one connect failure, no connect")
+                    .containsExactly("connectFailed:SocketTimeoutException");
+            assertThat(pool.http2().connectCount()).isZero();
+            pool.close();
+        }
+    }
+
+    /**
+     * An {@code https://} endpoint with HTTP/2 whose origin chooses {@code http/1.1} by ALPN: the TLS connection the
+     * HTTP/2 pool made is the HTTP/1.1 pool's first connection (adopted), so the first request neither dials nor
+     * handshakes again: the origin accepts one connection, counted once as a connection made. It is a pool member
+     * like any other: released, the next lease reuses it.
+     */
+    @Test
+    void anOriginChoosingHttp11ByAlpnServesTheFirstRequestOnTheConnectionMade() throws Exception {
+        TestPki pki = TestPki.create("alpn h1 CA");
+        TestPki.Issued cert = pki.issue("origin", "localhost", "localhost");
+        PoolSettings settings = new PoolSettings(2, 2, Duration.ofSeconds(60), Duration.ofSeconds(2),
+                HttpLimits.DEFAULTS).withHttp2(true, 1)
+                .withTls(ClientTls.create(ClientTlsSettings.DEFAULTS.withTrust(pki.caCert()).withProvider(provider())));
+        try (H2Origin origin = H2Origin.tls(cert, List.of("http/1.1"))) {
+            UpstreamPool pool = new UpstreamPool(new Endpoint("localhost", origin.port(), true, true), settings,
+                    listener);
+            ConnectionLease first = pool.lease(within(Duration.ofSeconds(10)), false);
+
+            assertThat(first).as("the HTTP/1.1 connection the HTTP/2 pool's dial made")
+                    .isInstanceOf(PooledConnection.class);
+            assertThat(first.reused()).isFalse();
+            assertThat(pool.http2().http1Only()).isTrue();
+            assertThat(origin.connections()).as("connections the origin accepted").isEqualTo(1);
+            assertThat(listener.events).as("counted once, as a connection made").containsExactly("connected");
+            assertThat(pool.connectCount()).isEqualTo(1);
+            assertThat(pool.http2().connectCount()).isZero();
+
+            pool.release((PooledConnection) first);
+            ConnectionLease again = pool.lease(within(Duration.ofSeconds(10)), false);
+            assertThat(again).isSameAs(first);
+            assertThat(origin.connections()).isEqualTo(1);
+            pool.release((PooledConnection) again);
             pool.close();
         }
     }

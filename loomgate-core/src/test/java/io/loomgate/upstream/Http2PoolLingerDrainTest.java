@@ -39,7 +39,7 @@ class Http2PoolLingerDrainTest {
             boolean closed = false;
             try {
                 Http2Pool pool = ups.get("h2").members().get(0).pool().http2();
-                Http2Pool.Lease first = pool.acquire(System.nanoTime() + DEADLINE);
+                Http2Pool.Lease first = (Http2Pool.Lease) pool.acquire(System.nanoTime() + DEADLINE);
                 Http2ClientConnection c = first.connection();
                 flood.countDown();
                 long until = System.nanoTime() + DEADLINE;
@@ -48,7 +48,7 @@ class Http2PoolLingerDrainTest {
                 }
                 assertThat(c.isLingering()).as("the flooded connection lingers").isTrue();
                 c.unreserve();
-                Http2Pool.Lease second = pool.acquire(System.nanoTime() + DEADLINE);
+                Http2Pool.Lease second = (Http2Pool.Lease) pool.acquire(System.nanoTime() + DEADLINE);
                 assertThat(second.connection()).as("the next lease is on a new connection").isNotSameAs(c);
                 assertThat(pool.connectionCount()).as("the lingering one left the list").isEqualTo(1);
                 second.connection().unreserve();
