@@ -37,13 +37,14 @@ final class Http1Codec implements UpstreamCodec {
     private final PooledConnection connection;
     private final UpstreamPool pool;
     private final Endpoint endpoint;
-    private final Runnable abortAttempt;
+    /** The attempt this codec serves: {@link #stopOrigin} is its abort. */
+    private final UpstreamAttempt attempt;
 
-    Http1Codec(PooledConnection connection, UpstreamPool pool, Runnable abortAttempt) {
+    Http1Codec(PooledConnection connection, UpstreamPool pool, UpstreamAttempt attempt) {
         this.connection = connection;
         this.pool = pool;
         this.endpoint = pool.endpoint();
-        this.abortAttempt = abortAttempt;
+        this.attempt = attempt;
     }
 
     @Override
@@ -253,7 +254,7 @@ final class Http1Codec implements UpstreamCodec {
     /** The attempt's abort: it closes the socket unless the attempt has already settled. */
     @Override
     public void stopOrigin() {
-        abortAttempt.run();
+        attempt.abort();
     }
 
     @Override

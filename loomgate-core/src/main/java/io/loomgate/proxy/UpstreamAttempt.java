@@ -168,7 +168,7 @@ final class UpstreamAttempt implements AutoCloseable {
     void connect(long deadlineNanos) throws IOException {
         ConnectionLease lease = pool.lease(deadlineNanos, number > 0);
         connectionAttributes = lease.attributes();
-        UpstreamCodec c = UpstreamCodec.of(lease, pool, this::abort);
+        UpstreamCodec c = UpstreamCodec.of(lease, pool, this);
         if (phase == ABORTED) {
             // Cancelled while leasing (mostly: while dialling a fresh connection). The abort saw no codec, so nothing
             // closed the connection, and nothing was written on it: it goes back to the pool unused (an HTTP/1.1

@@ -31,12 +31,15 @@ interface UpstreamCodec {
         ResponseHead read() throws IOException;
     }
 
-    /** The codec for what the pool lent; {@code abortAttempt} is the attempt's own {@link UpstreamAttempt#abort}. */
-    static UpstreamCodec of(ConnectionLease lease, UpstreamPool pool, Runnable abortAttempt) {
+    /**
+     * The codec for what the pool lent to {@code attempt}, whose {@link UpstreamAttempt#abort} the HTTP/1.1 codec's
+     * {@link #stopOrigin} calls (the attempt itself, not a method reference: one object fewer per attempt).
+     */
+    static UpstreamCodec of(ConnectionLease lease, UpstreamPool pool, UpstreamAttempt attempt) {
         // instanceof, not a pattern switch: JDK 25's AOT cache does not hold its bootstrap, which
         // spun a class before the first answer (docs/architecture.md, "Start-up")
         if (lease instanceof PooledConnection c) {
-            return new Http1Codec(c, pool, abortAttempt);
+            return new Http1Codec(c, pool, attempt);
         }
         return new Http2Codec((Http2Pool.Lease) lease, pool.endpoint()); // the other permitted lease
     }
