@@ -1,5 +1,6 @@
 package io.loomgate.proxy;
 
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.HttpVersion;
@@ -53,7 +54,8 @@ final class Http1Codec implements UpstreamCodec {
     }
 
     @Override
-    public boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException {
+    public boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost, GeneratedField generated)
+            throws IOException {
         Headers h = request.headers();
         if (!preserveHost || !h.contains("Host")) {
             h.set("Host", UpstreamCodec.hostOf(endpoint));
@@ -71,7 +73,7 @@ final class Http1Codec implements UpstreamCodec {
         boolean hasBody = !(framing instanceof BodyFraming.None);
         HttpOutput out = connection.output();
         out.writeRequestHead(request.isHttp11() ? request
-                : new RequestHead(request.method(), request.target(), HttpVersion.HTTP_1_1, h));
+                : new RequestHead(request.method(), request.target(), HttpVersion.HTTP_1_1, h), generated);
         if (!hasBody) {
             out.flush();
         }

@@ -1,5 +1,6 @@
 package io.loomgate.proxy;
 
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -54,10 +55,11 @@ interface UpstreamCodec {
 
     /**
      * Writes the request head (HTTP/2: opens the stream with it): Host (or {@code :authority}) is the endpoint's
-     * unless the route preserves the client's, the framing fields are the ones this side will use. Returns whether a
-     * request body follows.
+     * unless the route preserves the client's, the framing fields are the ones this side will use, and
+     * {@code generated} (if not null) follows the request's own fields. Returns whether a request body follows.
      */
-    boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException;
+    boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost, GeneratedField generated)
+            throws IOException;
 
     /**
      * Sends a request body ({@code framing} is not {@code None}) on this thread or starts it on {@code upload}'s

@@ -131,7 +131,7 @@ final class UpstreamForwarder implements FilterChain {
             if (x.grpc.hasDeadline()) {
                 GrpcCalls.passDeadlineOn(x, attempt);
             }
-            attempt.sendHead(x.request, x.requestFraming(), route.preserveHost());
+            attempt.sendHead(x.request, x.requestFraming(), route.preserveHost(), x.trace); // trace: traceparent
             relayRequestBody(x, attempt, retries.body(x, number));
             ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(deadline, route.timeout())),
                     x.upgradeRequested(), x);
