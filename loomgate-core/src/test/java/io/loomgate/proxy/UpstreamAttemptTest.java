@@ -370,6 +370,35 @@ class UpstreamAttemptTest {
     }
 
     /**
+     * A client whose body fails mid-way (here: ends 7 bytes short of its length) stops the origin: the HTTP/1.1
+     * codec's stopOrigin is its attempt's abort, which closes the connection while the owner still waits for the
+     * head; the origin sees it close rather than wait for the rest of a chunked body until the head's timeout.
+     */
+    @Test
+    void aClientBodyThatFailsMidWayAbortsTheAttempt() throws Exception {
+        BodyFraming chunked = new BodyFraming.Chunked();
+        RequestHead post = new RequestHead("POST", "/cut", "HTTP/1.1",
+                new Headers().add("Host", "client.example").add("Transfer-Encoding", "chunked"));
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
+            attempt.connect(deadline());
+            attempt.sendHead(post, chunked, true, null);
+            HttpInput in = new HttpInput(new ByteArrayInputStream("hel".getBytes(StandardCharsets.US_ASCII)),
+                    BufferPool.SIZE, HttpLimits.DEFAULTS);
+            BodyInputStream body = new BodyFraming.Fixed(10).open(in, HttpLimits.DEFAULTS);
+            attempt.relayBody(body, chunked, TIMEOUT, h -> {
+            });
+            // The origin's side closed by the abort, the attempt not yet closed by its owner (polled, not slept).
+            long end = System.nanoTime() + TIMEOUT.toNanos();
+            while (origin.openConnectionCount() > 0 && System.nanoTime() < end) {
+                Thread.sleep(5);
+            }
+            assertThat(origin.openConnectionCount()).as("the origin's connection, closed by the abort").isZero();
+            assertThatThrownBy(() -> attempt.readHead(TIMEOUT, false, h -> {
+            })).isInstanceOf(IOException.class);
+        }
+    }
+
+    /**
      * A request without a body makes no upload of its own (a GET waiting for its origin holds none): its attempt asks
      * the shared, never-started one. A request with a body gets its own, so the shared one is never written.
      */
