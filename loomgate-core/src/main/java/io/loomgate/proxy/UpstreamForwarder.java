@@ -133,8 +133,8 @@ final class UpstreamForwarder implements FilterChain {
             }
             attempt.sendHead(x.request, x.requestFraming(), route.preserveHost(), x.trace); // trace: traceparent
             relayRequestBody(x, attempt, retries.body(x, number));
-            ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(deadline, route.timeout())),
-                    x.upgradeRequested(), x);
+            ResponseHead head = attempt.readHead(
+                    GrpcCalls.headTimeout(x, retries.tryTimeout(deadline, route.timeout())), x.upgradeRequested(), x);
             if (head.status() == 101) {
                 Upgrades.checkSwitch(head, x.upgrades);
             }
