@@ -648,8 +648,12 @@ class TrafficMatrixTest {
     private static void traceIdsAreTheOnesTheOriginSaw(MatrixOrigin origin, String id) throws Exception {
         String traceparent = origin.traceparent(id);
         if (traceparent == null) {
-            return; // the request never reached the origin (refused, limited, or the client went first)
+            // Only a request that never reached the origin (refused, limited, or the client went first) has none:
+            // every try carries the one its codec writes from the exchange's ids (HTTP/1.1 text, HPACK).
+            assertThat(origin.received(id)).as("a try of %s reached the origin without a traceparent", id).isNull();
+            return;
         }
+        assertThat(traceparent).as("traceparent of %s", id).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]");
         com.fasterxml.jackson.databind.JsonNode line = new com.fasterxml.jackson.databind.ObjectMapper()
                 .readTree(accessLines.get(id).getFirst());
         assertThat(line.path("trace.id").asText()).as("trace.id of %s", id).isEqualTo(traceparent.substring(3, 35));

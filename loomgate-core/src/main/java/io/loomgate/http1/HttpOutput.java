@@ -1,6 +1,7 @@
 package io.loomgate.http1;
 
 import io.loomgate.http.BufferPool;
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -53,6 +54,11 @@ public final class HttpOutput extends OutputStream {
 
     /** Encodes {@code METHOD target VERSION\r\n fields \r\n}. */
     public void writeRequestHead(RequestHead head) throws IOException {
+        writeRequestHead(head, null);
+    }
+
+    /** As {@link #writeRequestHead(RequestHead)}, with {@code generated} (if not null) after the head's own fields. */
+    public void writeRequestHead(RequestHead head, GeneratedField generated) throws IOException {
         ensureBuffer();
         int start = count;
         try {
@@ -63,7 +69,11 @@ public final class HttpOutput extends OutputStream {
             put((byte) ' ');
             text(head.version(), Part.REQUEST_LINE, true, "version");
             crlf();
-            fields(head.headers());
+            fieldLines(head.headers());
+            if (generated != null) {
+                generated(generated);
+            }
+            crlf();
         } catch (IllegalArgumentException e) {
             count = start;
             throw e;
@@ -204,6 +214,12 @@ public final class HttpOutput extends OutputStream {
     }
 
     private void fields(Headers headers) {
+        fieldLines(headers);
+        crlf();
+    }
+
+    /** The field lines, without the empty line that ends the head. */
+    private void fieldLines(Headers headers) {
         for (int i = 0, n = headers.size(); i < n; i++) {
             String name = headers.name(i);
             text(name, Part.FIELD_NAME, false, name);
@@ -213,7 +229,26 @@ public final class HttpOutput extends OutputStream {
             text(headers.value(i), Part.FIELD_VALUE, false, name);
             crlf();
         }
-        crlf();
+    }
+
+    /** One field line written from its source's characters (visible ASCII by its contract: not checked). */
+    private void generated(GeneratedField field) {
+        String name = field.name();
+        int n = field.valueLength();
+        ensureCapacity(name.length() + n + 4);
+        byte[] b = buf;
+        int at = count;
+        for (int i = 0; i < name.length(); i++) {
+            b[at++] = (byte) name.charAt(i);
+        }
+        b[at++] = ':';
+        b[at++] = ' ';
+        for (int i = 0; i < n; i++) {
+            b[at++] = (byte) field.valueAt(i);
+        }
+        b[at++] = '\r';
+        b[at++] = '\n';
+        count = at;
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import io.loomgate.http.GeneratedField;
 import java.io.ByteArrayOutputStream;
 
 /**
@@ -30,6 +31,26 @@ final class HpackEncoder {
             string(out, name);
         }
         string(out, value);
+    }
+
+    /**
+     * Appends a generated field as a literal without indexing, its name a literal too (a generated field is none of
+     * the static table's): Huffman-coded where shorter, from the field's characters.
+     */
+    static void field(HeaderBlock out, GeneratedField field) {
+        integer(out, 0x00, 4, 0);
+        string(out, field.name());
+        int n = field.valueLength();
+        int huffLen = Huffman.encodedLength(field);
+        if (huffLen < n) {
+            integer(out, 0x80, 7, huffLen);
+            Huffman.encode(field, out);
+        } else {
+            integer(out, 0x00, 7, n);
+            for (int i = 0; i < n; i++) {
+                out.write(Huffman.latin1(field.valueAt(i)));
+            }
+        }
     }
 
     /** {@link #field(HeaderBlock, String, String)} for a block built in a ByteArrayOutputStream (tests use them). */

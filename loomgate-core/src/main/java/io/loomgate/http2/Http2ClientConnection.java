@@ -1,6 +1,7 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.ConnectionAttributes;
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.Deadline;
@@ -333,7 +334,13 @@ public final class Http2ClientConnection {
      */
     public Http2ClientStream open(String method, String scheme, String authority, String path, Headers fields,
                                   boolean endStream) throws IOException {
-        byte[] block = Http2ClientStream.encodeRequest(method, scheme, authority, path, fields);
+        return open(method, scheme, authority, path, fields, null, endStream);
+    }
+
+    /** As {@link #open(String, String, String, String, Headers, boolean)}, with {@code generated} (if not null). */
+    public Http2ClientStream open(String method, String scheme, String authority, String path, Headers fields,
+                                  GeneratedField generated, boolean endStream) throws IOException {
+        byte[] block = Http2ClientStream.encodeRequest(method, scheme, authority, path, fields, generated);
         Http2ClientStream s;
         int frameSize;
         openLock.lock();

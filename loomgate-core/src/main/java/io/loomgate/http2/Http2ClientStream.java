@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.threads.BulkOutputStream;
@@ -327,7 +328,8 @@ public final class Http2ClientStream {
      * A request head as HPACK: fields as given (lower-cased), after the pseudo-fields, except the connection-specific
      * ones and Host, which is {@code :authority} (RFC 9113 §8.2.2, §8.3.1).
      */
-    static byte[] encodeRequest(String method, String scheme, String authority, String path, Headers fields) {
+    static byte[] encodeRequest(String method, String scheme, String authority, String path, Headers fields,
+                                GeneratedField generated) {
         HeaderBlock out = new HeaderBlock(64 + fields.size() * 32);
         HpackEncoder.field(out, ":method", method);
         HpackEncoder.field(out, ":scheme", scheme);
@@ -342,6 +344,9 @@ public final class Http2ClientStream {
                 }
                 default -> HpackEncoder.field(out, n, fields.value(i));
             }
+        }
+        if (generated != null) {
+            HpackEncoder.field(out, generated);
         }
         // The gateway passes response trailers on (gRPC needs them), so it may say it accepts them.
         HpackEncoder.field(out, "te", "trailers");

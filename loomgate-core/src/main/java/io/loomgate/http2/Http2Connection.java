@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import io.loomgate.http.ClientCancel;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.threads.WatchedInputStream;
 import java.io.EOFException;
@@ -371,7 +372,7 @@ public final class Http2Connection {
     /** The connection is over: every stream still open is reset so its thread stops waiting. */
     private void endAll(String why) {
         List<Http2Stream> left;
-        List<Runnable> cancels = new ArrayList<>();
+        List<ClientCancel> cancels = new ArrayList<>();
         lock.lock();
         try {
             ended = true;

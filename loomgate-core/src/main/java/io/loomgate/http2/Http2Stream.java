@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import io.loomgate.http.ClientCancel;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -64,7 +65,7 @@ public final class Http2Stream {
      * What ends the handler's work when the client cancels; null: the handler's thread is interrupted instead.
      * Written without the lock (see {@link #onClientCancel}), read by the reader under it.
      */
-    volatile Runnable onCancel;
+    volatile ClientCancel onCancel;
     // stream thread only
     private boolean responseStarted;
     /** The response head's block, not yet written (see {@link #sendHead}). */
@@ -198,7 +199,7 @@ public final class Http2Stream {
      * thread is interrupted, which is only safe while it is not writing to a socket other streams share. Runs at once
      * if the stream is already reset. Must be idempotent: a reset racing the registration may run it twice.
      */
-    public void onClientCancel(Runnable action) {
+    public void onClientCancel(ClientCancel action) {
         // Without the connection's lock: every exchange registers one, and that lock is the one all of a
         // connection's streams and its reader take, where each contended unlock hands off to a parked thread (W8:
         // this lock's hand-offs were ~0.8% of the CPU). Both fields are volatile, so either the reader's reset sees
@@ -206,7 +207,7 @@ public final class Http2Stream {
         // proxy's aborts its upstream attempt once, by compare-and-set).
         onCancel = action;
         if (resetWhy != null) {
-            action.run();
+            action.clientCancelled();
         }
     }
 

@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import io.loomgate.http.GeneratedField;
 import java.util.Arrays;
 
 /**
@@ -103,6 +104,34 @@ final class Huffman {
             bits += LENGTHS[latin1(s.charAt(i))];
         }
         return (int) ((bits + 7) >> 3);
+    }
+
+    /** {@link #encodedLength(String)} of a generated field's value. */
+    static int encodedLength(GeneratedField f) {
+        long bits = 0;
+        for (int i = 0, n = f.valueLength(); i < n; i++) {
+            bits += LENGTHS[latin1(f.valueAt(i))];
+        }
+        return (int) ((bits + 7) >> 3);
+    }
+
+    /** {@link #encode(String, HeaderBlock)} of a generated field's value. */
+    static void encode(GeneratedField f, HeaderBlock out) {
+        long acc = 0;
+        int bits = 0;
+        for (int i = 0, n = f.valueLength(); i < n; i++) {
+            int sym = latin1(f.valueAt(i));
+            acc = (acc << LENGTHS[sym]) | CODES[sym];
+            bits += LENGTHS[sym];
+            while (bits >= 8) {
+                bits -= 8;
+                out.write((int) (acc >>> bits));
+            }
+            acc &= (1L << bits) - 1;
+        }
+        if (bits > 0) {
+            out.write((int) ((acc << (8 - bits)) | (0xff >>> bits)));
+        }
     }
 
     /** Huffman-codes {@code s}'s ISO-8859-1 octets. */

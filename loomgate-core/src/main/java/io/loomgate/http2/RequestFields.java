@@ -36,10 +36,11 @@ final class RequestFields implements HpackDecoder.FieldSink {
 
     private final boolean trailers;
     /**
-     * Room for what the proxy adds toward the origin (X-Forwarded-For, -Proto, -Host, -Port, Forwarded, Via,
-     * traceparent) beside the block's own fields, so that the list does not grow on the way.
+     * Room for what the proxy adds toward the origin (X-Forwarded-For, -Proto, -Host, -Port, Forwarded, Via) beside
+     * the block's own fields, so that the list does not grow on the way. Its traceparent is written into the head
+     * from the trace ids, not added (TraceContext).
      */
-    static final int PROXY_ROOM = 7;
+    static final int PROXY_ROOM = 6;
 
     private final Headers headers;
     private String method;

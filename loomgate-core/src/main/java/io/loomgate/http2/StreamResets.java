@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import io.loomgate.http.ClientCancel;
 import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +39,7 @@ final class StreamResets {
     boolean resetByClient(int stream) {
         Http2Stream s;
         Thread handler = null;
-        Runnable cancel = null;
+        ClientCancel cancel = null;
         conn.lock.lock();
         try {
             s = conn.removeStream(stream);
@@ -156,10 +157,10 @@ final class StreamResets {
      * that it never lands in a write to the client. The interrupt cannot tell a socket the thread owns from one that
      * other streams share (a multiplexed upstream connection), which is why the proxy registers a cancel.
      */
-    void cancelHandler(Runnable cancel, Thread handler) {
+    void cancelHandler(ClientCancel cancel, Thread handler) {
         if (cancel != null) {
             try {
-                cancel.run();
+                cancel.clientCancelled();
             } catch (RuntimeException e) {
                 log.warn("h2 connection {}: cancelling a reset stream's work failed", id, e);
             }
@@ -182,7 +183,7 @@ final class StreamResets {
             conn.lock.unlock();
         }
         if (s != null) {
-            Runnable cancel;
+            ClientCancel cancel;
             Thread handler;
             conn.lock.lock();
             try {

@@ -2,6 +2,7 @@ package io.loomgate.proxy;
 
 import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.ResponseBodyTap;
+import io.loomgate.http.ClientCancel;
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -21,7 +22,7 @@ import java.util.Map;
  * The state of one proxied request, passed explicitly through every phase (never kept in a ThreadLocal). Filters see
  * it as a {@link FilterExchange}, listeners as an {@link ExchangeView}. Owned by the request's thread.
  */
-final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.InterimSink {
+final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.InterimSink, ClientCancel {
     final ServerExchange downstream;
     final long startNanos;
     private final String originalTarget;
@@ -102,7 +103,8 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
      * Written before the attempt is read, and {@link UpstreamForwarder} sets the attempt before it reads this, so a
      * new attempt is either aborted here or sees the flag.
      */
-    void clientCancelled() {
+    @Override
+    public void clientCancelled() {
         clientCancelled = true;
         upstream.clientCancelled();
     }

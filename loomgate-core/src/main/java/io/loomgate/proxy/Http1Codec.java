@@ -1,5 +1,6 @@
 package io.loomgate.proxy;
 
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.HttpVersion;
@@ -37,13 +38,14 @@ final class Http1Codec implements UpstreamCodec {
     private final PooledConnection connection;
     private final UpstreamPool pool;
     private final Endpoint endpoint;
-    private final Runnable abortAttempt;
+    /** The attempt this codec serves: {@link #stopOrigin} is its abort. */
+    private final UpstreamAttempt attempt;
 
-    Http1Codec(PooledConnection connection, UpstreamPool pool, Runnable abortAttempt) {
+    Http1Codec(PooledConnection connection, UpstreamPool pool, UpstreamAttempt attempt) {
         this.connection = connection;
         this.pool = pool;
         this.endpoint = pool.endpoint();
-        this.abortAttempt = abortAttempt;
+        this.attempt = attempt;
     }
 
     @Override
@@ -52,7 +54,8 @@ final class Http1Codec implements UpstreamCodec {
     }
 
     @Override
-    public boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException {
+    public boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost, GeneratedField generated)
+            throws IOException {
         Headers h = request.headers();
         if (!preserveHost || !h.contains("Host")) {
             h.set("Host", UpstreamCodec.hostOf(endpoint));
@@ -70,7 +73,7 @@ final class Http1Codec implements UpstreamCodec {
         boolean hasBody = !(framing instanceof BodyFraming.None);
         HttpOutput out = connection.output();
         out.writeRequestHead(request.isHttp11() ? request
-                : new RequestHead(request.method(), request.target(), HttpVersion.HTTP_1_1, h));
+                : new RequestHead(request.method(), request.target(), HttpVersion.HTTP_1_1, h), generated);
         if (!hasBody) {
             out.flush();
         }
@@ -253,7 +256,7 @@ final class Http1Codec implements UpstreamCodec {
     /** The attempt's abort: it closes the socket unless the attempt has already settled. */
     @Override
     public void stopOrigin() {
-        abortAttempt.run();
+        attempt.abort();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.loomgate.proxy;
 
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
@@ -46,7 +47,8 @@ final class Http2Codec implements UpstreamCodec {
      * known length.
      */
     @Override
-    public boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException {
+    public boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost, GeneratedField generated)
+            throws IOException {
         Headers h = request.headers();
         String host = h.first("Host");
         String authority = preserveHost && host != null ? host : UpstreamCodec.hostOf(endpoint);
@@ -58,7 +60,7 @@ final class Http2Codec implements UpstreamCodec {
         hasBody = !(framing instanceof BodyFraming.None || framing instanceof BodyFraming.Fixed f && f.length() == 0);
         leaseUsed = true;
         stream = lease.connection().open(request.method(), endpoint.tls() ? "https" : "http", authority,
-                request.target(), h, !hasBody);
+                request.target(), h, generated, !hasBody);
         return hasBody;
     }
 

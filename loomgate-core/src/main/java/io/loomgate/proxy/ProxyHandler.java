@@ -85,7 +85,7 @@ public final class ProxyHandler implements ExchangeHandler {
 
     private void exchange(ServerExchange downstream) throws IOException {
         Exchange x = new Exchange(downstream, System.nanoTime());
-        downstream.onClientCancel(x::clientCancelled);
+        downstream.onClientCancel(x); // the exchange is its own ClientCancel: no object made per exchange
         listener.exchangeStart(x);
         ProxyFailure failure = null;
         try {

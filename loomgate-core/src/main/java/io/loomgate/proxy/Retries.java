@@ -10,60 +10,67 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One exchange's retry state: the route's {@code Retry} policy and budget, the request body kept for replay, the
- * deadline all tries share (the route's timeout, counted from the first try) and the retries spent. Decides, after an
- * attempt failed or answered with a retried status, whether another attempt follows; the proxy then asks its
- * balancer for an endpoint not tried yet. Never consulted once a response head went to the client: a relayed
- * response is final.
+ * One exchange's retry state: the route's {@code Retry} policy and budget, the request body kept for replay and the
+ * retries spent. Decides, after an attempt failed or answered with a retried status, whether another attempt follows;
+ * the proxy then asks its balancer for an endpoint not tried yet. Never consulted once a response head went to the
+ * client: a relayed response is final. The deadline all tries share (the route's timeout, counted from the first try)
+ * is the caller's, passed to the methods that need it.
  *
  * <p>Without a {@code Retry} filter the only retry is the one for a stale keep-alive connection
- * ({@link FailureClassifier#mayRetry}). Owned by the request's thread.
+ * ({@link FailureClassifier#mayRetry}), which needs no state: such an exchange gets the shared {@link #NONE} (it was
+ * 56 B of every W8 request's allocation when each exchange made its own). Owned by the request's thread.
  */
 final class Retries {
     private static final Logger log = LoggerFactory.getLogger(Retries.class);
+    /**
+     * A route without a {@code Retry} policy: no policy, budget, replay copy or count, so nothing any exchange writes;
+     * every method below answers from the null policy and replay (spendRetry, the only writer, is never reached).
+     */
+    static final Retries NONE = new Retries(null, null, null, 0);
 
-    private final Exchange exchange;
     private final RouteRetry retry;
     private final RetryPolicy policy;
     private final ReplayableBody replay;
     private final ExchangeListener listener;
-    private final long deadlineNanos;
     /** SCG's {@code timeout}: no retry starts after this (System.nanoTime()); the route's deadline without one. */
     private final long lastRetryNanos;
     private int retried;
     /** Whether {@link #takeBodyForRetry} already started the next attempt's pass. */
     private boolean rewound;
 
-    private Retries(Exchange exchange, RouteRetry retry, ReplayableBody replay, ExchangeListener listener,
-                    long startNanos, long deadlineNanos) {
-        this.exchange = exchange;
+    private Retries(RouteRetry retry, ReplayableBody replay, ExchangeListener listener, long lastRetryNanos) {
         this.retry = retry;
         this.policy = retry == null ? null : retry.policy();
         this.replay = replay;
         this.listener = listener;
-        this.deadlineNanos = deadlineNanos;
-        this.lastRetryNanos = policy == null || policy.timeout() == null ? deadlineNanos
-                : Math.min(deadlineNanos, startNanos + policy.timeout().toNanos());
+        this.lastRetryNanos = lastRetryNanos;
     }
 
-    static Retries start(Exchange x, RouteRetry retry, ExchangeListener listener) {
-        long start = System.nanoTime();
-        long deadline = start + x.route.route().timeout().toNanos();
-        ReplayableBody replay = null;
-        if (retry != null) {
-            retry.budget().requestStarted();
-            // a cached body (CacheRequestBody) is whole already: each attempt reads it afresh, whatever its size
-            if (!x.bodyCached() && !(x.requestFraming() instanceof BodyFraming.None)) {
-                replay = new ReplayableBody(x.clientBody(), retry.policy().maxReplaySize());
-            }
+    /**
+     * The retry state of exchange {@code x}, whose tries share the deadline {@code deadlineNanos} (System.nanoTime())
+     * counted from {@code startNanos}: {@link #NONE} for a route without a policy.
+     */
+    static Retries start(Exchange x, RouteRetry retry, ExchangeListener listener, long startNanos,
+                         long deadlineNanos) {
+        if (retry == null) {
+            return NONE;
         }
-        return new Retries(x, retry, replay, listener, start, deadline);
+        retry.budget().requestStarted();
+        ReplayableBody replay = null;
+        // a cached body (CacheRequestBody) is whole already: each attempt reads it afresh, whatever its size
+        if (!x.bodyCached() && !(x.requestFraming() instanceof BodyFraming.None)) {
+            replay = new ReplayableBody(x.clientBody(), retry.policy().maxReplaySize());
+        }
+        RetryPolicy policy = retry.policy();
+        long lastRetry = policy.timeout() == null ? deadlineNanos
+                : Math.min(deadlineNanos, startNanos + policy.timeout().toNanos());
+        return new Retries(retry, replay, listener, lastRetry);
     }
 
-    /** The body for attempt {@code number}: the client's, or the replayable copy rewound for a retry. */
-    BodyInputStream body(int number) {
+    /** The body for attempt {@code number} of {@code x}: the client's, or the replayable copy rewound for a retry. */
+    BodyInputStream body(Exchange x, int number) {
         if (replay == null) {
-            return exchange.clientBody();
+            return x.clientBody();
         }
         if (number > 0 && !rewound) {
             if (replay.rewind() == null) {
@@ -80,8 +87,8 @@ final class Retries {
      * still reads from the client is kept for it, and the upload's next read fails. False when the body outgrew
      * max-replay-size: then it stays with the attempt, whose answer is final.
      */
-    boolean takeBodyForRetry() {
-        if (exchange.bodyCached()) {
+    boolean takeBodyForRetry(Exchange x) {
+        if (x.bodyCached()) {
             return true; // the next attempt reads its own copy; the upload beside keeps reading its own
         }
         if (replay == null || replay.rewind() == null) {
@@ -96,8 +103,8 @@ final class Retries {
         return replay == null || replay.replayable();
     }
 
-    /** The deadline (System.nanoTime()) for getting a connection on this try. */
-    long tryDeadline(Duration routeTimeout) {
+    /** The deadline (System.nanoTime()) for getting a connection on this try, within the tries' deadline. */
+    long tryDeadline(long deadlineNanos, Duration routeTimeout) {
         long now = System.nanoTime();
         long end = Math.min(deadlineNanos, now + routeTimeout.toNanos());
         if (policy != null && policy.perTryTimeout() != null) {
@@ -107,7 +114,7 @@ final class Retries {
     }
 
     /** How long this try may wait for the response head: the per-try timeout, within what is left of the route's. */
-    Duration tryTimeout(Duration routeTimeout) {
+    Duration tryTimeout(long deadlineNanos, Duration routeTimeout) {
         if (policy == null) {
             return routeTimeout;
         }

@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.ConnectionAttributes;
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
@@ -168,7 +169,7 @@ final class UpstreamAttempt implements AutoCloseable {
     void connect(long deadlineNanos) throws IOException {
         ConnectionLease lease = pool.lease(deadlineNanos, number > 0);
         connectionAttributes = lease.attributes();
-        UpstreamCodec c = UpstreamCodec.of(lease, pool, this::abort);
+        UpstreamCodec c = UpstreamCodec.of(lease, pool, this);
         if (phase == ABORTED) {
             // Cancelled while leasing (mostly: while dialling a fresh connection). The abort saw no codec, so nothing
             // closed the connection, and nothing was written on it: it goes back to the pool unused (an HTTP/1.1
@@ -194,10 +195,11 @@ final class UpstreamAttempt implements AutoCloseable {
      * Writes the request head: Host is the endpoint's authority unless the route preserves the client's, and the
      * framing fields are the ones this side will use. Flushed at once when no body follows.
      */
-    void sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException {
+    void sendHead(RequestHead request, BodyFraming framing, boolean preserveHost, GeneratedField generated)
+            throws IOException {
         idempotent = Method.isIdempotent(request.method());
         requestSent = true;
-        hadBody = codec.sendHead(request, framing, preserveHost);
+        hadBody = codec.sendHead(request, framing, preserveHost, generated);
         sentNanos = System.nanoTime();
         failIfAborted(); // an HTTP/2 stream opened after an abort looked: close() resets it
         // With no body to follow the request is whole: from here a cancel may drain, as in readHead (a stream thread

@@ -1,5 +1,6 @@
 package io.loomgate.proxy;
 
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -31,12 +32,15 @@ interface UpstreamCodec {
         ResponseHead read() throws IOException;
     }
 
-    /** The codec for what the pool lent; {@code abortAttempt} is the attempt's own {@link UpstreamAttempt#abort}. */
-    static UpstreamCodec of(ConnectionLease lease, UpstreamPool pool, Runnable abortAttempt) {
+    /**
+     * The codec for what the pool lent to {@code attempt}, whose {@link UpstreamAttempt#abort} the HTTP/1.1 codec's
+     * {@link #stopOrigin} calls (the attempt itself, not a method reference: one object fewer per attempt).
+     */
+    static UpstreamCodec of(ConnectionLease lease, UpstreamPool pool, UpstreamAttempt attempt) {
         // instanceof, not a pattern switch: JDK 25's AOT cache does not hold its bootstrap, which
         // spun a class before the first answer (docs/architecture.md, "Start-up")
         if (lease instanceof PooledConnection c) {
-            return new Http1Codec(c, pool, abortAttempt);
+            return new Http1Codec(c, pool, attempt);
         }
         return new Http2Codec((Http2Pool.Lease) lease, pool.endpoint()); // the other permitted lease
     }
@@ -51,10 +55,11 @@ interface UpstreamCodec {
 
     /**
      * Writes the request head (HTTP/2: opens the stream with it): Host (or {@code :authority}) is the endpoint's
-     * unless the route preserves the client's, the framing fields are the ones this side will use. Returns whether a
-     * request body follows.
+     * unless the route preserves the client's, the framing fields are the ones this side will use, and
+     * {@code generated} (if not null) follows the request's own fields. Returns whether a request body follows.
      */
-    boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost) throws IOException;
+    boolean sendHead(RequestHead request, BodyFraming framing, boolean preserveHost, GeneratedField generated)
+            throws IOException;
 
     /**
      * Sends a request body ({@code framing} is not {@code None}) on this thread or starts it on {@code upload}'s

@@ -39,14 +39,18 @@ final class UpstreamForwarder implements FilterChain {
     @Override
     public void proceed(FilterExchange fx) throws IOException {
         Exchange x = (Exchange) fx;
-        Retries retries = Retries.start(x, x.route.route().policies().retry(), listener);
+        // The deadline all tries share: the route's timeout, counted from the first try (a local: no object per
+        // exchange holds it, see Retries.NONE).
+        long start = System.nanoTime();
+        long deadline = start + x.route.route().timeout().toNanos();
+        Retries retries = Retries.start(x, x.route.route().policies().retry(), listener, start, deadline);
         Upstream upstream = x.route.upstream();
         long hash = RequestKey.hash(upstream.balancing().hashKey(), x.request, x.clientAddress());
         List<UpstreamMember> tried = List.of(); // a list of its own at the first retry: most exchanges make none
         for (int n = 0; ; n++) {
             UpstreamMember member = upstream.select(hash, tried);
             try {
-                tryUpstream(x, member, n, retries);
+                tryUpstream(x, member, n, retries, deadline);
             } catch (ProxyFailure f) {
                 UpstreamAttempt failed = x.upstream.attempt;
                 failed.close();
@@ -70,7 +74,7 @@ final class UpstreamForwarder implements FilterChain {
             boolean uploading = retries.wouldRetryStatus(x, status) && x.upstream.attempt.uploadBusy();
             if (x.pastDeadline() || uploading && !retries.bodyReplayable()
                     || !retries.mayRetryStatus(x, status, x.upstream.attempt.facts())
-                    || uploading && !retries.takeBodyForRetry()) {
+                    || uploading && !retries.takeBodyForRetry(x)) {
                 finalAnswer(x);
                 return;
             }
@@ -103,7 +107,8 @@ final class UpstreamForwarder implements FilterChain {
     }
 
     /** One attempt: connect → sendHead → relayBody → readHead, to the member the balancer chose. */
-    private void tryUpstream(Exchange x, UpstreamMember member, int number, Retries retries) throws ProxyFailure {
+    private void tryUpstream(Exchange x, UpstreamMember member, int number, Retries retries, long deadline)
+            throws ProxyFailure {
         Route route = x.route.route();
         UpstreamAttempt attempt = new UpstreamAttempt(member, number);
         if (!(x.downstream.requestFraming() instanceof BodyFraming.None)) {
@@ -117,7 +122,7 @@ final class UpstreamForwarder implements FilterChain {
             attempt.abort(); // the cancel came before this attempt was visible to it: connect fails at once
         }
         try {
-            attempt.connect(GrpcCalls.withinDeadline(x, retries.tryDeadline(route.timeout())));
+            attempt.connect(GrpcCalls.withinDeadline(x, retries.tryDeadline(deadline, route.timeout())));
         } catch (IOException e) {
             throw FailureClassifier.of(x, e, Stage.CONNECT);
         }
@@ -126,10 +131,10 @@ final class UpstreamForwarder implements FilterChain {
             if (x.grpc.hasDeadline()) {
                 GrpcCalls.passDeadlineOn(x, attempt);
             }
-            attempt.sendHead(x.request, x.requestFraming(), route.preserveHost());
-            relayRequestBody(x, attempt, retries.body(number));
-            ResponseHead head = attempt.readHead(GrpcCalls.headTimeout(x, retries.tryTimeout(route.timeout())),
-                    x.upgradeRequested(), x);
+            attempt.sendHead(x.request, x.requestFraming(), route.preserveHost(), x.trace); // trace: traceparent
+            relayRequestBody(x, attempt, retries.body(x, number));
+            ResponseHead head = attempt.readHead(
+                    GrpcCalls.headTimeout(x, retries.tryTimeout(deadline, route.timeout())), x.upgradeRequested(), x);
             if (head.status() == 101) {
                 Upgrades.checkSwitch(head, x.upgrades);
             }

@@ -70,10 +70,12 @@ final class PathPattern {
             if (!v.startsWith("/")) {
                 return null;
             }
+            if (matchesAll) {
+                return Map.of(); // "/**": every path, nothing bound; no need to cut or split it
+            }
             v = v.substring(1);
-        }
-        if (matchesAll) {
-            return Map.of(); // "/**": every path, nothing bound; no need to split it
+        } else if (matchesAll) {
+            return Map.of();
         }
         String[] segments = split(v, separator);
         String[] bound = new String[variables.size()];

@@ -56,7 +56,10 @@ public final class RouteTable {
     /** As {@link #match(RequestHead)}, for a client at {@code clientIp} (null when unknown). */
     public RouteMatch match(RequestHead request, InetAddress clientIp) {
         MatchContext context = new MatchContext(request, weights, clientIp);
-        for (Route route : routes) {
+        // Indexed loops over the immutable lists (here and in allHold): the for-each's iterator was 49 B of every
+        // request's allocation at W8, where the JIT did not remove it (stop 50's allocation profile).
+        for (int i = 0, n = routes.size(); i < n; i++) {
+            Route route = routes.get(i);
             context.startRoute(route.id());
             if (allHold(route, context)) {
                 Map<String, String> bound = context.boundVariables();
@@ -68,8 +71,9 @@ public final class RouteTable {
     }
 
     private static boolean allHold(Route route, MatchContext context) {
-        for (RoutePredicate p : route.predicates()) {
-            if (!p.test(context)) {
+        List<RoutePredicate> predicates = route.predicates();
+        for (int i = 0, n = predicates.size(); i < n; i++) {
+            if (!predicates.get(i).test(context)) {
                 return false;
             }
         }

@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http.ClientCancel;
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http.Status;
@@ -41,7 +42,7 @@ final class Http2ServerExchange extends ConnectionExchange {
     }
 
     @Override
-    public void onClientCancel(Runnable action) {
+    public void onClientCancel(ClientCancel action) {
         stream.onClientCancel(action);
     }
 

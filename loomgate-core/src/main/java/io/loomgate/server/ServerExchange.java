@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http.ClientCancel;
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
@@ -65,7 +66,7 @@ public interface ServerExchange {
      * idempotent (a reset racing the registration may run it twice). Without one the handler's thread is
      * interrupted. HTTP/1.1 has no such signal: there it is never called.
      */
-    default void onClientCancel(Runnable action) {
+    default void onClientCancel(ClientCancel action) {
     }
 
     /** Sends an informational (1xx, not 101) head at once. */

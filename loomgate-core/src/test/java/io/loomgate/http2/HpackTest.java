@@ -68,6 +68,50 @@ class HpackTest {
                 "x-odd=\u00e9\u0001~ value with every byte \u00ff");
     }
 
+    /**
+     * A generated field (the proxy's traceparent, written from its ids) goes into a request block after the request's
+     * own fields, before te, Huffman-coded where that is shorter (hex digits are), and decodes to its characters; one
+     * whose Huffman code would be longer goes as plain octets.
+     */
+    @Test
+    void aGeneratedFieldIsEncodedFromItsCharacters() throws Exception {
+        String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        byte[] block = Http2ClientStream.encodeRequest("GET", "http", "origin", "/", new io.loomgate.http.Headers()
+                .add("Accept", "*/*"), generated("traceparent", traceparent));
+        List<String> out = new ArrayList<>();
+        new HpackDecoder(4096).decode(block, block.length, Long.MAX_VALUE, (n, v) -> out.add(n + "=" + v));
+        assertThat(out).containsExactly(":method=GET", ":scheme=http", ":authority=origin", ":path=/", "accept=*/*",
+                "traceparent=" + traceparent, "te=trailers");
+        assertThat(Huffman.encodedLength(generated("x", traceparent))).isLessThan(traceparent.length());
+        assertThat(block).hasSizeLessThan(60 + traceparent.length());
+
+        HeaderBlock b = new HeaderBlock(16);
+        HpackEncoder.field(b, generated("x-raw", "{}|~^"));
+        byte[] raw = b.toByteArray();
+        out.clear();
+        new HpackDecoder(4096).decode(raw, raw.length, Long.MAX_VALUE, (n, v) -> out.add(n + "=" + v));
+        assertThat(out).containsExactly("x-raw={}|~^");
+    }
+
+    private static io.loomgate.http.GeneratedField generated(String name, String value) {
+        return new io.loomgate.http.GeneratedField() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public int valueLength() {
+                return value.length();
+            }
+
+            @Override
+            public char valueAt(int i) {
+                return value.charAt(i);
+            }
+        };
+    }
+
     /** The count a sink sizes its list by must be the number of fields the decoder then hands on (issue 39). */
     @Test
     void countsTheFieldsOfABlockAsTheDecoderHandsThemOn() throws Exception {

@@ -67,7 +67,7 @@ class UpstreamAttemptTest {
     /** A whole exchange on {@code attempt}; returns the body text. */
     private static String exchange(UpstreamAttempt attempt, RequestHead request) throws IOException {
         attempt.connect(deadline());
-        attempt.sendHead(request, BodyFraming.NONE, true);
+        attempt.sendHead(request, BodyFraming.NONE, true, null);
         ResponseHead head = attempt.readHead(TIMEOUT, false, interim -> {
         });
         BodyFraming framing = BodyFraming.ofResponse(request.method(), head);
@@ -86,7 +86,7 @@ class UpstreamAttemptTest {
     void aCancelWhileTheAnswerIsAwaitedDrainsItAndKeepsTheConnection() throws Exception {
         try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
-            attempt.sendHead(get("/a"), BodyFraming.NONE, true);
+            attempt.sendHead(get("/a"), BodyFraming.NONE, true, null);
             attempt.clientCancelled();
             attempt.clientCancelled();
             assertThat(attempt.draining()).isTrue();
@@ -106,7 +106,7 @@ class UpstreamAttemptTest {
             attempt.connect(deadline());
             attempt.clientCancelled();
             assertThat(attempt.draining()).isFalse();
-            assertThatThrownBy(() -> attempt.sendHead(get("/a"), BodyFraming.NONE, true))
+            assertThatThrownBy(() -> attempt.sendHead(get("/a"), BodyFraming.NONE, true, null))
                     .isInstanceOf(IOException.class);
         }
         assertThat(pool.idleCount()).isZero();
@@ -321,7 +321,7 @@ class UpstreamAttemptTest {
     void closingAnUnfinishedAttemptDiscardsItsConnection() throws Exception {
         try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
-            attempt.sendHead(get("/"), BodyFraming.NONE, false);
+            attempt.sendHead(get("/"), BodyFraming.NONE, false, null);
             attempt.readHead(TIMEOUT, false, interim -> {
             });
             // the body is never read: the connection is mid-response and must not be reused
@@ -362,11 +362,40 @@ class UpstreamAttemptTest {
         List<Integer> interim = new ArrayList<>();
         try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
-            attempt.sendHead(get("/"), BodyFraming.NONE, true);
+            attempt.sendHead(get("/"), BodyFraming.NONE, true, null);
             ResponseHead head = attempt.readHead(TIMEOUT, false, h -> interim.add(h.status()));
             assertThat(head.status()).isEqualTo(200);
         }
         assertThat(interim).containsExactly(103);
+    }
+
+    /**
+     * A client whose body fails mid-way (here: ends 7 bytes short of its length) stops the origin: the HTTP/1.1
+     * codec's stopOrigin is its attempt's abort, which closes the connection while the owner still waits for the
+     * head; the origin sees it close rather than wait for the rest of a chunked body until the head's timeout.
+     */
+    @Test
+    void aClientBodyThatFailsMidWayAbortsTheAttempt() throws Exception {
+        BodyFraming chunked = new BodyFraming.Chunked();
+        RequestHead post = new RequestHead("POST", "/cut", "HTTP/1.1",
+                new Headers().add("Host", "client.example").add("Transfer-Encoding", "chunked"));
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
+            attempt.connect(deadline());
+            attempt.sendHead(post, chunked, true, null);
+            HttpInput in = new HttpInput(new ByteArrayInputStream("hel".getBytes(StandardCharsets.US_ASCII)),
+                    BufferPool.SIZE, HttpLimits.DEFAULTS);
+            BodyInputStream body = new BodyFraming.Fixed(10).open(in, HttpLimits.DEFAULTS);
+            attempt.relayBody(body, chunked, TIMEOUT, h -> {
+            });
+            // The origin's side closed by the abort, the attempt not yet closed by its owner (polled, not slept).
+            long end = System.nanoTime() + TIMEOUT.toNanos();
+            while (origin.openConnectionCount() > 0 && System.nanoTime() < end) {
+                Thread.sleep(5);
+            }
+            assertThat(origin.openConnectionCount()).as("the origin's connection, closed by the abort").isZero();
+            assertThatThrownBy(() -> attempt.readHead(TIMEOUT, false, h -> {
+            })).isInstanceOf(IOException.class);
+        }
     }
 
     /**
@@ -387,7 +416,7 @@ class UpstreamAttemptTest {
                 new Headers().add("Host", "client.example").add("Transfer-Encoding", "chunked"));
         try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
-            attempt.sendHead(post, chunked, true);
+            attempt.sendHead(post, chunked, true, null);
             HttpInput in = new HttpInput(new ByteArrayInputStream(bytes), BufferPool.SIZE, HttpLimits.DEFAULTS);
             BodyInputStream body = new BodyFraming.Fixed(bytes.length).open(in, HttpLimits.DEFAULTS);
             attempt.relayBody(body, chunked, TIMEOUT, h -> {
@@ -414,7 +443,7 @@ class UpstreamAttemptTest {
             attempt.connect(deadline());
             IOException e = null;
             try {
-                attempt.sendHead(get("/again"), BodyFraming.NONE, true);
+                attempt.sendHead(get("/again"), BodyFraming.NONE, true, null);
                 attempt.readHead(TIMEOUT, false, h -> {
                 });
             } catch (IOException thrown) {
@@ -441,7 +470,7 @@ class UpstreamAttemptTest {
         origin.enqueue(Reply.ok("late").delayed(Duration.ofSeconds(30)));
         try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
             attempt.connect(deadline());
-            attempt.sendHead(get("/slow"), BodyFraming.NONE, true);
+            attempt.sendHead(get("/slow"), BodyFraming.NONE, true, null);
             long start = System.nanoTime();
             assertThatThrownBy(() -> attempt.readHead(Duration.ofMillis(300), false, h -> {
             })).isInstanceOf(java.net.SocketTimeoutException.class);
