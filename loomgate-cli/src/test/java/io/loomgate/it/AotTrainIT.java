@@ -73,9 +73,9 @@ class AotTrainIT {
         for (String transport : List.of("epoll", "jdk")) {
             List<String> loaded = startOnTheCache(dir, cache, transport);
             assertThat(loaded).as("the class-loading log of a start on %s", transport)
-                    .anyMatch(l -> l.contains(" io.loomgate.cli.ServeCommand source: shared objects file"))
-                    .as("no class of the gateway's jar from outside the cache on %s", transport)
-                    .noneMatch(l -> l.contains(" io.loomgate.") && !l.contains("source: shared objects file"));
+                    .anyMatch(l -> l.contains(" io.loomgate.cli.ServeCommand source: shared objects file"));
+            assertThat(loaded.stream().filter(l -> l.contains(" io.loomgate.") && !l.contains("shared objects file")))
+                    .as("the gateway's classes loaded from outside the cache on %s", transport).isEmpty();
             if (transport.equals("epoll")) {
                 for (String c : EPOLL_CLASSES) {
                     String line = loaded.stream().filter(l -> l.contains("] " + c + " source: ")).findFirst()
@@ -103,15 +103,18 @@ class AotTrainIT {
                     """.formatted(transport, origin.uri()));
             Path classes = dir.resolve(transport + ".classes");
             List<String> jvm = new ArrayList<>(FLAGS);
-            jvm.addAll(List.of("-XX:AOTCache=" + cache, "-XX:AOTMode=on", "-Xlog:class+load=info:file=" + classes));
+            jvm.addAll(List.of("-XX:AOTCache=" + cache, "-XX:AOTMode=on", "-Dloomgate.aot-cache=" + cache,
+                    "-Xlog:class+load=info:file=" + classes));
             try (JarProcess gw = JarProcess.start(JarProcess.gatewayJar(), jvm,
                     List.of("serve", "--config", yaml.toString(), "--no-watch"), Map.of())) {
                 int port = gw.awaitListening(Duration.ofSeconds(90));
-                HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                // HTTP/1.1: the JDK client's HTTP/2 default asks an http:// origin for an h2c upgrade, a path not trained
+                HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + port + "/hello")).timeout(Duration.ofSeconds(30)).build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(r.statusCode()).as(gw.output()).isEqualTo(200);
-                assertThat(gw.output()).contains("transport " + transport + ")").contains(": in use");
+                assertThat(gw.output()).contains("transport " + transport + ")").contains("AOT cache " + cache + ": in use");
                 return Files.readAllLines(classes);
             }
         }
