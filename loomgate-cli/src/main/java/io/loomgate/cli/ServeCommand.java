@@ -8,10 +8,15 @@ import io.loomgate.server.Transport;
 import io.loomgate.threads.ThreadModel;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.IGetter;
+import picocli.CommandLine.Model.ISetter;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * {@code loomgate serve --config gateway.yaml}: runs the gateway until SIGTERM, then drains and exits 0. Its picocli
@@ -29,7 +34,7 @@ final class ServeCommand implements Callable<Integer> {
     String threads;
     Integer platformThreads;
     String transport;
-    Path trainingListener;
+    List<Path> trainingListeners = new ArrayList<>();
 
     /** A new command and its model: name, description, options (values set on the command as they are parsed). */
     static CommandSpec model() {
@@ -62,10 +67,28 @@ final class ServeCommand implements Callable<Integer> {
                 "Overrides server.transport: auto, jdk or epoll.", "--transport").build());
         // Hidden: only `loomgate aot-train` passes it. The training JVM serves one listener per config file, and the
         // harness's paths need both a TLS one and a plain one (HTTP/1.1 keep-alive, h2c, idle connections) trained
-        // in the one JVM that writes the cache.
-        spec.addOption(CommandModels.option(Path.class, v -> c.trainingListener = v, "<config>",
-                "A second gateway from this file in the same JVM, without admin or reload (aot-train only).",
-                "--aot-training-listener").converters(CommandModels.PATH).hidden(true).build());
+        // in the one JVM that writes the cache; a third on epoll where it can run, so that a start on either
+        // transport finds its classes in the cache. Repeatable: one more gateway per file.
+        spec.addOption(OptionSpec.builder("--aot-training-listener").type(List.class).auxiliaryTypes(Path.class)
+                .converters(CommandModels.PATH).arity("1").paramLabel("<config>").hidden(true)
+                .description("One more gateway from this file in the same JVM, without admin or reload (aot-train "
+                        + "only; repeatable).")
+                .getter(new IGetter() {
+                    @Override
+                    @SuppressWarnings("unchecked")
+                    public <T> T get() {
+                        return (T) c.trainingListeners;
+                    }
+                })
+                .setter(new ISetter() {
+                    @Override
+                    @SuppressWarnings("unchecked")
+                    public <T> T set(T value) {
+                        // picocli resets an option to its initial value (null) before each parse
+                        c.trainingListeners = value == null ? new ArrayList<>() : (List<Path>) value;
+                        return null;
+                    }
+                }).build());
         return spec;
     }
 
@@ -93,19 +116,23 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("loomgate: " + e.getMessage());
             return 1;
         }
-        Gateway second;
-        try {
-            second = trainingListener == null ? null
-                    : Gateway.start(ConfigLoader.load(trainingListener), served.trainingObservers());
-        } catch (ConfigException | java.io.IOException e) {
-            System.err.println("loomgate: the training listener: " + e.getMessage());
-            served.close();
-            return 2;
+        List<Gateway> training = new ArrayList<>();
+        for (Path file : trainingListeners) {
+            try {
+                training.add(Gateway.start(ConfigLoader.load(file), served.trainingObservers()));
+            } catch (ConfigException | java.io.IOException e) {
+                System.err.println("loomgate: the training listener " + file + ": " + e.getMessage());
+                for (Gateway g : training) {
+                    g.close();
+                }
+                served.close();
+                return 2;
+            }
         }
         ShutdownSignals.serveUntilTerminated(() -> {
             try {
-                if (second != null) {
-                    second.drain(cfg.server().drainTimeout());
+                for (Gateway g : training) {
+                    g.drain(cfg.server().drainTimeout());
                 }
                 boolean clean = served.drain(cfg.server().drainTimeout());
                 log.info("drained {}; exiting", clean ? "cleanly" : "with connections cut at the timeout");

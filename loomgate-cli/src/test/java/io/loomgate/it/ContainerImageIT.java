@@ -166,6 +166,7 @@ class ContainerImageIT {
             cmd.addAll(List.of("run", "-d", "--name", name, "--ulimit", "nofile=20000:20000",
                     "--ulimit", "nproc=4096:4096", "-p", "127.0.0.1::8080", "-p", "127.0.0.1::9977",
                     "-e", "LOOMGATE_ADMIN_TOKEN=" + TOKEN, "-e", "LOOMGATE_TRANSPORT=epoll",
+                    "-e", "JAVA_TOOL_OPTIONS=-XX:AOTMode=on -Xlog:class+load=info:file=/tmp/classes.log",
                     "-e", "UPSTREAM_URI=http://127.0.0.1:9977", TAG));
             run(Duration.ofMinutes(1), cmd);
             awaitReady(name);
@@ -192,6 +193,27 @@ class ContainerImageIT {
                     "-H", "Authorization: Bearer " + TOKEN, "-o", "/dev/null", "-w",
                     "%{http_version} %{response_code} %{size_download}", "http://" + gateway + "/metrics"));
             assertThat(h2c).as("curl's h2c GET of the origin's /metrics").matches("2 200 [1-9][0-9]{3,}");
+
+            // Session 50: the image's cache is trained on epoll too, so this start, having proxied over epoll both
+            // ways, took epoll's classes and the foreign-function linker's from it (before, ~470 classes outside).
+            Path classes = Files.createTempFile("loomgate-image-classes", ".log");
+            try {
+                assertThat(exitOf("cp", name + ":/tmp/classes.log", classes.toString())).isZero();
+                List<String> loaded = Files.readAllLines(classes);
+                for (String c : List.of("io.loomgate.server.EpollPoller", "io.loomgate.server.EpollSocket$In",
+                        "io.loomgate.server.Libc", "jdk.internal.foreign.abi.DowncallLinker")) {
+                    String line = loaded.stream().filter(l -> l.contains("] " + c + " source: ")).findFirst()
+                            .orElse(c + " not loaded");
+                    assertThat(line).as("%s in the image on epoll", c).endsWith(" source: shared objects file");
+                }
+                // epoll's own (not all of the gateway's: the image watches its config file, the training does not,
+                // so the watcher's few classes load from the jar on either transport)
+                assertThat(loaded.stream().filter(l -> (l.contains(" io.loomgate.server.Epoll")
+                        || l.contains(" io.loomgate.server.Libc")) && !l.contains("shared objects file")))
+                        .as("epoll's classes loaded from outside the cache").isEmpty();
+            } finally {
+                Files.deleteIfExists(classes);
+            }
         } finally {
             quietly(List.of("rm", "-f", name));
         }

@@ -49,6 +49,42 @@ class KubernetesManifestsIT {
         assertThat(r.output()).contains("Deployment loomgate is invalid").contains("readOnlyRootFileSystem");
     }
 
+    /**
+     * An operator picks the transport in the Deployment's environment ({@code LOOMGATE_TRANSPORT}), not by editing
+     * the ConfigMap: the Deployment declares it, and the ConfigMap's gateway.yaml maps it to {@code server.transport}
+     * as the image's own config does, so {@code loomgate validate} of that file takes each value from the
+     * environment: epoll and auto are valid (this build runs on Linux, Java 25), a word that is none of the three
+     * is refused naming the key, and without the variable the file is valid on the default.
+     */
+    @Test
+    void theDeploymentsEnvironmentPicksTheTransport() throws Exception {
+        Path root = RepoRoot.find();
+        assertThat(Files.readString(root.resolve("deploy/kubernetes/deployment.yaml")))
+                .containsPattern("- name: LOOMGATE_TRANSPORT\n\s+value: jdk\n");
+        Path yaml = root.resolve("deploy/kubernetes/gateway.yaml");
+        assertThat(Files.readString(yaml)).contains("transport: ${LOOMGATE_TRANSPORT:jdk}");
+        for (String transport : List.of("epoll", "auto", "jdk", "")) {
+            RepoScript ok = validateConfig(yaml, transport);
+            assertThat(ok.exit()).as("LOOMGATE_TRANSPORT=%s: %s", transport, ok.output()).isZero();
+        }
+        RepoScript refused = validateConfig(yaml, "sideways");
+        assertThat(refused.exit()).as(refused.output()).isEqualTo(2);
+        assertThat(refused.output()).contains("transport").contains("sideways");
+    }
+
+    /** {@code loomgate validate --config yaml} with {@code LOOMGATE_TRANSPORT} set (unset when empty). */
+    private static RepoScript validateConfig(Path yaml, String transport) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("env", "-u", "LOOMGATE_TRANSPORT"));
+        if (!transport.isEmpty()) {
+            cmd.add("LOOMGATE_TRANSPORT=" + transport);
+        }
+        cmd.addAll(List.of(JarProcess.javaBinary(), "-jar", JarProcess.jar().toString(), "validate", "--config",
+                yaml.toString()));
+        // The token comes from a Secret in the pod; any 32 characters stand in for it here.
+        return RepoScript.run(Duration.ofMinutes(2),
+                Map.of("LOOMGATE_ADMIN_TOKEN", "validate-only-0123456789abcdef0123"), cmd);
+    }
+
     private static RepoScript validate(Map<String, String> extra) throws Exception {
         return RepoScript.run(Duration.ofMinutes(5), env(extra),
                 List.of("bash", RepoRoot.find().resolve("deploy/kubernetes/validate.sh").toString()));

@@ -22,7 +22,8 @@ import picocli.CommandLine.Parameters;
  * gateway jar on the given JVM with {@code -XX:AOTCacheOutput}, sends it a few seconds of the traffic a gateway
  * sees (HTTP/1.1 and h2 over TLS, new and kept-alive connections, bodies both ways, the admin endpoints, a plain
  * redirect listener; on a second, plain listener in the same JVM HTTP/1.1 keep-alive, h2c and a crowd of idle
- * keep-alive connections), stops it with SIGTERM and waits while the JVM writes the cache at its exit. The image's build
+ * keep-alive connections; on a third, plain listener on epoll, where the gateway's JVM can run it, HTTP/1.1 and h2c
+ * to the origin over epoll and a few idle connections), stops it with SIGTERM and waits while the JVM writes the cache at its exit. The image's build
  * runs it with the image's own JRE and flags, since a cache is only used by the JVM and flags that made it.
  */
 @Command(name = "aot-train", mixinStandardHelpOptions = true,
@@ -62,12 +63,20 @@ public final class AotTrainCommand implements Callable<Integer> {
             cmd.addAll(jvmOptions);
             cmd.addAll(List.of("-XX:AOTCacheOutput=" + output.toAbsolutePath(), "-jar", jar.toAbsolutePath().toString(),
                     "serve", "--config", setup.config().toString(), "--no-watch",
-                    "--aot-training-listener", setup.plainConfig().toString()));
+                    "--aot-training-listener", setup.plainConfig().toString(),
+                    "--aot-training-listener", setup.epollConfig().toString()));
             Process gateway = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
             TrainingTraffic.Counts counts;
             try {
                 TrainingGateway.awaitListening(gateway, log, Duration.ofMinutes(2));
-                counts = new TrainingTraffic(setup).run(duration);
+                TrainingGateway.awaitAccepting(gateway, List.of(setup.ports().plain(), setup.ports().epoll()),
+                        Duration.ofMinutes(1));
+                String noEpoll = TrainingGateway.epollUnavailable(log);
+                if (noEpoll != null) {
+                    System.out.println("aot-train: not training on epoll (the cache covers the JDK's sockets only; a "
+                            + "start on epoll loads its classes outside it): " + noEpoll);
+                }
+                counts = new TrainingTraffic(setup, noEpoll == null).run(duration);
             } catch (IOException | RuntimeException e) {
                 Processes.stop(gateway, Duration.ofSeconds(10));
                 return fail("the training run failed: " + e.getMessage(), log);

@@ -2,7 +2,9 @@ package io.loomgate.cli.lab;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,15 +20,24 @@ final class TrainingGateway {
     }
 
     /**
-     * Where the training gateway listens: TLS (h2 and HTTP/1.1), its plain redirect listener, admin, and a second,
-     * plain listener (HTTP/1.1 and h2c) in the same JVM.
+     * Where the training gateway listens: TLS (h2 and HTTP/1.1), its plain redirect listener, admin, a second,
+     * plain listener (HTTP/1.1 and h2c) in the same JVM, and a third, plain, on epoll where the JVM can run it.
      */
-    record Ports(int tls, int redirect, int admin, int plain) {
+    record Ports(int tls, int redirect, int admin, int plain, int epoll) {
     }
 
-    /** What the traffic needs to know: the files written (the TLS gateway's, the plain one's) and the ports chosen. */
-    record Setup(Path config, Path plainConfig, Path keyStore, Ports ports) {
+    /**
+     * What the traffic needs to know: the files written (the TLS gateway's, the plain one's, the epoll one's) and the
+     * ports chosen.
+     */
+    record Setup(Path config, Path plainConfig, Path epollConfig, Path keyStore, Ports ports) {
     }
+
+    /**
+     * The line {@code transport: auto} logs where epoll cannot run in the gateway's JVM (not Linux, Java before 22,
+     * native access refused, the module absent): {@code Transport.resolve}'s, followed by the reason.
+     */
+    static final String EPOLL_UNAVAILABLE = "transport auto runs on the JDK's sockets: ";
 
     /**
      * A self-signed EC key for localhost made by the JDK's keytool (the training's traffic trusts exactly it), and a
@@ -47,7 +58,7 @@ final class TrainingGateway {
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IOException("keytool could not make the training key: " + out.strip());
         }
-        Ports ports = new Ports(freePort(), freePort(), freePort(), freePort());
+        Ports ports = new Ports(freePort(), freePort(), freePort(), freePort(), freePort());
         Path config = dir.resolve("gateway.yaml");
         Files.writeString(config, """
                 server:
@@ -89,7 +100,31 @@ final class TrainingGateway {
                     uri: http://127.0.0.1:%d
                     predicates: [ "Path=/**" ]
                 """.formatted(ports.plain(), originPort));
-        return new Setup(config, plainConfig, keyStore, ports);
+        // The third listener: epoll where it can run, decided by the gateway's own JVM (the one the cache is for,
+        // not this one) as `auto` decides, so that a start on epoll finds the foreign-function linker's classes,
+        // the downcall stubs and epoll's own in the cache. Its connections to the origin are on epoll too (HTTP/1.1,
+        // and h2c through /h2c/** to the plain listener). Where epoll cannot run, the line above says why and the
+        // traffic leaves it out (AotTrainCommand).
+        Path epollConfig = dir.resolve("epoll.yaml");
+        Files.writeString(epollConfig, """
+                server:
+                  address: 127.0.0.1
+                  port: %d
+                  transport: auto
+                admin:
+                  port: 0
+                access-log:
+                  enabled: false
+                routes:
+                  - id: h2c
+                    uri: h2c://127.0.0.1:%d
+                    predicates: [ "Path=/h2c/**" ]
+                    filters: [ "StripPrefix=1" ]
+                  - id: origin
+                    uri: http://127.0.0.1:%d
+                    predicates: [ "Path=/**" ]
+                """.formatted(ports.epoll(), ports.plain(), originPort));
+        return new Setup(config, plainConfig, epollConfig, keyStore, ports);
     }
 
     /** Waits for the start-up line; fails with the reason when the gateway exits first or the deadline passes. */
@@ -105,6 +140,42 @@ final class TrainingGateway {
             }
         }
         throw new IOException("the gateway did not listen within " + timeout);
+    }
+
+    /**
+     * Waits until each of {@code ports} accepts a connection (the training listeners start after the main one's
+     * start-up line); fails when the gateway exits first or the deadline passes.
+     */
+    static void awaitAccepting(Process gateway, List<Integer> ports, Duration timeout) throws IOException,
+            InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (int port : ports) {
+            while (true) {
+                try (Socket s = new Socket()) {
+                    s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+                    break;
+                } catch (IOException notYet) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IOException("the training listener on port " + port + " did not accept within "
+                                + timeout, notYet);
+                    }
+                    if (gateway.waitFor(50, TimeUnit.MILLISECONDS)) {
+                        throw new IOException("the gateway exited with " + gateway.exitValue()
+                                + " before its training listeners accepted");
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Why the epoll listener runs on the JDK's sockets (its {@code transport: auto} line in the gateway's log), or
+     * null when it runs on epoll.
+     */
+    static String epollUnavailable(Path log) throws IOException {
+        return Files.readAllLines(log).stream().filter(l -> l.contains(EPOLL_UNAVAILABLE))
+                .map(l -> l.substring(l.indexOf(EPOLL_UNAVAILABLE) + EPOLL_UNAVAILABLE.length()).strip())
+                .findFirst().orElse(null);
     }
 
     /** A port free now (the gateway binds it a moment later; a clash fails the run with the gateway's message). */

@@ -33,7 +33,8 @@ import javax.net.ssl.TrustManagerFactory;
  * download), new connections (full handshakes), the plain redirect listener and the admin endpoints; and on the plain
  * listener the same over HTTP/1.1 and h2c (h2c through the TLS listener's {@code /h2c/**} route, the JDK's client
  * speaking no h2c with prior knowledge) and a crowd of idle keep-alive connections opened at once, until the duration
- * is up. Every answer is checked: a gateway that fails here would train a cache on its error paths.
+ * is up; and where the gateway runs its third listener on epoll, HTTP/1.1 kept alive on it to the origin (HTTP/1.1
+ * and h2c, over epoll too) and a few idle connections. Every answer is checked: a gateway that fails here would train a cache on its error paths.
  */
 final class TrainingTraffic {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -76,6 +77,15 @@ final class TrainingTraffic {
      */
     private static final int H2_CLOSES = 8;
     private static final int STREAMS_AT_CLOSE = 25;
+    /**
+     * Kept-alive connections per round on the epoll listener (HTTP/1.1, and h2c to the origin), and idle ones opened
+     * there at once. Enough to load and link what a start on epoll needs (the foreign-function linker, a downcall
+     * stub per libc call, epoll's poller and idle parking) and give epoll's own methods profiles; few beside the
+     * JDK listeners' traffic, so the shared connection code's call sites keep the JDK's socket streams as their
+     * major receiver in the profiles a start on the default transport compiles from.
+     */
+    private static final int EPOLL_CONCURRENCY = 2;
+    private static final int EPOLL_IDLE = 32;
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII);
@@ -83,6 +93,7 @@ final class TrainingTraffic {
     private static final int DESCRIPTORS_KEPT = 256;
 
     private final TrainingGateway.Setup setup;
+    private final boolean onEpoll;
     private final SSLContext tls;
     private final AtomicInteger http1 = new AtomicInteger();
     private final AtomicInteger h2 = new AtomicInteger();
@@ -94,22 +105,26 @@ final class TrainingTraffic {
     private final AtomicInteger resets = new AtomicInteger();
     private final AtomicInteger ownRecords = new AtomicInteger();
     private final AtomicInteger openAtClose = new AtomicInteger();
+    private final AtomicInteger epoll = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
     record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets,
-                  int ownRecords, int openAtClose) {
+                  int ownRecords, int openAtClose, int epoll) {
         @Override
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
                     + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
-                    + "connections with a frame per record %d, h2 streams open when the client closed %d)")
-                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle, http1, h2, handshakes,
-                            admin, plainHttp1, h2c, idle, resets, ownRecords, openAtClose);
+                    + "connections with a frame per record %d, h2 streams open when the client closed %d, on epoll "
+                    + "%d)")
+                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle + epoll, http1, h2,
+                            handshakes, admin, plainHttp1, h2c, idle, resets, ownRecords, openAtClose, epoll);
         }
     }
 
-    TrainingTraffic(TrainingGateway.Setup setup) throws IOException {
+    /** The traffic for {@code setup}'s listeners; the epoll listener's only when it runs on epoll. */
+    TrainingTraffic(TrainingGateway.Setup setup, boolean onEpoll) throws IOException {
         this.setup = setup;
+        this.onEpoll = onEpoll;
         try (InputStream in = Files.newInputStream(setup.keyStore())) {
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(in, TrainingGateway.PASSWORD.toCharArray());
@@ -137,18 +152,29 @@ final class TrainingTraffic {
                 resetByClient();
                 framesInOwnRecords();
                 streamsOpenAtClose();
+                if (onEpoll) {
+                    String base = "http://127.0.0.1:" + setup.ports().epoll();
+                    keptAlive(one, base, epoll, EPOLL_CONCURRENCY);
+                    keptAlive(one, base + "/h2c", epoll, EPOLL_CONCURRENCY);
+                    idle(setup.ports().epoll(), Math.min(EPOLL_IDLE, crowdThatFits(descriptorLimit())), epoll);
+                }
             } while (System.nanoTime() < end);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get(), resets.get(), ownRecords.get(), openAtClose.get());
+                idle.get(), resets.get(), ownRecords.get(), openAtClose.get(), epoll.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
     private void keptAlive(HttpClient client, String base, AtomicInteger count) throws IOException,
             InterruptedException {
+        keptAlive(client, base, count, CONCURRENCY);
+    }
+
+    private void keptAlive(HttpClient client, String base, AtomicInteger count, int concurrency) throws IOException,
+            InterruptedException {
         List<Future<?>> running = new ArrayList<>();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < CONCURRENCY; i++) {
+            for (int i = 0; i < concurrency; i++) {
                 running.add(pool.submit(() -> {
                     for (int j = 0; j < 5; j++) {
                         expect(client, get(base + "/hello"), 200, count);
@@ -194,7 +220,11 @@ final class TrainingTraffic {
      * harness's W3 holds them), all held until the last has its answer, then closed.
      */
     private void idleCrowd() throws IOException, InterruptedException {
-        int crowd = crowdThatFits(descriptorLimit());
+        idle(setup.ports().plain(), crowdThatFits(descriptorLimit()), idle);
+    }
+
+    /** {@code crowd} connections to {@code port} at once, each one GET answered, then idle until all have theirs. */
+    private void idle(int port, int crowd, AtomicInteger count) throws IOException, InterruptedException {
         List<Socket> open = new ArrayList<>();
         List<Future<?>> running = new ArrayList<>();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
@@ -202,7 +232,7 @@ final class TrainingTraffic {
                 Socket s = new Socket();
                 open.add(s);
                 running.add(pool.submit(() -> {
-                    oneRequest(s);
+                    oneRequest(s, port, count);
                     return null;
                 }));
             }
@@ -479,8 +509,8 @@ final class TrainingTraffic {
                 ? unix.getMaxFileDescriptorCount() : Long.MAX_VALUE;
     }
 
-    private void oneRequest(Socket s) throws IOException {
-        s.connect(new InetSocketAddress("127.0.0.1", setup.ports().plain()), (int) TIMEOUT.toMillis());
+    private static void oneRequest(Socket s, int port, AtomicInteger count) throws IOException {
+        s.connect(new InetSocketAddress("127.0.0.1", port), (int) TIMEOUT.toMillis());
         s.setSoTimeout((int) TIMEOUT.toMillis());
         OutputStream out = s.getOutputStream();
         out.write(HELLO);
@@ -492,7 +522,7 @@ final class TrainingTraffic {
         if (!line.equals("HTTP/1.1 200")) {
             throw new IOException("an idle connection's GET /hello answered '" + line + "'");
         }
-        idle.incrementAndGet();
+        count.incrementAndGet();
     }
 
     private HttpClient client(HttpClient.Version version) {
