@@ -147,13 +147,13 @@ public final class ClientTls extends TlsContext {
 
     /**
      * Writes a ClientHello, as a dial's first flight, into memory and drops it: no socket, no origin, nothing in the
-     * session cache. The gateway calls it on the start thread, where it makes this context, so that a cold JVM's
-     * first client handshake (the provider's handshake classes loaded and run interpreted, the key shares generated
-     * the first time) is not paid inside the first origin dial's {@code connect-timeout}, which since session 49
-     * covers the TCP connect and the handshake together. Measured at load ~16 on 2 cores, plain jar, JSSE: the first
-     * dial's connect and handshake took 1.4-1.8 s of the 2 s default without it, 0.3-0.5 s after it
-     * (docs/journal/2026-12-01-s50-flaky.md). A failure here only costs the first dial what it cost before: logged at
-     * debug, never thrown.
+     * session cache. The gateway calls it on the start thread, where it makes this context, so that the part of a cold
+     * JVM's first client handshake that needs no origin (the provider's handshake classes loaded and run interpreted,
+     * the first key shares generated) is not paid inside the first dial's {@code connect-timeout}, which since session
+     * 49 covers the TCP connect and the handshake together. The first dial's connect and handshake, JSSE, plain jar,
+     * 2 cores at load 11-13, four starts each: 0.27-0.65 s without it, 0.12-0.37 s with it; at load ~20 without it,
+     * three of eight cold first requests failed with 502 (docs/journal/2026-12-01-s50-flaky.md). A failure here only
+     * leaves the first dial to pay as before: logged at debug, never thrown.
      */
     public void warmUp() {
         try {

@@ -204,8 +204,9 @@ class ConnectFailureTest {
             assertThat(listener.events).as("one dial for the four requests")
                     .containsExactly("connectFailed:SocketTimeoutException");
             // All answered by the one dial's failure, together; before stop 49, one connect timeout apart (three
-            // timeouts, 6 s, from the first answer to the last). Measured against each other, not the clock, so a loaded machine's or a cold
-            // JVM's first handshake's extra time (the dialler's as much as the waiters') does not fail it.
+            // timeouts, 6 s, from the first answer to the last). Measured against each other, not the clock, so a
+            // loaded machine's or a cold JVM's first handshake's extra time (the dialler's as much as the waiters')
+            // does not fail it.
             assertThat(Duration.ofNanos(lastAnswer - firstAnswer)).as("from the first answer to the last")
                     .isLessThan(Duration.ofSeconds(1));
             assertThat(waited).as("answered within the connect timeout of its arrival and a margin")
