@@ -310,6 +310,7 @@ public final class Gateway implements AutoCloseable {
         }
         try {
             ClientTls tls = ClientTls.create(config.tls().upstream());
+            tls.warmUp(); // a cold first handshake here, not inside the first dial's connect-timeout
             if (tls.insecure()) {
                 log.warn("upstream.ssl.insecure is true: certificates and host names of https:// origins are NOT "
                         + "verified; anyone on the path can impersonate them (use it in labs only)");

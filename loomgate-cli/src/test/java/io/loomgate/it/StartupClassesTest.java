@@ -130,6 +130,32 @@ class StartupClassesTest {
         }
     }
 
+    /**
+     * With an {@code https://} origin, the start makes the origins' TLS context and warms it (a ClientHello written
+     * into memory): by the time the gateway listens, JSSE's client handshake classes are loaded, with no request sent
+     * and no origin dialled (the one named does not exist), so the first dial's {@code connect-timeout} does not pay
+     * for them. Before, only the context was made at start (ClientHello first loaded inside the first dial).
+     */
+    @Test
+    void anHttpsOriginsClientHandshakeIsWarmedBeforeTheGatewayListens(@TempDir Path dir) throws Exception {
+        Path yaml = dir.resolve("gateway.yaml");
+        Files.writeString(yaml, """
+                server: { address: 127.0.0.1, port: 0 }
+                admin: { port: 0 }
+                upstream: { ssl: { provider: jdk } }
+                routes:
+                  - { id: origin, uri: "https://localhost:1", predicates: [ "Path=/**" ] }
+                """);
+        Path classes = dir.resolve("classes.log");
+        try (ClassPathGateway gw = ClassPathGateway.serve(dir, yaml, List.of("-Xlog:class+load=info:file=" + classes),
+                Map.of())) {
+            gw.awaitListening(Duration.ofSeconds(90));
+            assertThat(Files.readAllLines(classes)).as("classes loaded by the start of a gateway with an https origin")
+                    .anyMatch(l -> l.contains(" sun.security.ssl.ClientHello "))
+                    .anyMatch(l -> l.contains(" sun.security.ssl.KeyShareExtension "));
+        }
+    }
+
     /** Polls the class-loading log until each of {@code wanted} is in it; its lines then. */
     private static List<String> awaitLoaded(Path classes, List<String> wanted, Duration timeout) throws IOException,
             InterruptedException {

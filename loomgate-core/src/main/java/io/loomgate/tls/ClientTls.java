@@ -2,6 +2,7 @@ package io.loomgate.tls;
 
 import java.io.IOException;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,19 +113,7 @@ public final class ClientTls extends TlsContext {
         } else {
             s = (SSLSocket) factory.createSocket(raw, host, port, true);
         }
-        SSLParameters p = s.getSSLParameters();
-        p.setProtocols(settings.protocols().toArray(String[]::new));
-        if (!settings.ciphers().isEmpty()) {
-            p.setCipherSuites(settings.ciphers().toArray(String[]::new));
-        }
-        if (!settings.insecure()) {
-            p.setEndpointIdentificationAlgorithm("HTTPS");
-        }
-        if (!isIpLiteral(host)) {
-            p.setServerNames(List.of(new SNIHostName(host)));
-        }
-        p.setApplicationProtocols(alpn.toArray(String[]::new));
-        s.setSSLParameters(p);
+        s.setSSLParameters(parameters(s.getSSLParameters(), host, alpn));
         int previous = raw.getSoTimeout();
         raw.setSoTimeout((int) Math.max(1, Math.min(timeout.toMillis(), Integer.MAX_VALUE)));
         try {
@@ -139,6 +128,53 @@ public final class ClientTls extends TlsContext {
         }
         return s;
     }
+
+    /** A dial's parameters: the configured protocols and ciphers, verification of {@code host}, SNI, ALPN. */
+    private SSLParameters parameters(SSLParameters p, String host, List<String> alpn) {
+        p.setProtocols(settings.protocols().toArray(String[]::new));
+        if (!settings.ciphers().isEmpty()) {
+            p.setCipherSuites(settings.ciphers().toArray(String[]::new));
+        }
+        if (!settings.insecure()) {
+            p.setEndpointIdentificationAlgorithm("HTTPS");
+        }
+        if (!isIpLiteral(host)) {
+            p.setServerNames(List.of(new SNIHostName(host)));
+        }
+        p.setApplicationProtocols(alpn.toArray(String[]::new));
+        return p;
+    }
+
+    /**
+     * Writes a ClientHello, as a dial's first flight, into memory and drops it: no socket, no origin, nothing in the
+     * session cache. The gateway calls it on the start thread, where it makes this context, so that the part of a cold
+     * JVM's first client handshake that needs no origin (the provider's handshake classes loaded and run interpreted,
+     * the first key shares generated) is not paid inside the first dial's {@code connect-timeout}, which since session
+     * 49 covers the TCP connect and the handshake together. The first dial's connect and handshake, JSSE, plain jar,
+     * 2 cores at load 11-13, four starts each: 0.27-0.65 s without it, 0.12-0.37 s with it; at load ~20 without it,
+     * three of eight cold first requests failed with 502 (docs/journal/2026-12-01-s50-flaky.md). A failure here only
+     * leaves the first dial to pay as before: logged at debug, never thrown.
+     */
+    public void warmUp() {
+        try {
+            SSLEngine engine = context.createSSLEngine(WARM_UP_HOST, 443);
+            engine.setUseClientMode(true);
+            if (settings.provider() == TlsProvider.CONSCRYPT) {
+                ConscryptSupport.get().configureClient(engine);
+            }
+            engine.setSSLParameters(parameters(engine.getSSLParameters(), WARM_UP_HOST, H2_OR_HTTP_1_1));
+            ByteBuffer hello = ByteBuffer.allocate(engine.getSession().getPacketBufferSize());
+            engine.beginHandshake();
+            engine.wrap(ByteBuffer.allocate(0), hello);
+            engine.closeOutbound();
+        } catch (IOException | RuntimeException e) {
+            log.debug("warming up the client TLS of {} failed; the first dial pays for it: {}", settings.provider(),
+                    e.toString());
+        }
+    }
+
+    /** The host the warm-up's ClientHello names (RFC 6761's reserved {@code .invalid}: never dialled). */
+    private static final String WARM_UP_HOST = "warm-up.invalid";
 
     /**
      * Whether {@code socket}'s TLS stream, which has just read as ended, ended without the origin's close_notify (a
