@@ -58,13 +58,19 @@ public class ChunkFrames {
         for (Chunk c : chunks) if (c.parent != 0) parents.add(c.parent);
         Map<String, Integer> shapes = new LinkedHashMap<>();
         Map<String, long[]> perFrame = new TreeMap<>();
-        int threads = 0;
+        int threads = 0, unreadable = 0;
         for (Chunk top : chunks) {
             if (parents.contains(top.addr)) continue;
             StringBuilder shape = new StringBuilder();
             List<Frame> all = new ArrayList<>();
             for (Chunk c = top; c != null; c = byAddr.get(c.parent)) {
-                List<Frame> fs = walk(vm, zero.addOffsetTo(c.addr - 0x1000), stackOff, c.sp, c.bottom);
+                List<Frame> fs;
+                try {
+                    fs = walk(vm, zero.addOffsetTo(c.addr - 0x1000), stackOff, c.sp, c.bottom);
+                } catch (RuntimeException e) { // a chunk moved or freed since the dump: counted, not walked
+                    unreadable++;
+                    break;
+                }
                 shape.append("-- chunk: ").append(c.bottom - c.sp).append(" words in use, capacity ").append(c.size).append('\n');
                 for (Frame f : fs) shape.append(String.format("  %4d  %-6s %s%n", f.words, f.kind, f.methods));
                 all.addAll(fs);
@@ -77,7 +83,7 @@ public class ChunkFrames {
                 v[0]++; v[1] += f.words;
             }
         }
-        System.out.println(threads + " threads whose chunks hold " + match);
+        System.out.println(threads + " threads whose chunks hold " + match + "; chains not readable: " + unreadable);
         shapes.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).limit(8)
             .forEach(e -> System.out.println("== " + e.getValue() + " threads:\n" + e.getKey()));
         System.out.println("== per physical frame over those threads: count, words per occurrence");
