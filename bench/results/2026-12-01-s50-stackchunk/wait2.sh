@@ -43,6 +43,8 @@ else
   nice -n 10 taskset -c 1 h2load -t1 -c100 -m10 -n${WARM:-150000} $SCHEME://127.0.0.1:29981/hello > "$OUT/h2load-warm.txt" 2>&1
 fi
 [[ -n ${JFR:-} ]] && $JCMD $P JFR.start name=sc settings="$HERE/frames.jfc" > /dev/null 2>&1
+cputicks() { awk '{print $14 + $15}' /proc/$P/stat; }
+T0=$(cputicks)
 if [[ -n ${STEADY:-} ]]; then
   # W9 itself, steady (origin 100 ms, LATENCY unset): a 20 s run sampled SAMPLE_AT (say 8) s in; the streams parked on
   # their origin at that instant are the ones ChunkFrames reports (those holding an UpstreamAttempt frame)
@@ -64,6 +66,10 @@ if [[ -n ${SA:-} ]]; then
   $JAVA --add-modules jdk.hotspot.agent $(cat /tmp/sc/sa/exports) -cp /tmp/sc/sa ChunkFrames $P "$OUT/chunk-addrs.txt" > "$OUT/frames.txt" 2>&1
 fi
 wait $L
+T1=$(cputicks)
+# the gateway's CPU over the measured phase (user + system ticks of 10 ms) per request h2load finished: a hint only on a
+# shared machine, and it includes the sample's histogram (and dump, with HEAPDUMP=1: compare runs without SA/HEAPDUMP)
+awk -v t=$((T1 - T0)) '/^requests:/{printf "cpu %d ticks, %d requests, %.1f us per request\n", t, $8, t * 10000 / $8}' "$OUT/h2load.txt" > "$OUT/cpu.txt"
 $JCMD $P GC.class_histogram > "$OUT/histo-after.txt" 2>&1
 uptime >> "$OUT/load.txt"
 python3 "$HERE/ours.py" "$OUT" | head -1 | tee "$OUT/summary.txt"
