@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
  * method larger than that is never inlined into its caller, so it keeps a physical frame of its own, and every
  * stream parked on its origin carries that frame in its stack chunk (copied at every young collection while it
  * waits). Session 50 measured it (journal 2026-12-01-s50-stackchunk): {@code UpstreamForwarder.proceed} (417
- * bytes) and {@code tryUpstream} (372) were two frames of 16 and 22-24 words in every parked stream; under the limit
- * C2 folds them into one with the filter chain's link. Exact sizes are the JIT's; this pins the part that is ours.
+ * bytes then, 451 once the exchange's deadline became a local) and {@code tryUpstream} (372; 381) were two frames of
+ * 16 and 22-24 words in every parked stream; under the limit C2 folds them into one with the filter chain's link. Exact sizes are the JIT's; this pins the part that is ours.
  */
 class OriginWaitPathInlineSizeTest {
     /** C2's default -XX:FreqInlineSize on x86-64 and aarch64. */
