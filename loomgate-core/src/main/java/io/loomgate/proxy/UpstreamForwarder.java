@@ -52,42 +52,59 @@ final class UpstreamForwarder implements FilterChain {
             try {
                 tryUpstream(x, member, n, retries, deadline);
             } catch (ProxyFailure f) {
-                UpstreamAttempt failed = x.upstream.attempt;
-                failed.close();
-                listener.attemptEnd(x, f);
-                // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
-                boolean notTheOrigins = x.grpc.expired || ProxyHandler.cancelledByClient(x);
-                upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
-                // A body relay that outlived its stop still holds the body, or its stop cut the client's: no retry.
-                if (notTheOrigins || x.pastDeadline() || failed.bodyLost()
-                        || !retries.mayRetry(x, f, failed.facts())) {
-                    throw f;
-                }
+                throwUnlessRetried(x, f, upstream, member, retries);
                 tried = withTried(tried, member);
                 continue;
             }
-            int status = x.upstream.head.status();
-            upstream.recordOutcome(member, status < 502 || status > 504);
-            // An answer while the body still streams to the origin (full duplex) is retried as Envoy does: only while
-            // the replay buffer still has every byte read so far; then the retry takes the body over, the client's
-            // input going on into the buffer. Past max-replay-size the answer is final: the body is in use.
-            boolean uploading = retries.wouldRetryStatus(x, status) && x.upstream.attempt.uploadBusy();
-            if (x.pastDeadline() || uploading && !retries.bodyReplayable()
-                    || !retries.mayRetryStatus(x, status, x.upstream.attempt.facts())
-                    || uploading && !retries.takeBodyForRetry(x)) {
-                finalAnswer(x);
+            if (answerIsFinal(x, upstream, member, retries)) {
                 return;
             }
-            if (uploading) {
-                log.debug("{}: origin answered {} while the request body still streams: retried with the body", x,
-                        status);
-                x.upstream.attempt.releaseUpload();
-            }
-            x.upstream.attempt.close(); // the answer is not relayed: the connection goes with it
-            listener.attemptEnd(x, null);
-            x.upstream.head = null;
             tried = withTried(tried, member);
         }
+    }
+
+    // proceed's loop and tryUpstream are kept under C2's FreqInlineSize (325 bytes of bytecode), their cold parts in
+    // the methods below: then C2 can compile them into the frame below them, and a stream parked on its origin holds
+    // fewer and smaller frames across the wait (journal 2026-12-01-s50-stackchunk, OriginWaitPathInlineSizeTest).
+
+    /** A failed attempt: closed and reported; thrown on unless the route's retry policy tries again. */
+    private void throwUnlessRetried(Exchange x, ProxyFailure f, Upstream upstream, UpstreamMember member,
+            Retries retries) throws ProxyFailure {
+        UpstreamAttempt failed = x.upstream.attempt;
+        failed.close();
+        listener.attemptEnd(x, f);
+        // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
+        boolean notTheOrigins = x.grpc.expired || ProxyHandler.cancelledByClient(x);
+        upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
+        // A body relay that outlived its stop still holds the body, or its stop cut the client's: no retry.
+        if (notTheOrigins || x.pastDeadline() || failed.bodyLost() || !retries.mayRetry(x, f, failed.facts())) {
+            throw f;
+        }
+    }
+
+    /** An attempt's head: the final answer (left on the exchange), or closed and reported for the next try. */
+    private boolean answerIsFinal(Exchange x, Upstream upstream, UpstreamMember member, Retries retries) {
+        int status = x.upstream.head.status();
+        upstream.recordOutcome(member, status < 502 || status > 504);
+        // An answer while the body still streams to the origin (full duplex) is retried as Envoy does: only while
+        // the replay buffer still has every byte read so far; then the retry takes the body over, the client's
+        // input going on into the buffer. Past max-replay-size the answer is final: the body is in use.
+        boolean uploading = retries.wouldRetryStatus(x, status) && x.upstream.attempt.uploadBusy();
+        if (x.pastDeadline() || uploading && !retries.bodyReplayable()
+                || !retries.mayRetryStatus(x, status, x.upstream.attempt.facts())
+                || uploading && !retries.takeBodyForRetry(x)) {
+            finalAnswer(x);
+            return true;
+        }
+        if (uploading) {
+            log.debug("{}: origin answered {} while the request body still streams: retried with the body", x,
+                    status);
+            x.upstream.attempt.releaseUpload();
+        }
+        x.upstream.attempt.close(); // the answer is not relayed: the connection goes with it
+        listener.attemptEnd(x, null);
+        x.upstream.head = null;
+        return false;
     }
 
     private static List<UpstreamMember> withTried(List<UpstreamMember> tried, UpstreamMember member) {
@@ -135,29 +152,35 @@ final class UpstreamForwarder implements FilterChain {
             relayRequestBody(x, attempt, retries.body(x, number));
             ResponseHead head = attempt.readHead(
                     GrpcCalls.headTimeout(x, retries.tryTimeout(deadline, route.timeout())), x.upgradeRequested(), x);
-            if (head.status() == 101) {
-                Upgrades.checkSwitch(head, x.upgrades);
-            }
-            BodyFraming framing = attempt.responseFraming(x.request.method(), head);
-            if (attempt.draining()) { // the client cancelled while the head was awaited: its connection is kept
-                attempt.drainAfterCancel(head, framing);
-                // A constant message: the classifier names the origin and route, the handler the cancel. Built from
-                // the attempt (its toString inlined here) it trapped at the end of h2load runs (2,000 threads at once
-                // in 1 of 8 W9 runs: toString's codec test, whose profile the training's cancels did not cover).
-                throw new IOException("the client cancelled the request while the origin answered");
-            }
-            if (head.status() != 101 && retries.mayTryAgain(x)) {
-                // An origin killed between its head and its body would otherwise cost the client a 502 that a
-                // retry avoids: nothing of this response has reached the client yet.
-                attempt.awaitBodyStart(framing, BODY_START_GRACE_MILLIS);
-            }
-            x.upstream.head = head;
-            x.upstream.nanos = System.nanoTime() - attempt.sentNanos();
-            x.upstream.framing = framing;
+            acceptHead(x, attempt, retries, head);
         } catch (IOException e) {
             throw FailureClassifier.of(x, e, Stage.FORWARD);
         }
         listener.responseHeadReceived(x);
+    }
+
+    /** The head just read: a switch checked, a cancelled attempt drained, the head and its framing on the exchange. */
+    private static void acceptHead(Exchange x, UpstreamAttempt attempt, Retries retries, ResponseHead head)
+            throws IOException {
+        if (head.status() == 101) {
+            Upgrades.checkSwitch(head, x.upgrades);
+        }
+        BodyFraming framing = attempt.responseFraming(x.request.method(), head);
+        if (attempt.draining()) { // the client cancelled while the head was awaited: its connection is kept
+            attempt.drainAfterCancel(head, framing);
+            // A constant message: the classifier names the origin and route, the handler the cancel. Built from
+            // the attempt (its toString inlined here) it trapped at the end of h2load runs (2,000 threads at once
+            // in 1 of 8 W9 runs: toString's codec test, whose profile the training's cancels did not cover).
+            throw new IOException("the client cancelled the request while the origin answered");
+        }
+        if (head.status() != 101 && retries.mayTryAgain(x)) {
+            // An origin killed between its head and its body would otherwise cost the client a 502 that a
+            // retry avoids: nothing of this response has reached the client yet.
+            attempt.awaitBodyStart(framing, BODY_START_GRACE_MILLIS);
+        }
+        x.upstream.head = head;
+        x.upstream.nanos = System.nanoTime() - attempt.sentNanos();
+        x.upstream.framing = framing;
     }
 
     /**
