@@ -355,10 +355,16 @@ class ContainerImageIT {
             assertThat(out).as("the load service's table").containsPattern(
                     "(?m)^virtual\\s+[1-9][0-9.]*\\s+[0-9.]+\\s+[0-9.]+\\s+0$")
                     .containsPattern("(?m)^platform:200\\s+[1-9][0-9.]*\\s");
-            assertThat(out).as("both gateways start on the shipped config without a warning")
+            assertThat(out).as("both gateways start on the shipped config")
                     .contains("listening on 0.0.0.0:9001 (virtual threads").contains("(platform:200 threads")
-                    .contains("AOT cache /opt/loomgate/loomgate.aot: in use").doesNotContain(" WARN ")
-                    .doesNotContain(" ERROR ");
+                    .contains("AOT cache /opt/loomgate/loomgate.aot: in use").doesNotContain(" ERROR ");
+            // Without a warning, but for podman's DNS answering the backend's name late: the network's resolver
+            // (aardvark-dns, started with the network's first container) once took over 5 s on the 2-core CI
+            // machine (stop 50); the gateway then warns and dials by name, as designed (DnsRefresh), and the load
+            // table above shows both gateways served.
+            assertThat(out.lines().filter(l -> l.contains(" WARN ") && !l.contains(
+                    "DnsRefresh - upstream host 'backend': no answer within")).toList())
+                    .as("both gateways start on the shipped config without a warning").isEmpty();
         } finally {
             List<String> down = new ArrayList<>(cmd);
             down.add("down");
