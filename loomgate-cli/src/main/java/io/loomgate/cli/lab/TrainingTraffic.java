@@ -100,6 +100,9 @@ final class TrainingTraffic {
     static final int STEADY = Integer.getInteger("loomgate.aot-train.steady", 12000);
     /** Streams or connections at once in a steady round: the harness's load generators keep many in flight. */
     private static final int STEADY_CONCURRENCY = 16;
+    /** The steady h2 rounds' connections at once and streams in flight on each (W9: 200 x 10, W8: 100 x 10). */
+    private static final int CROWD_CONNECTIONS = 100;
+    private static final int CROWD_STREAMS = 10;
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII);
@@ -195,8 +198,8 @@ final class TrainingTraffic {
             } while (System.nanoTime() < end);
             steady(one, "http://127.0.0.1:" + setup.ports().plain(), steadyPlain);
             steady(one, tls, steadyHttp1);
-            steady(two, tls, steadyH2);
-            steadyH2c();
+            steadyH2Crowd(true, steadyH2);
+            steadyH2Crowd(false, steadyH2c);
             int before = failuresSoFar();
             failureRounds();
             failuresAgain.set(failuresSoFar() - before);
@@ -240,17 +243,20 @@ final class TrainingTraffic {
     }
 
     /**
-     * {@code STEADY} GETs over h2c with prior knowledge on the plain listener (the harness's W8; the JDK's client
-     * speaks no h2c without an upgrade), on four connections, each sending its streams in batches of
-     * {@code STEADY_CONCURRENCY} and reading until all of a batch has ended.
+     * {@code STEADY} GETs of {@code /api/data?delay=20} over h2 (over TLS, or h2c with prior knowledge on the plain
+     * listener) from {@code CROWD_CONNECTIONS} connections at once, each with {@code CROWD_STREAMS} streams in flight
+     * at a time, as the harness's W9 and W8 send them: about a thousand stream threads alive at once. With a few
+     * streams at a time (the JDK's client) the profiles of the per-stream code saw only what a quiet gateway does
+     * (ThreadMarks' slot of a new stream's thread always empty, never another live stream's), and C2 compiled from them
+     * traps that W9's 2,000 streams hit in its window, compiling ProxyHandler.handle again there
+     * (docs/journal/2026-12-01-s51-eagerc2.md).
      */
-    private void steadyH2c() throws IOException, InterruptedException {
-        int connections = 4;
+    private void steadyH2Crowd(boolean overTls, AtomicInteger count) throws IOException, InterruptedException {
         List<Future<?>> running = new ArrayList<>();
         try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < connections; i++) {
+            for (int i = 0; i < CROWD_CONNECTIONS; i++) {
                 running.add(pool.submit(() -> {
-                    h2cConnection(STEADY / connections);
+                    h2Connection(overTls, STEADY / CROWD_CONNECTIONS, count);
                     return null;
                 }));
             }
@@ -258,8 +264,8 @@ final class TrainingTraffic {
         await(running);
     }
 
-    private void h2cConnection(int requests) throws IOException {
-        try (Socket s = plainSocket()) {
+    private void h2Connection(boolean overTls, int requests, AtomicInteger count) throws IOException {
+        try (Socket s = overTls ? h2Socket() : plainSocket()) {
             OutputStream out = new BufferedOutputStream(s.getOutputStream(), 16384);
             InputStream in = new BufferedInputStream(s.getInputStream(), 16384);
             out.write(PREFACE);
@@ -269,16 +275,15 @@ final class TrainingTraffic {
             String authority = "127.0.0.1:" + s.getPort();
             int stream = 1;
             for (int sent = 0; sent < requests; ) {
-                int batch = Math.min(STEADY_CONCURRENCY, requests - sent);
+                int batch = Math.min(CROWD_STREAMS, requests - sent);
                 for (int k = 0; k < batch; k++) {
-                    out.write(getFrame(stream + 2 * k, false, k % 2 == 0 ? "/hello" : "/api/data?delay=0",
-                            authority));
+                    out.write(getFrame(stream + 2 * k, overTls, "/api/data?delay=20", authority));
                 }
                 out.flush();
                 awaitStreamsEnd(in, out, batch);
                 stream += 2 * batch;
                 sent += batch;
-                steadyH2c.addAndGet(batch);
+                count.addAndGet(batch);
             }
         }
     }
@@ -303,7 +308,7 @@ final class TrainingTraffic {
             boolean flag = (head[4] & 0x1) != 0;
             if (type == 0x7 || type == 0x3) {
                 throw new IOException("the gateway sent " + (type == 0x7 ? "GOAWAY" : "RST_STREAM")
-                        + " to a steady h2c client");
+                        + " to a steady h2 client");
             } else if (type == 0x4 && !flag) {
                 out.write(new byte[] {0, 0, 0, 0x4, 0x1, 0, 0, 0, 0});
                 out.flush();
