@@ -1,8 +1,6 @@
 package io.loomgate.cli.lab;
 
 import com.sun.management.UnixOperatingSystemMXBean;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -88,21 +86,6 @@ final class TrainingTraffic {
      */
     private static final int EPOLL_CONCURRENCY = 2;
     private static final int EPOLL_IDLE = 32;
-    /**
-     * Requests of each steady round (plain HTTP/1.1, HTTP/1.1 over TLS, h2 over TLS, h2c with prior knowledge), sent
-     * once every other round has taken its branches: enough for the proxy path's roots on each protocol to pass C2's
-     * thresholds in the training (Tier4InvocationThreshold 5,000 calls, scaled up while C2's queue is long), so the
-     * cache records them at tier 4 with their profiles and a deployment run with -XX:+AOTCompileEagerly and
-     * -XX:+SkipTier2IfPossible compiles them at C2 as their classes initialise, not in its first traffic
-     * (docs/journal/2026-12-01-s51-eagerc2.md). Counted, not timed: what the profiles see does not depend on the
-     * build machine's speed.
-     */
-    static final int STEADY = Integer.getInteger("loomgate.aot-train.steady", 12000);
-    /** Streams or connections at once in a steady round: the harness's load generators keep many in flight. */
-    private static final int STEADY_CONCURRENCY = 16;
-    /** The steady h2 rounds' connections at once and streams in flight on each (W9: 200 x 10, W8: 100 x 10). */
-    private static final int CROWD_CONNECTIONS = 100;
-    private static final int CROWD_STREAMS = 10;
     private static final byte[] PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] HELLO = "GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             .getBytes(StandardCharsets.US_ASCII);
@@ -123,27 +106,18 @@ final class TrainingTraffic {
     private final AtomicInteger ownRecords = new AtomicInteger();
     private final AtomicInteger openAtClose = new AtomicInteger();
     private final AtomicInteger epoll = new AtomicInteger();
-    private final AtomicInteger steadyPlain = new AtomicInteger();
-    private final AtomicInteger steadyHttp1 = new AtomicInteger();
-    private final AtomicInteger steadyH2 = new AtomicInteger();
-    private final AtomicInteger steadyH2c = new AtomicInteger();
-    private final AtomicInteger failuresAgain = new AtomicInteger();
 
     /** Requests sent, by kind, for the command's last line. */
     record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets,
-                  int ownRecords, int openAtClose, int epoll, int steadyPlain, int steadyHttp1, int steadyH2,
-                  int steadyH2c, int failuresAgain) {
+                  int ownRecords, int openAtClose, int epoll) {
         @Override
         public String toString() {
             return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
                     + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
                     + "connections with a frame per record %d, h2 streams open when the client closed %d, on epoll "
-                    + "%d; then steady plain HTTP/1.1 %d, HTTP/1.1 over TLS %d, h2 over TLS %d, h2c with prior "
-                    + "knowledge %d; then the failure rounds again, %d connections and streams)")
-                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle + epoll + steadyPlain
-                            + steadyHttp1 + steadyH2 + steadyH2c, http1, h2, handshakes, admin, plainHttp1, h2c, idle,
-                            resets, ownRecords, openAtClose, epoll, steadyPlain, steadyHttp1, steadyH2, steadyH2c,
-                            failuresAgain);
+                    + "%d)")
+                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle + epoll, http1, h2,
+                            handshakes, admin, plainHttp1, h2c, idle, resets, ownRecords, openAtClose, epoll);
         }
     }
 
@@ -163,20 +137,6 @@ final class TrainingTraffic {
         }
     }
 
-    /**
-     * Three phases. JDK 25's cache keeps each method's profile as it is when the training's JVM exits, and a method
-     * running C2's code is no longer profiled: its stored profile is the one C2 compiled from, plus what a
-     * deoptimisation taught it later.
-     * <ol>
-     * <li>Every kind of traffic in small volumes, the rounds that end connections and streams among them, until the
-     * duration is up: the roots are still interpreted or in C1's profiling code, so their profiles take the failure
-     * branches.
-     * <li>Steady rounds of {@code STEADY} requests on each protocol: the roots reach C2, from profiles that hold the
-     * failures.
-     * <li>The failure rounds once more: a method C2 compiled with a failure branch as a trap anyway traps here, in
-     * the training, and the trap is in its stored profile, so a deployment's C2 does not speculate on it.
-     * </ol>
-     */
     Counts run(Duration duration) throws IOException, InterruptedException {
         long end = System.nanoTime() + duration.toNanos();
         try (HttpClient one = client(HttpClient.Version.HTTP_1_1); HttpClient two = client(HttpClient.Version.HTTP_2)) {
@@ -188,7 +148,10 @@ final class TrainingTraffic {
                 keptAlive(two, tls + "/h2c", h2c);
                 newConnections();
                 plainListeners();
-                failureRounds();
+                idleCrowd();
+                resetByClient();
+                framesInOwnRecords();
+                streamsOpenAtClose();
                 if (onEpoll) {
                     String base = "http://127.0.0.1:" + setup.ports().epoll();
                     keptAlive(one, base, epoll, EPOLL_CONCURRENCY);
@@ -196,133 +159,9 @@ final class TrainingTraffic {
                     idle(setup.ports().epoll(), Math.min(EPOLL_IDLE, crowdThatFits(descriptorLimit())), epoll);
                 }
             } while (System.nanoTime() < end);
-            steady(one, "http://127.0.0.1:" + setup.ports().plain(), steadyPlain);
-            steady(one, tls, steadyHttp1);
-            steadyH2Crowd(true, steadyH2);
-            steadyH2Crowd(false, steadyH2c);
-            int before = failuresSoFar();
-            failureRounds();
-            failuresAgain.set(failuresSoFar() - before);
         }
         return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get(), resets.get(), ownRecords.get(), openAtClose.get(), epoll.get(), steadyPlain.get(),
-                steadyHttp1.get(), steadyH2.get(), steadyH2c.get(), failuresAgain.get());
-    }
-
-    /** The failure rounds' connections and streams so far. */
-    private int failuresSoFar() {
-        return idle.get() + resets.get() + ownRecords.get() + openAtClose.get();
-    }
-
-    /** The rounds whose connections or streams end other than by a clean answer. */
-    private void failureRounds() throws IOException, InterruptedException {
-        idleCrowd();
-        resetByClient();
-        framesInOwnRecords();
-        streamsOpenAtClose();
-    }
-
-    /**
-     * {@code STEADY} GETs ({@code /hello} and {@code /api/data}, in turn) from {@code STEADY_CONCURRENCY} virtual
-     * threads on the client's kept-alive connections (HTTP/1.1: a connection each; h2: streams of one connection).
-     */
-    private void steady(HttpClient client, String base, AtomicInteger count) throws IOException,
-            InterruptedException {
-        List<Future<?>> running = new ArrayList<>();
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < STEADY_CONCURRENCY; i++) {
-                running.add(pool.submit(() -> {
-                    for (int j = 0; j < STEADY / STEADY_CONCURRENCY; j++) {
-                        expect(client, get(base + (j % 2 == 0 ? "/hello" : "/api/data?delay=0")), 200, count);
-                    }
-                    return null;
-                }));
-            }
-        }
-        await(running);
-    }
-
-    /**
-     * {@code STEADY} GETs of {@code /api/data?delay=20} over h2 (over TLS, or h2c with prior knowledge on the plain
-     * listener) from {@code CROWD_CONNECTIONS} connections at once, each with {@code CROWD_STREAMS} streams in flight
-     * at a time, as the harness's W9 and W8 send them: about a thousand stream threads alive at once. With a few
-     * streams at a time (the JDK's client) the profiles of the per-stream code saw only what a quiet gateway does
-     * (ThreadMarks' slot of a new stream's thread always empty, never another live stream's), and C2 compiled from them
-     * traps that W9's 2,000 streams hit in its window, compiling ProxyHandler.handle again there
-     * (docs/journal/2026-12-01-s51-eagerc2.md).
-     */
-    private void steadyH2Crowd(boolean overTls, AtomicInteger count) throws IOException, InterruptedException {
-        List<Future<?>> running = new ArrayList<>();
-        try (var pool = Executors.newVirtualThreadPerTaskExecutor()) {
-            for (int i = 0; i < CROWD_CONNECTIONS; i++) {
-                running.add(pool.submit(() -> {
-                    h2Connection(overTls, STEADY / CROWD_CONNECTIONS, count);
-                    return null;
-                }));
-            }
-        }
-        await(running);
-    }
-
-    private void h2Connection(boolean overTls, int requests, AtomicInteger count) throws IOException {
-        try (Socket s = overTls ? h2Socket() : plainSocket()) {
-            OutputStream out = new BufferedOutputStream(s.getOutputStream(), 16384);
-            InputStream in = new BufferedInputStream(s.getInputStream(), 16384);
-            out.write(PREFACE);
-            out.write(new byte[] {0, 0, 0, 0x4, 0, 0, 0, 0, 0}); // an empty SETTINGS frame
-            // the connection's receive window as large as it goes, so the answers' bodies need no WINDOW_UPDATE
-            out.write(new byte[] {0, 0, 4, 0x8, 0, 0, 0, 0, 0, 0x7f, (byte) 0xff, 0, 0});
-            String authority = "127.0.0.1:" + s.getPort();
-            int stream = 1;
-            for (int sent = 0; sent < requests; ) {
-                int batch = Math.min(CROWD_STREAMS, requests - sent);
-                for (int k = 0; k < batch; k++) {
-                    out.write(getFrame(stream + 2 * k, overTls, "/api/data?delay=20", authority));
-                }
-                out.flush();
-                awaitStreamsEnd(in, out, batch);
-                stream += 2 * batch;
-                sent += batch;
-                count.addAndGet(batch);
-            }
-        }
-    }
-
-    /**
-     * Reads the gateway's frames until {@code streams} streams have ended (HEADERS or DATA with END_STREAM),
-     * acknowledging its SETTINGS and PINGs; a GOAWAY or RST_STREAM is an error.
-     */
-    private static void awaitStreamsEnd(InputStream in, OutputStream out, int streams) throws IOException {
-        int ended = 0;
-        while (ended < streams) {
-            byte[] head = in.readNBytes(9);
-            if (head.length < 9) {
-                throw new IOException("the h2c connection ended with " + (streams - ended) + " answers to come");
-            }
-            int length = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
-            byte[] payload = in.readNBytes(length);
-            if (payload.length != length) {
-                throw new IOException("the h2c connection ended inside a frame");
-            }
-            int type = head[3];
-            boolean flag = (head[4] & 0x1) != 0;
-            if (type == 0x7 || type == 0x3) {
-                throw new IOException("the gateway sent " + (type == 0x7 ? "GOAWAY" : "RST_STREAM")
-                        + " to a steady h2 client");
-            } else if (type == 0x4 && !flag) {
-                out.write(new byte[] {0, 0, 0, 0x4, 0x1, 0, 0, 0, 0});
-                out.flush();
-            } else if (type == 0x6 && !flag) {
-                byte[] ack = new byte[9 + length];
-                System.arraycopy(head, 0, ack, 0, 9);
-                ack[4] = 0x1;
-                System.arraycopy(payload, 0, ack, 9, length);
-                out.write(ack);
-                out.flush();
-            } else if ((type == 0x0 || type == 0x1) && flag) {
-                ended++;
-            }
-        }
+                idle.get(), resets.get(), ownRecords.get(), openAtClose.get(), epoll.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
