@@ -17,13 +17,16 @@ import java.util.function.BiConsumer;
  * array and looks at a name's characters only where the lengths agree. Names of different lengths are never equal
  * ignoring case ({@link String#equalsIgnoreCase} compares lengths first), so the answers are those of a compare of
  * every name.
+ *
+ * <p>Names and values share one array (a field's name, then its value): one array header fewer per message than an
+ * array each, and every exchange makes two or three of these.
  */
 public final class Headers {
     private static final String[] NONE = {};
     private static final byte[] NO_LENGTHS = {};
 
-    private String[] names;
-    private String[] values;
+    /** Field i's name at {@code 2i}, its value at {@code 2i + 1}. */
+    private String[] fields;
     /** Per field, {@link #lengthCode} of its name. */
     private byte[] lengths;
     private int size;
@@ -38,21 +41,18 @@ public final class Headers {
      */
     public Headers(int capacity) {
         if (capacity <= 0) {
-            names = NONE;
-            values = NONE;
+            fields = NONE;
             lengths = NO_LENGTHS;
         } else {
-            names = new String[Math.max(capacity, 4)];
-            values = new String[names.length];
-            lengths = new byte[names.length];
+            lengths = new byte[Math.max(capacity, 4)];
+            fields = new String[2 * lengths.length];
         }
     }
 
     /** A copy that can be edited without touching this one. */
     public Headers copy() {
         Headers c = new Headers(Math.max(size, 4));
-        System.arraycopy(names, 0, c.names, 0, size);
-        System.arraycopy(values, 0, c.values, 0, size);
+        System.arraycopy(fields, 0, c.fields, 0, 2 * size);
         System.arraycopy(lengths, 0, c.lengths, 0, size);
         c.size = size;
         return c;
@@ -68,24 +68,23 @@ public final class Headers {
 
     public String name(int i) {
         checkIndex(i);
-        return names[i];
+        return nameAt(i);
     }
 
     public String value(int i) {
         checkIndex(i);
-        return values[i];
+        return valueAt(i);
     }
 
     /** Appends a field, after any others of the same name. */
     public Headers add(String name, String value) {
-        if (size == names.length) {
+        if (size == lengths.length) {
             int grown = Math.max(4, size * 2);
-            names = Arrays.copyOf(names, grown);
-            values = Arrays.copyOf(values, grown);
+            fields = Arrays.copyOf(fields, 2 * grown);
             lengths = Arrays.copyOf(lengths, grown);
         }
-        names[size] = name;
-        values[size] = value;
+        fields[2 * size] = name;
+        fields[2 * size + 1] = value;
         lengths[size] = lengthCode(name);
         size++;
         return this;
@@ -97,7 +96,7 @@ public final class Headers {
         if (first < 0) {
             return add(name, value);
         }
-        values[first] = value;
+        fields[2 * first + 1] = value;
         removeFrom(name, first + 1);
         return this;
     }
@@ -110,7 +109,7 @@ public final class Headers {
     /** The first value of this name, or null. */
     public String first(String name) {
         int i = indexOf(name, 0);
-        return i < 0 ? null : values[i];
+        return i < 0 ? null : valueAt(i);
     }
 
     /** Every value of this name, in order. */
@@ -118,8 +117,8 @@ public final class Headers {
         List<String> out = new ArrayList<>(2);
         byte length = lengthCode(name);
         for (int i = 0; i < size; i++) {
-            if (lengths[i] == length && names[i].equalsIgnoreCase(name)) {
-                out.add(values[i]);
+            if (lengths[i] == length && nameAt(i).equalsIgnoreCase(name)) {
+                out.add(valueAt(i));
             }
         }
         return out;
@@ -134,7 +133,7 @@ public final class Headers {
         int n = 0;
         byte length = lengthCode(name);
         for (int i = 0; i < size; i++) {
-            if (lengths[i] == length && names[i].equalsIgnoreCase(name)) {
+            if (lengths[i] == length && nameAt(i).equalsIgnoreCase(name)) {
                 n++;
             }
         }
@@ -148,7 +147,7 @@ public final class Headers {
     public boolean hasToken(String name, String token) {
         byte length = lengthCode(name);
         for (int i = 0; i < size; i++) {
-            if (lengths[i] == length && names[i].equalsIgnoreCase(name) && listHasToken(values[i], token)) {
+            if (lengths[i] == length && nameAt(i).equalsIgnoreCase(name) && listHasToken(valueAt(i), token)) {
                 return true;
             }
         }
@@ -157,7 +156,7 @@ public final class Headers {
 
     public void forEach(BiConsumer<String, String> action) {
         for (int i = 0; i < size; i++) {
-            action.accept(names[i], values[i]);
+            action.accept(nameAt(i), valueAt(i));
         }
     }
 
@@ -165,7 +164,7 @@ public final class Headers {
     public int indexOf(String name, int from) {
         byte length = lengthCode(name);
         for (int i = from; i < size; i++) {
-            if (lengths[i] == length && names[i].equalsIgnoreCase(name)) {
+            if (lengths[i] == length && nameAt(i).equalsIgnoreCase(name)) {
                 return i;
             }
         }
@@ -175,12 +174,11 @@ public final class Headers {
     /** Removes the field at this index, keeping the order of the rest. */
     public void removeAt(int i) {
         checkIndex(i);
-        System.arraycopy(names, i + 1, names, i, size - i - 1);
-        System.arraycopy(values, i + 1, values, i, size - i - 1);
+        System.arraycopy(fields, 2 * (i + 1), fields, 2 * i, 2 * (size - i - 1));
         System.arraycopy(lengths, i + 1, lengths, i, size - i - 1);
         size--;
-        names[size] = null;
-        values[size] = null;
+        fields[2 * size] = null;
+        fields[2 * size + 1] = null;
     }
 
     private int removeFrom(String name, int from) {
@@ -191,21 +189,26 @@ public final class Headers {
         int removed = 0;
         byte length = lengthCode(name);
         for (int r = w; r < size; r++) {
-            if (lengths[r] == length && names[r].equalsIgnoreCase(name)) {
+            if (lengths[r] == length && nameAt(r).equalsIgnoreCase(name)) {
                 removed++;
             } else {
-                names[w] = names[r];
-                values[w] = values[r];
+                fields[2 * w] = fields[2 * r];
+                fields[2 * w + 1] = fields[2 * r + 1];
                 lengths[w] = lengths[r];
                 w++;
             }
         }
-        for (int i = w; i < size; i++) {
-            names[i] = null;
-            values[i] = null;
-        }
+        Arrays.fill(fields, 2 * w, 2 * size, null);
         size = w;
         return removed;
+    }
+
+    private String nameAt(int i) {
+        return fields[2 * i];
+    }
+
+    private String valueAt(int i) {
+        return fields[2 * i + 1];
     }
 
     /**
@@ -248,7 +251,7 @@ public final class Headers {
     public String toString() {
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < size; i++) {
-            sb.append(names[i]).append(": ").append(values[i]).append('\n');
+            sb.append(nameAt(i)).append(": ").append(valueAt(i)).append('\n');
         }
         return sb.toString();
     }

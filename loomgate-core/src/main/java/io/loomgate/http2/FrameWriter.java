@@ -1,6 +1,7 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.BufferPool;
+import io.loomgate.http.Headers;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * written at once by whoever fills it, so a batch never holds more than that plus one frame. {@link #flush} writes
  * what is gathered now: before the output is half-closed or the socket closed. Without batching (the client
  * connection) every call writes and flushes before it returns.
+ *
+ * <p>A response's header block is encoded under the lock straight into the batch ({@link #responseHeaders}), not
+ * built in an array of its own and copied in: the encoder is stateless (no dynamic table), so encoding under the lock
+ * adds no ordering of its own; the lock keeps the block's HEADERS and CONTINUATION frames contiguous, as for any block.
  */
 final class FrameWriter {
     /** A batch this large is written by the thread that filled it, without waiting for the promised write. */
@@ -33,6 +38,8 @@ final class FrameWriter {
     private byte[] buf;
     private int count;
     private boolean writePromised;
+    /** Guarded by lock: what a response's header block is encoded through into {@link #buf}; holds it only then. */
+    private final HeaderBlock inBatch = new HeaderBlock(0);
     private volatile boolean failed;
 
     /** A writer whose every call writes and flushes before it returns. */
@@ -187,14 +194,34 @@ final class FrameWriter {
         }
     }
 
-    /** A header block (that fits one frame) and a DATA frame together: a response's head and first bytes. */
-    void headersAndData(int streamId, byte[] block, int blockLength, byte[] b, int off, int len, boolean endStream)
+    /**
+     * A response head ({@code status}) or its trailers ({@link ResponseBlock#TRAILERS}): its block encoded straight
+     * into the batch, sent as a HEADERS frame and the CONTINUATION frames {@code maxFrameSize} needs.
+     */
+    void responseHeaders(int streamId, int status, Headers fields, int maxFrameSize, boolean endStream)
             throws IOException {
         boolean promised;
         lock.lock();
         try {
             checkNotFailed();
-            append(Frames.HEADERS, Frames.FLAG_END_HEADERS, streamId, block, 0, blockLength);
+            appendResponseBlock(streamId, status, fields, maxFrameSize, endStream);
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
+    }
+
+    /** {@link #responseHeaders} and the response's first DATA frame together: its head and first bytes, one write. */
+    void responseHeadersAndData(int streamId, int status, Headers fields, int maxFrameSize, byte[] b, int off,
+                                int len, boolean endStream) throws IOException {
+        boolean promised;
+        lock.lock();
+        try {
+            checkNotFailed();
+            appendResponseBlock(streamId, status, fields, maxFrameSize, false);
             append(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, streamId, b, off, len);
             promised = afterAppend();
         } finally {
@@ -250,6 +277,46 @@ final class FrameWriter {
             System.arraycopy(payload, off, buf, count + Frames.HEADER_LENGTH, len);
         }
         count += Frames.HEADER_LENGTH + len;
+    }
+
+    /**
+     * Under the lock: a response's header block encoded in place, after a HEADERS frame header left blank and filled
+     * in once the block's length is known. A block longer than one frame has its rest moved apart to make room for
+     * each CONTINUATION frame's header: from the last piece backwards, each piece moving further than the one before
+     * it, so no piece is overwritten before it has moved. If the encoding throws, the batch ends where it did.
+     */
+    private void appendResponseBlock(int streamId, int status, Headers fields, int maxFrameSize, boolean endStream) {
+        reserve(Frames.HEADER_LENGTH + ResponseBlock.estimate(fields));
+        int frame = count;
+        int start = frame + Frames.HEADER_LENGTH;
+        int end;
+        inBatch.continueIn(buf, start);
+        try {
+            ResponseBlock.encode(inBatch, status, fields);
+        } finally {
+            end = inBatch.length();
+            byte[] grown = inBatch.array(); // the block outgrew the buffer: a larger copy of it
+            inBatch.continueIn(null, 0);
+            if (grown != buf) {
+                BufferPool.give(buf);
+                buf = grown;
+            }
+        }
+        int length = end - start;
+        int continuations = length == 0 ? 0 : (length - 1) / maxFrameSize;
+        if (continuations > 0) {
+            reserve(end - frame + continuations * Frames.HEADER_LENGTH);
+            for (int i = continuations; i > 0; i--) {
+                int from = start + i * maxFrameSize;
+                int n = Math.min(maxFrameSize, end - from);
+                int at = frame + i * (Frames.HEADER_LENGTH + maxFrameSize);
+                System.arraycopy(buf, from, buf, at + Frames.HEADER_LENGTH, n);
+                header(buf, at, n, Frames.CONTINUATION, i == continuations ? Frames.FLAG_END_HEADERS : 0, streamId);
+            }
+        }
+        int flags = (endStream ? Frames.FLAG_END_STREAM : 0) | (continuations == 0 ? Frames.FLAG_END_HEADERS : 0);
+        header(buf, frame, Math.min(length, maxFrameSize), Frames.HEADERS, flags, streamId);
+        count = end + continuations * Frames.HEADER_LENGTH;
     }
 
     private void reserve(int n) {

@@ -6,6 +6,9 @@ import java.util.Arrays;
  * A header block as the HPACK encoder writes it: a growable byte array whose bytes are {@code array()[0, length())}.
  * Not a ByteArrayOutputStream, whose every {@code write} takes a lock: the encoder writes a byte at a time. Owned by
  * the one thread that encodes and sends the block.
+ *
+ * <p>Or a view of another buffer ({@link #continueIn}): the frame writer has a response's block encoded straight
+ * into its batch, after the frames already there.
  */
 final class HeaderBlock {
     private byte[] buf;
@@ -13,6 +16,15 @@ final class HeaderBlock {
 
     HeaderBlock(int capacity) {
         buf = new byte[Math.max(16, capacity)];
+    }
+
+    /**
+     * From now on writes go into {@code into} from {@code from} on (grown as an array of its own: a copy of it, which
+     * {@link #array()} then answers). The frame writer's batch: {@code into} is its buffer, {@code from} its count.
+     */
+    void continueIn(byte[] into, int from) {
+        buf = into;
+        count = from;
     }
 
     void write(int b) {

@@ -68,8 +68,8 @@ public final class Http2Stream {
     volatile ClientCancel onCancel;
     // stream thread only
     private boolean responseStarted;
-    /** The response head's block, not yet written (see {@link #sendHead}). */
-    HeaderBlock pendingHead;
+    /** The response head, not yet written (see {@link #sendHead}); encoded as it leaves. */
+    ResponseHead pendingHead;
     /** What the send window asks while this stream's DATA waits for it; made at its first DATA. */
     private SendWindow.Sender sender;
     private final boolean headRequest;
@@ -163,12 +163,13 @@ public final class Http2Stream {
         if (responseStarted) {
             throw new IllegalStateException("interim response after the final head");
         }
-        writeHeaders(encode(head.status(), head.headers()), false);
+        writeHeaders(head.status(), head.headers(), false);
     }
 
     /**
      * Sends the response head; with {@code endStream} the response is complete. Otherwise write the body to the
-     * returned stream and {@link ResponseOut#finish finish} it.
+     * returned stream and {@link ResponseOut#finish finish} it. The head's fields are encoded when the head leaves,
+     * which may be at the body's first flush: they must not change after this call.
      */
     public ResponseOut sendHead(ResponseHead head, boolean endStream) throws IOException {
         return sendHead(head, endStream, -1);
@@ -183,12 +184,11 @@ public final class Http2Stream {
             throw new IllegalStateException("response head already sent");
         }
         responseStarted = true;
-        HeaderBlock block = encode(head.status(), head.headers());
         if (endStream) {
-            writeHeaders(block, true);
+            writeHeaders(head.status(), head.headers(), true);
         } else {
             // Held until the body's first flush (the seam allows it): HEADERS and the first DATA leave in one write.
-            pendingHead = block;
+            pendingHead = head;
         }
         return new ResponseOut(endStream, bodyLength);
     }
@@ -226,50 +226,10 @@ public final class Http2Stream {
         reset(Frames.INTERNAL_ERROR);
     }
 
-    static HeaderBlock encode(int status, Headers headers) {
-        HeaderBlock out = new HeaderBlock(16 + headers.size() * 24);
-        int statusIndex = StaticTable.indexOf(STATUS_INDEX, statusText(status));
-        if (statusIndex != 0) {
-            HpackEncoder.integer(out, 0x80, 7, statusIndex);
-        } else {
-            HpackEncoder.field(out, ":status", Integer.toString(status));
-        }
-        fields(out, headers);
-        return out;
-    }
-
-    /** The static table's first {@code :status} entry. */
-    private static final int STATUS_INDEX = StaticTable.indexOfName(":status");
-
-    /** The static table's statuses as the strings it holds (no string made for them), others as null. */
-    private static String statusText(int status) {
-        return switch (status) {
-            case 200 -> "200";
-            case 204 -> "204";
-            case 206 -> "206";
-            case 304 -> "304";
-            case 400 -> "400";
-            case 404 -> "404";
-            case 500 -> "500";
-            default -> "";
-        };
-    }
-
-    static void fields(HeaderBlock out, Headers headers) {
-        for (int i = 0; i < headers.size(); i++) {
-            String name = LowerCaseNames.of(headers.name(i));
-            switch (name) {
-                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade" -> {
-                    // connection-specific: meaningless in HTTP/2 and malformed if sent (RFC 9113 §8.2.2)
-                }
-                default -> HpackEncoder.field(out, name, headers.value(i));
-            }
-        }
-    }
-
     // ---- writing the response, on the stream's thread (the lock is never held across a write)
 
-    void writeHeaders(HeaderBlock block, boolean endStream) throws IOException {
+    /** A head ({@code status}) or trailers ({@link ResponseBlock#TRAILERS}), encoded by the writer into its batch. */
+    void writeHeaders(int status, Headers fields, boolean endStream) throws IOException {
         flushPendingHead();
         conn.lock.lock();
         try {
@@ -280,7 +240,7 @@ public final class Http2Stream {
         } finally {
             conn.lock.unlock();
         }
-        conn.writer.headers(id, block.array(), block.length(), conn.peer.maxFrameSize(), endStream);
+        conn.writer.responseHeaders(id, status, fields, conn.peer.maxFrameSize(), endStream);
         if (endStream) {
             conn.afterLocalEnd(this);
         }
@@ -288,24 +248,22 @@ public final class Http2Stream {
 
     /** Writes a response head held back by {@link #sendHead}, alone. */
     private void flushPendingHead() throws IOException {
-        HeaderBlock head = pendingHead;
+        ResponseHead head = pendingHead;
         if (head != null) {
             pendingHead = null;
-            writeHeaders(head, false);
+            writeHeaders(head.status(), head.headers(), false);
         }
     }
 
     /** Sends DATA as the stream and connection windows allow, waiting (up to the read timeout) for window. */
     void writeData(byte[] b, int off, int len, boolean endStream) throws IOException {
-        HeaderBlock head = pendingHead;
-        if (head != null) {
+        if (pendingHead != null) {
             boolean together;
             conn.lock.lock();
             try {
-                // Together only when the head fits one frame and the first DATA can go at once; a shut window must
-                // not hold the head back.
-                together = head.length() <= conn.peer.maxFrameSize()
-                        && (len == 0 || conn.sendWindow.isOpen(sendWindow));
+                // Together only when the first DATA can go at once: a shut window must not hold the head back. (A
+                // head longer than a frame goes along too: the writer adds its CONTINUATION frames before the DATA.)
+                together = len == 0 || conn.sendWindow.isOpen(sendWindow);
             } finally {
                 conn.lock.unlock();
             }
@@ -326,10 +284,11 @@ public final class Http2Stream {
                 throw e;
             }
             boolean last = endStream && n == len;
-            HeaderBlock pending = pendingHead;
+            ResponseHead pending = pendingHead;
             if (pending != null) {
                 pendingHead = null;
-                conn.writer.headersAndData(id, pending.array(), pending.length(), b, off, n, last);
+                conn.writer.responseHeadersAndData(id, pending.status(), pending.headers(), conn.peer.maxFrameSize(),
+                        b, off, n, last);
             } else {
                 conn.writer.data(id, b, off, n, last);
             }
@@ -637,9 +596,7 @@ public final class Http2Stream {
             finished = true;
             if (responseTrailers != null && !responseTrailers.isEmpty() && !headRequest) {
                 flush();
-                HeaderBlock out = new HeaderBlock(64);
-                fields(out, responseTrailers);
-                writeHeaders(out, true);
+                writeHeaders(ResponseBlock.TRAILERS, responseTrailers, true);
             } else {
                 writeData(buf == null ? new byte[0] : buf, 0, count, true);
                 count = 0;

@@ -25,8 +25,10 @@ final class ResponseHeadRewriter {
         boolean keepAlive = keepsAlive(head);
         BodyFraming framing = clientFraming(originFraming);
         HopByHop.strip(h);
-        if (!(framing instanceof BodyFraming.None)) {
-            h.remove("Content-Length"); // the server writes the framing it uses
+        // The server writes the framing it uses. Content-Length is set to a fixed length there, keeping the origin's
+        // field when it already spells it (no string per response), so only other framings lose it here.
+        if (!(framing instanceof BodyFraming.None) && !(framing instanceof BodyFraming.Fixed)) {
+            h.remove("Content-Length");
         }
         String via = h.first("Via");
         h.set("Via", via == null ? ForwardedHeaders.VIA : via + ", " + ForwardedHeaders.VIA);

@@ -1,6 +1,7 @@
 package io.loomgate.server;
 
 import io.loomgate.http.ConnectionAttributes;
+import io.loomgate.http.Headers;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -80,5 +81,29 @@ abstract class ConnectionExchange implements ServerExchange {
         if (!head.isInformational() || head.status() == 101) {
             throw new IllegalArgumentException("not an interim status: " + head.status());
         }
+    }
+
+    /**
+     * Sets Content-Length to {@code length}. A head whose one Content-Length already spells it (an origin's, which the
+     * response's framing was read from: nearly every proxied fixed-length response) keeps its field, so no string is
+     * made for it per response.
+     */
+    static void setContentLength(Headers h, long length) {
+        int i = h.indexOf("Content-Length", 0);
+        if (i < 0 || h.indexOf("Content-Length", i + 1) >= 0 || !spells(h.value(i), length)) {
+            h.set("Content-Length", Long.toString(length));
+        }
+    }
+
+    /** Whether {@code value} is exactly {@code n} written in decimal (as {@link Long#toString(long)} writes it). */
+    private static boolean spells(String value, long n) {
+        int k = value.length();
+        do {
+            if (k == 0 || value.charAt(--k) != (char) ('0' + n % 10)) {
+                return false;
+            }
+            n /= 10;
+        } while (n > 0);
+        return k == 0;
     }
 }

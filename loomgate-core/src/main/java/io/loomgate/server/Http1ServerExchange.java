@@ -112,7 +112,7 @@ final class Http1ServerExchange extends ConnectionExchange {
             // spun a class before the first answer (docs/architecture.md, "Start-up")
             if (wire instanceof BodyFraming.Fixed f) {
                 h.remove("Transfer-Encoding");
-                h.set("Content-Length", Long.toString(f.length()));
+                setContentLength(h, f.length());
             } else if (wire instanceof BodyFraming.Chunked) {
                 h.remove("Content-Length");
                 if (request.isHttp11()) {

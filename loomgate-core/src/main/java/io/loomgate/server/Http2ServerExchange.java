@@ -77,7 +77,7 @@ final class Http2ServerExchange extends ConnectionExchange {
                 case BodyFraming.Fixed f -> {
                     fixed = f.length();
                     if (!Status.forbidsBody(head.status())) {
-                        h.set("Content-Length", Long.toString(f.length()));
+                        setContentLength(h, f.length());
                     }
                     noBody |= f.length() == 0;
                 }
