@@ -64,9 +64,11 @@ class ContainerImageIT {
         String runtimeBase = bases.get(bases.size() - 1);
         // Only the local repository is mounted: the Maven distribution mvnw runs comes from the build base, as in a
         // build without the mount (compose.yaml's). With layers, the lab target after the image reuses the build stage.
+        // The repository is the one this build runs on (the pom passes it), not ~/.m2/repository, which a build with
+        // -Dmaven.repo.local elsewhere may never have made: podman then refused the mount.
         List<String> build = new ArrayList<>(podman());
         build.addAll(List.of("build", "--format", "docker", "--layers=true",
-                "-v", Path.of(System.getProperty("user.home"), ".m2", "repository") + ":/root/.m2/repository:O",
+                "-v", localRepository() + ":/root/.m2/repository:O",
                 "--build-arg", "BUILD_BASE=" + buildBase, "--build-arg", "RUNTIME_BASE=" + runtimeBase,
                 "--build-arg", "MAVEN_ARGS=-o"));
         List<String> image = new ArrayList<>(build);
@@ -76,6 +78,14 @@ class ContainerImageIT {
         List<String> lab = new ArrayList<>(build);
         lab.addAll(List.of("--target", "lab", "-t", LAB_TAG, root.toString()));
         run(Duration.ofMinutes(10), lab);
+    }
+
+    /** The build's local repository ({@code loomgate.maven.repo}, from the pom), else Maven's default. */
+    private static Path localRepository() {
+        String repo = System.getProperty("loomgate.maven.repo", "");
+        return repo.isBlank() || repo.startsWith("${")
+                ? Path.of(System.getProperty("user.home"), ".m2", "repository")
+                : Path.of(repo);
     }
 
     @AfterAll

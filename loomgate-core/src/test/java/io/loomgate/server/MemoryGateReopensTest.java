@@ -101,9 +101,10 @@ class MemoryGateReopensTest {
             // than one client's round trips), until the gate shuts: the child then holds no more. A gate that judged
             // only after the JVM's own full collections shut when the old generation was already full (58-60 MiB
             // held), and faster growth (four clients holding 256 KiB each) ran the heap out first in one of two runs
-            // (the child exits on OutOfMemoryError). Judged early, it shut at 49-52 MiB at load 24; what grows while
-            // the gate judges (the collection's notification, the full collection) grows with the clients' speed, so
-            // the test keeps that to a few MiB.
+            // (the child exits on OutOfMemoryError). Judged early, the gate asks for a full collection when the old
+            // generation passes 85% (52.7 MiB, garbage included) and shuts if the live set is above that; what grows
+            // while it judges (the notification, the full collection) grows with the clients' speed, so the test
+            // keeps that to a few MiB.
             long deadline = System.nanoTime() + TRAFFIC_DEADLINE_NANOS;
             AtomicReference<Throwable> failed = new AtomicReference<>();
             List<Thread> holders = new ArrayList<>();
@@ -124,11 +125,17 @@ class MemoryGateReopensTest {
             assertThat(failed.get()).as("every hold answered until the gate shut (child: %s)", child.lastState())
                     .isNull();
             assertThat(child.shutSeen()).as("the gate shut").isTrue();
-            // Below 58: the gate that judged only after the JVM's full collections shut at 58-60 MiB (or the child ran
-            // out of heap). Where below that depends on the clients' speed: 49-52 at load 24, 57 once on a quiet
-            // machine (a clean-clone run at load 2, stop 44), where the holders add more while the gate judges.
-            assertThat(child.heldAtShut()).as("MiB held when the gate shut, of the 62 MiB old generation: room left"
-                    + " for what accepted connections still allocate").isLessThan(58);
+            // Early, not late: the first full collection is one the gate asked for ("System.gc()" in the child's GC
+            // log); the gate that judged only after the JVM's own shut on a collection the full old generation forced
+            // ("Allocation Failure", 62M->62M, 58-59 MiB held: 2 of 2 runs with the gate's asks disabled). Not a bound
+            // on what was held: if that first collection finds the live set just under 85% the gate stays open and
+            // moves its mark halfway to the maximum (92.5% at most), and shuts on the next, where 57 MiB held (a
+            // quiet clean-clone run, stop 44) and 59 (session 51, at load ~20) are its design, not a late gate.
+            List<String> full = child.fullCollectionLines();
+            System.out.printf("memory gate shut with %d MiB held; full collections: %s%n", child.heldAtShut(), full);
+            assertThat(full.isEmpty() ? "none" : full.getFirst())
+                    .as("the first full collection (of %s; %d MiB held at the shut)", full, child.heldAtShut())
+                    .contains("Pause Full (System.gc())");
             try (Socket slip = request(child.port); Socket waiting = request(child.port)) {
                 InputStream in = waiting.getInputStream();
                 waiting.setSoTimeout(500);
@@ -183,6 +190,9 @@ class MemoryGateReopensTest {
             List<String> cmd = new ArrayList<>(List.of(
                     Path.of(System.getProperty("java.home"), "bin", "java").toString()));
             cmd.addAll(SMALL_HEAP);
+            if (Boolean.getBoolean("memorygate.test.late")) { // the gate's asks ignored: it judges as before stop 39
+                cmd.add("-XX:+DisableExplicitGC");
+            }
             Path gcLog = dir.resolve("gc.txt");
             cmd.add("-Xlog:gc:file=" + gcLog);
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), MemoryGateChild.class.getName()));
@@ -224,6 +234,11 @@ class MemoryGateReopensTest {
                 n = Integer.parseInt(m.group(2));
             }
             return n;
+        }
+
+        /** The child's full collections as its GC log has them, in order. */
+        List<String> fullCollectionLines() throws IOException {
+            return read(gcLog).lines().filter(l -> l.contains("Pause Full")).toList();
         }
 
         /** The last STATE line, how the child ended if it has, and its last collections. */
