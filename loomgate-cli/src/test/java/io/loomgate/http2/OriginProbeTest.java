@@ -14,6 +14,7 @@ import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestPki;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -218,7 +219,7 @@ class OriginProbeTest {
                   port: 0
                   read-timeout: 2s
                 admin:
-                  port: %d
+                  port: ${ADMIN_PORT}
                 access-log:
                   enabled: true
                   format: json
@@ -238,7 +239,7 @@ class OriginProbeTest {
                 routes:
                   - { id: stall, uri: "lb://stalled", predicates: [ "Path=/stall/**" ], timeout: %dms }
                   - { id: h2cstrict, uri: "lb://strict", predicates: [ "Path=/h2cstrict/**" ], timeout: %dms }
-                """.formatted(freePort(), RunningGateway.tlsProvider(), pki.caCert(), h2cStrict.uri(), STRICT_BURST,
+                """.formatted(RunningGateway.tlsProvider(), pki.caCert(), h2cStrict.uri(), STRICT_BURST,
                 silentTls.getLocalPort(), ROUTE_TIMEOUT_MS, ROUTE_TIMEOUT_MS));
         List<Up> probed = probed();
         List<Down> asking = asking();
@@ -279,14 +280,32 @@ class OriginProbeTest {
             H2Cases.install(h2cFlood);
             route(y, FLOOD_ROUTE, h2cFlood.uri(), ROUTE_TIMEOUT_MS);
         }
-        gateway = ServedGateway.start(RunningGateway.onTransportUnderTest(
-                ConfigLoader.parse(y.toString(), "originprobe.yaml", Map.of())), Plugins.NONE);
+        gateway = startOnFreeAdminPort(y.toString());
         RunningGateway.onTheTransportAsked(gateway.gateway()); // listener and connections to origins both
     }
 
     private static void route(StringBuilder y, String id, String uri, int timeoutMs) {
         y.append("  - { id: ").append(id).append(", uri: \"").append(uri).append("\", predicates: [ \"Path=/")
                 .append(id).append("/**\" ], timeout: ").append(timeoutMs).append("ms }\n");
+    }
+
+    /**
+     * Starts the gateway with its admin listener on a port that was free a moment ago (admin port 0 turns the listener
+     * off): under load another process's connection can take that port before the gateway binds it (CI run 49 of
+     * session 51), so a lost race is retried on another port; any other failure to start is not.
+     */
+    private static ServedGateway startOnFreeAdminPort(String yaml) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return ServedGateway.start(RunningGateway.onTransportUnderTest(ConfigLoader.parse(yaml,
+                        "originprobe.yaml", Map.of("ADMIN_PORT", Integer.toString(freePort())))), Plugins.NONE);
+            } catch (IOException e) {
+                if (attempt == 3 || !(e.getCause() instanceof IOException bind)
+                        || !(bind.getCause() instanceof BindException)) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private static int freePort() throws IOException {
