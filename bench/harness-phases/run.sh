@@ -20,7 +20,8 @@
 # Proxies: haproxy (the harness's peer haproxy-t1, its TLS or h2c config), jar (`java -jar loomgate.jar serve`, JDK
 # 25, no flags: the command the harness was given up to stop 36), launcher (`./loomgate serve`: the product's way,
 # with its JVM flags and, when `./loomgate build` trained one, its AOT cache), launcher-noaot (the same with
-# -XX:AOTMode=off), base (BASE/loomgate serve: another build's launcher, jars and AOT cache, for A/B pairs in one run).
+# -XX:AOTMode=off), base (BASE/loomgate serve: another build's launcher, jars and AOT cache, for A/B pairs in one run;
+# base<x>: BASE_<x>/loomgate, so three or more builds alternate in one run).
 # LOOMGATE_JAVA_OPTS passes through to the launcher variants. CONFIG: the gateway config (default
 # bench/configs/gw-tls-conscrypt.yaml for w9, gw-h2c.yaml for w8), its ports rewritten.
 # opt<x>: the launcher with the JVM flags in OPTS_opt<x> (flag variants alternated in one run); bare<x>: the
@@ -84,8 +85,10 @@ start_proxy() { # name: starts it on core 0 (as the harness: `taskset -c 0 bash 
         haproxy) taskset -c 0 haproxy -db -f "$WORK/haproxy.cfg" > "$WORK/$1.log" 2>&1 & ;;
         jar) taskset -c 0 "$JAVA" $JIT_LOG -jar "$FULL_JAR" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         launcher) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG ${OPTS_launcher:-}" taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
-        base) # another build's launcher, with its own jars and AOT cache (BASE: its directory), for A/B pairs
-            LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG ${OPTS_base:-}" taskset -c 0 "${BASE:?BASE=dir of the other launcher}/loomgate" serve \
+        base*) # another build's launcher, with its own jars and AOT cache (BASE: its directory), for A/B pairs;
+            # base<x> uses BASE_<x> when set (several builds alternated in one run, e.g. basehead basenosplit)
+            local dir=BASE_${1#base}
+            LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} $JIT_LOG ${OPTS_base:-}" taskset -c 0 "${!dir:-${BASE:?BASE=dir of the other launcher}}/loomgate" serve \
                 --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
         launcher-noaot) LOOMGATE_JAVA_OPTS="${LOOMGATE_JAVA_OPTS:-} -XX:AOTMode=off $JIT_LOG" \
             taskset -c 0 "$ROOT/loomgate" serve --config "$WORK/gateway.yaml" > "$WORK/$1.log" 2>&1 & ;;
