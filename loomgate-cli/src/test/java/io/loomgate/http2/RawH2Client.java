@@ -9,8 +9,10 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
@@ -207,6 +209,14 @@ final class RawH2Client implements AutoCloseable {
         byte[] b = WireFrames.blockOf(headers.flags(), headers.payload());
         decoder.decode(b, b.length, Long.MAX_VALUE, m::put);
         return m;
+    }
+
+    /** Decodes a HEADERS frame's block to its field lines in order, "name: value", repeated names kept. */
+    List<String> fieldLines(Frame headers) throws HpackException {
+        List<String> lines = new ArrayList<>();
+        byte[] b = WireFrames.blockOf(headers.flags(), headers.payload());
+        decoder.decode(b, b.length, Long.MAX_VALUE, (name, value) -> lines.add(name + ": " + value));
+        return lines;
     }
 
     /** Reads one stream's DATA to END_STREAM (other streams' frames are skipped); null if the stream was reset. */

@@ -1,6 +1,7 @@
 package io.loomgate.http2;
 
 import io.loomgate.http.BufferPool;
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -23,8 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * what is gathered now: before the output is half-closed or the socket closed. Without batching (the client
  * connection) every call writes and flushes before it returns.
  *
- * <p>A response's header block is encoded under the lock straight into the batch ({@link #responseHeaders}), not
- * built in an array of its own and copied in: the encoder is stateless (no dynamic table), so encoding under the lock
+ * <p>A header block (a response's, {@link #responseHeaders}; a request's to an origin, {@link #requestHeaders}) is
+ * encoded under the lock straight into the batch, not built in an array of its own and copied in: the encoder is stateless (no dynamic table), so encoding under the lock
  * adds no ordering of its own; the lock keeps the block's HEADERS and CONTINUATION frames contiguous, as for any block.
  */
 final class FrameWriter {
@@ -162,7 +163,11 @@ final class FrameWriter {
         frame(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, streamId, b, off, len);
     }
 
-    /** One header block: a HEADERS frame and as many CONTINUATION frames as {@code maxFrameSize} needs. */
+    /**
+     * One header block already encoded: a HEADERS frame and as many CONTINUATION frames as {@code maxFrameSize}
+     * needs. The gateway's own blocks are encoded in place ({@link #responseHeaders}, {@link #requestHeaders}); this
+     * writes a block a test made.
+     */
     void headers(int streamId, byte[] block, int maxFrameSize, boolean endStream) throws IOException {
         headers(streamId, block, block.length, maxFrameSize, endStream);
     }
@@ -232,6 +237,38 @@ final class FrameWriter {
         }
     }
 
+    /**
+     * A request head to an origin ({@link Http2ClientStream#encodeRequest}) or its trailers ({@code method} null:
+     * {@link Http2ClientStream#encodeTrailers} of {@code fields}), encoded straight into the batch as a response's
+     * block is, sent as a HEADERS frame and the CONTINUATION frames {@code maxFrameSize} needs.
+     */
+    void requestHeaders(int streamId, String method, String scheme, String authority, String path, Headers fields,
+                        GeneratedField generated, int maxFrameSize, boolean endStream) throws IOException {
+        boolean promised;
+        lock.lock();
+        try {
+            checkNotFailed();
+            int frame = openBlock(Http2ClientStream.estimate(fields));
+            int end;
+            try {
+                if (method == null) {
+                    Http2ClientStream.encodeTrailers(inBatch, fields);
+                } else {
+                    Http2ClientStream.encodeRequest(inBatch, method, scheme, authority, path, fields, generated);
+                }
+            } finally {
+                end = closeBlock();
+            }
+            frameBlock(frame, end, streamId, maxFrameSize, endStream);
+            promised = afterAppend();
+        } finally {
+            lock.unlock();
+        }
+        if (promised) {
+            writePromisedBatch();
+        }
+    }
+
     /** Writes what is gathered now (before the output is half-closed or the socket closed). */
     void flush() throws IOException {
         lock.lock();
@@ -281,27 +318,47 @@ final class FrameWriter {
 
     /**
      * Under the lock: a response's header block encoded in place, after a HEADERS frame header left blank and filled
-     * in once the block's length is known. A block longer than one frame has its rest moved apart to make room for
-     * each CONTINUATION frame's header: from the last piece backwards, each piece moving further than the one before
-     * it, so no piece is overwritten before it has moved. If the encoding throws, the batch ends where it did.
+     * in once the block's length is known (see {@link #frameBlock}). If the encoding throws, the batch ends where it
+     * did.
      */
     private void appendResponseBlock(int streamId, int status, Headers fields, int maxFrameSize, boolean endStream) {
-        reserve(Frames.HEADER_LENGTH + ResponseBlock.estimate(fields));
-        int frame = count;
-        int start = frame + Frames.HEADER_LENGTH;
+        int frame = openBlock(ResponseBlock.estimate(fields));
         int end;
-        inBatch.continueIn(buf, start);
         try {
             ResponseBlock.encode(inBatch, status, fields);
         } finally {
-            end = inBatch.length();
-            byte[] grown = inBatch.array(); // the block outgrew the buffer: a larger copy of it
-            inBatch.continueIn(null, 0);
-            if (grown != buf) {
-                BufferPool.give(buf);
-                buf = grown;
-            }
+            end = closeBlock();
         }
+        frameBlock(frame, end, streamId, maxFrameSize, endStream);
+    }
+
+    /** Under the lock: room for a frame header and about {@code estimate} bytes of block; encoding goes in after it. */
+    private int openBlock(int estimate) {
+        reserve(Frames.HEADER_LENGTH + estimate);
+        inBatch.continueIn(buf, count + Frames.HEADER_LENGTH);
+        return count;
+    }
+
+    /** Under the lock: where the block ends; a block that outgrew the buffer leaves a larger copy, adopted here. */
+    private int closeBlock() {
+        int end = inBatch.length();
+        byte[] grown = inBatch.array(); // the block outgrew the buffer: a larger copy of it
+        inBatch.continueIn(null, 0);
+        if (grown != buf) {
+            BufferPool.give(buf);
+            buf = grown;
+        }
+        return end;
+    }
+
+    /**
+     * Under the lock: the block encoded at {@code [frame + header, end)} made a HEADERS frame and the CONTINUATION
+     * frames {@code maxFrameSize} needs. A block longer than one frame has its rest moved apart to make room for each
+     * CONTINUATION frame's header: from the last piece backwards, each piece moving further than the one before it,
+     * so no piece is overwritten before it has moved.
+     */
+    private void frameBlock(int frame, int end, int streamId, int maxFrameSize, boolean endStream) {
+        int start = frame + Frames.HEADER_LENGTH;
         int length = end - start;
         int continuations = length == 0 ? 0 : (length - 1) / maxFrameSize;
         if (continuations > 0) {

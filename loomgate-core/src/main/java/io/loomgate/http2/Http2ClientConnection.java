@@ -340,7 +340,6 @@ public final class Http2ClientConnection {
     /** As {@link #open(String, String, String, String, Headers, boolean)}, with {@code generated} (if not null). */
     public Http2ClientStream open(String method, String scheme, String authority, String path, Headers fields,
                                   GeneratedField generated, boolean endStream) throws IOException {
-        byte[] block = Http2ClientStream.encodeRequest(method, scheme, authority, path, fields, generated);
         Http2ClientStream s;
         int frameSize;
         openLock.lock();
@@ -363,9 +362,16 @@ public final class Http2ClientConnection {
             int streamId = s.id();
             int maxFrame = frameSize;
             try {
-                writer.headers(streamId, block, maxFrame, endStream);
+                // encoded straight into the writer's buffer, under openLock as before: ids go out in order
+                writer.requestHeaders(streamId, method, scheme, authority, path, fields, generated, maxFrame,
+                        endStream);
             } catch (IOException e) {
                 die("write failed: " + e.getMessage());
+                throw e;
+            } catch (RuntimeException e) {
+                // a head that cannot be encoded (a bug: Headers holds no null) after its stream took its id and
+                // slot: nothing was written, but the stream is registered; the connection goes rather than keep it
+                die("request head not encoded: " + e);
                 throw e;
             }
         } finally {
@@ -379,9 +385,9 @@ public final class Http2ClientConnection {
         floods.dataFrameSent();
     }
 
-    void writeTrailers(int stream, byte[] block) throws IOException {
+    void writeTrailers(int stream, Headers trailers) throws IOException {
         int frameSize = peer.maxFrameSize();
-        writer.headers(stream, block, frameSize, true);
+        writer.requestHeaders(stream, null, null, null, null, trailers, null, frameSize, true);
     }
 
     void writeReset(int stream, int code) throws IOException {

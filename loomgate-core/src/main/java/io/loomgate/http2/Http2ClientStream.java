@@ -152,7 +152,7 @@ public final class Http2ClientStream {
             conn.lock.unlock();
         }
         if (requestTrailers != null && !requestTrailers.isEmpty()) {
-            conn.writeTrailers(id, encodeTrailers(requestTrailers));
+            conn.writeTrailers(id, requestTrailers);
         } else {
             conn.writeData(id, EMPTY, 0, 0, true);
         }
@@ -330,7 +330,22 @@ public final class Http2ClientStream {
      */
     static byte[] encodeRequest(String method, String scheme, String authority, String path, Headers fields,
                                 GeneratedField generated) {
-        HeaderBlock out = new HeaderBlock(64 + fields.size() * 32);
+        HeaderBlock out = new HeaderBlock(estimate(fields));
+        encodeRequest(out, method, scheme, authority, path, fields, generated);
+        return out.toByteArray();
+    }
+
+    /** A room guess for a request's or trailers' block of {@code fields} fields (a short one is grown). */
+    static int estimate(Headers fields) {
+        return 64 + fields.size() * 32;
+    }
+
+    /**
+     * Appends a request head's block to {@code out}: the frame writer's batch ({@link FrameWriter#requestHeaders}),
+     * so the block is not built in an array of its own and copied in.
+     */
+    static void encodeRequest(HeaderBlock out, String method, String scheme, String authority, String path,
+                              Headers fields, GeneratedField generated) {
         HpackEncoder.field(out, ":method", method);
         HpackEncoder.field(out, ":scheme", scheme);
         HpackEncoder.field(out, ":authority", authority);
@@ -350,19 +365,16 @@ public final class Http2ClientStream {
         }
         // The gateway passes response trailers on (gRPC needs them), so it may say it accepts them.
         HpackEncoder.field(out, "te", "trailers");
-        return out.toByteArray();
     }
 
-    /** Request trailers as HPACK: regular fields only. */
-    static byte[] encodeTrailers(Headers trailers) {
-        HeaderBlock out = new HeaderBlock(64);
+    /** Appends request trailers' block to {@code out}: regular fields only. */
+    static void encodeTrailers(HeaderBlock out, Headers trailers) {
         for (int i = 0; i < trailers.size(); i++) {
             String n = trailers.name(i).toLowerCase(Locale.ROOT);
             if (!n.isEmpty() && n.charAt(0) != ':') {
                 HpackEncoder.field(out, n, trailers.value(i));
             }
         }
-        return out.toByteArray();
     }
 
     private static final byte[] EMPTY = new byte[0];

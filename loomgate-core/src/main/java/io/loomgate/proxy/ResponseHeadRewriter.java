@@ -3,6 +3,7 @@ package io.loomgate.proxy;
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpVersion;
 import io.loomgate.http.ResponseHead;
+import io.loomgate.http.Status;
 import io.loomgate.http1.BodyFraming;
 
 /**
@@ -26,8 +27,11 @@ final class ResponseHeadRewriter {
         BodyFraming framing = clientFraming(originFraming);
         HopByHop.strip(h);
         // The server writes the framing it uses. Content-Length is set to a fixed length there, keeping the origin's
-        // field when it already spells it (no string per response), so only other framings lose it here.
-        if (!(framing instanceof BodyFraming.None) && !(framing instanceof BodyFraming.Fixed)) {
+        // field when it already spells it (no string per response), so only other framings lose it here; and a fixed
+        // length whose status a filter made one without a body (a plugin's setResponse: 204, 304), where the server
+        // sets none and the origin's would describe a body the client never gets (RFC 9110 §8.6).
+        if (framing instanceof BodyFraming.Fixed ? Status.forbidsBody(head.status())
+                : !(framing instanceof BodyFraming.None)) {
             h.remove("Content-Length");
         }
         String via = h.first("Via");

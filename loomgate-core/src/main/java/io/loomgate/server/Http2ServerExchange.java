@@ -61,6 +61,7 @@ final class Http2ServerExchange extends ConnectionExchange {
             }
             continueNeeded = false;
         }
+        head.headers().remove("Content-Length"); // never on a 1xx (RFC 9110 §8.6), as the HTTP/1.1 side does
         stream.sendInterim(head);
     }
 
@@ -69,6 +70,9 @@ final class Http2ServerExchange extends ConnectionExchange {
         continueNeeded = false;
         Headers h = head.headers();
         h.remove("Transfer-Encoding");
+        if (head.status() == 204) {
+            h.remove("Content-Length"); // RFC 9110 §8.6: never on a 204, as the HTTP/1.1 side does
+        }
         boolean headRequest = isHeadRequest();
         long fixed = -1;
         boolean noBody = Status.forbidsBody(head.status()) || responseFraming instanceof BodyFraming.None;

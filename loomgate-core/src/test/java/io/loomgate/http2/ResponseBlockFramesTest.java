@@ -2,6 +2,7 @@ package io.loomgate.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -238,5 +239,62 @@ class ResponseBlockFramesTest {
         HeaderBlock b = new HeaderBlock(64);
         ResponseBlock.encode(b, status, h);
         return b.length();
+    }
+
+    /**
+     * The request side ({@link FrameWriter#requestHeaders}, for an HTTP/2 origin): the block written straight into the
+     * writer's buffer is, byte for byte, the one {@link Http2ClientStream#encodeRequest} builds in an array of its
+     * own, at every frame size, and for a block past the pooled buffer's size (its growth path).
+     */
+    @Test
+    void aRequestBlockIsTheArraysBytesAtEveryFrameSizeAndPastThePooledBuffer() throws Exception {
+        GeneratedField traceparent = new GeneratedField() {
+            @Override
+            public String name() {
+                return "traceparent";
+            }
+
+            private static final String VALUE = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+            @Override
+            public int valueLength() {
+                return VALUE.length();
+            }
+
+            @Override
+            public char valueAt(int i) {
+                return VALUE.charAt(i);
+            }
+        };
+        for (Headers h : List.of(fields(2, 6, 30), fields(3, 60, 900))) {
+            h.add("Host", "client.example").add("Connection", "keep-alive").add("TE", "gzip");
+            byte[] array = Http2ClientStream.encodeRequest("POST", "https", "origin:8443", "/a?b=c", h, traceparent);
+            int[] sizes = array.length < 1000 ? java.util.stream.IntStream.rangeClosed(1, array.length + 2).toArray()
+                    : new int[] {16_384, 1000, array.length};
+            for (int maxFrame : sizes) {
+                ByteArrayOutputStream wire = new ByteArrayOutputStream();
+                new FrameWriter(wire).requestHeaders(5, "POST", "https", "origin:8443", "/a?b=c", h, traceparent,
+                        maxFrame, true);
+                List<Frame> frames = frames(wire.toByteArray());
+                ByteArrayOutputStream block = new ByteArrayOutputStream();
+                assertThat(block(frames, 0, maxFrame, block)).isEqualTo(frames.size());
+                assertThat(frames.get(0).flags() & Frames.FLAG_END_STREAM).isEqualTo(Frames.FLAG_END_STREAM);
+                assertThat(frames.get(0).stream()).isEqualTo(5);
+                assertThat(block.toByteArray()).as("frame size %d, block %d B", maxFrame, array.length)
+                        .isEqualTo(array);
+            }
+        }
+    }
+
+    @Test
+    void requestTrailersGoStraightIntoTheBufferWithEndStream() throws Exception {
+        Headers t = new Headers().add("grpc-status", "0").add(":bad", "x").add("X-Sum", "42");
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        new FrameWriter(wire).requestHeaders(9, null, null, null, null, t, null, 4, true);
+        List<Frame> frames = frames(wire.toByteArray());
+        ByteArrayOutputStream block = new ByteArrayOutputStream();
+        assertThat(block(frames, 0, 4, block)).isEqualTo(frames.size());
+        assertThat(frames.get(0).flags() & Frames.FLAG_END_STREAM).isEqualTo(Frames.FLAG_END_STREAM);
+        assertThat(decode(block)).containsExactly("grpc-status: 0", "x-sum: 42");
     }
 }

@@ -46,6 +46,17 @@ class ResponseHeadRewriterTest {
     }
 
     @Test
+    void aFixedLengthResponseAFilterMadeBodilessLosesTheOriginsLength() {
+        // a plugin's setResponse(response.withStatus(204)) on a 200 with a body: the server sets no length on a 204
+        // (nor on a 304 over HTTP/2), so the origin's would reach the client describing a body it never gets
+        for (int status : new int[] {204, 304}) {
+            ResponseHead h = head("HTTP/1.1", "Content-Length", "5").withStatus(status);
+            ResponseHeadRewriter.forClient(h, new BodyFraming.Fixed(5));
+            assertThat(h.headers().contains("Content-Length")).as("status %d", status).isFalse();
+        }
+    }
+
+    @Test
     void aBodyUntilCloseIsRechunkedForTheClient() {
         assertThat(ResponseHeadRewriter.forClient(head("HTTP/1.1"), new BodyFraming.UntilClose()).framing())
                 .isEqualTo(BodyFraming.CHUNKED);
