@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# W8 beside HAProxy for one checkout. Usage: w8.sh <checkout> [jdk|epoll]
+d=${1:?checkout}; t=${2:-jdk}
+cd /tmp; uptime
+PROXY_NAME=loomgate PROXY_CMD="$d/loomgate serve --transport $t --config $d/bench/configs/gateway-bench.yaml" \
+PROXY_CMD_H2C="$d/loomgate serve --transport $t --config $d/bench/configs/gw-h2c.yaml" \
+WORKLOADS="W8" PROXIES="haproxy-t1 loomgate" REPEAT=1 WARM_MAX=60 /work/shared/bench/run.sh
+uptime
