@@ -25,8 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * connection) every call writes and flushes before it returns.
  *
  * <p>A header block (a response's, {@link #responseHeaders}; a request's to an origin, {@link #requestHeaders}) is
- * encoded under the lock straight into the batch, not built in an array of its own and copied in: the encoder is stateless (no dynamic table), so encoding under the lock
- * adds no ordering of its own; the lock keeps the block's HEADERS and CONTINUATION frames contiguous, as for any block.
+ * encoded under the lock straight into the batch, not built in an array of its own and copied in: the encoder is
+ * stateless (no dynamic table), so encoding under the lock adds no ordering of its own; the lock keeps the block's
+ * HEADERS and CONTINUATION frames contiguous, as for any block.
  */
 final class FrameWriter {
     /** A batch this large is written by the thread that filled it, without waiting for the promised write. */
