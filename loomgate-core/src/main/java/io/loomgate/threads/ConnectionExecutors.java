@@ -16,7 +16,7 @@ public final class ConnectionExecutors {
      * The virtual threads made here, counted as they run. Counting here, rather than from JFR's
      * jdk.VirtualThreadStart/End events, matters for HTTP/2: a thread per stream made those two events, and the JFR
      * thread checkpoint each event's thread needs, per request, and parsing them cost about 3% of W8's CPU
-     * (docs/performance.md, "HTTP/2 CPU per request").
+     * (docs/journal/2026-11-23-tls-and-http2.md).
      */
     private static final LongAdder VIRTUAL_STARTED = new LongAdder();
     private static final LongAdder VIRTUAL_ENDED = new LongAdder();
