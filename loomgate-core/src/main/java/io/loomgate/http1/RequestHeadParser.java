@@ -8,7 +8,6 @@ import io.loomgate.http.HttpLimits;
 import io.loomgate.http.HttpVersion;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
-import io.loomgate.http.RequestTargetChars;
 import java.io.EOFException;
 import java.io.IOException;
 
@@ -60,11 +59,7 @@ final class RequestHeadParser {
         byte[] b = in.buffer();
 
         // RFC 9112 §3: request-line = method SP request-target SP HTTP-version, exactly one SP each.
-        boolean[] tchar = HttpChars.TCHAR;
-        int i = start;
-        while (i < end && tchar[b[i] & 0xff]) {
-            i++;
-        }
+        int i = HttpChars.skip(HttpChars.TCHAR, b, start, end);
         if (i == end) {
             throw new HttpParseException(400, "request line has no request-target (RFC 9112 §3)");
         }
@@ -77,9 +72,7 @@ final class RequestHeadParser {
         int targetStart = ++i;
         // RFC 9112 §3.2: the request-target is a URI form; whitespace, controls and non-ASCII bytes are not allowed
         // (the rule HTTP/2's :path shares).
-        while (i < end && RequestTargetChars.isAllowed(b[i] & 0xff)) {
-            i++;
-        }
+        i = HttpChars.skip(HttpChars.TARGET, b, i, end);
         if (i == targetStart) {
             throw new HttpParseException(400, i < end && b[i] == ' '
                     ? "more than one SP after the method (RFC 9112 §3)"
