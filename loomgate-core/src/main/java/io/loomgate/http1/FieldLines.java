@@ -95,7 +95,11 @@ final class FieldLines {
             // server rejects it with 400. This also refuses whitespace before the first field (RFC 9112 §2.2).
             throw new HttpParseException(badStatus, what + " line starts with whitespace (obs-fold, RFC 9112 §5.2)");
         }
-        int i = HttpChars.skip(HttpChars.TCHAR, b, start, end);
+        boolean[] tchar = HttpChars.TCHAR;
+        int i = start;
+        while (i < end && tchar[b[i] & 0xff]) {
+            i++;
+        }
         if (i == end) {
             throw new HttpParseException(badStatus, what + " line without a colon (RFC 9112 §5)");
         }
@@ -113,15 +117,23 @@ final class FieldLines {
             throw new HttpParseException(badStatus, "empty " + what + " field name (RFC 9110 §5.1)");
         }
         String name = NAMES.intern(b, start, i);
+        int vs = i + 1;
+        int ve = end;
         // RFC 9112 §5.1: OWS around the value is not part of it.
-        int vs = HttpChars.skip(HttpChars.OWS, b, i + 1, end);
-        int ve = HttpChars.trimEnd(HttpChars.OWS, b, vs, end);
-        int refused = HttpChars.skip(HttpChars.FIELD_VALUE, b, vs, ve);
-        if (refused < ve) {
-            // RFC 9110 §5.5: CR, LF and NUL are invalid in a value and the message must be rejected; other
-            // controls are not field-vchar either.
-            throw new HttpParseException(badStatus,
-                    HttpChars.describe(b[refused]) + " in value of " + what + " field " + name + " (RFC 9110 §5.5)");
+        while (vs < ve && HttpChars.isOws(b[vs])) {
+            vs++;
+        }
+        while (ve > vs && HttpChars.isOws(b[ve - 1])) {
+            ve--;
+        }
+        boolean[] valueBytes = HttpChars.FIELD_VALUE;
+        for (int j = vs; j < ve; j++) {
+            if (!valueBytes[b[j] & 0xff]) {
+                // RFC 9110 §5.5: CR, LF and NUL are invalid in a value and the message must be rejected; other
+                // controls are not field-vchar either.
+                throw new HttpParseException(badStatus,
+                        HttpChars.describe(b[j]) + " in value of " + what + " field " + name + " (RFC 9110 §5.5)");
+            }
         }
         String value;
         if (vs == ve) {

@@ -8,6 +8,7 @@ import io.loomgate.http.HttpLimits;
 import io.loomgate.http.HttpVersion;
 import io.loomgate.http.Method;
 import io.loomgate.http.RequestHead;
+import io.loomgate.http.RequestTargetChars;
 import java.io.EOFException;
 import java.io.IOException;
 
@@ -59,7 +60,11 @@ final class RequestHeadParser {
         byte[] b = in.buffer();
 
         // RFC 9112 §3: request-line = method SP request-target SP HTTP-version, exactly one SP each.
-        int i = HttpChars.skip(HttpChars.TCHAR, b, start, end);
+        boolean[] tchar = HttpChars.TCHAR;
+        int i = start;
+        while (i < end && tchar[b[i] & 0xff]) {
+            i++;
+        }
         if (i == end) {
             throw new HttpParseException(400, "request line has no request-target (RFC 9112 §3)");
         }
@@ -72,7 +77,9 @@ final class RequestHeadParser {
         int targetStart = ++i;
         // RFC 9112 §3.2: the request-target is a URI form; whitespace, controls and non-ASCII bytes are not allowed
         // (the rule HTTP/2's :path shares).
-        i = HttpChars.skip(HttpChars.TARGET, b, i, end);
+        while (i < end && RequestTargetChars.isAllowed(b[i] & 0xff)) {
+            i++;
+        }
         if (i == targetStart) {
             throw new HttpParseException(400, i < end && b[i] == ' '
                     ? "more than one SP after the method (RFC 9112 §3)"

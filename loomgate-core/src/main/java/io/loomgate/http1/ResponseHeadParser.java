@@ -40,8 +40,13 @@ final class ResponseHeadParser {
         if (end - start < 12 || b[start + 8] != ' ') {
             throw new HttpParseException(BAD, "status line must be HTTP-version SP 3DIGIT SP reason (RFC 9112 §4)");
         }
-        // No loop over the three digits: see HttpChars.skip on why the parsers keep loops out of their own code.
-        int status = digit(b[start + 9]) * 100 + digit(b[start + 10]) * 10 + digit(b[start + 11]);
+        int status = 0;
+        for (int i = start + 9; i < start + 12; i++) {
+            if (b[i] < '0' || b[i] > '9') {
+                throw new HttpParseException(BAD, "status code must be three digits (RFC 9112 §4)");
+            }
+            status = status * 10 + (b[i] - '0');
+        }
         if (status < 100 || status > 599) {
             // RFC 9110 §15: values outside 100..599 are invalid.
             throw new HttpParseException(BAD, "status code " + status + " is outside 100..599 (RFC 9110 §15)");
@@ -62,13 +67,6 @@ final class ResponseHeadParser {
         Headers headers = FieldLines.sizedFor(in, 2);
         FieldLines.read(in, headers, limits.maxHeaderBytes(), limits.maxHeaderCount(), BAD, BAD, "header");
         return new ResponseHead(version, status, reason, headers);
-    }
-
-    private static int digit(byte b) throws HttpParseException {
-        if (b < '0' || b > '9') {
-            throw new HttpParseException(BAD, "status code must be three digits (RFC 9112 §4)");
-        }
-        return b - '0';
     }
 
     private static String version(byte[] b, int start, int end) throws HttpParseException {
