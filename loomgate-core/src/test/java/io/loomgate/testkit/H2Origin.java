@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An HTTP/2 origin for the upstream tests: the project's own server ({@link Listener} with HTTP/2 on: h2c with prior
@@ -50,6 +51,7 @@ public final class H2Origin implements AutoCloseable {
     private final AtomicInteger requests = new AtomicInteger();
     private final AtomicInteger resets = new AtomicInteger();
     private final AtomicInteger endlessEnded = new AtomicInteger();
+    private final AtomicLong bodyBytes = new AtomicLong();
     private final Set<String> versions = ConcurrentHashMap.newKeySet();
 
     private H2Origin(Http2Settings h2, ServerTls tls) throws IOException {
@@ -119,6 +121,11 @@ public final class H2Origin implements AutoCloseable {
         return endlessEnded.get();
     }
 
+    /** Body bytes of {@code /chunked/N} and {@code /endless} answers written so far (taken by the stream). */
+    public long bodyBytesSent() {
+        return bodyBytes.get();
+    }
+
     /** The protocol versions requests came in with (HTTP/2.0, HTTP/1.1). */
     public Set<String> versions() {
         return versions;
@@ -164,8 +171,10 @@ public final class H2Origin implements AutoCloseable {
                 byte[] piece = new byte[16 * 1024];
                 try {
                     for (long left = n; left > 0; left -= piece.length) {
-                        out.write(piece, 0, (int) Math.min(left, piece.length));
+                        int len = (int) Math.min(left, piece.length);
+                        out.write(piece, 0, len);
                         out.flush();
+                        bodyBytes.addAndGet(len);
                     }
                 } finally {
                     if (n == Long.MAX_VALUE) {
