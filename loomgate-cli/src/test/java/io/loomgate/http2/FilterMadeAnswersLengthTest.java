@@ -36,6 +36,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
@@ -185,11 +186,17 @@ class FilterMadeAnswersLengthTest {
 
     /**
      * Lets the answer through, or, when the request says {@code x-answer: 204} (or 304), turns the origin's answer
-     * into that status after it came, as a plugin may: the origin's body is then not the client's.
+     * into that status after it came, as a plugin may: the origin's body is then not the client's. A request that says
+     * {@code x-method: GET} goes to the origin with that method (a client's HEAD becomes a GET, whose body the client
+     * does not get either).
      */
     private static GatewayFilter statusFromRequest() {
         return (exchange, chain) -> {
             String to = exchange.request().headers().first("x-answer");
+            String method = exchange.request().headers().first("x-method");
+            if (method != null) {
+                exchange.setRequest(exchange.request().withMethod(method));
+            }
             chain.proceed(exchange);
             if (to != null) {
                 exchange.setResponse(exchange.response().withStatus(Integer.parseInt(to)));
@@ -237,18 +244,17 @@ class FilterMadeAnswersLengthTest {
         long end = System.nanoTime() + WAIT_NANOS;
         while (!done.getAsBoolean()) {
             assertThat(System.nanoTime() - end).as(what).isNegative();
-            Thread.onSpinWait();
+            LockSupport.parkNanos(1_000_000); // a poll every millisecond, not a core spun on a loaded machine
         }
     }
 
     /** Pieces of a chunked body, framed, with the last chunk; or without end when {@code n} is negative. */
     private static List<byte[]> chunked(long n) {
-        byte[] piece = new byte[PIECE + 8];
-        byte[] size = (Integer.toHexString(PIECE) + "\r\n").getBytes(StandardCharsets.US_ASCII);
-        System.arraycopy(size, 0, piece, 0, size.length);
-        piece[size.length + PIECE] = '\r';
-        piece[size.length + PIECE + 1] = '\n';
-        byte[] chunk = java.util.Arrays.copyOf(piece, size.length + PIECE + 2);
+        ByteArrayOutputStream framed = new ByteArrayOutputStream();
+        framed.writeBytes((Integer.toHexString(PIECE) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        framed.writeBytes(new byte[PIECE]);
+        framed.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        byte[] chunk = framed.toByteArray();
         if (n < 0) {
             return new AbstractList<>() { // the origin writes piece after piece until the gateway closes
                 @Override
@@ -370,8 +376,12 @@ class FilterMadeAnswersLengthTest {
         }
 
         Answer get(String method, String path, String answerAs) throws IOException {
-            RawClient.Response r = c.send(method + " " + path + " HTTP/1.1\r\nHost: h\r\n"
-                    + (answerAs == null ? "" : "x-answer: " + answerAs + "\r\n") + "\r\n").read(method);
+            return send(method, path, answerAs == null ? "" : "x-answer: " + answerAs + "\r\n");
+        }
+
+        Answer send(String method, String path, String fieldLines) throws IOException {
+            RawClient.Response r = c.send(method + " " + path + " HTTP/1.1\r\nHost: h\r\n" + fieldLines + "\r\n")
+                    .read(method);
             while (r.status() < 200) { // an interim head (103) before the answer
                 r = c.read(method);
             }
@@ -441,6 +451,20 @@ class FilterMadeAnswersLengthTest {
                         Answer a = c.get(shape.http1Path(), status);
                         assertThat(a.status()).as(what).isEqualTo(Integer.parseInt(status));
                         assertThat(a.body()).as(what).isEmpty();
+                        gw.awaitSettled(what);
+                        n++;
+                        assertThat(c.id(n)).as("the next answer after " + what).isEqualTo("id " + n);
+                        assertThat(origin.connectionCount()).as("origin connections after " + what)
+                                .isEqualTo(before + (shape.small() ? 0 : 1));
+                    }
+                }
+                if (c instanceof Http1Client h1) { // a client's HEAD sent on as a GET: the GET's body is dropped
+                    for (Shape shape : SHAPES) {
+                        String what = "HEAD sent on as GET, " + shape.name();
+                        gw.awaitSettled("the answer before " + what);
+                        int before = origin.connectionCount();
+                        Answer a = h1.send("HEAD", shape.http1Path(), "x-method: GET\r\n");
+                        assertThat(a.status()).as(what).isEqualTo(200);
                         gw.awaitSettled(what);
                         n++;
                         assertThat(c.id(n)).as("the next answer after " + what).isEqualTo("id " + n);
