@@ -25,10 +25,20 @@ import io.loomgate.upstream.PoolListener;
 import io.loomgate.upstream.PoolSettings;
 import io.loomgate.upstream.UpstreamDefinition;
 import io.loomgate.upstream.Upstreams;
+import io.loomgate.testkit.H2Origin;
+import io.loomgate.upstream.UpstreamPool;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,6 +47,13 @@ import org.junit.jupiter.api.Test;
  * clients with one Content-Length that matches the body they get, or none where RFC 9110 §8.6 forbids it; and the
  * connection still frames the next response right. The origin answers every request "hello from origin" (17 bytes,
  * Content-Length: 17). The gateway is built from the core's classes, as ObservedGateway is, so a filter can be Java.
+ *
+ * <p>And what becomes of the origin's side when the client does not get the origin's whole body (the second half,
+ * {@code DroppedBodies}): a body a filter's 204/304 dropped, an origin's bodiless answer followed by bytes it should
+ * not have sent, a client that leaves mid-body, a response timeout mid-body. After each, the next request through
+ * the same route (the same pool) must get its own answer (the origin echoes an id), and the origin must see the
+ * connections it should: the same one when the rest was drained (small bodies, HTTP/2 streams), exactly one new one
+ * when it was closed (large, endless, cut).
  */
 class FilterMadeAnswersLengthTest {
     private static final String ORIGIN_BODY = "hello from origin";
@@ -147,6 +164,502 @@ class FilterMadeAnswersLengthTest {
             assertThat(c.body(p)).isEqualTo(ORIGIN_BODY);
         }
     }
+
+    // ---- DroppedBodies: the origin's side when the client does not get the origin's whole body ----
+
+    /** How long any wait of these cases may take (polls with a deadline, never a sleep). */
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final int PIECE = 16 * 1024;
+    private static final int MIB = 1024 * 1024;
+
+    /** A body shape: the path each origin answers it on, and whether a drop can keep an HTTP/1.1 connection. */
+    private record Shape(String name, String http1Path, String h2Path, boolean small) {
+    }
+
+    private static final List<Shape> SHAPES = List.of(
+            new Shape("fixed 17 B", "/fixed/17", "/bytes/17", true),
+            new Shape("fixed 40 KiB", "/fixed/40960", "/bytes/40960", true),
+            new Shape("chunked 40 KiB", "/chunked/40960", "/chunked/40960", true),
+            new Shape("fixed 1 MiB", "/fixed/" + MIB, "/bytes/" + MIB, false),
+            new Shape("chunked 1 MiB", "/chunked/" + MIB, "/chunked/" + MIB, false),
+            new Shape("endless", "/endless", "/endless", false));
+
+    /**
+     * Lets the answer through, or, when the request says {@code x-answer: 204} (or 304), turns the origin's answer
+     * into that status after it came, as a plugin may: the origin's body is then not the client's. A request that says
+     * {@code x-method: GET} goes to the origin with that method (a client's HEAD becomes a GET, whose body the client
+     * does not get either).
+     */
+    private static GatewayFilter statusFromRequest() {
+        return (exchange, chain) -> {
+            String to = exchange.request().headers().first("x-answer");
+            String method = exchange.request().headers().first("x-method");
+            if (method != null) {
+                exchange.setRequest(exchange.request().withMethod(method));
+            }
+            chain.proceed(exchange);
+            if (to != null) {
+                exchange.setResponse(exchange.response().withStatus(Integer.parseInt(to)));
+            }
+        };
+    }
+
+    /** One route ({@code Path=/**}, the filter above) to one origin: one pool, which every request of a case uses. */
+    private static final class OneRoute implements AutoCloseable {
+        final Upstreams upstreams;
+        final Listener listener;
+
+        OneRoute(Endpoint origin, Duration bodyReadTimeout) throws Exception {
+            Route route = new Route("drop", 0, List.of(new PathPrefix("/")), List.of(statusFromRequest()),
+                    Duration.ofSeconds(10), true, 0, Duration.ZERO);
+            upstreams = Upstreams.create(List.of(new UpstreamDefinition("drop", List.of(origin),
+                    PoolSettings.DEFAULTS)), PoolListener.NOOP);
+            ProxyHandler proxy = new ProxyHandler(BoundRoutes.bind(new RouteTable(List.of(route)),
+                    r -> upstreams.get(r.id())), new ProxySettings(List.of(), bodyReadTimeout,
+                    ProxySettings.DEFAULTS.limits()), ExchangeListener.NOOP);
+            ListenerSettings settings = ListenerSettings.defaults("127.0.0.1", 0)
+                    .withHttp2(Http2Settings.enabledDefaults());
+            listener = new Listener(settings, proxy, ConnectionExecutors.create(ThreadModel.VIRTUAL, "gw-drops"),
+                    ConnectionListener.NOOP).start();
+        }
+
+        UpstreamPool pool() {
+            return upstreams.get("drop").pools().get(0);
+        }
+
+        /** Until the exchange before has settled its attempt: no connection lent, no stream open. */
+        void awaitSettled(String after) {
+            UpstreamPool p = pool();
+            await("the attempt settled after " + after, () -> p.inUseCount() == 0 && p.http2StreamCount() == 0);
+        }
+
+        @Override
+        public void close() {
+            listener.close();
+            upstreams.close();
+        }
+    }
+
+    private static void await(String what, BooleanSupplier done) {
+        long end = System.nanoTime() + WAIT_NANOS;
+        while (!done.getAsBoolean()) {
+            assertThat(System.nanoTime() - end).as(what).isNegative();
+            LockSupport.parkNanos(1_000_000); // a poll every millisecond, not a core spun on a loaded machine
+        }
+    }
+
+    /** Pieces of a chunked body, framed, with the last chunk; or without end when {@code n} is negative. */
+    private static List<byte[]> chunked(long n) {
+        ByteArrayOutputStream framed = new ByteArrayOutputStream();
+        framed.writeBytes((Integer.toHexString(PIECE) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        framed.writeBytes(new byte[PIECE]);
+        framed.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        byte[] chunk = framed.toByteArray();
+        if (n < 0) {
+            return new AbstractList<>() { // the origin writes piece after piece until the gateway closes
+                @Override
+                public byte[] get(int index) {
+                    return chunk;
+                }
+
+                @Override
+                public int size() {
+                    return Integer.MAX_VALUE;
+                }
+            };
+        }
+        List<byte[]> pieces = new ArrayList<>();
+        long left = n;
+        for (; left >= PIECE; left -= PIECE) {
+            pieces.add(chunk);
+        }
+        ByteArrayOutputStream last = new ByteArrayOutputStream();
+        if (left > 0) {
+            last.writeBytes((Long.toHexString(left) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            last.writeBytes(new byte[(int) left]);
+            last.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        last.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        pieces.add(last.toByteArray());
+        return pieces;
+    }
+
+    private static List<byte[]> fixed(long n) {
+        List<byte[]> pieces = new ArrayList<>();
+        for (long left = n; left > 0; left -= PIECE) {
+            pieces.add(new byte[(int) Math.min(PIECE, left)]);
+        }
+        return pieces;
+    }
+
+    /**
+     * The HTTP/1.1 origin: {@code /id/X} answers "id X"; {@code /fixed/N}, {@code /chunked/N}, {@code /endless} the
+     * body shapes; {@code /hints/N} a 103 before a fixed N-byte answer; {@code /stray/204}, {@code /stray/304} and a
+     * HEAD of {@code /stray/head} an answer without a body, then, once {@code strayGate} opens, what looks like
+     * another answer (then {@code strayWritten} counts down).
+     */
+    private static TestOrigin.Reply http1Answer(TestOrigin.Recorded r, CountDownLatch strayGate,
+                                                CountDownLatch strayWritten) {
+        String t = r.target();
+        if (t.startsWith("/id/")) {
+            return TestOrigin.Reply.ok("id " + t.substring(4));
+        }
+        if (t.startsWith("/fixed/")) {
+            long n = Long.parseLong(t.substring(7));
+            return new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + n), fixed(n), Duration.ZERO,
+                    Duration.ZERO, TestOrigin.Effect.NONE);
+        }
+        if (t.startsWith("/chunked/") || t.equals("/endless")) {
+            long n = t.equals("/endless") ? -1 : Long.parseLong(t.substring(9));
+            return new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Transfer-Encoding: chunked"), chunked(n),
+                    Duration.ZERO, Duration.ZERO, TestOrigin.Effect.NONE);
+        }
+        if (t.startsWith("/hints/")) {
+            int n = Integer.parseInt(t.substring(7));
+            return TestOrigin.Reply.raw("HTTP/1.1 103 Early Hints", List.of("Link: </style.css>; rel=preload"),
+                    "HTTP/1.1 200 OK\r\nContent-Length: " + n + "\r\n\r\n" + "h".repeat(n));
+        }
+        if (t.startsWith("/stray/")) {
+            String kind = t.substring(7);
+            String status = kind.equals("head") ? "200 OK" : kind + " X";
+            String stale = "stale " + kind;
+            List<String> fields = kind.equals("head") ? List.of("Content-Length: " + stale.length()) : List.of();
+            byte[] strayBytes = (kind.equals("head") ? stale
+                    : "HTTP/1.1 200 OK\r\nContent-Length: " + stale.length() + "\r\n\r\n" + stale)
+                    .getBytes(StandardCharsets.US_ASCII);
+            // the head alone; then, past the gate, the stray bytes; the last piece is asked for once they are out
+            List<byte[]> pieces = new AbstractList<>() {
+                @Override
+                public byte[] get(int index) {
+                    if (index == 2) {
+                        strayWritten.countDown();
+                    }
+                    return index == 1 ? strayBytes : new byte[0];
+                }
+
+                @Override
+                public int size() {
+                    return 3;
+                }
+            };
+            return new TestOrigin.Reply("HTTP/1.1 " + status, fields, pieces, Duration.ZERO, Duration.ZERO,
+                    TestOrigin.Effect.BODY_FOR_HEAD).gatedBy(strayGate);
+        }
+        return TestOrigin.Reply.status(404);
+    }
+
+    /** A client of either kind: one request at a time on one connection, the answer's status and body. */
+    private interface Client extends AutoCloseable {
+        Answer get(String path, String answerAs) throws IOException, HpackException;
+
+        default String id(int n) throws IOException, HpackException {
+            return get("/id/" + n, null).body();
+        }
+
+        @Override
+        void close() throws IOException;
+    }
+
+    private record Answer(int status, String body) {
+    }
+
+    private static final class Http1Client implements Client {
+        final RawClient c;
+
+        Http1Client(int port) throws IOException {
+            c = new RawClient(port);
+        }
+
+        @Override
+        public Answer get(String path, String answerAs) throws IOException {
+            return get("GET", path, answerAs);
+        }
+
+        Answer get(String method, String path, String answerAs) throws IOException {
+            return send(method, path, answerAs == null ? "" : "x-answer: " + answerAs + "\r\n");
+        }
+
+        Answer send(String method, String path, String fieldLines) throws IOException {
+            RawClient.Response r = c.send(method + " " + path + " HTTP/1.1\r\nHost: h\r\n" + fieldLines + "\r\n")
+                    .read(method);
+            while (r.status() < 200) { // an interim head (103) before the answer
+                r = c.read(method);
+            }
+            return new Answer(r.status(), r.bodyText());
+        }
+
+        @Override
+        public void close() throws IOException {
+            c.close();
+        }
+    }
+
+    private static final class H2cClient implements Client {
+        final RawH2Client c;
+        int stream = 1;
+
+        H2cClient(int port) throws IOException {
+            c = new RawH2Client(port);
+            c.windowUpdate(0, Integer.MAX_VALUE - 65_535); // this client's connection window never runs out
+        }
+
+        @Override
+        public Answer get(String path, String answerAs) throws IOException, HpackException {
+            int s = stream;
+            stream += 2;
+            c.headers(s, answerAs == null ? RawH2Client.request("GET", path)
+                    : RawH2Client.request("GET", path, "x-answer", answerAs), true);
+            RawH2Client.Frame head;
+            int status;
+            do { // past an interim head (103) to the answer
+                head = c.await(f -> f.stream() == s && f.type() == Frames.HEADERS);
+                status = Integer.parseInt(c.fields(head).get(":status"));
+            } while (status < 200);
+            return new Answer(status, head.endStream() ? "" : c.body(s));
+        }
+
+        @Override
+        public void close() throws IOException {
+            c.close();
+        }
+    }
+
+    private interface ClientMaker {
+        Client open(int port) throws IOException;
+    }
+
+    /**
+     * Every body shape, dropped by a filter's 204 and 304, from an HTTP/1.1 origin, through an HTTP/1.1 and an h2c
+     * client: the client gets the bodiless answer at once, the next request through the route gets its own answer,
+     * and the origin sees one connection kept for a small body (read to its end) and exactly one new one for a large
+     * or endless body (closed, never pooled with its rest unread).
+     */
+    @Test
+    void aDroppedBodyFromAnHttp11OriginIsDrainedWhenSmallAndItsConnectionClosedOtherwise() throws Exception {
+        for (ClientMaker maker : new ClientMaker[] {Http1Client::new, H2cClient::new}) {
+            try (TestOrigin origin = new TestOrigin(); OneRoute gw = new OneRoute(
+                    new Endpoint("127.0.0.1", origin.port()), ProxySettings.DEFAULTS.bodyReadTimeout());
+                 Client c = maker.open(gw.listener.port())) {
+                origin.fallback(r -> http1Answer(r, null, null));
+                int n = 0;
+                assertThat(c.id(n)).isEqualTo("id " + n);
+                for (String status : new String[] {"204", "304"}) {
+                    for (Shape shape : SHAPES) {
+                        String what = c.getClass().getSimpleName() + ", " + shape.name() + " dropped by " + status;
+                        gw.awaitSettled("the answer before " + what); // an h2c client may have it first
+                        int before = origin.connectionCount();
+                        Answer a = c.get(shape.http1Path(), status);
+                        assertThat(a.status()).as(what).isEqualTo(Integer.parseInt(status));
+                        assertThat(a.body()).as(what).isEmpty();
+                        gw.awaitSettled(what);
+                        n++;
+                        assertThat(c.id(n)).as("the next answer after " + what).isEqualTo("id " + n);
+                        assertThat(origin.connectionCount()).as("origin connections after " + what)
+                                .isEqualTo(before + (shape.small() ? 0 : 1));
+                    }
+                }
+                if (c instanceof Http1Client h1) { // a client's HEAD sent on as a GET: the GET's body is dropped
+                    for (Shape shape : SHAPES) {
+                        String what = "HEAD sent on as GET, " + shape.name();
+                        gw.awaitSettled("the answer before " + what);
+                        int before = origin.connectionCount();
+                        Answer a = h1.send("HEAD", shape.http1Path(), "x-method: GET\r\n");
+                        assertThat(a.status()).as(what).isEqualTo(200);
+                        gw.awaitSettled(what);
+                        n++;
+                        assertThat(c.id(n)).as("the next answer after " + what).isEqualTo("id " + n);
+                        assertThat(origin.connectionCount()).as("origin connections after " + what)
+                                .isEqualTo(before + (shape.small() ? 0 : 1));
+                    }
+                }
+                // A 103 before the answer a filter turned into a 204: the interim head is relayed, the body drained.
+                gw.awaitSettled("the first answer");
+                int before = origin.connectionCount();
+                assertThat(c.get("/hints/17", "204").status()).isEqualTo(204);
+                gw.awaitSettled("the 103 case");
+                assertThat(c.id(++n)).isEqualTo("id " + n);
+                assertThat(origin.connectionCount()).as("origin connections after the 103").isEqualTo(before);
+            }
+        }
+    }
+
+    /**
+     * The same over an HTTP/2 origin: every dropped body leaves the one upstream connection serving, drained or its
+     * stream reset (the endless answers end at the origin: it saw the RST_STREAM), and the connection's windows are
+     * not leaked: more than its 16 MiB connection window of dropped bodies (20 MiB) goes through it, and it still
+     * answers.
+     */
+    @Test
+    void aDroppedBodyFromAnHttp2OriginIsDrainedOrItsStreamResetAndTheConnectionServesOn() throws Exception {
+        for (ClientMaker maker : new ClientMaker[] {Http1Client::new, H2cClient::new}) {
+            try (H2Origin origin = H2Origin.h2c(); OneRoute gw = new OneRoute(
+                    new Endpoint("127.0.0.1", origin.port(), false, true), ProxySettings.DEFAULTS.bodyReadTimeout());
+                 Client c = maker.open(gw.listener.port())) {
+                int n = 0;
+                assertThat(c.id(n)).isEqualTo("id " + n);
+                int endless = 0;
+                for (String status : new String[] {"204", "304"}) {
+                    for (Shape shape : SHAPES) {
+                        String what = c.getClass().getSimpleName() + ", " + shape.name() + " dropped by " + status;
+                        Answer a = c.get(shape.h2Path(), status);
+                        assertThat(a.status()).as(what).isEqualTo(Integer.parseInt(status));
+                        assertThat(a.body()).as(what).isEmpty();
+                        gw.awaitSettled(what);
+                        n++;
+                        assertThat(c.id(n)).as("the next answer after " + what).isEqualTo("id " + n);
+                        endless += shape.h2Path().equals("/endless") ? 1 : 0;
+                    }
+                }
+                int ended = endless;
+                await("the origin's endless answers ended (RST_STREAM)", () -> origin.endlessEnded() >= ended);
+                // Dropped bodies of 1 MiB (each stream takes up to its 256 KiB window before its reset) until the
+                // origin has sent past the connection's 16 MiB window, which stalls unless it is given back for them.
+                long sentBefore = origin.bodyBytesSent();
+                int drops = 0;
+                while (origin.bodyBytesSent() - sentBefore < 20L * MIB) {
+                    assertThat(c.get("/chunked/" + MIB, "204").status()).isEqualTo(204);
+                    assertThat(++drops).as("dropped bodies to send 20 MiB").isLessThan(2000);
+                }
+                gw.awaitSettled("the dropped bodies");
+                assertThat(c.id(++n)).isEqualTo("id " + n);
+                assertThat(origin.connections()).as("upstream connections").isEqualTo(1);
+            }
+        }
+    }
+
+    /**
+     * An HTTP/1.1 origin's answer without a body (a 204, a 304, a HEAD's 200) followed, after the gateway read it,
+     * by bytes it should not have sent (here another answer's worth): its connection must not go on to the next
+     * request, which would read them as its answer. The test waits until the origin has written them, as a next
+     * request that comes a moment later would find them.
+     */
+    @Test
+    void bytesAnHttp11OriginSendsAfterABodilessAnswerNeverBecomeTheNextAnswer() throws Exception {
+        for (String kind : new String[] {"204", "304", "head"}) {
+            CountDownLatch gate = new CountDownLatch(1);
+            CountDownLatch written = new CountDownLatch(1);
+            try (TestOrigin origin = new TestOrigin(); OneRoute gw = new OneRoute(
+                    new Endpoint("127.0.0.1", origin.port()), ProxySettings.DEFAULTS.bodyReadTimeout());
+                 Http1Client c = new Http1Client(gw.listener.port())) {
+                origin.fallback(r -> http1Answer(r, gate, written));
+                assertThat(c.id(0)).isEqualTo("id 0");
+                gw.awaitSettled("the first answer");
+                Answer a = c.get(kind.equals("head") ? "HEAD" : "GET", "/stray/" + kind, null);
+                assertThat(a.status()).as(kind).isEqualTo(kind.equals("head") ? 200 : Integer.parseInt(kind));
+                gate.countDown(); // the gateway has read the answer's head: the stray bytes come after it
+                assertThat(written.await(10, TimeUnit.SECONDS)).as("the origin wrote its stray bytes").isTrue();
+                gw.awaitSettled("the stray bytes of " + kind);
+                assertThat(c.id(1)).as("the next answer after the stray bytes of " + kind).isEqualTo("id 1");
+                assertThat(c.id(2)).isEqualTo("id 2");
+                assertThat(origin.connectionCount()).as("origin connections after " + kind).isEqualTo(2);
+            }
+        }
+    }
+
+    /**
+     * A client that leaves in the middle of a large or endless body: an HTTP/1.1 client closing its connection, an
+     * h2c client resetting its stream. The HTTP/1.1 origin's connection is closed (exactly one new one for the next
+     * request); an HTTP/2 origin's stream is reset and its connection serves on, its windows intact after 20 MiB of
+     * reset streams.
+     */
+    @Test
+    void aClientThatLeavesMidBodyLeavesTheOriginSafe() throws Exception {
+        for (boolean h2Origin : new boolean[] {false, true}) {
+            TestOrigin http1 = h2Origin ? null : new TestOrigin();
+            H2Origin h2 = h2Origin ? H2Origin.h2c() : null;
+            IntSupplier connections = h2Origin ? h2::connections : http1::connectionCount;
+            Endpoint endpoint = h2Origin ? new Endpoint("127.0.0.1", h2.port(), false, true)
+                    : new Endpoint("127.0.0.1", http1.port());
+            if (http1 != null) {
+                http1.fallback(r -> http1Answer(r, null, null));
+            }
+            try (AutoCloseable o = h2Origin ? h2 : http1;
+                 OneRoute gw = new OneRoute(endpoint, ProxySettings.DEFAULTS.bodyReadTimeout());
+                 H2cClient h2c = new H2cClient(gw.listener.port())) {
+                int n = 0;
+                assertThat(h2c.id(n)).isEqualTo("id " + n); // the origin's first connection
+                for (Shape shape : SHAPES) {
+                    if (shape.small()) {
+                        continue;
+                    }
+                    String path = h2Origin ? shape.h2Path() : shape.http1Path();
+                    String what = (h2Origin ? "h2 origin, " : "HTTP/1.1 origin, ") + shape.name();
+                    // HTTP/1.1: the client closes after the head and the first piece of the body
+                    gw.awaitSettled("the case before " + what);
+                    int before = connections.getAsInt();
+                    try (RawClient c = new RawClient(gw.listener.port())) {
+                        c.send("GET " + path + " HTTP/1.1\r\nHost: h\r\n\r\n");
+                        c.socket().getInputStream().readNBytes(1024);
+                    }
+                    gw.awaitSettled(what);
+                    assertThat(h2c.id(++n)).as("the next answer after an HTTP/1.1 client left " + what)
+                            .isEqualTo("id " + n);
+                    // A finite body may have gone whole into the sockets' buffers before the client's close showed:
+                    // then it was read to its end and its connection kept. An endless one cannot.
+                    assertThat(connections.getAsInt()).as("origin connections after " + what)
+                            .isBetween(before, before + (h2Origin ? 0 : 1));
+                    if (!h2Origin && shape.http1Path().equals("/endless")) {
+                        assertThat(connections.getAsInt()).as(what).isEqualTo(before + 1);
+                    }
+                    // h2c: the client resets its stream after the first DATA
+                    gw.awaitSettled(what);
+                    before = connections.getAsInt();
+                    int s = h2c.stream;
+                    h2c.stream += 2;
+                    h2c.c.get(s, path);
+                    h2c.c.await(f -> f.stream() == s && f.type() == Frames.DATA);
+                    h2c.c.rst(s, Frames.CANCEL);
+                    gw.awaitSettled(what);
+                    assertThat(h2c.id(++n)).as("the next answer after an h2c client reset " + what)
+                            .isEqualTo("id " + n);
+                    assertThat(connections.getAsInt()).as("origin connections after the reset, " + what)
+                            .isEqualTo(before + (h2Origin ? 0 : 1));
+                }
+                if (h2Origin) { // resets until the origin has sent past the connection's 16 MiB window
+                    long sentBefore = h2.bodyBytesSent();
+                    for (int i = 0; h2.bodyBytesSent() - sentBefore < 20L * MIB; i++) {
+                        assertThat(i).as("resets to send 20 MiB").isLessThan(2000);
+                        int s = h2c.stream;
+                        h2c.stream += 2;
+                        h2c.c.get(s, "/endless");
+                        h2c.c.await(f -> f.stream() == s && f.type() == Frames.DATA);
+                        h2c.c.rst(s, Frames.CANCEL);
+                    }
+                    gw.awaitSettled("the resets");
+                    assertThat(h2c.id(++n)).isEqualTo("id " + n);
+                    assertThat(connections.getAsInt()).as("upstream connections after the resets").isEqualTo(1);
+                }
+            }
+        }
+    }
+
+    /**
+     * An HTTP/1.1 origin that stops mid-body past the body read timeout: the client's answer is cut (its connection
+     * closed, never a body that looks whole), the origin's connection closed, and the next request gets its own answer
+     * on exactly one new connection.
+     */
+    @Test
+    void aResponseTimeoutMidBodyClosesTheOriginConnection() throws Exception {
+        CountDownLatch never = new CountDownLatch(1);
+        try (TestOrigin origin = new TestOrigin(); OneRoute gw = new OneRoute(
+                new Endpoint("127.0.0.1", origin.port()), Duration.ofMillis(300));
+             Http1Client c = new Http1Client(gw.listener.port())) {
+            origin.fallback(r -> r.target().equals("/stalls")
+                    ? new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + 2 * PIECE), fixed(2 * PIECE),
+                    Duration.ZERO, Duration.ZERO, TestOrigin.Effect.NONE).gatedBy(never)
+                    : http1Answer(r, null, null));
+            assertThat(c.id(0)).isEqualTo("id 0");
+            RawClient.Response cut = c.c.send("GET /stalls HTTP/1.1\r\nHost: h\r\n\r\n").read();
+            assertThat(cut.complete()).as("the cut answer does not look whole").isFalse();
+            gw.awaitSettled("the cut answer");
+            try (Http1Client next = new Http1Client(gw.listener.port())) {
+                assertThat(next.id(1)).isEqualTo("id 1");
+            }
+            assertThat(origin.connectionCount()).isEqualTo(2);
+            never.countDown();
+        }
+    }
+
 
     private static List<String> lengths(RawH2Client c, RawH2Client.Frame headers) throws HpackException {
         List<String> values = new ArrayList<>();

@@ -19,6 +19,10 @@ import java.time.Duration;
  * {@code max-connections}). Past any of them the connection is closed, as it is at once when the request was not
  * wholly sent (its body still streaming beside) or the answer cannot leave the connection reusable.
  *
+ * <p>The same two bounds on bytes and wait serve {@link UpstreamAttempt#dropBody}: a body the client never gets
+ * because a filter made the answer's status one without a body (a plugin's 204 or 304) is read and dropped after
+ * the client's answer went out, and past either bound its connection is closed (an HTTP/2 stream reset) instead.
+ *
  * <p>Nothing of the drained answer reaches the client; the exchange ends as any cancelled one does (the access log's
  * {@code client aborted}). The origin is not told of the cancel: over HTTP/1.1 the only way to tell it was closing
  * the connection, which an origin notices when it next reads or writes, usually as it sends this very answer.

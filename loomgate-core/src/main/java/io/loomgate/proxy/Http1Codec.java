@@ -40,6 +40,8 @@ final class Http1Codec implements UpstreamCodec {
     private final Endpoint endpoint;
     /** The attempt this codec serves: {@link #stopOrigin} is its abort. */
     private final UpstreamAttempt attempt;
+    /** The answer has no body (HEAD, 204, 304): bytes after its head are an origin's mistake (see finish). */
+    private boolean bodiless;
 
     Http1Codec(PooledConnection connection, UpstreamPool pool, UpstreamAttempt attempt) {
         this.connection = connection;
@@ -226,6 +228,7 @@ final class Http1Codec implements UpstreamCodec {
     @Override
     public BodyInputStream openBody(BodyFraming framing, HttpLimits limits, Duration readTimeout) {
         connection.setReadTimeout(readTimeout);
+        bodiless = framing instanceof BodyFraming.None;
         BodyInputStream body = framing.open(connection.input(), limits);
         return framing instanceof BodyFraming.UntilClose ? TlsClosedBody.of(body, connection) : body;
     }
@@ -244,8 +247,19 @@ final class Http1Codec implements UpstreamCodec {
         return connection;
     }
 
+    /**
+     * Back to the pool when reusable, else closed. After an answer without a body, an origin that wrongly sent one
+     * anyway (a HEAD answered with its GET's body, a 204 with bytes after its head) would have the next request on
+     * this connection read those bytes as its answer: the connection's next lease probes it for bytes however short
+     * its idle ({@link PooledConnection#probeOnNextLease}), and one with any is discarded. Only after such answers:
+     * the hot paths' answers have bodies, whose framing ends them exactly, and bytes buffered past an answer's end
+     * are found by every lease (isHealthy).
+     */
     @Override
     public void finish(boolean reusable) {
+        if (reusable && bodiless) {
+            connection.probeOnNextLease();
+        }
         if (reusable) {
             pool.release(connection);
         } else {

@@ -3,7 +3,9 @@ package io.loomgate.proxy;
 import io.loomgate.filter.FilterChains;
 import io.loomgate.grpc.GrpcStatus;
 import io.loomgate.http.Headers;
+import io.loomgate.http.Method;
 import io.loomgate.http.ResponseHead;
+import io.loomgate.http.Status;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.proxy.FailureClassifier.Stage;
@@ -256,14 +258,19 @@ public final class ProxyHandler implements ExchangeHandler {
             throw FailureClassifier.of(x, e, Stage.CLIENT_WRITE);
         }
         x.responseOut = out;
+        boolean dropped = bodyDropped(x);
         long length = x.upstream.framing instanceof BodyFraming.Fixed f ? f.length() : -1;
-        Headers trailers;
+        Headers trailers = null;
         try {
-            // A tapped body goes through the tap's stream, so never the direct path: only routes that tap pay.
-            x.outcome.bytesOut = BodyRelay.copy(body, x.responseTap == null ? out
-                    : new TappedResponseBody(out, x.responseTap), length);
-            trailers = body.trailers();
-            out.finish(trailers);
+            if (dropped) {
+                out.finish(null); // the client's answer is its head alone; the origin's body is dropped below
+            } else {
+                // A tapped body goes through the tap's stream, so never the direct path: only routes that tap pay.
+                x.outcome.bytesOut = BodyRelay.copy(body, x.responseTap == null ? out
+                        : new TappedResponseBody(out, x.responseTap), length);
+                trailers = body.trailers();
+                out.finish(trailers);
+            }
         } catch (IOException e) {
             // A client that failed while its body was relayed beside this thread (full duplex) made the origin stop,
             // which is what failed the response: the client's failure is the one reported.
@@ -283,11 +290,26 @@ public final class ProxyHandler implements ExchangeHandler {
         // A gRPC deadline that expired meanwhile may have cancelled the attempt: disarmed first, it cannot cancel it
         // once its connection is back in the pool.
         boolean expired = x.grpc.watch != null && x.grpc.watch.disarm();
-        if (x.responseTap != null && body.isComplete() && (trailers == null || trailers.isEmpty())) {
+        // A dropped body is read here, after the client has its answer, within bounds: the connection (an HTTP/1.1
+        // one) is pooled only when the body ended within them, else closed; an HTTP/2 stream is reset.
+        boolean complete = dropped ? attempt.dropBody(body, x.upstream.framing, answer.originKeepsAlive())
+                : body.isComplete();
+        if (!dropped && x.responseTap != null && complete && (trailers == null || trailers.isEmpty())) {
             // the whole body came and the client took it: no earlier, no otherwise; trailers a tap cannot replay
             x.responseTap.completed();
         }
-        attempt.finish(!expired && body.isComplete() && answer.originKeepsAlive() && !x.upstream.requestBodyCut);
+        attempt.finish(!expired && complete && answer.originKeepsAlive() && !x.upstream.requestBodyCut);
+    }
+
+    /**
+     * Whether the origin framed a body the client never gets: a filter made the status one without a body (a
+     * plugin's {@code setResponse} to 204 or 304), or the client asked HEAD while a filter sent the origin another
+     * method. The server would discard such a body as it is written; it is dropped by the attempt instead, bounded,
+     * so that an endless or huge one neither holds the exchange nor goes back to the pool half read.
+     */
+    private static boolean bodyDropped(Exchange x) {
+        return !(x.upstream.framing instanceof BodyFraming.None) && (Status.forbidsBody(x.upstream.head.status())
+                || Method.HEAD.equals(x.downstream.request().method()));
     }
 
     private void sendLocalReply(Exchange x) throws IOException {

@@ -471,6 +471,31 @@ final class UpstreamAttempt implements AutoCloseable {
         settle(clean, DRAINING); // an unclean drain settles too: its connection is discarded, as after an abort
     }
 
+    /**
+     * The owner, after the client got an answer without the origin's body (see ProxyHandler's bodyDropped): reads
+     * and drops that body within {@link DrainAfterCancel}'s bounds ({@link DrainAfterCancel#MAX_BODY} bytes,
+     * {@link DrainAfterCancel#MAX_WAIT} in all, the deadline aborting the attempt) and returns whether it ended
+     * cleanly within them. A body known to be larger, one that ends only with the connection, or an origin that
+     * closes is not read at all: false, and {@link #finish} then discards the connection (HTTP/1.1: closed, never
+     * pooled with bytes of this body unread; HTTP/2: the stream reset, so its window and the connection's are not
+     * left holding the rest).
+     */
+    boolean dropBody(BodyInputStream body, BodyFraming framing, boolean originKeepsAlive) {
+        if (!originKeepsAlive || framing instanceof BodyFraming.UntilClose
+                || framing instanceof BodyFraming.Fixed f && f.length() > DrainAfterCancel.MAX_BODY) {
+            return false;
+        }
+        Deadline d = Watchdog.shared().deadline(this::abort);
+        d.armAfter(DrainAfterCancel.MAX_WAIT.toNanos());
+        try {
+            return DrainAfterCancel.skip(body);
+        } catch (IOException e) {
+            return false; // aborted by the deadline, or the origin failed: discarded by finish
+        } finally {
+            d.close();
+        }
+    }
+
     /** Stops the drain's deadline and counts the drain out; once per drain (the deadline is taken). */
     private void endDrain() {
         Deadline d = (Deadline) DRAIN.getAndSet(this, (Deadline) null);

@@ -46,6 +46,11 @@ public final class PooledConnection implements ConnectionLease {
     private State state = State.IN_USE;
     private long idleSinceNanos;
     private boolean reused;
+    /**
+     * Set by the owner before its release (published by the pool's lock), taken by the next {@link #isHealthy}: the
+     * last answer had no body, so bytes that follow it are an origin's mistake, looked for however short the idle.
+     */
+    private boolean probeNext;
 
     PooledConnection(UpstreamPool pool, long id, Socket socket, WatchedInputStream watched, HttpInput input,
                      HttpOutput output) {
@@ -141,12 +146,14 @@ public final class PooledConnection implements ConnectionLease {
         if (socket.isClosed() || socket.isInputShutdown() || socket.isOutputShutdown() || input.buffered() > 0) {
             return false;
         }
+        boolean probe = idleForNanos > PROBE_AFTER_IDLE_NANOS || probeNext;
+        probeNext = false;
         SocketChannel channel = socket instanceof SSLSocket ? null : socket.getChannel();
         if (channel != null) {
-            return idleForNanos <= PROBE_AFTER_IDLE_NANOS || quietNow(channel);
+            return !probe || quietNow(channel);
         }
         if (socket instanceof QuietCheck plain) { // the epoll transport's plain sockets: the same probe, no channel
-            return idleForNanos <= PROBE_AFTER_IDLE_NANOS || plain.quietNow();
+            return !probe || plain.quietNow();
         }
         if (idleForNanos <= TLS_PROBE_AFTER_IDLE_NANOS) {
             return true;
@@ -182,6 +189,14 @@ public final class PooledConnection implements ConnectionLease {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /**
+     * The next {@link #isHealthy} probes a plain connection however short its idle (after an answer without a body:
+     * see the proxy's Http1Codec.finish). A TLS connection is not probed sooner for it: its probe is a timed read.
+     */
+    public void probeOnNextLease() {
+        probeNext = true;
     }
 
     /** What {@link #awaitData} saw within its wait. */

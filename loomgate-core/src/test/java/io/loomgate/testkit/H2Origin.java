@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * An HTTP/2 origin for the upstream tests: the project's own server ({@link Listener} with HTTP/2 on: h2c with prior
@@ -34,6 +35,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code /slow/MS}: answers {@code slow} after MS milliseconds</li>
  *   <li>{@code /hang}: never answers; a reset (the thread interrupted) is counted in {@link #resets()}</li>
  *   <li>{@code /bytes/N}: N bytes, content-length set</li>
+ *   <li>{@code /chunked/N}: N bytes without content-length, in 16 KiB pieces</li>
+ *   <li>{@code /endless}: 16 KiB pieces without content-length until the client resets the stream (counted in
+ *       {@link #endlessEnded()})</li>
+ *   <li>{@code /id/X}: {@code id X}, so a client can tell its answer from another's</li>
  *   <li>anything else: {@code hello}</li>
  * </ul>
  * It counts the connections it accepted and the streams in flight at most.
@@ -45,6 +50,8 @@ public final class H2Origin implements AutoCloseable {
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicInteger requests = new AtomicInteger();
     private final AtomicInteger resets = new AtomicInteger();
+    private final AtomicInteger endlessEnded = new AtomicInteger();
+    private final AtomicLong bodyBytes = new AtomicLong();
     private final Set<String> versions = ConcurrentHashMap.newKeySet();
 
     private H2Origin(Http2Settings h2, ServerTls tls) throws IOException {
@@ -109,6 +116,16 @@ public final class H2Origin implements AutoCloseable {
         return resets.get();
     }
 
+    /** {@code /endless} answers that ended (the client reset the stream, or the connection ended). */
+    public int endlessEnded() {
+        return endlessEnded.get();
+    }
+
+    /** Body bytes of {@code /chunked/N} and {@code /endless} answers written so far (taken by the stream). */
+    public long bodyBytesSent() {
+        return bodyBytes.get();
+    }
+
     /** The protocol versions requests came in with (HTTP/2.0, HTTP/1.1). */
     public Set<String> versions() {
         return versions;
@@ -146,6 +163,25 @@ public final class H2Origin implements AutoCloseable {
                     throw new IOException("reset by the client");
                 }
                 x.respond(200, "late");
+            } else if (path.startsWith("/id/")) {
+                x.respond(200, "id " + path.substring(4));
+            } else if (path.startsWith("/chunked/") || path.equals("/endless")) {
+                long n = path.equals("/endless") ? Long.MAX_VALUE : Long.parseLong(path.substring(9));
+                ServerExchange.ResponseBody out = x.sendHead(head("application/octet-stream"), BodyFraming.CHUNKED);
+                byte[] piece = new byte[16 * 1024];
+                try {
+                    for (long left = n; left > 0; left -= piece.length) {
+                        int len = (int) Math.min(left, piece.length);
+                        out.write(piece, 0, len);
+                        out.flush();
+                        bodyBytes.addAndGet(len);
+                    }
+                } finally {
+                    if (n == Long.MAX_VALUE) {
+                        endlessEnded.incrementAndGet();
+                    }
+                }
+                out.finish(null);
             } else if (path.startsWith("/bytes/")) {
                 long n = Long.parseLong(path.substring(7));
                 ServerExchange.ResponseBody out = x.sendHead(head("application/octet-stream"),

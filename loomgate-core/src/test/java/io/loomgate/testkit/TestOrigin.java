@@ -48,8 +48,11 @@ public final class TestOrigin implements AutoCloseable {
         }
     }
 
-    /** What a socket does besides answering. */
-    public enum Effect { NONE, CLOSE_AFTER_RESPONSE, CLOSE_MID_BODY, NO_RESPONSE_CLOSE, STALL }
+    /**
+     * What a socket does besides answering. {@code BODY_FOR_HEAD}: the body pieces go out after the head to a HEAD
+     * too (an origin's mistake), where every other reply sends a HEAD none.
+     */
+    public enum Effect { NONE, CLOSE_AFTER_RESPONSE, CLOSE_MID_BODY, NO_RESPONSE_CLOSE, STALL, BODY_FOR_HEAD }
 
     /**
      * A scripted answer: raw head lines are written as given (so a test can send a malformed head), then the body
@@ -253,7 +256,7 @@ public final class TestOrigin implements AutoCloseable {
         head.append("\r\n");
         out.write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
-        boolean headRequest = r.method().equals("HEAD");
+        boolean headRequest = r.method().equals("HEAD") && reply.effect() != Effect.BODY_FOR_HEAD;
         List<byte[]> pieces = headRequest ? List.of() : reply.bodyPieces();
         for (int i = 0; i < pieces.size(); i++) {
             if (i > 0) {
