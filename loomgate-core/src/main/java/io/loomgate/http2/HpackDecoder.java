@@ -13,8 +13,8 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Memory: one read position and one array Huffman-coded strings are decoded into serve every block of the
  * connection (a request's {@code :path} comes Huffman-coded each time from most clients: a new position and array per
- * block were ~50 B of every HTTP/2 request). The array is {@link #KEPT_SCRATCH} bytes, so a connection holds little;
- * a longer string is decoded into an array of its own.
+ * block were ~50 B of every HTTP/2 request). The array grows to at most {@link #KEPT_SCRATCH} bytes (a longer string
+ * is decoded into an array of its own), and a connection that parks while idle lets it go ({@link #dropScratch}).
  */
 final class HpackDecoder {
     /** Receives decoded fields in order. */
@@ -24,6 +24,8 @@ final class HpackDecoder {
 
     /** The largest decoding array kept between strings (the decoded octets of a usual path or user-agent fit). */
     static final int KEPT_SCRATCH = 256;
+    /** The first array's size at least: a usual request's Huffman-coded path fits. */
+    private static final int MIN_SCRATCH = 64;
 
     private final DynamicTable table;
     private final int maxTableSize;
@@ -33,6 +35,11 @@ final class HpackDecoder {
     HpackDecoder(int maxTableSize) {
         this.table = new DynamicTable(maxTableSize);
         this.maxTableSize = maxTableSize;
+    }
+
+    /** Lets the Huffman array go: the connection is parking, and holds as little as it can while idle. */
+    void dropScratch() {
+        c.decoded = null;
     }
 
     int tableSize() {
@@ -191,7 +198,7 @@ final class HpackDecoder {
         private byte[] buf;
         private int end;
         private int pos;
-        /** Where Huffman-coded strings of up to KEPT_SCRATCH octets are decoded: made at the first, then kept. */
+        /** Where Huffman-coded strings of up to KEPT_SCRATCH octets are decoded: made at the first, grown, kept. */
         private byte[] decoded;
 
         void start(byte[] block, int length) {
@@ -241,8 +248,8 @@ final class HpackDecoder {
                 byte[] into = decoded;
                 if (most > KEPT_SCRATCH) {
                     into = new byte[most]; // a long string: its own array, not kept
-                } else if (into == null) {
-                    into = decoded = new byte[KEPT_SCRATCH];
+                } else if (into == null || into.length < most) {
+                    into = decoded = new byte[Math.max(most, MIN_SCRATCH)];
                 }
                 s = new String(into, 0, Huffman.decode(buf, pos, len, into), StandardCharsets.ISO_8859_1);
             } else {
