@@ -66,7 +66,7 @@ class RequestBlockNamesTest {
 
     /**
      * The count this change is for: writing a request's block allocates nothing of its own once its buffer has room.
-     * Before, each name with an upper-case letter was a new lower-case string (~50 B each: 13 of them here).
+     * Before, each name with an upper-case letter was a new lower-case string (928 B for the 17 here).
      */
     @Test
     void writingABlockMakesNoStringPerName() {
