@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +28,11 @@ import javax.net.ssl.SSLSocket;
  * unless that stream's case is in {@link #neverOpen}.
  */
 final class HostileH2Origin implements AutoCloseable {
-    /** A request as received: its fields, its stream and the connection's number. */
-    record Req(Map<String, String> fields, int stream, int connection) {
+    /**
+     * A request as received: its fields (the last value of a repeated name), its stream, the connection's number,
+     * and its field lines in order as decoded, "name: value", repeated names kept.
+     */
+    record Req(Map<String, String> fields, int stream, int connection, List<String> lines) {
         String path() {
             return fields.getOrDefault(":path", "");
         }
@@ -221,8 +225,12 @@ final class HostileH2Origin implements AutoCloseable {
                     case Frames.HEADERS -> {
                         byte[] block = WireFrames.blockOf(flags, p);
                         Map<String, String> fields = new LinkedHashMap<>();
-                        decoder.decode(block, block.length, Long.MAX_VALUE, fields::put);
-                        Req r = new Req(fields, stream, number);
+                        List<String> lines = new ArrayList<>();
+                        decoder.decode(block, block.length, Long.MAX_VALUE, (name, value) -> {
+                            fields.put(name, value);
+                            lines.add(name + ": " + value);
+                        });
+                        Req r = new Req(fields, stream, number, List.copyOf(lines));
                         received.add(r);
                         caseOf.put(stream, r.caseName());
                         Script script = scripts.getOrDefault(r.caseName(), HostileH2Origin::ok);

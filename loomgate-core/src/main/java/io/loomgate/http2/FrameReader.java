@@ -132,6 +132,11 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         return in;
     }
 
+    /** The connection parks while idle: what the reader keeps only to save work on the next block goes. */
+    void parking() {
+        decoder.dropScratch();
+    }
+
     /** Whether a header block is being gathered: the connection is not idle. */
     boolean inHeaderBlock() {
         return block != null;

@@ -10,6 +10,11 @@ import java.nio.charset.StandardCharsets;
  * per field, as SETTINGS_MAX_HEADER_LIST_SIZE counts) is tallied; past the limit, fields stop being handed on but
  * decoding goes on to the end of the block, so the table stays in step with the peer's and only this one request is
  * refused (the block itself is already bounded, so the work is too).
+ *
+ * <p>Memory: one read position and one array Huffman-coded strings are decoded into serve every block of the
+ * connection (a request's {@code :path} comes Huffman-coded each time from most clients: a new position and array per
+ * block were ~50 B of every HTTP/2 request). The array grows to at most {@link #KEPT_SCRATCH} bytes (a longer string
+ * is decoded into an array of its own), and a connection that parks while idle lets it go ({@link #dropScratch}).
  */
 final class HpackDecoder {
     /** Receives decoded fields in order. */
@@ -17,12 +22,24 @@ final class HpackDecoder {
         void field(String name, String value);
     }
 
+    /** The largest decoding array kept between strings (the decoded octets of a usual path or user-agent fit). */
+    static final int KEPT_SCRATCH = 256;
+    /** The first array's size at least: a usual request's Huffman-coded path fits. */
+    private static final int MIN_SCRATCH = 64;
+
     private final DynamicTable table;
     private final int maxTableSize;
+    /** The block being decoded: one per decoder, which only the connection's reading thread uses. */
+    private final Cursor c = new Cursor();
 
     HpackDecoder(int maxTableSize) {
         this.table = new DynamicTable(maxTableSize);
         this.maxTableSize = maxTableSize;
+    }
+
+    /** Lets the Huffman array go: the connection is parking, and holds as little as it can while idle. */
+    void dropScratch() {
+        c.decoded = null;
     }
 
     int tableSize() {
@@ -102,7 +119,15 @@ final class HpackDecoder {
      * {@code maxListSize}.
      */
     boolean decode(byte[] block, int length, long maxListSize, FieldSink sink) throws HpackException {
-        Cursor c = new Cursor(block, length);
+        c.start(block, length);
+        try {
+            return decodeFields(block, maxListSize, sink);
+        } finally {
+            c.start(null, 0); // the block is not held past its decoding
+        }
+    }
+
+    private boolean decodeFields(byte[] block, long maxListSize, FieldSink sink) throws HpackException {
         long listSize = 0;
         boolean fieldSeen = false;
         while (c.pos < c.end) {
@@ -168,17 +193,18 @@ final class HpackDecoder {
         return table.value(d);
     }
 
-    /** A read position in one block. */
+    /** A read position in the block being decoded. */
     private static final class Cursor {
-        private final byte[] buf;
-        private final int end;
+        private byte[] buf;
+        private int end;
         private int pos;
-        /** Where Huffman-coded strings are decoded, made at the first and reused for the rest of the block. */
+        /** Where Huffman-coded strings of up to KEPT_SCRATCH octets are decoded: made at the first, grown, kept. */
         private byte[] decoded;
 
-        Cursor(byte[] buf, int end) {
-            this.buf = buf;
-            this.end = end;
+        void start(byte[] block, int length) {
+            buf = block;
+            end = length;
+            pos = 0;
         }
 
         /** An integer with an N-bit prefix (RFC 7541 §5.1), refused past 2^31-1. */
@@ -219,10 +245,13 @@ final class HpackDecoder {
             String s;
             if (huffman) {
                 int most = Huffman.maxDecodedLength(len);
-                if (decoded == null || decoded.length < most) {
-                    decoded = new byte[most];
+                byte[] into = decoded;
+                if (most > KEPT_SCRATCH) {
+                    into = new byte[most]; // a long string: its own array, not kept
+                } else if (into == null || into.length < most) {
+                    into = decoded = new byte[Math.max(most, MIN_SCRATCH)];
                 }
-                s = new String(decoded, 0, Huffman.decode(buf, pos, len, decoded), StandardCharsets.ISO_8859_1);
+                s = new String(into, 0, Huffman.decode(buf, pos, len, into), StandardCharsets.ISO_8859_1);
             } else {
                 s = new String(buf, pos, len, StandardCharsets.ISO_8859_1);
             }

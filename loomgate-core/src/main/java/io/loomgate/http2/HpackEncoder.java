@@ -34,6 +34,17 @@ final class HpackEncoder {
     }
 
     /**
+     * Appends one field whose name has upper-case letters and is none of the static table's (a name
+     * {@link LowerCaseNames#known} does not know): a literal without indexing, its name lower-cased as it is written
+     * (RFC 9113 §8.2.1), so no lower-case copy of the name is made.
+     */
+    static void fieldLowerCasing(HeaderBlock out, String name, String value) {
+        integer(out, 0x00, 4, 0);
+        string(out, name, true);
+        string(out, value, false);
+    }
+
+    /**
      * Appends a generated field as a literal without indexing, its name a literal too (a generated field is none of
      * the static table's): Huffman-coded where shorter, from the field's characters.
      */
@@ -89,14 +100,19 @@ final class HpackEncoder {
 
     /** A string literal: its ISO-8859-1 bytes (a character above 0xff is sent as '?'), Huffman-coded if shorter. */
     static void string(HeaderBlock out, String s) {
-        int huffLen = Huffman.encodedLength(s);
+        string(out, s, false);
+    }
+
+    /** {@link #string(HeaderBlock, String)}, with ASCII upper-case letters lower-cased if {@code lower}. */
+    private static void string(HeaderBlock out, String s, boolean lower) {
+        int huffLen = Huffman.encodedLength(s, lower);
         if (huffLen < s.length()) {
             integer(out, 0x80, 7, huffLen);
-            Huffman.encode(s, out);
+            Huffman.encode(s, lower, out);
         } else {
             integer(out, 0x00, 7, s.length());
             for (int i = 0; i < s.length(); i++) {
-                out.write(Huffman.latin1(s.charAt(i)));
+                out.write(Huffman.symbol(s.charAt(i), lower));
             }
         }
     }

@@ -9,7 +9,6 @@ import java.io.OutputStream;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Locale;
 import java.util.concurrent.locks.Condition;
 
 /**
@@ -351,7 +350,12 @@ public final class Http2ClientStream {
         HpackEncoder.field(out, ":authority", authority);
         HpackEncoder.field(out, ":path", path);
         for (int i = 0; i < fields.size(); i++) {
-            String n = fields.name(i).toLowerCase(Locale.ROOT);
+            String n = LowerCaseNames.known(fields.name(i));
+            if (n == null) {
+                // not a name the table holds, so none of those dropped below: lower-cased as it is written
+                HpackEncoder.fieldLowerCasing(out, fields.name(i), fields.value(i));
+                continue;
+            }
             switch (n) {
                 case "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te",
                      "http2-settings" -> {
@@ -370,8 +374,14 @@ public final class Http2ClientStream {
     /** Appends request trailers' block to {@code out}: regular fields only. */
     static void encodeTrailers(HeaderBlock out, Headers trailers) {
         for (int i = 0; i < trailers.size(); i++) {
-            String n = trailers.name(i).toLowerCase(Locale.ROOT);
-            if (!n.isEmpty() && n.charAt(0) != ':') {
+            String name = trailers.name(i);
+            if (name.isEmpty() || name.charAt(0) == ':') {
+                continue;
+            }
+            String n = LowerCaseNames.known(name);
+            if (n == null) {
+                HpackEncoder.fieldLowerCasing(out, name, trailers.value(i));
+            } else {
                 HpackEncoder.field(out, n, trailers.value(i));
             }
         }

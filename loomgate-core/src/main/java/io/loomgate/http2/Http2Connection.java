@@ -315,6 +315,7 @@ public final class Http2Connection {
         FrameInput keptIn = frames.input();
         WatchedInputStream keptSocketIn = socketIn;
         frames.input(null);
+        frames.parking();
         socketIn = null;
         writer.readerIs(null); // the ended thread would stay reachable from the writer (its object and name: ~250 B)
         // Once handed over, the poller may resume the connection on a new thread at once: nothing after this.

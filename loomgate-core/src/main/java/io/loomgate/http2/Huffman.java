@@ -91,7 +91,6 @@ final class Huffman {
         return tree;
     }
 
-    /** The length in bytes of {@code s} (ISO-8859-1 octets) once Huffman-coded. */
     /** The octet a header string's character is sent as: ISO-8859-1, '?' for what it cannot encode. */
     static int latin1(char c) {
         return c <= 0xff ? c : '?';
@@ -99,11 +98,21 @@ final class Huffman {
 
     /** The length in bytes of {@code s}'s ISO-8859-1 octets Huffman-coded. */
     static int encodedLength(String s) {
+        return encodedLength(s, false);
+    }
+
+    /** {@link #encodedLength(String)} of {@code s} with its ASCII upper-case letters lower-cased if {@code lower}. */
+    static int encodedLength(String s, boolean lower) {
         long bits = 0;
         for (int i = 0; i < s.length(); i++) {
-            bits += LENGTHS[latin1(s.charAt(i))];
+            bits += LENGTHS[symbol(s.charAt(i), lower)];
         }
         return (int) ((bits + 7) >> 3);
+    }
+
+    /** The octet {@code c} is sent as, lower-cased first if {@code lower} (a field name written as HTTP/2 needs it). */
+    static int symbol(char c, boolean lower) {
+        return latin1(lower ? LowerCaseNames.lower(c) : c);
     }
 
     /** {@link #encodedLength(String)} of a generated field's value. */
@@ -136,10 +145,15 @@ final class Huffman {
 
     /** Huffman-codes {@code s}'s ISO-8859-1 octets. */
     static void encode(String s, HeaderBlock out) {
+        encode(s, false, out);
+    }
+
+    /** {@link #encode(String, HeaderBlock)} of {@code s}, its ASCII upper-case letters lower-cased if {@code lower}. */
+    static void encode(String s, boolean lower, HeaderBlock out) {
         long acc = 0;
         int bits = 0;
         for (int i = 0; i < s.length(); i++) {
-            int sym = latin1(s.charAt(i));
+            int sym = symbol(s.charAt(i), lower);
             acc = (acc << LENGTHS[sym]) | CODES[sym];
             bits += LENGTHS[sym];
             while (bits >= 8) {

@@ -31,7 +31,12 @@ final class ResponseBlock {
             }
         }
         for (int i = 0; i < headers.size(); i++) {
-            String name = LowerCaseNames.of(headers.name(i));
+            String name = LowerCaseNames.known(headers.name(i));
+            if (name == null) {
+                // not a name the table holds, so none of those dropped below: lower-cased as it is written
+                HpackEncoder.fieldLowerCasing(out, headers.name(i), headers.value(i));
+                continue;
+            }
             switch (name) {
                 case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade" -> {
                     // connection-specific: meaningless in HTTP/2 and malformed if sent (RFC 9113 §8.2.2)

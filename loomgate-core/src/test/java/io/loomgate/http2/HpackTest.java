@@ -231,4 +231,63 @@ class HpackTest {
         assertThat(fives.length()).isEqualTo(5);
         assertThat(Huffman.maxDecodedLength(5)).isGreaterThanOrEqualTo(8);
     }
+
+    /**
+     * One decoder's blocks one after another, each string longer or shorter than the last and either side of the
+     * array the decoder keeps for Huffman-coded strings (and after it let the array go): each comes out whole and alone
+     * (nothing of an earlier, longer one left in it).
+     */
+    @Test
+    void huffmanStringsOfEveryLengthInSuccessiveBlocksDecodeEachToItsOwnText() throws Exception {
+        HpackDecoder d = new HpackDecoder(4096);
+        List<String> out = new ArrayList<>();
+        for (int len : new int[] {0, 1, 7, 300, 5, 255, 256, 257, 410, 409, 160, 161, 2, 1000, 3}) {
+            String v = "0123aceiost/x-Y".repeat(70).substring(0, len);
+            HeaderBlock b = new HeaderBlock(64);
+            HpackEncoder.integer(b, 0x00, 4, 4); // :path, literal without indexing
+            HpackEncoder.string(b, v);
+            byte[] block = b.toByteArray();
+            out.clear();
+            d.decode(block, block.length, Long.MAX_VALUE, (n, value) -> out.add(n + "=" + value));
+            assertThat(out).as("length " + len).containsExactly(":path=" + v);
+            if (len == 256) {
+                d.dropScratch(); // as a connection that parks does: the next string makes its array anew
+            }
+        }
+    }
+
+    private String lastValue;
+
+    /**
+     * The count the decoder's kept position and array are for: a block of Huffman-coded strings allocates the strings
+     * handed on, and nothing else (before, a read position and an array per block).
+     */
+    @Test
+    void decodingABlockAllocatesOnlyItsStrings() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
+                java.lang.management.ManagementFactory.getThreadMXBean();
+        String path = "/api/v1/items/12345?view=full";
+        HeaderBlock b = new HeaderBlock(64);
+        HpackEncoder.integer(b, 0x00, 4, 4); // :path, literal without indexing, Huffman-coded (shorter)
+        HpackEncoder.string(b, path);
+        byte[] block = b.toByteArray();
+        assertThat(block.length).isLessThan(path.length());
+        HpackDecoder d = new HpackDecoder(4096);
+        HpackDecoder.FieldSink sink = (n, v) -> lastValue = v;
+        d.decode(block, block.length, Long.MAX_VALUE, sink); // its array made, classes loaded
+        byte[] octets = path.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        int rounds = 1_000;
+        long t0 = mx.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < rounds; i++) {
+            d.decode(block, block.length, Long.MAX_VALUE, sink);
+        }
+        long t1 = mx.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < rounds; i++) {
+            lastValue = new String(octets, 0, octets.length, java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        long t2 = mx.getCurrentThreadAllocatedBytes();
+        assertThat(lastValue).isEqualTo(path);
+        assertThat((t1 - t0) / rounds).as("bytes per block decoded, against the string's own")
+                .isEqualTo((t2 - t1) / rounds);
+    }
 }

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.http.Headers;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /** A response head as the server encodes it: names lower-cased, connection-specific fields dropped, any status. */
@@ -44,13 +46,55 @@ class ResponseHeadEncodingTest {
     }
 
     @Test
-    void knownNamesComeBackAsTheTablesStringsOthersLowerCased() {
-        assertThat(LowerCaseNames.of("Content-Type")).isSameAs(LowerCaseNames.of("CONTENT-TYPE")).isEqualTo(
+    void knownNamesComeBackAsTheTablesStringsOthersAreLeftToTheEncoder() {
+        assertThat(LowerCaseNames.known("Content-Type")).isSameAs(LowerCaseNames.known("CONTENT-TYPE")).isEqualTo(
                 "content-type");
         String lower = "x-already-lower";
-        assertThat(LowerCaseNames.of(lower)).isSameAs(lower);
-        assertThat(LowerCaseNames.of("X-Not-Known-Here")).isEqualTo("x-not-known-here");
-        assertThat(LowerCaseNames.of("Content-Typf")).isEqualTo("content-typf");
-        assertThat(LowerCaseNames.of("Te")).isEqualTo("te");
+        assertThat(LowerCaseNames.known(lower)).isSameAs(lower);
+        assertThat(LowerCaseNames.known("X-Not-Known-Here")).isNull();
+        assertThat(LowerCaseNames.known("Content-Typf")).isNull();
+        assertThat(LowerCaseNames.known("Te")).isEqualTo("te");
+        assertThat(LowerCaseNames.known("X-Forwarded-Port")).isEqualTo("x-forwarded-port");
+    }
+
+    /**
+     * The blocks drop a connection-specific field only by its table name: a name the table did not hold would be
+     * written, not dropped, whatever its case. So every such name must be in the table, in any spelling.
+     */
+    @Test
+    void everyConnectionSpecificNameIsInTheTableInAnyCase() {
+        for (String name : new String[] {"host", "connection", "keep-alive", "proxy-connection", "transfer-encoding",
+                "upgrade", "te", "http2-settings"}) {
+            for (String spelling : new String[] {name, name.toUpperCase(Locale.ROOT), capitalised(name)}) {
+                assertThat(LowerCaseNames.known(spelling)).as(spelling).isEqualTo(name);
+            }
+        }
+    }
+
+    @Test
+    void anUnknownMixedCaseNameIsWrittenLowerCasedAsTheSameBytesAsItsLowerCaseSpelling() throws Exception {
+        // names are tokens (RFC 9110 §5.6.2), so ASCII: every token character, upper case among them
+        for (String name : new String[] {"X-Not-Known-Here", "X-A", "ABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789",
+                "!#$%&'*+-.^_`|~Zz"}) {
+            String lower = name.toLowerCase(Locale.ROOT);
+            Headers mixed = new Headers().add(name, "Value-Kept-As-Is");
+            Headers already = new Headers().add(lower, "Value-Kept-As-Is");
+            HeaderBlock a = encode(200, mixed);
+            HeaderBlock b = encode(200, already);
+            assertThat(Arrays.copyOf(a.array(), a.length())).as(name)
+                    .isEqualTo(Arrays.copyOf(b.array(), b.length()));
+            assertThat(decode(a)).containsExactly(":status: 200",
+                    lower + ": Value-Kept-As-Is");
+        }
+    }
+
+    private static String capitalised(String name) {
+        StringBuilder b = new StringBuilder(name.length());
+        boolean up = true;
+        for (char c : name.toCharArray()) {
+            b.append(up ? Character.toUpperCase(c) : c);
+            up = c == '-';
+        }
+        return b.toString();
     }
 }
