@@ -6,15 +6,12 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import io.loomgate.cli.ServedGateway;
-import io.loomgate.config.ConfigLoader;
-import io.loomgate.config.Plugins;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestPki;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -280,38 +277,13 @@ class OriginProbeTest {
             H2Cases.install(h2cFlood);
             route(y, FLOOD_ROUTE, h2cFlood.uri(), ROUTE_TIMEOUT_MS);
         }
-        gateway = startOnFreeAdminPort(y.toString());
-        RunningGateway.onTheTransportAsked(gateway.gateway()); // listener and connections to origins both
+        // admin port 0 turns the listener off: a probed port, retried if lost before the bind (CI run 49, session 51)
+        gateway = RunningGateway.servedWithAdmin(y.toString(), "originprobe.yaml", Map.of());
     }
 
     private static void route(StringBuilder y, String id, String uri, int timeoutMs) {
         y.append("  - { id: ").append(id).append(", uri: \"").append(uri).append("\", predicates: [ \"Path=/")
                 .append(id).append("/**\" ], timeout: ").append(timeoutMs).append("ms }\n");
-    }
-
-    /**
-     * Starts the gateway with its admin listener on a port that was free a moment ago (admin port 0 turns the listener
-     * off): under load another process's connection can take that port before the gateway binds it (CI run 49 of
-     * session 51), so a lost race is retried on another port; any other failure to start is not.
-     */
-    private static ServedGateway startOnFreeAdminPort(String yaml) throws Exception {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return ServedGateway.start(RunningGateway.onTransportUnderTest(ConfigLoader.parse(yaml,
-                        "originprobe.yaml", Map.of("ADMIN_PORT", Integer.toString(freePort())))), Plugins.NONE);
-            } catch (IOException e) {
-                if (attempt == 3 || !(e.getCause() instanceof IOException bind)
-                        || !(bind.getCause() instanceof BindException)) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     @AfterAll

@@ -3,8 +3,6 @@ package io.loomgate.http2;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.cli.ServedGateway;
-import io.loomgate.config.ConfigLoader;
-import io.loomgate.config.Plugins;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
@@ -108,10 +106,8 @@ final class ProbeListeners implements AutoCloseable {
                     ? new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + BIG), List.of(big), java.time.Duration.ZERO,
                             java.time.Duration.ZERO, TestOrigin.Effect.NONE)
                     : TestOrigin.Reply.ok("hello from origin"));
-            ServedGateway gw = ServedGateway.start(RunningGateway.onTransportUnderTest(
-                    ConfigLoader.parse(config(g, cert), "probe.yaml", Map.of("ORIGIN", origin.uri()))), Plugins.NONE);
-            RunningGateway.onTheTransportAsked(gw.gateway());
-            gateways.put(g, gw);
+            gateways.put(g, RunningGateway.servedWithAdmin(config(g, cert), "probe.yaml",
+                    Map.of("ORIGIN", origin.uri())));
         }
     }
 
@@ -120,7 +116,7 @@ final class ProbeListeners implements AutoCloseable {
         return origins.get(k.gateway);
     }
 
-    private static String config(Gateway g, TestPki.Issued cert) throws IOException {
+    private static String config(Gateway g, TestPki.Issued cert) {
         StringBuilder y = new StringBuilder("""
                 server:
                   address: 127.0.0.1
@@ -139,7 +135,7 @@ final class ProbeListeners implements AutoCloseable {
                     .append("\n    certificate: ").append(cert.cert())
                     .append("\n    certificate-private-key: ").append(cert.key()).append('\n');
         }
-        y.append("admin:\n  port: ").append(freePort())
+        y.append("admin:\n  port: ${ADMIN_PORT}")
                 .append("\naccess-log:\n  enabled: true\n  format: json\n");
         y.append("""
                 routes:
@@ -167,12 +163,6 @@ final class ProbeListeners implements AutoCloseable {
                           backoff: { firstBackoff: 1ms, maxBackoff: 5ms }
                 """);
         return y.toString();
-    }
-
-    private static int freePort() throws IOException {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 
     int port(Kind k) {

@@ -8,6 +8,7 @@ import io.loomgate.config.ConfigException;
 import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
@@ -34,7 +35,9 @@ class AdminLockTest {
     @BeforeAll
     static void start() throws Exception {
         origin = new TestOrigin();
-        gateway = ServedGateway.start(RunningGateway.onTransportUnderTest(config(TlsTerminationTest.freePort())), Plugins.NONE);
+        // admin port 0 turns the listener off: a probed port, started again on another if lost before the bind
+        gateway = FreePorts.start(admin -> ServedGateway.start(RunningGateway.onTransportUnderTest(config(admin)),
+                Plugins.NONE));
     }
 
     private static GatewayConfig config(int adminPort) throws ConfigException {

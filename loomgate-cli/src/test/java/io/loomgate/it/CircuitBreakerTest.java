@@ -2,6 +2,7 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
@@ -173,10 +174,8 @@ class CircuitBreakerTest {
         }
     }
 
-    private static int deadPort() throws Exception {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    private static int deadPort() {
+        return FreePorts.refused();
     }
 
     @Test

@@ -11,7 +11,6 @@ import io.loomgate.testkit.RedisServer;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,7 +44,6 @@ class GatewayJarEveryPartIT {
         TestPki.Issued server = pki.issue("gw", "localhost", "localhost");
         Jwts.SigningKey key = Jwts.rsa("gateway-jar-it");
         Files.writeString(dir.resolve("jwks.json"), Jwts.jwks(key));
-        int adminPort = freePort();
         Path yaml = dir.resolve("gateway.yaml");
         Files.writeString(yaml, """
                 server:
@@ -81,11 +79,13 @@ class GatewayJarEveryPartIT {
                         args: { name: api-cb }
                 """.formatted(server.cert(), server.key(), dir.resolve("jwks.json")));
         try (RedisServer redis = RedisServer.start(); TestOrigin origin = new TestOrigin();
-             JarProcess gw = JarProcess.start(JarProcess.gatewayJar(), List.of("-Xmx128m"),
-                     List.of("serve", "--config", yaml.toString()), Map.of("ORIGIN", origin.uri(),
-                             "REDIS_URL", redis.url(), "ADMIN_PORT", Integer.toString(adminPort)));
+             // admin port 0 would turn the admin listener off: a probed port, retried if lost before the bind
+             JarProcess gw = JarProcess.listening(Duration.ofSeconds(60), admin -> JarProcess.start(
+                     JarProcess.gatewayJar(), List.of("-Xmx128m"), List.of("serve", "--config", yaml.toString()),
+                     Map.of("ORIGIN", origin.uri(), "REDIS_URL", redis.url(), "ADMIN_PORT", Integer.toString(admin))));
              Jedis direct = new Jedis("127.0.0.1", redis.port())) {
             int port = gw.awaitListening(Duration.ofSeconds(60));
+            int adminPort = gw.adminPort();
             HttpClient https = HttpClient.newBuilder().sslContext(pki.clientContext(null))
                     .connectTimeout(Duration.ofSeconds(20)).build();
             URI api = URI.create("https://localhost:" + port + "/api/items");
@@ -156,11 +156,5 @@ class GatewayJarEveryPartIT {
                 .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(uri + ": " + r.body()).isEqualTo(200);
         return r.body();
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -12,6 +12,7 @@ import io.grpc.stub.MetadataUtils;
 import io.loomgate.cli.Gateway;
 import io.loomgate.observe.GatewayMetrics;
 import io.loomgate.server.ConnectionListener;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
@@ -19,7 +20,6 @@ import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
 import io.loomgate.testkit.TestPki;
 import io.loomgate.upstream.PoolListener;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -74,10 +74,8 @@ class GrpcGatewayAnswersTest {
         return callFails(channel, GrpcEcho.text("hello"), Duration.ofSeconds(20));
     }
 
-    private static int deadPort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    private static int deadPort() {
+        return FreePorts.refused();
     }
 
     @Test

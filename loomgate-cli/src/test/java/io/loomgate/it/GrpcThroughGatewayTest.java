@@ -15,11 +15,11 @@ import io.grpc.stub.StreamObserver;
 import io.loomgate.cli.Gateway;
 import io.loomgate.observe.GatewayMetrics;
 import io.loomgate.server.ConnectionListener;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestPki;
 import io.loomgate.upstream.PoolListener;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -202,10 +202,7 @@ class GrpcThroughGatewayTest {
 
     @Test
     void aDeadOriginIsUnavailable() throws Exception {
-        int dead;
-        try (ServerSocket s = new ServerSocket(0)) {
-            dead = s.getLocalPort();
-        }
+        int dead = FreePorts.refused();
         try (RunningGateway gw = RunningGateway.start(H2C, Map.of("ORIGIN_PORT", Integer.toString(dead)))) {
             ManagedChannel c = GrpcEcho.plaintext(gw.port());
             try {

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.testkit.ExternalTool;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.H2Origin;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestPki;
 import io.loomgate.upstream.UpstreamPool;
 import java.io.ByteArrayInputStream;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -178,10 +178,7 @@ class Http2UpstreamTest {
 
     @Test
     void aDeadOriginIsA502() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = FreePorts.refused();
         try (RunningGateway gw = RunningGateway.start(route("h2c://127.0.0.1:" + closedPort), Map.of())) {
             assertThat(gw.get("/x").statusCode()).isEqualTo(502);
         }

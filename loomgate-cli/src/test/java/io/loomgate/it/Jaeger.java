@@ -3,8 +3,11 @@ package io.loomgate.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.loomgate.testkit.ExternalTool;
+import io.loomgate.testkit.FreePorts;
 import java.io.IOException;
-import java.net.ServerSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,12 +43,17 @@ final class Jaeger implements AutoCloseable {
         this.queryPort = queryPort;
     }
 
-    /** Starts Jaeger and waits (polling its query API, with a deadline) until it answers. */
+    /**
+     * Starts Jaeger and waits (polling its query API and its OTLP port, with a deadline) until both answer. Its ports
+     * are written into its config, so they are probed first; a port lost to another socket before Jaeger bound it
+     * ("bind: address already in use" in its log) is started again on other ports ({@link FreePorts}).
+     */
     static Jaeger start(Path dir) throws Exception {
         Path binary = binary();
-        int otlp = freePort();
-        int query = freePort();
-        int queryGrpc = freePort();
+        return FreePorts.start(3, ports -> start(binary, dir, ports.get(0), ports.get(1), ports.get(2)));
+    }
+
+    private static Jaeger start(Path binary, Path dir, int otlp, int query, int queryGrpc) throws Exception {
         Path config = dir.resolve("jaeger.yaml");
         Files.writeString(config, """
                 service:
@@ -92,7 +100,8 @@ final class Jaeger implements AutoCloseable {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             try {
-                if (j.get("/api/services").statusCode() == 200) {
+                // the query extension starts before the OTLP receiver: both, or a lost OTLP port would pass unseen
+                if (j.get("/api/services").statusCode() == 200 && listening(otlp)) {
                     return j;
                 }
             } catch (IOException notYet) {
@@ -101,7 +110,8 @@ final class Jaeger implements AutoCloseable {
             if (!p.isAlive() || System.nanoTime() > deadline) {
                 String out = Files.readString(log);
                 j.close();
-                throw new AssertionError("jaeger did not start answering on 127.0.0.1:" + query + ":\n" + out);
+                throw new AssertionError("jaeger did not start answering on 127.0.0.1:" + query + " (query) and :"
+                        + otlp + " (OTLP):\n" + out);
             }
             Thread.sleep(100);
         }
@@ -140,9 +150,12 @@ final class Jaeger implements AutoCloseable {
         return null;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+    private static boolean listening(int port) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1_000);
+            return true;
+        } catch (IOException notYet) {
+            return false;
         }
     }
 

@@ -2,11 +2,11 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.Jwts;
 import io.loomgate.testkit.Jwts.SigningKey;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,10 +55,7 @@ class JwtKeySourcesTest {
 
     @Test
     void anUnreachableJwksIs503AfterABoundedWaitAndOtherRoutesKeepServing() throws Exception {
-        int closed;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closed = s.getLocalPort();
-        }
+        int closed = FreePorts.refused();
         String yaml = """
                 routes:
                   - id: secured

@@ -2,6 +2,7 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.JarProcess;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.TestOrigin;
@@ -17,8 +18,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,7 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
 class LiveReloadIT {
     static final int WORKERS = 150;
     static final int REWRITES = 50;
-    private static final Pattern ADMIN = Pattern.compile("admin [^ ]+:(\\d+)");
     private static final Duration SETTLE = Duration.ofSeconds(30);
     private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
             new com.fasterxml.jackson.databind.ObjectMapper();
@@ -53,9 +51,6 @@ class LiveReloadIT {
 
     @BeforeEach
     void origins() throws Exception {
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) { // port 0 would turn the admin listener off
-            adminPort = probe.getLocalPort();
-        }
         a = named(new TestOrigin(), "A");
         b = named(new TestOrigin(), "B");
         c = named(new TestOrigin(), "C");
@@ -104,15 +99,14 @@ class LiveReloadIT {
     void fiftyRewritesUnderLoadFailNoRequestAndEachSettledReloadServesTheNewRoutes(@TempDir Path dir)
             throws Exception {
         Path yaml = dir.resolve("gateway.yaml");
-        write(yaml, generation(0, ""));
         // Each generation drops the route of the one before, which the file watch applies only after five settle
         // windows (a file caught half-written drops routes too): a short window keeps fifty rewrites quick. Every
         // generation arrives by an atomic rename, so a window of 50 ms (five: 250 ms) never sees half a file; at
         // 200 ms the rewrites alone took 50 s of the suite.
-        try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"), List.of("serve", "--config", yaml.toString(),
-                "--reload-settle", "50ms"), Map.of())) {
+        try (JarProcess gw = serving(yaml, () -> JarProcess.start(List.of("-Xmx256m"), List.of("serve", "--config",
+                yaml.toString(), "--reload-settle", "50ms"), Map.of()))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
-            int admin = adminPort(gw);
+            int admin = gw.adminPort();
             SteadyLoad load = new SteadyLoad(WORKERS, uri(port, "/stable/load"));
             try {
                 for (int n = 1; n <= REWRITES; n++) {
@@ -143,11 +137,10 @@ class LiveReloadIT {
     @Test
     void anInvalidFileAndOneThatNeedsARestartChangeNothingUnderLoad(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("gateway.yaml");
-        write(yaml, generation(0, ""));
-        try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"), List.of("serve", "--config", yaml.toString(), "--reload-settle", "300ms"),
-                Map.of())) {
+        try (JarProcess gw = serving(yaml, () -> JarProcess.start(List.of("-Xmx256m"), List.of("serve", "--config",
+                yaml.toString(), "--reload-settle", "300ms"), Map.of()))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
-            int admin = adminPort(gw);
+            int admin = gw.adminPort();
             SteadyLoad load = new SteadyLoad(WORKERS, uri(port, "/stable/load"));
             try {
                 write(yaml, generation(1, "").replace("AddResponseHeader=", "AddResponseHeadr="));
@@ -180,11 +173,10 @@ class LiveReloadIT {
     @Test
     void sighupAndPostReloadSwapUnderLoadWithoutTheFileWatch(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("gateway.yaml");
-        write(yaml, generation(0, ""));
-        try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"),
-                List.of("serve", "--config", yaml.toString(), "--no-watch", "--reload-settle", "300ms"), Map.of())) {
+        try (JarProcess gw = serving(yaml, () -> JarProcess.start(List.of("-Xmx256m"),
+                List.of("serve", "--config", yaml.toString(), "--no-watch", "--reload-settle", "300ms"), Map.of()))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
-            int admin = adminPort(gw);
+            int admin = gw.adminPort();
             SteadyLoad load = new SteadyLoad(WORKERS, uri(port, "/stable/load"));
             try {
                 write(yaml, generation(1, ""));
@@ -216,9 +208,8 @@ class LiveReloadIT {
     @Test
     void aSighupInheritedAsIgnoredIsNamedAtStartAndTheFileWatchStillReloads(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("gateway.yaml");
-        write(yaml, generation(0, ""));
-        try (JarProcess gw = JarProcess.startWithHangupIgnored(JarProcess.jar(), List.of("-Xmx256m"),
-                List.of("serve", "--config", yaml.toString(), "--reload-settle", "300ms"))) {
+        try (JarProcess gw = serving(yaml, () -> JarProcess.startWithHangupIgnored(JarProcess.jar(),
+                List.of("-Xmx256m"), List.of("serve", "--config", yaml.toString(), "--reload-settle", "300ms")))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
             assertThat(gw.output()).contains("SIGHUP is ignored by this process", "a SIGHUP will not reload");
             write(yaml, generation(1, ""));
@@ -229,13 +220,12 @@ class LiveReloadIT {
     @Test
     void aRequestInFlightFinishesOnTheRouteItStartedWith(@TempDir Path dir) throws Exception {
         Path yaml = dir.resolve("gateway.yaml");
-        write(yaml, generation(0, ""));
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         a.enqueue(TestOrigin.Reply.ok("slow answer from A").gatedBy(release));
-        try (JarProcess gw = JarProcess.start(List.of("-Xmx256m"),
-                List.of("serve", "--config", yaml.toString(), "--no-watch", "--reload-settle", "300ms"), Map.of())) {
+        try (JarProcess gw = serving(yaml, () -> JarProcess.start(List.of("-Xmx256m"),
+                List.of("serve", "--config", yaml.toString(), "--no-watch", "--reload-settle", "300ms"), Map.of()))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
-            int admin = adminPort(gw);
+            int admin = gw.adminPort();
             var inFlight = http.sendAsync(HttpRequest.newBuilder(uri(port, "/stable/slow")).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(a.takeRequest().target()).isEqualTo("/stable/slow");
@@ -254,10 +244,17 @@ class LiveReloadIT {
         }
     }
 
-    private static int adminPort(JarProcess gw) throws Exception {
-        Matcher m = ADMIN.matcher(gw.output());
-        assertThat(m.find()).as("admin port in the start-up line").isTrue();
-        return Integer.parseInt(m.group(1));
+    /**
+     * Writes generation 0 and starts the gateway on it, with the admin listener on a port probed free (port 0 would
+     * turn it off; every generation names the same port, which a reload cannot change); a port lost to another
+     * socket before the bind is probed and started again ({@link FreePorts}).
+     */
+    private JarProcess serving(Path yaml, java.util.concurrent.Callable<JarProcess> start) throws Exception {
+        return JarProcess.listening(Duration.ofSeconds(30), admin -> {
+            adminPort = admin;
+            write(yaml, generation(0, ""));
+            return start.call();
+        });
     }
 
     private static URI uri(int port, String path) {

@@ -52,14 +52,13 @@ class ManyConnectionsIT {
                     uri: ${ORIGIN}
                     predicates: [ "Path=/**" ]
                 """);
-        int admin;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) { // port 0 would turn the admin listener off
-            admin = probe.getLocalPort();
-        }
         try (TestOrigin origin = new TestOrigin();
-             JarProcess gw = JarProcess.start(List.of("-Xmx512m"), List.of("serve", "--config", yaml.toString()),
-                     Map.of("ORIGIN", origin.uri(), "ADMIN", Integer.toString(admin)))) {
+             // admin port 0 would turn the admin listener off: a probed port, retried if lost before the bind
+             JarProcess gw = JarProcess.listening(Duration.ofSeconds(20), admin -> JarProcess.start(
+                     List.of("-Xmx512m"), List.of("serve", "--config", yaml.toString()),
+                     Map.of("ORIGIN", origin.uri(), "ADMIN", Integer.toString(admin))))) {
             int port = gw.awaitListening(Duration.ofSeconds(20));
+            int admin = gw.adminPort();
             List<RawClient> clients = new ArrayList<>(CONNECTIONS);
             AtomicInteger ok = new AtomicInteger();
             List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());

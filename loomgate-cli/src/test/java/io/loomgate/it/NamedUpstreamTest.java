@@ -8,6 +8,7 @@ import io.loomgate.config.Plugins;
 import io.loomgate.observe.ConfigReloads;
 import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.route.Route;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
@@ -133,17 +134,14 @@ class NamedUpstreamTest {
         try (TestOrigin a = new TestOrigin(); TestOrigin b = new TestOrigin()) {
             a.fallback(r -> Reply.ok("a"));
             b.fallback(r -> Reply.ok("b"));
-            int adminPort;
-            try (java.net.ServerSocket free = new java.net.ServerSocket(0)) { // admin port 0 turns it off
-                adminPort = free.getLocalPort();
-            }
-            String head = "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  address: 127.0.0.1\n  port: "
-                    + adminPort + "\naccess-log:\n  enabled: false\n";
             Path file = dir.resolve("gateway.yaml");
-            Files.writeString(file, head + "upstreams:\n  svc:\n    uri: " + a.uri() + "\n" + TWO_ROUTES);
-            try (ServedGateway gw = ServedGateway.start(ConfigLoader.load(file), Plugins.NONE,
-                    new ServedGateway.Reloading(file, UnaryOperator.identity(), false, false,
-                            Duration.ofMillis(50)))) {
+            // admin port 0 turns it off: a probed port, started again on another if lost before the bind
+            try (ServedGateway gw = FreePorts.start(admin -> {
+                Files.writeString(file, head(admin) + "upstreams:\n  svc:\n    uri: " + a.uri() + "\n" + TWO_ROUTES);
+                return ServedGateway.start(ConfigLoader.load(file), Plugins.NONE, new ServedGateway.Reloading(file,
+                        UnaryOperator.identity(), false, false, Duration.ofMillis(50)));
+            })) {
+                String head = head(gw.adminPort()); // the reloads keep it (admin.port needs a restart)
                 assertThat(body(gw, "/read/x")).isEqualTo("a");
                 assertThat(body(gw, "/write/x")).isEqualTo("a");
                 com.fasterxml.jackson.databind.JsonNode routes = new com.fasterxml.jackson.databind.ObjectMapper()
@@ -185,6 +183,11 @@ class NamedUpstreamTest {
     private static String body(ServedGateway gw, String path) throws Exception {
         return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.port() + path))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static String head(int adminPort) {
+        return "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  address: 127.0.0.1\n  port: " + adminPort
+                + "\naccess-log:\n  enabled: false\n";
     }
 
     private static String admin(ServedGateway gw, String path) throws Exception {

@@ -3,11 +3,11 @@ package io.loomgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.testkit.ExternalTool;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestPki;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,14 +34,18 @@ class NghttpdOriginTest {
     @TempDir
     Path docroot;
 
-    /** A running nghttpd on a free port; killed on close. */
+    /**
+     * A running nghttpd on a free port; killed on close. It takes its port on the command line, so the port is probed
+     * first; one lost to another socket before nghttpd bound it ("Address already in use") is started again on
+     * another port ({@link FreePorts}).
+     */
     private record Nghttpd(Process process, int port) implements AutoCloseable {
         static Nghttpd start(Path docroot, String... extra) throws Exception {
             Path bin = ExternalTool.require("nghttpd", "apt-get install nghttp2-server");
-            int port;
-            try (ServerSocket s = new ServerSocket(0)) {
-                port = s.getLocalPort();
-            }
+            return FreePorts.start(port -> start(bin, docroot, port, extra));
+        }
+
+        private static Nghttpd start(Path bin, Path docroot, int port, String... extra) throws Exception {
             List<String> cmd = new ArrayList<>(List.of(bin.toString(), "-d", docroot.toString(), "--echo-upload",
                     "--trailer", "x-origin-trailer: nghttpd"));
             List<String> rest = new ArrayList<>(List.of(extra));
@@ -53,18 +57,25 @@ class NghttpdOriginTest {
                 cmd.add(Integer.toString(port));
                 cmd.addAll(rest); // key, cert
             }
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (true) {
-                try (Socket probe = new Socket()) {
-                    probe.connect(new InetSocketAddress("127.0.0.1", port), 500);
-                    return new Nghttpd(p, port);
-                } catch (IOException notYet) {
-                    assertThat(p.isAlive()).as("nghttpd exited: " + cmd).isTrue();
-                    assertThat(System.nanoTime() - end).as("nghttpd listening").isNegative();
-                    Thread.onSpinWait();
+            Path log = Files.createTempFile("nghttpd", ".log"); // its start errors only: no -v
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try {
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (true) {
+                    try (Socket probe = new Socket()) {
+                        probe.connect(new InetSocketAddress("127.0.0.1", port), 500);
+                        return new Nghttpd(p, port);
+                    } catch (IOException notYet) {
+                        if (!p.isAlive() || System.nanoTime() - end > 0) {
+                            String why = p.isAlive() ? "nghttpd not listening within 20 s: " : "nghttpd exited: ";
+                            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                            throw new IllegalStateException(why + cmd + "\n" + Files.readString(log));
+                        }
+                        Thread.onSpinWait();
+                    }
                 }
+            } finally {
+                Files.deleteIfExists(log);
             }
         }
 

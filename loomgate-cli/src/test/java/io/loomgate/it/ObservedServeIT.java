@@ -6,7 +6,6 @@ import io.loomgate.testkit.JarProcess;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -25,10 +24,6 @@ class ObservedServeIT {
 
     @Test
     void metricsHealthAndAccessLogMatchTheTraffic(@TempDir Path dir) throws Exception {
-        int adminPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            adminPort = s.getLocalPort();
-        }
         Path yaml = dir.resolve("gateway.yaml");
         Files.writeString(yaml, """
                 server:
@@ -44,9 +39,12 @@ class ObservedServeIT {
                     predicates: [ "Path=/users/**" ]
                 """);
         try (TestOrigin origin = new TestOrigin();
-             JarProcess gw = JarProcess.start(List.of("-Xmx128m"), List.of("serve", "--config", yaml.toString()),
-                     Map.of("ORIGIN", origin.uri(), "ADMIN_PORT", Integer.toString(adminPort)))) {
+             // admin port 0 would turn the admin listener off: a probed port, retried if lost before the bind
+             JarProcess gw = JarProcess.listening(Duration.ofSeconds(90), admin -> JarProcess.start(
+                     List.of("-Xmx128m"), List.of("serve", "--config", yaml.toString()),
+                     Map.of("ORIGIN", origin.uri(), "ADMIN_PORT", Integer.toString(admin))))) {
             int port = gw.awaitListening(Duration.ofSeconds(90));
+            int adminPort = gw.adminPort();
             try (RawClient c = new RawClient(port)) {
                 for (int i = 0; i < 7; i++) {
                     assertThat(c.send("GET /users/" + i + " HTTP/1.1\r\nHost: h\r\n\r\n").read().status())

@@ -2,13 +2,12 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestPki;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -73,24 +72,10 @@ class OriginRenegotiationTest {
         TestPki.requireOpenssl();
         TestPki pki = TestPki.create("renegotiation CA");
         TestPki.Issued cert = pki.issue("origin", "localhost", "localhost");
-        int port;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort();
-        }
-        Process server = new ProcessBuilder("openssl", "s_server", "-accept", "127.0.0.1:" + port, "-tls1_2",
-                "-cert", cert.cert().toString(), "-key", cert.key().toString(), "-crlf", "-msg")
-                .redirectErrorStream(true).start();
-        List<String> out = new CopyOnWriteArrayList<>();
-        Thread.ofVirtual().start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
-                    StandardCharsets.ISO_8859_1))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    out.add(line);
-                }
-            } catch (Exception e) {
-                // the server was stopped
-            }
-        });
+        SServer origin = SServer.start(cert);
+        Process server = origin.process();
+        List<String> out = origin.out();
+        int port = origin.port();
         try (RunningGateway gateway = RunningGateway.start("""
                 server:
                   address: 127.0.0.1
@@ -104,7 +89,6 @@ class OriginRenegotiationTest {
                   - { id: reneg, uri: "https://localhost:${PORT}", predicates: [ "Path=/reneg/**" ], timeout: "${T}ms" }
                 """, Map.of("CA", pki.caCert().toString(), "PORT", Integer.toString(port),
                 "T", Integer.toString(ROUTE_TIMEOUT_MS)))) {
-            awaitLine(out, l -> l.startsWith("ACCEPT"), "s_server listening", 1);
             long t0 = System.nanoTime();
             CompletableFuture<HttpResponse<String>> answer = CompletableFuture.supplyAsync(() -> {
                 try {
@@ -143,6 +127,43 @@ class OriginRenegotiationTest {
         } finally {
             server.destroy();
             server.waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * {@code openssl s_server} listening on a free port, its output lines in {@code out}. It takes the port on its
+     * command line, so the port is probed first; one lost to another socket before s_server bound it ("Address
+     * already in use") is started again on another port ({@link FreePorts}).
+     */
+    private record SServer(Process process, List<String> out, int port) {
+        static SServer start(TestPki.Issued cert) throws Exception {
+            return FreePorts.start(port -> {
+                Process server = new ProcessBuilder("openssl", "s_server", "-accept", "127.0.0.1:" + port, "-tls1_2",
+                        "-cert", cert.cert().toString(), "-key", cert.key().toString(), "-crlf", "-msg")
+                        .redirectErrorStream(true).start();
+                List<String> out = new CopyOnWriteArrayList<>();
+                Thread reader = Thread.ofVirtual().start(() -> {
+                    try (BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(),
+                            StandardCharsets.ISO_8859_1))) {
+                        for (String line; (line = r.readLine()) != null; ) {
+                            out.add(line);
+                        }
+                    } catch (Exception e) {
+                        // the server was stopped
+                    }
+                });
+                long end = System.nanoTime() + 10_000_000_000L;
+                while (out.stream().noneMatch(l -> l.startsWith("ACCEPT"))) {
+                    if (!server.isAlive() || System.nanoTime() > end) {
+                        server.destroy();
+                        server.waitFor(5, TimeUnit.SECONDS);
+                        reader.join(5_000); // its last lines: why it exited
+                        throw new IllegalStateException("s_server not listening on " + port + ": " + out);
+                    }
+                    Thread.sleep(10);
+                }
+                return new SServer(server, out, port);
+            });
         }
     }
 

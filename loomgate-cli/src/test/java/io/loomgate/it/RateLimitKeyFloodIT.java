@@ -58,14 +58,13 @@ class RateLimitKeyFloodIT {
                           key-resolver: header:X-Key
                           max-keys: %d
                 """.formatted(MAX_KEYS));
-        int admin;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) { // port 0 would turn the admin listener off
-            admin = probe.getLocalPort();
-        }
         try (TestOrigin origin = new TestOrigin();
-             JarProcess gw = JarProcess.start(List.of("-Xmx64m"), List.of("serve", "--config", yaml.toString()),
-                     Map.of("ORIGIN", origin.uri(), "ADMIN", Integer.toString(admin)))) {
+             // admin port 0 would turn the admin listener off: a probed port, retried if lost before the bind
+             JarProcess gw = JarProcess.listening(Duration.ofSeconds(30), admin -> JarProcess.start(
+                     List.of("-Xmx64m"), List.of("serve", "--config", yaml.toString()),
+                     Map.of("ORIGIN", origin.uri(), "ADMIN", Integer.toString(admin))))) {
             int port = gw.awaitListening(Duration.ofSeconds(30));
+            int admin = gw.adminPort();
             AtomicInteger answered = new AtomicInteger();
             long started = System.nanoTime();
             try (ExecutorService vt = Executors.newVirtualThreadPerTaskExecutor()) {

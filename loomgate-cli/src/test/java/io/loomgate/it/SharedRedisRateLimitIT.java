@@ -2,12 +2,12 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.JarProcess;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RedisServer;
 import io.loomgate.testkit.TestOrigin;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -104,23 +104,14 @@ class SharedRedisRateLimitIT {
     }
 
     /**
-     * A gateway on an admin port found free just before; another port if something took that one before the
-     * gateway bound it (a free port is only free until someone binds it: the other test JVM, this test's origin).
+     * A gateway on an admin port found free just before (0 would turn it off); started again on another port if
+     * something took that one before the gateway bound it ({@link FreePorts}: the other test JVM, this test's origin).
      */
     private static Started gateway(Path yaml, RedisServer redis, TestOrigin origin) throws Exception {
-        for (int attempt = 1; ; attempt++) {
-            int adminPort = freePort();
-            JarProcess p = JarProcess.start(List.of("-Xmx128m"), List.of("serve", "--config", yaml.toString()),
-                    Map.of("ORIGIN", origin.uri(), "REDIS_URL", redis.url(), "ADMIN_PORT", Integer.toString(adminPort)));
-            try {
-                return new Started(p, p.awaitListening(Duration.ofSeconds(30)), adminPort);
-            } catch (IllegalStateException e) {
-                p.close();
-                if (attempt == 3 || !String.valueOf(e.getMessage()).contains("Address already in use")) {
-                    throw e;
-                }
-            }
-        }
+        JarProcess p = JarProcess.listening(Duration.ofSeconds(30), admin -> JarProcess.start(List.of("-Xmx128m"),
+                List.of("serve", "--config", yaml.toString()),
+                Map.of("ORIGIN", origin.uri(), "REDIS_URL", redis.url(), "ADMIN_PORT", Integer.toString(admin))));
+        return new Started(p, p.awaitListening(Duration.ofSeconds(30)), p.adminPort());
     }
 
     private static double metric(int adminPort, String outcome) throws Exception {
@@ -139,12 +130,6 @@ class SharedRedisRateLimitIT {
                 && l.contains("outcome=\"limited\""));
         return any ? new PrometheusText(body).value("loomgate_ratelimit_requests_total", "route=api",
                 "outcome=limited") : 0;
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     private static long awaitFreshSecond(Jedis j) {

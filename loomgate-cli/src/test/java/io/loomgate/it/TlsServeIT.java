@@ -37,7 +37,6 @@ class TlsServeIT {
         Path key = pki.dir().resolve("live.key");
         Files.copy(first.cert(), cert);
         Files.copy(first.key(), key);
-        int adminPort = TlsTerminationTest.freePort();
         Path config = pki.dir().resolve("gateway.yaml");
         Files.writeString(config, """
                 server:
@@ -47,17 +46,20 @@ class TlsServeIT {
                     certificate: live.crt
                     certificate-private-key: live.key
                 admin:
-                  port: %d
+                  port: ${ADMIN_PORT}
                   ssl:
                     certificate: live.crt
                     certificate-private-key: live.key
                 routes:
                   - { id: main, uri: "${ORIGIN}", predicates: [ "Path=/**" ] }
-                """.formatted(adminPort));
+                """);
         try (TestOrigin origin = new TestOrigin();
-             JarProcess gw = JarProcess.start(List.of(), List.of("serve", "--config", config.toString()),
-                     Map.of("ORIGIN", origin.uri()))) {
+             // admin port 0 would turn the admin listener off: a probed port, retried if lost before the bind
+             JarProcess gw = JarProcess.listening(Duration.ofSeconds(60), admin -> JarProcess.start(List.of(),
+                     List.of("serve", "--config", config.toString()),
+                     Map.of("ORIGIN", origin.uri(), "ADMIN_PORT", Integer.toString(admin))))) {
             int port = gw.awaitListening(Duration.ofSeconds(60));
+            int adminPort = gw.adminPort();
             assertThat(gw.output()).contains("(TLS TLSv1.3/TLSv1.2)");
 
             String out = TestPki.run(List.of("curl", "-sS", "--max-time", "20", "--cacert", pki.caCert().toString(),

@@ -3,6 +3,7 @@ package io.loomgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
@@ -10,7 +11,6 @@ import io.loomgate.testkit.TestPki;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -50,8 +50,8 @@ class TlsTerminationTest {
         TestPki.Issued api = pki.issue("api", "api.example", "rsa", 30, "api.example");
         TestPki.Issued internal = pki.issue("internal", "wildcard.internal.example", "*.internal.example");
         origin = new TestOrigin();
-        redirectPort = freePort();
-        gateway = RunningGateway.start("""
+        // http-redirect-port 0 means none: a probed port, started again on another if lost before the bind
+        gateway = FreePorts.start(redirect -> RunningGateway.start("""
                 server:
                   address: 127.0.0.1
                   port: 0
@@ -76,10 +76,11 @@ class TlsTerminationTest {
                   - id: main
                     uri: ${ORIGIN}
                     predicates: [ "Path=/**" ]
-                """, Map.of("ORIGIN", origin.uri(), "REDIRECT", Integer.toString(redirectPort),
+                """, Map.of("ORIGIN", origin.uri(), "REDIRECT", Integer.toString(redirect),
                 "MAIN_CERT", main.cert().toString(), "MAIN_KEY", main.key().toString(),
                 "API_CERT", api.cert().toString(), "API_KEY", api.key().toString(),
-                "INTERNAL_P12", internal.p12().toString()));
+                "INTERNAL_P12", internal.p12().toString())));
+        redirectPort = gateway.gateway().redirectListener().port();
         client = pki.clientContext(null);
     }
 
@@ -325,12 +326,6 @@ class TlsTerminationTest {
             return false;
         } catch (IOException e) {
             return true;
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCalls;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.JarProcess;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
@@ -66,10 +67,7 @@ class TracingJaegerIT {
                       sampler: 1.0
                       service-name: %s
                     """.formatted(SERVICE));
-            int deadPort;
-            try (java.net.ServerSocket closed = new java.net.ServerSocket(0)) {
-                deadPort = closed.getLocalPort(); // nothing listens there once closed: connect is refused
-            }
+            int deadPort = FreePorts.refused(); // held, never listening: connect is refused
             try (JarProcess gw = JarProcess.start(JarProcess.gatewayJar(), List.of("-Xmx128m"),
                     List.of("serve", "--config", yaml.toString(), "--port", "0", "--admin-port", "0"),
                     Map.of("ORIGIN", origin.uri(), "GRPC_PORT", Integer.toString(grpc.port()),

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.loomgate.it.MatrixClient.Outcome;
 import io.loomgate.it.MatrixClient.Send;
 import io.loomgate.it.MatrixClient.Shape;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.JarProcess;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,10 +65,7 @@ class TracingMatrixIT {
 
     @Test
     void everyCellsExchangeIsExportedWithItsStatusAndItsFailure(@TempDir Path dir) throws Exception {
-        int refused;
-        try (ServerSocket closed = new ServerSocket(0)) {
-            refused = closed.getLocalPort(); // nothing listens there once closed: connect is refused
-        }
+        int refused = FreePorts.refused(); // held, never listening: connect is refused
         try (Jaeger jaeger = Jaeger.start(dir); MatrixOrigin origin = MatrixOrigin.plain()) {
             Path yaml = dir.resolve("gateway.yaml");
             Files.writeString(yaml, """

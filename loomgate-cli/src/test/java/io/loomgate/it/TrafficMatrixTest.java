@@ -6,8 +6,6 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import io.loomgate.cli.ServedGateway;
-import io.loomgate.config.ConfigLoader;
-import io.loomgate.config.Plugins;
 import io.loomgate.it.MatrixClient.Outcome;
 import io.loomgate.it.MatrixClient.Send;
 import io.loomgate.it.MatrixClient.Shape;
@@ -372,9 +370,8 @@ class TrafficMatrixTest {
         ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).addAppender(capture);
 
         for (Gateway g : Gateway.values()) {
-            gateways.put(g, ServedGateway.start(RunningGateway.onTransportUnderTest(
-                    ConfigLoader.parse(config(g, gatewayCert), "matrix.yaml", Map.of())), Plugins.NONE));
-            RunningGateway.onTheTransportAsked(gateways.get(g).gateway()); // listener and origins both
+            // on the transport asked, the listener and the connections to origins both
+            gateways.put(g, RunningGateway.servedWithAdmin(config(g, gatewayCert), "matrix.yaml", Map.of()));
             sent.put(g, new ConcurrentHashMap<>());
         }
         Path bodies = MatrixClient.Curl.writeBodies(dir, 1, 64 * 1024, 8 * MatrixBodies.MIB, MatrixBodies.MIB);
@@ -396,14 +393,14 @@ class TrafficMatrixTest {
         }
     }
 
-    private static String config(Gateway g, TestPki.Issued cert) throws java.io.IOException {
+    private static String config(Gateway g, TestPki.Issued cert) {
         StringBuilder y = new StringBuilder("server:\n  address: 127.0.0.1\n  port: 0\n");
         if (g.provider != null) {
             y.append("  ssl:\n    provider: ").append(g.provider)
                     .append("\n    certificate: ").append(cert.cert())
                     .append("\n    certificate-private-key: ").append(cert.key()).append('\n');
         }
-        y.append("admin:\n  port: ").append(TlsTerminationTest.freePort()).append("\naccess-log:\n  enabled: true\n  format: json\n");
+        y.append("admin:\n  port: ${ADMIN_PORT}\naccess-log:\n  enabled: true\n  format: json\n");
         // connect-timeout: no cell is about the dial's budget, and the origins and gateways share this JVM: at load
         // ~25 (session 51's run 4) it got no CPU for seconds, and a new dial to the https origin ran out of the
         // default 2 s (502 connect_timeout in a retry cell). The untrusted origin's cells fail by the handshake.

@@ -3,8 +3,6 @@ package io.loomgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.cli.ServedGateway;
-import io.loomgate.config.ConfigLoader;
-import io.loomgate.config.Plugins;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
@@ -40,8 +38,7 @@ class UpstreamCertificateFaultsMeteredTest {
                 pki.issue("other", "other.example", "ec", 30, "other.example")), false);
         TestPki unknown = TestPki.create("Unknown CA");
         untrusted = TestOrigin.tls(unknown.serverContext(unknown.issue("stranger", "stranger", "localhost")), false);
-        int adminPort = TlsTerminationTest.freePort();
-        gateway = ServedGateway.start(RunningGateway.onTransportUnderTest(ConfigLoader.parse("""
+        gateway = RunningGateway.servedWithAdmin("""
                 server:
                   address: 127.0.0.1
                   port: 0
@@ -57,10 +54,9 @@ class UpstreamCertificateFaultsMeteredTest {
                   - { id: expired, uri: "${EXPIRED}", predicates: [ "Path=/expired/**" ] }
                   - { id: misnamed, uri: "${MISNAMED}", predicates: [ "Path=/misnamed/**" ] }
                   - { id: untrusted, uri: "${UNTRUSTED}", predicates: [ "Path=/untrusted/**" ] }
-                """, "gateway.yaml", Map.of("ADMIN_PORT", Integer.toString(adminPort),
-                "CA", pki.caCert().toString(), "EXPIRED", expired.uri("localhost"),
-                "MISNAMED", misnamed.uri("localhost"), "UNTRUSTED", untrusted.uri("localhost")))), Plugins.NONE);
-        assertThat(gateway.adminPort()).isEqualTo(adminPort);
+                """, "gateway.yaml", Map.of("CA", pki.caCert().toString(), "EXPIRED", expired.uri("localhost"),
+                "MISNAMED", misnamed.uri("localhost"), "UNTRUSTED", untrusted.uri("localhost")));
+        assertThat(gateway.adminPort()).isPositive();
     }
 
     @AfterAll

@@ -9,6 +9,7 @@ import io.loomgate.cli.Gateway;
 import io.loomgate.observe.GatewayMetrics;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.testkit.BlackHole;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RunningGateway;
@@ -18,7 +19,6 @@ import io.loomgate.testkit.StalledHandshake;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Effect;
 import io.loomgate.testkit.TestOrigin.Reply;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,10 +50,7 @@ class UpstreamFailureTest {
 
     @Test
     void aRefusedConnectionIs502NamingTheUpstream() throws Exception {
-        int deadPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            deadPort = s.getLocalPort();
-        }
+        int deadPort = FreePorts.refused();
         String yaml = "routes:\n  - id: dead\n    uri: http://127.0.0.1:" + deadPort + "\n"
                 + "    predicates: [ \"Path=/**\" ]\n";
         try (RunningGateway gw = RunningGateway.start(yaml, Map.of()); RawClient c = gw.raw()) {

@@ -2,11 +2,11 @@ package io.loomgate.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
 import io.loomgate.upstream.UpstreamMember;
-import java.net.ServerSocket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -38,10 +38,8 @@ class UpstreamResilienceTest {
         return y.toString();
     }
 
-    private static int deadPort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    private static int deadPort() {
+        return FreePorts.refused();
     }
 
     private static void await(BooleanSupplier condition, Duration timeout, String what) {

@@ -19,6 +19,8 @@ import java.util.regex.Pattern;
  */
 public final class JarProcess implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on [^ ]+:(\\d+)[^\n]*");
+    /** The admin listener in the start line: "admin 127.0.0.1:9977" (or "admin off"). */
+    private static final Pattern ADMIN = Pattern.compile("listening on [^\n]*, admin [^ ]+:(\\d+)");
 
     private final Process process;
     private final Path log;
@@ -119,6 +121,36 @@ public final class JarProcess implements AutoCloseable {
     }
 
     /**
+     * A process that must be told its port before it binds it (the admin listener's 0 turns it off; a crowd that
+     * connects before the start line needs the listener's port first), started and waited for until it listens.
+     * {@code start} starts it on a port probed free a moment before; when the start lost that port to another socket
+     * in between (its output says "Address already in use"), it is closed and started again on another port, at most
+     * {@link FreePorts#TRIES} times ({@link FreePorts}). Any other failure to start is thrown as it is.
+     */
+    public static JarProcess listening(Duration timeout, FreePorts.OnPort<JarProcess> start) throws Exception {
+        return listening(timeout, 1, ports -> start.start(ports.getFirst()));
+    }
+
+    /** As {@link #listening(Duration, FreePorts.OnPort)}, on {@code count} ports probed free together. */
+    public static JarProcess listening(Duration timeout, int count, FreePorts.OnPorts<JarProcess> start)
+            throws Exception {
+        return FreePorts.start(count, ports -> {
+            JarProcess p = start.start(ports);
+            try {
+                p.awaitListening(timeout);
+                return p;
+            } catch (RuntimeException | IOException e) {
+                try {
+                    p.close();
+                } catch (IOException | AssertionError closing) {
+                    e.addSuppressed(closing);
+                }
+                throw e;
+            }
+        });
+    }
+
+    /**
      * {@code args} with {@code --transport <asked>} appended when they run {@code serve}, the build asks for a
      * transport ({@value RunningGateway#TRANSPORT_PROPERTY}, as the in-JVM tests follow it) and the test did not
      * choose one itself: the one place every IT that runs the jar, the launcher or a script of them follows it.
@@ -176,6 +208,15 @@ public final class JarProcess implements AutoCloseable {
             LockSupport.parkNanos(20_000_000);
         }
         throw new IllegalStateException("the gateway did not report listening within " + wait + ":\n" + output());
+    }
+
+    /** The admin listener's port, from the start line (call after {@link #awaitListening}); fails if it is off. */
+    public int adminPort() throws IOException {
+        Matcher m = ADMIN.matcher(output());
+        if (!m.find()) {
+            throw new IllegalStateException("no admin listener in the start line:\n" + output());
+        }
+        return Integer.parseInt(m.group(1));
     }
 
     public String output() throws IOException {

@@ -1,8 +1,10 @@
 package io.loomgate.testkit;
 
 import io.loomgate.cli.Gateway;
+import io.loomgate.cli.ServedGateway;
 import io.loomgate.config.ConfigLoader;
 import io.loomgate.config.GatewayConfig;
+import io.loomgate.config.Plugins;
 import io.loomgate.server.Transport;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -53,6 +55,29 @@ public final class RunningGateway implements AutoCloseable {
         GatewayConfig cfg = onTransportUnderTest(loaded.with(loaded.server().with(0, loaded.server().threads()),
                 loaded.admin().withPort(0)));
         return new RunningGateway(onTheTransportAsked(Gateway.start(cfg, Gateway.Observers.NONE)));
+    }
+
+    /**
+     * A gateway served as {@code serve} serves it (admin listener, metrics, access log), on the transport under test,
+     * with its admin listener on a free port: the YAML names it {@code ${ADMIN_PORT}}. Admin port 0 turns the
+     * listener off, so the port is probed before the start, and a start that lost it to another socket meanwhile is
+     * made again on another port ({@link FreePorts}); any other failure to start is thrown as it is.
+     */
+    public static ServedGateway servedWithAdmin(String yaml, String source, Map<String, String> vars)
+            throws Exception {
+        return FreePorts.start(admin -> {
+            Map<String, String> env = new HashMap<>(vars);
+            env.put("ADMIN_PORT", Integer.toString(admin));
+            ServedGateway served = ServedGateway.start(onTransportUnderTest(ConfigLoader.parse(yaml, source, env)),
+                    Plugins.NONE);
+            try {
+                onTheTransportAsked(served.gateway());
+            } catch (RuntimeException e) {
+                served.close();
+                throw e;
+            }
+            return served;
+        });
     }
 
     /**

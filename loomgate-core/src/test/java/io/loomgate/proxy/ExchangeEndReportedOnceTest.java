@@ -2,9 +2,9 @@ package io.loomgate.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
-import java.net.ServerSocket;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -13,10 +13,7 @@ class ExchangeEndReportedOnceTest {
 
     @Test
     void eachWayAnExchangeCanEndIsReportedOnce() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort(); // nothing listens there once closed: refused
-        }
+        int closedPort = FreePorts.refused(); // held, never listening: refused
         try (TestOrigin origin = new TestOrigin();
              ProxyRig rig = new ProxyRig("ok", "/ok", origin.port(), "down", "/down", closedPort);
              RawClient client = new RawClient(rig.port())) {

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -63,18 +62,19 @@ public final class RedisServer implements AutoCloseable {
             Assumptions.abort(why);
         }
         RedisServer server = new RedisServer(List.of(extraArgs), tls);
-        IOException last = null;
-        for (int attempt = 0; attempt < 5; attempt++) {
-            server.port = freePort();
-            try {
+        // Its port is on its command line, so it is probed first; a port lost to another socket before redis-server
+        // bound it ("Address already in use" in its log) is started again on another, any other failure not.
+        try {
+            return FreePorts.start(port -> {
+                server.port = port;
                 server.launch();
                 return server;
-            } catch (IOException e) {
-                // Someone took the port between the probe and the bind; try another one.
-                last = e;
-            }
+            });
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
         }
-        throw last;
     }
 
     private static String binary() {
@@ -85,12 +85,6 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         return Files.isExecutable(Path.of("/usr/bin/redis-server")) ? "/usr/bin/redis-server" : null;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 
     private void launch() throws IOException {

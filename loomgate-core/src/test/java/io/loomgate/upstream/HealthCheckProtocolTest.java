@@ -3,6 +3,7 @@ package io.loomgate.upstream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.server.H2cWire;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.H2Origin;
 import io.loomgate.testkit.SlowAccept;
 import io.loomgate.testkit.StalledHandshake;
@@ -134,10 +135,7 @@ class HealthCheckProtocolTest {
 
     @Test
     void aClosedPortFailsTheH2cCheck() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        int port = FreePorts.refused();
         String problem = checker(PoolSettings.DEFAULTS).probe(new Endpoint("127.0.0.1", port, false, true));
         assertThat(problem).startsWith("GET /health failed:");
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.testkit.BlackHole;
+import io.loomgate.testkit.FreePorts;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -70,11 +71,8 @@ class EpollConnectTest {
 
     @Test
     void aRefusedConnectIsAConnectExceptionAndLeavesNoFd() throws Exception {
-        int closedPort;
-        try (ServerSocket gone = new ServerSocket(0, 1, LOOPBACK)) {
-            closedPort = gone.getLocalPort();
-        }
-        InetSocketAddress refusing = new InetSocketAddress(LOOPBACK, closedPort);
+        // held, never listening: 101 connects to a port nothing held could connect one to itself
+        InetSocketAddress refusing = new InetSocketAddress(LOOPBACK, FreePorts.refused());
         dialRefused(refusing); // the poller and its fds exist before the count
         long before = openFds();
         for (int i = 0; i < 100; i++) {

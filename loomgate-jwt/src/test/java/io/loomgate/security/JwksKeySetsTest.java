@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
-import java.net.ServerSocket;
+import io.loomgate.testkit.FreePorts;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -17,10 +17,7 @@ class JwksKeySetsTest {
 
     @Test
     void theSameSourceIsSharedAcrossBuildsAndForgottenWhenNoServedFilterNamesIt() throws Exception {
-        int closed;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closed = s.getLocalPort(); // nothing listens: the sources' fetches fail, which changes nothing here
-        }
+        int closed = FreePorts.refused(); // nothing listens: the sources' fetches fail, which changes nothing here
         String uri = "http://127.0.0.1:" + closed + "/jwks";
         JwksKeySets sets = new JwksKeySets();
         FilterFactory jwt = JwtAuthFilter.factory(sets);

@@ -3,6 +3,7 @@ package io.loomgate.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RedisServer;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
@@ -143,10 +144,7 @@ class RedisStoreTest {
 
     @Test
     void aRedisThatIsNotThereFailsWithinTheTimeout() throws Exception {
-        int closedPort;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = FreePorts.refused();
         try (RedisStore nowhere = new RedisStore(settings("redis://127.0.0.1:" + closedPort,
                 Duration.ofMillis(200)))) {
             assertThatThrownBy(() -> nowhere.consume("k", limit)).isInstanceOf(StoreUnavailableException.class);

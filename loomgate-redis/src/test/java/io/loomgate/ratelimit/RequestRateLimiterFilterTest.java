@@ -3,9 +3,9 @@ package io.loomgate.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.filter.GatewayFilter;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.TestExchange;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -165,10 +165,7 @@ class RequestRateLimiterFilterTest {
     }
 
     private static RedisSettings nowhere() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = FreePorts.refused();
         return RedisSettings.parse("redis://127.0.0.1:" + closedPort, Duration.ofMillis(200), 2, null);
     }
 

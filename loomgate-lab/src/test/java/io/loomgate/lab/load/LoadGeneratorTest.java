@@ -3,8 +3,7 @@ package io.loomgate.lab.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import io.loomgate.testkit.FreePorts;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -104,10 +103,7 @@ class LoadGeneratorTest {
 
     @Test
     void countsRefusedConnectionsAsConnectErrors() throws Exception {
-        int closedPort;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closedPort = s.getLocalPort();
-        }
+        int closedPort = FreePorts.refused();
         LoadResult r = run(spec("http://127.0.0.1:" + closedPort + "/", 2, Duration.ofMillis(300)));
         assertThat(r.requests()).isZero();
         assertThat(r.errors().connect()).isPositive();
