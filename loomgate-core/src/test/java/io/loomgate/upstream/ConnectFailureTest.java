@@ -34,6 +34,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -45,6 +49,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 class ConnectFailureTest {
     private static final PoolSettings ONE_CONNECTION = new PoolSettings(1, 1, Duration.ofSeconds(60),
             Duration.ofMillis(300), HttpLimits.DEFAULTS);
+
+    /** Held shared by the stalled-dial cases that run side by side, whole by the two-stage ones (see there). */
+    private static final String DIAL_TIMING = "ConnectFailureTest.dial-timing";
 
     private final RecordingPoolListener listener = new RecordingPoolListener();
 
@@ -129,6 +136,15 @@ class ConnectFailureTest {
      * went to the oldest waiter, which dialled again: the fourth request failed after four connect timeouts.)
      */
     @ParameterizedTest
+    // Side by side (the module's pom enables JUnit's parallel mode for what asks): each case has its own pool,
+    // listener (a new test instance per case) and stalled origin on a port of its own, and spends its time waiting
+    // out that pool's connect timeout; its timing checks compare its own requests with each other or with its own
+    // one-stage reference, not with the clock. Not the two-stage cases below: their slow stage is the kernel's SYN
+    // retransmission at about 1 s, which finds the origin open only if its opening (0.6 s) ran in time; beside
+    // the other cases its h2c case once got the connect's timeout instead (session 52), so they take this lock
+    // whole, which keeps them apart from these.
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = DIAL_TIMING, mode = ResourceAccessMode.READ)
     @EnumSource(Stall.class)
     void requestsWaitingOnADialThatTimesOutFailWithItAtOnce(Stall stall) throws Exception {
         assertWaitersFailWithTheDial(stall, 0);
@@ -140,6 +156,8 @@ class ConnectFailureTest {
      * request's thread after the dial had failed, and it rightly dialled again).
      */
     @ParameterizedTest
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = DIAL_TIMING, mode = ResourceAccessMode.READ)
     @EnumSource(Stall.class)
     void requestsArrivingWhileADialStallsFailWithItsTimeout(Stall stall) throws Exception {
         assertWaitersFailWithTheDial(stall, 100);
@@ -250,6 +268,7 @@ class ConnectFailureTest {
      * delays, which both dials share, do not fail it.
      */
     @ParameterizedTest
+    @ResourceLock(DIAL_TIMING)
     @EnumSource(TwoStages.class)
     void anOriginSlowAtTwoStagesIsAnsweredWithinOneConnectTimeout(TwoStages stages) throws Exception {
         Duration connectTimeout = Duration.ofMillis(1_500);
