@@ -11,6 +11,7 @@ import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -86,6 +87,17 @@ final class DemoCommand implements Callable<Integer> {
 
     private static ServedGateway startGateway(int originPort, int gatewayPort)
             throws ConfigException, IOException, InterruptedException {
+        return startGateway(originPort, gatewayPort, DemoCommand::freePort);
+    }
+
+    /**
+     * How many admin ports the demo tries: the admin listener needs a real port (0 turns it off), chosen free here and
+     * bound a moment later, so another process can take it in between; that bind alone is tried again.
+     */
+    static final int ADMIN_PORT_ATTEMPTS = 3;
+
+    static ServedGateway startGateway(int originPort, int gatewayPort, AdminPorts adminPorts)
+            throws ConfigException, IOException, InterruptedException {
         String yaml;
         try (InputStream in = DemoCommand.class.getResourceAsStream("/demo.yaml")) {
             yaml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -93,12 +105,29 @@ final class DemoCommand implements Callable<Integer> {
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("DEMO_ORIGIN", "http://127.0.0.1:" + originPort);
         env.put("DEMO_PORT", Integer.toString(gatewayPort));
-        env.put("DEMO_ADMIN_PORT", Integer.toString(freePort()));
-        GatewayConfig cfg = ConfigLoader.parse(yaml, "demo.yaml", env);
-        return ServedGateway.start(cfg, Plugins.NONE);
+        for (int attempt = 1; ; attempt++) {
+            env.put("DEMO_ADMIN_PORT", Integer.toString(adminPorts.next()));
+            GatewayConfig cfg = ConfigLoader.parse(yaml, "demo.yaml", env);
+            try {
+                return ServedGateway.start(cfg, Plugins.NONE);
+            } catch (IOException e) {
+                // Observability's words for the admin listener's BindException; the gateway's own port is the
+                // caller's (its busy default falls back to 0 there), and any other failure is not a lost port.
+                if (attempt == ADMIN_PORT_ATTEMPTS || !(e.getMessage().startsWith("the admin listener")
+                        && e.getCause() != null && e.getCause().getCause() instanceof BindException)) {
+                    throw e;
+                }
+            }
+        }
     }
 
-    /** A port free now (the admin listener needs a real one: 0 turns it off). */
+    /** Where {@link #startGateway} takes each attempt's admin port from ({@link #freePort} but in a test). */
+    @FunctionalInterface
+    interface AdminPorts {
+        int next() throws IOException;
+    }
+
+    /** A port free now (the admin listener needs a real one: 0 turns it off; a lost one is tried again). */
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();

@@ -129,6 +129,13 @@ final class ServeCommand implements Callable<Integer> {
                 return 2;
             }
         }
+        if (!training.isEmpty()) {
+            // aot-train waits for this line: every training listener is bound (it chose their ports before this JVM
+            // started, so a bind can fail; it retries that on new ports, and must not mistake another process's
+            // listener on a lost port for one of these). Its words are TrainingGateway.TRAINING_LISTENING's.
+            log.info("loomgate training listeners listening on ports {}",
+                    training.stream().map(g -> String.valueOf(g.port())).toList());
+        }
         ShutdownSignals.serveUntilTerminated(() -> {
             try {
                 for (Gateway g : training) {

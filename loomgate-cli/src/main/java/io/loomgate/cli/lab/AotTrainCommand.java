@@ -53,30 +53,28 @@ public final class AotTrainCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Path work = Files.createTempDirectory("loomgate-aot-train");
-        Path log = work.resolve("gateway.log");
         long t0 = System.nanoTime();
         try (MockBackend origin = MockBackend.start(
                 BackendSettings.defaults("127.0.0.1", 0).withLatency(Duration.ofMillis(1)))) {
-            TrainingGateway.Setup setup = TrainingGateway.write(work, origin.port());
             Files.deleteIfExists(output);
-            List<String> cmd = new ArrayList<>(List.of(java.toString()));
-            cmd.addAll(jvmOptions);
-            cmd.addAll(List.of("-XX:AOTCacheOutput=" + output.toAbsolutePath(), "-jar", jar.toAbsolutePath().toString(),
-                    "serve", "--config", setup.config().toString(), "--no-watch",
-                    "--aot-training-listener", setup.plainConfig().toString(),
-                    "--aot-training-listener", setup.epollConfig().toString()));
-            Process gateway = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            TrainingGateway.Started started;
+            try {
+                started = TrainingGateway.start(work, origin.port(), TrainingGateway::freePorts, this::command,
+                        Duration.ofMinutes(2));
+            } catch (TrainingGateway.StartFailed e) {
+                Files.deleteIfExists(output); // a failed attempt's JVM may have written one at its exit
+                return fail("the training run failed: " + e.getMessage(), e.log);
+            }
+            Process gateway = started.gateway();
+            Path log = started.log();
             TrainingTraffic.Counts counts;
             try {
-                TrainingGateway.awaitListening(gateway, log, Duration.ofMinutes(2));
-                TrainingGateway.awaitAccepting(gateway, List.of(setup.ports().plain(), setup.ports().epoll()),
-                        Duration.ofMinutes(1));
                 String noEpoll = TrainingGateway.epollUnavailable(log);
                 if (noEpoll != null) {
                     System.out.println("aot-train: not training on epoll (the cache covers the JDK's sockets only; a "
                             + "start on epoll loads its classes outside it): " + noEpoll);
                 }
-                counts = new TrainingTraffic(setup, noEpoll == null).run(duration);
+                counts = new TrainingTraffic(started.setup(), noEpoll == null).run(duration);
             } catch (IOException | RuntimeException e) {
                 Processes.stop(gateway, Duration.ofSeconds(10));
                 return fail("the training run failed: " + e.getMessage(), log);
@@ -95,6 +93,17 @@ public final class AotTrainCommand implements Callable<Integer> {
         } finally {
             deleteTree(work);
         }
+    }
+
+    /** The training JVM's command line for {@code setup}: the gateway jar's serve, writing the cache at its exit. */
+    private List<String> command(TrainingGateway.Setup setup) {
+        List<String> cmd = new ArrayList<>(List.of(java.toString()));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-XX:AOTCacheOutput=" + output.toAbsolutePath(), "-jar", jar.toAbsolutePath().toString(),
+                "serve", "--config", setup.config().toString(), "--no-watch",
+                "--aot-training-listener", setup.plainConfig().toString(),
+                "--aot-training-listener", setup.epollConfig().toString()));
+        return cmd;
     }
 
     private static int fail(String why, Path log) throws IOException {

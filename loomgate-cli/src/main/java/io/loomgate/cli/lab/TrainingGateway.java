@@ -1,15 +1,15 @@
 package io.loomgate.cli.lab;
 
+import io.loomgate.lab.Processes;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /** The gateway of {@link AotTrainCommand}: its key store and configuration, and the wait until it listens. */
 final class TrainingGateway {
@@ -47,18 +47,19 @@ final class TrainingGateway {
      * admin section is in YAML's flow style (as {@code bench/startup}'s config is), the rest in block style: the
      * parser's classes for both are then in the cache (a flow mapping read three of SnakeYAML's from the jar).
      */
-    static Setup write(Path dir, int originPort) throws IOException, InterruptedException {
+    static Setup write(Path dir, int originPort, Ports ports) throws IOException, InterruptedException {
         Path keyStore = dir.resolve("training.p12");
-        Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
-        Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-keystore", keyStore.toString(),
-                "-storetype", "PKCS12", "-storepass", PASSWORD, "-alias", "gateway", "-keyalg", "EC",
-                "-groupname", "secp256r1", "-validity", "2", "-dname", "CN=localhost",
-                "-ext", "san=dns:localhost,ip:127.0.0.1").redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException("keytool could not make the training key: " + out.strip());
+        if (!Files.isRegularFile(keyStore)) { // one key for every attempt of start()
+            Path keytool = Path.of(System.getProperty("java.home"), "bin", "keytool");
+            Process p = new ProcessBuilder(keytool.toString(), "-genkeypair", "-keystore", keyStore.toString(),
+                    "-storetype", "PKCS12", "-storepass", PASSWORD, "-alias", "gateway", "-keyalg", "EC",
+                    "-groupname", "secp256r1", "-validity", "2", "-dname", "CN=localhost",
+                    "-ext", "san=dns:localhost,ip:127.0.0.1").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IOException("keytool could not make the training key: " + out.strip());
+            }
         }
-        Ports ports = new Ports(freePort(), freePort(), freePort(), freePort(), freePort());
         Path config = dir.resolve("gateway.yaml");
         Files.writeString(config, """
                 server:
@@ -127,45 +128,96 @@ final class TrainingGateway {
         return new Setup(config, plainConfig, epollConfig, keyStore, ports);
     }
 
-    /** Waits for the start-up line; fails with the reason when the gateway exits first or the deadline passes. */
-    static void awaitListening(Process gateway, Path log, Duration timeout) throws IOException, InterruptedException {
+    /** A gateway of the training, up: every listener bound on {@code setup}'s ports; its output in {@code log}. */
+    record Started(Process gateway, Setup setup, Path log) {
+    }
+
+    /**
+     * How many sets of ports {@link #start} tries. The ports are chosen free here and bound a moment later by the
+     * gateway's JVM, so another process can take one in between (the machine's ephemeral ports are shared by every
+     * test and build on it); that is the only failure start() tries again, and three losses in a row are not chance.
+     */
+    static final int PORT_ATTEMPTS = 3;
+
+    /**
+     * The line ServeCommand logs once every {@code --aot-training-listener} is bound: the gateway's own word that it
+     * holds the ports, which a connection cannot give (a lost port accepts too, for whoever took it).
+     */
+    static final String TRAINING_LISTENING = "loomgate training listeners listening on ports";
+
+    /**
+     * Writes the setup on {@code ports}' next set, starts the gateway with {@code command}'s arguments for it, and
+     * waits for its start-up line and its training listeners' line; when the gateway exits first because a port was
+     * taken ({@link #lostAPort}), again on the next set, {@link #PORT_ATTEMPTS} times in all. Any other failure, or
+     * the deadline, fails at once with the reason and the gateway's output in the log.
+     */
+    static Started start(Path dir, int originPort, PortSets ports, Function<Setup, List<String>> command,
+                         Duration timeout) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            Setup setup = write(dir, originPort, ports.next());
+            Path log = dir.resolve("gateway-" + attempt + ".log");
+            Process gateway = new ProcessBuilder(command.apply(setup)).redirectErrorStream(true)
+                    .redirectOutput(log.toFile()).start();
+            try {
+                awaitLine(gateway, log, TRAINING_LISTENING, timeout);
+                return new Started(gateway, setup, log);
+            } catch (IOException e) {
+                Processes.stop(gateway, Duration.ofSeconds(10));
+                String lost = lostAPort(log);
+                if (lost == null || attempt == PORT_ATTEMPTS) {
+                    throw new StartFailed(e.getMessage(), log);
+                }
+                System.out.println("aot-train: a port chosen for the training was taken before the gateway bound it ("
+                        + lost + "); again on new ports");
+            }
+        }
+    }
+
+    /** Where {@link #start} takes each attempt's ports from ({@link #freePorts} but in a test). */
+    @FunctionalInterface
+    interface PortSets {
+        Ports next() throws IOException;
+    }
+
+    /** The failure of {@link #start}, with the log of the gateway that failed. */
+    static final class StartFailed extends IOException {
+        final transient Path log;
+
+        StartFailed(String message, Path log) {
+            super(message);
+            this.log = log;
+        }
+    }
+
+    /** Waits for {@code line} in the log; fails with the reason when the gateway exits first or the deadline passes. */
+    private static void awaitLine(Process gateway, Path log, String line, Duration timeout) throws IOException,
+            InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            List<String> lines = Files.readAllLines(log);
-            if (lines.stream().anyMatch(l -> l.contains("loomgate listening on"))) {
+            if (Files.readAllLines(log).stream().anyMatch(l -> l.contains(line))) {
                 return;
             }
             if (gateway.waitFor(100, TimeUnit.MILLISECONDS)) {
-                throw new IOException("the gateway exited with " + gateway.exitValue() + " before it listened");
+                throw new IOException("the gateway exited with " + gateway.exitValue()
+                        + " before all its listeners were bound");
             }
         }
         throw new IOException("the gateway did not listen within " + timeout);
     }
 
     /**
-     * Waits until each of {@code ports} accepts a connection (the training listeners start after the main one's
-     * start-up line); fails when the gateway exits first or the deadline passes.
+     * The gateway's line that a listener could not bind its port because it is in use, or null: the listeners' "cannot
+     * listen on ADDRESS:PORT: Address already in use" (the JDK's words; epoll's add "(EADDRINUSE)"), and the admin
+     * listener's, which names its port in the same words.
      */
-    static void awaitAccepting(Process gateway, List<Integer> ports, Duration timeout) throws IOException,
-            InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        for (int port : ports) {
-            while (true) {
-                try (Socket s = new Socket()) {
-                    s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
-                    break;
-                } catch (IOException notYet) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IOException("the training listener on port " + port + " did not accept within "
-                                + timeout, notYet);
-                    }
-                    if (gateway.waitFor(50, TimeUnit.MILLISECONDS)) {
-                        throw new IOException("the gateway exited with " + gateway.exitValue()
-                                + " before its training listeners accepted");
-                    }
-                }
-            }
-        }
+    static String lostAPort(Path log) throws IOException {
+        return Files.readAllLines(log).stream().filter(l -> l.contains("Address already in use"))
+                .map(String::strip).findFirst().orElse(null);
+    }
+
+    /** A set of ports free now (the gateway binds them a moment later: {@link #start} retries a lost one). */
+    static Ports freePorts() throws IOException {
+        return new Ports(freePort(), freePort(), freePort(), freePort(), freePort());
     }
 
     /**
@@ -178,7 +230,7 @@ final class TrainingGateway {
                 .findFirst().orElse(null);
     }
 
-    /** A port free now (the gateway binds it a moment later; a clash fails the run with the gateway's message). */
+    /** A port free now. */
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
