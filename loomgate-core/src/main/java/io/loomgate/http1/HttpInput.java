@@ -4,7 +4,6 @@ import io.loomgate.http.BufferPool;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
-import io.loomgate.threads.StartGate;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -189,12 +188,9 @@ public final class HttpInput extends InputStream {
      * thread's turn comes again, and the read succeeds at once. W2 at 50 and 256 connections: 9.0-9.6 system calls
      * per request without, 5.4-6.0 with (docs/performance.md, issue 15). With no other thread ready the yield
      * returns at once. Platform threads do not yield (a {@code sched_yield} call would be one more system call).
-     * Before the yield, a virtual thread steps aside while new connections' threads are starved of their first run
-     * ({@link StartGate}): the yield would keep the carrier's own queue full, which is what starves them.
      */
     private static void yieldBeforeWait() {
         if (Thread.currentThread().isVirtual()) {
-            StartGate.stepAside();
             Thread.yield();
         }
     }

@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -66,8 +65,6 @@ public final class Listener implements AutoCloseable {
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
     private final ExecutorService executor;
-    /** Starts connections' threads (new and resumed): the executor, through StartGate if its threads are virtual. */
-    private final Executor starts;
     private final ConnectionListener events;
     private final ServerTls tls;
     private final Semaphore permits;
@@ -113,7 +110,6 @@ public final class Listener implements AutoCloseable {
         this.settings = settings;
         this.handler = handler;
         this.executor = executor;
-        this.starts = ConnectionExecutors.startsWatched(executor);
         this.events = events;
         this.permits = new Semaphore(settings.maxConnections());
         this.reads = reads;
@@ -231,9 +227,9 @@ public final class Listener implements AutoCloseable {
         // a TLS one too (since session 47 its TLS state is the gateway's engine loop's, EngineSocket, as on the JDK's
         // sockets, not JSSE's socket layered over the epoll socket, which kept its thread).
         idleConnections = transport != Transport.EPOLL
-                ? IdleConnections.start("idle-connections-" + port(), starts, events, reads.clock(),
+                ? IdleConnections.start("idle-connections-" + port(), executor, events, reads.clock(),
                         newConnectionHandoffs)
-                : EpollIdleConnections.start("idle-connections-" + port(), EpollSupport.get(), starts, events,
+                : EpollIdleConnections.start("idle-connections-" + port(), EpollSupport.get(), executor, events,
                         reads.clock(), newConnectionHandoffs);
         if (ownsWrites) {
             long timeout = settings.readTimeout().toNanos();
@@ -309,7 +305,7 @@ public final class Listener implements AutoCloseable {
                     reads, writes, idleConnections, idleHandoff);
             open.add(c);
             try {
-                starts.execute(c);
+                executor.execute(c);
             } catch (RuntimeException e) { // executor shut down during drain: refused unserved
                 open.remove(c);
                 permits.release();

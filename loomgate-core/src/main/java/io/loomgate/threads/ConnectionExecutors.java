@@ -1,9 +1,5 @@
 package io.loomgate.threads;
 
-import java.util.Collections;
-import java.util.Set;
-import java.util.WeakHashMap;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -25,20 +21,7 @@ public final class ConnectionExecutors {
     private static final LongAdder VIRTUAL_STARTED = new LongAdder();
     private static final LongAdder VIRTUAL_ENDED = new LongAdder();
 
-    /** The virtual executors made here (by identity; an executor that is gone is forgotten): see startsWatched. */
-    private static final Set<Executor> VIRTUAL_EXECUTORS =
-            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
-
     private ConnectionExecutors() {
-    }
-
-    /**
-     * What a listener starts its connections' threads with: for a virtual executor made here, one that hands each task
-     * to it through {@link StartGate} (a new virtual thread may otherwise wait seconds for its first run under load);
-     * any other executor as it is (a platform pool's queue is not the scheduler's, and its tasks may well wait).
-     */
-    public static Executor startsWatched(ExecutorService executor) {
-        return VIRTUAL_EXECUTORS.contains(executor) ? task -> StartGate.execute(executor, task) : executor;
     }
 
     /**
@@ -50,9 +33,7 @@ public final class ConnectionExecutors {
         // spun a class before the first answer (docs/architecture.md, "Start-up")
         if (model instanceof ThreadModel.Virtual) {
             ThreadFactory virtual = Thread.ofVirtual().name(prefix + "-", 0).factory();
-            ExecutorService executor = Executors.newThreadPerTaskExecutor(r -> virtual.newThread(counted(r)));
-            VIRTUAL_EXECUTORS.add(executor);
-            return executor;
+            return Executors.newThreadPerTaskExecutor(r -> virtual.newThread(counted(r)));
         }
         if (model instanceof ThreadModel.Platform p) {
             return Executors.newFixedThreadPool(p.threads(), platformFactory(prefix));
