@@ -28,11 +28,14 @@ import org.slf4j.LoggerFactory;
  * loop, a platform thread that blocks in {@code epoll_wait} with no timeout, dispatches what wakes it, and hands the
  * polling back, so an idle gateway neither spins nor holds a carrier; that turn costs a futex each way, which is why
  * it is kept for pauses longer than the bound. It also hands over after {@link #SPINS} empty polls in a row (threads
- * queued, no events: the carrier has work without the poller), and after {@code SPINS} rounds in a row in which
- * threads submitted from outside the carriers waited: a yielding virtual thread is run again before the carrier looks
- * at the pool's submission queues (ForkJoinPool keeps taking from the queue it took from last), so yielding alone
+ * queued, no events: the carrier has work without the poller), and after {@link #STARVED_ROUNDS} rounds in a row in
+ * which threads submitted from outside the carriers waited: a yielding virtual thread is run again before the carrier
+ * looks at the pool's submission queues (ForkJoinPool keeps taking from the queue it took from last), so yielding alone
  * would starve them. Where the scheduler cannot be found (or {@code BLOCK_MILLIS} is 0) the loop never blocks on a
- * carrier and hands over after {@code SPINS} empty polls, as before. While the busy loop runs, the idle loop watches
+ * carrier and hands over after {@code SPINS} empty polls, as before. (Counting the starved rounds without blocking
+ * was tried in session 53 and dropped: the HTTP/1.1 reader's yield before a read that would wait resubmits it from
+ * outside the carrier's queue when that queue is empty, so submissions wait in most rounds under load and the loop
+ * handed over as often as with 4 spins.) While the busy loop runs, the idle loop watches
  * it and polls in its place when it has waited too long for a carrier ({@link #WATCH_MILLIS}), so no reader's wake-up
  * waits for the poller's own turn.
  *
@@ -46,10 +49,22 @@ import org.slf4j.LoggerFactory;
 final class EpollPoller {
     private static final Logger log = LoggerFactory.getLogger(EpollPoller.class);
     /**
-     * Empty polls in a row before the busy loop hands over to the idle loop, when it does not block on its carrier
-     * (the prototype: 0, 4, 32 all alike).
+     * Empty polls in a row before the busy loop hands over to the idle loop, when it does not block on its carrier.
+     * Why 16 and not 4 (session 53, docs/journal/2026-12-01-s53-epollwake.md): a hand-over costs the carrier's futex
+     * wake of the idle loop, the idle loop's wake-up, its wait and its park (about three futex calls and two thread
+     * switches); an empty poll costs one {@code epoll_wait} that returns at once and a yield. At W2 (50 connections)
+     * 4 handed over 0.37-0.39 times per request (futex 0.93-1.0, switches 1.0 per request); 16 hands over 0.1 times
+     * (futex 0.33, switches 0.37) for 3-4 more empty polls per request, which cost less than the switches saved. (The
+     * prototype relay saw 0, 4 and 32 alike; session 45 saw no gain at W8, where the gaps are shorter.)
      */
-    static final int SPINS = Integer.getInteger("loomgate.epoll.spins", 4);
+    static final int SPINS = Integer.getInteger("loomgate.epoll.spins", 16);
+    /**
+     * When the loop may block on its carrier: rounds in a row with threads waiting in the scheduler's submission
+     * queues before it hands over so that they run (see the class comment). Kept at 4, apart from {@link #SPINS}
+     * (they were one number before session 53), so that the longer spin does not keep a thread made runnable by a
+     * platform thread (a timer, the watchdog, the idle loop) waiting four times as many rounds.
+     */
+    static final int STARVED_ROUNDS = 4;
     /**
      * The longest the busy loop blocks in {@code epoll_wait} on its carrier, nothing else queued, before it hands
      * over to the idle loop (milliseconds; 0: never blocks on a carrier). Also the longest a virtual thread made
@@ -253,7 +268,7 @@ final class EpollPoller {
             // Hand the waiting over (and park, so the carrier is free): after a bounded wait that saw nothing; after
             // that many polls in a row that found nothing; and when threads submitted from outside the carriers have
             // waited that many rounds, because a yield lets only the carrier's own queue run before this loop again.
-            if (quiet && n == 0 || empty >= spins || starved >= spins) {
+            if (quiet && n == 0 || empty >= spins || starved >= STARVED_ROUNDS) {
                 empty = 0;
                 starved = 0;
                 handOff();
