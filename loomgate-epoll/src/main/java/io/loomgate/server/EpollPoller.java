@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * carrier and hands over after {@code SPINS} empty polls, as before. (Counting the starved rounds without blocking
  * was tried in session 53 and dropped: the HTTP/1.1 reader's yield before a read that would wait resubmits it from
  * outside the carrier's queue when that queue is empty, so submissions wait in most rounds under load and the loop
- * handed over as often as with 4 spins.) While the busy loop runs, the idle loop watches
+ * with 16 spins handed over as often as with 4.) While the busy loop runs, the idle loop watches
  * it and polls in its place when it has waited too long for a carrier ({@link #WATCH_MILLIS}), so no reader's wake-up
  * waits for the poller's own turn.
  *
@@ -49,20 +49,20 @@ import org.slf4j.LoggerFactory;
 final class EpollPoller {
     private static final Logger log = LoggerFactory.getLogger(EpollPoller.class);
     /**
-     * Empty polls in a row before the busy loop hands over to the idle loop, when it does not block on its carrier.
-     * Why 16 and not 4 (session 53, docs/journal/2026-12-01-s53-epollwake.md): a hand-over costs the carrier's futex
-     * wake of the idle loop, the idle loop's wake-up, its wait and its park (about three futex calls and two thread
-     * switches); an empty poll costs one {@code epoll_wait} that returns at once and a yield. At W2 (50 connections)
-     * 4 handed over 0.37-0.39 times per request (futex 0.93-1.0, switches 1.0 per request); 16 hands over 0.1 times
-     * (futex 0.33, switches 0.37) for 3-4 more empty polls per request, which cost less than the switches saved. (The
-     * prototype relay saw 0, 4 and 32 alike; session 45 saw no gain at W8, where the gaps are shorter.)
+     * Empty polls in a row before the busy loop hands over to the idle loop, when it does not block on its carrier
+     * (the prototype: 0, 4, 32 all alike). 16 was measured in session 53 (docs/journal/2026-12-01-s53-epollwake.md):
+     * a hand-over costs three to four futex calls and about three thread switches, an empty poll one
+     * {@code epoll_wait} that returns at once and a yield, and at W2 (50 connections) 16 cut the hand-overs from
+     * 0.20-0.39 to 0.11-0.16 per request (futex 0.83-1.39 to 0.45-0.66) for 2.7-4 more empty polls; but the CPU per
+     * request did not follow (lower in 3 of 4 pairs of one jar, higher in 3 of 3 pairs of the built jars, on a
+     * machine loaded 20-40), and session 45 saw no gain at W8 either. So it stays 4.
      */
-    static final int SPINS = Integer.getInteger("loomgate.epoll.spins", 16);
+    static final int SPINS = Integer.getInteger("loomgate.epoll.spins", 4);
     /**
      * When the loop may block on its carrier: rounds in a row with threads waiting in the scheduler's submission
-     * queues before it hands over so that they run (see the class comment). Kept at 4, apart from {@link #SPINS}
-     * (they were one number before session 53), so that the longer spin does not keep a thread made runnable by a
-     * platform thread (a timer, the watchdog, the idle loop) waiting four times as many rounds.
+     * queues before it hands over so that they run (see the class comment). A number of its own since session 53
+     * (before, it was {@link #SPINS}), so that a longer spin ({@code -Dloomgate.epoll.spins}) does not keep a thread
+     * made runnable by a platform thread (a timer, the watchdog, the idle loop) waiting as many more rounds.
      */
     static final int STARVED_ROUNDS = 4;
     /**

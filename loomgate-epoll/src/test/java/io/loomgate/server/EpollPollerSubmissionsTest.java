@@ -11,12 +11,13 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Session 53: the busy loop spins longer before it hands over ({@link EpollPoller#SPINS}: 16, the same number as the
- * starved rounds before), so the rounds in which threads made runnable by a platform thread (a timer, the watchdog,
- * the idle loop) wait in the submission queues are bounded apart ({@link EpollPoller#STARVED_ROUNDS}). With one
- * carrier, a poller that may block on it but never hands over on empty polls, and a reader that keeps the carrier's
- * own queue busy (a peer streams bytes to it), a virtual thread started from a platform thread must run within a
- * generous bound. Before, the starved rounds were the spins: with a spin count this large it never ran.
+ * Session 53: the rounds in which threads made runnable by a platform thread (a timer, the watchdog, the idle loop)
+ * wait in the scheduler's submission queues are bounded apart from the spin count ({@link EpollPoller#STARVED_ROUNDS},
+ * before session 53 the same number as {@link EpollPoller#SPINS}), so that a longer spin ({@code
+ * -Dloomgate.epoll.spins}, measured at 16 in session 53) does not make them wait longer. With one carrier, a poller
+ * that may block on it but never hands over on empty polls, and a reader that keeps the carrier's own queue busy (a
+ * peer streams bytes to it), a virtual thread started from a platform thread must run within a generous bound.
+ * Before, with a spin count this large, it never ran.
  */
 class EpollPollerSubmissionsTest {
     private static final long GENEROUS_SECONDS = 120;
