@@ -28,11 +28,14 @@ import org.slf4j.LoggerFactory;
  * loop, a platform thread that blocks in {@code epoll_wait} with no timeout, dispatches what wakes it, and hands the
  * polling back, so an idle gateway neither spins nor holds a carrier; that turn costs a futex each way, which is why
  * it is kept for pauses longer than the bound. It also hands over after {@link #SPINS} empty polls in a row (threads
- * queued, no events: the carrier has work without the poller), and after {@code SPINS} rounds in a row in which
- * threads submitted from outside the carriers waited: a yielding virtual thread is run again before the carrier looks
- * at the pool's submission queues (ForkJoinPool keeps taking from the queue it took from last), so yielding alone
+ * queued, no events: the carrier has work without the poller), and after {@link #STARVED_ROUNDS} rounds in a row in
+ * which threads submitted from outside the carriers waited: a yielding virtual thread is run again before the carrier
+ * looks at the pool's submission queues (ForkJoinPool keeps taking from the queue it took from last), so yielding alone
  * would starve them. Where the scheduler cannot be found (or {@code BLOCK_MILLIS} is 0) the loop never blocks on a
- * carrier and hands over after {@code SPINS} empty polls, as before. While the busy loop runs, the idle loop watches
+ * carrier and hands over after {@code SPINS} empty polls, as before. (Counting the starved rounds without blocking
+ * was tried in session 53 and dropped: the HTTP/1.1 reader's yield before a read that would wait resubmits it from
+ * outside the carrier's queue when that queue is empty, so submissions wait in most rounds under load and the loop
+ * with 16 spins handed over as often as with 4.) While the busy loop runs, the idle loop watches
  * it and polls in its place when it has waited too long for a carrier ({@link #WATCH_MILLIS}), so no reader's wake-up
  * waits for the poller's own turn.
  *
@@ -47,9 +50,21 @@ final class EpollPoller {
     private static final Logger log = LoggerFactory.getLogger(EpollPoller.class);
     /**
      * Empty polls in a row before the busy loop hands over to the idle loop, when it does not block on its carrier
-     * (the prototype: 0, 4, 32 all alike).
+     * (the prototype: 0, 4, 32 all alike). 16 was measured in session 53 (docs/journal/2026-12-01-s53-epollwake.md):
+     * a hand-over costs three to four futex calls and about three thread switches, an empty poll one
+     * {@code epoll_wait} that returns at once and a yield, and at W2 (50 connections) 16 cut the hand-overs from
+     * 0.20-0.39 to 0.11-0.16 per request (futex 0.83-1.39 to 0.45-0.66) for 2.7-4 more empty polls; but the CPU per
+     * request did not follow (lower in 3 of 4 pairs of one jar, higher in 3 of 3 pairs of the built jars, on a
+     * machine loaded 20-40), and session 45 saw no gain at W8 either. So it stays 4.
      */
     static final int SPINS = Integer.getInteger("loomgate.epoll.spins", 4);
+    /**
+     * When the loop may block on its carrier: rounds in a row with threads waiting in the scheduler's submission
+     * queues before it hands over so that they run (see the class comment). A number of its own since session 53
+     * (before, it was {@link #SPINS}), so that a longer spin ({@code -Dloomgate.epoll.spins}) does not keep a thread
+     * made runnable by a platform thread (a timer, the watchdog, the idle loop) waiting as many more rounds.
+     */
+    static final int STARVED_ROUNDS = 4;
     /**
      * The longest the busy loop blocks in {@code epoll_wait} on its carrier, nothing else queued, before it hands
      * over to the idle loop (milliseconds; 0: never blocks on a carrier). Also the longest a virtual thread made
@@ -253,7 +268,7 @@ final class EpollPoller {
             // Hand the waiting over (and park, so the carrier is free): after a bounded wait that saw nothing; after
             // that many polls in a row that found nothing; and when threads submitted from outside the carriers have
             // waited that many rounds, because a yield lets only the carrier's own queue run before this loop again.
-            if (quiet && n == 0 || empty >= spins || starved >= spins) {
+            if (quiet && n == 0 || empty >= spins || starved >= STARVED_ROUNDS) {
                 empty = 0;
                 starved = 0;
                 handOff();
