@@ -51,7 +51,7 @@ public final class ConnectionExecutors {
 
     /** Starts a named virtual thread for a short side task (the second direction of a tunnel, a drain). */
     public static Thread startVirtual(String name, Runnable task) {
-        return Thread.ofVirtual().name(name).start(counted(task));
+        return Thread.ofVirtual().name(name).start(countedBeside(task));
     }
 
     /**
@@ -78,7 +78,26 @@ public final class ConnectionExecutors {
         return Math.max(0, VIRTUAL_STARTED.sum() - ended);
     }
 
+    /**
+     * A connection's thread (the executor's task): counted, and its mark freed as it ends. One lambda here and another
+     * in {@link #countedBeside}, not one for both: each lambda's {@code task.run()} is the root C2 compiles a thread's
+     * whole work into, and with one for both, the HTTP/1.1 warm-up compiled it for the executor's task alone and
+     * HTTP/2's first streams trapped there (class_check) and had it compiled again (docs/journal/2026-12-01-s53-w9jit.md).
+     */
     private static Runnable counted(Runnable task) {
+        return () -> {
+            VIRTUAL_STARTED.increment();
+            try {
+                task.run();
+            } finally {
+                ThreadMarks.threadEnds();
+                VIRTUAL_ENDED.increment();
+            }
+        };
+    }
+
+    /** A thread beside the connections' ({@link #startVirtual}: HTTP/2's streams, drains, tunnels): as {@link #counted}. */
+    private static Runnable countedBeside(Runnable task) {
         return () -> {
             VIRTUAL_STARTED.increment();
             try {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -46,6 +47,33 @@ class ConnectionExecutorsTest {
                 assertThat(beside.getName()).isEqualTo("beside");
             }
         }
+    }
+
+    /**
+     * A connection's thread and a thread started beside the connections (HTTP/2's streams) enter their task through
+     * different lambdas: each lambda's {@code task.run()} is a root C2 compiles, and one shared by both was compiled
+     * for the connections' task during HTTP/1.1 and trapped (class_check) at HTTP/2's first streams
+     * (docs/journal/2026-12-01-s53-w9jit.md).
+     */
+    @Test
+    void connectionsAndStreamsEnterTheirTasksThroughDifferentLambdas() throws Exception {
+        Callable<String> caller = () -> StackWalker.getInstance().walk(frames -> frames
+                .filter(f -> f.getClassName().equals(ConnectionExecutors.class.getName()))
+                .map(StackWalker.StackFrame::getMethodName).findFirst().orElse("none"));
+        String connection;
+        try (ExecutorService e = ConnectionExecutors.create(ThreadModel.VIRTUAL, "vt")) {
+            connection = e.submit(caller).get(30, TimeUnit.SECONDS);
+        }
+        String[] beside = new String[1];
+        ConnectionExecutors.startVirtual("stream", () -> {
+            try {
+                beside[0] = caller.call();
+            } catch (Exception ex) {
+                throw new IllegalStateException(ex);
+            }
+        }).join(30_000);
+        assertThat(connection).startsWith("lambda$counted");
+        assertThat(beside[0]).startsWith("lambda$countedBeside");
     }
 
     @Test
