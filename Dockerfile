@@ -37,7 +37,7 @@ RUN modules="$(jdeps --ignore-missing-deps --print-module-deps --multi-release 2
  && cp /loomgate.jar /opt/loomgate/loomgate.jar
 # The JDK 25 ahead-of-time cache (JEP 483, 514, 515: classes loaded and linked, method profiles): a training run of
 # the gateway on the image's JRE with the ENTRYPOINT's GC and object-header flags (a cache is only used by the JVM
-# and flags that made it), a few seconds of TLS HTTP/1.1 and h2, new connections and the admin endpoints from the
+# and flags that made it), two rounds (aot-train's default: a fixed amount) of TLS HTTP/1.1 and h2, new connections and the admin endpoints from the
 # lab's `aot-train` on the build JDK, and plain HTTP/1.1 on a listener on epoll where the JRE runs it (so that
 # LOOMGATE_TRANSPORT=epoll finds its classes in the cache too), then SIGTERM, at which the JVM writes the cache (docs/deployment.md). The cache
 # records the jar's time: the jar first gets the time it has in the image (podman build --timestamp gives every file

@@ -11,7 +11,6 @@ import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -111,14 +110,22 @@ final class DemoCommand implements Callable<Integer> {
             try {
                 return ServedGateway.start(cfg, Plugins.NONE);
             } catch (IOException e) {
-                // Observability's words for the admin listener's BindException; the gateway's own port is the
-                // caller's (its busy default falls back to 0 there), and any other failure is not a lost port.
-                if (attempt == ADMIN_PORT_ATTEMPTS || !(e.getMessage().startsWith("the admin listener")
-                        && e.getCause() != null && e.getCause().getCause() instanceof BindException)) {
+                if (attempt == ADMIN_PORT_ATTEMPTS || !lostAdminBind(e)) {
                     throw e;
                 }
             }
         }
+    }
+
+    /**
+     * Whether the start failed because the admin listener's port was taken ({@link Observability}'s
+     * {@link Observability.AdminPortTaken}): told by the exception's type, never by its words. Until session 53 this
+     * read the message's start, and a failure without a message (a {@link java.net.BindException} made without one)
+     * became a NullPointerException in place of the real failure. The gateway's own port is the caller's (its busy
+     * default falls back to 0 there), and any other failure is not a lost port.
+     */
+    static boolean lostAdminBind(IOException e) {
+        return e instanceof Observability.AdminPortTaken;
     }
 
     /** Where {@link #startGateway} takes each attempt's admin port from ({@link #freePort} but in a test). */

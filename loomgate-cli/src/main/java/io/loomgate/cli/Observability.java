@@ -102,9 +102,21 @@ final class Observability implements AutoCloseable {
             if (!(e.getCause() instanceof BindException)) {
                 throw e;
             }
-            throw new IOException("the admin listener " + e.getMessage() + "; change admin.port in "
+            throw new AdminPortTaken("the admin listener " + e.getMessage() + "; change admin.port in "
                     + (cfg.source() == null ? "the configuration" : cfg.source()) + " or pass --admin-port "
                     + "(0 turns the admin listener off)", e);
+        }
+    }
+
+    /**
+     * The admin listener's bind failed (its port is taken): the demo, which chose that port itself a moment before,
+     * tries another ({@code DemoCommand.lostAdminBind}); the message says what to change.
+     */
+    static final class AdminPortTaken extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        AdminPortTaken(String message, IOException cause) {
+            super(message, cause);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,6 +42,29 @@ class DemoAdminPortTest {
             })).isInstanceOf(IOException.class).hasMessageStartingWith("the admin listener");
             assertThat(calls).hasValue(DemoCommand.ADMIN_PORT_ATTEMPTS);
         }
+    }
+
+    @Test
+    void aTakenGatewayPortIsNotTriedAgain() throws Exception {
+        try (ServerSocket taken = listen(); ServerSocket admin = listen()) {
+            int free = admin.getLocalPort();
+            admin.close();
+            AtomicInteger calls = new AtomicInteger();
+            assertThatThrownBy(() -> DemoCommand.startGateway(9, taken.getLocalPort(), () -> {
+                calls.incrementAndGet();
+                return free;
+            })).isInstanceOf(IOException.class);
+            assertThat(calls).as("the admin port is not what failed").hasValue(1);
+        }
+    }
+
+    @Test
+    void aFailureWithoutAMessageIsNotALostAdminBind() {
+        // A BindException made without a message (null), or any failure wrapping one: thrown as it is, not read as
+        // the admin listener's lost port, and never a NullPointerException in its place.
+        assertThat(DemoCommand.lostAdminBind(new BindException())).isFalse();
+        assertThat(DemoCommand.lostAdminBind(new IOException((String) null, new IOException(new BindException()))))
+                .isFalse();
     }
 
     private static ServerSocket listen() throws IOException {

@@ -176,6 +176,11 @@ final class EpollSocket extends Socket implements QuietCheck, RecordReadAhead {
         in = new BufferedInputStream(new In(), bytes);
     }
 
+    /** The registration (tests: an event dispatched as the poller would, late). */
+    EpollFd registration() {
+        return fd;
+    }
+
     /** How many reads reached the kernel so far (tests: one per TLS record with {@link #readAhead}). */
     long readCalls() {
         readLock.lock();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -13,6 +14,7 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,8 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The epoll socket's edges, each on real loopback sockets with a JDK socket as the peer: the read deadline
  * (SO_TIMEOUT), the watchdog's cut (shutdownInput), close racing a parked reader and a parked writer, half-close both
- * ways, a reset, and the fd never used after close. Bounds are generous (a loaded machine): the point is an answer,
- * never a hang.
+ * ways, a reset, the fd never used after close, and when an idle connection's readiness callback runs. Bounds are
+ * generous (a loaded machine): the point is an answer, never a hang.
  */
 class EpollSocketTest {
     private static final long GENEROUS_SECONDS = 20;
@@ -331,5 +333,95 @@ class EpollSocketTest {
         assertThatThrownBy(() -> accept.get(GENEROUS_SECONDS, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(SocketException.class);
         assertThat(server.isClosed()).isTrue();
+    }
+
+    // --- an idle connection's "when readable" callback (EpollFd.whenReadable) runs only when a read would find
+    // something: never on a readiness flag or an event whose bytes a reader took already (session 53: such a callback
+    // resumed a parked connection with nothing to read, whose thread then waited the hand-off delay without a hand-off
+    // permit; EpollIdleConnectionParkingTest's permit case failed about once in 100 runs under load), and every time
+    // bytes, the peer's FIN or the socket's close come ---
+
+    /**
+     * Sends {@code n} bytes and reads them on a virtual thread, as a connection's thread would: into a larger buffer
+     * (each read short: the flag cleared, as after a request's head), or with {@code exact}, each read asking for
+     * exactly what is left (the last one full: the flag stays set, "more may be waiting").
+     */
+    private static void exchange(Pair p, int n, boolean exact) throws Exception {
+        OutputStream out = p.client().getOutputStream();
+        out.write(new byte[n]);
+        out.flush();
+        OnVirtualThread.call(() -> {
+            byte[] b = new byte[n + 1];
+            int got = 0;
+            while (got < n) {
+                int r = p.accepted().read(b, got, n - got + (exact ? 0 : 1));
+                assertThat(r).as("bytes, not the end").isPositive();
+                got += r;
+            }
+            return got;
+        }, GENEROUS_SECONDS);
+    }
+
+    @Test
+    void theEventThatWokeTheReaderDoesNotRunACallbackRegisteredAfterTheReadTookItsBytes() throws Exception {
+        try (Pair p = connect()) {
+            exchange(p, 31, false); // the request, read by the connection's thread once the event unparked it
+            assertThat(p.accepted().registration().mayRead()).as("the flag after a short read").isFalse();
+            CountDownLatch resumed = new CountDownLatch(1);
+            p.accepted().whenReadable(resumed::countDown); // the connection parks
+            assertThat(resumed.getCount()).as("nothing to read as it parks").isEqualTo(1);
+            // The poller's dispatch of that same event goes on after the unpark: readable again, then the callback.
+            p.accepted().registration().ready(Libc.EPOLLIN | Libc.EPOLLOUT);
+            assertThat(resumed.getCount()).as("not resumed: nothing to read").isEqualTo(1);
+            p.client().getOutputStream().write('G'); // the next request: its own edge resumes it
+            assertThat(resumed.await(GENEROUS_SECONDS, TimeUnit.SECONDS)).as("resumed by the next bytes").isTrue();
+        }
+    }
+
+    @Test
+    void aStaleReadableFlagDoesNotRunTheCallbackAtOnce() throws Exception {
+        try (Pair p = connect()) {
+            // A read that fills its buffer leaves the flag set ("more may be waiting"), though nothing is.
+            exchange(p, 64, true);
+            assertThat(p.accepted().registration().mayRead()).as("the flag after a full read").isTrue();
+            CountDownLatch resumed = new CountDownLatch(1);
+            p.accepted().whenReadable(resumed::countDown);
+            assertThat(resumed.getCount()).as("not resumed on the parking thread: nothing to read").isEqualTo(1);
+            p.client().getOutputStream().write('G');
+            assertThat(resumed.await(GENEROUS_SECONDS, TimeUnit.SECONDS)).as("resumed by the next bytes").isTrue();
+        }
+    }
+
+    @Test
+    void bytesAlreadyWaitingRunItAtOnce() throws Exception {
+        try (Pair p = connect()) {
+            exchange(p, 31, false);
+            p.client().getOutputStream().write('G');
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GENEROUS_SECONDS);
+            while (p.accepted().available() == 0) { // in the kernel's buffer, whether or not its edge was dispatched
+                assertThat(System.nanoTime() - deadline).as("the byte arrives").isNegative();
+                Thread.onSpinWait();
+            }
+            CountDownLatch resumed = new CountDownLatch(1);
+            p.accepted().whenReadable(resumed::countDown);
+            assertThat(resumed.await(GENEROUS_SECONDS, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void thePeersFinRunsItAndAClosedSocketRunsItAtOnce() throws Exception {
+        try (Pair fin = connect(); Pair closed = connect()) {
+            exchange(fin, 31, false);
+            CountDownLatch finSeen = new CountDownLatch(1);
+            fin.accepted().whenReadable(finSeen::countDown);
+            fin.client().shutdownOutput();
+            assertThat(finSeen.await(GENEROUS_SECONDS, TimeUnit.SECONDS)).as("the FIN resumes it").isTrue();
+
+            exchange(closed, 31, false);
+            closed.accepted().close();
+            CountDownLatch closeSeen = new CountDownLatch(1);
+            closed.accepted().whenReadable(closeSeen::countDown);
+            assertThat(closeSeen.getCount()).as("a closed socket's callback runs at once").isZero();
+        }
     }
 }

@@ -32,8 +32,8 @@ import javax.net.ssl.TrustManagerFactory;
  * gateway's cache): rounds of HTTP/1.1 and h2 over TLS on kept-alive connections (GET, a POST body echoed, a 100 KB
  * download), new connections (full handshakes), the plain redirect listener and the admin endpoints; and on the plain
  * listener the same over HTTP/1.1 and h2c (h2c through the TLS listener's {@code /h2c/**} route, the JDK's client
- * speaking no h2c with prior knowledge) and a crowd of idle keep-alive connections opened at once, until the duration
- * is up; and where the gateway runs its third listener on epoll, HTTP/1.1 kept alive on it to the origin (HTTP/1.1
+ * speaking no h2c with prior knowledge) and a crowd of idle keep-alive connections opened at once, for a fixed number
+ * of rounds; and where the gateway runs its third listener on epoll, HTTP/1.1 kept alive on it to the origin (HTTP/1.1
  * and h2c, over epoll too) and a few idle connections. Every answer is checked: a gateway that fails here would train a cache on its error paths.
  */
 final class TrainingTraffic {
@@ -107,17 +107,22 @@ final class TrainingTraffic {
     private final AtomicInteger openAtClose = new AtomicInteger();
     private final AtomicInteger epoll = new AtomicInteger();
 
-    /** Requests sent, by kind, for the command's last line. */
-    record Counts(int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c, int idle, int resets,
-                  int ownRecords, int openAtClose, int epoll) {
+    /** Requests sent, by kind, and the rounds sent of those asked for, for the command's last line. */
+    record Counts(int rounds, int roundsAsked, int http1, int h2, int handshakes, int admin, int plainHttp1, int h2c,
+                  int idle, int resets, int ownRecords, int openAtClose, int epoll) {
+        /** The requests sent (every kind but the resets, the frames per record and the streams open at close). */
+        int requests() {
+            return http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle + epoll;
+        }
+
         @Override
         public String toString() {
-            return ("%d requests (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and redirect %d, plain "
-                    + "HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by the client %d, h2 "
-                    + "connections with a frame per record %d, h2 streams open when the client closed %d, on epoll "
-                    + "%d)")
-                    .formatted(http1 + h2 + handshakes + admin + plainHttp1 + h2c + idle + epoll, http1, h2,
-                            handshakes, admin, plainHttp1, h2c, idle, resets, ownRecords, openAtClose, epoll);
+            return ("%d requests in %d of %d rounds (HTTP/1.1 over TLS %d, h2 %d, new TLS connections %d, admin and "
+                    + "redirect %d, plain HTTP/1.1 %d, h2c %d, idle keep-alive connections %d, connections reset by "
+                    + "the client %d, h2 connections with a frame per record %d, h2 streams open when the client "
+                    + "closed %d, on epoll %d)")
+                    .formatted(requests(), rounds, roundsAsked, http1, h2, handshakes, admin, plainHttp1, h2c, idle,
+                            resets, ownRecords, openAtClose, epoll);
         }
     }
 
@@ -137,31 +142,56 @@ final class TrainingTraffic {
         }
     }
 
-    Counts run(Duration duration) throws IOException, InterruptedException {
-        long end = System.nanoTime() + duration.toNanos();
+    /**
+     * Sends {@code rounds} rounds, each the same traffic, so that every build's cache is trained on the same amount
+     * whatever the machine's speed (until session 53 rounds ran until a duration had passed: one round on a loaded
+     * machine, two on an idle one, and measured builds differed). Each round's end is printed with its time. When
+     * {@code timeLimit} has passed at a round's end with rounds still to go, no more are sent: the counts then say
+     * fewer rounds than asked, and the command warns.
+     */
+    Counts run(int rounds, Duration timeLimit) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        int done = 0;
         try (HttpClient one = client(HttpClient.Version.HTTP_1_1); HttpClient two = client(HttpClient.Version.HTTP_2)) {
-            String tls = "https://127.0.0.1:" + setup.ports().tls();
-            do {
-                keptAlive(one, tls, http1);
-                keptAlive(two, tls, h2);
-                keptAlive(one, "http://127.0.0.1:" + setup.ports().plain(), plainHttp1);
-                keptAlive(two, tls + "/h2c", h2c);
-                newConnections();
-                plainListeners();
-                idleCrowd();
-                resetByClient();
-                framesInOwnRecords();
-                streamsOpenAtClose();
-                if (onEpoll) {
-                    String base = "http://127.0.0.1:" + setup.ports().epoll();
-                    keptAlive(one, base, epoll, EPOLL_CONCURRENCY);
-                    keptAlive(one, base + "/h2c", epoll, EPOLL_CONCURRENCY);
-                    idle(setup.ports().epoll(), Math.min(EPOLL_IDLE, crowdThatFits(descriptorLimit())), epoll);
+            while (done < rounds) {
+                long roundStart = System.nanoTime();
+                round(one, two);
+                done++;
+                long now = System.nanoTime();
+                System.out.printf("aot-train: round %d of %d sent in %.1f s (%d requests so far)%n", done, rounds,
+                        (now - roundStart) / 1e9, counts(done, rounds).requests());
+                if (done < rounds && now - start >= timeLimit.toNanos()) {
+                    break;
                 }
-            } while (System.nanoTime() < end);
+            }
         }
-        return new Counts(http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(), h2c.get(),
-                idle.get(), resets.get(), ownRecords.get(), openAtClose.get(), epoll.get());
+        return counts(done, rounds);
+    }
+
+    /** One round: every kind of traffic once. */
+    private void round(HttpClient one, HttpClient two) throws IOException, InterruptedException {
+        String tls = "https://127.0.0.1:" + setup.ports().tls();
+        keptAlive(one, tls, http1);
+        keptAlive(two, tls, h2);
+        keptAlive(one, "http://127.0.0.1:" + setup.ports().plain(), plainHttp1);
+        keptAlive(two, tls + "/h2c", h2c);
+        newConnections();
+        plainListeners();
+        idleCrowd();
+        resetByClient();
+        framesInOwnRecords();
+        streamsOpenAtClose();
+        if (onEpoll) {
+            String base = "http://127.0.0.1:" + setup.ports().epoll();
+            keptAlive(one, base, epoll, EPOLL_CONCURRENCY);
+            keptAlive(one, base + "/h2c", epoll, EPOLL_CONCURRENCY);
+            idle(setup.ports().epoll(), Math.min(EPOLL_IDLE, crowdThatFits(descriptorLimit())), epoll);
+        }
+    }
+
+    private Counts counts(int rounds, int roundsAsked) {
+        return new Counts(rounds, roundsAsked, http1.get(), h2.get(), handshakes.get(), admin.get(), plainHttp1.get(),
+                h2c.get(), idle.get(), resets.get(), ownRecords.get(), openAtClose.get(), epoll.get());
     }
 
     /** {@code CONCURRENCY} streams or connections at once, each a GET, a GET with filters, a POST and a download. */
