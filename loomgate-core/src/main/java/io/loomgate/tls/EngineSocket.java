@@ -307,6 +307,11 @@ final class EngineSocket extends SSLSocket {
         return engine().getEnableSessionCreation();
     }
 
+    /** Bytes no read has taken: decrypted, read ahead still encrypted, in the kernel (see {@link ClientTls#hasUnreadBytes}). */
+    int unreadBytes() throws IOException {
+        return channel.unreadBytes();
+    }
+
     private SSLEngine engine() {
         return channel.engine();
     }
