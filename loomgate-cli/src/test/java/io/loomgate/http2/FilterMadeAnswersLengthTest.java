@@ -53,8 +53,11 @@ import org.junit.jupiter.api.Test;
  * Content-Length: 17). The gateway is built from the core's classes, as ObservedGateway is, so a filter can be Java.
  *
  * <p>And what becomes of the origin's side when the client does not get the origin's whole body (the second half,
- * {@code DroppedBodies}): a body a filter's 204/304 dropped, an origin's bodiless answer followed by bytes it should
- * not have sent, a client that leaves mid-body, a response timeout mid-body. After each, the next request through
+ * {@code DroppedBodies}): what the traffic matrix does not cross with every listener and origin kind (a plugin's
+ * 204/304 over fixed, chunked, 1 MiB and endless answers is {@code TrafficMatrixTest}'s {@code drop} route since
+ * session 53): a HEAD sent on as a GET, a 103 before a dropped body, the HTTP/2 origin's connection window after 20 MiB
+ * of dropped bodies, an origin's bodiless answer followed by bytes it should not have sent (plain and over TLS with
+ * either provider), a client that leaves mid-body, a response timeout mid-body. After each, the next request through
  * the same route (the same pool) must get its own answer (the origin echoes an id), and the origin must see the
  * connections it should: the same one when the rest was drained (small bodies, HTTP/2 streams), exactly one new one
  * when it was closed (large, endless, cut).

@@ -307,7 +307,7 @@ final class EngineSocket extends SSLSocket {
         return engine().getEnableSessionCreation();
     }
 
-    /** Bytes no read has taken: decrypted, read ahead still encrypted, in the kernel (see {@link ClientTls#hasUnreadBytes}). */
+    /** Bytes no read has taken: decrypted, still encrypted, in the kernel ({@link ClientTls#hasUnreadBytes}). */
     int unreadBytes() throws IOException {
         return channel.unreadBytes();
     }

@@ -140,8 +140,8 @@ public final class PooledConnection implements ConnectionLease {
      *
      * <p>A plain connection is probed with one non-blocking read of its channel (or, on the epoll transport, of its
      * socket: {@link QuietCheck}) after a second of idleness: no wait, no timer. A TLS connection has no channel to
-     * read without blocking (its bytes belong to the TLS layer), so it gets a 1 ms timed read, and only after {@link #TLS_PROBE_AFTER_IDLE_NANOS} (OkHttp's figure):
-     * the timer that ends a timed read on a virtual thread is a task submitted from outside the carrier, which runs
+     * read without blocking (its bytes belong to the TLS layer), so it gets a 1 ms timed read, and only after
+     * {@link #TLS_PROBE_AFTER_IDLE_NANOS} (OkHttp's figure): the timer that ends a timed read on a virtual thread is a task submitted from outside the carrier, which runs
      * only once the carrier's own queue is empty. Under saturation that took seconds (docs/performance.md,
      * "Session 25"), with the request waiting behind it. After an answer without a body ({@link #probeOnNextLease})
      * both kinds are looked at however short the idle: a plain one probed, a TLS one asked for unread bytes.

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -89,11 +90,12 @@ record LocalPostgres(Process server, Path workDir, int port) implements AutoClos
                     data.toString(), "-p", Integer.toString(port), "-h", "127.0.0.1", "-k", data.toString(),
                     "-c", "fsync=off", "-c", "max_connections=" + maxConnections));
             // appended: a lost port's attempt stays in the log beside the one that bound
-            pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
-                    work.resolve("server.log").toFile()));
+            Path log = work.resolve("server.log");
+            long logFrom = Files.exists(log) ? Files.size(log) : 0; // this attempt's lines start here
+            pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
             LocalPostgres pg = new LocalPostgres(pb.start(), work, port);
             try {
-                pg.awaitReady(data);
+                pg.awaitReady(data, logFrom);
                 return pg;
             } catch (PortLost e) {
                 Processes.stop(pg.server, Duration.ofSeconds(10)); // the data directory is used again
@@ -116,7 +118,8 @@ record LocalPostgres(Process server, Path workDir, int port) implements AutoClos
         }
     }
 
-    private void awaitReady(Path data) throws IOException {
+    /** Until the server answers as itself; its log from {@code logFrom} (bytes) on is this attempt's. */
+    private void awaitReady(Path data, long logFrom) throws IOException {
         long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
         Properties login = new Properties();
         login.setProperty("user", "postgres");
@@ -126,7 +129,9 @@ record LocalPostgres(Process server, Path workDir, int port) implements AutoClos
         login.setProperty("socketTimeout", "5");
         while (true) {
             if (!server.isAlive()) {
-                String log = Files.readString(workDir.resolve("server.log"));
+                byte[] all = Files.readAllBytes(workDir.resolve("server.log"));
+                int from = (int) Math.min(logFrom, all.length);
+                String log = new String(all, from, all.length - from, StandardCharsets.UTF_8);
                 if (log.contains("could not bind") || log.contains("Address already in use")) {
                     throw new PortLost("port " + port + ": postgres could not bind it");
                 }
