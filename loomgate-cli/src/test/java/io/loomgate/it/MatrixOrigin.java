@@ -33,7 +33,13 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code down}: sends {@link MatrixBodies#DOWNLOAD} bytes of {@link MatrixBodies#DATA}</li>
  *   <li>{@code truncate}: reads the body, announces it whole (content-length) and aborts after half</li>
  *   <li>{@code reset}: reads the body and closes without an answer</li>
+ *   <li>{@code fixed-N}, {@code chunked-N}: answers N bytes with a content-length, or chunked (h2: DATA frames
+ *   without one); {@code endless}: chunked without end, until a write fails (the gateway closed the connection or
+ *   reset the stream: {@link #endlessEnded}); the bodies a plugin's 204/304 drops</li>
+ *   <li>{@code id}: answers "id " and the request's id: whose answer a client got</li>
  * </ul>
+ * It also records the connection each id arrived on ({@link #connectionOf}): whether the gateway kept a connection
+ * after a dropped body or made a new one.
  * On a {@code retry} route, the first try of every id is answered 503 before any of the body is read, so the
  * gateway must replay the body it kept.
  */
@@ -48,6 +54,12 @@ final class MatrixOrigin implements AutoCloseable {
     private final Set<String> failedOnce = ConcurrentHashMap.newKeySet();
     /** The traceparent each id's (last) try carried, as the gateway sent it. */
     private final Map<String, String> traceparents = new ConcurrentHashMap<>();
+    /** The connection (the listener's id) each id's (last) try arrived on. */
+    private final Map<String, Long> connections = new ConcurrentHashMap<>();
+    /** The ids whose endless answer ended (a write failed). */
+    private final Set<String> endlessEnded = ConcurrentHashMap.newKeySet();
+    /** What a dropped-body answer writes at a time. */
+    private static final int PIECE = 16 * 1024;
 
     private MatrixOrigin(Http2Settings h2, ServerTls tls) throws IOException {
         listener = new Listener(ListenerSettings.defaults("127.0.0.1", 0).withHttp2(h2), tls, this::handle,
@@ -78,6 +90,16 @@ final class MatrixOrigin implements AutoCloseable {
         return traceparents.get(id);
     }
 
+    /** The origin's connection this id's last try arrived on, or null if none arrived. */
+    Long connectionOf(String id) {
+        return connections.get(id);
+    }
+
+    /** Whether this id's endless answer has ended (the gateway stopped reading it: closed or reset). */
+    boolean endlessEnded(String id) {
+        return endlessEnded.contains(id);
+    }
+
     /** What it read for this id, or null if no try of it arrived. */
     Received received(String id) {
         return received.get(id);
@@ -93,6 +115,15 @@ final class MatrixOrigin implements AutoCloseable {
         String traceparent = x.request().headers().first("traceparent");
         if (traceparent != null) {
             traceparents.put(id, traceparent);
+        }
+        connections.put(id, x.connectionId());
+        if (op.equals("id")) {
+            x.respond(200, "id " + id);
+            return;
+        }
+        if (op.startsWith("fixed-") || op.startsWith("chunked-") || op.equals("endless")) {
+            dropped(x, id, op);
+            return;
         }
         if (feature.equals("retry") && failedOnce.add(id)) {
             received.put(id, new Received(0, MatrixBodies.sha256(new byte[0]), false, tries));
@@ -122,6 +153,26 @@ final class MatrixOrigin implements AutoCloseable {
                 x.respond(ResponseHead.of(200), body);
             }
         }
+    }
+
+    /** A body for a plugin's 204/304 to drop: fixed, chunked, or endless until the gateway stops it. */
+    private void dropped(ServerExchange x, String id, String op) throws IOException {
+        boolean endless = op.equals("endless");
+        long n = endless ? Long.MAX_VALUE : Long.parseLong(op.substring(op.indexOf('-') + 1));
+        ServerExchange.ResponseBody out = x.sendHead(ResponseHead.of(200),
+                op.startsWith("fixed-") ? new BodyFraming.Fixed(n) : BodyFraming.CHUNKED);
+        try {
+            for (long left = n; left > 0; left -= PIECE) {
+                out.write(MatrixBodies.DATA, 0, (int) Math.min(PIECE, left));
+                out.flush();
+            }
+        } catch (IOException e) {
+            if (endless) {
+                endlessEnded.add(id);
+            }
+            throw e;
+        }
+        out.finish(null);
     }
 
     private byte[] readAll(ServerExchange x, String id, int tries) throws IOException {

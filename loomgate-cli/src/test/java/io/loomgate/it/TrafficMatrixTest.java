@@ -6,12 +6,16 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import io.loomgate.cli.ServedGateway;
+import io.loomgate.config.Plugins;
+import io.loomgate.filter.FilterFactory;
+import io.loomgate.filter.GatewayFilter;
 import io.loomgate.it.MatrixClient.Outcome;
 import io.loomgate.it.MatrixClient.Send;
 import io.loomgate.it.MatrixClient.Shape;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestPki;
+import io.loomgate.upstream.UpstreamPool;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,9 +25,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -173,7 +179,15 @@ class TrafficMatrixTest {
                     filters:
                       - name: ApiKeyAuth
                         args: { keys: { nobody: "sha256:%s" } }
-                """.formatted("0".repeat(64)));
+                """.formatted("0".repeat(64))),
+        /**
+         * a plugin's filter ({@link AnswerAs}) turns the origin's answer into the status the query names (204, 304)
+         * after it came: the origin's body is dropped, never the client's (session 52's dropped bodies)
+         */
+        DROP("drop", """
+                    filters:
+                      - name: %s
+                """.formatted(AnswerAs.NAME));
 
         final String label;
         final String filters;
@@ -200,7 +214,14 @@ class TrafficMatrixTest {
          * the route's early answer (413 over the bound, 401 without a key), whole, although the client wrote its whole
          * upload before it read; the origin gets no call
          */
-        EARLY
+        EARLY,
+        /**
+         * the status the plugin made (204 or 304) without a body, at once; the next request through the route gets
+         * its own answer, on the origin's same connection when the dropped body was drained (small) or the origin is
+         * HTTP/2 (the stream reset), on a new one when it was closed (HTTP/1.1, large or endless); an endless answer
+         * ends at the origin
+         */
+        DROPPED
     }
 
     /**
@@ -233,7 +254,14 @@ class TrafficMatrixTest {
         EARLY_LENGTH("8 MiB content-length, answered early", "POST", "echo", 8 * MatrixBodies.MIB, false,
                 Shape.WRITE_FIRST, Expect.EARLY, false),
         EARLY_CHUNKED("8 MiB chunked, answered early", "POST", "echo", 8 * MatrixBodies.MIB, true, Shape.WRITE_FIRST,
-                Expect.EARLY, false);
+                Expect.EARLY, false),
+        /** The origin's answers a plugin's 204/304 drops: drained whole (at most 64 KiB), or not read and closed. */
+        DROP_FIXED("40 KiB answer dropped by 204", "GET", "fixed-40960", 0, false, Shape.WHOLE, Expect.DROPPED, false),
+        DROP_CHUNKED("40 KiB chunked answer dropped by 304", "GET", "chunked-40960", 0, false, Shape.WHOLE,
+                Expect.DROPPED, false),
+        DROP_MIB("1 MiB answer dropped by 204", "GET", "fixed-" + MatrixBodies.MIB, 0, false, Shape.WHOLE,
+                Expect.DROPPED, false),
+        DROP_ENDLESS("endless answer dropped by 304", "GET", "endless", 0, false, Shape.WHOLE, Expect.DROPPED, false);
 
         final String label;
         final String method;
@@ -257,8 +285,24 @@ class TrafficMatrixTest {
             this.big = big;
         }
 
+        /** The status the plugin turns the origin's answer into (a dropped-body row). */
+        int dropStatus() {
+            return this == DROP_FIXED || this == DROP_MIB ? 204 : 304;
+        }
+
+        /** Whether the gateway reads a dropped body to its end and keeps an HTTP/1.1 connection (at most 64 KiB). */
+        boolean drained() {
+            return this == DROP_FIXED || this == DROP_CHUNKED;
+        }
+
         /** Why this body shape has no cell with that upstream and feature; null when it applies. */
         String notApplicable(Downstream down, Upstream up, Feature feature) {
+            if (expect == Expect.DROPPED != (feature == Feature.DROP)) {
+                return "the route that drops answers (drop) takes only the dropped-answer cells";
+            }
+            if (expect == Expect.DROPPED && up.faulty) {
+                return "the handshake with the origin fails before any answer: nothing to drop";
+            }
             boolean earlyRoute = feature == Feature.BOUNDED || feature == Feature.KEYED;
             if (expect == Expect.EARLY && !earlyRoute) {
                 return "only the routes that answer early (bounded, keyed) get the early-answer uploads";
@@ -316,6 +360,35 @@ class TrafficMatrixTest {
         }
     }
 
+    /**
+     * A plugin's filter, as a team's jar would register it ({@link Plugins}): after the origin answered, the status the
+     * request's query names ({@code ?as=204}) replaces the origin's, whose body the client then does not get.
+     */
+    static final class AnswerAs implements FilterFactory {
+        static final String NAME = "MatrixAnswerAs";
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public List<String> argNames() {
+            return List.of();
+        }
+
+        @Override
+        public GatewayFilter create(Map<String, String> args) {
+            return (exchange, chain) -> {
+                chain.proceed(exchange);
+                String query = exchange.request().query();
+                if (query != null && query.startsWith("as=")) {
+                    exchange.setResponse(exchange.response().withStatus(Integer.parseInt(query.substring(3))));
+                }
+            };
+        }
+    }
+
     // ---------------------------------------------------------------- the environment, shared by every cell
 
     private static final HttpClient ADMIN = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -325,6 +398,11 @@ class TrafficMatrixTest {
     private static Path dir;
     private static TestPki pki;
     private static final Map<Upstream, MatrixOrigin> origins = new EnumMap<>(Upstream.class);
+    /**
+     * The drop route's origins, one per kind as above: a gateway has one pool per endpoint, shared by every route
+     * that names it, so the drop route gets endpoints of its own, whose pools only its cells (one at a time) use.
+     */
+    private static final Map<Upstream, MatrixOrigin> dropOrigins = new EnumMap<>(Upstream.class);
     private static final Map<Gateway, ServedGateway> gateways = new EnumMap<>(Gateway.class);
     private static final Map<Downstream, MatrixClient> clients = new EnumMap<>(Downstream.class);
     /** The full-duplex clients of the HTTP/2 downstreams; empty when no python3 here imports h2. */
@@ -351,6 +429,11 @@ class TrafficMatrixTest {
         origins.put(Upstream.HTTPS, MatrixOrigin.tls(originCert, List.of("http/1.1")));
         origins.put(Upstream.H2_TLS, MatrixOrigin.tls(originCert, List.of("h2", "http/1.1")));
         origins.put(Upstream.UNTRUSTED, MatrixOrigin.tls(rogueCert, List.of("h2", "http/1.1")));
+        MatrixOrigin plainDrops = MatrixOrigin.plain();
+        dropOrigins.put(Upstream.HTTP, plainDrops);
+        dropOrigins.put(Upstream.H2C, plainDrops);
+        dropOrigins.put(Upstream.HTTPS, MatrixOrigin.tls(originCert, List.of("http/1.1")));
+        dropOrigins.put(Upstream.H2_TLS, MatrixOrigin.tls(originCert, List.of("h2", "http/1.1")));
 
         capture = new AppenderBase<>() {
             @Override
@@ -371,7 +454,8 @@ class TrafficMatrixTest {
 
         for (Gateway g : Gateway.values()) {
             // on the transport asked, the listener and the connections to origins both
-            gateways.put(g, RunningGateway.servedWithAdmin(config(g, gatewayCert), "matrix.yaml", Map.of()));
+            gateways.put(g, RunningGateway.servedWithAdmin(config(g, gatewayCert), "matrix.yaml", Map.of(),
+                    Plugins.of(List.of(new AnswerAs()), List.of())));
             sent.put(g, new ConcurrentHashMap<>());
         }
         Path bodies = MatrixClient.Curl.writeBodies(dir, 1, 64 * 1024, 8 * MatrixBodies.MIB, MatrixBodies.MIB);
@@ -411,7 +495,7 @@ class TrafficMatrixTest {
         for (Upstream up : Upstream.values()) {
             for (Feature f : Feature.values()) {
                 y.append("  - id: ").append(up.label).append('-').append(f.label).append('\n')
-                        .append("    uri: ").append(up.uri.formatted(origins.get(up).port())).append('\n')
+                        .append("    uri: ").append(up.uri.formatted(originOf(up, f).port())).append('\n')
                         .append("    predicates: [ \"Path=/").append(up.label).append('/').append(f.label)
                         .append("/**\" ]\n")
                         .append(f.filters);
@@ -420,10 +504,16 @@ class TrafficMatrixTest {
         return y.toString();
     }
 
+    /** The origin a route of this upstream kind and feature names. */
+    private static MatrixOrigin originOf(Upstream up, Feature feature) {
+        return feature == Feature.DROP ? dropOrigins.getOrDefault(up, origins.get(up)) : origins.get(up);
+    }
+
     @AfterAll
     static void stop() {
         gateways.values().forEach(ServedGateway::close);
         origins.values().stream().distinct().forEach(MatrixOrigin::close);
+        dropOrigins.values().stream().distinct().forEach(MatrixOrigin::close);
         if (capture != null) {
             ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).detachAppender(capture);
         }
@@ -440,6 +530,10 @@ class TrafficMatrixTest {
         List<DynamicNode> nodes = new ArrayList<>();
         long t0 = System.nanoTime();
         List<Future<?>> all = new ArrayList<>();
+        // The dropped-answer cells of one route of one gateway one after another, in the small lane: each checks which
+        // origin connection the next request took, which another cell's request on that pool would blur (the drop
+        // routes' origins are their own, so their pools are theirs: a gateway has one pool per endpoint).
+        Map<String, CompletableFuture<Void>> poolTurns = new HashMap<>();
         // On another transport (the build's epoll run) only the plain route's cells: every listener, upstream and
         // body shape crosses the sockets under test there, while a route's feature (Retry, the rate limit) is the
         // same code over either transport, and its cells, two thirds of the matrix, run in the default run.
@@ -461,8 +555,10 @@ class TrafficMatrixTest {
                             continue;
                         }
                         String why = body.notApplicable(down, up, feature);
-                        // The early-answer cells run there too: how a connection ends is the transport's business.
-                        if (feature != Feature.PLAIN && body.expect != Expect.EARLY && onAnotherTransport) {
+                        // The early-answer and dropped-answer cells run there too: how a connection ends, and what
+                        // an origin connection holds when it goes back to the pool, is the transport's business.
+                        if (feature != Feature.PLAIN && feature != Feature.DROP && body.expect != Expect.EARLY
+                                && onAnotherTransport) {
                             featureCellsLeftOut += why == null ? 1 : 0;
                             continue;
                         }
@@ -487,7 +583,7 @@ class TrafficMatrixTest {
                             }));
                             continue;
                         }
-                        Future<?> f = (body.big ? big : small).submit(() -> {
+                        java.util.concurrent.Callable<Void> task = () -> {
                             try {
                                 run(cell, bound);
                             } catch (AssertionError | Exception e) {
@@ -495,7 +591,23 @@ class TrafficMatrixTest {
                                 throw new AssertionError(cell.name() + ": " + e.getMessage(), e);
                             }
                             return null;
-                        });
+                        };
+                        Future<?> f;
+                        if (body.expect == Expect.DROPPED) {
+                            CompletableFuture<Void> turn = poolTurns.getOrDefault(down.gateway + " " + cell.route(),
+                                    CompletableFuture.completedFuture(null)).handle((v, e) -> (Void) null)
+                                    .thenApplyAsync(v -> {
+                                        try {
+                                            return task.call();
+                                        } catch (Exception e) {
+                                            throw new java.util.concurrent.CompletionException(e);
+                                        }
+                                    }, small);
+                            poolTurns.put(down.gateway + " " + cell.route(), turn);
+                            f = turn;
+                        } else {
+                            f = (body.big ? big : small).submit(task);
+                        }
                         all.add(f);
                         row.add(DynamicTest.dynamicTest(cell.name(), () -> join(f)));
                     }
@@ -555,7 +667,7 @@ class TrafficMatrixTest {
 
     private static void run(Cell cell, Duration bound) throws Exception {
         MatrixClient client = cell.needsPyH2() ? duplexClients.get(cell.down()) : clients.get(cell.down());
-        MatrixOrigin origin = origins.get(cell.up());
+        MatrixOrigin origin = originOf(cell.up(), cell.feature());
         String id = "c" + IDS.incrementAndGet();
         String path = "/" + cell.up().label + "/" + cell.feature().label + "/" + cell.body().op + "/" + id;
         Body b = cell.body();
@@ -575,6 +687,11 @@ class TrafficMatrixTest {
             }
             assertThat(statuses.get(0)).as("the key's first request").isEqualTo(cell.up().faulty ? 502 : 200);
             assertThat(statuses).as("one request per minute: a second request is refused").contains(429);
+            return;
+        }
+
+        if (cell.expect() == Expect.DROPPED) {
+            dropped(cell, client, origin, path, id);
             return;
         }
 
@@ -635,10 +752,67 @@ class TrafficMatrixTest {
                             + "end cleanly (%s)", origin.received(id)).isFalse();
                 }
             }
-            case LIMITED, EARLY -> throw new AssertionError("handled above");
+            case LIMITED, EARLY, DROPPED -> throw new AssertionError("handled above");
         }
         awaitAccessLine(id);
         traceIdsAreTheOnesTheOriginSaw(origin, id);
+    }
+
+    /**
+     * A plugin's 204/304 over the origin's answer ({@link Expect#DROPPED}), then the next request through the same
+     * route (the same pool; this route's cells take turns), which must get its own answer, on the connection the
+     * dropped answer leaves: the same origin connection after a drain or over HTTP/2 (the stream reset), a new one
+     * after a close.
+     */
+    private static void dropped(Cell cell, MatrixClient client, MatrixOrigin origin, String path, String id)
+            throws Exception {
+        Body b = cell.body();
+        Map<String, AtomicInteger> routeCounts = sent.get(cell.down().gateway);
+        UpstreamPool pool = gateways.get(cell.down().gateway).gateway().upstreams().get(cell.route()).pools().get(0);
+        awaitSettled(pool, "the route's cell before " + id);
+        Outcome o = client.exchange(new Send("GET", path + "?as=" + b.dropStatus(), id, 0, false, Shape.WHOLE));
+        routeCounts.computeIfAbsent(cell.route(), k -> new AtomicInteger()).incrementAndGet();
+        assertThat(o.status()).as("the plugin's status (%s)", o).isEqualTo(b.dropStatus());
+        assertThat(o.bytes()).as("no body after a %d (%s)", b.dropStatus(), o).isZero();
+        assertThat(o.complete()).as("the answer ended as framed (%s)", o).isTrue();
+        awaitSettled(pool, "the dropped answer of " + id);
+        String next = id + "n";
+        Outcome n = client.exchange(new Send("GET", "/" + cell.up().label + "/" + cell.feature().label + "/id/"
+                + next, next, 0, false, Shape.WHOLE));
+        routeCounts.computeIfAbsent(cell.route(), k -> new AtomicInteger()).incrementAndGet();
+        byte[] own = ("id " + next).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(n.status()).as("the next request's status (%s)", n).isEqualTo(200);
+        assertThat(n.sha256()).as("the next request got its own answer, \"id %s\" (%s)", next, n)
+                .isEqualTo(MatrixBodies.sha256(own));
+        boolean http2Origin = cell.up() == Upstream.H2C || cell.up() == Upstream.H2_TLS;
+        boolean kept = b.drained() || http2Origin;
+        if (kept) {
+            assertThat(origin.connectionOf(next)).as("the origin connection of the next request: the dropped "
+                    + "answer's, kept (%s)", http2Origin ? "HTTP/2: its stream reset" : "its body drained")
+                    .isEqualTo(origin.connectionOf(id));
+        } else {
+            assertThat(origin.connectionOf(next)).as("the origin connection of the next request: a new one, the "
+                    + "dropped answer's closed with its body unread").isNotEqualTo(origin.connectionOf(id));
+        }
+        if (b == Body.DROP_ENDLESS) {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!origin.endlessEnded(id) && System.nanoTime() < end) {
+                Thread.sleep(10);
+            }
+            assertThat(origin.endlessEnded(id)).as("the origin's endless answer ended (closed or reset)").isTrue();
+        }
+        awaitAccessLine(id);
+        awaitAccessLine(next);
+    }
+
+    /** Until the pool has no connection lent and no stream open: the exchange before it has settled its attempt. */
+    private static void awaitSettled(UpstreamPool pool, String what) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while ((pool.inUseCount() > 0 || pool.http2StreamCount() > 0) && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        assertThat(pool.inUseCount() + pool.http2StreamCount()).as("%s: connections lent, streams open", what)
+                .isZero();
     }
 
     /**

@@ -65,11 +65,17 @@ public final class RunningGateway implements AutoCloseable {
      */
     public static ServedGateway servedWithAdmin(String yaml, String source, Map<String, String> vars)
             throws Exception {
+        return servedWithAdmin(yaml, source, vars, Plugins.NONE);
+    }
+
+    /** As {@link #servedWithAdmin(String, String, Map)}, with these filters and predicates besides the built-ins. */
+    public static ServedGateway servedWithAdmin(String yaml, String source, Map<String, String> vars, Plugins plugins)
+            throws Exception {
         return FreePorts.start(admin -> {
             Map<String, String> env = new HashMap<>(vars);
             env.put("ADMIN_PORT", Integer.toString(admin));
             ServedGateway served = ServedGateway.start(onTransportUnderTest(ConfigLoader.parse(yaml, source, env)),
-                    Plugins.NONE);
+                    plugins);
             try {
                 onTheTransportAsked(served.gateway());
             } catch (RuntimeException e) {

@@ -193,6 +193,29 @@ public final class ClientTls extends TlsContext {
         return isJsse(socket) && socket.isInputShutdown();
     }
 
+    /**
+     * Whether bytes wait on a TLS connection to an origin that no read has taken yet, asked without a read and without
+     * a wait: plaintext the TLS layer has decrypted and holds, ciphertext read ahead and not yet decrypted (the record
+     * buffer of {@link RecordBufferedSocket} or of another transport's socket, the engine socket's own), and bytes in
+     * the kernel's receive queue under {@code raw} ({@code FIONREAD}: the JDK's and the epoll socket's
+     * {@code available()}). The pool asks it after an answer without a body, where any such byte is an origin's
+     * mistake ({@code PooledConnection.isHealthy}); a timed read, the other way to look, costs a timer on a virtual
+     * thread. What it cannot see is a byte still on its way; a closed socket answers true.
+     *
+     * @param socket the TLS socket {@link #handshake} made
+     * @param raw    the plain socket under it
+     */
+    public static boolean hasUnreadBytes(Socket socket, Socket raw) {
+        try {
+            if (socket instanceof EngineSocket e) {
+                return e.unreadBytes() > 0;
+            }
+            return socket.getInputStream().available() > 0 || raw.getInputStream().available() > 0;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
     /** Whether {@link #endedWithoutCloseNotify(Socket)} can tell for {@code socket}: JSSE's, or the engine socket. */
     public static boolean tellsCloseNotify(Socket socket) {
         return socket instanceof EngineSocket || isJsse(socket);

@@ -249,6 +249,16 @@ final class EngineChannel {
         return appIn == null ? 0 : appIn.remaining();
     }
 
+    /**
+     * Everything a read could take without waiting, with no read: {@link #available()}'s plaintext, the ciphertext in
+     * {@link #netIn} (whole records or not) and the socket's own count ({@code FIONREAD}). For a connection nobody
+     * reads now (an idle one in the upstream pool): {@link #netIn} is the reader's.
+     */
+    int unreadBytes() throws IOException {
+        ByteBuffer in = netIn;
+        return available() + (in == null ? 0 : in.remaining()) + socketIn.available();
+    }
+
     /** Moves the plaintext Conscrypt's engine holds into {@link #appIn}; no ciphertext is offered, none is read. */
     private void takeHeldPlaintext() throws IOException {
         ByteBuffer target = ByteBuffer.wrap(RecordBuffers.take(engine.getSession().getApplicationBufferSize()));

@@ -307,6 +307,11 @@ final class EngineSocket extends SSLSocket {
         return engine().getEnableSessionCreation();
     }
 
+    /** Bytes no read has taken: decrypted, still encrypted, in the kernel ({@link ClientTls#hasUnreadBytes}). */
+    int unreadBytes() throws IOException {
+        return channel.unreadBytes();
+    }
+
     private SSLEngine engine() {
         return channel.engine();
     }

@@ -112,7 +112,7 @@ final class Connector {
         WatchedInputStream watched = new WatchedInputStream(socket.getInputStream(), channel, raw::shutdownInput,
                 Watchdog.shared());
         try {
-            PooledConnection connection = new PooledConnection(pool, id, socket, watched,
+            PooledConnection connection = new PooledConnection(pool, id, raw, socket, watched,
                     new HttpInput(watched, watched.directReader(), BUFFER_SIZE, settings.limits()),
                     new HttpOutput(socket.getOutputStream(), channel, BUFFER_SIZE));
             listener.connected(endpoint, System.nanoTime() - start);

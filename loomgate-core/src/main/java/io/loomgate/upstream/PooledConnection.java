@@ -38,6 +38,8 @@ public final class PooledConnection implements ConnectionLease {
     private final long id;
     private final ConnectionAttributes attributes = new ConnectionAttributes();
     private final Socket socket;
+    /** The plain socket under {@link #socket} when that is TLS; the same socket otherwise. */
+    private final Socket raw;
     private final HttpInput input;
     private final HttpOutput output;
     private final WatchedInputStream watched;
@@ -52,11 +54,12 @@ public final class PooledConnection implements ConnectionLease {
      */
     private boolean probeNext;
 
-    PooledConnection(UpstreamPool pool, long id, Socket socket, WatchedInputStream watched, HttpInput input,
-                     HttpOutput output) {
+    PooledConnection(UpstreamPool pool, long id, Socket raw, Socket socket, WatchedInputStream watched,
+                     HttpInput input, HttpOutput output) {
         this.pool = pool;
         this.watched = watched;
         this.id = id;
+        this.raw = raw;
         this.socket = socket;
         this.input = input;
         this.output = output;
@@ -136,24 +139,31 @@ public final class PooledConnection implements ConnectionLease {
      * acquire, outside its lock.
      *
      * <p>A plain connection is probed with one non-blocking read of its channel (or, on the epoll transport, of its
-     * socket: {@link QuietCheck}) after a second of idleness: no wait, no timer. A TLS connection has no channel to read without blocking (its bytes belong to the TLS
-     * layer), so it gets a 1 ms timed read, and only after {@link #TLS_PROBE_AFTER_IDLE_NANOS} (OkHttp's figure):
-     * the timer that ends a timed read on a virtual thread is a task submitted from outside the carrier, which runs
+     * socket: {@link QuietCheck}) after a second of idleness: no wait, no timer. A TLS connection has no channel to
+     * read without blocking (its bytes belong to the TLS layer), so it gets a 1 ms timed read, and only after
+     * {@link #TLS_PROBE_AFTER_IDLE_NANOS} (OkHttp's figure): the timer that ends a timed read on a virtual thread is a task submitted from outside the carrier, which runs
      * only once the carrier's own queue is empty. Under saturation that took seconds (docs/performance.md,
-     * "Session 25"), with the request waiting behind it.
+     * "Session 25"), with the request waiting behind it. After an answer without a body ({@link #probeOnNextLease})
+     * both kinds are looked at however short the idle: a plain one probed, a TLS one asked for unread bytes.
      */
     boolean isHealthy(long idleForNanos) {
         if (socket.isClosed() || socket.isInputShutdown() || socket.isOutputShutdown() || input.buffered() > 0) {
             return false;
         }
-        boolean probe = idleForNanos > PROBE_AFTER_IDLE_NANOS || probeNext;
+        boolean afterBodiless = probeNext;
         probeNext = false;
+        boolean probe = idleForNanos > PROBE_AFTER_IDLE_NANOS || afterBodiless;
         SocketChannel channel = socket instanceof SSLSocket ? null : socket.getChannel();
         if (channel != null) {
             return !probe || quietNow(channel);
         }
         if (socket instanceof QuietCheck plain) { // the epoll transport's plain sockets: the same probe, no channel
             return !probe || plain.quietNow();
+        }
+        // TLS: after an answer without a body, bytes already there are looked for without a read or a wait (the TLS
+        // layer's plaintext and read-ahead, the kernel's queue); a byte still on its way is found by the idle probe.
+        if (afterBodiless && ClientTls.hasUnreadBytes(socket, raw)) {
+            return false;
         }
         if (idleForNanos <= TLS_PROBE_AFTER_IDLE_NANOS) {
             return true;
@@ -192,8 +202,10 @@ public final class PooledConnection implements ConnectionLease {
     }
 
     /**
-     * The next {@link #isHealthy} probes a plain connection however short its idle (after an answer without a body:
-     * see the proxy's Http1Codec.finish). A TLS connection is not probed sooner for it: its probe is a timed read.
+     * The next {@link #isHealthy} looks for bytes however short the idle (after an answer without a body: see the
+     * proxy's Http1Codec.finish): a plain connection with its non-blocking probe, a TLS one by asking its layers and
+     * the kernel what waits unread ({@link ClientTls#hasUnreadBytes}; its probe proper is a timed read, kept for long
+     * idles).
      */
     public void probeOnNextLease() {
         probeNext = true;

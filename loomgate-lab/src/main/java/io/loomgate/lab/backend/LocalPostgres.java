@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -13,11 +14,14 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -45,8 +49,28 @@ record LocalPostgres(Process server, Path workDir, int port) implements AutoClos
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }
 
+    /** How many ports a start tries when the one found free is taken before the server binds it. */
+    static final int BIND_ATTEMPTS = 5;
+
+    /** Where {@link #start(int, Ports)} takes each attempt's port from ({@link #freePort} but in a test). */
+    interface Ports {
+        int next() throws IOException;
+    }
+
     /** Unpacks (once), initialises a data directory and starts the server; returns once it accepts queries. */
     static LocalPostgres start(int maxConnections) throws IOException {
+        return start(maxConnections, LocalPostgres::freePort);
+    }
+
+    /**
+     * As {@link #start(int)}, on the ports {@code ports} gives. PostgreSQL cannot be told to bind any free port and
+     * say which, so a port is found free first and handed to it; another process may bind it in between (the
+     * machine's other tests, another engineer's server). Such a start is made again on another port, up to
+     * {@link #BIND_ATTEMPTS} times: when the server exits saying it could not bind, or when the port answers as
+     * another PostgreSQL server (its data directory is not ours: with trust authentication, another start of this very
+     * class would otherwise have been taken for ours).
+     */
+    static LocalPostgres start(int maxConnections, Ports ports) throws IOException {
         boolean root = "root".equals(System.getProperty("user.name"));
         Path home = unpack();
         Path work = Files.createTempDirectory("loomgate-pg-");
@@ -60,29 +84,68 @@ record LocalPostgres(Process server, Path workDir, int port) implements AutoClos
         }
         run(command(root, home.resolve("bin/initdb").toString(), "-D", data.toString(), "-U", "postgres",
                 "-A", "trust", "-E", "UTF8", "--no-sync"), work.resolve("initdb.log"));
-        int port = freePort();
-        ProcessBuilder pb = new ProcessBuilder(command(root, home.resolve("bin/postgres").toString(), "-D",
-                data.toString(), "-p", Integer.toString(port), "-h", "127.0.0.1", "-k", data.toString(),
-                "-c", "fsync=off", "-c", "max_connections=" + maxConnections));
-        pb.redirectErrorStream(true).redirectOutput(work.resolve("server.log").toFile());
-        LocalPostgres pg = new LocalPostgres(pb.start(), work, port);
-        try {
-            pg.awaitReady();
-        } catch (IOException | RuntimeException e) {
-            pg.close();
-            throw e;
+        for (int attempt = 1; ; attempt++) {
+            int port = ports.next();
+            ProcessBuilder pb = new ProcessBuilder(command(root, home.resolve("bin/postgres").toString(), "-D",
+                    data.toString(), "-p", Integer.toString(port), "-h", "127.0.0.1", "-k", data.toString(),
+                    "-c", "fsync=off", "-c", "max_connections=" + maxConnections));
+            // appended: a lost port's attempt stays in the log beside the one that bound
+            Path log = work.resolve("server.log");
+            long logFrom = Files.exists(log) ? Files.size(log) : 0; // this attempt's lines start here
+            pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            LocalPostgres pg = new LocalPostgres(pb.start(), work, port);
+            try {
+                pg.awaitReady(data, logFrom);
+                return pg;
+            } catch (PortLost e) {
+                Processes.stop(pg.server, Duration.ofSeconds(10)); // the data directory is used again
+                if (attempt == BIND_ATTEMPTS) {
+                    pg.close();
+                    throw new IOException(BIND_ATTEMPTS + " ports in a row were taken before postgres bound them; "
+                            + "the last: " + e.getMessage(), e);
+                }
+            } catch (IOException | RuntimeException e) {
+                pg.close();
+                throw e;
+            }
         }
-        return pg;
     }
 
-    private void awaitReady() throws IOException {
+    /** The port was taken between the probe and the server's bind. */
+    private static final class PortLost extends IOException {
+        PortLost(String message) {
+            super(message);
+        }
+    }
+
+    /** Until the server answers as itself; its log from {@code logFrom} (bytes) on is this attempt's. */
+    private void awaitReady(Path data, long logFrom) throws IOException {
         long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+        Properties login = new Properties();
+        login.setProperty("user", "postgres");
+        login.setProperty("password", "");
+        // bounded: a port another process holds may accept and never answer
+        login.setProperty("connectTimeout", "5");
+        login.setProperty("socketTimeout", "5");
         while (true) {
             if (!server.isAlive()) {
+                byte[] all = Files.readAllBytes(workDir.resolve("server.log"));
+                int from = (int) Math.min(logFrom, all.length);
+                String log = new String(all, from, all.length - from, StandardCharsets.UTF_8);
+                if (log.contains("could not bind") || log.contains("Address already in use")) {
+                    throw new PortLost("port " + port + ": postgres could not bind it");
+                }
                 throw new IOException("postgres exited with " + server.exitValue() + "; see "
                         + workDir.resolve("server.log"));
             }
-            try (Connection c = DriverManager.getConnection(jdbcUrl(), "postgres", "")) {
+            try (Connection c = DriverManager.getConnection(jdbcUrl(), login);
+                 Statement st = c.createStatement();
+                 ResultSet r = st.executeQuery("SHOW data_directory")) {
+                String theirs = r.next() ? r.getString(1) : null;
+                if (!data.toString().equals(theirs)) {
+                    throw new PortLost("port " + port + " answers as another PostgreSQL server (data directory "
+                            + theirs + ")");
+                }
                 return;
             } catch (SQLException e) {
                 if (System.currentTimeMillis() > deadline) {

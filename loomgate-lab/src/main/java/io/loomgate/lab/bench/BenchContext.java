@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** What every scenario uses: the settings, process starting, load running and the progress board. */
 final class BenchContext {
@@ -32,14 +33,20 @@ final class BenchContext {
         }
     }
 
-    /** Starts {@code loomgate backend} on a free port with this thread model and waits until /hello answers. */
+    /** What {@code loomgate backend} prints once it listens: its address, the port it bound in group 1. */
+    static final Pattern BACKEND_LISTENING = Pattern.compile("mock origin on http://\\S*:(\\d+)");
+    /** What {@code loomgate serve} logs once it listens. */
+    static final Pattern GATEWAY_LISTENING = Pattern.compile("loomgate listening on [^\\s(]*:(\\d+)");
+
+    /**
+     * Starts {@code loomgate backend} on a port of its choosing (0: no port probed free first, which another process
+     * could take before the backend binds it) with this thread model and waits until /hello answers.
+     */
     Server startBackend(String logName, String threads, List<String> jvmOptions, List<String> extraArgs)
             throws IOException, InterruptedException {
-        int port = Launcher.freePort();
-        List<String> args = new ArrayList<>(List.of("backend", "--port", Integer.toString(port), "--threads",
-                threads));
+        List<String> args = new ArrayList<>(List.of("backend", "--port", "0", "--threads", threads));
         args.addAll(extraArgs);
-        return ready(launcher.startServer(logName, jvmOptions, args), port);
+        return ready(launcher.startServer(logName, jvmOptions, args), BACKEND_LISTENING);
     }
 
     /**
@@ -47,10 +54,10 @@ final class BenchContext {
      * thread model ({@code virtual} or {@code platform:N}), and waits until /hello answers through it.
      */
     Server startGateway(String logName, String threads, int backendPort) throws IOException, InterruptedException {
-        int port = Launcher.freePort();
         Path config = launcher.outDir().resolve(logName + ".yaml");
-        Files.writeString(config, gatewayYaml(port, threads, backendPort));
-        return ready(launcher.startServer(logName, List.of(), List.of("serve", "--config", config.toString())), port);
+        Files.writeString(config, gatewayYaml(0, threads, backendPort)); // 0: the port it binds, read from its log
+        return ready(launcher.startServer(logName, List.of(), List.of("serve", "--config", config.toString())),
+                GATEWAY_LISTENING);
     }
 
     static String gatewayYaml(int port, String threads, int backendPort) {
@@ -65,14 +72,16 @@ final class BenchContext {
                 + "    predicates: [\"Path=/**\"]\n";
     }
 
-    private Server ready(ChildProcess process, int port) throws IOException, InterruptedException {
+    private Server ready(ChildProcess process, Pattern listening) throws IOException, InterruptedException {
         try {
-            process.awaitReady(port, "/hello", READY_TIMEOUT);
+            long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+            int port = process.awaitPort(listening, READY_TIMEOUT);
+            process.awaitReady(port, "/hello", Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            return new Server(process, port);
         } catch (IOException | InterruptedException e) {
             process.close();
             throw e;
         }
-        return new Server(process, port);
     }
 
     /** Load arguments: URL, connections, then a duration (or {@code -n}) and the rest as given. */

@@ -11,11 +11,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A gateway or backend JVM started by the showdown, its output sent to a log file. Lifecycle: {@link #start} →
- * {@link #awaitReady} (polls an HTTP URL with a deadline) → {@link #close()} (TERM, then KILL after 15 s). Only the
- * process started here is ever signalled, by its own handle.
+ * {@link #awaitPort} (the port it bound, as its start line says) → {@link #awaitReady} (polls an HTTP URL with a
+ * deadline) → {@link #close()} (TERM, then KILL after 15 s). Only the process started here is ever signalled, by its
+ * own handle.
  */
 record ChildProcess(String name, Process process, Path log) implements AutoCloseable {
     static ChildProcess start(String name, List<String> command, Path log) throws IOException {
@@ -25,6 +28,36 @@ record ChildProcess(String name, Process process, Path log) implements AutoClose
 
     long pid() {
         return process.pid();
+    }
+
+    /**
+     * The port the process says it bound: group 1 of the first line of its log that {@code announce} finds. The
+     * servers are started on port 0 and asked afterwards, so no port is probed free first and taken by another process
+     * before the server binds it (then the server failed to start, or, worse, a server of someone else's on that port
+     * answered the readiness poll). Polls the log with a deadline; fails if the process ends first.
+     */
+    int awaitPort(Pattern announce, Duration timeout) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            boolean alive = process.isAlive(); // before the read: a line written just before the end is still seen
+            if (Files.exists(log)) {
+                for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                    Matcher m = announce.matcher(line);
+                    if (m.find()) {
+                        return Integer.parseInt(m.group(1));
+                    }
+                }
+            }
+            if (!alive) {
+                throw new IOException(name + " exited with status " + process.exitValue() + " before it said which "
+                        + "port it bound: " + tail());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException(name + " did not say which port it bound within " + timeout.toSeconds()
+                        + " s: " + tail());
+            }
+            Thread.sleep(100);
+        }
     }
 
     /** Polls {@code GET path} on 127.0.0.1:port until it answers 200; fails if the process dies or time runs out. */

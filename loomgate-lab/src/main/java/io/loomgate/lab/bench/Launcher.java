@@ -1,8 +1,6 @@
 package io.loomgate.lab.bench;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -56,12 +54,5 @@ final class Launcher {
         cmd.addAll(args);
         commands.add(String.join(" ", cmd));
         return cmd;
-    }
-
-    /** A port free now on 127.0.0.1 (another process could take it before ours binds: the start then fails). */
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }
