@@ -7,7 +7,15 @@ import java.util.List;
  * A connection's open streams by id: a table keyed by the int stream id itself (open addressing, linear probing), so
  * a lookup boxes no {@code Integer} and compares no {@code Integer} objects, as a {@code HashMap<Integer, ...>} does on
  * every frame of a stream whose id is over 127 (issue 39: {@code Integer.equals} in the stream maps showed in W8's
- * profile, and the boxes in its allocation). Holds no arrays while empty, so an idle connection keeps none.
+ * profile, and the boxes in its allocation). Used by both roles: the server's connection (streams its client opens)
+ * and the upstream client's (streams it opens to an origin).
+ *
+ * <p>Memory: the first arrays ({@value #FIRST_CAPACITY} slots, ~150 B) are kept when the table empties, so a
+ * connection carrying one stream at a time (an origin connection under light load, a client sending one request
+ * after another) makes none per stream; larger arrays, grown while many streams were open, are let go when it
+ * empties, so what an idle connection keeps does not depend on how busy it once was. A connection that parks while
+ * idle lets even the first go ({@link #release}). The table is at most 3/4 full, so its capacity is bounded by the
+ * open streams (SETTINGS_MAX_CONCURRENT_STREAMS): the smallest power of two above 4/3 of them, and 16 at least.
  *
  * <p>Stream ids are positive (0 is the connection, never a stream), so 0 marks a free slot; a removal shifts the
  * entries after it back (no tombstones). Not thread-safe: the connection guards it with its lock.
@@ -63,7 +71,10 @@ final class StreamTable<S> {
         streams[i] = stream;
     }
 
-    /** Removes the stream with this id; returns it, or null if there was none. Empty, the table lets its arrays go. */
+    /**
+     * Removes the stream with this id; returns it, or null if there was none. Empty, the table keeps its first arrays
+     * and lets larger ones go.
+     */
     @SuppressWarnings("unchecked")
     S remove(int id) {
         if (size == 0) {
@@ -79,8 +90,13 @@ final class StreamTable<S> {
         }
         S removed = (S) streams[i];
         if (--size == 0) {
-            ids = null;
-            streams = null;
+            if (ids.length > FIRST_CAPACITY) {
+                ids = null;
+                streams = null;
+            } else {
+                ids[i] = 0;
+                streams[i] = null;
+            }
             return removed;
         }
         // Backward shift: each entry after the hole that may live there (its home slot is not between the hole and
@@ -123,6 +139,18 @@ final class StreamTable<S> {
         ids = null;
         streams = null;
         size = 0;
+    }
+
+    /** Lets the arrays go if no stream is open (the connection parks: it holds as little as it can while idle). */
+    void release() {
+        if (size == 0) {
+            clear();
+        }
+    }
+
+    /** How many slots the table has now (0 without arrays): for tests of its bounds. */
+    int capacity() {
+        return ids == null ? 0 : ids.length;
     }
 
     private void grow() {
