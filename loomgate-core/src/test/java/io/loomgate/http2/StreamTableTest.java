@@ -84,7 +84,6 @@ class StreamTableTest {
             table.put(id, stream);
             table.remove(id);
         }
-        assertThat(table.capacity()).isEqualTo(16);
         com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
                 java.lang.management.ManagementFactory.getThreadMXBean();
         int rounds = 10_000;
