@@ -10,12 +10,14 @@ import java.util.List;
  * profile, and the boxes in its allocation). Used by both roles: the server's connection (streams its client opens)
  * and the upstream client's (streams it opens to an origin).
  *
- * <p>Memory: the first arrays ({@value #FIRST_CAPACITY} slots, ~150 B) are kept when the table empties, so a
- * connection carrying one stream at a time (an origin connection under light load, a client sending one request
- * after another) makes none per stream; larger arrays, grown while many streams were open, are let go when it
- * empties, so what an idle connection keeps does not depend on how busy it once was. A connection that parks while
- * idle lets even the first go ({@link #release}). The table is at most 3/4 full, so its capacity is bounded by the
- * open streams (SETTINGS_MAX_CONCURRENT_STREAMS): the smallest power of two above 4/3 of them, and 16 at least.
+ * <p>Memory: the arrays are kept when the table empties, so a connection whose streams come and go (one at a time,
+ * or in bursts that empty it now and then) makes none per stream: letting them go at each emptying cost two arrays
+ * each time it filled again (~160 B a request for one stream at a time), and letting only grown arrays go made an
+ * origin connection at ~100 streams grow them again and again (35 B a request at w8h2, session 53). What is kept is
+ * bounded by SETTINGS_MAX_CONCURRENT_STREAMS: the table is at most 3/4 full, so its capacity is the smallest power of
+ * two above 4/3 of the most streams open at once, {@value #FIRST_CAPACITY} at least (~150 B; 256 slots, ~2 KB, for
+ * 100 streams). A connection that parks while idle lets them go ({@link #release}); the upstream client's map, a
+ * {@code HashMap} before, never shrank either.
  *
  * <p>Stream ids are positive (0 is the connection, never a stream), so 0 marks a free slot; a removal shifts the
  * entries after it back (no tombstones). Not thread-safe: the connection guards it with its lock.
@@ -71,10 +73,7 @@ final class StreamTable<S> {
         streams[i] = stream;
     }
 
-    /**
-     * Removes the stream with this id; returns it, or null if there was none. Empty, the table keeps its first arrays
-     * and lets larger ones go.
-     */
+    /** Removes the stream with this id; returns it, or null if there was none. Empty, the table keeps its arrays. */
     @SuppressWarnings("unchecked")
     S remove(int id) {
         if (size == 0) {
@@ -90,13 +89,8 @@ final class StreamTable<S> {
         }
         S removed = (S) streams[i];
         if (--size == 0) {
-            if (ids.length > FIRST_CAPACITY) {
-                ids = null;
-                streams = null;
-            } else {
-                ids[i] = 0;
-                streams[i] = null;
-            }
+            ids[i] = 0;
+            streams[i] = null;
             return removed;
         }
         // Backward shift: each entry after the hole that may live there (its home slot is not between the hole and

@@ -71,8 +71,8 @@ class StreamTableTest {
 
     /**
      * One stream at a time (an origin connection under light load, a client sending one request after another):
-     * the table's first arrays are kept when it empties, so a stream costs the table nothing (before, two arrays of
-     * 16 slots each time it filled again). Parking lets them go.
+     * the table's arrays are kept when it empties, so a stream costs the table nothing (before, two arrays of 16
+     * slots each time it filled again). Parking lets them go.
      */
     @Test
     void oneStreamAtATimeReusesTheFirstArraysAndAllocatesNothing() {
@@ -107,11 +107,12 @@ class StreamTableTest {
 
     /**
      * Streams bounded by SETTINGS_MAX_CONCURRENT_STREAMS: however many are opened and closed over the connection's
-     * life (ids growing, closes in any order), the table is never larger than the smallest power of two above 4/3 of
-     * the bound (16 at least); grown, it lets its larger arrays go when it empties, and takes streams again.
+     * life (ids growing, closes in any order, emptied now and then), the table is never larger than the smallest
+     * power of two above 4/3 of the bound (16 at least); emptied, it keeps its arrays (filling again grows nothing)
+     * until it is released.
      */
     @Test
-    void capacityIsBoundedByTheOpenStreamsAndLargerArraysGoWhenEmpty() {
+    void capacityIsBoundedByTheOpenStreamsAndKeptWhenEmpty() {
         for (int maxConcurrent : new int[] {1, 10, 12, 13, 100, 250}) {
             int bound = 16;
             while (bound * 3 < maxConcurrent * 4) {
@@ -122,6 +123,7 @@ class StreamTableTest {
             Random random = new Random(maxConcurrent);
             int id = 1;
             int most = 0;
+            int mostOpen = 0;
             for (int step = 0; step < 50_000; step++) {
                 if (open.size() < maxConcurrent && random.nextBoolean()) {
                     table.put(id, id);
@@ -133,6 +135,7 @@ class StreamTableTest {
                     assertThat(table.remove(gone)).isEqualTo(gone);
                 }
                 most = Math.max(most, table.capacity());
+                mostOpen = Math.max(mostOpen, open.size());
                 assertThat(table.size()).isEqualTo(open.size());
             }
             assertThat(most).as("largest capacity for %d streams at most", maxConcurrent).isLessThanOrEqualTo(bound);
@@ -142,8 +145,16 @@ class StreamTableTest {
             while (!open.isEmpty()) {
                 table.remove(open.poll());
             }
-            assertThat(table.capacity()).as("emptied after %d streams", maxConcurrent).isIn(0, 16);
-            assertThat(table.capacity() == 16).isEqualTo(most == 16);
+            assertThat(table.capacity()).as("emptied after %d streams", maxConcurrent).isEqualTo(most);
+            for (int k = 0; k < mostOpen; k++, id += 2) { // filling again as far as before grows nothing
+                table.put(id, id);
+            }
+            assertThat(table.capacity()).isEqualTo(most);
+            for (int k = 0; k < mostOpen; k++) {
+                table.remove(id - 2 - 2 * k);
+            }
+            table.release();
+            assertThat(table.capacity()).isZero();
             table.put(id, id);
             assertThat(table.get(id)).isEqualTo(id);
             assertThat(table.capacity()).isEqualTo(16);
