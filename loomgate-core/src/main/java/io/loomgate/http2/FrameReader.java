@@ -252,7 +252,8 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
             return new byte[length];
         }
         if (frame == null || frame.length < length) {
-            frame = new byte[Math.min(KEPT_FRAME, Math.max(length, Math.max(MIN_FRAME, frame == null ? 0 : frame.length * 2)))];
+            int doubled = frame == null ? MIN_FRAME : frame.length * 2;
+            frame = new byte[Math.min(KEPT_FRAME, Math.max(length, doubled))];
         }
         return frame;
     }

@@ -1,5 +1,6 @@
 package io.loomgate.http2;
 
+import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -98,7 +99,7 @@ class FrameReaderTest {
 
         @Override
         public void data(int stream, byte[] payload, int off, int len, boolean endStream) {
-            events.add("data " + stream + " " + new String(payload, off, len, java.nio.charset.StandardCharsets.US_ASCII)
+            events.add("data " + stream + " " + new String(payload, off, len, US_ASCII)
                     + (endStream ? " end" : ""));
         }
 
@@ -202,7 +203,7 @@ class FrameReaderTest {
         frame(out, Frames.CONTINUATION, Frames.FLAG_END_HEADERS, 15, Arrays.copyOfRange(b15, 4000, b15.length));
         frame(out, Frames.RST_STREAM, 0, 1, new byte[] {0, 0, 0, 8});
         frame(out, Frames.PING, 0, 0, new byte[] {1, 2, 3, 4, 5, 6, 7, 8});
-        frame(out, Frames.DATA, Frames.FLAG_END_STREAM, 13, "body".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        frame(out, Frames.DATA, Frames.FLAG_END_STREAM, 13, "body".getBytes(US_ASCII));
         frame(out, 0x42, 0, 0, new byte[100]); // an unknown type: ignored
         frame(out, Frames.PRIORITY, 0, 17, new byte[4]); // a stream error: its length, not the buffer's, counts
         frame(out, Frames.HEADERS, Frames.FLAG_END_HEADERS, 19, block("/last", usual));
@@ -247,9 +248,11 @@ class FrameReaderTest {
         // a padded HEADERS whose padding leaves no room: refused on its own length, not the buffer's
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         frame(out, Frames.HEADERS, Frames.FLAG_END_HEADERS, 1, block("/first", "x-pad", "p".repeat(500)));
-        frame(out, Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_PADDED, 3, new byte[] {9, (byte) 0x82, (byte) 0x86});
+        byte[] allPadding = {9, (byte) 0x82, (byte) 0x86};
+        frame(out, Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_PADDED, 3, allPadding);
         assertThatThrownBy(() -> readAll(reader(out.toByteArray(), new Recorder())))
-                .isInstanceOfSatisfying(Http2Exception.class, e -> assertThat(e.code()).isEqualTo(Frames.PROTOCOL_ERROR));
+                .isInstanceOfSatisfying(Http2Exception.class,
+                        e -> assertThat(e.code()).isEqualTo(Frames.PROTOCOL_ERROR));
     }
 
     /**
