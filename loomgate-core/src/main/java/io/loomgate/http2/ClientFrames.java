@@ -1,7 +1,6 @@
 package io.loomgate.http2;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -169,7 +168,7 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
         try {
             calmDown = code == Frames.ENHANCE_YOUR_CALM && conn.pings != null && conn.pings.pingedLocked();
             conn.goingAway = true;
-            for (Http2ClientStream s : new ArrayList<>(conn.streams.values())) {
+            for (Http2ClientStream s : conn.streams.values()) {
                 if (s.id() > last) {
                     conn.removeLocked(s);
                     s.failLocked(new Http2StreamException("origin sent GOAWAY (" + Frames.errorName(code)

@@ -26,6 +26,13 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
     /** Our HPACK dynamic table size (SETTINGS_HEADER_TABLE_SIZE default), on both sides. */
     static final int HEADER_TABLE_SIZE = 4096;
     private static final byte[] EMPTY = new byte[0];
+    /**
+     * The largest frame read into the reader's own buffer ({@link #frame}): a usual request's HEADERS (tens to a few
+     * hundred bytes) and every control frame fit; a larger frame is read into an array of its own, as all were.
+     */
+    static final int KEPT_FRAME = 4096;
+    /** The first buffer's size at least: a usual HEADERS frame fits, so one array serves the connection. */
+    private static final int MIN_FRAME = 256;
 
     /**
      * What a role does with the frames read. Called on the reader thread, holding no lock; a method may throw a
@@ -94,6 +101,15 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
     private final Handler<F> handler;
     private final HpackDecoder decoder = new HpackDecoder(HEADER_TABLE_SIZE);
     private final byte[] head = new byte[Frames.HEADER_LENGTH];
+    /**
+     * The payload of the frame being handled, for the frame types whose handling keeps no reference to it (HEADERS,
+     * CONTINUATION, PRIORITY, RST_STREAM, WINDOW_UPDATE, unknown types): one array per connection instead of one per
+     * frame (a request's HEADERS frame was one array per request). A header block that ends in its HEADERS frame (the
+     * usual request) is decoded here in place. Made at the first such frame, grown up to {@link #KEPT_FRAME}, let go
+     * when the connection parks ({@link #parking}). DATA, SETTINGS, PING and GOAWAY payloads still get an array of
+     * their own: their handlers may keep it (a body queues its DATA, a PING's payload goes back in its ACK).
+     */
+    private byte[] frame;
     private FrameInput in;
     private int connRecvWindow;
     // the header block being gathered
@@ -134,6 +150,7 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
 
     /** The connection parks while idle: what the reader keeps only to save work on the next block goes. */
     void parking() {
+        frame = null;
         decoder.dropScratch();
     }
 
@@ -185,7 +202,7 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
             throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "frame of " + length
                     + " bytes over SETTINGS_MAX_FRAME_SIZE");
         }
-        byte[] payload = length == 0 ? EMPTY : new byte[length];
+        byte[] payload = payloadArray(type, length);
         readFully(payload, 0, length);
         if (block != null && type != Frames.CONTINUATION) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "header block interrupted by frame type "
@@ -194,17 +211,17 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         try {
             switch (type) {
                 case Frames.DATA -> onData(stream, flags, payload);
-                case Frames.HEADERS -> onHeaders(stream, flags, payload);
-                case Frames.PRIORITY -> onPriority(stream, payload);
-                case Frames.RST_STREAM -> onRstStream(stream, payload);
+                case Frames.HEADERS -> onHeaders(stream, flags, payload, length);
+                case Frames.PRIORITY -> onPriority(stream, payload, length);
+                case Frames.RST_STREAM -> onRstStream(stream, payload, length);
                 case Frames.SETTINGS -> onSettings(stream, flags, payload);
                 case Frames.PUSH_PROMISE -> throw Http2Exception.connection(Frames.PROTOCOL_ERROR, server
                         ? "PUSH_PROMISE from a client (RFC 9113 §8.4)"
                         : "PUSH_PROMISE although SETTINGS_ENABLE_PUSH is 0");
                 case Frames.PING -> onPing(stream, flags, payload);
                 case Frames.GOAWAY -> onGoAway(stream, payload);
-                case Frames.WINDOW_UPDATE -> onWindowUpdate(stream, payload);
-                case Frames.CONTINUATION -> onContinuation(stream, flags, payload);
+                case Frames.WINDOW_UPDATE -> onWindowUpdate(stream, payload, length);
+                case Frames.CONTINUATION -> onContinuation(stream, flags, payload, length);
                 default -> {
                     // unknown frame types are ignored (RFC 9113 §5.5)
                 }
@@ -216,6 +233,29 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
             log.debug("{} stream {}: {} {}", connection, e.streamId(), Frames.errorName(e.code()), e.getMessage());
             handler.streamError(e.streamId(), e.code(), e.getMessage());
         }
+    }
+
+    /**
+     * Where a frame's payload is read: an array of its own for the types whose handlers may keep it and for a frame
+     * over {@link #KEPT_FRAME}; else the reader's buffer, which then holds {@code length} bytes of payload followed
+     * by whatever an earlier frame left (so the handlers of those types take the length, not the array's).
+     */
+    private byte[] payloadArray(int type, int length) {
+        if (length == 0) {
+            return EMPTY;
+        }
+        boolean kept = switch (type) {
+            case Frames.DATA, Frames.SETTINGS, Frames.PING, Frames.GOAWAY -> false;
+            default -> length <= KEPT_FRAME;
+        };
+        if (!kept) {
+            return new byte[length];
+        }
+        if (frame == null || frame.length < length) {
+            int doubled = frame == null ? MIN_FRAME : frame.length * 2;
+            frame = new byte[Math.min(KEPT_FRAME, Math.max(length, doubled))];
+        }
+        return frame;
     }
 
     /** Each setting of a (valid) SETTINGS payload, in order (RFC 9113 §6.5.3). */
@@ -233,7 +273,7 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         if (handler.isIdle(stream)) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "DATA on idle stream " + stream);
         }
-        int padding = padding(flags, payload);
+        int padding = padding(flags, payload, payload.length);
         // Connection flow control counts the whole frame, padding included (RFC 9113 §6.9.1).
         connRecvWindow -= payload.length;
         if (connRecvWindow < 0) {
@@ -248,53 +288,58 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         handler.data(stream, payload, off, payload.length - off - padding, (flags & Frames.FLAG_END_STREAM) != 0);
     }
 
-    private static int padding(int flags, byte[] payload) throws Http2Exception {
+    /** The pad length of a frame whose payload is {@code payload[0, length)}. */
+    private static int padding(int flags, byte[] payload, int length) throws Http2Exception {
         if ((flags & Frames.FLAG_PADDED) == 0) {
             return 0;
         }
-        if (payload.length < 1) {
+        if (length < 1) {
             throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "padded frame without a pad length");
         }
         int pad = payload[0] & 0xff;
-        if (pad >= payload.length) {
+        if (pad >= length) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "padding as long as the frame (RFC 9113 §6.1)");
         }
         return pad;
     }
 
-    private void onHeaders(int stream, int flags, byte[] payload) throws Http2Exception, IOException {
+    /** HEADERS whose payload is {@code payload[0, length)}, the reader's buffer unless the frame was large. */
+    private void onHeaders(int stream, int flags, byte[] payload, int length) throws Http2Exception, IOException {
         if (stream == 0) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "HEADERS on stream 0");
         }
         if (!server && handler.isIdle(stream)) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "HEADERS on idle stream " + stream);
         }
-        int padding = padding(flags, payload);
+        int padding = padding(flags, payload, length);
         int off = (flags & Frames.FLAG_PADDED) != 0 ? 1 : 0;
         boolean selfDependent = false;
         if ((flags & Frames.FLAG_PRIORITY) != 0) {
-            if (payload.length - off - padding < 5) {
+            if (length - off - padding < 5) {
                 throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "HEADERS too short for its priority");
             }
             // Decoded anyway, below, to keep HPACK in step; then the handler refuses the stream.
             selfDependent = (Frames.getInt(payload, off) & 0x7fffffff) == stream;
             off += 5;
         }
-        int len = payload.length - off - padding;
+        int len = length - off - padding;
         if (len > maxHeaderBlock()) {
             throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "header block over " + maxHeaderBlock()
                     + " bytes");
         }
+        boolean endStream = (flags & Frames.FLAG_END_STREAM) != 0;
+        if ((flags & Frames.FLAG_END_HEADERS) != 0) {
+            // The whole block is in this frame (the usual request): decoded where it was read, no copy.
+            decodeBlock(stream, payload, off, len, endStream, selfDependent);
+            return;
+        }
+        // CONTINUATION frames follow, read over this buffer: the block so far is copied out and grows with them.
         blockStream = stream;
-        // The payload is this frame's own array: unpadded and without priority (the usual request) it is the block.
-        block = off == 0 && len == payload.length ? payload : Arrays.copyOfRange(payload, off, off + len);
+        block = Arrays.copyOfRange(payload, off, off + len);
         blockLength = len;
-        blockEndStream = (flags & Frames.FLAG_END_STREAM) != 0;
+        blockEndStream = endStream;
         blockSelfDependent = selfDependent;
         blockFrames = 1;
-        if ((flags & Frames.FLAG_END_HEADERS) != 0) {
-            endBlock();
-        }
     }
 
     /** A compressed block may not exceed the decoded limit by more than a little: HPACK only ever shrinks. */
@@ -302,7 +347,8 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         return maxHeaderListSize + 1024;
     }
 
-    private void onContinuation(int stream, int flags, byte[] payload) throws Http2Exception, IOException {
+    /** CONTINUATION whose payload is {@code payload[0, length)}: added to the block being gathered. */
+    private void onContinuation(int stream, int flags, byte[] payload, int length) throws Http2Exception, IOException {
         if (block == null) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "CONTINUATION without a header block before it"
                     + " (RFC 9113 §6.10)");
@@ -312,45 +358,48 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
                     + " inside a block of stream " + blockStream);
         }
         // CONTINUATION flood (CVE-2024-27316 class): bounded in bytes and in frames, empty ones included.
-        if (++blockFrames > MAX_CONTINUATIONS || blockLength + payload.length > maxHeaderBlock()) {
+        if (++blockFrames > MAX_CONTINUATIONS || blockLength + length > maxHeaderBlock()) {
             block = null;
             throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "header block over " + maxHeaderBlock()
                     + " bytes or " + MAX_CONTINUATIONS + " frames");
         }
-        if (blockLength + payload.length > block.length) {
-            block = Arrays.copyOf(block, Math.max(block.length * 2, blockLength + payload.length));
+        if (blockLength + length > block.length) {
+            block = Arrays.copyOf(block, Math.max(block.length * 2, blockLength + length));
         }
-        System.arraycopy(payload, 0, block, blockLength, payload.length);
-        blockLength += payload.length;
+        System.arraycopy(payload, 0, block, blockLength, length);
+        blockLength += length;
         if ((flags & Frames.FLAG_END_HEADERS) != 0) {
-            endBlock();
+            byte[] b = block;
+            block = null;
+            decodeBlock(blockStream, b, 0, blockLength, blockEndStream, blockSelfDependent);
         }
     }
 
     /** The most fields a sink's list is sized for before a block is decoded (a usual request has 5-20). */
     private static final int FIELDS_PRESIZED = 64;
 
-    /** A whole header block: decoded always (even for a stream that is gone) to keep HPACK in step. */
-    private void endBlock() throws Http2Exception, IOException {
-        int stream = blockStream;
-        byte[] b = block;
-        block = null;
-        F fields = handler.fieldsFor(stream, HpackDecoder.countFields(b, blockLength, FIELDS_PRESIZED));
+    /**
+     * A whole header block, at {@code b[off, off+len)}: decoded always (even for a stream that is gone) to keep HPACK
+     * in step, before the handler hears of it (the fields are strings: nothing refers to {@code b} afterwards).
+     */
+    private void decodeBlock(int stream, byte[] b, int off, int len, boolean endStream, boolean selfDependent)
+            throws Http2Exception, IOException {
+        F fields = handler.fieldsFor(stream, HpackDecoder.countFields(b, off, len, FIELDS_PRESIZED));
         boolean withinLimit;
         try {
-            withinLimit = decoder.decode(b, blockLength, maxHeaderListSize, fields);
+            withinLimit = decoder.decode(b, off, len, maxHeaderListSize, fields);
         } catch (HpackException e) {
             throw Http2Exception.connection(Frames.COMPRESSION_ERROR, e.getMessage());
         }
-        handler.headers(stream, fields, withinLimit, blockEndStream, blockSelfDependent);
+        handler.headers(stream, fields, withinLimit, endStream, selfDependent);
     }
 
-    private void onPriority(int stream, byte[] payload) throws Http2Exception {
+    private void onPriority(int stream, byte[] payload, int length) throws Http2Exception {
         if (stream == 0) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "PRIORITY on stream 0");
         }
-        if (payload.length != 5) {
-            throw Http2Exception.stream(stream, Frames.FRAME_SIZE_ERROR, "PRIORITY of " + payload.length + " bytes");
+        if (length != 5) {
+            throw Http2Exception.stream(stream, Frames.FRAME_SIZE_ERROR, "PRIORITY of " + length + " bytes");
         }
         if ((Frames.getInt(payload, 0) & 0x7fffffff) == stream) {
             throw Http2Exception.stream(stream, Frames.PROTOCOL_ERROR, "stream depends on itself (RFC 9113 §5.3.1)");
@@ -359,12 +408,12 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         handler.priority(stream);
     }
 
-    private void onRstStream(int stream, byte[] payload) throws Http2Exception {
+    private void onRstStream(int stream, byte[] payload, int length) throws Http2Exception {
         if (stream == 0) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "RST_STREAM on stream 0");
         }
-        if (payload.length != 4) {
-            throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "RST_STREAM of " + payload.length + " bytes");
+        if (length != 4) {
+            throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "RST_STREAM of " + length + " bytes");
         }
         if (handler.isIdle(stream)) {
             throw Http2Exception.connection(Frames.PROTOCOL_ERROR, "RST_STREAM on idle stream " + stream);
@@ -438,9 +487,9 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
      * RFC 9113 §6.9: an increment of 0 is a stream error on a stream and a connection error on the connection; an
      * idle stream's WINDOW_UPDATE is a connection error (§5.1).
      */
-    private void onWindowUpdate(int stream, byte[] payload) throws Http2Exception {
-        if (payload.length != 4) {
-            throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "WINDOW_UPDATE of " + payload.length + " bytes");
+    private void onWindowUpdate(int stream, byte[] payload, int length) throws Http2Exception {
+        if (length != 4) {
+            throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "WINDOW_UPDATE of " + length + " bytes");
         }
         int increment = Frames.getInt(payload, 0) & 0x7fffffff;
         if (stream != 0 && handler.isIdle(stream)) {

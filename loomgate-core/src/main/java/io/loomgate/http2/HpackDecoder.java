@@ -54,23 +54,29 @@ final class HpackDecoder {
      * {@code most} a list grows as it fills, as before).
      */
     static int countFields(byte[] block, int length, int most) {
+        return countFields(block, 0, length, most);
+    }
+
+    /** As {@link #countFields(byte[], int, int)} for the block at {@code block[off, off+length)}. */
+    static int countFields(byte[] block, int off, int length, int most) {
         int n = 0;
-        int pos = 0;
-        while (pos >= 0 && pos < length && n < most) {
+        int pos = off;
+        int end = off + length;
+        while (pos >= 0 && pos < end && n < most) {
             int b = block[pos] & 0xff;
             if ((b & 0x80) != 0) { // indexed field, §6.1
-                pos = skipInteger(block, pos, length, 7);
+                pos = skipInteger(block, pos, end, 7);
             } else if ((b & 0xe0) == 0x20) { // dynamic table size update, §6.3: no field
-                pos = skipInteger(block, pos, length, 5);
+                pos = skipInteger(block, pos, end, 5);
                 continue;
             } else { // a literal (§6.2.1-§6.2.3): its name is a string when the index is 0, then its value
                 int prefix = (b & 0xc0) == 0x40 ? 6 : 4;
                 boolean literalName = (b & ((1 << prefix) - 1)) == 0;
-                pos = skipInteger(block, pos, length, prefix);
+                pos = skipInteger(block, pos, end, prefix);
                 if (literalName) {
-                    pos = skipString(block, pos, length);
+                    pos = skipString(block, pos, end);
                 }
-                pos = skipString(block, pos, length);
+                pos = skipString(block, pos, end);
             }
             if (pos >= 0) {
                 n++;
@@ -119,11 +125,19 @@ final class HpackDecoder {
      * {@code maxListSize}.
      */
     boolean decode(byte[] block, int length, long maxListSize, FieldSink sink) throws HpackException {
-        c.start(block, length);
+        return decode(block, 0, length, maxListSize, sink);
+    }
+
+    /**
+     * Decodes the block at {@code block[off, off+length)} in place: the frame reader's own buffer, which holds the
+     * frame the block came in (no copy of the block is made).
+     */
+    boolean decode(byte[] block, int off, int length, long maxListSize, FieldSink sink) throws HpackException {
+        c.start(block, off, off + length);
         try {
             return decodeFields(block, maxListSize, sink);
         } finally {
-            c.start(null, 0); // the block is not held past its decoding
+            c.start(null, 0, 0); // the block is not held past its decoding
         }
     }
 
@@ -201,10 +215,10 @@ final class HpackDecoder {
         /** Where Huffman-coded strings of up to KEPT_SCRATCH octets are decoded: made at the first, grown, kept. */
         private byte[] decoded;
 
-        void start(byte[] block, int length) {
+        void start(byte[] block, int from, int to) {
             buf = block;
-            end = length;
-            pos = 0;
+            pos = from;
+            end = to;
         }
 
         /** An integer with an N-bit prefix (RFC 7541 §5.1), refused past 2^31-1. */

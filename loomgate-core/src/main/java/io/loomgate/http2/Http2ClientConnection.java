@@ -11,9 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,8 +66,8 @@ public final class Http2ClientConnection {
     final SendWindow sendWindow = new SendWindow(lock);
     final PeerSettings peer = new PeerSettings(lock, sendWindow, ASSUMED_MAX_CONCURRENT);
     private final ReentrantLock openLock = new ReentrantLock();
-    // guarded by lock
-    final Map<Integer, Http2ClientStream> streams = new HashMap<>();
+    /** The open streams by id, keyed by the int itself (no {@code Integer} per stream or lookup); guarded by lock. */
+    final StreamTable<Http2ClientStream> streams = new StreamTable<>();
     private final ConnectionAttributes attributes = new ConnectionAttributes();
     private int reserved;
     int nextStreamId = 1;
@@ -506,7 +504,7 @@ public final class Http2ClientConnection {
                 return;
             }
             deadWhy = why;
-            left = new ArrayList<>(streams.values());
+            left = streams.values(); // a new list
             streams.clear();
             for (Http2ClientStream s : left) {
                 s.failLocked(protocolError < 0 || s.id() != culprit

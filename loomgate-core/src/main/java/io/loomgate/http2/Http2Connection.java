@@ -316,6 +316,12 @@ public final class Http2Connection {
         WatchedInputStream keptSocketIn = socketIn;
         frames.input(null);
         frames.parking();
+        lock.lock();
+        try {
+            streams.release(); // empty (isIdle): its kept first arrays go too
+        } finally {
+            lock.unlock();
+        }
         socketIn = null;
         writer.readerIs(null); // the ended thread would stay reachable from the writer (its object and name: ~250 B)
         // Once handed over, the poller may resume the connection on a new thread at once: nothing after this.

@@ -7,7 +7,17 @@ import java.util.List;
  * A connection's open streams by id: a table keyed by the int stream id itself (open addressing, linear probing), so
  * a lookup boxes no {@code Integer} and compares no {@code Integer} objects, as a {@code HashMap<Integer, ...>} does on
  * every frame of a stream whose id is over 127 (issue 39: {@code Integer.equals} in the stream maps showed in W8's
- * profile, and the boxes in its allocation). Holds no arrays while empty, so an idle connection keeps none.
+ * profile, and the boxes in its allocation). Used by both roles: the server's connection (streams its client opens)
+ * and the upstream client's (streams it opens to an origin).
+ *
+ * <p>Memory: the arrays are kept when the table empties, so a connection whose streams come and go (one at a time,
+ * or in bursts that empty it now and then) makes none per stream: letting them go at each emptying cost two arrays
+ * each time it filled again (~160 B a request for one stream at a time), and letting only grown arrays go made an
+ * origin connection at ~100 streams grow them again and again (35 B a request at w8h2, session 53). What is kept is
+ * bounded by SETTINGS_MAX_CONCURRENT_STREAMS: the table is at most 3/4 full, so its capacity is the smallest power of
+ * two above 4/3 of the most streams open at once, {@value #FIRST_CAPACITY} at least (~150 B; 256 slots, ~2 KB, for
+ * 100 streams). A connection that parks while idle lets them go ({@link #release}); the upstream client's map, a
+ * {@code HashMap} before, never shrank either.
  *
  * <p>Stream ids are positive (0 is the connection, never a stream), so 0 marks a free slot; a removal shifts the
  * entries after it back (no tombstones). Not thread-safe: the connection guards it with its lock.
@@ -63,7 +73,7 @@ final class StreamTable<S> {
         streams[i] = stream;
     }
 
-    /** Removes the stream with this id; returns it, or null if there was none. Empty, the table lets its arrays go. */
+    /** Removes the stream with this id; returns it, or null if there was none. Empty, the table keeps its arrays. */
     @SuppressWarnings("unchecked")
     S remove(int id) {
         if (size == 0) {
@@ -79,8 +89,8 @@ final class StreamTable<S> {
         }
         S removed = (S) streams[i];
         if (--size == 0) {
-            ids = null;
-            streams = null;
+            ids[i] = 0;
+            streams[i] = null;
             return removed;
         }
         // Backward shift: each entry after the hole that may live there (its home slot is not between the hole and
@@ -123,6 +133,18 @@ final class StreamTable<S> {
         ids = null;
         streams = null;
         size = 0;
+    }
+
+    /** Lets the arrays go if no stream is open (the connection parks: it holds as little as it can while idle). */
+    void release() {
+        if (size == 0) {
+            clear();
+        }
+    }
+
+    /** How many slots the table has now (0 without arrays): for tests of its bounds. */
+    int capacity() {
+        return ids == null ? 0 : ids.length;
     }
 
     private void grow() {
