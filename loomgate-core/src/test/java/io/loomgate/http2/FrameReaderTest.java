@@ -262,7 +262,7 @@ class FrameReaderTest {
     @Test
     void readingAUsualHeadersFrameAllocatesNothingOfItsOwn() throws Exception {
         byte[] indexedOnly = {(byte) 0x82, (byte) 0x86, (byte) 0x84, (byte) 0x87}; // no string to make
-        int rounds = 1_000;
+        int rounds = 10_000;
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (int i = 0; i < rounds + 10; i++) {
             frame(out, Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_END_STREAM, 1 + 2 * i, indexedOnly);
@@ -292,6 +292,8 @@ class FrameReaderTest {
         }
         long perFrame = (mx.getCurrentThreadAllocatedBytes() - before) / rounds;
         assertThat(sink.count).isEqualTo(4 * (rounds + 10));
-        assertThat(perFrame).as("bytes allocated per HEADERS frame read and decoded").isZero();
+        // under 8 B, not 0: a one-time allocation during the loop (the JIT replacing the interpreted loop) read 2 B per
+        // frame over 1,000 frames in one clean-clone run; an array per frame is at least 24 B
+        assertThat(perFrame).as("bytes allocated per HEADERS frame read and decoded").isLessThan(8);
     }
 }

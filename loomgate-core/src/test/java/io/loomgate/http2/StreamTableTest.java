@@ -94,7 +94,8 @@ class StreamTableTest {
                 throw new AssertionError("stream " + id);
             }
         }
-        assertThat((mx.getCurrentThreadAllocatedBytes() - before) / rounds).as("bytes per stream").isZero();
+        // under 16 B, not 0: a one-time allocation during the loop (the JIT) must not fail it; boxing is 160 B a stream
+        assertThat((mx.getCurrentThreadAllocatedBytes() - before) / rounds).as("bytes per stream").isLessThan(16);
         assertThat(table.isEmpty()).isTrue();
         assertThat(table.capacity()).isEqualTo(16);
         table.release(); // the connection parks
