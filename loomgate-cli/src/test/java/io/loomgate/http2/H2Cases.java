@@ -175,7 +175,7 @@ final class H2Cases {
         o.on("continuation-trickled", (r, c) -> continuationTrickled(r, c));
         // The same block, begun LATE_TRICKLE_MS after the request: at the route's timeout the reader has been inside it
         // for about half a second, under the 1 s after which a head's timeout retires the connection on the spot
-        // (Http2ClientConnection's stall watch: until session 54 the connection stayed in use, and the requests put
+        // (StalledFrameWatch: until session 54 the connection stayed in use, and the requests put
         // on it next waited out their own timeouts behind the block)
         o.on("continuation-trickled-late", (r, c) -> {
             Thread.sleep(LATE_TRICKLE_MS);

@@ -589,7 +589,7 @@ class OriginProbeTest {
      * time, which no other frame may interrupt): the next three requests to the origin are served, each on another
      * connection than the case's. The trickle holds that connection's reader, so a request the pool puts on it waits
      * for as long as the origin keeps trickling; the gateway must take it out of use when the case's head times out
-     * (Http2ClientConnection's stall watch). On the lane's {@value #CASE_TIMEOUT_MS} ms route, since what is checked
+     * ({@link StalledFrameWatch}). On the lane's {@value #CASE_TIMEOUT_MS} ms route, since what is checked
      * is the connection, not how fast a fresh dial is on a loaded machine (session 53 saw 2.4 s at load ~30): a
      * request left behind the trickle is served there too, after the trickle, but on the case's connection, and fails
      * here. Until session 54 these follow-ups went to the case's 2 s route, where only a 504 showed that.

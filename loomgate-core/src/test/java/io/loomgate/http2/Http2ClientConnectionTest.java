@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
+import io.loomgate.server.H2cWire;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -181,20 +182,10 @@ class Http2ClientConnectionTest {
         assertThat(conn.isDead()).isTrue();
     }
 
-    /** Writes a frame header declaring {@code length} bytes of payload, and {@code payload} (all, or the start). */
-    private void rawFrame(int length, int type, int flags, int stream, byte... payload) throws IOException {
-        byte[] f = new byte[9 + payload.length];
-        f[0] = (byte) (length >>> 16);
-        f[1] = (byte) (length >>> 8);
-        f[2] = (byte) length;
-        f[3] = (byte) type;
-        f[4] = (byte) flags;
-        f[5] = (byte) (stream >>> 24);
-        f[6] = (byte) (stream >>> 16);
-        f[7] = (byte) (stream >>> 8);
-        f[8] = (byte) stream;
-        System.arraycopy(payload, 0, f, 9, payload.length);
-        origin.getOutputStream().write(f);
+    /** Writes the first {@code bytes} bytes of a frame (its 9-byte header and the start of its payload), or all. */
+    private void frameStart(int type, int flags, int stream, byte[] payload, int bytes) throws IOException {
+        byte[] f = H2cWire.frame(type, flags, stream, payload);
+        origin.getOutputStream().write(f, 0, Math.min(bytes, f.length));
         origin.getOutputStream().flush();
     }
 
@@ -219,7 +210,8 @@ class Http2ClientConnectionTest {
     void aHeadOverdueInsideAYoungFrameRetiresTheConnectionWhenTheFrameTurnsOneSecondOld() throws Exception {
         Http2ClientStream s = get(true);
         byte[] block = head(":status", "200", "x-pad", "p".repeat(16));
-        rawFrame(block.length, Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_END_STREAM, s.id(), block[0]);
+        // the frame's header and the first byte of its block: the rest never comes
+        frameStart(Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_END_STREAM, s.id(), block, 10);
         long begun = readerInsideAFrame();
         assertThatThrownBy(() -> s.awaitHead(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
                 .isInstanceOf(SocketTimeoutException.class);
@@ -249,13 +241,13 @@ class Http2ClientConnectionTest {
     void aHeaderBlockThatEndsInTimeLeavesTheConnectionInUse() throws Exception {
         Http2ClientStream s = get(true);
         byte[] block = head(":status", "200", "x-pad", "p".repeat(16));
-        rawFrame(1, Frames.HEADERS, Frames.FLAG_END_STREAM, s.id(), block[0]);
+        frameStart(Frames.HEADERS, Frames.FLAG_END_STREAM, s.id(), new byte[] {block[0]}, Integer.MAX_VALUE);
         long begun = readerInsideAFrame();
         assertThatThrownBy(() -> s.awaitHead(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
                 .isInstanceOf(SocketTimeoutException.class);
         assertThat(conn.tryReserve()).as("a new stream while the block lasts").isFalse();
-        rawFrame(block.length - 1, Frames.CONTINUATION, Frames.FLAG_END_HEADERS, s.id(),
-                java.util.Arrays.copyOfRange(block, 1, block.length));
+        frameStart(Frames.CONTINUATION, Frames.FLAG_END_HEADERS, s.id(),
+                java.util.Arrays.copyOfRange(block, 1, block.length), Integer.MAX_VALUE);
         long endedMs = (System.nanoTime() - begun) / 1_000_000;
         org.junit.jupiter.api.Assumptions.assumeTrue(endedMs < 800, "the block ended " + endedMs + " ms after it"
                 + " began: too near the 1 s threshold to test a block that ends in time (a loaded machine)");
