@@ -42,6 +42,26 @@ final class H2Cases {
         return b.toByteArray();
     }
 
+    /**
+     * How long "continuation-trickled-late" waits before its header block: {@link OriginProbeTest#ROUTE_TIMEOUT_MS}
+     * less half a second, so that the route's timeout finds the reader inside the block, not yet 1 s into it.
+     */
+    static final long LATE_TRICKLE_MS = OriginProbeTest.ROUTE_TIMEOUT_MS - 500;
+
+    /** A response head as a HEADERS and 27 CONTINUATIONs of one byte each, 200 ms apart (5.4 s), then "ok". */
+    private static void continuationTrickled(HostileH2Origin.Req r, HostileH2Origin.Conn c) throws Exception {
+        byte[] block = trickledHead();
+        c.alone((q, w) -> { // no other stream's frame inside the block (that would be a connection error)
+            w.frame(Frames.HEADERS, 0, q.stream(), new byte[] {block[0]});
+            for (int i = 1; i < block.length; i++) {
+                Thread.sleep(200);
+                w.frame(Frames.CONTINUATION, i == block.length - 1 ? Frames.FLAG_END_HEADERS : 0, q.stream(),
+                        new byte[] {block[i]});
+            }
+        }, r);
+        c.data(r.stream(), true, "ok");
+    }
+
     /** When the gateway's close cut a "flood-then-trickle" script's writes (System.nanoTime), by path#connection. */
     static final java.util.Map<String, Long> TRICKLE_CUT = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -152,17 +172,14 @@ final class H2Cases {
             c.trickle(Frames.HEADERS, Frames.FLAG_END_HEADERS, r.stream(), block, 200);
             c.data(r.stream(), true, "ok");
         });
-        o.on("continuation-trickled", (r, c) -> {
-            byte[] block = trickledHead(); // a HEADERS and 27 CONTINUATIONs of one byte each: 5.4 s
-            c.alone((q, w) -> { // no other stream's frame inside the block (that would be a connection error)
-                w.frame(Frames.HEADERS, 0, q.stream(), new byte[] {block[0]});
-                for (int i = 1; i < block.length; i++) {
-                    Thread.sleep(200);
-                    w.frame(Frames.CONTINUATION, i == block.length - 1 ? Frames.FLAG_END_HEADERS : 0, q.stream(),
-                            new byte[] {block[i]});
-                }
-            }, r);
-            c.data(r.stream(), true, "ok");
+        o.on("continuation-trickled", (r, c) -> continuationTrickled(r, c));
+        // The same block, begun LATE_TRICKLE_MS after the request: at the route's timeout the reader has been inside it
+        // for about half a second, under the 1 s after which a head's timeout retires the connection on the spot
+        // (StalledFrameWatch: until session 54 the connection stayed in use, and the requests put
+        // on it next waited out their own timeouts behind the block)
+        o.on("continuation-trickled-late", (r, c) -> {
+            Thread.sleep(LATE_TRICKLE_MS);
+            continuationTrickled(r, c);
         });
         o.on("body-trickled", (r, c) -> {
             c.head(r.stream(), false, ":status", "200", "content-length", "30");
@@ -305,9 +322,13 @@ final class H2Cases {
                 new Case("tcp-reset-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("bare-close-mid-body", Expect.TRUNCATED, 200, ABORTED),
                 new Case("headers-never-come", Expect.TIMEOUT, 504, "upstream_timeout"),
-                new Case("head-trickled", Expect.TIMEOUT, 504, "upstream_timeout").then(OriginProbeTest.NEXT_IS_CLEAN),
+                // a trickled head holds its connection's reader: the next requests must go on another connection
+                new Case("head-trickled", Expect.TIMEOUT, 504, "upstream_timeout")
+                        .then(OriginProbeTest.NEXT_ON_ANOTHER_CONNECTION),
                 new Case("continuation-trickled", Expect.TIMEOUT, 504, "upstream_timeout")
-                        .then(OriginProbeTest.NEXT_IS_CLEAN),
+                        .then(OriginProbeTest.NEXT_ON_ANOTHER_CONNECTION),
+                new Case("continuation-trickled-late", Expect.TIMEOUT, 504, "upstream_timeout")
+                        .then(OriginProbeTest.NEXT_ON_ANOTHER_CONNECTION),
                 new Case("body-trickled", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("interim-flood", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("status-101", Expect.BAD_GATEWAY, 502, BAD),

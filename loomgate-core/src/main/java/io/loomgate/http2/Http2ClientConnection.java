@@ -80,11 +80,8 @@ public final class Http2ClientConnection {
     private Thread reader;
     /** The PING keep-alive, or null when off; set before {@link #start}. */
     KeepAlive pings;
-    /**
-     * When the frame being read now (or the header block being gathered) began to arrive (System.nanoTime), 0
-     * between frames: written by the reader, read by a stream whose head is overdue ({@link #headTimedOut}).
-     */
-    private volatile long frameBegunNanos;
+    /** Whether the origin holds the reader inside a frame while a head is overdue ({@link #headTimedOut}). */
+    final StalledFrameWatch stalls = new StalledFrameWatch(this);
     /** Bounds the origin's frames that cost us work without carrying a response (reader thread, but see there). */
     final OriginFloods floods;
     /**
@@ -197,12 +194,15 @@ public final class Http2ClientConnection {
 
     // ---------------------------------------------------------------- capacity, for the pool
 
-    /** Reserves a slot for one stream; false when the connection is full, going away or dead. */
+    /**
+     * Reserves a slot for one stream; false when the connection is full, going away or dead, or while a response head
+     * is overdue behind the frame its reader is in (a new stream would wait behind that frame too).
+     */
     public boolean tryReserve() {
         lock.lock();
         try {
             if (deadWhy != null || goingAway || nextStreamId + 2L * reserved >= MAX_STREAM_ID
-                    || streams.size() + reserved >= peer.maxConcurrentStreams()) {
+                    || streams.size() + reserved >= peer.maxConcurrentStreams() || stalls.holdsStreamsLocked()) {
                 return false;
             }
             reserved++;
@@ -517,6 +517,7 @@ public final class Http2ClientConnection {
             if (pings != null) {
                 pings.wakeLocked();
             }
+            stalls.endLocked();
             lingering = lingerAtEnd;
         } finally {
             lock.unlock();
@@ -555,38 +556,24 @@ public final class Http2ClientConnection {
         if (pings != null) {
             pings.read();
         }
-        if (frameBegunNanos == 0) { // else a header block goes on: it began with its HEADERS
-            frameBegunNanos = System.nanoTime();
-        }
+        stalls.frameBegins();
         frames.readFrame(got);
         if (!frames.inHeaderBlock()) {
-            frameBegunNanos = 0;
+            stalls.frameEnds();
         }
         return true;
     }
 
     /**
-     * A frame (or a header block, HEADERS and CONTINUATIONs, which no other frame may interrupt) arriving for longer
-     * than this while a response head is overdue: the origin is trickling it, and every stream of the connection
-     * waits behind it.
-     */
-    static final long STALLED_FRAME_NANOS = 1_000_000_000L;
-
-    /**
-     * A stream's response head did not come in time. Whatever the origin does with that stream, when the reader has
-     * been stuck inside one frame or header block for {@link #STALLED_FRAME_NANOS} (a head trickled a byte at a
-     * time, a header block a CONTINUATION at a time), no stream of the connection can get anything: it takes no new
-     * streams (each would wait out its route's timeout behind the trickle, for as long as the origin keeps it up, since
-     * any byte keeps the keep-alive content) and closes once those on it are done. The pool dials a fresh one.
+     * A stream's response head did not come in time. Whatever the origin does with that stream, when the reader is
+     * stuck inside one frame or header block (a head trickled a byte at a time, a header block a CONTINUATION at a
+     * time), no stream of the connection can get anything: the connection takes no new streams while that frame
+     * lasts, and once it has been arriving for {@link StalledFrameWatch#STALLED_FRAME_NANOS} (now, or when it gets
+     * that old) it is retired: it closes once the streams on it are done, and the pool dials a fresh one. A frame that
+     * ends sooner leaves it in use.
      */
     void headTimedOut() {
-        long begun = frameBegunNanos;
-        if (begun == 0 || System.nanoTime() - begun < STALLED_FRAME_NANOS || !isUsable()) {
-            return;
-        }
-        log.warn("h2 upstream {}: a response head is overdue and a frame has been arriving for {} ms: the origin"
-                + " trickles it; no new streams on this connection", name, (System.nanoTime() - begun) / 1_000_000);
-        goAway();
+        stalls.headTimedOut();
     }
 
     Http2ClientStream stream(int id) {

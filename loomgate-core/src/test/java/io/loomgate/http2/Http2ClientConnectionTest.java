@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
+import io.loomgate.server.H2cWire;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -179,6 +180,86 @@ class Http2ClientConnectionTest {
                 .hasMessageContaining("upstream connection");
         assertThatThrownBy(() -> b.awaitHead(in(10))).isInstanceOf(IOException.class);
         assertThat(conn.isDead()).isTrue();
+    }
+
+    /** Writes the first {@code bytes} bytes of a frame (its 9-byte header and the start of its payload), or all. */
+    private void frameStart(int type, int flags, int stream, byte[] payload, int bytes) throws IOException {
+        byte[] f = H2cWire.frame(type, flags, stream, payload);
+        origin.getOutputStream().write(f, 0, Math.min(bytes, f.length));
+        origin.getOutputStream().flush();
+    }
+
+    /** Waits until the connection's reader is inside a frame (or header block); returns when that began. */
+    private long readerInsideAFrame() {
+        long end = in(10);
+        long begun;
+        while ((begun = conn.stalls.frameBegunNanos()) == 0) {
+            assertThat(System.nanoTime() - end).as("the reader began the frame within 10 s").isNegative();
+            Thread.onSpinWait();
+        }
+        return begun;
+    }
+
+    /**
+     * A head that times out inside a frame the origin began a moment before (under the 1 s after which the timeout
+     * alone retires the connection): no new stream goes on the connection while that frame lasts, and once it has been
+     * arriving for 1 s the connection is retired (GOAWAY, closed: its one stream was cancelled). Until session 54 it
+     * stayed in use: the next streams waited behind the trickle (journal 2026-12-01-s53-ciflakes).
+     */
+    @Test
+    void aHeadOverdueInsideAYoungFrameRetiresTheConnectionWhenTheFrameTurnsOneSecondOld() throws Exception {
+        Http2ClientStream s = get(true);
+        byte[] block = head(":status", "200", "x-pad", "p".repeat(16));
+        // the frame's header and the first byte of its block: the rest never comes
+        frameStart(Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_END_STREAM, s.id(), block, 10);
+        long begun = readerInsideAFrame();
+        assertThatThrownBy(() -> s.awaitHead(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
+                .isInstanceOf(SocketTimeoutException.class);
+        long ageMs = (System.nanoTime() - begun) / 1_000_000;
+        assertThat(conn.tryReserve()).as("a new stream while the frame behind the overdue head (%d ms old) lasts",
+                ageMs).isFalse();
+        s.cancel();
+        long end = in(10);
+        while (conn.isUsable()) {
+            assertThat(System.nanoTime() - end).as("retired within 10 s").isNegative();
+            Thread.sleep(5); // about 1 s: no spinning on a shared machine
+        }
+        long retiredMs = (System.nanoTime() - begun) / 1_000_000;
+        assertThat(retiredMs).as("retired once the frame has been arriving for 1 s, not before")
+                .isGreaterThanOrEqualTo(StalledFrameWatch.STALLED_FRAME_NANOS / 1_000_000);
+        assertThat(conn.stalls.frameBegunNanos()).as("the frame still arriving").isEqualTo(begun);
+        byte[] goAway = await(Frames.GOAWAY, 0);
+        assertThat(Frames.getInt(goAway, 4)).isEqualTo(Frames.NO_ERROR);
+    }
+
+    /**
+     * A head that times out inside a header block that then ends well before 1 s (its last CONTINUATION comes): the
+     * connection takes no new stream while the block lasts, and is in use again after it, also once the look at 1 s
+     * has found the block ended. The head, late, is delivered.
+     */
+    @Test
+    void aHeaderBlockThatEndsInTimeLeavesTheConnectionInUse() throws Exception {
+        Http2ClientStream s = get(true);
+        byte[] block = head(":status", "200", "x-pad", "p".repeat(16));
+        frameStart(Frames.HEADERS, Frames.FLAG_END_STREAM, s.id(), new byte[] {block[0]}, Integer.MAX_VALUE);
+        long begun = readerInsideAFrame();
+        assertThatThrownBy(() -> s.awaitHead(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50)))
+                .isInstanceOf(SocketTimeoutException.class);
+        assertThat(conn.tryReserve()).as("a new stream while the block lasts").isFalse();
+        frameStart(Frames.CONTINUATION, Frames.FLAG_END_HEADERS, s.id(),
+                java.util.Arrays.copyOfRange(block, 1, block.length), Integer.MAX_VALUE);
+        long endedMs = (System.nanoTime() - begun) / 1_000_000;
+        org.junit.jupiter.api.Assumptions.assumeTrue(endedMs < 800, "the block ended " + endedMs + " ms after it"
+                + " began: too near the 1 s threshold to test a block that ends in time (a loaded machine)");
+        assertThat(s.awaitHead(in(10)).status()).as("the late head").isEqualTo(200);
+        long end = in(10);
+        while (conn.stalls.marked()) {
+            assertThat(System.nanoTime() - end).as("the look at 1 s came within 10 s").isNegative();
+            Thread.sleep(5); // about 1 s: no spinning on a shared machine
+        }
+        assertThat(conn.isUsable()).as("not retired: the block ended %d ms after it began", endedMs).isTrue();
+        assertThat(conn.tryReserve()).as("a new stream after the block").isTrue();
+        conn.unreserve();
     }
 
     /** RFC 9113 §6.9: an increment of 0 on a stream is a stream error; the connection and its other streams go on. */
