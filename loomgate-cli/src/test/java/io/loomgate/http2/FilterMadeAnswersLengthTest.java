@@ -16,6 +16,7 @@ import io.loomgate.route.RouteTable;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
+import io.loomgate.server.Transport;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
@@ -515,7 +516,9 @@ class FilterMadeAnswersLengthTest {
      * request, which would read them as its answer. The test waits until the origin has written them, as a next
      * request that comes a moment later would find them. A plain origin, and an {@code https://} one with either TLS
      * provider (JSSE's socket, Conscrypt's engine under the gateway's own socket): over TLS the bytes wait under the
-     * TLS layer, in the kernel's queue or a read-ahead buffer, where session 52's plain probe did not look.
+     * TLS layer, in the kernel's queue or a read-ahead buffer, where session 52's plain probe did not look. Each on
+     * both transports of the connections to origins: the JDK's sockets and, where it runs, epoll's (its own
+     * read-ahead buffer under JSSE, its readiness flags for the lease's check).
      */
     @Test
     void bytesAnHttp11OriginSendsAfterABodilessAnswerNeverBecomeTheNextAnswer() throws Exception {
@@ -523,27 +526,36 @@ class FilterMadeAnswersLengthTest {
         TestPki pki = TestPki.create("stray bytes CA");
         TestPki.Issued cert = pki.issue("stray-origin", "localhost", "localhost");
         List<String> failed = new ArrayList<>(); // every combination's verdict, not only the first failure's
-        for (String over : new String[] {"plain", "tls(jdk)", "tls(conscrypt)"}) {
-            for (String kind : new String[] {"204", "304", "head"}) {
-                String what = kind + " over " + over;
-                try {
-                    strayBytesCase(pki, cert, over, kind, what);
-                } catch (AssertionError e) {
-                    failed.add(e.getMessage());
+        List<Transport> transports = new ArrayList<>(List.of(Transport.JDK));
+        if (Transport.epollUnavailableReason() == null) {
+            transports.add(Transport.EPOLL);
+        }
+        for (Transport transport : transports) {
+            for (String over : new String[] {"plain", "tls(jdk)", "tls(conscrypt)"}) {
+                for (String kind : new String[] {"204", "304", "head"}) {
+                    String what = kind + " over " + over + " on " + transport;
+                    try {
+                        strayBytesCase(pki, cert, over, kind, what, transport);
+                    } catch (AssertionError e) {
+                        failed.add(e.getMessage());
+                    }
                 }
             }
         }
         assertThat(failed).as("the cases that failed").isEmpty();
     }
 
-    private static void strayBytesCase(TestPki pki, TestPki.Issued cert, String over, String kind, String what)
-            throws Exception {
+    private static void strayBytesCase(TestPki pki, TestPki.Issued cert, String over, String kind, String what,
+                                       Transport transport) throws Exception {
         CountDownLatch gate = new CountDownLatch(1);
         CountDownLatch written = new CountDownLatch(1);
         boolean tls = !over.equals("plain");
         PoolSettings pool = !tls ? PoolSettings.DEFAULTS : PoolSettings.DEFAULTS.withTls(ClientTls.create(
                 ClientTlsSettings.DEFAULTS.withTrust(pki.caCert()).withProvider(
                         over.equals("tls(jdk)") ? TlsProvider.JDK : TlsProvider.CONSCRYPT)));
+        if (transport == Transport.EPOLL) {
+            pool = pool.withDialer(Transport::connectOnEpoll); // as the gateway dials on server.transport: epoll
+        }
         try (TestOrigin origin = tls ? TestOrigin.tls(pki.serverContext(cert), false) : new TestOrigin();
              OneRoute gw = new OneRoute(tls ? new Endpoint("localhost", origin.port(), true)
                      : new Endpoint("127.0.0.1", origin.port()), ProxySettings.DEFAULTS.bodyReadTimeout(),

@@ -13,4 +13,15 @@ public interface QuietCheck {
      * is reading it (it is not idle). A byte found may be consumed: a connection with one is discarded anyway.
      */
     boolean quietNow();
+
+    /**
+     * Whether anything (a byte, the end of stream, an error) may have arrived since the last read, told without a
+     * system call where the socket can (the epoll transport's readiness flags, set by its poller on every edge even
+     * when no thread waits): false means {@link #quietNow} would say true, unless the event is still on its way to
+     * the poller. The pool asks it on every lease and pays {@link #quietNow}'s read only when this says yes. True
+     * when the socket cannot tell.
+     */
+    default boolean mayHaveNews() {
+        return true;
+    }
 }

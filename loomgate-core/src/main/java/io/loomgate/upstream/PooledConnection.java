@@ -29,9 +29,20 @@ public final class PooledConnection implements ConnectionLease {
     enum State { IDLE, IN_USE, CLOSED }
 
     private static final int HEALTH_CHECK_READ_MILLIS = 1;
-    /** Idle longer than this, a plain connection is probed (a non-blocking read) before it is lent again. */
+    /**
+     * Idle longer than this, a connection on the JDK's sockets is checked before it is lent again (a non-blocking read,
+     * a {@code FIONREAD}: a system call). Below every origin keep-alive timeout in use (Node's 5 s, HAProxy's
+     * fractions of one), so a connection an origin closed for idleness is always looked at; above the idle a pooled
+     * connection sees under load (W2's or W5's few milliseconds between requests), where a read that finds nothing
+     * on every lease cost 1.2 system calls a request more (8.1 to 9.4, plain; session 54's journal).
+     */
+    static final long CHECK_AFTER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /**
+     * Idle longer than this, an epoll socket is read (a non-blocking read) before it is lent again whatever its
+     * readiness flags say: an edge may still be on its way to the poller.
+     */
     static final long PROBE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Idle longer than this, a TLS connection is probed (a 1 ms timed read) before it is lent again. */
+    /** Idle longer than this, a JSSE connection on the JDK's sockets is probed (a 1 ms timed read) when lent again. */
     static final long TLS_PROBE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final UpstreamPool pool;
@@ -76,6 +87,11 @@ public final class PooledConnection implements ConnectionLease {
 
     public Socket socket() {
         return socket;
+    }
+
+    /** The plain socket under {@link #socket()} when that is TLS; the same socket otherwise. */
+    Socket raw() {
+        return raw;
     }
 
     public HttpInput input() {
@@ -133,18 +149,31 @@ public final class PooledConnection implements ConnectionLease {
 
     /**
      * Whether this idle connection, idle for {@code idleForNanos}, can carry a new request (OkHttp's
-     * {@code isHealthy}). The cheap check (socket open both ways, no unread bytes) always runs. After a long idle,
-     * long enough for the origin to have given up on it, a read as well: any byte or end of stream then means the
-     * origin closed the connection or is talking out of turn, and either way it is unusable. Called by the pool on
-     * acquire, outside its lock.
+     * {@code isHealthy}): the origin has neither closed it (a FIN, an RST, a TLS close_notify) nor sent anything out
+     * of turn since its last answer. Asked on every lease (where the answer costs a system call, the JDK's sockets,
+     * after {@link #CHECK_AFTER_IDLE_NANOS} of idleness or an answer without a body), without a blocking read and
+     * without a timer, because an origin's keep-alive timeout (a Node or Go origin's few seconds, an HAProxy's fraction of one) closes pooled
+     * connections whenever it likes, and a request sent on one that is closed fails after its bytes went out: a GET
+     * may go again on a new connection, a POST may not (the origin might have read it), so it would be a 502.
+     * Called by the pool on acquire, outside its lock.
      *
-     * <p>A plain connection is probed with one non-blocking read of its channel (or, on the epoll transport, of its
-     * socket: {@link QuietCheck}) after a second of idleness: no wait, no timer. A TLS connection has no channel to
-     * read without blocking (its bytes belong to the TLS layer), so it gets a 1 ms timed read, and only after
-     * {@link #TLS_PROBE_AFTER_IDLE_NANOS} (OkHttp's figure): the timer that ends a timed read on a virtual thread is a task submitted from outside the carrier, which runs
-     * only once the carrier's own queue is empty. Under saturation that took seconds (docs/performance.md,
-     * "Session 25"), with the request waiting behind it. After an answer without a body ({@link #probeOnNextLease})
-     * both kinds are looked at however short the idle: a plain one probed, a TLS one asked for unread bytes.
+     * <ul>
+     *   <li>Plain, the JDK's sockets: one non-blocking read of the channel (a read that finds nothing: one system
+     *   call).</li>
+     *   <li>The epoll transport's sockets, plain or under TLS: the poller's flags first ({@link QuietCheck#mayHaveNews},
+     *   no system call); only when they say something came, one non-blocking read of the kernel. After an answer
+     *   without a body ({@link #probeOnNextLease}) or a long idle the read is made whatever the flags say (an edge
+     *   still on its way to the poller).</li>
+     *   <li>TLS on the JDK's sockets: bytes the TLS layer or the kernel holds ({@link ClientTls#hasUnreadBytes}: a
+     *   close_notify, or an answer's stray bytes; one {@code FIONREAD}); then, with Conscrypt (whose plain socket has
+     *   a channel), one non-blocking read of that channel, which also sees a bare FIN or an RST. JSSE's plain socket
+     *   ({@code RecordBufferedSocket}) has no channel: a bare FIN or an RST under it is found only by a 1 ms timed
+     *   read after {@link #TLS_PROBE_AFTER_IDLE_NANOS} (a timed read arms a timer on a virtual thread, which under
+     *   saturation took seconds to fire: docs/performance.md, "Session 25").</li>
+     * </ul>
+     * A byte read by a probe is lost, which does not matter: a connection with one is discarded. What no lease check
+     * sees is a close still on its way; that exchange fails as before (an idempotent request without a body goes
+     * again on a new connection, {@code FailureClassifier.mayRetry}).
      */
     boolean isHealthy(long idleForNanos) {
         if (socket.isClosed() || socket.isInputShutdown() || socket.isOutputShutdown() || input.buffered() > 0) {
@@ -152,18 +181,30 @@ public final class PooledConnection implements ConnectionLease {
         }
         boolean afterBodiless = probeNext;
         probeNext = false;
-        boolean probe = idleForNanos > PROBE_AFTER_IDLE_NANOS || afterBodiless;
-        SocketChannel channel = socket instanceof SSLSocket ? null : socket.getChannel();
-        if (channel != null) {
-            return !probe || quietNow(channel);
+        boolean surely = afterBodiless || idleForNanos > PROBE_AFTER_IDLE_NANOS; // read the kernel whatever flags say
+        if (raw instanceof QuietCheck q) { // the epoll transport's sockets, plain or under TLS
+            if (socket != raw && afterBodiless && ClientTls.hasUnreadBytes(socket, raw)) {
+                return false; // an answer's stray bytes, read ahead with it: in a buffer, not the kernel
+            }
+            if (!surely && !q.mayHaveNews()) {
+                return true;
+            }
+            return (socket == raw || !ClientTls.hasUnreadBytes(socket, raw)) && q.quietNow();
         }
-        if (socket instanceof QuietCheck plain) { // the epoll transport's plain sockets: the same probe, no channel
-            return !probe || plain.quietNow();
+        if (!afterBodiless && idleForNanos <= CHECK_AFTER_IDLE_NANOS) {
+            return true; // the JDK's sockets: busy enough that no origin's keep-alive timeout has run out
         }
-        // TLS: after an answer without a body, bytes already there are looked for without a read or a wait (the TLS
-        // layer's plaintext and read-ahead, the kernel's queue); a byte still on its way is found by the idle probe.
-        if (afterBodiless && ClientTls.hasUnreadBytes(socket, raw)) {
+        if (socket == raw) {
+            SocketChannel channel = socket.getChannel();
+            return channel == null || quietNow(channel);
+        }
+        // TLS on the JDK's sockets
+        if (ClientTls.hasUnreadBytes(socket, raw)) {
             return false;
+        }
+        SocketChannel channel = raw.getChannel();
+        if (channel != null) {
+            return quietNow(channel);
         }
         if (idleForNanos <= TLS_PROBE_AFTER_IDLE_NANOS) {
             return true;

@@ -24,9 +24,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The health check of a TLS connection: no probe before {@link PooledConnection#TLS_PROBE_AFTER_IDLE_NANOS} of
- * idleness (its probe is a timed read, whose timer can wait behind a busy carrier), then a 1 ms read that finds an
- * origin's close. Against a real TLS server that completes handshakes and closes on demand; idle time is stepped on
+ * The health check of a TLS connection: an origin's close_notify (bytes under TLS) found without a read after a
+ * moment's idleness; no timed probe before {@link PooledConnection#TLS_PROBE_AFTER_IDLE_NANOS} of idleness (its
+ * timer can wait behind a busy carrier), then a 1 ms read that finds an origin's close. Against a real TLS server that completes handshakes and closes on demand; idle time is stepped on
  * the pool's clock. With JSSE here; loomgate-conscrypt runs the same with Conscrypt ({@link #provider()}), whose
  * upstream socket is the gateway's engine socket.
  */
@@ -72,6 +72,10 @@ class TlsStaleConnectionTest {
             try {
                 SSLSocket s = (SSLSocket) server.accept();
                 s.startHandshake(); // completes while the pool's dial waits for it
+                // an answer's worth: the client's read of it takes the TLS 1.3 session tickets sent before it, as
+                // the first answer on a pooled connection does (a ticket left unread is a byte the lease would see)
+                s.getOutputStream().write('x');
+                s.getOutputStream().flush();
                 accepted.add(s);
             } catch (IOException e) {
                 if (server.isClosed()) {
@@ -91,9 +95,23 @@ class TlsStaleConnectionTest {
     }
 
     @Test
-    void aTlsConnectionIdleUnderTheThresholdIsLentWithoutAProbe() throws Exception {
+    void aTlsConnectionTheOriginClosedWithCloseNotifyIsReplacedWellBeforeTheTimedProbe() throws Exception {
+        PooledConnection stale = idleConnection();
+        accepted.get(0).close(); // close_notify, then FIN: bytes in the kernel's queue under TLS
+        StaleConnectionTest.awaitNewsSeen(stale);
+        awaitQueued(stale);
+        clock.addAndGet(PooledConnection.CHECK_AFTER_IDLE_NANOS + 1);
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isNotSameAs(stale);
+        assertThat(connection.reused()).isFalse();
+        assertThat(listener.events).containsExactly("connected", "evicted:closed-by-peer", "connected");
+    }
+
+    @Test
+    void aQuietTlsConnectionIdleUnderTheThresholdIsLentAgain() throws Exception {
         PooledConnection idle = idleConnection();
-        accepted.get(0).close(); // the origin gave up on it: only a probe would notice
         clock.addAndGet(PooledConnection.TLS_PROBE_AFTER_IDLE_NANOS); // far past a plain connection's 1 s
 
         PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
@@ -101,6 +119,15 @@ class TlsStaleConnectionTest {
         assertThat(connection).isSameAs(idle);
         assertThat(connection.reused()).isTrue();
         assertThat(listener.events).containsExactly("connected", "reused");
+    }
+
+    /** Until the origin's close_notify is in the kernel's queue under the TLS socket (it crosses loopback). */
+    private static void awaitQueued(PooledConnection c) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!ClientTls.hasUnreadBytes(c.socket(), c.raw())) {
+            assertThat(System.nanoTime() - end).as("the close_notify arrived").isNegative();
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
     }
 
     @Test
@@ -136,6 +163,7 @@ class TlsStaleConnectionTest {
             Thread.onSpinWait();
         }
         assertThat(accepted).hasSize(1);
+        assertThat(connection.socket().getInputStream().read()).isEqualTo('x');
         pool.release(connection);
         return connection;
     }

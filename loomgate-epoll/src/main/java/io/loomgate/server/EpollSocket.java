@@ -230,6 +230,17 @@ final class EpollSocket extends Socket implements QuietCheck, RecordReadAhead {
     }
 
     /**
+     * The poller's flags, no system call: set by an edge (a byte, the FIN, an error) since the last read began, or
+     * the input shut or the socket closed. A read that took everything leaves them clear, so on a pooled connection
+     * whose answer was read whole they stay clear until the origin sends or closes. A flag set by the edge of bytes
+     * the last read already took (the poller late) costs one {@link #quietNow} that finds nothing.
+     */
+    @Override
+    public boolean mayHaveNews() {
+        return fd.mayRead() || fd.inputShut() || fd.isClosed();
+    }
+
+    /**
      * The bytes a read would find without waiting (the kernel's count, {@code FIONREAD}), as the JDK's socket answers:
      * 0 once input is shut, an exception once closed. The gateway's body relay depends on it: it reads on while
      * something is waiting and flushes when nothing is, so a constant 0 turned an upload it judged slow into one-byte
