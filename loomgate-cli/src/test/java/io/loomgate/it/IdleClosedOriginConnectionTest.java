@@ -33,10 +33,13 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
@@ -169,45 +172,56 @@ class IdleClosedOriginConnectionTest {
         if (TlsProvider.CONSCRYPT.unavailableReason() == null) {
             providers.add("conscrypt");
         }
-        List<String> failed = new ArrayList<>(); // every combination's verdict, not only the first failure's
-        List<String> knownGap = new ArrayList<>();
-        int cases = 0;
+        // every combination's verdict, not only the first failure's
+        List<String> failed = Collections.synchronizedList(new ArrayList<>());
+        List<String> knownGap = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger cases = new AtomicInteger();
         for (Transport t : transports) {
             for (String provider : providers) {
-                try (Gateway gw = gateway(t, provider)) {
+                // the origins side by side (each its own route, pool and connection; its cases one after the other):
+                // each case waits out its origin's keep-alive timeout, and 84 of them in a row took 30 s of the suite
+                try (Gateway gw = gateway(t, provider);
+                        ExecutorService perOrigin = Executors.newVirtualThreadPerTaskExecutor()) {
                     for (int i = 0; i < origins.size(); i++) {
                         Origin o = origins.get(i);
                         if (provider.equals("conscrypt") && !o.uri.startsWith("https")) {
                             continue; // the provider is the TLS origins' business only
                         }
-                        for (String request : new String[] {"GET", "POST fixed", "POST chunked"}) {
-                            String what = t.name().toLowerCase(Locale.ROOT) + ", upstream TLS " + provider + ", "
-                                    + o.name + ", " + request;
-                            cases++;
-                            // JSSE on the JDK's sockets sits on a socket without a channel (RecordBufferedSocket):
-                            // no read that cannot block, so a bare FIN or an RST under TLS is not seen at the lease
-                            // (only by the 10 s timed probe); a POST there still gets a 502. Run and reported, not
-                            // asserted (docs/architecture.md, the upstream pool; the journal's "Left").
-                            boolean gap = o.bareTcpClose && t == Transport.JDK && provider.equals("jdk");
-                            try {
-                                oneCase(gw, i, o, request, what);
-                                if (gap) {
-                                    knownGap.add(what + ": passed");
-                                }
-                            } catch (AssertionError | IOException e) {
-                                (gap ? knownGap : failed).add(what + ": "
-                                        + e.getMessage().lines().findFirst().orElse(""));
-                            }
-                        }
+                        int route = i;
+                        perOrigin.submit(() -> casesOfOrigin(gw, route, o, t, provider, cases, failed, knownGap));
                     }
                 }
             }
         }
-        System.out.println("IdleClosedOriginConnectionTest: " + cases + " cases, " + failed.size() + " failed, "
+        System.out.println("IdleClosedOriginConnectionTest: " + cases.get() + " cases, " + failed.size() + " failed, "
                 + knownGap.size() + " of the known gap (not asserted)");
         failed.forEach(f -> System.out.println("  FAILED " + f));
         knownGap.forEach(f -> System.out.println("  KNOWN GAP " + f));
         assertThat(failed).as("the cases that failed, of " + cases).isEmpty();
+    }
+
+    /** One origin's cases (GET, POST fixed, POST chunked) one after the other, each verdict recorded. */
+    private static void casesOfOrigin(Gateway gw, int route, Origin o, Transport t, String provider,
+            AtomicInteger cases, List<String> failed, List<String> knownGap) {
+        for (String request : new String[] {"GET", "POST fixed", "POST chunked"}) {
+            String what = t.name().toLowerCase(Locale.ROOT) + ", upstream TLS " + provider + ", " + o.name + ", "
+                    + request;
+            cases.incrementAndGet();
+            // JSSE on the JDK's sockets sits on a socket without a channel (RecordBufferedSocket): no read that
+            // cannot block, so a bare FIN or an RST under TLS is not seen at the lease (only by the 10 s timed
+            // probe); a POST there still gets a 502. Run and reported, not asserted (docs/architecture.md, the
+            // upstream pool; the journal's "Left").
+            boolean gap = o.bareTcpClose && t == Transport.JDK && provider.equals("jdk");
+            try {
+                oneCase(gw, route, o, request, what);
+                if (gap) {
+                    knownGap.add(what + ": passed");
+                }
+            } catch (Exception | AssertionError e) {
+                String first = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
+                (gap ? knownGap : failed).add(what + ": " + e.getClass().getSimpleName() + ": " + first);
+            }
+        }
     }
 
     private static Gateway gateway(Transport t, String provider) throws Exception {
