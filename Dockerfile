@@ -70,9 +70,7 @@ EXPOSE 8080 9977
 # The C heap trimmed every 5 s (the JIT's arenas, freed to malloc after a compilation burst, otherwise stay resident).
 # Serial GC and compact object headers (JDK 25, JEP 519), as the launcher; caps on the code cache and metaspace well
 # above their use (13 and 3 MB), and JFR (the pinned-thread monitor) in 2 MB of buffers instead of about 15: the
-# reasons and the measurements are in docs/performance.md ("Memory"). C1's tier-2 code reports loops every 2^18
-# back-edges instead of 2^14, so the methods the cache's training compiled with C2 are compiled whole at their calls
-# instead of first as OSR versions of their short loops (docs/deployment.md). The AOT cache made above, with the same flags
+# reasons and the measurements are in docs/performance.md ("Memory"). The AOT cache made above, with the same flags
 # (JFR's option is one the cache must be made with); should it not fit (other flags given to the JVM), the JVM
 # starts without it, and instead of its own five lines of warnings and errors (-Xlog:aot=off) the gateway logs one
 # line saying so (-Dloomgate.aot-cache names the file for that line). An OutOfMemoryError ends the process so the
@@ -81,7 +79,7 @@ ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms32m", 
             "-XX:NewSize=16m", "-XX:MaxNewSize=16m", \
             "-XX:+UseSerialGC", "-XX:+UseCompactObjectHeaders", \
             "-XX:ReservedCodeCacheSize=64m", "-XX:MaxMetaspaceSize=128m", "-XX:FlightRecorderOptions=memorysize=2m", \
-            "-XX:TrimNativeHeapInterval=1000", "-XX:Tier2BackedgeNotifyFreqLog=18", \
+            "-XX:TrimNativeHeapInterval=1000", \
             "-XX:AOTCache=/opt/loomgate/loomgate.aot", "-Xlog:aot=off", \
             "-Dloomgate.aot-cache=/opt/loomgate/loomgate.aot", \
             "-XX:+ExitOnOutOfMemoryError", "-jar", "/opt/loomgate/loomgate.jar"]

@@ -9,4 +9,4 @@ export OPTS_opt2="-XX:Tier4BackEdgeThreshold=400000"
 # sends it to a normal C2 compilation. Fewer back-edge notifications: the normal one first for short loops.
 export OPTS_opt3="-XX:Tier2BackedgeNotifyFreqLog=18"
 export OPTS_opt4="-XX:Tier2BackedgeNotifyFreqLog=18 -XX:Tier3BackedgeNotifyFreqLog=16"
-export OPTS_opt5="-XX:Tier2BackedgeNotifyFreqLog=14"   # on this branch the launcher has =18: opt5 is the old behaviour
+export OPTS_opt5="-XX:Tier2BackedgeNotifyFreqLog=14"   # the JDK default: the old behaviour while the branch launcher had =18 (branch-launcher.txt)
