@@ -7,6 +7,7 @@
 #
 #   bench/epollwake/account.sh w2 [proxy]        # proxy: loomgate-epoll (default) or haproxy
 #   JAR=/tmp/other.jar EPOLL_JVM_ARGS=-D... bench/epollwake/account.sh w8
+# GAPS=1 (session 54): then 3 s of perf record on epoll_wait's returns, the gaps between polls that found events.
 # Ports: GW_PORT (default 29681), ORIGIN_PORT (29680), ADMIN_PORT (29691). Output: /tmp/epollwake-account.$SHAPE.*
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -68,6 +69,14 @@ awk -v p="$PROXY $SHAPE ${EPOLL_JVM_ARGS:-}" -v n="$n" -v w="${WINDOW:-15}" -v u
     -v load="$(cut -d' ' -f1 /proc/loadavg)" 'BEGIN { printf "%s: %.0f req/s, CPU %.1f us/req (user %.1f, kernel %.1f), load %s\n",
         p, n / w, (u + s) * 10000 / n, u * 10000 / n, s * 10000 / n, load }' | tee "$OUT.summary"
 python3 "$HERE/summarize.py" "$n" "$OUT.names" < "$OUT.perf" | tee -a "$OUT.summary"
+if [[ -n ${GAPS:-} ]]; then # session 54: the gaps between polls that found events, a short window (perf record)
+    perf record -q -e syscalls:sys_exit_epoll_wait -p "$P" -o "$OUT.gaps.data" 2> /dev/null &
+    rec=$!
+    load "${GAPS_WINDOW:-3}" > /dev/null
+    kill -INT "$rec"; wait "$rec" 2>/dev/null || true
+    perf script -i "$OUT.gaps.data" -F tid,time,trace 2> /dev/null | python3 "$HERE/gaps.py" | tee -a "$OUT.summary"
+    rm -f "$OUT.gaps.data"
+fi
 if [[ -n ${STACKS:-} ]]; then # native stacks of the futex calls, a short window (perf record slows the proxy)
     perf record -q -g -e syscalls:sys_enter_futex -p "$P" -o "$OUT.data" 2> /dev/null &
     rec=$!
