@@ -48,7 +48,10 @@ ported() { # config file: a copy with this run's ports; prints its path
     echo "$TMP-conf/$(basename "$1")"
 }
 # the harness beside the main checkout, also from a worktree elsewhere (pinned.sh looks beside ROOT)
-[[ -d $ROOT/../shared/bench ]] || SHARED=${SHARED:-$(cd "$(git rev-parse --git-common-dir)/../../shared/bench" && pwd)}
+if [[ -z ${SHARED:-} && ! -d $ROOT/../shared/bench ]]; then
+    SHARED=$(cd "$(git rev-parse --path-format=absolute --git-common-dir)/../../shared/bench" 2>/dev/null && pwd) ||
+        { echo "no ../shared/bench beside $ROOT or its main checkout: set SHARED=/path/to/shared/bench" >&2; exit 2; }
+fi
 # shellcheck source=../lib/pinned.sh
 source "$ROOT/bench/lib/pinned.sh"
 GW_RUN=$(ported "$GW")
