@@ -42,11 +42,6 @@ case $SHAPE in
     *) echo "unknown shape $SHAPE (w2, w8)" >&2; exit 2 ;;
 esac
 mkdir -p "$TMP-conf"
-ported() { # config file: a copy with this run's ports; prints its path
-    sed -e "s/18081/$GW_PORT/g; s/18080/$ORIGIN_PORT/g; s/19901/$ADMIN_PORT/g" \
-        -e "s|pidfile /tmp/loomgate-bench/|pidfile $TMP-conf/|" "$1" > "$TMP-conf/$(basename "$1")"
-    echo "$TMP-conf/$(basename "$1")"
-}
 # the harness beside the main checkout, also from a worktree elsewhere (pinned.sh looks beside ROOT)
 if [[ -z ${SHARED:-} && ! -d $ROOT/../shared/bench ]]; then
     SHARED=$(cd "$(git rev-parse --path-format=absolute --git-common-dir)/../../shared/bench" 2>/dev/null && pwd) ||
@@ -58,23 +53,15 @@ GW_RUN=$(ported "$GW")
 
 start_proxy() { # the proxy on core 0, fresh; sets P and waits (with a deadline) for its first answer
     case $1 in
-        loomgate) taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders ${JVM_ARGS:-} \
-                      -jar "$JAR" serve --config "$GW_RUN" > "$TMP.$1.log" 2>&1 & ;;
+        loomgate) taskset -c 0 "${BENCH_JVM[@]}" ${JVM_ARGS:-} -jar "$JAR" serve --config "$GW_RUN" > "$TMP.$1.log" 2>&1 & ;;
         loomgate-epoll) sed 's/^server:$/server:\n  transport: epoll/' "$GW_RUN" > "$TMP-conf/epoll.yaml"
-            taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders ${EPOLL_JVM_ARGS:-} \
-                -jar "$JAR" serve --config "$TMP-conf/epoll.yaml" > "$TMP.$1.log" 2>&1 & ;;
+            taskset -c 0 "${BENCH_JVM[@]}" ${EPOLL_JVM_ARGS:-} -jar "$JAR" serve --config "$TMP-conf/epoll.yaml" > "$TMP.$1.log" 2>&1 & ;;
         haproxy) taskset -c 0 haproxy -db -f "$(ported "$SHARED/peers/$HAP")" > "$TMP.$1.log" 2>&1 & ;;
         *) echo "unknown proxy $1 (loomgate, loomgate-epoll, haproxy)" >&2; exit 2 ;;
     esac
     P=$!
     pids+=("$P")
-    for _ in $(seq 300); do
-        curl -s -o /dev/null "$URL" 2>/dev/null && return 0
-        curl -s --http2-prior-knowledge -o /dev/null "$URL" 2>/dev/null && return 0
-        sleep 0.2
-    done
-    echo "$1 did not answer; see $TMP.$1.log" >&2
-    exit 1
+    await_answer "$1" "$URL" "$TMP.$1.log"
 }
 load() { # rate seconds [log file]: h2load at that total rate for that long (under timeout: see bench/syscalls)
     local rps log=()

@@ -51,13 +51,6 @@ SHAPE=${1:?usage: bench/syscalls/run.sh w2|w5|w6|w8|w9-tls|w9-h2c}
 GW_PORT=${GW_PORT:-18081} ORIGIN_PORT=${ORIGIN_PORT:-18080} ADMIN_PORT=${ADMIN_PORT:-19901}
 export ORIGIN_PORT # bench/lib/pinned.sh starts the origin there
 TMP=/tmp/syscalls; [[ $GW_PORT == 18081 ]] || TMP=/tmp/syscalls-$GW_PORT
-ported() { # config file: a copy with this run's ports (the file itself on the harness's); prints its path
-    if [[ $GW_PORT == 18081 && $ORIGIN_PORT == 18080 && $ADMIN_PORT == 19901 ]]; then echo "$1"; return; fi
-    mkdir -p "$TMP-conf"
-    sed -e "s/18081/$GW_PORT/g; s/18080/$ORIGIN_PORT/g; s/19901/$ADMIN_PORT/g" \
-        -e "s|pidfile /tmp/loomgate-bench/|pidfile $TMP-conf/|" "$1" > "$TMP-conf/$(basename "$1")"
-    echo "$TMP-conf/$(basename "$1")"
-}
 case $SHAPE in
     w2) URL=http://127.0.0.1:$GW_PORT GW=bench/configs/gateway-bench.yaml HAP=haproxy-t1.cfg WARM=${WARM:-30} ;;
     w5|w6) URL=https://127.0.0.1:$GW_PORT GW=bench/configs/gw-tls.yaml HAP=haproxy-t1-tls.cfg WARM=${WARM:-60} ;;
@@ -67,13 +60,13 @@ case $SHAPE in
     *) echo "unknown shape $SHAPE (w2, w5, w6, w8, w9-tls, w9-h2c)" >&2; exit 2 ;;
 esac
 GW=${CONFIG:-$GW} # another gateway config for the shape (bench/ab's CONFIG_A, CONFIG_B: e.g. tracing on)
-GW_RUN=$(ported "$GW")
 SYSCALLS="read write recvfrom sendto readv writev recvmsg sendmsg epoll_wait epoll_pwait epoll_ctl futex sched_yield
     connect close socket setsockopt ioctl nanosleep clock_nanosleep"
 # the system calls, then the scheduler's counts (a thread switch, a move to the other core) per request
 events=$(for s in $SYSCALLS; do printf 'syscalls:sys_enter_%s,' "$s"; done)context-switches,cpu-migrations,
 # shellcheck source=../lib/pinned.sh
 source "$ROOT/bench/lib/pinned.sh"
+GW_RUN=$(ported "$GW")
 
 # the proxy's command on core 0, at nice PROXY_NICE (default 0; -19 stands in for a core of its own on a shared
 # machine: the others' tasks still run on it, but a waking proxy thread no longer waits behind them); an array, not a
@@ -81,7 +74,7 @@ source "$ROOT/bench/lib/pinned.sh"
 pin0=(nice -n "${PROXY_NICE:-0}" taskset -c 0)
 start_proxy() {
     case $1 in
-        loomgate) "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders ${JVM_ARGS:-} -jar "$JAR" serve \
+        loomgate) "${pin0[@]}" "${BENCH_JVM[@]}" ${JVM_ARGS:-} -jar "$JAR" serve \
                       --config "$GW_RUN" > "$TMP.$1.log" 2>&1 & ;;
         loomgate-epoll|loomgate-epoll-block|loomgate-epoll-auto) # server.transport: epoll (issue 40), the shape's
             # own config otherwise; -block: the poller blocks on its carrier between events (-Dloomgate.epoll.block-millis,
@@ -89,12 +82,12 @@ start_proxy() {
             sed 's/^server:$/server:\n  transport: epoll/' "$GW_RUN" > "$TMP-epoll.yaml"
             block=0; [[ $1 == loomgate-epoll-block ]] && block=${EPOLL_BLOCK_MILLIS:-1}
             [[ $1 == loomgate-epoll-auto ]] && block=auto
-            "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders \
+            "${pin0[@]}" "${BENCH_JVM[@]}" \
                 -Dloomgate.epoll.block-millis="$block" ${EPOLL_JVM_ARGS:-} -jar "$JAR" serve \
                 --config "$TMP-epoll.yaml" > "$TMP.$1.log" 2>&1 & ;;
         loomgate-conscrypt) # server.ssl.provider: conscrypt (BoringSSL); TLS shapes only
             [[ $GW == bench/configs/gw-tls.yaml ]] || { echo "loomgate-conscrypt is for the TLS shapes" >&2; exit 2; }
-            "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -jar "$JAR" serve \
+            "${pin0[@]}" "${BENCH_JVM[@]}" -jar "$JAR" serve \
                 --config "$(ported bench/configs/gw-tls-conscrypt.yaml)" > "$TMP.$1.log" 2>&1 & ;;
         haproxy) "${pin0[@]}" haproxy -db -f "$(ported "$SHARED/peers/$HAP")" > "$TMP.$1.log" 2>&1 & ;;
         floor-selector|floor-vselector) # bench/floor/SelectorRelayFloor: W2's shape, one Selector reading ready sockets
@@ -103,7 +96,7 @@ start_proxy() {
             mkdir -p /tmp/syscalls-floor
             "${JAVA%/java}/javac" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java
             vthread=false; [[ $1 == floor-vselector ]] && vthread=true
-            "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
+            "${pin0[@]}" "${BENCH_JVM[@]}" -cp /tmp/syscalls-floor \
                 -Dfloor.spins="${FLOOR_SPINS:-2}" -Dfloor.vthread=$vthread SelectorRelayFloor "$GW_PORT" "$ORIGIN_PORT" \
                 > "$TMP.$1.log" 2>&1 & ;;
         floor-h2) # bench/floor/H2RelayFloor: W9's shape (h2 over TLS with JSSE's engine, or h2c), a virtual thread
@@ -119,7 +112,7 @@ start_proxy() {
                     -passout pass:floor
                 floor=(-Djdk.tls.server.newSessionTicketCount=0 "${floor[@]}" /tmp/syscalls-floor/bench.p12 floor)
             fi
-            "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp /tmp/syscalls-floor \
+            "${pin0[@]}" "${BENCH_JVM[@]}" -cp /tmp/syscalls-floor \
                 "${floor[@]}" > "$TMP.$1.log" 2>&1 & ;;
         floor|floor-conscrypt) # bench/floor: a read and a write per message each way, no HTTP (W2's shape; W5's, W6's
             # with TLS: JSSE's engine over the channel with the gateway's suites, or Conscrypt's engine with its own)
@@ -140,7 +133,7 @@ start_proxy() {
             else
                 echo "the floor relays speak no HTTP/2: floor for w2, w5 or w6, floor-conscrypt for w5 or w6" >&2; exit 2
             fi
-            "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders "${floor[@]}" \
+            "${pin0[@]}" "${BENCH_JVM[@]}" "${floor[@]}" \
                 > "$TMP.$1.log" 2>&1 & ;;
         floor-epoll) # bench/floor-epoll (issue 40): RelayFloor (w2) or H2RelayFloor over h2c (w8, w9-h2c) on the
             # gateway's epoll transport (module loomgate-epoll, JDK 22+; its classes from the gateway's jar)
@@ -153,7 +146,7 @@ start_proxy() {
             mkdir -p /tmp/syscalls-floor
             "${JAVA%/java}/javac" -cp "$JAR" -d /tmp/syscalls-floor "$ROOT"/bench/floor/*.java \
                 "$ROOT"/bench/floor-epoll/*.java
-            "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -cp "/tmp/syscalls-floor:$JAR" \
+            "${pin0[@]}" "${BENCH_JVM[@]}" -cp "/tmp/syscalls-floor:$JAR" \
                 --enable-native-access=ALL-UNNAMED -Dloomgate.epoll.spins="${EPOLL_SPINS:-4}" ${EPOLL_JVM_ARGS:-} "${floor[@]}" \
                 > "$TMP.$1.log" 2>&1 & ;;
         naive) # the harness's seed pipe (no HTTP: two virtual threads per connection copying bytes, so more waits than
@@ -161,19 +154,13 @@ start_proxy() {
             [[ $SHAPE == w2 ]] || { echo "naive speaks no TLS or HTTP/2: w2 only" >&2; exit 2; }
             mkdir -p /tmp/syscalls-naive
             "${JAVA%/java}/javac" -d /tmp/syscalls-naive "$SHARED/naive/NaiveProxy.java"
-            "${pin0[@]}" "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -DuseVirtual=true \
+            "${pin0[@]}" "${BENCH_JVM[@]}" -DuseVirtual=true \
                 -cp /tmp/syscalls-naive NaiveProxy > "$TMP.$1.log" 2>&1 & ;;
         *) echo "unknown proxy $1" >&2; exit 2 ;;
     esac
     P=$!
     pids+=("$P")
-    for _ in $(seq 300); do
-        curl -sk -o /dev/null "$URL/hello" 2>/dev/null && return 0
-        curl -s --http2-prior-knowledge -o /dev/null "$URL/hello" 2>/dev/null && return 0
-        sleep 0.2
-    done
-    echo "$1 did not answer; see $TMP.$1.log" >&2
-    exit 1
+    await_answer "$1" "$URL/hello" "$TMP.$1.log"
 }
 stat_field() { awk -v f="$2" '{ print $f }' "/proc/$1/stat"; }
 load() { # seconds: the shape's load for that long; prints the tool's output
