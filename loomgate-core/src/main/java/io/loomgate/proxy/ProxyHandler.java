@@ -158,7 +158,7 @@ public final class ProxyHandler implements ExchangeHandler {
     private void cleanForwardingFields(Exchange x) {
         Headers h = x.request.headers();
         forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.remoteIp(), x.downstream.localAddress(),
-                h.first("Host"), x.downstream.tls());
+                h.first("Host"), x.downstream.tls(), x.request.version());
     }
 
     private void matchRoute(Exchange x) throws ProxyFailure {
@@ -248,7 +248,8 @@ public final class ProxyHandler implements ExchangeHandler {
 
     private void relayResponse(Exchange x) throws IOException {
         UpstreamAttempt attempt = x.upstream.attempt;
-        ResponseHeadRewriter.ForClient answer = ResponseHeadRewriter.forClient(x.upstream.head, x.upstream.framing);
+        ResponseHeadRewriter.ForClient answer = ResponseHeadRewriter.forClient(x.upstream.head, x.upstream.framing,
+                attempt.overHttp2());
         BodyInputStream body = attempt.openBody(x.upstream.framing, settings.limits(), settings.bodyReadTimeout());
         x.outcome.status = x.upstream.head.status();
         ServerExchange.ResponseBody out;
