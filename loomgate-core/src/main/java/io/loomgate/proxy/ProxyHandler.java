@@ -101,6 +101,10 @@ public final class ProxyHandler implements ExchangeHandler {
             failure = new ProxyFailure(Kind.CLIENT_ABORTED, "client cancelled the request (stream reset) while it was "
                     + "being proxied: " + failure.getMessage(), failure);
         }
+        if (failure != null && failure.kind() == Kind.CLIENT_ABORTED && x.downstream.cutByDrain()) {
+            failure = new ProxyFailure(Kind.DRAIN_CUT, "cut at the drain's deadline (shutting down): "
+                    + failure.getMessage(), failure);
+        }
         if (x.grpc.watch != null) {
             failure = GrpcCalls.endDeadline(x, failure);
         }
@@ -349,7 +353,7 @@ public final class ProxyHandler implements ExchangeHandler {
             log.debug("{}: no byte of the response had reached the client: answered {} instead", x, failure.status());
         }
         GrpcStatus grpc = x.grpc.active ? GrpcReplies.statusFor(failure) : null;
-        boolean answered = failure.kind() != Kind.CLIENT_ABORTED;
+        boolean answered = !failure.clientGone();
         if (grpc != null && answered) {
             x.grpc.status = grpc.code();
         }
