@@ -547,6 +547,12 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
 
     private void poolGauge(Supplier<Upstreams> current, String id, String state,
                            ToDoubleFunction<UpstreamPool> count) {
+        // Every applied reload binds again (new upstream ids need gauges); one already there reads the pools of its
+        // id from current at each scrape, so it is kept. Registering it again would change nothing but have
+        // Micrometer warn "This Gauge has been already registered ... will be ignored" on a gateway's first reload.
+        if (registry.find("loomgate.upstream.connections").tags("upstream", id, "state", state).gauge() != null) {
+            return;
+        }
         Gauge.builder("loomgate.upstream.connections", current, c -> {
                     Upstreams all = c.get();
                     Upstream u = all == null ? null : all.get(id);

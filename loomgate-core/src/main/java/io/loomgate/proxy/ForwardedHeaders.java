@@ -31,6 +31,24 @@ import java.util.Objects;
  */
 final class ForwardedHeaders {
     static final String VIA = "1.1 loomgate";
+    /** Via's received-protocol is the version of the hop the message came over (RFC 9110 §7.6.3): these too. */
+    static final String VIA_2 = "2 loomgate";
+    static final String VIA_1_0 = "1.0 loomgate";
+
+    /**
+     * This gateway's Via entry for a message received as {@code version} (a head's: {@code HTTP/1.1},
+     * {@code HTTP/1.0}, {@code HTTP/2.0}): constants, so no string per request.
+     */
+    static String via(String version) {
+        if (version == null || version.length() < 8) {
+            return VIA;
+        }
+        return switch (version.charAt(5)) {
+            case '2' -> VIA_2;
+            case '1' -> version.endsWith(".0") ? VIA_1_0 : VIA;
+            default -> VIA;
+        };
+    }
 
     private final List<Cidr> trustedProxies;
     private final FieldNamePatterns stripped;
@@ -58,12 +76,15 @@ final class ForwardedHeaders {
     static final String CLIENT_CERT = "X-Forwarded-Client-Cert";
 
     void apply(Headers h, InetSocketAddress client, InetSocketAddress local, String clientHost) {
-        apply(h, client, client.getAddress().getHostAddress(), local, clientHost, null);
+        apply(h, client, client.getAddress().getHostAddress(), local, clientHost, null, null);
     }
 
-    /** @param ip {@code client}'s address as text (the connection keeps it: not made again per request) */
+    /**
+     * @param ip      {@code client}'s address as text (the connection keeps it: not made again per request)
+     * @param version the request's protocol version as its head says ({@code HTTP/2.0} over HTTP/2), for Via
+     */
     void apply(Headers h, InetSocketAddress client, String ip, InetSocketAddress local, String clientHost,
-               TlsInfo tls) {
+               TlsInfo tls, String version) {
         String proto = tls == null ? "http" : "https";
         InetAddress addr = client.getAddress();
         String port = portText(local.getPort());
@@ -83,7 +104,8 @@ final class ForwardedHeaders {
             addOwn(h, ip, proto, port, clientHost, element);
         }
         String via = joined(h, "Via");
-        h.set("Via", via == null ? VIA : via + ", " + VIA);
+        String own = via(version);
+        h.set("Via", via == null ? own : via + ", " + own);
     }
 
     /** A trusted proxy's forwarding fields are kept: the peer is appended to its lists, missing fields are added. */

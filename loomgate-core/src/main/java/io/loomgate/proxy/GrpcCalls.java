@@ -77,7 +77,7 @@ final class GrpcCalls {
     static ProxyFailure endDeadline(Exchange x, ProxyFailure failure) {
         x.grpc.watch.disarm();
         x.grpc.watch.close();
-        if (failure == null || failure.kind() == Kind.CLIENT_ABORTED || failure.kind() == Kind.DEADLINE_EXCEEDED
+        if (failure == null || failure.clientGone() || failure.kind() == Kind.DEADLINE_EXCEEDED
                 || !x.pastDeadline()) {
             return failure;
         }

@@ -26,6 +26,7 @@ final class GrpcReplies {
             case CONNECT_REFUSED, CONNECT_TIMEOUT, UPSTREAM_TLS, POOL_EXHAUSTED, UPSTREAM_RESET, BAD_RESPONSE,
                  UPSTREAM_ABORTED, OVERLOADED -> GrpcStatus.UNAVAILABLE;
             case CLIENT_ABORTED, CLIENT_TIMEOUT -> GrpcStatus.CANCELLED;
+            case DRAIN_CUT -> GrpcStatus.UNAVAILABLE; // the server is going away (never sent: the connection is closed)
             case INTERNAL -> GrpcStatus.INTERNAL;
             case BAD_REQUEST -> statusFor(failure.status()); // 400, 405, 413, 505: the status says which
         };

@@ -30,7 +30,7 @@ final class LocalReplies {
         if (sx.isResponseStarted()) {
             throw failure;
         }
-        if (failure.kind() == ProxyFailure.Kind.CLIENT_ABORTED) {
+        if (failure.clientGone()) {
             sx.closeAfterResponse();
             throw failure;
         }
@@ -66,7 +66,7 @@ final class LocalReplies {
             case UPSTREAM_ABORTED -> "the upstream failed mid-response";
             case INTERNAL -> "internal error in the gateway";
             case CLIENT_TIMEOUT -> "the request body did not arrive in time";
-            case BAD_REQUEST, NO_ROUTE, DEADLINE_EXCEEDED, CLIENT_ABORTED -> failure.getMessage();
+            case BAD_REQUEST, NO_ROUTE, DEADLINE_EXCEEDED, CLIENT_ABORTED, DRAIN_CUT -> failure.getMessage();
         };
     }
 
@@ -86,7 +86,7 @@ final class LocalReplies {
      */
     static void answerGrpc(Exchange x, ProxyFailure failure, GrpcStatus status) throws IOException {
         ServerExchange sx = x.downstream;
-        if (failure.kind() == ProxyFailure.Kind.CLIENT_ABORTED) {
+        if (failure.clientGone()) {
             throw failure;
         }
         if (!sx.isResponseStarted()) {

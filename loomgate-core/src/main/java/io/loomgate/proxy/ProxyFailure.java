@@ -60,6 +60,13 @@ public final class ProxyFailure extends IOException {
          * it; RFC 9110 §15.5.9).
          */
         CLIENT_TIMEOUT(Source.DOWNSTREAM, 408, false, false),
+        /**
+         * The gateway cut the exchange itself: it was still running when a drain (SIGTERM, {@code drain-timeout})
+         * ended and closed its client connection. Not the client's doing, though the relay sees a failed client write
+         * as a client's would look (session 55's hunt found drain cuts counted as {@code client_aborted}). Nobody is
+         * left to answer.
+         */
+        DRAIN_CUT(Source.INTERNAL, 503, false, false),
         /** A bug or an unexpected state in the gateway. */
         INTERNAL(Source.INTERNAL, 500, false, false);
 
@@ -124,9 +131,20 @@ public final class ProxyFailure extends IOException {
         return kind.retryable;
     }
 
-    /** Client hang-ups and routing misses are routine (debug); upstream trouble is worth a warning; bugs an error. */
+    /**
+     * Whether the client connection is gone, so no answer can be sent: the client left ({@code CLIENT_ABORTED}) or the
+     * drain closed it ({@code DRAIN_CUT}).
+     */
+    public boolean clientGone() {
+        return kind == Kind.CLIENT_ABORTED || kind == Kind.DRAIN_CUT;
+    }
+
+    /**
+     * Client hang-ups and routing misses are routine (debug); upstream trouble is worth a warning; bugs an error. A
+     * drain's cuts too: the drain warns once with their count.
+     */
     public boolean isRoutine() {
-        return kind == Kind.CLIENT_ABORTED || kind == Kind.CLIENT_TIMEOUT || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
+        return kind == Kind.CLIENT_ABORTED || kind == Kind.DRAIN_CUT || kind == Kind.CLIENT_TIMEOUT || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
                 || kind == Kind.DEADLINE_EXCEEDED
                 || kind == Kind.UPSTREAM_TLS; // the connector logged its cause once at warn; every request is noise
     }

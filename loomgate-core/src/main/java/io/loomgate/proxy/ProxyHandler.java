@@ -101,6 +101,10 @@ public final class ProxyHandler implements ExchangeHandler {
             failure = new ProxyFailure(Kind.CLIENT_ABORTED, "client cancelled the request (stream reset) while it was "
                     + "being proxied: " + failure.getMessage(), failure);
         }
+        if (failure != null && failure.kind() == Kind.CLIENT_ABORTED && x.downstream.cutByDrain()) {
+            failure = new ProxyFailure(Kind.DRAIN_CUT, "cut at the drain's deadline (shutting down): "
+                    + failure.getMessage(), failure);
+        }
         if (x.grpc.watch != null) {
             failure = GrpcCalls.endDeadline(x, failure);
         }
@@ -158,7 +162,7 @@ public final class ProxyHandler implements ExchangeHandler {
     private void cleanForwardingFields(Exchange x) {
         Headers h = x.request.headers();
         forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.remoteIp(), x.downstream.localAddress(),
-                h.first("Host"), x.downstream.tls());
+                h.first("Host"), x.downstream.tls(), x.request.version());
     }
 
     private void matchRoute(Exchange x) throws ProxyFailure {
@@ -248,7 +252,8 @@ public final class ProxyHandler implements ExchangeHandler {
 
     private void relayResponse(Exchange x) throws IOException {
         UpstreamAttempt attempt = x.upstream.attempt;
-        ResponseHeadRewriter.ForClient answer = ResponseHeadRewriter.forClient(x.upstream.head, x.upstream.framing);
+        ResponseHeadRewriter.ForClient answer = ResponseHeadRewriter.forClient(x.upstream.head, x.upstream.framing,
+                attempt.overHttp2());
         BodyInputStream body = attempt.openBody(x.upstream.framing, settings.limits(), settings.bodyReadTimeout());
         x.outcome.status = x.upstream.head.status();
         ServerExchange.ResponseBody out;
@@ -348,7 +353,7 @@ public final class ProxyHandler implements ExchangeHandler {
             log.debug("{}: no byte of the response had reached the client: answered {} instead", x, failure.status());
         }
         GrpcStatus grpc = x.grpc.active ? GrpcReplies.statusFor(failure) : null;
-        boolean answered = failure.kind() != Kind.CLIENT_ABORTED;
+        boolean answered = !failure.clientGone();
         if (grpc != null && answered) {
             x.grpc.status = grpc.code();
         }

@@ -20,8 +20,16 @@ final class ResponseHeadRewriter {
     private ResponseHeadRewriter() {
     }
 
-    /** Rewrites a final (non-101) head in place. */
+    /** Rewrites a final (non-101) head in place, received from an HTTP/1.x origin. */
     static ForClient forClient(ResponseHead head, BodyFraming originFraming) {
+        return forClient(head, originFraming, false);
+    }
+
+    /**
+     * Rewrites a final (non-101) head in place; {@code overHttp2}: it came over HTTP/2 (the head's version says
+     * HTTP/1.1 then: the codec's), which Via's received-protocol names.
+     */
+    static ForClient forClient(ResponseHead head, BodyFraming originFraming, boolean overHttp2) {
         Headers h = head.headers();
         boolean keepAlive = keepsAlive(head);
         BodyFraming framing = clientFraming(originFraming);
@@ -35,7 +43,8 @@ final class ResponseHeadRewriter {
             h.remove("Content-Length");
         }
         String via = h.first("Via");
-        h.set("Via", via == null ? ForwardedHeaders.VIA : via + ", " + ForwardedHeaders.VIA);
+        String own = overHttp2 ? ForwardedHeaders.VIA_2 : ForwardedHeaders.via(head.version());
+        h.set("Via", via == null ? own : via + ", " + own);
         return new ForClient(framing, keepAlive);
     }
 

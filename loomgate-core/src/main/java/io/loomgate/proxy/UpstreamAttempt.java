@@ -519,4 +519,9 @@ final class UpstreamAttempt implements AutoCloseable {
         return "attempt " + number + " to " + endpoint() + (c == null ? "" : c.label())
                 + (reused() ? " (reused connection)" : "");
     }
+
+    /** Whether the answer comes over HTTP/2 (the lease was a stream on an HTTP/2 connection). */
+    boolean overHttp2() {
+        return codec instanceof Http2Codec;
+    }
 }

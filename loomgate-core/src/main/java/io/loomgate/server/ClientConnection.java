@@ -56,6 +56,8 @@ final class ClientConnection implements Runnable {
 
     private final long id;
     private final ConnectionAttributes attributes = new ConnectionAttributes();
+    /** Set by {@link #abortForDrain()} before it closes the socket; read by the exchanges that fail on it. */
+    private volatile boolean cutByDrain;
     /** The accepted TCP socket: closed (or its input shut down) to end the connection from any thread. */
     private final Socket raw;
     private final ServerTls tls;
@@ -506,6 +508,10 @@ final class ClientConnection implements Runnable {
     }
 
     /** What the exchange listeners keep about this connection (ServerExchange.connectionAttributes). */
+    boolean cutByDrain() {
+        return cutByDrain;
+    }
+
     ConnectionAttributes attributes() {
         return attributes;
     }
@@ -628,7 +634,16 @@ final class ClientConnection implements Runnable {
         }
     }
 
-    /** Closes the socket whatever the connection is doing (drain timeout). */
+    /**
+     * The drain's deadline passed with this connection still open: closed as {@link #abort()} does, marked first so
+     * an exchange that fails on the closed socket reports the drain's cut, not a client that left.
+     */
+    void abortForDrain() {
+        cutByDrain = true;
+        abort();
+    }
+
+    /** Closes the socket whatever the connection is doing (drain timeout, a write stalled past its deadline). */
     void abort() {
         draining = true;
         if (parking != null && parking.isOffThread()) {

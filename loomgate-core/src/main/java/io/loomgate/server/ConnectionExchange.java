@@ -67,6 +67,11 @@ abstract class ConnectionExchange implements ServerExchange {
     }
 
     @Override
+    public final boolean cutByDrain() {
+        return connection.cutByDrain();
+    }
+
+    @Override
     public final TlsInfo tls() {
         return connection.tls();
     }

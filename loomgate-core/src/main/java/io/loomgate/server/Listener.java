@@ -390,7 +390,7 @@ public final class Listener implements AutoCloseable {
             log.warn("drain timeout: cutting {} connection(s) still in the middle of a request", busy);
         }
         for (ClientConnection c : open) {
-            c.abort();
+            c.abortForDrain();
         }
         if (idleConnections != null) {
             idleConnections.close(); // ends what is still parked (the aborts above closed their sockets)

@@ -55,6 +55,14 @@ public interface ServerExchange {
         return null;
     }
 
+    /**
+     * Whether a drain closed the client connection while this exchange ran (its deadline passed with the exchange
+     * still going): a failed client write is then the gateway's cut, not the client's leaving.
+     */
+    default boolean cutByDrain() {
+        return false;
+    }
+
     /** The TLS facts of the client connection (protocol, ALPN, verified client certificate); null when plain. */
     default TlsInfo tls() {
         return null;

@@ -2,6 +2,10 @@ package io.loomgate.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.loomgate.testkit.HostsFile;
 import io.loomgate.testkit.PrometheusText;
 import io.loomgate.upstream.Balancing;
@@ -21,6 +25,7 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * The per-endpoint health gauges and ejection counters report the upstreams served now: after a live reload they
@@ -43,10 +48,14 @@ class EndpointHealthGaugesTest {
     }
 
     private static UpstreamDefinition api(Endpoint... endpoints) {
+        return upstream("api", endpoints);
+    }
+
+    private static UpstreamDefinition upstream(String id, Endpoint... endpoints) {
         List<Endpoint> list = List.of(endpoints);
         Balancing b = new Balancing(Balancing.Policy.ROUND_ROBIN, null,
                 java.util.Collections.nCopies(list.size(), 1), null, EJECT_AT_ONCE);
-        return new UpstreamDefinition("api", list, PoolSettings.DEFAULTS, b);
+        return new UpstreamDefinition(id, list, PoolSettings.DEFAULTS, b);
     }
 
     private PrometheusText scrape() {
@@ -105,5 +114,42 @@ class EndpointHealthGaugesTest {
         assertThat(s.value("loomgate_upstream_endpoint_healthy", "route=api", "endpoint=svc.test:80@127.0.0.4"))
                 .isEqualTo(1);
         assertThat(s.toString()).doesNotContain("svc.test:80@127.0.0.2");
+    }
+
+    /**
+     * Every applied reload binds the upstreams again ({@code Observability.reloaded}), as a reload may add upstream
+     * ids: the gauges already there are kept (they read the pools served now), never registered twice. Before, the
+     * second binding had Micrometer log "This Gauge has been already registered ... will be ignored" at WARN on every
+     * gateway's first applied reload (and at DEBUG after it, which this test reads: the warning is once per JVM).
+     */
+    @Test
+    void bindingAgainAfterAReloadRegistersNoPoolGaugeTwiceAndAddsTheNewUpstreams() {
+        Logger micrometer = (Logger) LoggerFactory.getLogger("io.micrometer.core.instrument.MeterRegistry");
+        Level before = micrometer.getLevel();
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        micrometer.addAppender(lines);
+        micrometer.setLevel(Level.DEBUG);
+        try {
+            Endpoint a = new Endpoint("127.0.0.1", 1);
+            served.set(Upstreams.create(List.of(api(a)), PoolListener.NOOP));
+            metrics.bindUpstreams(served::get);
+
+            Upstreams.Reconciled r = served.get().reconcile(List.of(api(a), upstream("web",
+                    new Endpoint("127.0.0.1", 2))), PoolListener.NOOP);
+            served.set(r.next());
+            r.commit();
+            metrics.bindUpstreams(served::get); // what an applied reload does
+
+            assertThat(lines.list).extracting(ILoggingEvent::getFormattedMessage)
+                    .noneMatch(m -> m.contains("already registered"));
+            PrometheusText s = scrape();
+            assertThat(s.value("loomgate_upstream_connections", "upstream=api", "state=idle")).isEqualTo(0);
+            assertThat(s.value("loomgate_upstream_connections", "upstream=web", "state=in_use"))
+                    .as("the upstream the reload added has its gauges").isEqualTo(0);
+        } finally {
+            micrometer.detachAppender(lines);
+            micrometer.setLevel(before);
+        }
     }
 }

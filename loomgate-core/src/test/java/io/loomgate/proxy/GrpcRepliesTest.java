@@ -27,6 +27,7 @@ class GrpcRepliesTest {
         expected.put(Kind.OVERLOADED, GrpcStatus.UNAVAILABLE);
         expected.put(Kind.CLIENT_ABORTED, GrpcStatus.CANCELLED);
         expected.put(Kind.CLIENT_TIMEOUT, GrpcStatus.CANCELLED);
+        expected.put(Kind.DRAIN_CUT, GrpcStatus.UNAVAILABLE); // the server going away; never sent (no connection)
         expected.put(Kind.INTERNAL, GrpcStatus.INTERNAL);
         expected.put(Kind.BAD_REQUEST, GrpcStatus.INTERNAL); // 400: gRPC's mapping
         assertThat(expected.keySet()).containsExactlyInAnyOrder(Kind.values());

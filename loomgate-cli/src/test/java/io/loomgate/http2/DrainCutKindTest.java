@@ -1,0 +1,81 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.loomgate.cli.Gateway;
+import io.loomgate.observe.GatewayMetrics;
+import io.loomgate.server.ConnectionListener;
+import io.loomgate.testkit.PrometheusText;
+import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestOrigin.Reply;
+import io.loomgate.upstream.PoolListener;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * An exchange still running when the drain's deadline passes is cut by the gateway: it is counted and logged as
+ * {@code drain_cut}, not as {@code client_aborted} (session 55's hunt: SIGTERM with Server-Sent-Event streams in
+ * flight counted every cut stream as a client that left). Over HTTP/1.1 the relay's next write fails on the closed
+ * socket; over HTTP/2 the connection's end cancels the stream. The client could tell either way (a body short of its
+ * length); what this checks is the gateway's word for it.
+ */
+class DrainCutKindTest {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"HTTP/1.1", "HTTP/2"})
+    void anExchangeCutAtTheDrainsDeadlineIsTheDrainsNotTheClients(String client) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        GatewayMetrics metrics = new GatewayMetrics();
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
+                     new Gateway.Observers(metrics, PoolListener.NOOP, ConnectionListener.NOOP))) {
+            // the head and "in" at once, "-flight" only once released: the exchange is mid-body at the deadline
+            origin.enqueue(Reply.raw("HTTP/1.1 200 OK", List.of("Content-Length: 9"), "in", "-flight")
+                    .gatedBy(release));
+            AutoCloseable connection;
+            if (client.equals("HTTP/2")) {
+                RawH2Client c = new RawH2Client(gw.port());
+                c.get(1, "/stream");
+                assertThat(c.fields(c.await(f -> f.type() == Frames.HEADERS && f.stream() == 1)))
+                        .containsEntry(":status", "200");
+                connection = c;
+            } else {
+                RawClient c = gw.raw();
+                c.send("GET /stream HTTP/1.1\r\nHost: drain.example\r\n\r\n");
+                connection = c;
+            }
+            try {
+                origin.takeRequest();
+                assertThat(gw.gateway().listener().drain(Duration.ofMillis(300))).as("cut at the deadline").isFalse();
+                release.countDown(); // the HTTP/1.1 relay writes the rest into the closed socket now
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (failures(metrics, "drain_cut") + failures(metrics, "client_aborted") == 0
+                        && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(10_000_000);
+                }
+                assertThat(failures(metrics, "drain_cut")).isEqualTo(1);
+                assertThat(failures(metrics, "client_aborted")).isZero();
+            } finally {
+                connection.close();
+            }
+        } finally {
+            metrics.close();
+        }
+    }
+
+    /** The route's failures of that kind; 0 before the first (the counters are made on first use). */
+    private static double failures(GatewayMetrics metrics, String kind) {
+        String text = metrics.registry().scrape();
+        if (!text.contains("kind=\"" + kind + "\"")) {
+            return 0;
+        }
+        return new PrometheusText(text).value("loomgate_exchange_failures_total", "route=main", "kind=" + kind);
+    }
+}
