@@ -3,10 +3,15 @@
 # nginx origin, plain or https (TLS 1.3, one worker, keep-alive without a request limit), on the JDK's sockets or
 # epoll's; h2load --h1 sends a fixed count of keep-alive requests (N, CONNS connections) after a warm-up of the same
 # count, and perf counts the gateway's system calls by kind over the measured requests only (kernel tracepoints: the
-# gateway is not slowed as under strace). Prints per request: reads, ioctls (FIONREAD), all calls.
+# gateway is not slowed as under strace). Prints per request: reads, ioctls (FIONREAD), all calls, and the gateway's
+# CPU (perf's task-clock over the same requests, all its threads; session 55).
 #
 #   JAR=/tmp/a.jar bench/lease-check/run.sh plain jdk      # origin kind (plain|tls|tls-conscrypt), transport
 #   PORT0=29700 N=20000 CONNS=16 ...                      # ports PORT0..PORT0+3 (gateway, admin, origins)
+#   RPS=5 CONNS=2 N=200 ...                               # the measured requests at RPS a connection: every
+#                                                         # lease after a pause (the JDK sockets' check, 50 ms)
+#   STRACE=1 ...                                          # strace instead of perf: the lease's 1-byte reads,
+#                                                         # FIONREADs and fcntls counted call by call
 # Stops everything it starts.
 set -euo pipefail
 KIND=${1:-plain}
@@ -54,12 +59,31 @@ until curl -s -o /dev/null "http://127.0.0.1:$GW/hello"; do
     sleep 0.2
 done
 h2load --h1 -n "$N" -c "$CONNS" "http://127.0.0.1:$GW/hello" > "$WORK/warm.txt" 2>&1
-perf stat -e 'syscalls:sys_enter_read,syscalls:sys_enter_ioctl,syscalls:sys_enter_write,syscalls:sys_enter_epoll_ctl,raw_syscalls:sys_enter' \
+if [ -n "${STRACE:-}" ]; then # the lease's own calls, one by one: 1-byte reads (the probe), FIONREAD, fcntl
+    # one file per thread (no call split by another's), outside $WORK: the gateway watches its config's folder
+    ST=$(mktemp -d /tmp/lease-strace.XXXXXX)
+    strace -f -ff -qq -e trace=read,ioctl,fcntl -o "$ST/t" -p "$GWPID" & PERF=$!
+    sleep 1
+    h2load --h1 -n "$N" -c "$CONNS" ${RPS:+--rps=$RPS} "http://127.0.0.1:$GW/hello" > "$WORK/run.txt" 2>&1
+    kill -INT $PERF; wait $PERF 2>/dev/null || true
+    cat "$ST"/t.* > "$WORK/strace.txt"; rm -rf "$ST"
+    [ -z "${KEEP:-}" ] || cp "$WORK/strace.txt" "$KEEP"
+    printf '%s %s %s N=%s conns=%s%s load=%s (%s), strace:\n' "$(basename "$JAR")" "$KIND" "$TRANSPORT" "$N" \
+        "$CONNS" "${RPS:+ rps=$RPS}" "$(cut -d' ' -f1 /proc/loadavg)" "$(grep -o '[0-9]* succeeded' "$WORK/run.txt")"
+    for what in ', 1) *= -1 EAGAIN' 'ioctl([0-9]*, FIONREAD' 'fcntl(' 'read(' ', 8192) *= -1 EAGAIN' \
+            ', 16645) *= '; do
+        printf '  %-28s %8d  %.3f per request\n' "$what" "$(grep -c -- "$what" "$WORK/strace.txt")" \
+            "$(grep -c -- "$what" "$WORK/strace.txt" | awk -v n="$N" '{ print $1 / n }')"
+    done
+    exit 0
+fi
+perf stat -e 'task-clock,syscalls:sys_enter_read,syscalls:sys_enter_ioctl,syscalls:sys_enter_write,syscalls:sys_enter_epoll_ctl,raw_syscalls:sys_enter' \
     -p "$GWPID" -x, -o "$WORK/perf.csv" & PERF=$!
 sleep 0.5
-h2load --h1 -n "$N" -c "$CONNS" "http://127.0.0.1:$GW/hello" > "$WORK/run.txt" 2>&1
+h2load --h1 -n "$N" -c "$CONNS" ${RPS:+--rps=$RPS} "http://127.0.0.1:$GW/hello" > "$WORK/run.txt" 2>&1
 kill -INT $PERF; wait $PERF 2>/dev/null || true
 ok=$(grep -o '[0-9]* succeeded' "$WORK/run.txt" | head -1)
-printf '%s %s %s N=%s conns=%s load=%s (%s)\n' "$(basename "$JAR")" "$KIND" "$TRANSPORT" "$N" "$CONNS" \
+printf '%s %s %s N=%s conns=%s%s load=%s (%s)\n' "$(basename "$JAR")" "$KIND" "$TRANSPORT" "$N" "$CONNS" "${RPS:+ rps=$RPS}" \
     "$(cut -d' ' -f1 /proc/loadavg)" "$ok"
-awk -F, -v n="$N" '/sys_enter/ { split($3, e, ":"); printf "  %-10s %10d  %.3f per request\n", e[2], $1, $1 / n }' "$WORK/perf.csv"
+awk -F, -v n="$N" '/sys_enter/ { split($3, e, ":"); printf "  %-10s %10d  %.3f per request\n", e[2], $1, $1 / n }
+    /task-clock/ { printf "  %-10s %10.1f  %.1f us CPU per request\n", "cpu-ms", $1, $1 * 1000 / n }' "$WORK/perf.csv"

@@ -76,11 +76,8 @@ class IdleClosedOriginConnectionTest {
     private static final Map<String, Integer> bodyBytes = new ConcurrentHashMap<>();
     private static final AtomicInteger ids = new AtomicInteger();
 
-    /**
-     * An origin and how to tell it has closed every connection; {@code bareTcpClose}: an https origin that ends the TCP
-     * connection under TLS without close_notify (a bare FIN, or an RST).
-     */
-    private record Origin(String name, String uri, IntSupplier open, boolean http2, boolean bareTcpClose) {
+    /** An origin and how to tell it has closed every connection. */
+    private record Origin(String name, String uri, IntSupplier open, boolean http2) {
     }
 
     private static final List<Origin> origins = new ArrayList<>();
@@ -107,8 +104,7 @@ class IdleClosedOriginConnectionTest {
                 RawOrigin o = new RawOrigin(tls ? pki.serverContext(cert) : null, close);
                 closing.add(o);
                 origins.add(new Origin((tls ? "https" : "http") + " (raw, " + close.label + ")",
-                        (tls ? "https://localhost:" : "http://127.0.0.1:") + o.port(), o.open::get, false,
-                        tls && close != RawOrigin.Close.CLOSE_NOTIFY));
+                        (tls ? "https://localhost:" : "http://127.0.0.1:") + o.port(), o.open::get, false));
             }
         }
     }
@@ -138,7 +134,7 @@ class IdleClosedOriginConnectionTest {
                     }
                 }).start();
         closing.add(l::close);
-        return new Origin(name, uri.formatted(l.port()), open::get, http2, false);
+        return new Origin(name, uri.formatted(l.port()), open::get, http2);
     }
 
     /** Reads the body, counts the try of the id (the last path segment), answers "ok <id> <bytes>". */
@@ -174,7 +170,6 @@ class IdleClosedOriginConnectionTest {
         }
         // every combination's verdict, not only the first failure's
         List<String> failed = Collections.synchronizedList(new ArrayList<>());
-        List<String> knownGap = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger cases = new AtomicInteger();
         for (Transport t : transports) {
             for (String provider : providers) {
@@ -188,38 +183,28 @@ class IdleClosedOriginConnectionTest {
                             continue; // the provider is the TLS origins' business only
                         }
                         int route = i;
-                        perOrigin.submit(() -> casesOfOrigin(gw, route, o, t, provider, cases, failed, knownGap));
+                        perOrigin.submit(() -> casesOfOrigin(gw, route, o, t, provider, cases, failed));
                     }
                 }
             }
         }
-        System.out.println("IdleClosedOriginConnectionTest: " + cases.get() + " cases, " + failed.size() + " failed, "
-                + knownGap.size() + " of the known gap (not asserted)");
+        System.out.println("IdleClosedOriginConnectionTest: " + cases.get() + " cases, " + failed.size() + " failed");
         failed.forEach(f -> System.out.println("  FAILED " + f));
-        knownGap.forEach(f -> System.out.println("  KNOWN GAP " + f));
         assertThat(failed).as("the cases that failed, of " + cases).isEmpty();
     }
 
     /** One origin's cases (GET, POST fixed, POST chunked) one after the other, each verdict recorded. */
     private static void casesOfOrigin(Gateway gw, int route, Origin o, Transport t, String provider,
-            AtomicInteger cases, List<String> failed, List<String> knownGap) {
+            AtomicInteger cases, List<String> failed) {
         for (String request : new String[] {"GET", "POST fixed", "POST chunked"}) {
             String what = t.name().toLowerCase(Locale.ROOT) + ", upstream TLS " + provider + ", " + o.name + ", "
                     + request;
             cases.incrementAndGet();
-            // JSSE on the JDK's sockets sits on a socket without a channel (RecordBufferedSocket): no read that
-            // cannot block, so a bare FIN or an RST under TLS is not seen at the lease (only by the 10 s timed
-            // probe); a POST there still gets a 502. Run and reported, not asserted (docs/architecture.md, the
-            // upstream pool; the journal's "Left").
-            boolean gap = o.bareTcpClose && t == Transport.JDK && provider.equals("jdk");
             try {
                 oneCase(gw, route, o, request, what);
-                if (gap) {
-                    knownGap.add(what + ": passed");
-                }
             } catch (Exception | AssertionError e) {
                 String first = String.valueOf(e.getMessage()).lines().findFirst().orElse("");
-                (gap ? knownGap : failed).add(what + ": " + e.getClass().getSimpleName() + ": " + first);
+                failed.add(what + ": " + e.getClass().getSimpleName() + ": " + first);
             }
         }
     }

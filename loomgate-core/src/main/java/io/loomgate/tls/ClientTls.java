@@ -71,9 +71,10 @@ public final class ClientTls extends TlsContext {
     }
 
     /**
-     * An unconnected socket to dial an origin with before {@link #handshake} layers TLS over it. For JSSE, one that
-     * reads each record in one system call instead of two ({@link RecordBufferedSocket}); for Conscrypt, whose engine
-     * the gateway drives itself ({@link EngineChannel}), a channel's socket: the engine encrypts into direct buffers
+     * An unconnected socket to dial an origin with before {@link #handshake} layers TLS over it, a channel's either way
+     * (the pool's lease reads it once without blocking: {@link #hasBufferedBytes}). For JSSE, one that reads each
+     * record in one system call instead of two ({@link RecordBufferedSocket}); for Conscrypt, whose engine the gateway
+     * drives itself ({@link EngineChannel}), the channel's socket adaptor: the engine encrypts into direct buffers
      * that the channel writes without a copy.
      */
     public Socket unconnectedSocket() throws IOException {
@@ -211,6 +212,29 @@ public final class ClientTls extends TlsContext {
                 return e.unreadBytes() > 0;
             }
             return socket.getInputStream().available() > 0 || raw.getInputStream().available() > 0;
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /**
+     * Whether bytes wait on a TLS connection to an origin in the process, above the kernel: plaintext the TLS layer
+     * has decrypted and holds, ciphertext read ahead and not yet decrypted ({@link RecordBufferedSocket}'s record
+     * buffer, the engine socket's). No system call: the pool asks it on a lease and then reads {@code raw}'s channel
+     * once without blocking, which sees the kernel's bytes and also a bare FIN or an RST ({@link #hasUnreadBytes}'s
+     * {@code FIONREAD} would see the bytes only). For a {@code raw} that is a channel's socket: JSSE's over
+     * {@link #unconnectedSocket()}'s, Conscrypt's engine socket over a channel's.
+     *
+     * @param socket the TLS socket {@link #handshake} made
+     * @param raw    the plain socket under it
+     */
+    public static boolean hasBufferedBytes(Socket socket, Socket raw) {
+        try {
+            if (socket instanceof EngineSocket e) {
+                return e.bufferedBytes() > 0;
+            }
+            return raw instanceof RecordBufferedSocket r && r.buffered() > 0
+                    || socket.getInputStream().available() > 0;
         } catch (IOException e) {
             return true;
         }

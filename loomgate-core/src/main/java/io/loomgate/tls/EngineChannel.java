@@ -255,8 +255,13 @@ final class EngineChannel {
      * reads now (an idle one in the upstream pool): {@link #netIn} is the reader's.
      */
     int unreadBytes() throws IOException {
+        return bufferedBytes() + socketIn.available();
+    }
+
+    /** {@link #unreadBytes()} but the socket's own count: no system call. */
+    int bufferedBytes() throws IOException {
         ByteBuffer in = netIn;
-        return available() + (in == null ? 0 : in.remaining()) + socketIn.available();
+        return available() + (in == null ? 0 : in.remaining());
     }
 
     /** Moves the plaintext Conscrypt's engine holds into {@link #appIn}; no ciphertext is offered, none is read. */

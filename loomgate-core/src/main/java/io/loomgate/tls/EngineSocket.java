@@ -312,6 +312,11 @@ final class EngineSocket extends SSLSocket {
         return channel.unreadBytes();
     }
 
+    /** Bytes no read has taken, above the kernel: decrypted, still encrypted ({@link ClientTls#hasBufferedBytes}). */
+    int bufferedBytes() throws IOException {
+        return channel.bufferedBytes();
+    }
+
     private SSLEngine engine() {
         return channel.engine();
     }

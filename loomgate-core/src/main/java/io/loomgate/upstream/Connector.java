@@ -107,8 +107,10 @@ final class Connector {
     /** The codec over a connected (and for https, handshaken) socket; reports the dial made. */
     private PooledConnection wrap(UpstreamPool pool, long id, Socket raw, Socket socket, long start)
             throws IOException {
-        // A plain socket is a channel: bulk bodies move through direct buffers (BodyRelay, W4); TLS has none.
-        SocketChannel channel = socket.getChannel();
+        // A plain socket is a channel: bulk bodies move through direct buffers (BodyRelay, W4). A TLS one never: JSSE's
+        // socket answers getChannel() with the channel under it (RecordBufferedSocket's), and bytes moved there
+        // would bypass the encryption.
+        SocketChannel channel = socket == raw ? socket.getChannel() : null;
         WatchedInputStream watched = new WatchedInputStream(socket.getInputStream(), channel, raw::shutdownInput,
                 Watchdog.shared());
         try {

@@ -42,7 +42,7 @@ public final class PooledConnection implements ConnectionLease {
      * readiness flags say: an edge may still be on its way to the poller.
      */
     static final long PROBE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Idle longer than this, a JSSE connection on the JDK's sockets is probed (a 1 ms timed read) when lent again. */
+    /** Idle longer than this, TLS over a plain socket without a channel is probed (a 1 ms timed read) when lent. */
     static final long TLS_PROBE_AFTER_IDLE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private final UpstreamPool pool;
@@ -164,12 +164,14 @@ public final class PooledConnection implements ConnectionLease {
      *   no system call); only when they say something came, one non-blocking read of the kernel. After an answer
      *   without a body ({@link #probeOnNextLease}) or a long idle the read is made whatever the flags say (an edge
      *   still on its way to the poller).</li>
-     *   <li>TLS on the JDK's sockets: bytes the TLS layer or the kernel holds ({@link ClientTls#hasUnreadBytes}: a
-     *   close_notify, or an answer's stray bytes; one {@code FIONREAD}); then, with Conscrypt (whose plain socket has
-     *   a channel), one non-blocking read of that channel, which also sees a bare FIN or an RST. JSSE's plain socket
-     *   ({@code RecordBufferedSocket}) has no channel: a bare FIN or an RST under it is found only by a 1 ms timed
-     *   read after {@link #TLS_PROBE_AFTER_IDLE_NANOS} (a timed read arms a timer on a virtual thread, which under
-     *   saturation took seconds to fire: docs/performance.md, "Session 25").</li>
+     *   <li>TLS on the JDK's sockets, JSSE and Conscrypt alike: bytes the TLS layer holds above the kernel
+     *   ({@link ClientTls#hasBufferedBytes}: decrypted, or read ahead and not yet decrypted; no system call), then
+     *   one non-blocking read of the plain socket's channel (JSSE's {@code RecordBufferedSocket} is a channel's since
+     *   session 55), which sees a close_notify or stray bytes in the kernel, a bare FIN and an RST. Only a plain
+     *   socket without a channel (none the gateway dials; a test's) is left to {@link ClientTls#hasUnreadBytes}
+     *   ({@code FIONREAD}) and a 1 ms timed read after {@link #TLS_PROBE_AFTER_IDLE_NANOS} (a timed read arms a
+     *   timer on a virtual thread, which under saturation took seconds to fire: docs/performance.md, "Session
+     *   25").</li>
      * </ul>
      * A byte read by a probe is lost, which does not matter: a connection with one is discarded. What no lease check
      * sees is a close still on its way; that exchange fails as before (an idempotent request without a body goes
@@ -199,12 +201,12 @@ public final class PooledConnection implements ConnectionLease {
             return channel == null || quietNow(channel);
         }
         // TLS on the JDK's sockets
+        SocketChannel channel = raw.getChannel();
+        if (channel != null) { // JSSE over RecordBufferedSocket, Conscrypt's engine over a channel's socket
+            return !ClientTls.hasBufferedBytes(socket, raw) && quietNow(channel);
+        }
         if (ClientTls.hasUnreadBytes(socket, raw)) {
             return false;
-        }
-        SocketChannel channel = raw.getChannel();
-        if (channel != null) {
-            return quietNow(channel);
         }
         if (idleForNanos <= TLS_PROBE_AFTER_IDLE_NANOS) {
             return true;

@@ -77,6 +77,9 @@ class UpstreamRecordReadsTest {
     private static final class CountingSocket extends RecordBufferedSocket implements Counted {
         private final AtomicInteger reads = new AtomicInteger();
 
+        CountingSocket() throws IOException {
+        }
+
         @Override
         InputStream socketInput() throws IOException {
             return counting(super.socketInput(), reads);

@@ -11,13 +11,18 @@ import io.loomgate.tls.TlsProvider;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLServerSocket;
 import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,8 +41,11 @@ class TlsStaleConnectionTest {
 
     private final AtomicLong clock = new AtomicLong();
     private final RecordingPoolListener listener = new RecordingPoolListener();
-    private SSLServerSocket server;
+    private ServerSocket server;
+    private SSLSocketFactory layering;
     private final List<SSLSocket> accepted = new CopyOnWriteArrayList<>();
+    /** The plain socket under each of {@link #accepted}: closed alone, it ends TCP under TLS without close_notify. */
+    private final List<Socket> acceptedRaw = new CopyOnWriteArrayList<>();
     private UpstreamPool pool;
 
     @BeforeAll
@@ -49,7 +57,10 @@ class TlsStaleConnectionTest {
 
     @BeforeEach
     void start() throws Exception {
-        server = (SSLServerSocket) pki.serverContext(cert).getServerSocketFactory().createServerSocket();
+        // JSSE layered over an accepted plain socket, as an origin's TLS over its TCP connection: the test can end
+        // the TCP connection under TLS without a close_notify (a bare FIN, an RST), as a crashed or killed origin does
+        layering = pki.serverContext(cert).getSocketFactory();
+        server = new ServerSocket();
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         ConnectionExecutors.startDaemon("tls-stale-origin", this::acceptAll);
         // connect-timeout 10 s, not the test pools' 2 s: it bounds TCP and the TLS handshake together, and each case's
@@ -70,12 +81,15 @@ class TlsStaleConnectionTest {
     private void acceptAll() {
         while (!server.isClosed()) {
             try {
-                SSLSocket s = (SSLSocket) server.accept();
+                Socket plain = server.accept();
+                SSLSocket s = (SSLSocket) layering.createSocket(plain, null, plain.getPort(), true);
+                s.setUseClientMode(false);
                 s.startHandshake(); // completes while the pool's dial waits for it
                 // an answer's worth: the client's read of it takes the TLS 1.3 session tickets sent before it, as
                 // the first answer on a pooled connection does (a ticket left unread is a byte the lease would see)
                 s.getOutputStream().write('x');
                 s.getOutputStream().flush();
+                acceptedRaw.add(plain);
                 accepted.add(s);
             } catch (IOException e) {
                 if (server.isClosed()) {
@@ -90,6 +104,9 @@ class TlsStaleConnectionTest {
         pool.close();
         server.close();
         for (SSLSocket s : accepted) {
+            s.close();
+        }
+        for (Socket s : acceptedRaw) {
             s.close();
         }
     }
@@ -107,6 +124,71 @@ class TlsStaleConnectionTest {
         assertThat(connection).isNotSameAs(stale);
         assertThat(connection.reused()).isFalse();
         assertThat(listener.events).containsExactly("connected", "evicted:closed-by-peer", "connected");
+    }
+
+    /**
+     * An origin that ends TCP under TLS without a close_notify while the connection is idle (a bare FIN: a crashed or
+     * killed origin, a proxy or load balancer in front of it; JSSE's own close writes a close_notify first): replaced
+     * at the lease, as a close_notify is, long before the timed probe. Until session 55 JSSE's plain socket had no
+     * channel and only the 10 s timed probe saw this: the request went out on the closed connection (a POST: 502).
+     */
+    @Test
+    void aTlsConnectionWhoseOriginEndedTcpWithoutCloseNotifyIsReplacedWellBeforeTheTimedProbe() throws Exception {
+        assertReplacedAfterTcpEnd(false);
+    }
+
+    /** As above, the origin's TCP connection reset (SO_LINGER 0): an RST under TLS. */
+    @Test
+    void aTlsConnectionWhoseOriginResetTcpIsReplacedWellBeforeTheTimedProbe() throws Exception {
+        assertReplacedAfterTcpEnd(true);
+    }
+
+    private void assertReplacedAfterTcpEnd(boolean reset) throws Exception {
+        PooledConnection stale = idleConnection();
+        Socket plain = acceptedRaw.get(0);
+        if (reset) {
+            plain.setSoLinger(true, 0);
+        }
+        plain.close(); // under the TLS socket: no close_notify
+        StaleConnectionTest.awaitNewsSeen(stale);
+        awaitTcpEnded(stale.raw().getLocalPort(), reset);
+        clock.addAndGet(PooledConnection.CHECK_AFTER_IDLE_NANOS + 1);
+
+        PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
+
+        assertThat(connection).isNotSameAs(stale);
+        assertThat(connection.reused()).isFalse();
+        assertThat(listener.events).containsExactly("connected", "evicted:closed-by-peer", "connected");
+    }
+
+    /**
+     * Until the kernel has taken the origin's FIN (the gateway's end of the connection in CLOSE_WAIT) or RST (gone
+     * from the table) for the TCP connection from {@code localPort}: asked of Linux's /proc/net/tcp{,6}, not of the
+     * socket, whose only way to look is what the lease does.
+     */
+    private static void awaitTcpEnded(int localPort, boolean reset) throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "Linux's TCP table");
+        String port = String.format(":%04X", localPort);
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            List<String> states = new ArrayList<>();
+            for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
+                if (Files.isReadable(Path.of(table))) {
+                    for (String line : Files.readAllLines(Path.of(table))) {
+                        String[] f = line.trim().split("\\s+");
+                        if (f.length > 3 && f[1].endsWith(port)) {
+                            states.add(f[3]);
+                        }
+                    }
+                }
+            }
+            if (reset ? states.stream().noneMatch(st -> st.equals("01")) : states.contains("08")) {
+                return; // 01 ESTABLISHED, 08 CLOSE_WAIT
+            }
+            assertThat(System.nanoTime() - end).as("the origin's " + (reset ? "RST" : "FIN") + " arrived: " + states)
+                    .isNegative();
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
     }
 
     @Test
