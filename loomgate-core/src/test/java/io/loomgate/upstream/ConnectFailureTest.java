@@ -52,6 +52,13 @@ class ConnectFailureTest {
 
     /** Held shared by the stalled-dial cases that run side by side, whole by the two-stage ones (see there). */
     private static final String DIAL_TIMING = "ConnectFailureTest.dial-timing";
+    /** Runs of a timing case whose arrangement (not the behaviour) a loaded machine may miss: the last one asserts. */
+    private static final int ARRANGEMENT_TRIES = 3;
+    /**
+     * The two-stage origin must open before the kernel sends the dial's SYN again (about 1 s after the first): its
+     * first accept (a filler's of its full queue, or the dial's) by then.
+     */
+    private static final long OPENED_IN_TIME_MILLIS = 950;
 
     private final RecordingPoolListener listener = new RecordingPoolListener();
 
@@ -163,7 +170,25 @@ class ConnectFailureTest {
         assertWaitersFailWithTheDial(stall, 100);
     }
 
+    /**
+     * Runs the case until its arrangement holds (every request in line before the dial fails), at most
+     * {@link #ARRANGEMENT_TRIES} times: at load ~19 a request's thread once started after the dial had failed (CI run
+     * 64, session 55), which says nothing about the pool. What the case asserts about the pool is checked on the
+     * first run whose arrangement held, as strictly as before.
+     */
     private void assertWaitersFailWithTheDial(Stall stall, long staggerMillis) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            if (waitersFailWithTheDial(stall, staggerMillis, attempt == ARRANGEMENT_TRIES)) {
+                return;
+            }
+            System.out.printf("%s, %d ms apart: a request arrived after the dial failed (the machine's load): again%n",
+                    stall, staggerMillis);
+        }
+    }
+
+    /** One run of the case; false when its arrangement did not hold and {@code last} is false. */
+    private boolean waitersFailWithTheDial(Stall stall, long staggerMillis, boolean last) throws Exception {
+        RecordingPoolListener recorded = new RecordingPoolListener();
         // What is under test needs every request in line before the one dial fails: a request that arrives after it
         // dials again, as it should. The budget is wide against the arrivals (the last is due 300 ms after the first),
         // so that scheduling on a loaded machine (2 cores, load 20) does not push an arrival past the dial's end.
@@ -178,7 +203,7 @@ class ConnectFailureTest {
         try (AutoCloseable origin = stall.tls ? new StalledHandshake() : new BlackHole()) {
             int port = origin instanceof StalledHandshake t ? t.port() : ((BlackHole) origin).port();
             Endpoint endpoint = new Endpoint("127.0.0.1", port, stall.tls, stall.http2);
-            UpstreamPool pool = new UpstreamPool(endpoint, settings, listener);
+            UpstreamPool pool = new UpstreamPool(endpoint, settings, recorded);
             List<CompletableFuture<long[]>> answered = new ArrayList<>(); // {waited, answered at, arrived at} nanos
             List<Throwable> failures = new CopyOnWriteArrayList<>();
             for (int i = 0; i < requests; i++) {
@@ -214,12 +239,16 @@ class ConnectFailureTest {
             System.out.printf("%s, %d ms apart: answered after %s (from each one's arrival), last arrival %d ms "
                     + "before the first answer, %s%n", stall, staggerMillis,
                     waited.stream().map(d -> d.toMillis() + " ms").toList(),
-                    TimeUnit.NANOSECONDS.toMillis(firstAnswer - lastArrival), listener.events);
+                    TimeUnit.NANOSECONDS.toMillis(firstAnswer - lastArrival), recorded.events);
             // The arrangement, checked before the behaviour: if this fails, the machine was too slow for the test,
-            // which says so rather than blaming the pool with a count of dials.
+            // which says so rather than blaming the pool with a count of dials (and runs it again while it may).
+            if (lastArrival >= firstAnswer && !last) {
+                pool.close();
+                return false;
+            }
             assertThat(lastArrival).as("every request arrived before the dial failed (else it dials again)")
                     .isLessThan(firstAnswer);
-            assertThat(listener.events).as("one dial for the four requests")
+            assertThat(recorded.events).as("one dial for the four requests")
                     .containsExactly("connectFailed:SocketTimeoutException");
             // All answered by the one dial's failure, together; before stop 49, one connect timeout apart (three
             // timeouts, 6 s, from the first answer to the last). Measured against each other, not the clock, so a
@@ -236,6 +265,7 @@ class ConnectFailureTest {
             assertThat(pool.inUseCount()).isZero();
             pool.close();
         }
+        return true;
     }
 
     /** An origin slow at two stages of a dial, and which pool dials it. */
@@ -271,6 +301,22 @@ class ConnectFailureTest {
     @ResourceLock(DIAL_TIMING)
     @EnumSource(TwoStages.class)
     void anOriginSlowAtTwoStagesIsAnsweredWithinOneConnectTimeout(TwoStages stages) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            if (slowAtTwoStages(stages, attempt == ARRANGEMENT_TRIES)) {
+                return;
+            }
+            System.out.printf("%s: the slow origin did not open before the SYN came again (the machine's load): "
+                    + "again%n", stages);
+        }
+    }
+
+    /**
+     * One run of the case; false when its arrangement did not hold (the slow origin opened after the kernel's SYN
+     * retransmission at about 1 s, so the connect stage alone ran out: CI run 64's h2c case at load ~19, no accept
+     * at all in 1.5 s) and {@code last} is false.
+     */
+    private boolean slowAtTwoStages(TwoStages stages, boolean last) throws Exception {
+        RecordingPoolListener recorded = new RecordingPoolListener();
         Duration connectTimeout = Duration.ofMillis(1_500);
         PoolSettings settings = new PoolSettings(1, 1, Duration.ofSeconds(60), connectTimeout, HttpLimits.DEFAULTS)
                 .withHttp2(stages.tls && stages.http2, 1);
@@ -280,7 +326,7 @@ class ConnectFailureTest {
         RecordingPoolListener oneStageListener = new RecordingPoolListener();
         try (SlowAccept twoStage = new SlowAccept(); StalledHandshake oneStage = new StalledHandshake()) {
             UpstreamPool slow = new UpstreamPool(new Endpoint("127.0.0.1", twoStage.port(), stages.tls, stages.http2),
-                    settings, listener);
+                    settings, recorded);
             UpstreamPool reference = new UpstreamPool(
                     new Endpoint("127.0.0.1", oneStage.port(), stages.tls, stages.http2), settings, oneStageListener);
             long t0 = System.nanoTime();
@@ -298,6 +344,11 @@ class ConnectFailureTest {
                     + "the slow origin accepted at %s ms; %s%n", stages, TimeUnit.NANOSECONDS.toMillis(slowNanos),
                     TimeUnit.NANOSECONDS.toMillis(referenceNanos), connectTimeout.toMillis(), connectedAfter,
                     s[1]);
+            if ((connectedAfter.isEmpty() || connectedAfter.getFirst() >= OPENED_IN_TIME_MILLIS) && !last) {
+                slow.close();
+                reference.close();
+                return false;
+            }
             assertThat((Throwable) s[1]).as("the stage that ran out keeps its failure")
                     .isInstanceOf(SocketTimeoutException.class).hasMessageContaining(stages.failure);
             assertThat(Duration.ofNanos(slowNanos - referenceNanos))
@@ -307,12 +358,13 @@ class ConnectFailureTest {
                     .isGreaterThanOrEqualTo(connectTimeout.minusMillis(50))
                     .as("within the connect timeout and a margin").isLessThan(connectTimeout.plusMillis(2_500));
             if (stages.tls) {
-                assertThat(listener.events).as("one dial, one connect failure")
+                assertThat(recorded.events).as("one dial, one connect failure")
                         .containsExactly("connectFailed:SocketTimeoutException");
             }
             slow.close();
             reference.close();
         }
+        return true;
     }
 
     /**
