@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 40, {@code block-millis=auto}: the trials' decision, on a clock and an event count of the test's own (the
@@ -11,6 +12,9 @@ import org.junit.jupiter.api.Test;
  * dispatches {@code blockRate} events a millisecond, while it hands over {@code handOverRate}; the test turns the busy
  * loop's crank every 10 µs and lets the rates change, as a neighbour's arrival on the core would change them.
  */
+// Alone (this module runs some classes side by side, loomgate-epoll/pom.xml): it measures the share of time a trial
+// spends blocking.
+@Isolated
 class BlockTrialTest {
     private static final long TURN_NANOS = TimeUnit.MICROSECONDS.toNanos(10);
 

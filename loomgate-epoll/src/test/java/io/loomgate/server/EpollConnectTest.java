@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Connections dialled on epoll ({@link EpollSocket#connect}, what the upstream client uses on {@code server.transport:
@@ -30,6 +31,9 @@ import org.junit.jupiter.api.Test;
  * client tells apart ({@link SocketTimeoutException} for a timeout, {@link ConnectException} for the rest) and leaves
  * no fd behind. Bounds are generous (a loaded machine): the point is an answer, never a hang.
  */
+// Alone (this module runs some classes side by side, loomgate-epoll/pom.xml): counts this JVM's open descriptors
+// (/proc/self/fd).
+@Isolated
 class EpollConnectTest {
     private static final long GENEROUS_SECONDS = 20;
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();

@@ -17,14 +17,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 40 step 3's safety test: thousands of connections on the epoll transport, served from many virtual threads,
@@ -34,6 +35,9 @@ import org.junit.jupiter.api.Test;
  * count in /proc/self/fd is the same before and after). 1,000 connections, 200 at once, by default (about a minute
  * on the loaded 2-core machine); {@code -Dfuzz.connections=N} for more.
  */
+// Alone (this module runs some classes side by side, loomgate-epoll/pom.xml): counts this JVM's open descriptors
+// (/proc/self/fd) before and after.
+@Isolated
 class EpollFuzzTest {
     private static final int CONNECTIONS = Integer.getInteger("fuzz.connections", 1000);
     private static final int AT_ONCE = 200;

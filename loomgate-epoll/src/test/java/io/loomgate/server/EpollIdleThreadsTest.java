@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 40: on {@code transport: epoll} idle keep-alive connections, HTTP/1.1 and h2c, hold no virtual thread, as on
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
  * ({@link ConnectionExecutors#virtualThreadsAlive()}, the {@code loomgate_virtual_threads} figure). Before, each kept
  * its thread parked in the poller's readiness wait. Each resumes on its next request.
  */
+// Alone (this module runs some classes side by side, loomgate-epoll/pom.xml): counts this JVM's live virtual threads.
+@Isolated
 class EpollIdleThreadsTest {
     private static final int HTTP1 = 150;
     private static final int H2C = 50;

@@ -17,6 +17,7 @@ import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Idle TLS keep-alive connections on {@code transport: epoll} hold no virtual thread, as plain ones there
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.Test;
  * An HTTP/2 connection over TLS that reaches its idle timeout while parked gets an encrypted GOAWAY (one send that
  * never waits, made by the poller) before the close.
  */
+// Alone (this module runs some classes side by side, loomgate-epoll/pom.xml): counts this JVM's live virtual threads.
+@Isolated
 class EpollIdleTlsThreadsTest {
     private static final int HTTP1 = 100;
     private static final int H2 = 30;

@@ -10,6 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The gateway's {@link Listener} on {@code transport: epoll}: it runs there (not silently on the JDK's sockets),
@@ -17,6 +20,11 @@ import org.junit.jupiter.api.Test;
  * head (a byte now and then, never finished) gets 408 at the header timeout, not at the pace the client sets.
  * The whole protocol matrix on epoll runs in loomgate-cli (profile transport-epoll).
  */
+// Beside the module's other classes (loomgate-epoll/pom.xml): its slowloris case waits out a header timeout on a
+// listener of its own, no count of the JVM's threads or descriptors; its lock keeps its own cases in a row, on one
+// thread, as before.
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock("EpollListenerTest")
 class EpollListenerTest {
     private static final Duration HEADER = Duration.ofMillis(500);
     private static final Duration LONG = Duration.ofSeconds(60);

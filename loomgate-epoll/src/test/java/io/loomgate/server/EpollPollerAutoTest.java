@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 40, {@code loomgate.epoll.block-millis=auto} on real sockets: the busy loop runs its trials (blocking against
@@ -20,6 +21,9 @@ import org.junit.jupiter.api.Test;
  * decision's two directions (hand over when blocking falls behind, block again when it keeps up) are
  * {@link BlockTrialTest}'s, on a load the test controls.
  */
+// Alone (this module runs some classes side by side, loomgate-epoll/pom.xml): its child JVM's blocking trial measures a
+// ratio on the live load: a neighbour's CPU would be in it.
+@Isolated
 class EpollPollerAutoTest {
     private static final long GENEROUS_SECONDS = 120;
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Issue 40, the poller's wake-ups, with {@code loomgate.epoll.block-millis} set (opt-in, off by default): between two
@@ -24,6 +25,9 @@ import org.junit.jupiter.api.Test;
  * one core), a virtual thread made runnable from outside while the poller blocks, or a timed park ending, runs within
  * the poller's bound, never waits for the next event. Real loopback sockets, a JDK socket as the peer.
  */
+// Alone (this module runs some classes side by side, loomgate-epoll/pom.xml): its child JVM checks a one-carrier wake-
+// up against a bound.
+@Isolated
 class EpollPollerWakeTest {
     private static final long GENEROUS_SECONDS = 30;
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();

@@ -25,15 +25,17 @@ final class Database implements AutoCloseable {
 
     private final String jdbcUrl;
     private final int poolSize;
+    private final Duration startTimeout;
     private final ReentrantLock lock = new ReentrantLock();
     private HikariDataSource pool;
     private LocalPostgres postgres;
     private String failure;
     private boolean closed;
 
-    Database(String jdbcUrl, int poolSize) {
+    Database(String jdbcUrl, int poolSize, Duration startTimeout) {
         this.jdbcUrl = jdbcUrl;
         this.poolSize = poolSize;
+        this.startTimeout = startTimeout;
     }
 
     String describe() {
@@ -95,7 +97,7 @@ final class Database implements AutoCloseable {
             config.setMinimumIdle(poolSize);
             config.setPoolName("mock-origin-db");
             config.setConnectionTimeout(30_000);
-            config.setInitializationFailTimeout(10_000);
+            config.setInitializationFailTimeout(startTimeout.toMillis());
             pool = new HikariDataSource(config);
         } catch (IOException | RuntimeException e) {
             failure = (url == null ? "the bundled PostgreSQL did not start" : "cannot connect to " + url) + ": "

@@ -31,7 +31,7 @@ public final class MockOrigin implements ExchangeHandler, AutoCloseable {
 
     public MockOrigin(BackendSettings settings) {
         this.latency = settings.latency();
-        this.database = new Database(settings.jdbcUrl(), settings.dbPoolSize());
+        this.database = new Database(settings.jdbcUrl(), settings.dbPoolSize(), settings.dbStartTimeout());
     }
 
     /** Starts the database now rather than on the first /db; returns a line describing it. */

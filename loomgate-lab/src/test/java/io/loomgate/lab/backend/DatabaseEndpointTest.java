@@ -36,7 +36,9 @@ class DatabaseEndpointTest {
     @Test
     void anUnreachableDatabaseIsA503ThatSaysWhy() throws Exception {
         BackendSettings settings = new BackendSettings("127.0.0.1", 0, ThreadModel.VIRTUAL, Duration.ofMillis(1),
-                "jdbc:postgresql://127.0.0.1:1/none", 2, false);
+                "jdbc:postgresql://127.0.0.1:1/none", 2, false)
+                // a closed port stays closed: the default 10 s of retries would be the test's whole time
+                .withDbStartTimeout(Duration.ofMillis(500));
         try (MockBackend backend = MockBackend.start(settings)) {
             HttpResponse<String> r = get(backend, "/db");
             assertThat(r.statusCode()).isEqualTo(503);
