@@ -31,8 +31,8 @@ import org.junit.jupiter.api.parallel.Isolated;
  * Issue 40 step 3's safety test: thousands of connections on the epoll transport, served from many virtual threads,
  * each doing something random (echo a random number of random-sized writes, half-close, close early from our side,
  * close from a third thread while our reader is parked, reset from the peer), with a check that every byte echoed
- * arrives once and in order, that nothing hangs (every wait has a generous deadline), and that no fd leaks (the
- * count in /proc/self/fd is the same before and after). 1,000 connections, 200 at once, by default (about a minute
+ * arrives once and in order, that nothing hangs (every wait has a generous deadline), and that no fd leaks (every
+ * fd in /proc/self/fd after was open before, as the same file or socket). 1,000 connections, 200 at once, by default (about a minute
  * on the loaded 2-core machine); {@code -Dfuzz.connections=N} for more.
  */
 // Alone (this module runs some classes side by side, loomgate-epoll/pom.xml): counts this JVM's open descriptors
@@ -40,6 +40,8 @@ import org.junit.jupiter.api.parallel.Isolated;
 @Isolated
 class EpollFuzzTest {
     private static final int CONNECTIONS = Integer.getInteger("fuzz.connections", 1000);
+    /** What the fd of a listing of /proc/self/fd points to. */
+    private static final String LISTING = "/proc/" + ProcessHandle.current().pid() + "/fd";
     private static final int AT_ONCE = 200;
     private static final int TIMEOUT_MILLIS = 30_000;
 
@@ -94,11 +96,21 @@ class EpollFuzzTest {
         assertThat(echoed.get()).as("bytes echoed").isGreaterThan(CONNECTIONS * 2000L);
         assertThat(parkedReadersWoken.get()).as("readers woken by a close").isPositive();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (openFds() != fdsBefore && System.nanoTime() < deadline) {
+        while (!openedSince(before).isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(20); // closes on both sides are synchronous; this only waits out stray JDK cleanup
         }
-        assertThat(openFds()).as("open fds after, against before: %s -> %s", before, fdTargets())
-                .isEqualTo(fdsBefore);
+        // Every fd open now was open before, as the same thing (a socket's inode is its own): none of the test's is
+        // left. Not the count: an earlier class's socket that closes during the run (its JVM is shared) made the
+        // count fall below the one before, twice at load 20-29 (session 55), and hid nothing of this test's.
+        assertThat(openedSince(before)).as("fds opened during the run and still open (%d open before)", fdsBefore)
+                .isEmpty();
+    }
+
+    /** The fds open now that were not open before, or not as the same file or socket. */
+    private static java.util.Map<String, String> openedSince(java.util.Map<String, String> before) throws IOException {
+        java.util.Map<String, String> now = fdTargets();
+        now.entrySet().removeIf(e -> e.getValue().equals(before.get(e.getKey())));
+        return now;
     }
 
     /** The server side: reads a one-byte act, then does it; echoes what it reads until the end. */
@@ -271,7 +283,10 @@ class EpollFuzzTest {
         try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
             for (Path fd : fds.toList()) {
                 try {
-                    targets.put(fd.getFileName().toString(), Files.readSymbolicLink(fd).toString());
+                    String target = Files.readSymbolicLink(fd).toString();
+                    if (!target.equals(LISTING)) { // the listing's own, at whatever number is free
+                        targets.put(fd.getFileName().toString(), target);
+                    }
                 } catch (IOException gone) {
                     // the listing's own fd, closed by now
                 }
