@@ -80,10 +80,14 @@ class FirstHttpsOriginByReloadTest {
         }
     }
 
-    /** upstream.ssl from the start (it cannot change live): the CA of the https:// origin's certificate. */
+    /**
+     * upstream.ssl from the start (it cannot change live): the CA of the https:// origin's certificate. A connect
+     * timeout of 10 s: the first handshake with the test's cold TLS origin took over the default 2 s at load 15.
+     */
     private static String head(int adminPort, Path ca) {
         return "server:\n  address: 127.0.0.1\n  port: 0\nadmin:\n  address: 127.0.0.1\n  port: " + adminPort
-                + "\naccess-log:\n  enabled: false\nupstream:\n  ssl:\n    trust-certificate: " + ca + "\n";
+                + "\naccess-log:\n  enabled: false\nupstream:\n  connect-timeout: 10s\n  ssl:\n"
+                + "    trust-certificate: " + ca + "\n";
     }
 
     private static HttpRequest get(ServedGateway gw, String path) {
