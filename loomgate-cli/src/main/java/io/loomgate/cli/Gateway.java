@@ -58,7 +58,11 @@ public final class Gateway implements AutoCloseable {
     private final Plugins factories;
     private final ProxyHandler proxy;
     private final PoolListener pools;
-    private final ClientTls clientTls;
+    /**
+     * TLS to origins (null while no route names an https:// origin): made at start-up, or by the first reload that
+     * names one. upstream.ssl cannot change live, so the start-up file's section is every later file's too.
+     */
+    private volatile ClientTls clientTls;
     /** The connections to origins' transport: server.transport, resolved at start (a change needs a restart). */
     private final Transport upstreamTransport;
     private final Listener listener;
@@ -257,10 +261,16 @@ public final class Gateway implements AutoCloseable {
      *                                  changed
      */
     Swap reload(GatewayAssembly next, ServerTlsSettings nextTls) {
-        if (clientTls == null
-                && next.upstreams().stream().flatMap(d -> d.endpoints().stream()).anyMatch(e -> e.tls())) {
-            throw new IllegalArgumentException("the first https:// origin needs upstream TLS, made at start-up: "
-                    + "needs a restart");
+        ClientTls tls = clientTls;
+        if (tls == null) {
+            // The first https:// origin, live: until session 55 refused as needing a restart, the table of
+            // configuration.md saying routes and their origins change live.
+            try {
+                tls = clientTls(config, next, reloader);
+            } catch (IOException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+            clientTls = tls; // made and valid whether or not the rest of this reload applies: kept for the next
         }
         boolean newCertificates = serverTls != null && nextTls != null
                 && !nextTls.certificates().equals(serverTls.settings().certificates());
@@ -274,7 +284,7 @@ public final class Gateway implements AutoCloseable {
         }
         Serving before = serving;
         Upstreams.Reconciled r = before.upstreams().reconcile(
-                onTransport(withTls(next.upstreams(), clientTls), upstreamTransport), pools);
+                onTransport(withTls(next.upstreams(), tls), upstreamTransport), pools);
         BoundRoutes routes = BoundRoutes.bind(next.routes(),
                 route -> r.next().get(next.upstreamOf().get(route).id()));
         proxy.swapRoutes(routes);

@@ -60,14 +60,14 @@ final class RateLimitMeters implements RateLimitListener {
     @Override
     public void storeFailed(String store) {
         storeErrors.computeIfAbsent(store, s -> Counter.builder("loomgate.ratelimit.store.errors")
-                .description("Rate-limit store calls that failed or timed out (the request was allowed)")
+                .description("Rate-limit store calls that failed or timed out (failure-mode decided the request)")
                 .tag("store", s).register(registry)).increment();
     }
 
     /** Registers a store's error counter at zero, so a scrape shows it before the first failure. */
     void registerStore(String store) {
         storeErrors.computeIfAbsent(store, s -> Counter.builder("loomgate.ratelimit.store.errors")
-                .description("Rate-limit store calls that failed or timed out (the request was allowed)")
+                .description("Rate-limit store calls that failed or timed out (failure-mode decided the request)")
                 .tag("store", s).register(registry));
     }
 }

@@ -114,11 +114,15 @@ final class GrpcCalls {
         x.request.headers().set("grpc-timeout", GrpcTimeout.format(left));
     }
 
-    /** The grpc-status the origin sent: in its trailers, or in its head (trailers-only); UNKNOWN when neither has. */
+    /**
+     * The grpc-status the client got: the origin's, in its trailers or in its head (trailers-only); when neither has
+     * one, what the client makes of the HTTP status (an origin's 404 page is UNIMPLEMENTED to it, a 503 UNAVAILABLE,
+     * where this said UNKNOWN for all until session 55).
+     */
     static int statusSent(ResponseHead head, Headers trailers) {
         String s = trailers == null ? null : trailers.first("grpc-status");
         int code = GrpcStatus.parseCode(s != null ? s : head.headers().first("grpc-status"));
-        return code < 0 ? GrpcStatus.UNKNOWN.code() : code;
+        return code < 0 ? GrpcReplies.mappedByClient(head.status()).code() : code;
     }
 
     /** A filter's reply as a grpc-message: its text body (filters write "429 Too Many Requests: ..."), else status. */

@@ -34,13 +34,21 @@ final class GrpcReplies {
 
     /** The status for an HTTP status the gateway (or a filter) would otherwise have answered with. */
     static GrpcStatus statusFor(int httpStatus) {
+        return httpStatus == 413 || httpStatus == 429 ? GrpcStatus.RESOURCE_EXHAUSTED : mappedByClient(httpStatus);
+    }
+
+    /**
+     * The status a gRPC client reports for an answer with this HTTP status and no {@code grpc-status} (a hop that
+     * does not speak gRPC: a 404 page, a proxy's 503): gRPC's HTTP-to-gRPC mapping as grpc-java and grpc-go apply it,
+     * with no departure, since the client, not the gateway, decides here.
+     */
+    static GrpcStatus mappedByClient(int httpStatus) {
         return switch (httpStatus) {
             case 400 -> GrpcStatus.INTERNAL;
             case 401 -> GrpcStatus.UNAUTHENTICATED;
             case 403 -> GrpcStatus.PERMISSION_DENIED;
             case 404 -> GrpcStatus.UNIMPLEMENTED;
-            case 413, 429 -> GrpcStatus.RESOURCE_EXHAUSTED;
-            case 502, 503, 504 -> GrpcStatus.UNAVAILABLE;
+            case 429, 502, 503, 504 -> GrpcStatus.UNAVAILABLE;
             default -> GrpcStatus.UNKNOWN;
         };
     }

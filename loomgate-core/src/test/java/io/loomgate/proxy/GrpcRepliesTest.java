@@ -56,4 +56,12 @@ class GrpcRepliesTest {
         assertThat(GrpcReplies.statusFor(301)).isEqualTo(GrpcStatus.UNKNOWN);
         assertThat(GrpcReplies.statusFor(500)).isEqualTo(GrpcStatus.UNKNOWN);
     }
+
+    @Test
+    void anOriginsAnswerWithoutGrpcStatusIsWhatTheClientMapsItToWithNoDeparture() {
+        assertThat(GrpcReplies.mappedByClient(404)).isEqualTo(GrpcStatus.UNIMPLEMENTED);
+        assertThat(GrpcReplies.mappedByClient(429)).isEqualTo(GrpcStatus.UNAVAILABLE);
+        assertThat(GrpcReplies.mappedByClient(413)).isEqualTo(GrpcStatus.UNKNOWN);
+        assertThat(GrpcReplies.mappedByClient(200)).isEqualTo(GrpcStatus.UNKNOWN);
+    }
 }

@@ -8,6 +8,8 @@ package io.loomgate.ratelimit;
 public final class JedisStores implements RedisStores {
     @Override
     public RateLimitStore open(RedisSettings settings) {
-        return new RedisStore(settings);
+        RedisStore store = new RedisStore(settings);
+        store.warmUp();
+        return store;
     }
 }

@@ -77,6 +77,24 @@ final class RedisStore implements RateLimitStore {
         return c;
     }
 
+    /**
+     * Dials one connection and loads the script before the first request, so that neither happens on it: a cold
+     * JVM's first dial (Jedis's classes, the connection's handshake) missed the default 50 ms timeout at load 15-20,
+     * and that first request was decided as if Redis were down, a 503 with {@code failure-mode: deny} (session 55).
+     * At most three tries, each bounded by the timeout; a Redis that is not there at start is found by the first
+     * request, as before. The connection stays pooled (no evictor).
+     */
+    void warmUp() {
+        for (int i = 0; i < 3; i++) {
+            try (Jedis jedis = pool.getResource()) {
+                jedis.scriptLoad(SCRIPT);
+                return;
+            } catch (JedisException e) {
+                // not reachable yet: try again, or leave it to the first request
+            }
+        }
+    }
+
     @Override
     public String name() {
         return "redis";

@@ -131,6 +131,17 @@ class RedisStoreTest {
     }
 
     @Test
+    void openingTheStoreDialsRedisAndLoadsTheScriptBeforeTheFirstRequest() throws Exception {
+        // Session 55: the first request dialled, and on a loaded machine missed the 50 ms timeout (a 503 with deny).
+        try (RedisServer fresh = RedisServer.start();
+             RateLimitStore opened = new JedisStores().open(settings(fresh.url(), Duration.ofMillis(500)));
+             Jedis j = new Jedis("127.0.0.1", fresh.port())) {
+            assertThat(j.scriptExists(new String(RedisStore.SCRIPT_SHA))).as("the script, loaded").isTrue();
+            assertThat(j.clientList()).as("a pooled connection of the store's").contains("name=loomgate");
+        }
+    }
+
+    @Test
     void aPasswordInTheUrlIsSent() throws Exception {
         try (RedisServer locked = RedisServer.start("--requirepass", "s3cr:t");
              RedisStore withPassword = new RedisStore(settings("redis://:s3cr%3At@127.0.0.1:" + locked.port(),
