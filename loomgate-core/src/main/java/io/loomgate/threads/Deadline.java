@@ -81,7 +81,7 @@ public final class Deadline implements AutoCloseable {
      * {@link #EXPIRED_BY_LOOK} if it did, {@link #NOT_ARMED}, or the armed instant, not yet due.
      */
     long expireIfDue(long now) {
-        long d = (long) AT.getAcquire(this);
+        long d = (long) AT.getVolatile(this); // volatile, not acquire: ordered after the look's far-ahead plan (armAt)
         if (d == IDLE || d == EXPIRED) {
             return NOT_ARMED;
         }
