@@ -39,11 +39,14 @@ public final class Deadline implements AutoCloseable {
 
     /**
      * Arms for an instant of the {@link #clock()}. Only the owner arms and disarms, one operation at a time.
-     * Release order is enough: the watchdog needs to see it eventually, and a late look only delays an expiry.
+     * A volatile store, then the watchdog's planned wake-up is read: either the watchdog's look sees this instant or
+     * this read sees the look's far-ahead plan and moves it forward (the watchdog sleeps until the earliest deadline).
      */
     public void armAt(long instant) {
         // The two sentinels are never real instants; a clock that lands on one is nudged by a nanosecond.
-        AT.setRelease(this, instant == IDLE ? IDLE + 1 : instant == EXPIRED ? EXPIRED - 1 : instant);
+        long at = instant == IDLE ? IDLE + 1 : instant == EXPIRED ? EXPIRED - 1 : instant;
+        AT.setVolatile(this, at);
+        watchdog.armed(at);
     }
 
     /** Arms for {@code nanos} from now. */
@@ -68,13 +71,27 @@ public final class Deadline implements AutoCloseable {
         return d != IDLE && d != EXPIRED;
     }
 
-    /** The watchdog's check: claims and runs the expiry if armed and due at {@code now}. */
-    boolean expireIfDue(long now) {
-        long d = (long) AT.getAcquire(this);
-        if (d == IDLE || d == EXPIRED || now - d < 0 || !AT.compareAndSet(this, d, EXPIRED)) {
-            return false;
+    /** What {@link #expireIfDue} answers when it expired the deadline (never an armed instant). */
+    static final long EXPIRED_BY_LOOK = IDLE;
+    /** What {@link #expireIfDue} answers for a deadline not armed, or expired earlier (never an armed instant). */
+    static final long NOT_ARMED = EXPIRED;
+
+    /**
+     * The watchdog's look: claims and runs the expiry if armed and due at {@code now}. Returns
+     * {@link #EXPIRED_BY_LOOK} if it did, {@link #NOT_ARMED}, or the armed instant, not yet due.
+     */
+    long expireIfDue(long now) {
+        long d = (long) AT.getVolatile(this); // volatile, not acquire: ordered after the look's far-ahead plan (armAt)
+        if (d == IDLE || d == EXPIRED) {
+            return NOT_ARMED;
+        }
+        if (now - d < 0) {
+            return d;
+        }
+        if (!AT.compareAndSet(this, d, EXPIRED)) {
+            return NOT_ARMED; // disarmed or re-armed meanwhile: a re-arming went through armed() itself
         }
         onExpiry.run();
-        return true;
+        return EXPIRED_BY_LOOK;
     }
 }

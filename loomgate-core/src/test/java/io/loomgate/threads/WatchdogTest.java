@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.testkit.ManualClock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -95,6 +99,57 @@ class WatchdogTest {
             d.armAt(started.clock().nanoTime());
             assertThat(expired.await(30, TimeUnit.SECONDS)).isTrue();
             assertThat(d.disarm()).isTrue();
+        }
+    }
+
+    @Test
+    void aStartedWatchdogCutsADeadlineWhenDueNotAtItsNextTick() throws InterruptedException {
+        // Session 55: the thread sleeps until the earliest armed deadline, so its tick only bounds a missed race. With
+        // a tick of an hour, the thread that looked every tick would not cut this deadline within the test's wait.
+        CountDownLatch expired = new CountDownLatch(1);
+        try (Watchdog started = Watchdog.start("test-watchdog-due", Duration.ofHours(1))) {
+            Deadline d = started.deadline(expired::countDown);
+            long armedAt = started.clock().nanoTime();
+            d.armAfter(Duration.ofMillis(50).toNanos());
+            assertThat(expired.await(30, TimeUnit.SECONDS)).as("cut when due, not an hour later").isTrue();
+            assertThat(started.clock().nanoTime() - armedAt).as("not before it was due")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(50).toNanos());
+            assertThat(d.disarm()).isTrue();
+        }
+    }
+
+    @Test
+    void deadlinesArmedWhileTheWatchdogLooksAreCutToo() throws InterruptedException {
+        // Owners arm short deadlines at random instants, many while the thread is looking at the others: each must be
+        // cut (an arming the look missed moves the planned wake-up forward), with an hour's tick as no backstop.
+        int owners = 4;
+        int rounds = 200;
+        try (Watchdog started = Watchdog.start("test-watchdog-race", Duration.ofHours(1))) {
+            List<Thread> threads = new ArrayList<>();
+            AtomicInteger cut = new AtomicInteger();
+            for (int i = 0; i < owners; i++) {
+                threads.add(Thread.ofVirtual().start(() -> {
+                    for (int r = 0; r < rounds; r++) {
+                        Semaphore done = new Semaphore(0);
+                        Deadline d = started.deadline(done::release);
+                        d.armAfter(ThreadLocalRandom.current().nextLong(2_000_000));
+                        try {
+                            if (done.tryAcquire(30, TimeUnit.SECONDS)) {
+                                cut.incrementAndGet();
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return;
+                        }
+                        d.disarm();
+                        d.close();
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                assertThat(t.join(Duration.ofSeconds(120))).isTrue();
+            }
+            assertThat(cut).hasValue(owners * rounds);
         }
     }
 
