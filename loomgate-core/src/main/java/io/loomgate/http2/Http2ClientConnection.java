@@ -12,6 +12,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +78,15 @@ public final class Http2ClientConnection {
     private long streamsOpened;
     private long idleSinceNanos = System.nanoTime();
     private int maxStreamBuffered;
+    /**
+     * The lowest last-stream-id of the origin's GOAWAYs, or {@link #MAX_STREAM_ID} while none came: streams above it
+     * were never processed (RFC 9113 §6.8). Guarded by lock.
+     */
+    private int goAwayLast = MAX_STREAM_ID;
+    /** Whether the reader has ended (guarded by lock): it will read no GOAWAY any more. */
+    private boolean readerEnded;
+    /** Signalled when a GOAWAY is read or the reader ends: what a stream whose write failed waits for. */
+    private final Condition readerVerdict = lock.newCondition();
     // reader thread only
     private Thread reader;
     /** The PING keep-alive, or null when off; set before {@link #start}. */
@@ -340,11 +351,24 @@ public final class Http2ClientConnection {
                                   GeneratedField generated, boolean endStream) throws IOException {
         Http2ClientStream s;
         int frameSize;
+        IOException writeFailed = null;
         openLock.lock();
         try {
             lock.lock();
             try {
                 reserved--;
+                Http2StreamException refused = refusalLocked(nextStreamId);
+                if (refused != null) {
+                    // the slot was reserved before the origin's GOAWAY was read (and maybe its close): nothing is
+                    // written, any method may go again on another connection
+                    lock.unlock();
+                    try {
+                        afterRemoval();
+                    } finally {
+                        lock.lock();
+                    }
+                    throw refused;
+                }
                 if (deadWhy != null) {
                     throw new IOException("upstream connection " + name + " " + deadWhy);
                 }
@@ -364,8 +388,7 @@ public final class Http2ClientConnection {
                 writer.requestHeaders(streamId, method, scheme, authority, path, fields, generated, maxFrame,
                         endStream);
             } catch (IOException e) {
-                die("write failed: " + e.getMessage());
-                throw e;
+                writeFailed = e; // judged below, outside openLock: other streams' opens need not wait for it
             } catch (RuntimeException e) {
                 // a head that cannot be encoded (a bug: Headers holds no null) after its stream took its id and
                 // slot: nothing was written, but the stream is registered; the connection goes rather than keep it
@@ -375,7 +398,64 @@ public final class Http2ClientConnection {
         } finally {
             openLock.unlock();
         }
+        if (writeFailed != null) {
+            IOException verdict = afterWriteFailed(s.id(), writeFailed);
+            die("write failed: " + writeFailed.getMessage());
+            throw verdict;
+        }
         return s;
+    }
+
+    /** Under the lock: the refusal of stream {@code id} when the origin's GOAWAY names a lower last stream, or null. */
+    Http2StreamException refusalLocked(int id) {
+        return id > goAwayLast ? new Http2StreamException("origin sent GOAWAY (last stream " + goAwayLast
+                + ") before processing stream " + id, Frames.REFUSED_STREAM, true) : null;
+    }
+
+    /** Under the lock, on the reader: the origin's GOAWAY names {@code last}; a stream whose write failed hears it. */
+    void goAwayReadLocked(int last) {
+        goAwayLast = Math.min(goAwayLast, last);
+        readerVerdict.signalAll();
+    }
+
+    /** The most a stream whose write failed waits for the reader's GOAWAY or end (a reader still unscheduled). */
+    static final long VERDICT_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    /**
+     * A write of stream {@code id}'s frames failed: the origin may have closed the connection after a GOAWAY that
+     * still sits unread in our socket (an origin's idle timeout: GOAWAY, then FIN; the reader not yet scheduled, or
+     * our write raced the origin's close). Whether the origin can have processed the stream is the reader's to say:
+     * this waits, at most {@link #VERDICT_NANOS}, until it has read a GOAWAY or ended, then returns the refusal (the
+     * stream failed with it, so any method may go again on another connection) when the GOAWAY's last stream is
+     * below {@code id}, else {@code e}: the stream may have been processed.
+     */
+    IOException afterWriteFailed(int id, IOException e) {
+        lock.lock();
+        try {
+            long left = VERDICT_NANOS;
+            while (!readerEnded && goAwayLast == MAX_STREAM_ID && left > 0) {
+                try {
+                    left = readerVerdict.awaitNanos(left);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            Http2StreamException refused = refusalLocked(id);
+            if (refused == null) {
+                return e;
+            }
+            Http2ClientStream s = streams.get(id);
+            if (s != null) {
+                removeLocked(s);
+                s.failLocked(refused);
+            }
+            log.debug("h2 upstream {}: write of stream {} failed ({}) after the origin's GOAWAY: refused", name, id,
+                    e.toString());
+            return refused;
+        } finally {
+            lock.unlock();
+        }
     }
 
     void writeData(int stream, byte[] b, int off, int len, boolean endStream) throws IOException {
@@ -475,6 +555,13 @@ public final class Http2ClientConnection {
         } catch (RuntimeException e) {
             why = "failed: " + e;
             log.warn("h2 upstream {}: reader failed", name, e);
+        }
+        lock.lock();
+        try {
+            readerEnded = true;
+            readerVerdict.signalAll();
+        } finally {
+            lock.unlock();
         }
         die(why, protocolError, culprit, lingerAtEnd);
     }

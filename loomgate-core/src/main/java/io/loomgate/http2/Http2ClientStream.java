@@ -150,10 +150,14 @@ public final class Http2ClientStream {
         } finally {
             conn.lock.unlock();
         }
-        if (requestTrailers != null && !requestTrailers.isEmpty()) {
-            conn.writeTrailers(id, requestTrailers);
-        } else {
-            conn.writeData(id, EMPTY, 0, 0, true);
+        try {
+            if (requestTrailers != null && !requestTrailers.isEmpty()) {
+                conn.writeTrailers(id, requestTrailers);
+            } else {
+                conn.writeData(id, EMPTY, 0, 0, true);
+            }
+        } catch (IOException e) {
+            throw conn.afterWriteFailed(id, e);
         }
         afterLocalEnd();
     }
@@ -415,7 +419,12 @@ public final class Http2ClientStream {
                 if (n == SendWindow.DROPPED) {
                     return; // the origin answered and wants no more: the rest is dropped
                 }
-                conn.writeData(id, b, off, n, false);
+                try {
+                    conn.writeData(id, b, off, n, false);
+                } catch (IOException e) {
+                    // refused when the origin's GOAWAY, still unread as the write failed, says it never saw this stream
+                    throw conn.afterWriteFailed(id, e);
+                }
                 off += n;
                 len -= n;
             }

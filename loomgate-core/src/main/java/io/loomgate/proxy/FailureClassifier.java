@@ -101,6 +101,11 @@ final class FailureClassifier {
         };
     }
 
+    /** Whether {@code failure} is an HTTP/2 stream the origin never processed (RFC 9113 §8.7). */
+    static boolean refused(ProxyFailure failure) {
+        return failure.getCause() instanceof Http2StreamException h && h.refused();
+    }
+
     /**
      * Whether the exchange may try again on a fresh connection after {@code failure} ended this attempt: the kind
      * must allow it (a reset, never a timeout or an invalid response), nothing of a response may have arrived, and
@@ -109,7 +114,7 @@ final class FailureClassifier {
      * and body replay.
      */
     static boolean mayRetry(ProxyFailure failure, UpstreamAttempt.Facts attempt) {
-        if (failure.getCause() instanceof Http2StreamException h && h.refused()) {
+        if (refused(failure)) {
             // REFUSED_STREAM, or above a GOAWAY's last stream id: the origin processed nothing (RFC 9113 §8.7), so
             // any method may go again; only a body already consumed cannot.
             return attempt.number() < MAX_REFUSED_RETRIES && !attempt.responseStarted() && !attempt.hadBody();

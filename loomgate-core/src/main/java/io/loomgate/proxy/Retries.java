@@ -146,8 +146,10 @@ final class Retries {
         if (!policy.retriesFailure(f.kind() == Kind.UPSTREAM_TIMEOUT)) {
             return false;
         }
-        // A request that never reached the origin may be retried whatever its method; others only if listed.
-        if (facts.requestSent() && !policy.retriesMethod(x.request.method())) {
+        // A request that never reached the origin may be retried whatever its method; others only if listed. A
+        // refused HTTP/2 stream (RST_STREAM REFUSED_STREAM, above a GOAWAY's last stream) was never processed either:
+        // one whose body was already streamed goes again here when the body can be replayed.
+        if (facts.requestSent() && !FailureClassifier.refused(f) && !policy.retriesMethod(x.request.method())) {
             return false;
         }
         return spendRetry(x, facts);
