@@ -38,6 +38,7 @@ public final class PinnedEventMonitor implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PinnedEventMonitor.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
+    private static final String CLASS_INIT_WAIT = "Waited for initialization of ";
 
     private final Duration threshold;
     private final BoundedRing<PinnedEvent> recent;
@@ -163,15 +164,36 @@ public final class PinnedEventMonitor implements AutoCloseable {
         pinned.incrementAndGet();
         String stack = String.join("\n", event.frames());
         if (loggedStacks.size() < MAX_LOGGED_STACKS && loggedStacks.add(stack)) {
-            LOG.warn("virtual thread '{}' was pinned to carrier '{}' for {} ms ({}; blocked in {}); this stack is "
-                            + "logged once, later occurrences are counted in loomgate_pinned_events_total:\n    at {}",
-                    event.thread(), event.carrier(), event.duration().toMillis(), event.reason(),
-                    event.blockingOperation(), String.join("\n    at ", event.frames()));
+            if (waitedForClassInitialization(event)) {
+                // Not a block of this thread's own: the JVM holds the carrier of a virtual thread that waits for
+                // another thread to finish a class's initialiser (JDK 25 still pins there). A class is initialised
+                // once, so it cannot recur for that class; it is no defect an operator can act on, unlike a block
+                // inside an initialiser (logged below, at WARN, for the thread that ran it).
+                LOG.info("virtual thread '{}' waited {} ms on carrier '{}' while another thread initialised a class "
+                                + "({}); the JVM pins a thread for that wait, once per class; counted in "
+                                + "loomgate_pinned_events_total:\n    at {}",
+                        event.thread(), event.duration().toMillis(), event.carrier(), event.reason(),
+                        String.join("\n    at ", event.frames()));
+            } else {
+                LOG.warn("virtual thread '{}' was pinned to carrier '{}' for {} ms ({}; blocked in {}); this stack "
+                                + "is logged once, later occurrences are counted in loomgate_pinned_events_total:"
+                                + "\n    at {}",
+                        event.thread(), event.carrier(), event.duration().toMillis(), event.reason(),
+                        event.blockingOperation(), String.join("\n    at ", event.frames()));
+            }
             if (loggedStacks.size() == MAX_LOGGED_STACKS) {
                 LOG.warn("{} distinct pinned stacks logged; new ones are no longer logged, see /pinned",
                         MAX_LOGGED_STACKS);
             }
         }
+    }
+
+    /**
+     * Whether the event is a wait for another thread's class initialisation: JDK 25's pinned reason reads "Waited for
+     * initialization of {class} by another thread".
+     */
+    static boolean waitedForClassInitialization(PinnedEvent event) {
+        return event.reason() != null && event.reason().startsWith(CLASS_INIT_WAIT);
     }
 
     static PinnedEvent toPinnedEvent(RecordedEvent e) {

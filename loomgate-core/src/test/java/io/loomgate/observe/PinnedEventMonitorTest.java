@@ -2,6 +2,10 @@ package io.loomgate.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.loomgate.proxy.BoundRoutes;
@@ -16,6 +20,7 @@ import jdk.jfr.FlightRecorder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * A real pinned virtual thread on the running JDK, caught by the JFR stream. Since JDK 24 (JEP 491) a virtual thread
@@ -39,11 +44,32 @@ class PinnedEventMonitorTest {
         }
     }
 
+    /** Counted down by {@link InitialisedByAPlatformThread}'s initialiser once it runs. */
+    private static final CountDownLatch INITIALISING = new CountDownLatch(1);
+
+    /** Initialised by a platform thread, slowly, while a virtual thread waits for it. */
+    static final class InitialisedByAPlatformThread {
+        static {
+            INITIALISING.countDown();
+            try {
+                Thread.sleep(80);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        static void touch() {
+        }
+    }
+
+    private final ListAppender<ILoggingEvent> lines = new ListAppender<>();
     private PinnedEventMonitor monitor;
     private GatewayMetrics metrics;
 
     @BeforeEach
     void start() throws Exception {
+        lines.start();
+        ((Logger) LoggerFactory.getLogger(PinnedEventMonitor.class)).addAppender(lines);
         monitor = new PinnedEventMonitor(Duration.ofMillis(20), 10).start();
         metrics = new GatewayMetrics().bindVirtualThreads(monitor);
     }
@@ -52,6 +78,7 @@ class PinnedEventMonitorTest {
     void stop() {
         monitor.close();
         metrics.close();
+        ((Logger) LoggerFactory.getLogger(PinnedEventMonitor.class)).detachAppender(lines);
     }
 
     @Test
@@ -81,6 +108,43 @@ class PinnedEventMonitorTest {
         assertThat(first.get("thread").asText()).isEqualTo("pinned-in-clinit");
         assertThat(first.get("durationMillis").asDouble()).isGreaterThanOrEqualTo(50);
         assertThat(first.get("frames").toString()).contains("SlowToInitialize.<clinit>");
+
+        awaitTrue(() -> logLine("pinned-in-clinit") != null, "a log line for 'pinned-in-clinit'");
+        assertThat(logLine("pinned-in-clinit").getLevel()).as("a block inside an initialiser").isEqualTo(Level.WARN);
+    }
+
+    /**
+     * A virtual thread that waits while another thread runs a class's initialiser is pinned for the wait (JDK 25), once
+     * per class: counted like any pinned event, logged at INFO, not WARN (CI run 60: a 45 ms wait for
+     * {@code DirectBuffers}' initialiser under a container's first burst failed the "no warning" start check).
+     */
+    @Test
+    void aWaitForAnotherThreadsClassInitialisationIsCountedAndLoggedAtInfo() throws Exception {
+        Thread initialiser = Thread.ofPlatform().name("initialiser").start(InitialisedByAPlatformThread::touch);
+        INITIALISING.await();
+        Thread waiter = ConnectionExecutors.startVirtual("waits-for-clinit", InitialisedByAPlatformThread::touch);
+        waiter.join();
+        initialiser.join();
+
+        awaitTrue(() -> monitor.recent().stream().anyMatch(e -> e.thread().equals("waits-for-clinit")),
+                "a pinned event for the thread 'waits-for-clinit'");
+        PinnedEvent event = monitor.recent().stream()
+                .filter(e -> e.thread().equals("waits-for-clinit")).findFirst().orElseThrow();
+        assertThat(event.reason()).startsWith("Waited for initialization of ")
+                .contains(InitialisedByAPlatformThread.class.getName());
+        assertThat(PinnedEventMonitor.waitedForClassInitialization(event)).isTrue();
+        assertThat(monitor.pinnedTotal()).isGreaterThanOrEqualTo(1);
+
+        awaitTrue(() -> logLine("waits-for-clinit") != null, "a log line for 'waits-for-clinit'");
+        ILoggingEvent line = logLine("waits-for-clinit");
+        assertThat(line.getLevel()).isEqualTo(Level.INFO);
+        assertThat(line.getFormattedMessage()).contains("another thread initialised a class")
+                .contains(InitialisedByAPlatformThread.class.getName()).contains("loomgate_pinned_events_total");
+    }
+
+    private ILoggingEvent logLine(String thread) {
+        return lines.list.stream().filter(l -> l.getFormattedMessage().contains("'" + thread + "'"))
+                .findFirst().orElse(null);
     }
 
     @Test
