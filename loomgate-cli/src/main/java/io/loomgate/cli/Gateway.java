@@ -213,9 +213,14 @@ public final class Gateway implements AutoCloseable {
                 serverTls, rateLimiting, redirect, reloader.start(), jwks, new Serving(assembly, upstreams));
     }
 
+    /**
+     * The definitions with an https:// endpoint dialling with {@code tls}; the others as they are, so that the first
+     * https:// origin made live by a reload changes no plain upstream's settings (which would open its pools anew).
+     */
     private static List<UpstreamDefinition> withTls(List<UpstreamDefinition> definitions, ClientTls tls) {
         return definitions.stream()
-                .map(d -> tls == null ? d : d.withSettings(d.settings().withTls(tls)))
+                .map(d -> tls == null || d.endpoints().stream().noneMatch(e -> e.tls())
+                        ? d : d.withSettings(d.settings().withTls(tls)))
                 .toList();
     }
 

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A live reload that points a route at the gateway's first https:// origin, and back to http://, with a request in
- * flight. Routes and their origins are live (configuration.md); until session 55 the first https:// origin of a
+ * flight; a route that stays on its plain origin keeps its pool and pooled connection (until session 56 every
+ * upstream's pools were opened anew at that reload, the TLS to origins having been set on every upstream's settings). Routes and their origins are live (configuration.md); until session 55 the first https:// origin of a
  * gateway that started with none was refused as needing a restart ("the first https:// origin needs upstream TLS,
  * made at start-up"), though {@code upstream.ssl}, which it needs, cannot change live and so was already known.
  */
@@ -40,19 +41,24 @@ class FirstHttpsOriginByReloadTest {
         TestPki pki = TestPki.create("first https origin CA");
         TestPki.Issued identity = pki.issue("origin", "origin.test", "localhost");
         CountDownLatch release = new CountDownLatch(1);
-        try (TestOrigin plain = new TestOrigin(); TestOrigin tls = TestOrigin.tls(pki.serverContext(identity), false)) {
+        try (TestOrigin plain = new TestOrigin(); TestOrigin tls = TestOrigin.tls(pki.serverContext(identity), false);
+             TestOrigin steady = new TestOrigin()) {
             // The first request is held after its head and two bytes until the reload is done.
             plain.enqueue(Reply.raw("HTTP/1.1 200 OK", List.of("Content-Length: 4"), "he", "ld").gatedBy(release));
             plain.fallback(r -> Reply.ok("plain"));
             tls.fallback(r -> Reply.ok("tls"));
+            steady.fallback(r -> Reply.ok("steady"));
             Path file = dir.resolve("gateway.yaml");
-            String route = "routes:\n  - id: moving\n    uri: %s\n    predicates: [ \"Path=/**\" ]\n";
+            // A second route stays on its plain origin throughout: its pool and pooled connection must be kept.
+            String route = "routes:\n  - id: steady\n    uri: " + steady.uri() + "\n    predicates: [ \"Path=/steady/**\" ]\n"
+                    + "  - id: moving\n    uri: %s\n    predicates: [ \"Path=/**\" ]\n";
             try (ServedGateway gw = FreePorts.start(admin -> {
                 Files.writeString(file, head(admin, pki.caCert()) + route.formatted(plain.uri()));
                 return ServedGateway.start(ConfigLoader.load(file), Plugins.NONE, new ServedGateway.Reloading(file,
                         UnaryOperator.identity(), false, false, Duration.ofMillis(50)));
             })) {
                 String head = head(gw.adminPort(), pki.caCert());
+                assertThat(body(gw, "/steady/before")).isEqualTo("steady");
                 CompletableFuture<HttpResponse<String>> inFlight = HTTP.sendAsync(get(gw, "/held"),
                         HttpResponse.BodyHandlers.ofString());
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -64,7 +70,12 @@ class FirstHttpsOriginByReloadTest {
                 Files.writeString(file, head + route.formatted(tls.uri("localhost")));
                 ConfigReloads.Result toHttps = gw.reload();
                 assertThat(toHttps.outcome()).as(toHttps.message()).isEqualTo("applied");
+                assertThat(toHttps.message()).as("the plain upstreams' pools are kept: only the moved route's is new")
+                        .contains("upstream pools kept 1, new 1, draining 1");
                 assertThat(body(gw, "/after")).isEqualTo("tls");
+                assertThat(body(gw, "/steady/after")).isEqualTo("steady");
+                assertThat(steady.connectionCount()).as("the steady route's pooled connection was reused")
+                        .isEqualTo(1);
 
                 release.countDown();
                 HttpResponse<String> held = inFlight.get(10, TimeUnit.SECONDS);
