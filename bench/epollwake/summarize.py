@@ -1,28 +1,18 @@
 #!/usr/bin/env python3
 """bench/epollwake/account.sh's table: `perf stat --per-thread -x,` of its six counts, per thread kind, per request.
 Arguments: requests in the window, and a file of "nid name" lines (jcmd) to name the threads."""
-import re, sys
+import os, re, sys
 from collections import defaultdict
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from perfstat import per_thread_counts, thread_names
 n = int(sys.argv[1])
-names = {}
-for line in open(sys.argv[2]):
-    nid, _, name = line.strip().partition(" ")
-    names[int(nid, 16) if nid.startswith("0x") else int(nid)] = name
+names = thread_names(sys.argv[2])
 cols = ["epoll_wait", "timeout 0", "found 0", "futex wake", "futex wait", "cs"]
 rows = defaultdict(lambda: [0] * 6)
 seen = defaultdict(int)
-for line in sys.stdin:
-    f = line.strip().split(",")
-    if len(f) < 4 or not re.match(r".*-\d+$", f[0]):
-        continue
-    comm, tid = f[0].rsplit("-", 1)
-    try:
-        value = int(f[1])
-    except ValueError:
-        continue
-    name = names.get(int(tid), comm)
+for comm, tid, value, event in per_thread_counts(sys.stdin):
+    name = names.get(tid, comm)
     kind = re.sub(r"\d+", "N", name)  # carriers, watchdogs: one row per kind
-    event = f[3]
     i = seen[(tid, event)]
     seen[(tid, event)] += 1
     idx = {"syscalls:sys_enter_epoll_wait": 0 + i, "syscalls:sys_exit_epoll_wait": 2,

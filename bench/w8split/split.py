@@ -3,17 +3,16 @@
 system calls by name and by thread kind (perf stat --per-thread), context switches, and the JVM's GC, compilation and
 safepoint counters; each per second and per request.
 Arguments: the window's file prefix, requests done, window seconds, a label."""
-import re, sys
+import os, re, sys
 from collections import defaultdict
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from perfstat import per_thread_counts, thread_names
 
 prefix, n, secs, label = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-names = {}
 try:
-    for line in open(prefix + ".names"):
-        nid, _, name = line.strip().partition(" ")
-        names[int(nid, 16) if nid.startswith("0x") else int(nid)] = name
+    names = thread_names(prefix + ".names")
 except FileNotFoundError:
-    pass
+    names = {}
 
 
 def kind(tid, comm):
@@ -40,19 +39,11 @@ for tid, (comm, u, s, rt) in t1.items():
 
 calls = defaultdict(int)            # syscall name -> count
 by_kind = defaultdict(lambda: defaultdict(int))  # kind -> event -> count
-for line in open(prefix + ".perf"):
-    f = line.strip().split(",")
-    if len(f) < 4 or not re.match(r".*-\d+$", f[0]):
-        continue
-    comm, tid = f[0].rsplit("-", 1)
-    try:
-        value = int(f[1])
-    except ValueError:
-        continue
+for comm, tid, value, event in per_thread_counts(open(prefix + ".perf")):
     if value == 0:
         continue
-    event = f[3].replace("syscalls:sys_enter_", "")
-    k = kind(int(tid), comm)
+    event = event.replace("syscalls:sys_enter_", "")
+    k = kind(tid, comm)
     if event != "context-switches":
         calls[event] += value
         by_kind[k]["all syscalls"] += value
