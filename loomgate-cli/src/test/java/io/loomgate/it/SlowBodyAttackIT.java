@@ -27,11 +27,24 @@ import org.junit.jupiter.api.io.TempDir;
  * so the gateway keeps answering everyone else throughout, and an OutOfMemoryError (which would end the process, as
  * the launcher passes -XX:+ExitOnOutOfMemoryError) never happens.
  *
+ * <p>The attack's length: what the old gateway ran out of heap on is the number of slow bodies open at once, not
+ * how long they stay open. The connections open at {@value #RATE} a second (all {@value #CONNECTIONS} within 5 s,
+ * where 300 a second took 10 s) and are held for two of their 5 s send intervals more, so every one of them has
+ * waited silent and sent again while all the others are open: {@value #SECONDS} s in all, where 30 s held them for 20
+ * s and took 33 s of each failsafe pass (session 56, docs/journal/2026-12-01-s56-suitetime3.md). The probes go twice
+ * a second so that the same 20 answered probes still cover two thirds of the attack.
+ *
  * <p>Needs Debian's {@code slowhttptest} (installed by .ci/run): with {@code CI=true} a missing tool fails the test;
  * locally it is skipped with that message.
  */
 class SlowBodyAttackIT {
     private static final int CONNECTIONS = 3000;
+    /** New connections a second: all of them open within 5 s. */
+    private static final int RATE = 600;
+    /** The attack's length: the 5 s ramp, then two of slowhttptest's 5 s send intervals with every connection open. */
+    private static final int SECONDS = 15;
+    /** The pause between probes: 20 answered probes are two thirds of the attack. */
+    private static final long PROBE_EVERY_MS = 500;
 
     @Test
     void theGatewayKeepsAnsweringUnderASlowBodyAttackWithASmallHeap(@TempDir Path dir) throws Exception {
@@ -61,13 +74,13 @@ class SlowBodyAttackIT {
             int port = gw.awaitListening(Duration.ofSeconds(20));
             Path report = dir.resolve("slowhttptest.out");
             Process attack = new ProcessBuilder(tool.get().toString(), "-c", Integer.toString(CONNECTIONS), "-B",
-                    "-i", "5", "-r", "300", "-s", "100000", "-t", "POST", "-u", "http://127.0.0.1:" + port + "/echo",
-                    "-x", "10", "-p", "3", "-l", "30")
+                    "-i", "5", "-r", Integer.toString(RATE), "-s", "100000", "-t", "POST", "-u",
+                    "http://127.0.0.1:" + port + "/echo", "-x", "10", "-p", "3", "-l", Integer.toString(SECONDS))
                     .redirectErrorStream(true).redirectOutput(report.toFile()).start();
             List<String> failures = new ArrayList<>();
             int answered = 0;
             try {
-                // Probe once a second on a fresh connection while the attack runs: every probe must be answered.
+                // Probe twice a second on a fresh connection while the attack runs: every probe must be answered.
                 while (attack.isAlive()) {
                     String outcome = probe(port);
                     if (outcome == null) {
@@ -76,7 +89,7 @@ class SlowBodyAttackIT {
                         failures.add(outcome);
                     }
                     assertThat(gwAlive(gw)).as("the gateway process died:\n%s", tail(gw.output())).isTrue();
-                    attack.waitFor(1, TimeUnit.SECONDS);
+                    attack.waitFor(PROBE_EVERY_MS, TimeUnit.MILLISECONDS);
                 }
             } finally {
                 attack.destroyForcibly();
