@@ -33,6 +33,34 @@ final class H1Cases {
         };
     }
 
+    /** The ids of the requests whose script has written its unasked-for surplus answer. */
+    private static final java.util.Set<String> SURPLUS_WRITTEN = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** Answers well, then {@code millis} later writes a second, unasked-for answer on the idle connection. */
+    private static HostileH1Origin.Script surplusAfter(long millis) {
+        return (r, s, in, out) -> {
+            HostileH1Origin.ok(r, s, in, out);
+            Thread.sleep(millis);
+            write(out, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nEVIL!");
+            SURPLUS_WRITTEN.add(r.target().substring(r.target().lastIndexOf('/') + 1));
+            return true;
+        };
+    }
+
+    /**
+     * Once the origin has written its surplus (it is then in the idle pooled connection's socket, not yet asked for),
+     * the next requests on the route get their own answers. An answer the origin writes after the next request went
+     * out cannot be told from that request's answer by any HTTP/1.1 client: not what this checks.
+     */
+    static final OriginProbeTest.FollowUp AFTER_SURPLUS_IS_CLEAN = (lane, id) -> {
+        long end = System.nanoTime() + 10_000_000_000L;
+        while (!SURPLUS_WRITTEN.contains(id) && System.nanoTime() < end) {
+            Thread.sleep(1);
+        }
+        org.assertj.core.api.Assertions.assertThat(SURPLUS_WRITTEN).as("the origin wrote its surplus").contains(id);
+        OriginProbeTest.NEXT_IS_CLEAN.check(lane, id);
+    };
+
     static void install(HostileH1Origin o) {
         o.on("ok", HostileH1Origin::ok);
         o.on("bad-status-line", closeAfter("HTTP/1.1 OK\r\nContent-Length: 2\r\n\r\nok"));
@@ -171,6 +199,52 @@ final class H1Cases {
             s.close();
             return false;
         });
+        // session 56 (hostile7): the axes session 43's list had not crossed
+        o.on("status-999", keep("HTTP/1.1 999 Nine\r\nContent-Length: 2\r\n\r\nok"));
+        // 16 hex digits fit the digit bound, and 0xffffffffffffffff is -1 in a signed 64-bit parse
+        o.on("chunk-size-16f", closeAfter("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "ffffffffffffffff\r\nok\r\n0\r\n\r\n"));
+        o.on("chunk-ext-64k", keep("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "2;e=" + "x".repeat(64 * 1024) + "\r\nok\r\n0\r\n\r\n"));
+        o.on("space-in-name", keep("HTTP/1.1 200 OK\r\nX A: evil\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("bare-cr-line-end", keep("HTTP/1.1 200 OK\r\nX-A: a\rContent-Length: 2\r\n\r\nok"));
+        o.on("nul-in-name", keep("HTTP/1.1 200 OK\r\nX-\0A: a\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("100-flood-5000", keep("HTTP/1.1 100 Continue\r\n\r\n".repeat(5000)
+                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("103-flood-5000", keep("HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n".repeat(5000)
+                + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+        o.on("101-after-get", keep("HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: h2c\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nEVIL!"));
+        // A pooled connection poisoned while idle: an unasked-for answer in a TCP segment of its own, written after
+        // the gateway had its whole response and returned the connection to the pool (the follow-up waits for it).
+        o.on("surplus-late", surplusAfter(300));
+        o.on("surplus-soon", surplusAfter(5));
+        o.on("surplus-after-last-chunk", keep("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "2\r\nok\r\n0\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nEVIL!"));
+        o.on("head-surplus-body-cl", keep("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+                + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nEVIL!"));
+        // a 100 MB header value dripped 8 KiB every 2 ms: the head's byte bound must end it long before the route's
+        // 2 s timeout (a 504 here means the gateway kept reading), and the origin's writes must fail soon after
+        o.on("head-100mb-dripped", (r, s, in, out) -> {
+            byte[] piece = "v".repeat(8192).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            try {
+                write(out, "HTTP/1.1 200 OK\r\nX-Big: ");
+                for (int i = 0; i < 100 * 128; i++) {
+                    out.write(piece);
+                    out.flush();
+                    Thread.sleep(2);
+                }
+            } catch (java.io.IOException e) {
+                return false; // the gateway gave up on the head: what the case wants
+            }
+            return false;
+        });
+        // the status line and a field, then nothing, the connection held: the route's timeout to the head ends it
+        o.on("head-never-ended", (r, s, in, out) -> {
+            write(out, "HTTP/1.1 200 OK\r\nX-A: 1\r\n");
+            Thread.sleep(3000);
+            return false;
+        });
         o.on("warm-then-close", (r, s, in, out) -> {
             if (r.index() == 0) {
                 return HostileH1Origin.ok(r, s, in, out);
@@ -226,6 +300,23 @@ final class H1Cases {
                 new Case("close-before-answer", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2),
                 new Case("close-before-answer-post", Expect.BAD_GATEWAY, 502, "upstream_reset")
                         .with("POST", new byte[10]),
+                new Case("status-999", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("chunk-size-16f", Expect.BAD_GATEWAY, 502, ABORTED),
+                new Case("chunk-ext-64k", Expect.BAD_GATEWAY, 502, ABORTED).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("lf-in-value", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("space-in-name", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("bare-cr-line-end", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("nul-in-name", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("100-flood-5000", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("103-flood-5000", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("101-after-get", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("surplus-late", Expect.SERVED, 200, null).then(AFTER_SURPLUS_IS_CLEAN),
+                new Case("surplus-soon", Expect.SERVED, 200, null).then(AFTER_SURPLUS_IS_CLEAN),
+                new Case("surplus-after-last-chunk", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("head-surplus-body-cl", Expect.SERVED, 200, null).with("HEAD", null)
+                        .then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("head-100mb-dripped", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("head-never-ended", Expect.TIMEOUT, 504, "upstream_timeout"),
                 new Case("shorter-than-cl-bare-close", Expect.TRUNCATED, 200, ABORTED),
                 new Case("until-close-notify", Expect.SERVED, 200, null),
                 u == Up.H1 ? new Case("until-close-bare-close", Expect.SERVED, 200, null)

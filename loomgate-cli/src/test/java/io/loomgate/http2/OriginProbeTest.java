@@ -784,7 +784,16 @@ class OriginProbeTest {
 
     static final String KNOWN_PROPERTY = "loomgate.originprobe.known";
 
-    static final List<Known> KNOWN = List.of();
+    static final List<Known> KNOWN = List.of(
+            // Session 56 (hostile7), journal 2026-12-01-s56-hostile7: an unasked-for answer written on an idle pooled
+            // HTTP/1.1 connection. A request that went out before it takes it (no HTTP/1.1 client can tell), and its
+            // own answer then waits on the connection for the next lease, which looks for stray bytes only after
+            // 50 ms of idleness (PooledConnection.CHECK_AFTER_IDLE_NANOS, the JDK's sockets): leases closer together
+            // carry the shift on, each request getting the one before's answer, a bystander's included. Failed 1 of 4
+            // (surplus-soon) and 1 of 4 (surplus-late, in a full run with its lane's bystanders) cells; the lease's
+            // cost is the lead's trade, so reported, not changed.
+            new Known("an unasked-for answer shifts the answers of a pooled connection leased within 50 ms",
+                    label -> label.endsWith(" surplus-soon") || label.endsWith(" surplus-late")));
 
     private static DynamicTest test(Lane lane, ProbeLanes.Lane running, Case c) {
         Up u = lane.up();

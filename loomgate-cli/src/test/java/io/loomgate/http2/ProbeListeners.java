@@ -40,6 +40,12 @@ final class ProbeListeners implements AutoCloseable {
     /** What the origin sends for {@code /big}: more than any socket buffers hold, so a client that never reads stalls. */
     static final int BIG = 32 * 1024 * 1024;
 
+    /**
+     * The listener's thread model ({@code server.threads}: {@code virtual} when unset, or e.g. {@code platform:4}):
+     * the probes otherwise ran on virtual threads only. The gateways' start lines name it.
+     */
+    static final String THREADS_PROPERTY = "loomgate.probe.threads";
+
     enum Gateway {
         PLAIN(null), TLS_JDK("jdk"), TLS_CONSCRYPT("conscrypt");
 
@@ -169,6 +175,10 @@ final class ProbeListeners implements AutoCloseable {
                     max-concurrent-streams: %d
                 """.formatted(HEADER_TIMEOUT_MS, READ_TIMEOUT_MS, IDLE_TIMEOUT_MS, MAX_CONNECTIONS, MAX_RESETS_PER_SECOND,
                 MAX_CONCURRENT_STREAMS));
+        String threads = System.getProperty(THREADS_PROPERTY, "");
+        if (!threads.isBlank()) {
+            y.append("  threads: ").append(threads.trim()).append('\n');
+        }
         if (g.tls()) {
             y.append("  ssl:\n    provider: ").append(g.provider)
                     .append("\n    certificate: ").append(cert.cert())

@@ -99,6 +99,11 @@ final class ClientConnection implements Runnable {
     private volatile Http1ServerConnection http1;
     /** The HTTP/2 connection once the connection speaks HTTP/2; null before and for HTTP/1.1. */
     private volatile Http2Connection h2;
+    /**
+     * When the listener accepted the connection (the read watchdog's clock), taken on the accept loop's thread: a
+     * connection queued for a pool's thread ({@code platform:N}) has been waiting since then, not since its thread ran.
+     */
+    private final long acceptedNanos;
     /** Set once, by whoever closes first (CAS through {@link #CLOSED}). */
     @SuppressWarnings("unused")
     private volatile boolean closed;
@@ -145,6 +150,7 @@ final class ClientConnection implements Runnable {
         this.onClose = onClose;
         this.reads = reads;
         this.writes = writes;
+        this.acceptedNanos = reads.clock().nanoTime();
         boolean canPark = idleConnections != null && idleConnections.canPark(socket)
                 && handoff.compareTo(settings.idleTimeout()) < 0;
         this.parking = canPark ? new ParkState(this, socket, idleConnections, reads.clock(), handoff) : null;
@@ -505,6 +511,11 @@ final class ClientConnection implements Runnable {
 
     long id() {
         return id;
+    }
+
+    /** When the listener accepted this connection, on the read watchdog's clock. */
+    long acceptedNanos() {
+        return acceptedNanos;
     }
 
     /** What the exchange listeners keep about this connection (ServerExchange.connectionAttributes). */

@@ -304,4 +304,37 @@ class IdleConnectionParkingTest {
             assertThat(client.read().bodyText()).isEqualTo("/b#1");
         }
     }
+    /**
+     * In a pool of platform threads, a connection's wait for its first request counts from its accept, not from when
+     * a thread took it: connections that send nothing, five times the pool, each held a thread for a whole idle
+     * timeout in turn before (five rounds of 1 s, the well-behaved client queued behind them answered after 5 s); now
+     * those whose second ran out in the queue are closed as soon as a thread takes them, and the client is answered
+     * after about one round. A request sent while queued is still read (the client's own).
+     */
+    @Test
+    void connectionsQueuedForAPlatformThreadAreTimedFromTheirAccept() throws Exception {
+        Listener l = new Listener(settings(Duration.ofSeconds(1), 100), null, ECHO,
+                ConnectionExecutors.create(new ThreadModel.Platform(2), "park-test-queued"),
+                ConnectionListener.NOOP, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).transport(transport())
+                .start();
+        List<java.net.Socket> idle = new ArrayList<>();
+        try (l) {
+            for (int i = 0; i < 10; i++) {
+                idle.add(new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), l.port()));
+            }
+            long t0 = System.nanoTime();
+            try (RawClient client = new RawClient(l.port())) {
+                client.socket().setSoTimeout(30_000);
+                client.send("GET /a HTTP/1.1\r\nHost: t\r\n\r\n");
+                assertThat(client.read().bodyText()).isEqualTo("/a#0");
+            }
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertThat(ms).as("ms until the client queued behind 10 idle connections on 2 threads was answered "
+                    + "(idle-timeout 1 s; 5 rounds of it before)").isLessThan(3000);
+        } finally {
+            for (java.net.Socket s : idle) {
+                s.close();
+            }
+        }
+    }
 }
