@@ -1,7 +1,7 @@
 package io.loomgate.proxy;
 
-import io.loomgate.http.Headers;
 import io.loomgate.http1.BodyInputStream;
+import io.loomgate.http1.ForwardingBodyInputStream;
 import java.io.IOException;
 import java.util.Arrays;
 
@@ -21,8 +21,7 @@ import java.util.Arrays;
  * them) and starts the next upload after; its {@link #drop()}, which may come while the upload still reads (an origin
  * that answers as it reads), only sets a volatile flag that the reader acts on. No lock.
  */
-final class RefusedStreamCopy extends BodyInputStream {
-    private final BodyInputStream client;
+final class RefusedStreamCopy extends ForwardingBodyInputStream {
     private final int limit;
     /** The first buffer's size: the body's length when known (within the limit), else {@link #FIRST}. */
     private final int first;
@@ -39,7 +38,7 @@ final class RefusedStreamCopy extends BodyInputStream {
 
     /** @param length the body's declared length, or -1 */
     RefusedStreamCopy(BodyInputStream client, int limit, long length) {
-        this.client = client;
+        super(client);
         this.limit = limit;
         this.first = length > 0 && length <= limit ? (int) length : FIRST;
     }
@@ -74,7 +73,7 @@ final class RefusedStreamCopy extends BodyInputStream {
             position += n;
             return n;
         }
-        int n = client.read(b, off, len);
+        int n = body.read(b, off, len);
         if (n > 0 && !gone) {
             keep(b, off, n);
         }
@@ -96,23 +95,19 @@ final class RefusedStreamCopy extends BodyInputStream {
         position = keptLength;
     }
 
+    /** What a read gives without waiting: the relay flushes only when nothing more is waiting. */
     @Override
-    public boolean awaitData() throws IOException {
-        return position < keptLength || client.awaitData();
+    public int available() throws IOException {
+        return position < keptLength ? keptLength - position : body.available();
     }
 
     @Override
-    public void startReading() throws IOException {
-        client.startReading();
+    public boolean awaitData() throws IOException {
+        return position < keptLength || body.awaitData();
     }
 
     @Override
     public boolean isComplete() {
-        return position >= keptLength && client.isComplete();
-    }
-
-    @Override
-    public Headers trailers() {
-        return client.trailers();
+        return position >= keptLength && body.isComplete();
     }
 }

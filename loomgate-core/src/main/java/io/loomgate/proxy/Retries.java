@@ -115,15 +115,17 @@ final class Retries {
 
     /**
      * Without a policy: the body with the copy for a refused stream, made by the first attempt when it is HTTP/2 (only
-     * an HTTP/2 origin refuses a stream: an HTTP/1.1 attempt makes none), rewound for the retry after a refusal.
+     * an HTTP/2 origin refuses a stream: an HTTP/1.1 attempt makes none) and the body's declared length, if any, is
+     * within the bound; rewound for the retry after a refusal.
      */
     private BodyInputStream refusalCopy(Exchange x, int number) {
         if (refusalCopy == null) {
-            if (number > 0 || !x.upstream.attempt.overHttp2()) {
+            long length = x.requestFraming() instanceof BodyFraming.Fixed f ? f.length() : -1;
+            // a declared length past the bound would cost 124 KiB of growing arrays, let go at 64 KiB: none is kept
+            if (number > 0 || length > REFUSED_STREAM_COPY || !x.upstream.attempt.overHttp2()) {
                 return x.clientBody();
             }
-            refusalCopy = new RefusedStreamCopy(x.clientBody(), REFUSED_STREAM_COPY,
-                    x.requestFraming() instanceof BodyFraming.Fixed f ? f.length() : -1);
+            refusalCopy = new RefusedStreamCopy(x.clientBody(), REFUSED_STREAM_COPY, length);
         } else if (number > 0 && !refusalCopy.rewind()) {
             throw new IllegalStateException("the request body outgrew the refused stream's copy");
         }
