@@ -17,7 +17,8 @@
 #       allocated class and the innermost frame of the gateway's own code (top.py ... site).
 # Prints one summary line (requests, B/request by the GC log, CPU µs/request, the load average) and writes
 # summary.txt, gc.log, the load tool's output and alloc.collapsed.gz into $WORK/$SHAPE-$LABEL.
-# Env: N (100000), WARM (20), SECS (8), ALLOCI (65536), TOP (60 sites), WORK (/tmp/loomgate-alloc), SITES (a script
+# Env: DATA (a file: each request is a POST with it as the body; h2load shapes only, e.g. w8h2 with a 1 KiB body
+# for the request-body path to an HTTP/2 origin), N (100000), WARM (20), SECS (8), ALLOCI (65536), TOP (60 sites), WORK (/tmp/loomgate-alloc), SITES (a script
 # `SITES FILE.collapsed REQUESTS` whose line is added to the summary, e.g. a task's own site groups), AP (the
 # libasyncProfiler.so; by default async-profiler 4.1 from Maven Central, unpacked once into $WORK/ap), JAVA, JCMD (25).
 # Ports (env): ORIGIN_PORT 29080, PORT 29081, ADMIN_PORT 29091, NGHTTPD_PORT 29082: give each person running it at
@@ -69,7 +70,7 @@ if [[ $SHAPE == w2* ]]; then
     window() { load -d"${SECS}"s; }
     warm() { load -d"${WARM}"s; }
 else
-    load() { timeout 300 $NICE taskset -c 1 h2load -t1 -c100 -m10 "$@" "$URL"; }
+    load() { timeout 300 $NICE taskset -c 1 h2load -t1 -c100 -m10 ${DATA:+-d "$DATA"} "$@" "$URL"; }
     count() { awk '/^requests:/ { print $8 }' "$1"; }
     window() { load -n"$N"; }
     warm() { load -D"$WARM"; }

@@ -19,6 +19,13 @@ import java.util.concurrent.locks.ReentrantLock;
 final class ScriptedH2cOrigin implements AutoCloseable {
     enum PingAnswer { ACK, CALM_DOWN }
 
+    /**
+     * What the origin does with a request once its body has ended (END_STREAM), while {@link #refusals} are left:
+     * answers it, says GOAWAY with the stream below it as the last one then closes the connection (an origin's idle
+     * close crossing the request), or resets it with REFUSED_STREAM. Either way the origin processed nothing.
+     */
+    enum Refusal { NONE, GOAWAY_BELOW, REFUSED_STREAM }
+
     /** One accepted connection: what the origin saw on it, and the switch that makes it go silent. */
     static final class Conn {
         final Socket socket;
@@ -38,6 +45,12 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         final List<Integer> uploads = new CopyOnWriteArrayList<>();
         /** Streams the peer reset (RST_STREAM), in order. */
         final List<Integer> resets = new CopyOnWriteArrayList<>();
+        /** The request body of each stream, as its DATA frames came (reader thread). */
+        private final java.util.Map<Integer, java.io.ByteArrayOutputStream> bodies = new java.util.HashMap<>();
+        /** The whole bodies of the requests answered 200, in order. */
+        final List<byte[]> answeredBodies = new CopyOnWriteArrayList<>();
+        /** The streams refused (by GOAWAY or REFUSED_STREAM) after their whole body came, in order. */
+        final List<Integer> refused = new CopyOnWriteArrayList<>();
 
         Conn(Socket socket) throws IOException {
             this.socket = socket;
@@ -65,6 +78,10 @@ final class ScriptedH2cOrigin implements AutoCloseable {
     /** While set, no connection reads its next frame until it is counted down. */
     private volatile java.util.concurrent.CountDownLatch paused;
     volatile PingAnswer pingAnswer = PingAnswer.ACK;
+    /** How the next requests with a body are refused once the body came ({@link #refusals} of them). */
+    volatile Refusal refusal = Refusal.NONE;
+    /** Requests with a body left to refuse the {@link #refusal} way. */
+    final java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger();
 
     ScriptedH2cOrigin() throws IOException {
         this(false);
@@ -174,8 +191,22 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                     }
                     case Frames.RST_STREAM -> c.resets.add(stream);
                     case Frames.DATA -> {
+                        c.bodies.computeIfAbsent(stream, k -> new java.io.ByteArrayOutputStream()).writeBytes(p);
                         if ((flags & Frames.FLAG_END_STREAM) != 0) {
                             c.requests++;
+                            java.io.ByteArrayOutputStream body = c.bodies.remove(stream);
+                            if (refusal != Refusal.NONE && refusals.getAndDecrement() > 0) {
+                                c.refused.add(stream);
+                                if (refusal == Refusal.REFUSED_STREAM) {
+                                    c.frame(Frames.RST_STREAM, 0, stream, WireFrames.int32(Frames.REFUSED_STREAM));
+                                    continue;
+                                }
+                                c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR,
+                                        "idle"));
+                                c.socket.close();
+                                return;
+                            }
+                            c.answeredBodies.add(body.toByteArray());
                             answer(c, stream);
                         }
                     }

@@ -168,7 +168,7 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
         try {
             calmDown = code == Frames.ENHANCE_YOUR_CALM && conn.pings != null && conn.pings.pingedLocked();
             conn.goingAway = true;
-            conn.goAwayReadLocked(last);
+            conn.verdict.goAwayReadLocked(last);
             for (Http2ClientStream s : conn.streams.values()) {
                 if (s.id() > last) {
                     conn.removeLocked(s);

@@ -12,8 +12,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * {@link SendWindow}, the origin's settings {@link PeerSettings} and each response body an {@link InboundBody}: the
  * classes the server side ({@link Http2Connection}) uses. What is the client's is here: reservations, stream ids,
  * the stream map, the keep-alive; its handler delivers responses to their streams and turns GOAWAY into refused
- * streams.
+ * streams, and {@link GoAwayVerdict} says whether a stream whose write failed was refused or may have been processed.
  *
  * <p>State and threads: reader-only state (the frame reader) is plain fields. What request threads also touch (the
  * stream map, reservations, send windows, the origin's settings, going-away and dead) is guarded by {@link #lock}, a
@@ -78,21 +76,14 @@ public final class Http2ClientConnection {
     private long streamsOpened;
     private long idleSinceNanos = System.nanoTime();
     private int maxStreamBuffered;
-    /**
-     * The lowest last-stream-id of the origin's GOAWAYs, or {@link #MAX_STREAM_ID} while none came: streams above it
-     * were never processed (RFC 9113 §6.8). Guarded by lock.
-     */
-    private int goAwayLast = MAX_STREAM_ID;
-    /** Whether the reader has ended (guarded by lock): it will read no GOAWAY any more. */
-    private boolean readerEnded;
-    /** Signalled when a GOAWAY is read or the reader ends: what a stream whose write failed waits for. */
-    private final Condition readerVerdict = lock.newCondition();
     // reader thread only
     private Thread reader;
     /** The PING keep-alive, or null when off; set before {@link #start}. */
     KeepAlive pings;
     /** Whether the origin holds the reader inside a frame while a head is overdue ({@link #headTimedOut}). */
     final StalledFrameWatch stalls = new StalledFrameWatch(this);
+    /** What the origin's GOAWAYs say of a stream: refused, or may have been processed (a failed write waits there). */
+    final GoAwayVerdict verdict = new GoAwayVerdict(this);
     /** Bounds the origin's frames that cost us work without carrying a response (reader thread, but see there). */
     final OriginFloods floods;
     /**
@@ -357,7 +348,7 @@ public final class Http2ClientConnection {
             lock.lock();
             try {
                 reserved--;
-                Http2StreamException refused = refusalLocked(nextStreamId);
+                Http2StreamException refused = verdict.refusalLocked(nextStreamId);
                 if (refused != null) {
                     // the slot was reserved before the origin's GOAWAY was read (and maybe its close): nothing is
                     // written, any method may go again on another connection
@@ -399,63 +390,11 @@ public final class Http2ClientConnection {
             openLock.unlock();
         }
         if (writeFailed != null) {
-            IOException verdict = afterWriteFailed(s.id(), writeFailed);
+            IOException judged = verdict.afterWriteFailed(s.id(), writeFailed);
             die("write failed: " + writeFailed.getMessage());
-            throw verdict;
+            throw judged;
         }
         return s;
-    }
-
-    /** Under the lock: the refusal of stream {@code id} when the origin's GOAWAY names a lower last stream, or null. */
-    Http2StreamException refusalLocked(int id) {
-        return id > goAwayLast ? new Http2StreamException("origin sent GOAWAY (last stream " + goAwayLast
-                + ") before processing stream " + id, Frames.REFUSED_STREAM, true) : null;
-    }
-
-    /** Under the lock, on the reader: the origin's GOAWAY names {@code last}; a stream whose write failed hears it. */
-    void goAwayReadLocked(int last) {
-        goAwayLast = Math.min(goAwayLast, last);
-        readerVerdict.signalAll();
-    }
-
-    /** The most a stream whose write failed waits for the reader's GOAWAY or end (a reader still unscheduled). */
-    static final long VERDICT_NANOS = TimeUnit.SECONDS.toNanos(2);
-
-    /**
-     * A write of stream {@code id}'s frames failed: the origin may have closed the connection after a GOAWAY that
-     * still sits unread in our socket (an origin's idle timeout: GOAWAY, then FIN; the reader not yet scheduled, or
-     * our write raced the origin's close). Whether the origin can have processed the stream is the reader's to say:
-     * this waits, at most {@link #VERDICT_NANOS}, until it has read a GOAWAY or ended, then returns the refusal (the
-     * stream failed with it, so any method may go again on another connection) when the GOAWAY's last stream is
-     * below {@code id}, else {@code e}: the stream may have been processed.
-     */
-    IOException afterWriteFailed(int id, IOException e) {
-        lock.lock();
-        try {
-            long left = VERDICT_NANOS;
-            while (!readerEnded && goAwayLast == MAX_STREAM_ID && left > 0) {
-                try {
-                    left = readerVerdict.awaitNanos(left);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-            Http2StreamException refused = refusalLocked(id);
-            if (refused == null) {
-                return e;
-            }
-            Http2ClientStream s = streams.get(id);
-            if (s != null) {
-                removeLocked(s);
-                s.failLocked(refused);
-            }
-            log.debug("h2 upstream {}: write of stream {} failed ({}) after the origin's GOAWAY: refused", name, id,
-                    e.toString());
-            return refused;
-        } finally {
-            lock.unlock();
-        }
     }
 
     void writeData(int stream, byte[] b, int off, int len, boolean endStream) throws IOException {
@@ -556,13 +495,7 @@ public final class Http2ClientConnection {
             why = "failed: " + e;
             log.warn("h2 upstream {}: reader failed", name, e);
         }
-        lock.lock();
-        try {
-            readerEnded = true;
-            readerVerdict.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        verdict.readerEnded();
         die(why, protocolError, culprit, lingerAtEnd);
     }
 

@@ -157,7 +157,7 @@ public final class Http2ClientStream {
                 conn.writeData(id, EMPTY, 0, 0, true);
             }
         } catch (IOException e) {
-            throw conn.afterWriteFailed(id, e);
+            throw conn.verdict.afterWriteFailed(id, e);
         }
         afterLocalEnd();
     }
@@ -423,7 +423,7 @@ public final class Http2ClientStream {
                     conn.writeData(id, b, off, n, false);
                 } catch (IOException e) {
                     // refused when the origin's GOAWAY, still unread as the write failed, says it never saw this stream
-                    throw conn.afterWriteFailed(id, e);
+                    throw conn.verdict.afterWriteFailed(id, e);
                 }
                 off += n;
                 len -= n;

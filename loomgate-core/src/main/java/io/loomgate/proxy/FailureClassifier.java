@@ -114,10 +114,20 @@ final class FailureClassifier {
      * and body replay.
      */
     static boolean mayRetry(ProxyFailure failure, UpstreamAttempt.Facts attempt) {
+        return mayRetry(failure, attempt, false);
+    }
+
+    /**
+     * As {@link #mayRetry(ProxyFailure, UpstreamAttempt.Facts)}; {@code bodyReplayable}: the request's body, if the
+     * attempt sent one, can be sent whole again (a copy kept, or a cached body), so a refused stream with a body may
+     * go again too.
+     */
+    static boolean mayRetry(ProxyFailure failure, UpstreamAttempt.Facts attempt, boolean bodyReplayable) {
         if (refused(failure)) {
             // REFUSED_STREAM, or above a GOAWAY's last stream id: the origin processed nothing (RFC 9113 §8.7), so
-            // any method may go again; only a body already consumed cannot.
-            return attempt.number() < MAX_REFUSED_RETRIES && !attempt.responseStarted() && !attempt.hadBody();
+            // any method may go again; only a body consumed and not kept cannot.
+            return attempt.number() < MAX_REFUSED_RETRIES && !attempt.responseStarted()
+                    && (!attempt.hadBody() || bodyReplayable);
         }
         return failure.retryable()
                 && attempt.number() == 0

@@ -16,9 +16,14 @@ import org.slf4j.LoggerFactory;
  * client: a relayed response is final. The deadline all tries share (the route's timeout, counted from the first try)
  * is the caller's, passed to the methods that need it.
  *
- * <p>Without a {@code Retry} filter the only retry is the one for a stale keep-alive connection
- * ({@link FailureClassifier#mayRetry}), which needs no state: such an exchange gets the shared {@link #NONE} (it was
- * 56 B of every W8 request's allocation when each exchange made its own). Owned by the request's thread.
+ * <p>Without a {@code Retry} filter the retries are the one for a stale keep-alive connection and the one for an
+ * HTTP/2 stream the origin refused ({@link FailureClassifier#mayRetry}). A request without a body needs no state for
+ * them: it gets the shared {@link #NONE} (it was 56 B of every W8 request's allocation when each exchange made its
+ * own). A request with a body gets its own, which keeps a copy of the body while it streams on an HTTP/2 attempt, at
+ * most {@link #REFUSED_STREAM_COPY} bytes: an origin that refuses the stream (REFUSED_STREAM, or a GOAWAY below it)
+ * processed none of it (RFC 9113 §8.7), so the request goes again on a fresh connection with the copy, then the rest
+ * of the client's body; a refusal after more than that went by is a 502 as before (session 56; the cost in
+ * docs/journal/2026-12-01-s56-h2client.md). Owned by the request's thread.
  */
 final class Retries {
     private static final Logger log = LoggerFactory.getLogger(Retries.class);
@@ -27,10 +32,18 @@ final class Retries {
      * every method below answers from the null policy and replay (spendRetry, the only writer, is never reached).
      */
     static final Retries NONE = new Retries(null, null, null, 0);
+    /**
+     * The most of a request body kept for a refused HTTP/2 stream without a {@code Retry} policy: the default initial
+     * stream window (RFC 9113 §6.9.2), what an origin that keeps the default can have taken before it refused. An
+     * origin that grants more may refuse a stream past it: that one is not retried (the copy was dropped).
+     */
+    static final int REFUSED_STREAM_COPY = 65_535;
 
     private final RouteRetry retry;
     private final RetryPolicy policy;
     private final ReplayableBody replay;
+    /** Without a policy: the copy for a refused stream, made by the first attempt if it is HTTP/2 ({@link #body}). */
+    private RefusedStreamCopy refusalCopy;
     private final ExchangeListener listener;
     /** SCG's {@code timeout}: no retry starts after this (System.nanoTime()); the route's deadline without one. */
     private final long lastRetryNanos;
@@ -53,7 +66,9 @@ final class Retries {
     static Retries start(Exchange x, RouteRetry retry, ExchangeListener listener, long startNanos,
                          long deadlineNanos) {
         if (retry == null) {
-            return NONE;
+            // a cached body (CacheRequestBody) is whole already: each attempt reads it afresh
+            return x.bodyCached() || x.requestFraming() instanceof BodyFraming.None ? NONE
+                    : new Retries(null, null, null, 0);
         }
         retry.budget().requestStarted();
         ReplayableBody replay = null;
@@ -70,7 +85,7 @@ final class Retries {
     /** The body for attempt {@code number} of {@code x}: the client's, or the replayable copy rewound for a retry. */
     BodyInputStream body(Exchange x, int number) {
         if (replay == null) {
-            return x.clientBody();
+            return policy == null && this != NONE ? refusalCopy(x, number) : x.clientBody();
         }
         if (number > 0 && !rewound) {
             if (replay.rewind() == null) {
@@ -96,6 +111,45 @@ final class Retries {
         }
         rewound = true;
         return true;
+    }
+
+    /**
+     * Without a policy: the body with the copy for a refused stream, made by the first attempt when it is HTTP/2 (only
+     * an HTTP/2 origin refuses a stream: an HTTP/1.1 attempt makes none) and the body's declared length, if any, is
+     * within the bound; rewound for the retry after a refusal.
+     */
+    private BodyInputStream refusalCopy(Exchange x, int number) {
+        if (refusalCopy == null) {
+            long length = x.requestFraming() instanceof BodyFraming.Fixed f ? f.length() : -1;
+            // a declared length past the bound would cost 124 KiB of growing arrays, let go at 64 KiB: none is kept
+            if (number > 0 || length > REFUSED_STREAM_COPY || !x.upstream.attempt.overHttp2()) {
+                return x.clientBody();
+            }
+            refusalCopy = new RefusedStreamCopy(x.clientBody(), REFUSED_STREAM_COPY, length);
+        } else if (number > 0 && !refusalCopy.rewind()) {
+            throw new IllegalStateException("the request body outgrew the refused stream's copy");
+        }
+        return refusalCopy;
+    }
+
+    /**
+     * Whether a refused stream's body can go again: a cached body, or one whose copy still holds every byte read.
+     * Without a copy (none was made, or it was dropped) it cannot.
+     */
+    boolean refusedBodyReplayable(Exchange x) {
+        return x.bodyCached() || replay != null && replay.replayable()
+                || refusalCopy != null && refusalCopy.replayable();
+    }
+
+    /**
+     * A response head arrived: without a policy nothing retries this exchange any more (a refusal comes before any
+     * answer), so the copy made for a refused stream goes now (at the upload's next read) rather than with the
+     * exchange.
+     */
+    void headArrived() {
+        if (refusalCopy != null) {
+            refusalCopy.drop();
+        }
     }
 
     /** Whether the body is still whole for another attempt (none, or within max-replay-size). */
@@ -136,8 +190,9 @@ final class Retries {
 
     /** After a failed attempt: whether another one follows (it may wait out a back-off first). */
     boolean mayRetry(Exchange x, ProxyFailure f, UpstreamAttempt.Facts facts) {
-        if (FailureClassifier.mayRetry(f, facts)) {
-            // a stale keep-alive connection (first try only), or a refused HTTP/2 stream: never processed
+        if (FailureClassifier.mayRetry(f, facts, refusedBodyReplayable(x))) {
+            // a stale keep-alive connection (first try only), or a refused HTTP/2 stream: never processed, its body
+            // (if any) still whole here
             return true;
         }
         if (policy == null || !countsAgainstEndpoint(f)) {
