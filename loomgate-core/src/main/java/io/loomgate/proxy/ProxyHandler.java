@@ -277,6 +277,7 @@ public final class ProxyHandler implements ExchangeHandler {
                 out.finish(trailers);
             }
         } catch (IOException e) {
+            x.outcome.bytesOut = BodyRelay.copiedBefore(e); // the client has what was relayed before the failure
             // A client that failed while its body was relayed beside this thread (full duplex) made the origin stop,
             // which is what failed the response: the client's failure is the one reported.
             IOException client = attempt.clientBodyFailure();
@@ -347,11 +348,12 @@ public final class ProxyHandler implements ExchangeHandler {
             return;
         }
         x.outcome.failure = failure;
-        failure.logOnce(log, x);
         if (failure.source() == ProxyFailure.Source.UPSTREAM && x.downstream.isResponseStarted()
                 && x.downstream.retractResponse()) {
             log.debug("{}: no byte of the response had reached the client: answered {} instead", x, failure.status());
         }
+        failure.logOnce(log, x, x.downstream.isResponseStarted()
+                ? x.outcome.status + " cut after " + x.outcome.bytesOut + " body bytes," : null);
         GrpcStatus grpc = x.grpc.active ? GrpcReplies.statusFor(failure) : null;
         boolean answered = !failure.clientGone();
         if (grpc != null && answered) {
