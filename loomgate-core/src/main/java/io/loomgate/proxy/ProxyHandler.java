@@ -336,6 +336,11 @@ public final class ProxyHandler implements ExchangeHandler {
         x.outcome.status = 101;
         ServerExchange.Tunnel client = x.downstream.upgrade(x.upstream.head);
         UpgradeTunnel.run(x, client, x.upstream.attempt.connection(), settings.bodyReadTimeout());
+        if (x.downstream.cutByDrain()) {
+            // A tunnel ends quietly whichever side closes it, so the drain's cut of the client connection under it
+            // is reported here, as a relay's is: counted drain_cut, not a tunnel the client closed.
+            throw new ProxyFailure(Kind.DRAIN_CUT, "tunnel cut at the drain's deadline (shutting down)", null);
+        }
     }
 
     // ---- the end ----
