@@ -15,6 +15,7 @@ import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.ServerExchange;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -327,7 +328,17 @@ public final class ProxyHandler implements ExchangeHandler {
             return;
         }
         x.outcome.status = x.localReply.head().status();
-        LocalReplies.send(x.downstream, x.localReply.head(), x.localReply.body());
+        byte[] body = x.localReply.body();
+        x.outcome.bytesOut = bodyBytesSent(x, x.outcome.status, body == null ? 0 : body.length);
+        LocalReplies.send(x.downstream, x.localReply.head(), body);
+    }
+
+    /**
+     * The body bytes a local answer of {@code length} puts on the wire: none for a HEAD or a status without a body,
+     * whose body the server does not write.
+     */
+    private static long bodyBytesSent(Exchange x, int status, int length) {
+        return Method.HEAD.equals(x.downstream.request().method()) || Status.forbidsBody(status) ? 0 : length;
     }
 
     /** After a 101: both connections become one byte pipe until either side closes; then the attempt discards. */
@@ -366,6 +377,11 @@ public final class ProxyHandler implements ExchangeHandler {
         }
         if (!x.downstream.isResponseStarted()) {
             x.outcome.status = grpc != null && answered ? 200 : failure.status();
+            // the answer's body, counted now: the listeners are told before LocalReplies sends it (none for gRPC:
+            // trailers only; none for a client that is gone); this also drops what a retracted response had counted
+            x.outcome.bytesOut = grpc != null || !answered ? 0
+                    : bodyBytesSent(x, failure.status(),
+                            LocalReplies.failureText(failure).getBytes(StandardCharsets.UTF_8).length);
         }
         listener.exchangeFailed(x);
         if (grpc != null) {
