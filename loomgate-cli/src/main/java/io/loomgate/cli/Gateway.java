@@ -177,6 +177,7 @@ public final class Gateway implements AutoCloseable {
         try {
             serverTls = config.tls().server() == null ? null : ServerTls.create(config.tls().server());
             if (serverTls != null) {
+                serverTls.warmUp(); // the handshake path's classes initialised here, not by the first burst at once
                 reloader.watch("server.ssl", serverTls);
             }
             // admin.probe-path: the probes also on this listener, so a pod may keep its admin listener on localhost.

@@ -11,12 +11,19 @@ import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
 import io.loomgate.upstream.PoolListener;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,7 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@code drain_cut}, not as {@code client_aborted} (session 55's hunt: SIGTERM with Server-Sent-Event streams in
  * flight counted every cut stream as a client that left). Over HTTP/1.1 the relay's next write fails on the closed
  * socket; over HTTP/2 the connection's end cancels the stream. The client could tell either way (a body short of its
- * length); what this checks is the gateway's word for it.
+ * length); what this checks is the gateway's word for it. A WebSocket tunnel cut by the drain too (session 56: it
+ * was logged as a plain 101 with no failure, since a tunnel ends quietly whichever side closes it).
  */
 class DrainCutKindTest {
     @ParameterizedTest(name = "{0}")
@@ -55,19 +63,74 @@ class DrainCutKindTest {
                 origin.takeRequest();
                 assertThat(gw.gateway().listener().drain(Duration.ofMillis(300))).as("cut at the deadline").isFalse();
                 release.countDown(); // the HTTP/1.1 relay writes the rest into the closed socket now
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (failures(metrics, "drain_cut") + failures(metrics, "client_aborted") == 0
-                        && System.nanoTime() < deadline) {
-                    LockSupport.parkNanos(10_000_000);
-                }
-                assertThat(failures(metrics, "drain_cut")).isEqualTo(1);
-                assertThat(failures(metrics, "client_aborted")).isZero();
+                assertCountedAsTheDrains(metrics);
             } finally {
                 connection.close();
             }
         } finally {
             metrics.close();
         }
+    }
+
+    @Test
+    void aWebSocketTunnelCutAtTheDrainsDeadlineIsTheDrains() throws Exception {
+        GatewayMetrics metrics = new GatewayMetrics();
+        try (ServerSocket origin = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread.ofVirtual().start(() -> echoAfterUpgrade(origin));
+            try (RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(),
+                    Map.of("ORIGIN", "http://127.0.0.1:" + origin.getLocalPort()),
+                    new Gateway.Observers(metrics, PoolListener.NOOP, ConnectionListener.NOOP));
+                 RawClient c = gw.raw()) {
+                c.send("GET /ws HTTP/1.1\r\nHost: drain.example\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                        + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n");
+                assertThat(c.read().status()).isEqualTo(101);
+                c.send("ping");
+                assertThat(new String(c.socket().getInputStream().readNBytes(4), StandardCharsets.US_ASCII))
+                        .as("the tunnel carries bytes both ways").isEqualTo("PING");
+                assertThat(gw.gateway().listener().drain(Duration.ofMillis(300))).as("cut at the deadline").isFalse();
+                assertCountedAsTheDrains(metrics);
+            }
+        } finally {
+            metrics.close();
+        }
+    }
+
+    /** The origin: one connection, 101 to its upgrade, then an upper-casing echo until the gateway's side ends. */
+    private static void echoAfterUpgrade(ServerSocket origin) {
+        try (Socket s = origin.accept()) {
+            InputStream in = s.getInputStream();
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) {
+                int b = in.read();
+                if (b < 0) {
+                    return;
+                }
+                head.append((char) b);
+            }
+            OutputStream out = s.getOutputStream();
+            out.write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            byte[] buf = new byte[64];
+            for (int n; (n = in.read(buf)) > 0; ) {
+                out.write(new String(buf, 0, n, StandardCharsets.US_ASCII).toUpperCase()
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+            }
+        } catch (Exception e) {
+            // the test is over
+        }
+    }
+
+    /** Waits (10 s at most) for the exchange's end to be counted, then checks it is the drain's, not the client's. */
+    private static void assertCountedAsTheDrains(GatewayMetrics metrics) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (failures(metrics, "drain_cut") + failures(metrics, "client_aborted") == 0
+                && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(10_000_000);
+        }
+        assertThat(failures(metrics, "drain_cut")).isEqualTo(1);
+        assertThat(failures(metrics, "client_aborted")).isZero();
     }
 
     /** The route's failures of that kind; 0 before the first (the counters are made on first use). */

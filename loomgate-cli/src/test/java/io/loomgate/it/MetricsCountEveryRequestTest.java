@@ -25,6 +25,7 @@ class MetricsCountEveryRequestTest {
         try (TestOrigin origin = new TestOrigin();
              ObservedGateway gw = new ObservedGateway(origin.port(), AccessLogFormat.JSON, "users", "/users",
                      "orders", "/orders")) {
+            long notFoundBytes = 0;
             try (RawClient client = new RawClient(gw.port())) {
                 for (int i = 0; i < 5; i++) {
                     client.send("GET /users/" + i + " HTTP/1.1\r\nHost: t\r\n\r\n");
@@ -36,8 +37,12 @@ class MetricsCountEveryRequestTest {
                 }
                 for (int i = 0; i < 3; i++) {
                     client.send("GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n");
-                    assertThat(client.read().status()).isEqualTo(404);
+                    RawClient.Response notFound = client.read();
+                    assertThat(notFound.status()).isEqualTo(404);
+                    notFoundBytes += notFound.body().length;
                 }
+                client.send("HEAD /nowhere HTTP/1.1\r\nHost: t\r\n\r\n");
+                assertThat(client.read("HEAD").status()).isEqualTo(404); // its body is not written: 0 bytes
                 PrometheusText open = scrape(gw);
                 assertThat(open.value("loomgate_client_connections")).isEqualTo(1);
             }
@@ -53,8 +58,12 @@ class MetricsCountEveryRequestTest {
             assertThat(s.value("loomgate_request_body_bytes_total", "route=users")).isEqualTo(10);
             assertThat(s.value("loomgate_response_body_bytes_total", "route=users"))
                     .isEqualTo(7 * ORIGIN_BODY.length());
+            assertThat(notFoundBytes).as("the gateway's 404 pages").isPositive();
+            assertThat(s.value("loomgate_response_body_bytes_total", "route=unmatched"))
+                    .as("the gateway's own answers count the body bytes they wrote (session 56: 0)")
+                    .isEqualTo(notFoundBytes);
             assertThat(s.value("loomgate_route_in_flight", "route=users")).isZero();
-            assertThat(s.value("loomgate_exchange_failures_total", "route=unmatched", "kind=no_route")).isEqualTo(3);
+            assertThat(s.value("loomgate_exchange_failures_total", "route=unmatched", "kind=no_route")).isEqualTo(4);
             double fresh = s.value("loomgate_upstream_acquired_total", "reused=false", "upstream=users");
             double reused = s.value("loomgate_upstream_acquired_total", "reused=true", "upstream=users");
             assertThat(fresh + reused).isEqualTo(7);
@@ -68,9 +77,11 @@ class MetricsCountEveryRequestTest {
             assertThat(after.value("loomgate_upstream_connections", "state=in_use", "upstream=users")).isZero();
             assertThat(after.value("loomgate_upstream_connections", "state=idle", "upstream=users")).isEqualTo(fresh);
 
-            awaitTrue(() -> gw.accessLines.size() == 10, "10 access-log lines");
+            awaitTrue(() -> gw.accessLines.size() == 11, "11 access-log lines");
             ObjectMapper json = new ObjectMapper();
             assertThat(gw.accessLines.stream().filter(l -> l.contains("\"loomgate.route\":\"users\"")).count()).isEqualTo(7);
+            assertThat(gw.accessLines.stream().filter(l -> l.contains("\"http.request.method\":\"HEAD\"")))
+                    .singleElement().asString().contains("\"http.response.body.bytes\":0");
             JsonNode first = json.readTree(gw.accessLines.get(0));
             assertThat(first.get("url.path").asText()).isEqualTo("/users/0");
             assertThat(first.get("trace.id").asText()).matches("[0-9a-f]{32}");

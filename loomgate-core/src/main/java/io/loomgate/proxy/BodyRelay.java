@@ -49,15 +49,32 @@ final class BodyRelay {
 
     /** What failed while relaying. */
     static final class ReadFailed extends IOException {
+        private long copied;
+
         ReadFailed(IOException cause) {
+            super(cause.getMessage(), cause);
+        }
+
+    }
+
+    static final class WriteFailed extends IOException {
+        private long copied;
+
+        WriteFailed(IOException cause) {
             super(cause.getMessage(), cause);
         }
     }
 
-    static final class WriteFailed extends IOException {
-        WriteFailed(IOException cause) {
-            super(cause.getMessage(), cause);
-        }
+    /**
+     * Bytes a {@link #copy} had written before {@code e} ended it (0 for a failure that did not come from one): the
+     * receiver has them, so the access log and the bytes-out counter count them.
+     */
+    static long copiedBefore(IOException e) {
+        return switch (e) {
+            case ReadFailed r -> r.copied;
+            case WriteFailed w -> w.copied;
+            default -> 0;
+        };
     }
 
     /**
@@ -71,6 +88,22 @@ final class BodyRelay {
 
     /** {@link #copy(BodyInputStream, OutputStream, long)} with bulk pieces through {@code directs} when possible. */
     static long copy(BodyInputStream from, OutputStream to, long length, DirectBuffers directs) throws IOException {
+        long[] total = {0};
+        try {
+            return copy(from, to, length, directs, total);
+        } catch (ReadFailed e) {
+            // The sender failed mid-body (an origin that closed short of its Content-Length, reset its stream) or
+            // the receiver went away: what was relayed before reached the receiver, and is counted, not lost.
+            e.copied = total[0];
+            throw e;
+        } catch (WriteFailed e) {
+            e.copied = total[0];
+            throw e;
+        }
+    }
+
+    private static long copy(BodyInputStream from, OutputStream to, long length, DirectBuffers directs,
+                             long[] progress) throws IOException {
         ServerExchange.ResponseBody direct = from.readsDirect() && to instanceof ServerExchange.ResponseBody body
                 && body.writesDirect() ? body : null;
         long total = 0;
@@ -109,6 +142,7 @@ final class BodyRelay {
                         directs.give(piece);
                     }
                     total += n;
+                    progress[0] = total;
                     if (waited > SLOW_READ_NANOS && caughtUp && n < piece.capacity()) {
                         // The sender slowed down: back to small heap buffers, its next byte awaited without one.
                         slow = true;
@@ -152,6 +186,7 @@ final class BodyRelay {
                 throw new WriteFailed(e);
             }
             total += n;
+            progress[0] = total;
             if (!awaited) { // a read just after awaitData finds its data waiting: it says nothing about speed
                 slow = waited > SLOW_READ_NANOS;
             }

@@ -45,7 +45,12 @@ final class LocalReplies {
         if (!failure.keepClientConnection()) {
             sx.closeAfterResponse();
         }
-        send(sx, head, failure.status() + " " + Status.reason(failure.status()) + ": " + clientText(failure) + "\n");
+        send(sx, head, failureText(failure));
+    }
+
+    /** The body of the gateway's answer to {@code failure} (its length is what the access log counts). */
+    static String failureText(ProxyFailure failure) {
+        return failure.status() + " " + Status.reason(failure.status()) + ": " + clientText(failure) + "\n";
     }
 
     /**

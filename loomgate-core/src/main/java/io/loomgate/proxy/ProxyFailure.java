@@ -149,14 +149,20 @@ public final class ProxyFailure extends IOException {
                 || kind == Kind.UPSTREAM_TLS; // the connector logged its cause once at warn; every request is noise
     }
 
-    /** Logs this failure of {@code exchange} at its level; called once per failed exchange. */
-    void logOnce(Logger log, Object exchange) {
+    /**
+     * Logs this failure of {@code exchange} at its level; called once per failed exchange. {@code sent} is what the
+     * client already has when the failure cut a response under way (its status and the body bytes it got), null when
+     * the client is answered with this failure's own status: the line names what the client saw, never a 502 it
+     * did not get (the access log's status is that response's).
+     */
+    void logOnce(Logger log, Object exchange, String sent) {
+        Object said = sent == null ? status : sent;
         if (isRoutine()) {
-            log.debug("{}: {} {}", exchange, status, getMessage());
+            log.debug("{}: {} {}", exchange, said, getMessage());
         } else if (kind == Kind.INTERNAL) {
             Unexpected.LOG.error("{}: {}", exchange, getMessage(), this); // a bug: see Unexpected
         } else {
-            log.warn("{}: {} {}", exchange, status, getMessage());
+            log.warn("{}: {} {}", exchange, said, getMessage());
         }
     }
 }

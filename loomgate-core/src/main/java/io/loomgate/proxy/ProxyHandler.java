@@ -15,6 +15,7 @@ import io.loomgate.route.Route;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.ServerExchange;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -277,6 +278,7 @@ public final class ProxyHandler implements ExchangeHandler {
                 out.finish(trailers);
             }
         } catch (IOException e) {
+            x.outcome.bytesOut = BodyRelay.copiedBefore(e); // the client has what was relayed before the failure
             // A client that failed while its body was relayed beside this thread (full duplex) made the origin stop,
             // which is what failed the response: the client's failure is the one reported.
             IOException client = attempt.clientBodyFailure();
@@ -326,7 +328,17 @@ public final class ProxyHandler implements ExchangeHandler {
             return;
         }
         x.outcome.status = x.localReply.head().status();
-        LocalReplies.send(x.downstream, x.localReply.head(), x.localReply.body());
+        byte[] body = x.localReply.body();
+        x.outcome.bytesOut = bodyBytesSent(x, x.outcome.status, body == null ? 0 : body.length);
+        LocalReplies.send(x.downstream, x.localReply.head(), body);
+    }
+
+    /**
+     * The body bytes a local answer of {@code length} puts on the wire: none for a HEAD or a status without a body,
+     * whose body the server does not write.
+     */
+    private static long bodyBytesSent(Exchange x, int status, int length) {
+        return Method.HEAD.equals(x.downstream.request().method()) || Status.forbidsBody(status) ? 0 : length;
     }
 
     /** After a 101: both connections become one byte pipe until either side closes; then the attempt discards. */
@@ -335,6 +347,11 @@ public final class ProxyHandler implements ExchangeHandler {
         x.outcome.status = 101;
         ServerExchange.Tunnel client = x.downstream.upgrade(x.upstream.head);
         UpgradeTunnel.run(x, client, x.upstream.attempt.connection(), settings.bodyReadTimeout());
+        if (x.downstream.cutByDrain()) {
+            // A tunnel ends quietly whichever side closes it, so the drain's cut of the client connection under it
+            // is reported here, as a relay's is: counted drain_cut, not a tunnel the client closed.
+            throw new ProxyFailure(Kind.DRAIN_CUT, "tunnel cut at the drain's deadline (shutting down)", null);
+        }
     }
 
     // ---- the end ----
@@ -347,11 +364,12 @@ public final class ProxyHandler implements ExchangeHandler {
             return;
         }
         x.outcome.failure = failure;
-        failure.logOnce(log, x);
         if (failure.source() == ProxyFailure.Source.UPSTREAM && x.downstream.isResponseStarted()
                 && x.downstream.retractResponse()) {
             log.debug("{}: no byte of the response had reached the client: answered {} instead", x, failure.status());
         }
+        failure.logOnce(log, x, x.downstream.isResponseStarted()
+                ? x.outcome.status + " cut after " + x.outcome.bytesOut + " body bytes," : null);
         GrpcStatus grpc = x.grpc.active ? GrpcReplies.statusFor(failure) : null;
         boolean answered = !failure.clientGone();
         if (grpc != null && answered) {
@@ -359,6 +377,11 @@ public final class ProxyHandler implements ExchangeHandler {
         }
         if (!x.downstream.isResponseStarted()) {
             x.outcome.status = grpc != null && answered ? 200 : failure.status();
+            // the answer's body, counted now: the listeners are told before LocalReplies sends it (none for gRPC:
+            // trailers only; none for a client that is gone); this also drops what a retracted response had counted
+            x.outcome.bytesOut = grpc != null || !answered ? 0
+                    : bodyBytesSent(x, failure.status(),
+                            LocalReplies.failureText(failure).getBytes(StandardCharsets.UTF_8).length);
         }
         listener.exchangeFailed(x);
         if (grpc != null) {
