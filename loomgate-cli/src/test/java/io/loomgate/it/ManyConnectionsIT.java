@@ -59,6 +59,9 @@ class ManyConnectionsIT {
                      Map.of("ORIGIN", origin.uri(), "ADMIN", Integer.toString(admin))))) {
             int port = gw.awaitListening(Duration.ofSeconds(20));
             int admin = gw.adminPort();
+            // The kernel's counters of connections a full accept queue refused (every listener of this namespace's):
+            // a failed dial is the origin's backlog's doing only if they moved
+            Map<String, Long> listenBefore = listenCounters();
             List<RawClient> clients = new ArrayList<>(CONNECTIONS);
             AtomicInteger ok = new AtomicInteger();
             List<String> errors = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -99,8 +102,12 @@ class ManyConnectionsIT {
                     c.close();
                 }
             }
-            assertThat(errors).isEmpty();
-            assertThat(ok.get()).isEqualTo(2 * CONNECTIONS);
+            try {
+                assertThat(errors).isEmpty();
+                assertThat(ok.get()).isEqualTo(2 * CONNECTIONS);
+            } catch (AssertionError e) {
+                throw keepEvidence(e, gw, admin, port, origin, listenBefore);
+            }
             // Closed by their clients (most while parked again): each ended once, nothing left counted, and the
             // count is the truth: the gateway holds no socket of the listener's port any more.
             try {
@@ -108,7 +115,7 @@ class ManyConnectionsIT {
                 awaitGauge(admin, "loomgate_client_connections", 0);
                 assertThat(gatewaySockets(port)).as("the gateway's sockets on its port").isZero();
             } catch (AssertionError e) {
-                throw keepEvidence(e, gw, admin, port);
+                throw keepEvidence(e, gw, admin, port, origin, listenBefore);
             }
             assertThat(gw.output()).doesNotContain("Too many open files").doesNotContain("accept on port");
         }
@@ -133,7 +140,8 @@ class ManyConnectionsIT {
      * A failed count keeps what explains it: the gauges, the gateway's sockets on its port, its thread dump and its
      * log, written under target/ (the process's log is deleted when it ends).
      */
-    private static AssertionError keepEvidence(AssertionError e, JarProcess gw, int admin, int port) {
+    private static AssertionError keepEvidence(AssertionError e, JarProcess gw, int admin, int port,
+                                               TestOrigin origin, Map<String, Long> listenBefore) {
         Path kept = Path.of("target", "ManyConnectionsIT-gateway-" + gw.pid() + ".log");
         StringBuilder facts = new StringBuilder();
         try {
@@ -141,7 +149,13 @@ class ManyConnectionsIT {
             PrometheusText p = new PrometheusText(metrics);
             facts.append("loomgate_client_connections ").append(p.value("loomgate_client_connections"))
                     .append(", parked ").append(p.value("loomgate_client_connections_parked"))
-                    .append(", gateway sockets on port ").append(port).append(": ").append(gatewaySockets(port));
+                    .append(", gateway sockets on port ").append(port).append(": ").append(gatewaySockets(port))
+                    .append(", origin connections accepted ").append(origin.connectionCount())
+                    .append(", kernel listen counters before ").append(listenBefore)
+                    .append(" after ").append(listenCounters())
+                    // refused or timed out: the kind of each failed dial
+                    .append(", ").append(metrics.lines().filter(l -> l.startsWith("loomgate_upstream_errors_total"))
+                            .toList());
             Files.createDirectories(kept.getParent());
             Files.writeString(kept, facts + "\n\n--- threads\n" + get(admin, "/threads?format=text")
                     + "\n--- gateway log\n" + gw.output());
@@ -150,6 +164,29 @@ class ManyConnectionsIT {
         }
         return new AssertionError(e.getMessage() + "; " + facts + "; gateway log and threads kept in "
                 + kept.toAbsolutePath(), e);
+    }
+
+    /** TcpExt's ListenOverflows and ListenDrops from /proc/net/netstat (empty where the file is missing). */
+    private static Map<String, Long> listenCounters() {
+        try {
+            List<String> lines = Files.readAllLines(Path.of("/proc/net/netstat"));
+            for (int i = 0; i + 1 < lines.size(); i++) {
+                if (lines.get(i).startsWith("TcpExt:") && lines.get(i + 1).startsWith("TcpExt:")) {
+                    String[] names = lines.get(i).split("\\s+");
+                    String[] values = lines.get(i + 1).split("\\s+");
+                    Map<String, Long> counters = new java.util.TreeMap<>();
+                    for (int k = 1; k < names.length && k < values.length; k++) {
+                        if (names[k].equals("ListenOverflows") || names[k].equals("ListenDrops")) {
+                            counters.put(names[k], Long.parseLong(values[k]));
+                        }
+                    }
+                    return counters;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // evidence only: a missing file leaves the counters out
+        }
+        return Map.of();
     }
 
     private static String get(int admin, String path) throws IOException {

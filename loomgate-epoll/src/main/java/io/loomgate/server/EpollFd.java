@@ -297,6 +297,29 @@ final class EpollFd {
         }
     }
 
+    /**
+     * The kernel's word on the non-blocking connect begun on this fd, asked by connecting to {@code address} again
+     * (what the poller's writable flag only reports once the poller has got round to the event): 0 when it is
+     * connected, -1 while it is still in progress, else the errno it failed with.
+     */
+    int connectOutcome(MemorySegment address) throws SocketException {
+        acquire();
+        try {
+            MemorySegment errno = Libc.errnoSegment();
+            if (Libc.connect(errno, fd, address) == 0) {
+                return 0;
+            }
+            int e = Libc.errno(errno);
+            return switch (e) {
+                case Libc.EISCONN -> 0;
+                case Libc.EALREADY, Libc.EINPROGRESS, Libc.EINTR -> -1;
+                default -> e;
+            };
+        } finally {
+            release();
+        }
+    }
+
     /** The pending error of the socket ({@code SO_ERROR}, which reading clears): 0, or how a connect ended. */
     int pendingError() throws SocketException {
         int[] value = new int[1];

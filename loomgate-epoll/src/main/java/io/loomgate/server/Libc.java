@@ -63,6 +63,7 @@ final class Libc {
     static final int ECONNABORTED = 103;
     static final int ECONNRESET = 104;
     static final int ENOBUFS = 105;
+    static final int EISCONN = 106;
     static final int ENOTCONN = 107;
     static final int ETIMEDOUT = 110;
     static final int EADDRINUSE = 98;
@@ -71,6 +72,7 @@ final class Libc {
     static final int ENETUNREACH = 101;
     static final int ECONNREFUSED = 111;
     static final int EHOSTUNREACH = 113;
+    static final int EALREADY = 114;
     static final int EINPROGRESS = 115;
 
     /** A {@code struct sockaddr_storage}: room for either family. */

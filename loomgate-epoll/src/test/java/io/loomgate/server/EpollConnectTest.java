@@ -18,7 +18,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -109,6 +112,57 @@ class EpollConnectTest {
             }
             assertThat(openFds()).as("fds after two more timed-out connects (a leak adds 2)").isLessThan(before + 2);
         }
+    }
+
+    /**
+     * The kernel made the connection but the poller has not reported it by the deadline (it waits for a CPU on a
+     * loaded machine: ManyConnectionsIT's 502 "could not be reached" on epoll, session 56): a connection, not a
+     * timeout. The poller here is stalled for good: both its loops are held in idle connections' callbacks.
+     */
+    @Test
+    void aConnectTheKernelMadeIsNotATimeoutWhileThePollerLags() throws Exception {
+        EpollPoller poller = new EpollPoller(EpollPoller.SPINS, 2_000);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Socket> held = new ArrayList<>();
+        try (ServerSocket trigger = new ServerSocket(0, 50, LOOPBACK);
+             ServerSocket origin = new ServerSocket(0, 50, LOOPBACK)) {
+            InetSocketAddress triggerAddress = new InetSocketAddress(LOOPBACK, trigger.getLocalPort());
+            List<CountDownLatch> ran = List.of(new CountDownLatch(1), new CountDownLatch(1));
+            for (CountDownLatch started : ran) {
+                EpollSocket idle = onVirtualThread(() -> EpollSocket.connect(poller, triggerAddress, 5_000));
+                held.add(idle);
+                held.add(trigger.accept());
+                idle.whenReadable(() -> {
+                    started.countDown();
+                    try {
+                        release.await(); // the loop that dispatched this is held
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            held.get(1).getOutputStream().write(1);
+            assertThat(ran.get(0).await(GENEROUS_SECONDS, TimeUnit.SECONDS)).as("one loop held").isTrue();
+            held.get(3).getOutputStream().write(1);
+            // the other loop stands in for the held one and is held too; if it never polls, it is stalled already
+            ran.get(1).await(1, TimeUnit.SECONDS);
+
+            EpollSocket dialled = dial(poller, new InetSocketAddress(LOOPBACK, origin.getLocalPort()), 300);
+            held.add(dialled);
+            try (Socket peer = origin.accept()) {
+                assertThat(dialled.getRemoteSocketAddress()).isEqualTo(peer.getLocalSocketAddress());
+            }
+        } finally {
+            release.countDown();
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    private static EpollSocket dial(EpollPoller poller, InetSocketAddress address, int timeoutMillis)
+            throws Exception {
+        return onVirtualThread(() -> EpollSocket.connect(poller, address, timeoutMillis));
     }
 
     @Test
