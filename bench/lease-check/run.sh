@@ -9,7 +9,8 @@
 #   JAR=/tmp/a.jar bench/lease-check/run.sh plain jdk      # origin kind (plain|tls|tls-conscrypt), transport
 #   PORT0=29700 N=20000 CONNS=16 ...                      # ports PORT0..PORT0+3 (gateway, admin, origins)
 #   RPS=5 CONNS=2 N=200 ...                               # the measured requests at RPS a connection: every
-#                                                         # lease after a pause (the JDK sockets' check, 50 ms)
+#                                                         # lease after a pause (before session 56 the JDK
+#                                                         # sockets looked only after 50 ms of idleness)
 #   STRACE=1 ...                                          # strace instead of perf: the lease's 1-byte reads,
 #                                                         # FIONREADs and fcntls counted call by call
 # Stops everything it starts.

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A well-behaved client beside a probe's hostile case ({@link HostileProbeTest}'s clients, {@link OriginProbeTest}'s
@@ -20,6 +21,8 @@ final class BystanderLoop implements AutoCloseable {
     private final AtomicInteger served = new AtomicInteger();
     private final AtomicReference<String> failed = new AtomicReference<>();
     private volatile boolean stop;
+    /** Held by each request, and by a probe between {@link #pause} and {@link #resume}. */
+    private final ReentrantLock gate = new ReentrantLock();
     private final Thread thread;
     private final String who;
     private final long joinMillis;
@@ -39,7 +42,12 @@ final class BystanderLoop implements AutoCloseable {
             while (!stop && failed.get() == null) {
                 String miss;
                 try {
-                    miss = attempt.miss();
+                    gate.lockInterruptibly();
+                    try {
+                        miss = attempt.miss();
+                    } finally {
+                        gate.unlock();
+                    }
                     if (miss == null) {
                         served.incrementAndGet();
                     }
@@ -60,6 +68,21 @@ final class BystanderLoop implements AutoCloseable {
                 missed = miss;
             }
         });
+    }
+
+    /**
+     * Waits until the request in flight (if any) is answered and starts no other until {@link #resume}: a probe that
+     * must do something while none of this client's requests is on its way (an origin's unasked-for answer).
+     */
+    void pause() {
+        gate.lock();
+    }
+
+    /** After {@link #pause}, by the same thread; else nothing. */
+    void resume() {
+        if (gate.isHeldByCurrentThread()) {
+            gate.unlock();
+        }
     }
 
     /** Ends the loop once at least one request was served while the probe ran, and asserts none failed. */

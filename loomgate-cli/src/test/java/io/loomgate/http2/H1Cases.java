@@ -49,17 +49,27 @@ final class H1Cases {
 
     /**
      * Once the origin has written its surplus (it is then in the idle pooled connection's socket, not yet asked for),
-     * the next requests on the route get their own answers. An answer the origin writes after the next request went
-     * out cannot be told from that request's answer by any HTTP/1.1 client: not what this checks.
+     * the next requests on the route get their own answers, and so do the bystander's, which resumes here. The
+     * bystander was paused before the case's request ({@link OriginProbeTest}: {@link #quiet}), so the surplus is
+     * written while no request of the lane is on its way: an answer the origin writes after a request went out
+     * cannot be told from that request's answer by any HTTP/1.1 client, and that order is what makes the case
+     * deterministic. What it checks is the lease: a connection with an unasked-for answer waiting must not be lent,
+     * however soon after its last use (journal 2026-12-01-s56-hostile7).
      */
     static final OriginProbeTest.FollowUp AFTER_SURPLUS_IS_CLEAN = (lane, id) -> {
         long end = System.nanoTime() + 10_000_000_000L;
         while (!SURPLUS_WRITTEN.contains(id) && System.nanoTime() < end) {
             Thread.sleep(1);
         }
+        OriginProbeTest.BYSTANDER_OF.get(id).resume();
         org.assertj.core.api.Assertions.assertThat(SURPLUS_WRITTEN).as("the origin wrote its surplus").contains(id);
         OriginProbeTest.NEXT_IS_CLEAN.check(lane, id);
     };
+
+    /** Whether case {@code c}'s bystander waits from before its request until its follow-up resumes it. */
+    static boolean quiet(OriginProbeTest.Case c) {
+        return c.after() == AFTER_SURPLUS_IS_CLEAN;
+    }
 
     static void install(HostileH1Origin o) {
         o.on("ok", HostileH1Origin::ok);

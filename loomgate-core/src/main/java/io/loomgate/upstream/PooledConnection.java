@@ -30,14 +30,6 @@ public final class PooledConnection implements ConnectionLease {
 
     private static final int HEALTH_CHECK_READ_MILLIS = 1;
     /**
-     * Idle longer than this, a connection on the JDK's sockets is checked before it is lent again (a non-blocking read,
-     * a {@code FIONREAD}: a system call). Below every origin keep-alive timeout in use (Node's 5 s, HAProxy's
-     * fractions of one), so a connection an origin closed for idleness is always looked at; above the idle a pooled
-     * connection sees under load (W2's or W5's few milliseconds between requests), where a read that finds nothing
-     * on every lease cost 1.2 system calls a request more (8.1 to 9.4, plain; session 54's journal).
-     */
-    static final long CHECK_AFTER_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /**
      * Idle longer than this, an epoll socket is read (a non-blocking read) before it is lent again whatever its
      * readiness flags say: an edge may still be on its way to the poller.
      */
@@ -150,8 +142,10 @@ public final class PooledConnection implements ConnectionLease {
     /**
      * Whether this idle connection, idle for {@code idleForNanos}, can carry a new request (OkHttp's
      * {@code isHealthy}): the origin has neither closed it (a FIN, an RST, a TLS close_notify) nor sent anything out
-     * of turn since its last answer. Asked on every lease (where the answer costs a system call, the JDK's sockets,
-     * after {@link #CHECK_AFTER_IDLE_NANOS} of idleness or an answer without a body), without a blocking read and
+     * of turn since its last answer. Asked on every lease, however short the idle (on the JDK's sockets that costs a
+     * system call a lease: a lease that skipped it after a short idle lent a connection with an origin's unasked-for
+     * answer waiting, and each request after it got the answer to the one before, another client's included, for as
+     * long as leases came that close together; journal 2026-12-01-s56-hostile7), without a blocking read and
      * without a timer, because an origin's keep-alive timeout (a Node or Go origin's few seconds, an HAProxy's fraction of one) closes pooled
      * connections whenever it likes, and a request sent on one that is closed fails after its bytes went out: a GET
      * may go again on a new connection, a POST may not (the origin might have read it), so it would be a 502.
@@ -161,9 +155,12 @@ public final class PooledConnection implements ConnectionLease {
      *   <li>Plain, the JDK's sockets: one non-blocking read of the channel (a read that finds nothing: one system
      *   call).</li>
      *   <li>The epoll transport's sockets, plain or under TLS: the poller's flags first ({@link QuietCheck#mayHaveNews},
-     *   no system call); only when they say something came, one non-blocking read of the kernel. After an answer
-     *   without a body ({@link #probeOnNextLease}) or a long idle the read is made whatever the flags say (an edge
-     *   still on its way to the poller).</li>
+     *   no system call); only when they say something came, one non-blocking read of the kernel. As safe as a read
+     *   on every lease: the poller sets the flag on every edge (a byte, a FIN, an RST), even when no thread waits,
+     *   and only a read clears it; what the flags can miss is an edge still on its way to the poller (bytes that
+     *   arrived a moment before the lease: the same race as bytes that arrive a moment after it, which no lease
+     *   check sees). After an answer without a body ({@link #probeOnNextLease}) or a long idle the read is made
+     *   whatever the flags say.</li>
      *   <li>TLS on the JDK's sockets, JSSE and Conscrypt alike: bytes the TLS layer holds above the kernel
      *   ({@link ClientTls#hasBufferedBytes}: decrypted, or read ahead and not yet decrypted; no system call), then
      *   one non-blocking read of the plain socket's channel (JSSE's {@code RecordBufferedSocket} is a channel's since
@@ -192,9 +189,6 @@ public final class PooledConnection implements ConnectionLease {
                 return true;
             }
             return (socket == raw || !ClientTls.hasUnreadBytes(socket, raw)) && q.quietNow();
-        }
-        if (!afterBodiless && idleForNanos <= CHECK_AFTER_IDLE_NANOS) {
-            return true; // the JDK's sockets: busy enough that no origin's keep-alive timeout has run out
         }
         if (socket == raw) {
             SocketChannel channel = socket.getChannel();
