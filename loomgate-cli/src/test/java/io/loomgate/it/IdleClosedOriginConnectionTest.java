@@ -227,7 +227,8 @@ class IdleClosedOriginConnectionTest {
     private static void oneCase(Gateway gw, int route, Origin o, String request, String what) throws Exception {
         String warm = "w" + ids.incrementAndGet();
         HttpResponse<String> first = send(gw, route, "GET", warm);
-        assertThat(first.statusCode()).as("%s: the first request", what).isEqualTo(200);
+        assertThat(first.statusCode()).as("%s: the first request (%s: %s)", what, first.statusCode(), first.body())
+                .isEqualTo(200);
         awaitClosed(o, what);
         String id = "r" + ids.incrementAndGet();
         HttpResponse<String> next = send(gw, route, request, id);
