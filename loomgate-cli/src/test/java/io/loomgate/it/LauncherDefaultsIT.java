@@ -30,7 +30,8 @@ class LauncherDefaultsIT {
                 "-XX:NewSize=" + 24 * MIB, "-XX:MaxNewSize=" + 24 * MIB, "-XX:SurvivorRatio=2",
                 "-XX:TargetSurvivorRatio=90",
                 "-XX:ReservedCodeCacheSize=" + 64 * MIB, "-XX:MaxMetaspaceSize=" + 128 * MIB,
-                "-XX:FlightRecorderOptions=memorysize=2m", "-XX:TrimNativeHeapInterval=1000")
+                "-XX:FlightRecorderOptions=memorysize=2m", "-XX:TrimNativeHeapInterval=1000",
+                "-XX:UserThreadWaitAttemptsAtExit=0")
                 .doesNotContain("UseG1GC", "UseParallelGC");
     }
 
