@@ -80,7 +80,7 @@ final class Http2Codec implements UpstreamCodec {
         long length = framing instanceof BodyFraming.Fixed f ? f.length() : -1;
         OutputStream to = upload.counting(s.requestBody());
         upload.start(body, "h2-upload-" + endpoint.authority() + "-" + s.id(), s::cancel, s::cancel, () -> {
-            BodyRelay.copy(body, to, length);
+            sendBody(body, to, length);
             try {
                 s.endRequest(body.trailers());
             } catch (IOException e) {
@@ -88,6 +88,18 @@ final class Http2Codec implements UpstreamCodec {
             }
         });
         return 0;
+    }
+
+    /**
+     * The body's bytes to the origin's stream. A refused stream's copy of a body of declared length is relayed from
+     * its own array, so those bytes are allocated once, not also in {@link BodyRelay}'s buffer.
+     */
+    static void sendBody(BodyInputStream body, OutputStream to, long length) throws IOException {
+        if (body instanceof RefusedStreamCopy copy && copy.relaysFromCopy()) {
+            copy.relay(to);
+        } else {
+            BodyRelay.copy(body, to, length);
+        }
     }
 
     @Override
