@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -256,30 +255,13 @@ class Http2LingerTest {
      */
     private static RunningGateway keyedGateway(TestOrigin origin, String listener, TestPki pki, Duration linger)
             throws Exception {
-        String ssl = "";
+        List<String> server = new ArrayList<>(List.of("linger-timeout: " + linger.toMillis() + "ms"));
         if (pki != null) {
             TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
-            ssl = """
-                      ssl:
-                        provider: %s
-                        certificate: %s
-                        certificate-private-key: %s
-                    """.formatted(listener, cert.cert(), cert.key());
+            server.addAll(List.of("ssl:", "  provider: " + listener, "  certificate: " + cert.cert(),
+                    "  certificate-private-key: " + cert.key()));
         }
-        String yaml = """
-                server:
-                  address: 127.0.0.1
-                  port: 0
-                  linger-timeout: %dms
-                %sadmin:
-                  port: 0
-                routes:
-                  - id: main
-                    uri: ${ORIGIN}
-                    predicates: [ "Path=/**" ]
-                """.formatted(linger.toMillis(), ssl)
-                + KEYED.lines().map(l -> "    " + l + "\n").reduce("", String::concat);
-        return RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri()));
+        return RunningGateway.to(origin, server, KEYED.split("\n"));
     }
 
     /** h2c by prior knowledge, or h2 chosen by ALPN over TLS (the test CA's client) when {@code pki} is given. */

@@ -9,7 +9,7 @@ import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
-import java.util.Map;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
@@ -136,22 +136,8 @@ class LingeringCloseTest {
 
     /** The 401 route, with this linger-timeout (null: the default, 10 s). */
     private static RunningGateway keyed(TestOrigin origin, Duration linger) throws Exception {
-        if (linger == null) {
-            return RunningGateway.to(origin, KEYED.split("\n"));
-        }
-        String yaml = """
-                server:
-                  address: 127.0.0.1
-                  port: 0
-                  linger-timeout: %dms
-                admin:
-                  port: 0
-                routes:
-                  - id: main
-                    uri: ${ORIGIN}
-                    predicates: [ "Path=/**" ]
-                """.formatted(linger.toMillis()) + KEYED.lines().map(l -> "    " + l + "\n").reduce("", String::concat);
-        return RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri()));
+        return RunningGateway.to(origin, linger == null ? List.of() : List.of("linger-timeout: " + linger.toMillis()
+                + "ms"), KEYED.split("\n"));
     }
 
     /**

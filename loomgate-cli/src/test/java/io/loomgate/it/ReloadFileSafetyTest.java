@@ -135,13 +135,7 @@ class ReloadFileSafetyTest {
             int cut = text.lastIndexOf("    filters:");
             writeInPlace(yaml, Duration.ofMillis(1500), text.substring(0, cut), text.substring(cut));
             awaitApplied(gw, 1);
-            secured.stop();
-            newRoute.stop();
-            open.stop();
-            assertThat(secured.statuses()).as("the secured route without a token").containsOnlyKeys(401);
-            assertThat(newRoute.statuses()).as("the new secured route without a token: not there yet, or 401")
-                    .containsOnlyKeys(404, 401);
-            assertThat(open.statuses()).as("the open route the whole time").containsOnlyKeys(200);
+            assertNeverServedWithoutAToken(secured, newRoute, open);
         }
     }
 
@@ -189,14 +183,8 @@ class ReloadFileSafetyTest {
             renameOver(yaml, generation(n));
             awaitApplied(gw, n);
 
-            secured.stop();
-            newRoute.stop();
-            open.stop();
-            assertThat(secured.statuses()).as("the secured route without a token").containsOnlyKeys(401);
-            assertThat(newRoute.statuses()).as("each new secured route without a token: not there yet, or 401")
-                    .containsOnlyKeys(404, 401);
+            assertNeverServedWithoutAToken(secured, newRoute, open);
             assertThat(newRoute.statuses().get(401)).isGreaterThan(10L);
-            assertThat(open.statuses()).as("the open route the whole time").containsOnlyKeys(200);
         }
     }
 
@@ -276,6 +264,18 @@ class ReloadFileSafetyTest {
         } finally {
             idp.close();
         }
+    }
+
+    /** Stops the hammers: no secured route answered without a token, the open one always did. */
+    private static void assertNeverServedWithoutAToken(Hammer secured, Hammer newRoute, Hammer open)
+            throws InterruptedException {
+        secured.stop();
+        newRoute.stop();
+        open.stop();
+        assertThat(secured.statuses()).as("the secured route without a token").containsOnlyKeys(401);
+        assertThat(newRoute.statuses()).as("each new secured route without a token: not there yet, or 401")
+                .containsOnlyKeys(404, 401);
+        assertThat(open.statuses()).as("the open route the whole time").containsOnlyKeys(200);
     }
 
     // ---- writing the file ----
