@@ -431,12 +431,13 @@ public final class Http2Stream {
      * throws the rest of the request away as it arrives ({@link #discardDataLocked}), the window reopening as for a
      * handler that reads, until the client ends the stream, for at most {@link #EARLY_ANSWER_READ_WAIT} between DATA
      * frames, the listener's {@code linger-timeout} in all (the read timeout if shorter) and
-     * {@link #EARLY_ANSWER_BUDGET} bytes; past a bound the connection sends RST_STREAM NO_ERROR (RFC 9113 §8.1 allows either). A rest its
-     * content-length says is at most {@link #EARLY_ANSWER_DRAIN} gets its whole window at once. What is buffered now
-     * is thrown away here. Returns the window credit to send. Why not reset at once: curl 7.88 (Debian 12's) discards
-     * a complete response whose stream is reset while it still uploads (exit 92, no status): this is HTTP/2's
-     * lingering close, with HTTP/1.1's bounds (the server's LingeringClose). Why the reader and not the stream's own
-     * thread (as until session 43): that thread and its handler's stack would wait up to the bound for nothing.
+     * {@link #EARLY_ANSWER_BUDGET} bytes; past a bound the connection sends RST_STREAM NO_ERROR (RFC 9113 §8.1 allows
+     * either). A rest its content-length says is at most {@link #EARLY_ANSWER_DRAIN} gets its whole window at once.
+     * What is buffered now is thrown away here. Returns the window credit to send. Why not reset at once: curl 7.88
+     * (Debian 12's) discards a complete response whose stream is reset while it still uploads (exit 92, no status):
+     * this is HTTP/2's lingering close, with HTTP/1.1's bounds (the server's LingeringClose). Why the reader and not
+     * the stream's own thread (as until session 43): that thread and its handler's stack would wait up to the bound
+     * for nothing.
      */
     int startDiscardLocked(long now) {
         discarding = true;

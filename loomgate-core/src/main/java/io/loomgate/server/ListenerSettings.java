@@ -70,12 +70,6 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
                 readTimeout, limits, newHttp2, underscoresInHeaders, lingerTimeout);
     }
 
-    /** These settings with another bound on the lingering close ({@link #lingerTimeout}). */
-    public ListenerSettings withLingerTimeout(Duration newLingerTimeout) {
-        return new ListenerSettings(address, port, backlog, maxConnections, headerTimeout, idleTimeout,
-                readTimeout, limits, http2, underscoresInHeaders, newLingerTimeout);
-    }
-
     /** These settings, listening on another address and port. */
     public ListenerSettings at(String newAddress, int newPort) {
         return new ListenerSettings(newAddress, newPort, backlog, maxConnections, headerTimeout, idleTimeout,
