@@ -72,7 +72,7 @@ final class NonLiveChanges {
                 .restart("address", "port", "backlog", "maxConnections", "headerTimeout", "idleTimeout", "readTimeout")
                 .declare("limits", "server.max-request-line, server.max-header-size, server.max-headers",
                         Reload.RESTART)
-                .restart("http2", "underscoresInHeaders").map());
+                .restart("http2", "underscoresInHeaders", "lingerTimeout").map());
         d.put(GatewayConfig.AdminSpec.class, new Components("admin")
                 .restart("address", "port", "pinnedThreshold")
                 .declare("authToken", "admin.auth-token", Reload.RESTART_WITHOUT_VALUES)

@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,17 +30,32 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The bounds of HTTP/2's lingering ends against a client that trickles: after a GOAWAY for a connection error (the
- * server's LingeringClose, 10 s in all; it had a 1 s per-read timeout and no total deadline, so a frame every half
- * second held it for days), and after an early answer on a stream whose request body keeps coming (the connection's
- * reader discards the rest for at most 10 s, then RST_STREAM NO_ERROR; the stream's thread has ended).
+ * server's LingeringClose, the listener's linger-timeout in all; it had a 1 s per-read timeout and no total deadline,
+ * so a frame every half second held it for days), and after an early answer on a stream whose request body keeps
+ * coming (the connection's reader discards the rest for at most the linger-timeout, then RST_STREAM NO_ERROR; the
+ * stream's thread has ended).
  */
 // Side by side (the module's surefire configuration enables JUnit's parallel mode for classes that ask): each test
-// starts its own origin and gateway and waits out a 10 s bound of the gateway; six in a row were 56 s of the suite.
+// starts its own origin and gateway and waits out a bound of the gateway; six in a row were 56 s of the suite. The
+// bound is set short since session 57 (LINGER; LONGER_LINGER where a test must tell "at once" from "at the bound"):
+// at the default 10 s this class was 10.6 s of the suite.
 // The last test's thread dump matches every connection's stream 1, a neighbour's too: here every stream 1 is
 // answered early (a 401 before its body), so its thread ends at once unless the behaviour under test broke.
 @Execution(ExecutionMode.CONCURRENT)
 class Http2LingerTest {
-    private static final Duration CLOSED_WITHIN = Duration.ofSeconds(20);
+    /** The gateway's linger-timeout in the tests that wait it out (the default is 10 s). */
+    private static final Duration LINGER = Duration.ofSeconds(2);
+    /**
+     * The linger-timeout where a stream's thread must be seen gone (within {@link #THREAD_GONE_WITHIN}) before the
+     * bound: the thread that read the rest itself (until session 43) lived until the bound.
+     */
+    private static final Duration LONGER_LINGER = Duration.ofSeconds(5);
+    private static final Duration THREAD_GONE_WITHIN = Duration.ofSeconds(3);
+    /**
+     * The bound the tests hold the gateway to: LINGER, and room for a slow CI; under the default 10 s, so that a
+     * gateway that ignored the setting (or had no total deadline) fails.
+     */
+    private static final Duration CLOSED_WITHIN = Duration.ofSeconds(9);
     private static final Duration TRICKLE = Duration.ofMillis(500);
 
     private static final String KEYED = """
@@ -52,7 +66,7 @@ class Http2LingerTest {
 
     @Test
     void aClientTricklingAfterAGoAwayForAnErrorIsClosedWithinTheLingerBound() throws Exception {
-        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyedGateway(origin, "h2c", null, LINGER);
              Socket socket = connect(gw.port()); RawH2Client c = new RawH2Client(socket)) {
             c.data(0, new byte[1], false); // DATA on stream 0: a connection error (RFC 9113 §6.1)
             RawH2Client.Frame goAway = c.awaitGoAway();
@@ -81,7 +95,7 @@ class Http2LingerTest {
 
     @Test
     void aStreamAnsweredEarlyWhoseBodyTricklesIsResetWithNoErrorWithinTheBound() throws Exception {
-        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyedGateway(origin, "h2c", null, LINGER);
              Socket socket = connect(gw.port()); RawH2Client c = new RawH2Client(socket)) {
             c.headers(1, RawH2Client.request("POST", "/up", "content-length", "1000000000"), false);
             c.data(1, new byte[1000], false);
@@ -127,12 +141,13 @@ class Http2LingerTest {
     @Test
     void dataForStreamsResetAfterAnEarlyAnswerIsCreditedToTheConnection() throws Exception {
         int streams = 20;
-        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyedGateway(origin, "h2c", null, LINGER);
              Socket socket = connect(gw.port()); RawH2Client c = new RawH2Client(socket)) {
             for (int i = 0; i < streams; i++) {
                 c.headers(1 + 2 * i, RawH2Client.request("POST", "/up", "content-length", "1000000000"), false);
             }
-            // Each stream's rest is taken for up to 5 s per read; nothing comes, so each is reset (NO_ERROR).
+            // Each stream's rest is taken for up to 5 s per read, LINGER in all; nothing comes, so each is reset
+            // (NO_ERROR).
             java.util.Set<Integer> reset = new java.util.HashSet<>();
             while (reset.size() < streams) {
                 RawH2Client.Frame f = c.await(x -> x.type() == Frames.RST_STREAM || x.type() == Frames.GOAWAY);
@@ -176,7 +191,8 @@ class Http2LingerTest {
     @ValueSource(strings = {"h2c", "jdk", "conscrypt"})
     void anEarlyAnsweredStreamsThreadEndsWhileTheReaderDiscardsTheRest(String listener) throws Exception {
         TestPki pki = listener.equals("h2c") ? null : TestPki.create("h2 linger CA");
-        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyedGateway(origin, listener, pki);
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = keyedGateway(origin, listener, pki, LONGER_LINGER);
              Socket socket = connect(gw.port(), pki); RawH2Client c = new RawH2Client(socket)) {
             c.headers(1, RawH2Client.request("POST", "/up", "content-length", "1000000000"), false);
             c.data(1, new byte[1000], false);
@@ -195,8 +211,8 @@ class Http2LingerTest {
                 }
             });
             try {
-                // Polled with a deadline well under the 5 s a silent rest and the 10 s a sent one were read for.
-                long end = System.nanoTime() + 3_000_000_000L;
+                // Polled with a deadline well under the LONGER_LINGER a sent rest is read for.
+                long end = System.nanoTime() + THREAD_GONE_WITHIN.toNanos();
                 List<String> streamThreads = streamThreads(1);
                 while (!streamThreads.isEmpty() && System.nanoTime() < end) {
                     Thread.sleep(50);
@@ -233,29 +249,19 @@ class Http2LingerTest {
         }
     }
 
-    /** The 401 route on a plain (h2c) listener, or over TLS with this provider ({@code jdk}, {@code conscrypt}). */
-    private static RunningGateway keyedGateway(TestOrigin origin, String listener, TestPki pki) throws Exception {
-        if (pki == null) {
-            return RunningGateway.to(origin, KEYED.split("\n"));
+    /**
+     * The 401 route on a plain (h2c) listener, or over TLS with this provider ({@code jdk}, {@code conscrypt}), with
+     * this linger-timeout.
+     */
+    private static RunningGateway keyedGateway(TestOrigin origin, String listener, TestPki pki, Duration linger)
+            throws Exception {
+        List<String> server = new ArrayList<>(List.of("linger-timeout: " + linger.toMillis() + "ms"));
+        if (pki != null) {
+            TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
+            server.addAll(List.of("ssl:", "  provider: " + listener, "  certificate: " + cert.cert(),
+                    "  certificate-private-key: " + cert.key()));
         }
-        TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
-        String yaml = """
-                server:
-                  address: 127.0.0.1
-                  port: 0
-                  ssl:
-                    provider: %s
-                    certificate: %s
-                    certificate-private-key: %s
-                admin:
-                  port: 0
-                routes:
-                  - id: main
-                    uri: ${ORIGIN}
-                    predicates: [ "Path=/**" ]
-                """.formatted(listener, cert.cert(), cert.key())
-                + KEYED.lines().map(l -> "    " + l + "\n").reduce("", String::concat);
-        return RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri()));
+        return RunningGateway.to(origin, server, KEYED.split("\n"));
     }
 
     /** h2c by prior knowledge, or h2 chosen by ALPN over TLS (the test CA's client) when {@code pki} is given. */

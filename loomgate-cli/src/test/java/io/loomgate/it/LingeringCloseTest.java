@@ -9,6 +9,7 @@ import io.loomgate.threads.ConnectionExecutors;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
@@ -17,15 +18,22 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 /**
  * The bounds of the HTTP/1.1 side's lingering close and keep-alive drain against a client that keeps trickling the
  * body of a request the gateway answered early (a 401 from ApiKeyAuth): the connection ends within the bound
- * (LingeringClose: 10 s in all; the keep-alive drain: 5 s in all), however the bytes are spaced. The early answer
- * reaching a client that writes its whole upload first is in TrafficMatrixTest's early-answer cells.
+ * (LingeringClose: the listener's linger-timeout in all; the keep-alive drain: 5 s in all, or the linger-timeout if
+ * shorter), however the bytes are spaced. The early answer reaching a client that writes its whole upload first is
+ * in TrafficMatrixTest's early-answer cells.
  */
 // Side by side (JUnit's parallel mode, enabled in the module's surefire configuration for classes that ask): each
-// test starts its own origin and gateway and waits out a bound of the gateway (10 s, 5 s); in a row they were 29 s.
+// test starts its own origin and gateway and waits out a bound of the gateway; in a row they were 29 s. The bound is
+// set short (LINGER) since session 57: the default 10 s linger and 5 s drain made this class 11 s of the suite.
 @Execution(ExecutionMode.CONCURRENT)
 class LingeringCloseTest {
-    /** The bound the tests hold the gateway to: the linger's 10 s (or the drain's 5 s), and room for a slow CI. */
-    private static final Duration CLOSED_WITHIN = Duration.ofSeconds(20);
+    /** The gateway's linger-timeout in the tests that wait it out (the default is 10 s). */
+    private static final Duration LINGER = Duration.ofSeconds(2);
+    /**
+     * The bound the tests hold the gateway to: LINGER, and room for a slow CI; under the default 10 s, so that a
+     * gateway that ignored the setting (or had no total deadline, or let the drain read at the read timeout) fails.
+     */
+    private static final Duration CLOSED_WITHIN = Duration.ofSeconds(9);
     /** One byte a second, as the brief's hostile client: each read gets a byte well within the 5 s per read. */
     private static final Duration TRICKLE = Duration.ofSeconds(1);
 
@@ -41,7 +49,7 @@ class LingeringCloseTest {
      */
     @Test
     void aClientTricklingAHugeBodyAfterAnEarlyAnswerIsClosedWithinTheLingerBound() throws Exception {
-        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyed(origin, LINGER);
              RawClient c = gw.raw()) {
             c.send("POST /up HTTP/1.1\r\nHost: gw\r\nContent-Length: 1000000000\r\n\r\n");
             c.send(new byte[300 * 1024]); // past the keep-alive drain: the connection is to close
@@ -58,7 +66,7 @@ class LingeringCloseTest {
      */
     @Test
     void theKeepAliveDrainOfASlowDripEndsWithinItsBound() throws Exception {
-        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyed(origin, LINGER);
              RawClient c = gw.raw()) {
             c.send("POST /up HTTP/1.1\r\nHost: gw\r\nContent-Length: 102400\r\n\r\nx");
             assertThat(c.read().status()).isEqualTo(401);
@@ -74,7 +82,8 @@ class LingeringCloseTest {
      */
     @Test
     void aDrainClosesALingeringConnectionAtOnce() throws Exception {
-        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = RunningGateway.to(origin, KEYED.split("\n"));
+        // The default linger (10 s): the drain must end it well before it would end by itself.
+        try (TestOrigin origin = new TestOrigin(); RunningGateway gw = keyed(origin, null);
              RawClient c = gw.raw()) {
             c.send("POST /up HTTP/1.1\r\nHost: gw\r\nContent-Length: 1000000000\r\n\r\n");
             c.send(new byte[300 * 1024]);
@@ -97,7 +106,7 @@ class LingeringCloseTest {
             assertThat(clean).as("a lingering connection is not a request in flight").isTrue();
             // The linger alone would last 10 s (the client keeps sending); the drain closes it on its next pass.
             assertThat(took).as("drain took").isLessThan(Duration.ofSeconds(8));
-            trickler.join(CLOSED_WITHIN);
+            trickler.join(Duration.ofSeconds(20));
             assertThat(trickler.isAlive()).as("the client saw the connection closed").isFalse();
         }
     }
@@ -123,6 +132,12 @@ class LingeringCloseTest {
             }
             assertThat(origin.requestCount()).isZero();
         }
+    }
+
+    /** The 401 route, with this linger-timeout (null: the default, 10 s). */
+    private static RunningGateway keyed(TestOrigin origin, Duration linger) throws Exception {
+        return RunningGateway.to(origin, linger == null ? List.of() : List.of("linger-timeout: " + linger.toMillis()
+                + "ms"), KEYED.split("\n"));
     }
 
     /**

@@ -12,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -134,7 +135,24 @@ public final class RunningGateway implements AutoCloseable {
 
     /** One route {@code Path=/**} to this origin, plus extra YAML lines for the route. */
     public static RunningGateway to(TestOrigin origin, String... routeLines) throws Exception {
-        StringBuilder y = new StringBuilder("routes:\n  - id: main\n    uri: ${ORIGIN}\n    predicates: [ \"Path=/**\" ]\n");
+        return to(origin, List.of(), routeLines);
+    }
+
+    /**
+     * As {@link #to(TestOrigin, String...)}, with extra YAML lines for the {@code server:} section (a listener on
+     * 127.0.0.1, any free port) besides those for the route.
+     */
+    public static RunningGateway to(TestOrigin origin, List<String> serverLines, String... routeLines)
+            throws Exception {
+        StringBuilder y = new StringBuilder();
+        if (!serverLines.isEmpty()) {
+            y.append("server:\n  address: 127.0.0.1\n  port: 0\n");
+            for (String l : serverLines) {
+                y.append("  ").append(l).append('\n');
+            }
+            y.append("admin:\n  port: 0\n");
+        }
+        y.append("routes:\n  - id: main\n    uri: ${ORIGIN}\n    predicates: [ \"Path=/**\" ]\n");
         for (String l : routeLines) {
             y.append("    ").append(l).append('\n');
         }

@@ -34,7 +34,7 @@ public final class ConfigLoader {
             "routes", "redis", "default-filters", "cors", "logging", "tracing");
     private static final List<String> SERVER_KEYS = List.of("address", "port", "threads", "platform-threads",
             "max-connections", "backlog", "header-timeout", "idle-timeout", "read-timeout", "drain-timeout",
-            "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
+            "linger-timeout", "trusted-proxies", "max-request-line", "max-header-size", "max-headers", "http2",
             "underscores-in-headers", "ssl", "http-redirect-port", "strip-request-headers", "transport");
     private static final List<String> HTTP2_KEYS = List.of("enabled", "max-concurrent-streams", "initial-window-size",
             "max-streams-per-connection", "max-resets-per-second", "max-control-frames-per-second");
@@ -153,7 +153,8 @@ public final class ConfigLoader {
                         d.limits().maxChunkLineBytes(), d.limits().maxTrailerBytes()),
                 http2(Section.dotted(s.file(), "server.http2", s.node("http2"), s.lineOf("http2"), HTTP2_KEYS),
                         d.http2()),
-                s.bool("underscores-in-headers", d.underscoresInHeaders()));
+                s.bool("underscores-in-headers", d.underscoresInHeaders()),
+                s.duration("linger-timeout", d.lingerTimeout(), false));
         return new GatewayConfig.ServerSpec(listener, threads(s), s.duration("drain-timeout", spec.drainTimeout(),
                 true), trustedProxies(s), stripRequestHeaders(s, spec.stripRequestHeaders()),
                 transport(s, spec.transport()));

@@ -2,6 +2,7 @@ package io.loomgate.http2;
 
 import io.loomgate.http.ClientCancel;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.threads.LingeringClose;
 import io.loomgate.threads.WatchedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -76,6 +77,8 @@ public final class Http2Connection {
     private final int maxHeaderListSize;
     private final Duration idleTimeout;
     private final Duration readTimeout;
+    /** The listener's {@code linger-timeout}: bounds an early-answered stream's rest ({@link Http2Stream}). */
+    private final Duration lingerTimeout;
     /** Set by the reader when it ends with a GOAWAY for an error (see {@link #endedWithError()}). */
     private volatile boolean endedWithError;
     /** How the connection parks while idle; null when it keeps its thread (TLS, platform threads). */
@@ -143,13 +146,19 @@ public final class Http2Connection {
     public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
                            Http2Settings settings, HttpLimits limits, Duration idleTimeout,
                            Duration readTimeout, Runnable endOutput, StreamHandler handler) {
-        this(id, socketIn, alreadyRead, out, settings, limits, idleTimeout, readTimeout, endOutput, handler, null);
+        this(id, socketIn, alreadyRead, out, settings, limits, idleTimeout, readTimeout, LingeringClose.TOTAL,
+                endOutput, handler, null);
     }
 
-    /** @param parking how the connection parks while idle; null to keep its reader thread throughout */
+    /**
+     * @param lingerTimeout the most an early-answered stream's rest is read and thrown away (the listener's
+     *                      {@code linger-timeout}; the read timeout if shorter)
+     * @param parking       how the connection parks while idle; null to keep its reader thread throughout
+     */
     public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
                            Http2Settings settings, HttpLimits limits, Duration idleTimeout,
-                           Duration readTimeout, Runnable endOutput, StreamHandler handler, Parking parking) {
+                           Duration readTimeout, Duration lingerTimeout, Runnable endOutput, StreamHandler handler,
+                           Parking parking) {
         this.id = id;
         this.socketIn = socketIn;
         this.writer = new FrameWriter(out, true);
@@ -163,6 +172,7 @@ public final class Http2Connection {
         this.maxHeaderListSize = limits.maxHeaderBytes();
         this.idleTimeout = idleTimeout;
         this.readTimeout = readTimeout;
+        this.lingerTimeout = lingerTimeout;
         this.parking = parking;
     }
 
@@ -509,6 +519,10 @@ public final class Http2Connection {
 
     long readTimeoutNanos() {
         return readTimeout.toNanos();
+    }
+
+    long lingerTimeoutNanos() {
+        return lingerTimeout.toNanos();
     }
 
     /** Under the lock: whether the connection is over (every stream was reset). */

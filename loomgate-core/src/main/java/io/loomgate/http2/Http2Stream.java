@@ -26,9 +26,10 @@ import java.util.concurrent.locks.Condition;
 public final class Http2Stream {
     /** The most request body still to come that a complete early response waits for rather than resets. */
     static final int EARLY_ANSWER_DRAIN = 64 * 1024;
-    /** How long, at most, a complete early response takes the rest of its request (the read timeout if shorter). */
-    static final Duration EARLY_ANSWER_DRAIN_WAIT = Duration.ofSeconds(10);
-    /** How long each read of that rest may wait for a byte. */
+    /**
+     * How long each read of that rest may wait for a byte. How long it may take in all is the listener's
+     * {@code linger-timeout} (10 s by default; the read timeout if shorter), as HTTP/1.1's lingering close.
+     */
     static final Duration EARLY_ANSWER_READ_WAIT = Duration.ofSeconds(5);
     /** The most of that rest read and thrown away; beyond it RST_STREAM NO_ERROR. */
     static final long EARLY_ANSWER_BUDGET = 16L << 20;
@@ -429,18 +430,19 @@ public final class Http2Stream {
      * Under conn.lock, once the handler of a stream answered early returned: from now on the connection's reader
      * throws the rest of the request away as it arrives ({@link #discardDataLocked}), the window reopening as for a
      * handler that reads, until the client ends the stream, for at most {@link #EARLY_ANSWER_READ_WAIT} between DATA
-     * frames, {@link #EARLY_ANSWER_DRAIN_WAIT} in all (the read timeout if shorter) and {@link #EARLY_ANSWER_BUDGET}
-     * bytes; past a bound the connection sends RST_STREAM NO_ERROR (RFC 9113 §8.1 allows either). A rest its
-     * content-length says is at most {@link #EARLY_ANSWER_DRAIN} gets its whole window at once. What is buffered now
-     * is thrown away here. Returns the window credit to send. Why not reset at once: curl 7.88 (Debian 12's) discards
-     * a complete response whose stream is reset while it still uploads (exit 92, no status): this is HTTP/2's
-     * lingering close, with HTTP/1.1's bounds (the server's LingeringClose). Why the reader and not the stream's own
-     * thread (as until session 43): that thread and its handler's stack would wait up to 10 s for nothing.
+     * frames, the listener's {@code linger-timeout} in all (the read timeout if shorter) and
+     * {@link #EARLY_ANSWER_BUDGET} bytes; past a bound the connection sends RST_STREAM NO_ERROR (RFC 9113 §8.1 allows
+     * either). A rest its content-length says is at most {@link #EARLY_ANSWER_DRAIN} gets its whole window at once.
+     * What is buffered now is thrown away here. Returns the window credit to send. Why not reset at once: curl 7.88
+     * (Debian 12's) discards a complete response whose stream is reset while it still uploads (exit 92, no status):
+     * this is HTTP/2's lingering close, with HTTP/1.1's bounds (the server's LingeringClose). Why the reader and not
+     * the stream's own thread (as until session 43): that thread and its handler's stack would wait up to the bound
+     * for nothing.
      */
     int startDiscardLocked(long now) {
         discarding = true;
         discardLeft = EARLY_ANSWER_BUDGET - body().bufferedLocked();
-        discardEnd = now + Math.min(conn.readTimeoutNanos(), EARLY_ANSWER_DRAIN_WAIT.toNanos());
+        discardEnd = now + Math.min(conn.readTimeoutNanos(), conn.lingerTimeoutNanos());
         discardIdleEnd = now + EARLY_ANSWER_READ_WAIT.toNanos();
         int credit = body().discardLocked();
         long rest = unreceived();

@@ -342,7 +342,8 @@ final class ClientConnection implements Runnable {
 
     /**
      * Half-close (close_notify first over TLS, under the write deadline), then read and throw away what the client
-     * still sends, within {@link LingeringClose}'s bounds. Drain (or abort) meanwhile closes the socket, which ends it.
+     * still sends, within {@link LingeringClose}'s bounds (the total: the listener's {@code linger-timeout}). Drain
+     * (or abort) meanwhile closes the socket, which ends it.
      */
     private void lingerThenClose() {
         // Drain closes a lingering connection (closeIfIdle, which its passes call every 50 ms): a shutdown does not
@@ -361,7 +362,7 @@ final class ClientConnection implements Runnable {
             }
         }
         long start = reads.clock().nanoTime();
-        LingeringClose.End end = LingeringClose.discard(raw, reads);
+        LingeringClose.End end = LingeringClose.discard(raw, reads, settings.lingerTimeout());
         log.debug("connection {}: lingering close ended {} after {} ms", id, end,
                 (reads.clock().nanoTime() - start) / 1_000_000);
     }
@@ -434,7 +435,7 @@ final class ClientConnection implements Runnable {
         // Only virtual threads park: the platform models are the classic thread-per-connection baseline.
         Http2Connection.Parking mayPark = Thread.currentThread().isVirtual() ? parking : null;
         Http2Connection c = new Http2Connection(id, socketIn, alreadyRead, rawOut, settings.http2(),
-                settings.limits(), settings.idleTimeout(), settings.readTimeout(),
+                settings.limits(), settings.idleTimeout(), settings.readTimeout(), settings.lingerTimeout(),
                 this::shutdownOutput, this::serveStream, mayPark);
         h2 = c;
         if (draining) {

@@ -38,6 +38,8 @@ final class Http1ServerConnection {
      * How long that read may take in all (each read has the read timeout as well): a client that drips the rest of a
      * body it no longer needs must not hold the thread; beyond it the connection closes (lingering, see
      * {@link io.loomgate.threads.LingeringClose}). 256 KiB takes a few milliseconds on any link that is not hostile or very poor.
+     * The listener's {@code linger-timeout} when shorter: it is the same kind of wait (reading what the client still
+     * sends of a request that was answered), as nginx bounds its discarded bodies by its lingering timeout.
      */
     private static final Duration MAX_DRAIN_TIME = Duration.ofSeconds(5);
     private static final byte[] HTTP2_PREFACE_START = Http2Settings.prefaceStart();
@@ -363,7 +365,8 @@ final class Http1ServerConnection {
 
     /** Reads the rest of a request body the handler left, at most {@link #MAX_DRAIN_BYTES} within MAX_DRAIN_TIME. */
     private boolean drainRest(Http1ServerExchange exchange) {
-        socketIn.setPhaseTimeout(MAX_DRAIN_TIME.toNanos(), "rest of the request body");
+        socketIn.setPhaseTimeout(Math.min(MAX_DRAIN_TIME.toNanos(), settings.lingerTimeout().toNanos()),
+                "rest of the request body");
         try {
             return exchange.requestBody().drain(MAX_DRAIN_BYTES);
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package io.loomgate.server;
 
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.Http2Settings;
+import io.loomgate.threads.LingeringClose;
 import java.time.Duration;
 
 /**
@@ -18,10 +19,22 @@ import java.time.Duration;
  * @param http2          HTTP/2 (h2c with prior knowledge) on this listener; disabled by default
  * @param underscoresInHeaders whether request fields with '_' in their names are kept; false drops them
  *                       ({@link UnderscoreFields})
+ * @param lingerTimeout  longest time a connection that ends while its client may still be sending reads and throws
+ *                       away what comes (HTTP/1.1's lingering close, HTTP/2's after a GOAWAY for an error, an HTTP/2
+ *                       stream's rest after an early answer) and a keep-alive drain of a request's rest (its own 5 s
+ *                       if shorter); {@link LingeringClose#TOTAL} by default
  */
 public record ListenerSettings(String address, int port, int backlog, int maxConnections, Duration headerTimeout,
                                Duration idleTimeout, Duration readTimeout, HttpLimits limits, Http2Settings http2,
-                               boolean underscoresInHeaders) {
+                               boolean underscoresInHeaders, Duration lingerTimeout) {
+
+    /** The default linger ({@link LingeringClose#TOTAL}). */
+    public ListenerSettings(String address, int port, int backlog, int maxConnections, Duration headerTimeout,
+                            Duration idleTimeout, Duration readTimeout, HttpLimits limits, Http2Settings http2,
+                            boolean underscoresInHeaders) {
+        this(address, port, backlog, maxConnections, headerTimeout, idleTimeout, readTimeout, limits, http2,
+                underscoresInHeaders, LingeringClose.TOTAL);
+    }
 
     /** HTTP/1.1 only; request fields with underscores in their names dropped (the default). */
     public ListenerSettings(String address, int port, int backlog, int maxConnections, Duration headerTimeout,
@@ -32,7 +45,8 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
 
     /**
      * The one place these defaults are written: 0.0.0.0:8080, backlog 10,000, 10,000 connections, 10 s for a head,
-     * 60 s idle, 60 s per read or write. An empty {@code server:} section of the gateway's configuration means these.
+     * 60 s idle, 60 s per read or write, 10 s of lingering close. An empty {@code server:} section of the gateway's
+     * configuration means these.
      * The backlog is max-connections, as HAProxy's is its maxconn: when every allowed client reconnects at once (a
      * restart, a load balancer's failover, a benchmark's next run) they all fit the accept queue, where a shorter
      * one makes the kernel drop SYNs and handshake ACKs and the clients wait out TCP's retransmissions (1 s, 3 s,
@@ -43,7 +57,7 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
 
     public ListenerSettings withPort(int newPort) {
         return new ListenerSettings(address, newPort, backlog, maxConnections, headerTimeout, idleTimeout,
-                readTimeout, limits, http2, underscoresInHeaders);
+                readTimeout, limits, http2, underscoresInHeaders, lingerTimeout);
     }
 
     /** The defaults, listening on this address and port. */
@@ -53,12 +67,12 @@ public record ListenerSettings(String address, int port, int backlog, int maxCon
 
     public ListenerSettings withHttp2(Http2Settings newHttp2) {
         return new ListenerSettings(address, port, backlog, maxConnections, headerTimeout, idleTimeout,
-                readTimeout, limits, newHttp2, underscoresInHeaders);
+                readTimeout, limits, newHttp2, underscoresInHeaders, lingerTimeout);
     }
 
     /** These settings, listening on another address and port. */
     public ListenerSettings at(String newAddress, int newPort) {
         return new ListenerSettings(newAddress, newPort, backlog, maxConnections, headerTimeout, idleTimeout,
-                readTimeout, limits, http2, underscoresInHeaders);
+                readTimeout, limits, http2, underscoresInHeaders, lingerTimeout);
     }
 }

@@ -47,9 +47,9 @@ class ConfigErrorsTest {
     void unknownKeyFarFromAnyListsTheKnownOnes() {
         assertThat(refusal("server:\n  colour: blue\n").getMessage()).isEqualTo("gateway.yaml:2: server: unknown key "
                 + "'colour' (expected one of: address, port, threads, platform-threads, max-connections, backlog, "
-                + "header-timeout, idle-timeout, read-timeout, drain-timeout, trusted-proxies, max-request-line, "
-                + "max-header-size, max-headers, http2, underscores-in-headers, ssl, http-redirect-port, "
-                + "strip-request-headers, transport)");
+                + "header-timeout, idle-timeout, read-timeout, drain-timeout, linger-timeout, trusted-proxies, "
+                + "max-request-line, max-header-size, max-headers, http2, underscores-in-headers, ssl, "
+                + "http-redirect-port, strip-request-headers, transport)");
         assertThat(refusal("rotues: []\n").getMessage())
                 .isEqualTo("gateway.yaml:1: unknown key 'rotues' — did you mean 'routes'?");
     }
@@ -93,6 +93,11 @@ class ConfigErrorsTest {
                 "gateway.yaml:2: server.idle-timeout: expected a duration like 500ms, 2s, 1m or 1h, got 'soon'");
         assertThat(refusal("server:\n  read-timeout: 0s\n").getMessage()).isEqualTo(
                 "gateway.yaml:2: server.read-timeout: expected a duration longer than 0, got '0s'");
+        assertThat(refusal("server:\n  port: 0\n  linger-timeout: 0ms\n").getMessage()).isEqualTo(
+                "gateway.yaml:3: server.linger-timeout: expected a duration longer than 0, got '0ms'");
+        assertThat(refusal("server:\n  linger-timeout: 10\n").getMessage()).isEqualTo(
+                "gateway.yaml:2: server.linger-timeout: a duration needs a unit (us, ms, s, m, h or d), like 2s or "
+                        + "500ms; got '10'");
     }
 
     @Test

@@ -82,6 +82,9 @@ class ConfigLoaderTest {
         assertThat(s.listener().idleTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(s.listener().readTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(s.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.listener().lingerTimeout()).as("linger-timeout's default").isEqualTo(Duration.ofSeconds(10));
+        assertThat(ConfigLoader.parse("server:\n  linger-timeout: 1500ms\nroutes: []\n", "gateway.yaml", Map.of())
+                .server().listener().lingerTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(s.trustedProxies()).extracting(Cidr::toString).containsExactly("10.0.0.0/8", "127.0.0.1/32");
         assertThat(s.listener().limits()).isEqualTo(HttpLimits.DEFAULTS);
         assertThat(c.admin()).isEqualTo(new GatewayConfig.AdminSpec("127.0.0.1", 9901, java.time.Duration.ofMillis(20)));

@@ -66,6 +66,7 @@ class ServerDefaultsTest {
         code.put("idle-timeout", l.idleTimeout().toSeconds() + "s");
         code.put("read-timeout", l.readTimeout().toSeconds() + "s");
         code.put("drain-timeout", d.drainTimeout().toSeconds() + "s");
+        code.put("linger-timeout", l.lingerTimeout().toSeconds() + "s");
         code.put("trusted-proxies", d.trustedProxies().isEmpty() ? "[]" : d.trustedProxies().toString());
         code.put("max-request-line", Integer.toString(l.limits().maxRequestLineBytes()));
         code.put("max-header-size", Integer.toString(l.limits().maxHeaderBytes()));
