@@ -12,6 +12,8 @@ import io.loomgate.proxy.ProxyHandler;
 import io.loomgate.proxy.ProxySettings;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
+import io.loomgate.resilience.CircuitBreakerPolicy;
+import io.loomgate.resilience.KeptBreakers;
 import io.loomgate.route.Route;
 import io.loomgate.security.JwksKeySets;
 import io.loomgate.server.ConnectionListener;
@@ -35,6 +37,7 @@ import io.loomgate.upstream.Upstreams;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * {@link #drain} (SIGTERM) or {@link #close}. A reload swaps the proxy's routing table ({@link ProxyHandler#swapRoutes})
  * and then the (assembly, upstreams) pair; a request keeps the bound route it matched until it ends. Kept across
  * reloads like the pools of endpoints still named: the JWKS key sets of {@code JwtAuth} sources still named
- * ({@link JwksKeySets}).
+ * ({@link JwksKeySets}) and the circuit breakers whose name and settings are unchanged ({@link KeptBreakers}).
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
@@ -72,6 +75,7 @@ public final class Gateway implements AutoCloseable {
     private final Listener redirect;
     private final TlsReloader reloader;
     private final JwksKeySets jwks;
+    private final KeptBreakers breakers;
     private volatile Serving serving;
 
     /** What is served now, swapped whole by {@link #reload}: the routes and the upstreams bound to them. */
@@ -81,7 +85,7 @@ public final class Gateway implements AutoCloseable {
     private Gateway(GatewayConfig config, Plugins factories, ProxyHandler proxy, PoolListener pools,
                     ClientTls clientTls, Transport upstreamTransport, Listener listener, ServerTls serverTls,
                     RateLimiting rateLimiting, Listener redirect, TlsReloader reloader, JwksKeySets jwks,
-                    Serving serving) {
+                    KeptBreakers breakers, Serving serving) {
         this.config = config;
         this.factories = factories;
         this.proxy = proxy;
@@ -94,6 +98,7 @@ public final class Gateway implements AutoCloseable {
         this.redirect = redirect;
         this.reloader = reloader;
         this.jwks = jwks;
+        this.breakers = breakers;
         this.serving = serving;
     }
 
@@ -143,9 +148,10 @@ public final class Gateway implements AutoCloseable {
         RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
         Plugins factories = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of()));
         JwksKeySets jwks = new JwksKeySets();
+        KeptBreakers breakers = new KeptBreakers();
         GatewayAssembly assembly;
         try {
-            assembly = factories.assemble(config, jwks);
+            assembly = factories.assemble(config, jwks, breakers);
         } catch (ConfigException | RuntimeException e) {
             rateLimiting.close();
             throw e;
@@ -211,7 +217,7 @@ public final class Gateway implements AutoCloseable {
             throw (RuntimeException) e;
         }
         return new Gateway(config, factories, proxy, observers.pools(), upstreamTls, transport, listener,
-                serverTls, rateLimiting, redirect, reloader.start(), jwks, new Serving(assembly, upstreams));
+                serverTls, rateLimiting, redirect, reloader.start(), jwks, breakers, new Serving(assembly, upstreams));
     }
 
     /**
@@ -239,7 +245,8 @@ public final class Gateway implements AutoCloseable {
      */
     GatewayAssembly assemble(GatewayConfig next) throws ConfigException {
         jwks.retain(servedFilters()); // what an assembly built before and never served is forgotten here
-        return factories.assemble(next, jwks);
+        breakers.retain(servedBreakers());
+        return factories.assemble(next, jwks, breakers);
     }
 
     /**
@@ -297,6 +304,7 @@ public final class Gateway implements AutoCloseable {
         serving = new Serving(next, r.next());
         r.commit();
         jwks.retain(servedFilters());
+        breakers.retain(servedBreakers());
         List<String> certificates = null;
         if (newCertificates) {
             try {
@@ -314,6 +322,11 @@ public final class Gateway implements AutoCloseable {
     /** The filters of every route served now. */
     private List<GatewayFilter> servedFilters() {
         return routes().stream().flatMap(r -> r.filters().stream()).toList();
+    }
+
+    /** The circuit breakers of the routes served now. */
+    private List<CircuitBreakerPolicy> servedBreakers() {
+        return routes().stream().map(r -> r.policies().breaker()).filter(Objects::nonNull).toList();
     }
 
     /** TLS to origins when a route names an https:// origin; null otherwise. */

@@ -2,6 +2,7 @@ package io.loomgate.config;
 
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.resilience.FallbackHeadersFilter;
+import io.loomgate.resilience.KeptBreakers;
 import io.loomgate.resilience.PolicyRegistry;
 import io.loomgate.route.PredicateRegistry;
 import io.loomgate.security.JwksKeySets;
@@ -34,5 +35,10 @@ public final class BuiltIns {
     /** The route policies, with breakers of their own: one call per configuration built, so its routes share them. */
     public static PolicyRegistry policies() {
         return PolicyRegistry.withBuiltIns();
+    }
+
+    /** As {@link #policies()}, with the breakers a reloading gateway keeps ({@link KeptBreakers}). */
+    public static PolicyRegistry policies(KeptBreakers breakers) {
+        return PolicyRegistry.withBuiltIns(breakers);
     }
 }

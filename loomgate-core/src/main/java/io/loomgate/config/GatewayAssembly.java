@@ -8,6 +8,7 @@ import io.loomgate.filter.GatewayFilter;
 import io.loomgate.filter.PreserveHostHeaderFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
+import io.loomgate.resilience.KeptBreakers;
 import io.loomgate.resilience.PolicyRegistry;
 import io.loomgate.resilience.RoutePolicies;
 import io.loomgate.route.PredicateRegistry;
@@ -82,10 +83,19 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
      */
     public static GatewayAssembly build(GatewayConfig config, PredicateRegistry predicates, FilterRegistry filters)
             throws ConfigException {
+        return build(config, predicates, filters, new KeptBreakers());
+    }
+
+    /**
+     * As {@link #build(GatewayConfig, PredicateRegistry, FilterRegistry)}, for a gateway that serves and reloads: a
+     * {@code CircuitBreaker} whose name and settings {@code breakers} keeps gets that breaker, with its state.
+     */
+    public static GatewayAssembly build(GatewayConfig config, PredicateRegistry predicates, FilterRegistry filters,
+                                        KeptBreakers breakers) throws ConfigException {
         String file = config.source() == null ? "<config>" : config.source().toString();
         Map<Route, UpstreamDefinition> upstreamOf = new LinkedHashMap<>();
         Map<RouteSpec.ComponentSpec, GatewayFilter> shared = new IdentityHashMap<>();
-        PolicyRegistry policies = BuiltIns.policies();
+        PolicyRegistry policies = BuiltIns.policies(breakers);
         Map<String, UpstreamDefinition> named = named(file, config);
         for (RouteSpec spec : config.routes()) {
             UpstreamDefinition upstream = upstreamOf(file, spec, config, named);

@@ -69,6 +69,11 @@ public final class Http2Stream {
     volatile ClientCancel onCancel;
     // stream thread only
     private boolean responseStarted;
+    /**
+     * Response body bytes handed to the connection's writer as DATA: what the client can have, where the bytes the
+     * handler wrote may still sit in {@link ResponseOut}'s buffer or wait, part sent, for window.
+     */
+    private long dataSent;
     /** The response head, not yet written (see {@link #sendHead}); encoded as it leaves. */
     ResponseHead pendingHead;
     /** What the send window asks while this stream's DATA waits for it; made at its first DATA. */
@@ -293,6 +298,7 @@ public final class Http2Stream {
             } else {
                 conn.writer.data(id, b, off, n, last);
             }
+            dataSent += n;
             off += n;
             len -= n;
             if (last) {
@@ -608,6 +614,14 @@ public final class Http2Stream {
 
         public boolean isFinished() {
             return finished;
+        }
+
+        /**
+         * Body bytes sent as DATA so far: fewer than written while some wait in the buffer or for window (a client
+         * that keeps its window shut gets the part of a write its window allowed, then the stream is reset).
+         */
+        public long sent() {
+            return dataSent;
         }
     }
 }

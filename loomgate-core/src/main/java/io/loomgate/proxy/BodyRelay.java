@@ -89,6 +89,7 @@ final class BodyRelay {
     /** {@link #copy(BodyInputStream, OutputStream, long)} with bulk pieces through {@code directs} when possible. */
     static long copy(BodyInputStream from, OutputStream to, long length, DirectBuffers directs) throws IOException {
         long[] total = {0};
+        long sentBefore = sent(to);
         try {
             return copy(from, to, length, directs, total);
         } catch (ReadFailed e) {
@@ -97,9 +98,17 @@ final class BodyRelay {
             e.copied = total[0];
             throw e;
         } catch (WriteFailed e) {
-            e.copied = total[0];
+            // An HTTP/2 stream the client stopped reading: the write that failed had sent part of its bytes (as far
+            // as the window allowed), and the client has them; count what left as DATA rather than whole writes.
+            long sent = sent(to);
+            e.copied = sentBefore >= 0 && sent >= 0 ? sent - sentBefore : total[0];
             throw e;
         }
+    }
+
+    /** The body bytes that left through {@code to}, when it can tell them; -1 otherwise. */
+    private static long sent(OutputStream to) {
+        return to instanceof ServerExchange.ResponseBody body ? body.sent() : -1;
     }
 
     private static long copy(BodyInputStream from, OutputStream to, long length, DirectBuffers directs,

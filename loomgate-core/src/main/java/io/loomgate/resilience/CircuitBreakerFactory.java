@@ -3,7 +3,9 @@ package io.loomgate.resilience;
 import io.loomgate.extension.ArgumentException;
 import io.loomgate.extension.ExtensionArgs;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code CircuitBreaker} with Spring Cloud Gateway's arguments ({@code name}, {@code fallbackUri},
@@ -11,7 +13,8 @@ import java.util.List;
  * {@code failure-rate-threshold} (%, default 50), {@code sliding-window} (calls, 20), {@code minimum-calls} (10),
  * {@code wait-in-open} (5s), {@code permitted-calls-in-half-open} (3), {@code slow-call-threshold} (a call slower than
  * this counts as slow; default 60s as Resilience4j) and {@code slow-call-rate-threshold} (%, 100). Routes naming the
- * same breaker share it (the first one's settings apply), as in SCG. Shorthand: {@code CircuitBreaker=name}.
+ * same breaker share it (the first one's settings apply), as in SCG. Shorthand: {@code CircuitBreaker=name}. A breaker
+ * whose name and settings the configuration before had too is that configuration's breaker ({@link KeptBreakers}).
  */
 final class CircuitBreakerFactory {
     private static final List<String> ARGS = List.of("name", "fallbackUri", "statusCodes", "resumeWithoutError",
@@ -25,9 +28,13 @@ final class CircuitBreakerFactory {
      * the main thread before the first answer). Configurations are built on one thread at a time.
      */
     private CircuitBreakerSupport.Breakers breakers;
+    /** This configuration's breakers by name: the first route naming one decides its settings. */
+    private final Map<String, Breaker> byName = new HashMap<>();
+    private final KeptBreakers kept;
 
-    CircuitBreakerFactory(CircuitBreakerSupport support) {
+    CircuitBreakerFactory(CircuitBreakerSupport support, KeptBreakers kept) {
         this.support = support;
+        this.kept = kept;
     }
 
     PolicyFactory factory() {
@@ -58,10 +65,15 @@ final class CircuitBreakerFactory {
                 a.intIn("permitted-calls-in-half-open", 3, 1, 10_000),
                 a.positiveDuration("slow-call-threshold", Duration.ofSeconds(60)),
                 a.intIn("slow-call-rate-threshold", 100, 1, 100));
+        Breaker breaker = byName.computeIfAbsent(name, n -> kept.keep(n, settings, () -> newBreaker(n, settings)));
+        return new CircuitBreakerPolicy(breaker, a.statuses("statusCodes"), fallback,
+                a.bool("resumeWithoutError", false), wait);
+    }
+
+    private Breaker newBreaker(String name, CircuitBreakerSupport.Settings settings) {
         if (breakers == null) {
             breakers = support.newBreakers();
         }
-        return new CircuitBreakerPolicy(breakers.breaker(name, settings), a.statuses("statusCodes"), fallback,
-                a.bool("resumeWithoutError", false), wait);
+        return breakers.breaker(name, settings);
     }
 }

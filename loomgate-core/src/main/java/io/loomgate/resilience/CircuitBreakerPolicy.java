@@ -43,6 +43,11 @@ public final class CircuitBreakerPolicy {
         this.waitInOpen = waitInOpen;
     }
 
+    /** The breaker itself: what {@link KeptBreakers} keeps across reloads. */
+    Breaker breaker() {
+        return breaker;
+    }
+
     /** What the breaker guards: the route's filters and upstream attempts for one exchange, run by the proxy. */
     public interface Call {
         /** Answered by a filter before the upstream: counts neither as success nor as failure. */

@@ -203,5 +203,10 @@ final class Http2ServerExchange extends ConnectionExchange {
             finished = true;
             out.finish(trailers);
         }
+
+        @Override
+        public long sent() {
+            return out.sent();
+        }
     }
 }

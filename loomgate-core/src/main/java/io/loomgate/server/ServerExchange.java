@@ -169,6 +169,15 @@ public interface ServerExchange {
         public void write(ByteBuffer src) throws IOException {
             throw new UnsupportedOperationException(getClass().getSimpleName() + " has no direct writes");
         }
+
+        /**
+         * Body bytes that left for the client so far, when this body can tell them from those written to it (an HTTP/2
+         * stream: DATA sent, a write cut short by a shut window counted in part); -1 when it cannot (an HTTP/1.1 body
+         * goes whole into the socket's writes, which count it).
+         */
+        public long sent() {
+            return -1;
+        }
     }
 
     /** The two raw directions of an upgraded connection. */
