@@ -871,17 +871,10 @@ class HostileProbeTest {
      * or closes, within the handshake's deadline; never nothing.
      */
     private static void oddSni(Kind k, String sni, boolean nul) throws Exception {
-        SSLEngine e = listeners.pki.clientContext(null).createSSLEngine("localhost", 443);
-        e.setUseClientMode(true);
-        SSLParameters p = e.getSSLParameters();
-        p.setServerNames(List.of(new javax.net.ssl.SNIHostName(sni)));
-        p.setApplicationProtocols(new String[] {"http/1.1"});
-        e.setSSLParameters(p);
-        ByteBuffer out = ByteBuffer.allocate(e.getSession().getPacketBufferSize());
-        e.wrap(ByteBuffer.allocate(0), out);
-        out.flip();
-        byte[] hello = new byte[out.remaining()];
-        out.get(hello);
+        byte[] hello = clientHello(listeners.pki.clientContext(null), p -> {
+            p.setServerNames(List.of(new javax.net.ssl.SNIHostName(sni)));
+            p.setApplicationProtocols(new String[] {"http/1.1"});
+        });
         if (nul) {
             byte[] name = sni.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             int at = indexOf(hello, name);
@@ -922,8 +915,17 @@ class HostileProbeTest {
 
     /** The bytes of a real ClientHello (TLS records) from the JDK's engine. */
     private static byte[] clientHello(SSLContext ctx) throws IOException {
+        return clientHello(ctx, p -> { });
+    }
+
+    /** {@link #clientHello(SSLContext)} with the engine's parameters set by {@code params} first. */
+    private static byte[] clientHello(SSLContext ctx, java.util.function.Consumer<SSLParameters> params)
+            throws IOException {
         SSLEngine e = ctx.createSSLEngine("localhost", 443);
         e.setUseClientMode(true);
+        SSLParameters p = e.getSSLParameters();
+        params.accept(p);
+        e.setSSLParameters(p);
         ByteBuffer out = ByteBuffer.allocate(e.getSession().getPacketBufferSize());
         e.wrap(ByteBuffer.allocate(0), out);
         out.flip();
