@@ -91,7 +91,7 @@ final class Observability implements AutoCloseable {
             // it: the admin listener's connections run on platform threads, so a first probe that meets the warm-up
             // waits for the class initialisations it is running without pinning a carrier, and the main listener's
             // first answer does not wait for it. Cold, the first probe over TLS took 80-800 ms at load 10-13 (a
-            // readiness probe's default timeout is one second); warmed, 45-260 ms (journal 2026-12-02-s57-startwin).
+            // readiness probe's default timeout is one second); warmed, 45-350 ms (journal 2026-12-02-s57-startwin).
             ConnectionExecutors.startDaemon("loomgate-admin-tls-warm-up", tls::warmUp);
             gw.tlsReloader().watch("admin.ssl", tls);
         }
