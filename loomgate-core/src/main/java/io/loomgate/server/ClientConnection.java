@@ -385,11 +385,37 @@ final class ClientConnection implements Runnable {
     }
 
     /**
+     * On a pool of platform threads, the listener hands a new connection here instead of to the pool: it waits for its
+     * client's first bytes in the idle poller without a thread (as HAProxy and nginx wait, in their event loops), and
+     * a pool thread runs it only once they came. A silent client (a TCP connect, no ClientHello or request) held one
+     * of the pool's few threads for a whole timeout before, and N of them held the pool while clients that had sent
+     * their bytes queued behind them; a TLS client's handshake deadline, counted from the accept, ran out in that
+     * queue (HostileProbeTest on {@code platform:4}). Bounded from the accept as before: a TLS connection by its
+     * handshake's start deadline (armed in the constructor; the poller's own sweep is only a backstop), a plain one
+     * by the idle timeout. Returns false when it could not park (no poller for this socket, drain began): the
+     * caller runs it on a thread as before.
+     */
+    boolean awaitFirstBytesWithoutThread() {
+        if (parking == null) {
+            return false;
+        }
+        long wait = tls != null ? 2 * settings.headerTimeout().toNanos() : settings.idleTimeout().toNanos();
+        return parking.parkBeforeFirstBytes(acceptedNanos + wait);
+    }
+
+    /**
      * The end of a parked connection (idle timeout, drain, the listener closing, a channel closed meanwhile), on the
      * poller's thread: the same close and the same events, once, as a connection ending on its own thread.
      */
     void endParked() {
         parking.closing();
+        if (!started) {
+            // Parked before its first bytes and ended there, never run (awaitFirstBytesWithoutThread): its opening is
+            // told here, so every closed event has its opened one. The poller owns it: no thread reads these.
+            remote = (InetSocketAddress) raw.getRemoteSocketAddress();
+            local = (InetSocketAddress) raw.getLocalSocketAddress();
+            events.connectionOpened(remote);
+        }
         try {
             Http2Connection c = h2;
             if (c != null) {
@@ -619,12 +645,18 @@ final class ClientConnection implements Runnable {
      */
     private void abortOverdueWrite() {
         String what = overdue;
+        // Still parked before its first bytes (a pool of platform threads): its client sent no ClientHello, a slow
+        // or silent client as on a thread of its own, not a handshake that waited for a thread.
+        boolean silent = what.equals(HANDSHAKE_START) && parking != null && parking.isParked();
         if (what.equals(HANDSHAKE_START) || what.equals(HANDSHAKE)) {
             handshakeCut = true;
-            events.tlsHandshakeFailed((InetSocketAddress) raw.getRemoteSocketAddress(), what.equals(HANDSHAKE)
-                    ? ConnectionListener.HandshakeFailure.TIMED_OUT : ConnectionListener.HandshakeFailure.NOT_STARTED);
+            events.tlsHandshakeFailed((InetSocketAddress) raw.getRemoteSocketAddress(),
+                    what.equals(HANDSHAKE) || silent ? ConnectionListener.HandshakeFailure.TIMED_OUT
+                            : ConnectionListener.HandshakeFailure.NOT_STARTED);
         }
-        if (what.equals(HANDSHAKE_START)) {
+        if (silent) {
+            log.debug("connection {}: no ClientHello within {} of the accept, closing", id, settings.headerTimeout());
+        } else if (what.equals(HANDSHAKE_START)) {
             log.debug("connection {}: TLS handshake not started within {} of the accept (no thread was free to run it "
                     + "in time: the process is overloaded), closing", id, settings.headerTimeout());
         } else {

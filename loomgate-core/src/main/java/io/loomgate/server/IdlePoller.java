@@ -9,7 +9,8 @@ import java.net.Socket;
  * {@link IdleConnections} (a selector over the JDK's channels) or {@link EpollIdleConnections} (a readiness callback
  * on the epoll poller, which already watches every socket). While a connection is parked, its poller owns its idle
  * deadline, drain's eviction and the listener's end, and resumes it on a new thread from the listener's executor
- * when bytes or the client's FIN arrive.
+ * when bytes or the client's FIN arrive. On a fixed pool of platform threads it also holds each new connection until
+ * its client's first bytes ({@link ParkState#parkBeforeFirstBytes}), so a silent client holds none of the pool.
  */
 interface IdlePoller extends AutoCloseable {
     /** Whether a connection over this accepted socket can park here (the JDK's selector needs a channel). */

@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -47,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * nginx do). Connections already accepted are served meanwhile; each one that ends frees a descriptor.
  *
  * <p>TLS: with a {@link ServerTls} every connection starts with its handshake, on its own thread, never on the
- * accept loop, so a client that opens a connection and sends nothing delays nobody.
+ * accept loop, so a client that opens a connection and sends nothing delays nobody. On a fixed pool of platform
+ * threads a new connection, TLS or plain, first waits for its client's first bytes in the idle poller without a thread
+ * ({@link ClientConnection#awaitFirstBytesWithoutThread}): silent clients hold none of the pool's few threads.
  *
  * <p>Idle connections: a plain listener accepts channels ({@link ServerSocketChannel}, read through their blocking
  * socket adaptors) so that a keep-alive connection idle longer than {@link #IDLE_HANDOFF} can park in the listener's
@@ -65,6 +68,13 @@ public final class Listener implements AutoCloseable {
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
     private final ExecutorService executor;
+    /**
+     * Whether the executor is a fixed pool of platform threads ({@code threads: platform:N}): a new connection then
+     * waits for its client's first bytes in the idle poller, not on one of the pool's threads
+     * ({@link ClientConnection#awaitFirstBytesWithoutThread}). Virtual threads, one per connection, wait on their own
+     * thread at no cost to anyone else (and the cached pool makes a thread per connection too).
+     */
+    private final boolean fewThreads;
     private final ConnectionListener events;
     private final ServerTls tls;
     private final Semaphore permits;
@@ -110,6 +120,8 @@ public final class Listener implements AutoCloseable {
         this.settings = settings;
         this.handler = handler;
         this.executor = executor;
+        this.fewThreads = executor instanceof ThreadPoolExecutor pool
+                && pool.getMaximumPoolSize() < Integer.MAX_VALUE;
         this.events = events;
         this.permits = new Semaphore(settings.maxConnections());
         this.reads = reads;
@@ -304,6 +316,9 @@ public final class Listener implements AutoCloseable {
             ClientConnection c = new ClientConnection(id, socket, tls, settings, handler, events, connectionEnded,
                     reads, writes, idleConnections, idleHandoff);
             open.add(c);
+            if (fewThreads && c.awaitFirstBytesWithoutThread()) {
+                continue; // the idle poller runs it on the pool once its client's first bytes come
+            }
             try {
                 executor.execute(c);
             } catch (RuntimeException e) { // executor shut down during drain: refused unserved

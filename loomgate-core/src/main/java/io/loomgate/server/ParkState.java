@@ -174,6 +174,31 @@ final class ParkState implements Http2Connection.Parking {
         return true;
     }
 
+    /**
+     * A new connection on a pool of platform threads waits here for its client's first bytes (the ClientHello, or the
+     * first request), holding no pool thread, until {@code until} (on the read watchdog's clock); the poller runs it
+     * on a pool thread when they come. True when this thread is done with it (parked, or ended here or by drain's
+     * eviction); false when it could not park (drain began first, or the socket failed): the caller runs it on a
+     * thread as before, and that thread ends it. No streams exist yet, so none are dropped; not a resumption (the
+     * first read is the handshake's or the first request's, with no bytes read before it).
+     */
+    boolean parkBeforeFirstBytes(long until) {
+        state = PARKED;
+        if (connection.isDraining()) {
+            return !STATE.compareAndSet(this, PARKED, RUNNING); // drain's eviction took it: the poller ends it
+        }
+        parkedUntil = until;
+        try {
+            if (!poller.park(this) && STATE.compareAndSet(this, PARKED, CLOSING)) {
+                connection.endParked(); // the listener is closing: ended here, as the poller would have
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            // Not handed over (its channel closed meanwhile): whoever else took it ends it, else its thread does.
+            return !STATE.compareAndSet(this, PARKED, RUNNING);
+        }
+    }
+
     /** When a parked connection's idle timeout passes, on the read watchdog's clock. */
     long parkedUntil() {
         return parkedUntil;

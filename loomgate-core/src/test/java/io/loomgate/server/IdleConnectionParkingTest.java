@@ -3,9 +3,13 @@ package io.loomgate.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.testkit.RawClient;
+import io.loomgate.testkit.TestPki;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.threads.Watchdog;
+import io.loomgate.tls.KeySource;
+import io.loomgate.tls.ServerTls;
+import io.loomgate.tls.ServerTlsSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -14,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -334,6 +339,72 @@ class IdleConnectionParkingTest {
         } finally {
             for (java.net.Socket s : idle) {
                 s.close();
+            }
+        }
+    }
+
+    /**
+     * hostile8's open finding: on a pool of platform threads a silent TLS client (a TCP connect, no ClientHello) took
+     * a pool thread for its handshake's timeout, and a well-behaved client queued behind such connections reached its
+     * handshake's start deadline (from its accept) before a thread was free: it was reset. Here two silent
+     * connections hold both threads of platform:2 (before the fix) until 1.5 s after two more and the client arrive;
+     * the next two then take the threads for another header timeout, past the client's start deadline (3 s from its
+     * accept): it was cut at 3 s. Now silent connections wait in the idle poller without a thread, the client's
+     * handshake runs at once, and the silent ones still end at their deadline from the accept, counted as timed out
+     * (not as "not started", which says the gateway was overloaded), each opened and closed once.
+     */
+    @Test
+    void silentTlsConnectionsHoldNoThreadOfAPlatformPool() throws Exception {
+        TestPki pki = TestPki.create("Platform pool CA");
+        TestPki.Issued cert = pki.issue("server", "localhost", "localhost");
+        SSLContext clientContext = pki.clientContext(null);
+        ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(cert.cert(), cert.key())));
+        TlsCounting events = new TlsCounting();
+        Listener l = new Listener(RunningListener.settings(Duration.ofSeconds(3), Duration.ofSeconds(60),
+                Duration.ofSeconds(60)), tls, ECHO,
+                ConnectionExecutors.create(new ThreadModel.Platform(2), "park-test-tls"), events,
+                Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).transport(transport()).start();
+        List<java.net.Socket> silent = new ArrayList<>();
+        try (l) {
+            for (int i = 0; i < 2; i++) {
+                silent.add(new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), l.port()));
+            }
+            // The scenario's shape, not a wait for readiness: the first two are half their timeout old when the
+            // others come, so (before the fix) the next two took the threads while the client's deadline ran.
+            Thread.sleep(1500);
+            for (int i = 0; i < 2; i++) {
+                silent.add(new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), l.port()));
+            }
+            try (RawClient client = RawClient.tls(clientContext, l.port(), "localhost", 30_000)) {
+                assertThat(client.get("/tls").bodyText()).isEqualTo("/tls#0");
+            }
+            RunningListener.await("the first two silent connections time out",
+                    () -> events.timedOut.get() == 2);
+            for (java.net.Socket s : silent) {
+                s.close(); // the last two leave before their deadline: a FIN while parked, their handshake fails
+            }
+            RunningListener.await("every connection ended once", () -> events.closed.get() == 5);
+            assertThat(events.opened.get()).isEqualTo(5);
+            assertThat(events.notStarted.get()).as("silent clients are not an overload").isZero();
+            assertThat(l.openConnections()).isZero();
+        } finally {
+            for (java.net.Socket s : silent) {
+                s.close();
+            }
+        }
+    }
+
+    /** Opened and closed connections, and TLS handshakes that failed by their deadlines. */
+    private static final class TlsCounting extends Counting {
+        final AtomicInteger timedOut = new AtomicInteger();
+        final AtomicInteger notStarted = new AtomicInteger();
+
+        @Override
+        public void tlsHandshakeFailed(InetSocketAddress remote, HandshakeFailure why) {
+            if (why == HandshakeFailure.TIMED_OUT) {
+                timedOut.incrementAndGet();
+            } else if (why == HandshakeFailure.NOT_STARTED) {
+                notStarted.incrementAndGet();
             }
         }
     }
