@@ -43,7 +43,7 @@ public final class CircuitBreakerPolicy {
         this.waitInOpen = waitInOpen;
     }
 
-    /** The breaker itself: what {@link KeptBreakers} keeps across reloads. */
+    /** The breaker itself: what {@link KeptPolicies} keeps across reloads. */
     Breaker breaker() {
         return breaker;
     }
