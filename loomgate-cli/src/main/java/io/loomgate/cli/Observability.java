@@ -9,6 +9,7 @@ import io.loomgate.observe.ConfigReloads;
 import io.loomgate.observe.GatewayTelemetry;
 import io.loomgate.observe.TracingSettings;
 import io.loomgate.server.ConnectionListener;
+import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.tls.TlsMaterialException;
 import io.loomgate.upstream.PoolListener;
@@ -86,6 +87,12 @@ final class Observability implements AutoCloseable {
             } catch (TlsMaterialException e) {
                 throw new IOException("admin.ssl: " + e.getMessage(), e);
             }
+            // The handshake path warmed as the main listener's is (Gateway.bind), but beside the start rather than on
+            // it: the admin listener's connections run on platform threads, so a first probe that meets the warm-up
+            // waits for the class initialisations it is running without pinning a carrier, and the main listener's
+            // first answer does not wait for it. Cold, the first probe over TLS took 80-800 ms at load 10-13 (a
+            // readiness probe's default timeout is one second); warmed, 45-350 ms (journal 2026-12-02-s57-startwin).
+            ConnectionExecutors.startDaemon("loomgate-admin-tls-warm-up", tls::warmUp);
             gw.tlsReloader().watch("admin.ssl", tls);
         }
         GatewayConfig.AdminSpec a = cfg.admin();

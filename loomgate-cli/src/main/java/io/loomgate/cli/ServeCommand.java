@@ -94,6 +94,11 @@ final class ServeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        // The signals' handlers first, before the listener can accept or the readiness probe answer: an orchestrator
+        // that SIGTERMs (a rollout) or SIGHUPs a gateway as soon as it is ready must get a drain or a reload, not the
+        // JVM's own handling (exit 143, undrained; exit 129 on SIGHUP).
+        ShutdownSignals.Termination termination = ShutdownSignals.handle();
+        ReloadSignal.handleFromNow();
         AotCacheStatus.log(log);
         GatewayConfig cfg;
         Plugins loaded;
@@ -136,7 +141,7 @@ final class ServeCommand implements Callable<Integer> {
             log.info("loomgate training listeners listening on ports {}",
                     training.stream().map(g -> String.valueOf(g.port())).toList());
         }
-        ShutdownSignals.serveUntilTerminated(() -> {
+        termination.serveUntilTerminated(() -> {
             try {
                 for (Gateway g : training) {
                     g.drain(cfg.server().drainTimeout());

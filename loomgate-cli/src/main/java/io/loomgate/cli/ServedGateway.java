@@ -118,6 +118,17 @@ public final class ServedGateway implements AutoCloseable {
             observability.close();
             throw e;
         }
+        ConfigReloader reloader = reloading == null ? null : new ConfigReloader(reloading.file(),
+                reloading.overrides(), gw, config, r -> observability.reloaded(r, gw), reloading.settle(),
+                reloading.confirm());
+        // SIGHUP reloads before the listener accepts (and before the admin listener's readiness answers): a SIGHUP
+        // that follows the first answer must not find the JVM's own handling, which exits.
+        if (reloader != null && reloading.onSighup()) {
+            ReloadSignal.onHangup(() -> { // one SIGHUP handler: certificates (server.ssl ...) and the config file
+                gw.reloadCertificates();
+                reloader.reload("signal");
+            });
+        }
         // Clients' handshakes complete into the backlog from the bind on; a crowd of them (a restart behind a busy
         // load balancer) would take every descriptor in the first milliseconds of accepting. Until the rest of the
         // start has its descriptors (the admin listener, the file watch below, and the pinned-event monitor's JFR
@@ -125,9 +136,6 @@ public final class ServedGateway implements AutoCloseable {
         // listener admits only as many connections as leave some free.
         Runnable admitAll = gw.listener().admitAtMost(FdBudget.connectionsThatFit());
         gw.startAccepting();
-        ConfigReloader reloader = reloading == null ? null : new ConfigReloader(reloading.file(),
-                reloading.overrides(), gw, config, r -> observability.reloaded(r, gw), reloading.settle(),
-                reloading.confirm());
         ConfigWatcher watcher = null;
         try {
             adminPort = observability.startAdmin(config, gw, reloader);
@@ -139,12 +147,6 @@ public final class ServedGateway implements AutoCloseable {
             gw.close();
             observability.close();
             throw e;
-        }
-        if (reloader != null && reloading.onSighup()) {
-            ReloadSignal.onHangup(() -> { // one SIGHUP handler: certificates (server.ssl ...) and the config file
-                gw.reloadCertificates();
-                reloader.reload("signal");
-            });
         }
         FdBudget.check(config);
         observability.whenMonitorRecording(admitAll);

@@ -1,6 +1,10 @@
 package io.loomgate.cli;
 
 import io.loomgate.threads.ConnectionExecutors;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,24 +45,52 @@ public final class ShutdownSignals {
      * Serves until SIGTERM or SIGINT: the calling thread (a command's) waits for good, while the first signal runs
      * {@code drain} on a fresh thread and exits with its status, and a second one exits at once.
      */
-    public static void serveUntilTerminated(java.util.function.IntSupplier drain) throws InterruptedException {
-        onTerminate(drain);
-        new java.util.concurrent.CountDownLatch(1).await();
+    public static void serveUntilTerminated(IntSupplier drain) throws InterruptedException {
+        handle().serveUntilTerminated(drain);
     }
 
-    /** Runs {@code drain} on a fresh thread at the first signal, then exits with its status; a second signal exits at once. */
-    private static void onTerminate(java.util.function.IntSupplier drain) {
-        java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+    /**
+     * Installs the SIGTERM and SIGINT handlers now, before there is anything to drain: {@code serve} calls it first,
+     * so a signal at any moment after the start's first line, a readiness probe's first answer or the "listening"
+     * line included, drains instead of ending the JVM with 143 (the JVM's own handling) undrained. A signal that comes
+     * while the gateway is still starting waits for {@link Termination#serveUntilTerminated}'s drain, so the start
+     * completes and the drain follows at once; a start that fails exits as it would have, its status unchanged.
+     */
+    static Termination handle() {
+        Termination t = new Termination();
         sun.misc.SignalHandler handler = sig -> {
-            if (!started.compareAndSet(false, true)) {
+            if (!t.started.compareAndSet(false, true)) {
                 log.warn("second SIG{}: exiting now", sig.getName());
                 Runtime.getRuntime().halt(1);
             }
-            log.info("SIG{} received: draining", sig.getName());
-            ConnectionExecutors.startDaemon("shutdown", () -> System.exit(drain.getAsInt()));
+            if (t.drain.isDone()) {
+                log.info("SIG{} received: draining", sig.getName());
+            } else {
+                log.info("SIG{} received while starting: draining once started", sig.getName());
+            }
+            ConnectionExecutors.startDaemon("shutdown", () -> System.exit(t.drain.join().getAsInt()));
         };
         for (String name : new String[] {"TERM", "INT"}) {
             install(name, handler, "it will not drain the gateway");
+        }
+        return t;
+    }
+
+    /** The handlers' side of {@link #handle}: the drain they run, given once the gateway serves. */
+    static final class Termination {
+        private final AtomicBoolean started = new AtomicBoolean();
+        private final CompletableFuture<IntSupplier> drain = new CompletableFuture<>();
+
+        private Termination() {
+        }
+
+        /**
+         * Serves until the first signal: the calling thread waits for good, while the signal's thread runs
+         * {@code drain} (at once if the signal already came) and exits with its status.
+         */
+        void serveUntilTerminated(IntSupplier drain) throws InterruptedException {
+            this.drain.complete(drain);
+            new CountDownLatch(1).await();
         }
     }
 }

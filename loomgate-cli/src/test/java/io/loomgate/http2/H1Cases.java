@@ -188,6 +188,12 @@ final class H1Cases {
             in.readNBytes(Integer.parseInt(r.fields().get("content-length")));
             return true;
         });
+        // Session 57: reads nothing of the upload for 20 s and never answers: the gateway's writes to it block once the
+        // kernel's buffers are full (the HTTP/2 origin's "stops-reading-upload").
+        o.on("stops-reading-upload", false, (r, s, in, out) -> {
+            Thread.sleep(HostileH2Origin.STOP_READING_MS);
+            return false;
+        });
         o.on("close-before-answer", (r, s, in, out) -> false);
         o.on("close-before-answer-post", (r, s, in, out) -> false);
         o.on("shorter-than-cl-bare-close", (r, s, in, out) -> {
@@ -308,6 +314,8 @@ final class H1Cases {
                 new Case("early-413-keep", Expect.SERVED, 413, null).with("POST", upload),
                 // GET on a reused connection is tried once more (a keep-alive the origin closed); never a POST
                 new Case("close-before-answer", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2),
+                new Case("stops-reading-upload", Expect.TIMEOUT, 504, "upstream_timeout")
+                        .with("POST", H2Cases.STALLED_UPLOAD).then(OriginProbeTest.NEXT_IS_CLEAN),
                 new Case("close-before-answer-post", Expect.BAD_GATEWAY, 502, "upstream_reset")
                         .with("POST", new byte[10]),
                 new Case("status-999", Expect.BAD_GATEWAY, 502, BAD).then(OriginProbeTest.NEXT_IS_CLEAN),

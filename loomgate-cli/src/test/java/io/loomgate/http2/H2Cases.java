@@ -274,7 +274,88 @@ final class H2Cases {
             c.data(r.stream(), false, "ok");
             c.head(r.stream(), true, ":status", "200");
         });
+        // Session 57: the TLS layer and the frame layer under it (the same scripts run on h2c and h2 over TLS).
+        // A DATA frame announcing 100 bytes, 10 of them sent, then the connection ends: with close_notify over TLS
+        // (SSLSocket.close; a FIN on h2c), or a TCP reset.
+        o.on("close-notify-mid-frame", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200");
+            c.alone((q, w) -> w.cutFrame(Frames.DATA, q.stream(), 100, 10), r);
+            Thread.sleep(300);
+            c.socket.close();
+        });
+        o.on("tcp-reset-mid-frame", (r, c) -> {
+            c.head(r.stream(), false, ":status", "200");
+            c.alone((q, w) -> w.cutFrame(Frames.DATA, q.stream(), 100, 10), r);
+            Thread.sleep(300);
+            c.raw.setSoLinger(true, 0);
+            c.raw.close();
+        });
+        // Every byte of the answer's frames in a write of its own (over TLS: a record each, so every frame header is
+        // split across nine records), no pause: well-formed, served.
+        o.on("record-per-byte", (r, c) -> {
+            c.trickle(Frames.HEADERS, Frames.FLAG_END_HEADERS, r.stream(),
+                    WireFrames.block(":status", "200", "content-length", Integer.toString(r.path().length())), 0);
+            c.trickle(Frames.DATA, Frames.FLAG_END_STREAM, r.stream(),
+                    r.path().getBytes(java.nio.charset.StandardCharsets.UTF_8), 0);
+        });
+        // The origin lets us send frames of 16 MiB, then sends a 1 MiB DATA frame: past the 16 KiB the gateway
+        // advertised (it never raises SETTINGS_MAX_FRAME_SIZE), a FRAME_SIZE_ERROR read from the header alone.
+        o.on("frame-over-max-size", (r, c) -> {
+            c.frame(Frames.SETTINGS, 0, 0, WireFrames.settings(Frames.SETTINGS_MAX_FRAME_SIZE, (1 << 24) - 1));
+            c.head(r.stream(), false, ":status", "200");
+            c.frame(Frames.DATA, Frames.FLAG_END_STREAM, r.stream(), new byte[1 << 20]);
+        });
+        // An HPACK dynamic table size update to 1 MiB, above the 4,096 the gateway's SETTINGS_HEADER_TABLE_SIZE allows
+        // (RFC 7541 §6.3: a COMPRESSION_ERROR), at the start of a response head.
+        o.on("hpack-size-update-above", (r, c) -> {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            HpackEncoder.integer(b, 0x20, 5, 1 << 20);
+            HpackEncoder.field(b, ":status", "200");
+            HpackEncoder.field(b, "content-length", "2");
+            c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS, r.stream(), b.toByteArray());
+            c.data(r.stream(), true, "ok");
+        });
+        // A 1 MiB response head: HEADERS and 63 CONTINUATIONs of 16 KiB (literal fields of 16,000 bytes), against the
+        // gateway's client-side bounds on a header block (bytes, frames) before any of it is decoded.
+        o.on("head-1mib-continuations", (r, c) -> c.alone((q, w) -> {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            HpackEncoder.field(b, ":status", "200");
+            for (int i = 0; b.size() < (1 << 20); i++) {
+                HpackEncoder.field(b, "x-big-" + i, "v".repeat(16_000));
+            }
+            byte[] block = b.toByteArray();
+            for (int off = 0, n = 0; off < block.length; off += 16_384, n++) {
+                int len = Math.min(16_384, block.length - off);
+                boolean last = off + len >= block.length;
+                w.frame(n == 0 ? Frames.HEADERS : Frames.CONTINUATION, last ? Frames.FLAG_END_HEADERS : 0, q.stream(),
+                        java.util.Arrays.copyOfRange(block, off, off + len));
+            }
+            w.data(q.stream(), true, "ok");
+        }, r));
+        // WINDOW_UPDATEs that take the gateway's send windows past 2^31-1: the connection's (a connection
+        // FLOW_CONTROL_ERROR) and the stream's (a stream error), before the answer.
+        o.on("window-overflow-connection", (r, c) -> {
+            c.frame(Frames.WINDOW_UPDATE, 0, 0, WireFrames.int32(Integer.MAX_VALUE));
+            HostileH2Origin.ok(r, c);
+        });
+        o.on("window-overflow-stream", (r, c) -> {
+            c.frame(Frames.WINDOW_UPDATE, 0, r.stream(), WireFrames.int32(Integer.MAX_VALUE));
+            HostileH2Origin.ok(r, c);
+        });
+        // The origin opens both windows wide and then stops reading its socket (the reader parks, see
+        // HostileH2Origin.stopReading): the gateway's upload fills the TCP buffers and its writes block, not on flow
+        // control but on the kernel. No answer ever comes.
+        o.stopReading.add("stops-reading-upload");
+        o.on("stops-reading-upload", (r, c) -> {
+        });
     }
+
+    /**
+     * The upload of "stops-reading-upload", one array for every cell: more than the kernel's buffers between the
+     * gateway and an origin that stopped reading hold (the send side's 4 MiB at most here, the receive side's as far as
+     * it grew while the origin read).
+     */
+    static final byte[] STALLED_UPLOAD = new byte[16 << 20];
 
     static List<Case> cases(Up u) {
         return List.of(
@@ -333,6 +414,20 @@ final class H2Cases {
                 new Case("interim-flood", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("status-101", Expect.BAD_GATEWAY, 502, BAD),
                 new Case("204-with-data", Expect.SERVED, 204, null),
-                new Case("trailers-with-pseudo", Expect.TRUNCATED, 200, ABORTED));
+                new Case("trailers-with-pseudo", Expect.TRUNCATED, 200, ABORTED),
+                new Case("close-notify-mid-frame", Expect.TRUNCATED, 200, ABORTED),
+                new Case("tcp-reset-mid-frame", Expect.TRUNCATED, 200, ABORTED),
+                new Case("record-per-byte", Expect.SERVED, 200, null).then(OriginProbeTest.NEXT_IS_CLEAN),
+                new Case("frame-over-max-size", Expect.TRUNCATED, 200, ABORTED),
+                new Case("hpack-size-update-above", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("head-1mib-continuations", Expect.BAD_GATEWAY, 502, BAD),
+                new Case("window-overflow-connection", Expect.BAD_GATEWAY, 502, "upstream_reset").tries(1, 2),
+                new Case("window-overflow-stream", Expect.BAD_GATEWAY, 502, BAD),
+                // No follow-up: the origin's reader sleeps, so a request on the case's connection waits (a 504) unless
+                // the gateway found its write blocked and ended the connection, which an upload that had not yet
+                // filled the kernel's buffers at the timeout (an h2c client's, paced by our windows) does not do.
+                // Http2ClientConnectionTest has the connection's side: no new stream behind the write, and its end.
+                new Case("stops-reading-upload", Expect.TIMEOUT, 504, "upstream_timeout")
+                        .with("POST", STALLED_UPLOAD));
     }
 }

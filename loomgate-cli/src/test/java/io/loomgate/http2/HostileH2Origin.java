@@ -104,6 +104,18 @@ final class HostileH2Origin implements AutoCloseable {
             }
         }
 
+        /** A frame's header announcing {@code announced} bytes, and only {@code sent} zero bytes of its payload. */
+        void cutFrame(int type, int stream, int announced, int sent) throws IOException {
+            byte[] f = WireFrames.frame(type, 0, stream, new byte[announced]);
+            lock.lock();
+            try {
+                out.write(f, 0, 9 + sent);
+                out.flush();
+            } finally {
+                lock.unlock();
+            }
+        }
+
         void data(int stream, boolean endStream, String text) throws IOException {
             frame(Frames.DATA, endStream ? Frames.FLAG_END_STREAM : 0, stream, text.getBytes(StandardCharsets.UTF_8));
         }
@@ -138,6 +150,13 @@ final class HostileH2Origin implements AutoCloseable {
      * (an origin that goes on writing after our GOAWAY, whatever we do).
      */
     final Set<String> keepOpen = ConcurrentHashMap.newKeySet();
+    /**
+     * Cases whose request makes the origin open the connection's and the stream's windows to 2^31-1 and then stop
+     * reading the connection for {@link #STOP_READING_MS} (an origin that stops reading our upload, not by flow
+     * control): the gateway's writes to it block once the kernel's buffers are full.
+     */
+    final Set<String> stopReading = ConcurrentHashMap.newKeySet();
+    static final long STOP_READING_MS = 20_000;
     private int connections;
 
     HostileH2Origin(SSLContext context) throws IOException {
@@ -233,6 +252,11 @@ final class HostileH2Origin implements AutoCloseable {
                         Req r = new Req(fields, stream, number, List.copyOf(lines));
                         received.add(r);
                         caseOf.put(stream, r.caseName());
+                        if (stopReading.contains(r.caseName())) {
+                            c.frame(Frames.WINDOW_UPDATE, 0, 0, WireFrames.int32(Integer.MAX_VALUE - 65_535));
+                            c.frame(Frames.WINDOW_UPDATE, 0, stream, WireFrames.int32(Integer.MAX_VALUE - 65_535));
+                            Thread.sleep(STOP_READING_MS);
+                        }
                         Script script = scripts.getOrDefault(r.caseName(), HostileH2Origin::ok);
                         Thread.ofVirtual().start(() -> {
                             try {

@@ -584,6 +584,36 @@ class HostileProbeTest {
                         c.get(3, "/next");
                         assertThat(c.body(3)).isEqualTo("hello from origin");
                     }
+                }),
+                // Session 57: the same on every stream the connection may have at once, each asking 32 MiB: each is
+                // cancelled at read-timeout (what the gateway holds meanwhile is its relay's buffer per stream, not
+                // the answers), the origin's connections are let go, and the connection serves on.
+                probe(k, "zero window on " + ProbeListeners.MAX_CONCURRENT_STREAMS + " streams of 32 MiB -> each RST_STREAM CANCEL"
+                        + " after read-timeout, serves on", kind -> {
+                    try (RawH2Client c = listeners.h2(kind, Frames.SETTINGS_INITIAL_WINDOW_SIZE, 0)) {
+                        long t0 = System.nanoTime();
+                        java.util.Set<Integer> open = new java.util.TreeSet<>();
+                        for (int i = 0; i < ProbeListeners.MAX_CONCURRENT_STREAMS; i++) {
+                            c.get(1 + 2 * i, "/big");
+                            open.add(1 + 2 * i);
+                        }
+                        java.util.Map<String, Integer> ends = new java.util.TreeMap<>();
+                        while (!open.isEmpty()) {
+                            RawH2Client.Frame f = c.await(x -> open.contains(x.stream()) && x.type() != Frames.HEADERS);
+                            assertThat(f.type()).as("stream %d: %s", f.stream(), f).isEqualTo(Frames.RST_STREAM);
+                            ends.merge(Frames.errorName(f.errorCode()), 1, Integer::sum);
+                            open.remove(f.stream());
+                        }
+                        long ms = (System.nanoTime() - t0) / 1_000_000;
+                        System.out.printf("PROBE zero window on %d streams %s: %s in %d ms%n", ProbeListeners.MAX_CONCURRENT_STREAMS,
+                                kind.label, ends, ms);
+                        assertThat(ends).as("how the streams ended").containsOnlyKeys("CANCEL");
+                        assertThat(ms).isLessThan(ProbeListeners.READ_TIMEOUT_MS + 8000);
+                        c.settings(Frames.SETTINGS_INITIAL_WINDOW_SIZE, 65_535);
+                        int next = 1 + 2 * ProbeListeners.MAX_CONCURRENT_STREAMS;
+                        c.get(next, "/next");
+                        assertThat(c.body(next)).isEqualTo("hello from origin");
+                    }
                 })));
     }
 
@@ -800,13 +830,102 @@ class HostileProbeTest {
                         assertThat(ended).as("the connection ended").isTrue();
                     }
                     assertThat(listeners.origin(k).received()).noneMatch(r -> r.target().equals("/reneg2"));
+                }, waits.lane("tls " + k.label), null),
+                // Session 57. SNI of 255 bytes (four labels of 63: the most a host name's text may be) and an SNI with a
+                // NUL in it (patched into a real ClientHello: no client library sends one): an alert or the one
+                // certificate, never a hang or a thread lost, and the bystander served.
+                probe(k, "SNI of 255 bytes -> the one certificate, or an alert; closed", kind ->
+                        oddSni(kind, String.join(".", java.util.Collections.nCopies(4, "a".repeat(63))), false),
+                        waits.lane("tls " + k.label), null),
+                probe(k, "SNI with a NUL inside -> an alert or the one certificate; closed", kind ->
+                        oddSni(kind, "nul" + "n".repeat(20) + ".localhost", true), waits.lane("tls " + k.label), null),
+                // close_notify after 10 of 1,000 announced body bytes: the request never reaches the origin complete
+                probe(k, "close_notify mid-body -> the origin never gets a whole body", kind -> {
+                    String id = "/notify-mid-body-" + IDS.incrementAndGet();
+                    SSLSocket s = listeners.tls(kind, "localhost", "http/1.1");
+                    OutputStream out = s.getOutputStream();
+                    out.write(("POST " + id + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n"
+                            + "0123456789").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                    out.flush();
+                    s.shutdownOutput(); // close_notify; the socket stays open to read what the gateway does
+                    long t0 = System.nanoTime();
+                    int first;
+                    try {
+                        first = s.getInputStream().read();
+                    } catch (IOException e) {
+                        first = -1;
+                    }
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    s.close();
+                    System.out.printf("PROBE close_notify mid-body %s: first byte %d after %d ms%n", kind.label, first,
+                            ms);
+                    assertThat(ms).as("the gateway's answer or close").isLessThan(ProbeListeners.READ_TIMEOUT_MS + 3000);
+                    assertThat(listeners.origin(kind).received()).as("what the origin got")
+                            .noneMatch(r -> r.target().equals(id) && r.body() != null && r.body().length == 1000);
                 }, waits.lane("tls " + k.label), null)));
+    }
+
+    /**
+     * A ClientHello naming {@code sni} (with {@code nul}: its fourth byte turned into a NUL), written whole on a TCP
+     * connection: the gateway answers a ServerHello (the one certificate; then the probe goes no further) or an alert,
+     * or closes, within the handshake's deadline; never nothing.
+     */
+    private static void oddSni(Kind k, String sni, boolean nul) throws Exception {
+        byte[] hello = clientHello(listeners.pki.clientContext(null), p -> {
+            p.setServerNames(List.of(new javax.net.ssl.SNIHostName(sni)));
+            p.setApplicationProtocols(new String[] {"http/1.1"});
+        });
+        if (nul) {
+            byte[] name = sni.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            int at = indexOf(hello, name);
+            assertThat(at).as("the SNI in the ClientHello").isPositive();
+            hello[at + 3] = 0;
+        }
+        try (Socket s = listeners.tcp(k)) {
+            s.setSoTimeout(2 * ProbeListeners.HEADER_TIMEOUT_MS + 3000);
+            long t0 = System.nanoTime();
+            s.getOutputStream().write(hello);
+            s.getOutputStream().flush();
+            int first;
+            try {
+                first = s.getInputStream().read();
+            } catch (IOException x) {
+                first = -1; // reset: an end too
+            }
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            System.out.printf("PROBE SNI %s%s %s: first byte %d after %d ms%n", sni.length() + " bytes",
+                    nul ? " with a NUL" : "", k.label, first, ms);
+            assertThat(first).as("a ServerHello (22), an alert (21) or the end").isIn(22, 21, -1);
+            assertThat(ms).isLessThan(2L * ProbeListeners.HEADER_TIMEOUT_MS + 3000);
+        }
+    }
+
+    private static int indexOf(byte[] in, byte[] what) {
+        outer:
+        for (int i = 0; i + what.length <= in.length; i++) {
+            for (int j = 0; j < what.length; j++) {
+                if (in[i + j] != what[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     /** The bytes of a real ClientHello (TLS records) from the JDK's engine. */
     private static byte[] clientHello(SSLContext ctx) throws IOException {
+        return clientHello(ctx, p -> { });
+    }
+
+    /** {@link #clientHello(SSLContext)} with the engine's parameters set by {@code params} first. */
+    private static byte[] clientHello(SSLContext ctx, java.util.function.Consumer<SSLParameters> params)
+            throws IOException {
         SSLEngine e = ctx.createSSLEngine("localhost", 443);
         e.setUseClientMode(true);
+        SSLParameters p = e.getSSLParameters();
+        params.accept(p);
+        e.setSSLParameters(p);
         ByteBuffer out = ByteBuffer.allocate(e.getSession().getPacketBufferSize());
         e.wrap(ByteBuffer.allocate(0), out);
         out.flip();

@@ -63,8 +63,8 @@ class ExitAfterDrainIT {
                 List.of("serve", "--config", yaml.toString(), "--port", "0", "--admin-port", "0", "--no-watch"),
                 Map.of("LOOMGATE_JAVA_OPTS", ""))) {
             int port = gw.awaitListening(Duration.ofSeconds(60));
-            // Served (as DrainIT's SIGTERM also follows a request): the start line comes just before the signal
-            // handlers are installed, and a SIGTERM between the two would end the JVM with 143, undrained.
+            // Served (as DrainIT's SIGTERM also follows a request): the exit timed is a served gateway's. (A SIGTERM
+            // before the request drains too since session 57: the handlers come before the bind, StartSignalsIT.)
             try (RawClient client = new RawClient(port)) {
                 assertThat(client.send("GET /warm HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n").read()
                         .status()).isEqualTo(200);

@@ -3,6 +3,7 @@ package io.loomgate.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.testkit.ClassPathGateway;
+import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
 import java.io.IOException;
@@ -188,6 +189,55 @@ class StartupClassesTest {
                     .anyMatch(l -> l.endsWith("Thread \"main\" is initializing java.net.IDN"))
                     .anyMatch(l -> l.endsWith("Thread \"main\" is initializing javax.net.ssl.SNIHostName"))
                     .anyMatch(l -> l.endsWith("Thread \"main\" is initializing sun.security.ssl.SSLExtension"));
+        }
+    }
+
+    /**
+     * The admin listener's TLS ({@code admin.ssl}) is warmed as the main listener's is, beside a plain main listener,
+     * on a thread of its own beside the start (the admin listener's connections run on platform threads: one that
+     * meets the warm-up waits without pinning a carrier): its first handshakes (a readiness probe with a one-second
+     * timeout, a fleet's scrapers) would otherwise run that path cold. Before, none of these was initialised until a
+     * client came. The admin listener needs a port of its own here: {@code admin.port: 0} turns it off, and with it
+     * the TLS context (why session 56's version of this test never saw the classes).
+     */
+    @Test
+    void theAdminListenersHandshakePathIsInitialisedBeforeItsFirstClient(@TempDir Path dir) throws Exception {
+        TestPki.requireOpenssl();
+        TestPki pki = TestPki.create("startup-admin-tls");
+        TestPki.Issued server = pki.issue("server", "localhost", "localhost");
+        Path initialised = dir.resolve("initialised.log");
+        try (ClassPathGateway gw = FreePorts.start(adminPort -> {
+            Path yaml = dir.resolve("gateway.yaml");
+            Files.writeString(yaml, """
+                    server:
+                      address: 127.0.0.1
+                      port: 0
+                    admin:
+                      address: 127.0.0.1
+                      port: %d
+                      ssl: { provider: jdk, certificate: %s, certificate-private-key: %s }
+                    routes:
+                      - { id: origin, uri: "http://127.0.0.1:1", predicates: [ "Path=/**" ] }
+                    """.formatted(adminPort, server.cert(), server.key()));
+            ClassPathGateway started = ClassPathGateway.serve(dir, yaml, List.of("-Xlog:class+init=debug:file="
+                    + initialised), Map.of());
+            try {
+                started.awaitListening(Duration.ofSeconds(90));
+                return started;
+            } catch (Exception | AssertionError e) {
+                started.close();
+                throw e;
+            }
+        })) {
+            // No client has come: whoever initialises these is the warm-up. It runs beside the start, so polled.
+            String warmUp = "Thread \"loomgate-admin-tls-warm-up\" is initializing ";
+            List<String> lines = awaitLoaded(initialised, List.of(warmUp + "java.net.IDN",
+                    warmUp + "javax.net.ssl.SNIHostName", warmUp + "sun.security.ssl.SSLExtension"),
+                    Duration.ofSeconds(60));
+            assertThat(lines).as("classes initialised by an admin.ssl gateway's warm-up")
+                    .anyMatch(l -> l.endsWith(warmUp + "java.net.IDN"))
+                    .anyMatch(l -> l.endsWith(warmUp + "javax.net.ssl.SNIHostName"))
+                    .anyMatch(l -> l.endsWith(warmUp + "sun.security.ssl.SSLExtension"));
         }
     }
 

@@ -43,15 +43,33 @@ final class FrameWriter {
     /** Guarded by lock: what a response's header block is encoded through into {@link #buf}; holds it only then. */
     private final HeaderBlock inBatch = new HeaderBlock(0);
     private volatile boolean failed;
+    /** Whether {@link #writeBegunNanos} is kept (an upstream connection's writer: its socket has no write deadline). */
+    private final boolean timed;
+    /** When the socket write in progress began (System.nanoTime), 0 between writes; kept only when {@link #timed}. */
+    private volatile long writeBegunNanos;
 
     /** A writer whose every call writes and flushes before it returns. */
     FrameWriter(OutputStream out) {
-        this(out, false);
+        this(out, false, false);
     }
 
     FrameWriter(OutputStream out, boolean batching) {
+        this(out, batching, false);
+    }
+
+    /** @param timed keep when the socket write in progress began ({@link #writeBegunNanos()}) */
+    FrameWriter(OutputStream out, boolean batching, boolean timed) {
         this.out = out;
         this.batching = batching;
+        this.timed = timed;
+    }
+
+    /**
+     * When the socket write in progress began (System.nanoTime), 0 when none is: a write that stays in progress is one
+     * the peer does not take (it stopped reading, and the kernel's buffers are full). Always 0 unless {@code timed}.
+     */
+    long writeBegunNanos() {
+        return writeBegunNanos;
     }
 
     boolean failed() {
@@ -466,6 +484,9 @@ final class FrameWriter {
             return;
         }
         boolean interrupted = Thread.interrupted();
+        if (timed) {
+            writeBegunNanos = System.nanoTime();
+        }
         try {
             out.write(buf, 0, count);
             out.flush();
@@ -473,6 +494,9 @@ final class FrameWriter {
             failed = true;
             throw e;
         } finally {
+            if (timed) {
+                writeBegunNanos = 0;
+            }
             release();
             if (interrupted) {
                 Thread.currentThread().interrupt();

@@ -10,6 +10,7 @@ import io.loomgate.threads.Watchdog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -114,7 +115,7 @@ public final class Http2ClientConnection {
                                  int maxHeaderListSize, Runnable onCapacity, OriginFloodLimits floodLimits) {
         this.name = name;
         this.floods = new OriginFloods(floodLimits, this::streamsOpened);
-        this.writer = new FrameWriter(out);
+        this.writer = new FrameWriter(out, false, true);
         this.frames = new FrameReader<>(this, false, FrameInput.unbuffered(in), writer,
                 CONNECTION_WINDOW, maxHeaderListSize, new ClientFrames(this));
         this.closeSocket = closeSocket;
@@ -197,14 +198,16 @@ public final class Http2ClientConnection {
     // ---------------------------------------------------------------- capacity, for the pool
 
     /**
-     * Reserves a slot for one stream; false when the connection is full, going away or dead, or while a response head
-     * is overdue behind the frame its reader is in (a new stream would wait behind that frame too).
+     * Reserves a slot for one stream; false when the connection is full, going away or dead, while a response head
+     * is overdue behind the frame its reader is in (a new stream would wait behind that frame too), or while a write
+     * to the origin has been blocked {@link #STALLED_WRITE_NANOS} or more (its HEADERS would wait behind that write).
      */
     public boolean tryReserve() {
         lock.lock();
         try {
             if (deadWhy != null || goingAway || nextStreamId + 2L * reserved >= MAX_STREAM_ID
-                    || streams.size() + reserved >= peer.maxConcurrentStreams() || stalls.holdsStreamsLocked()) {
+                    || streams.size() + reserved >= peer.maxConcurrentStreams() || stalls.holdsStreamsLocked()
+                    || writeStalled()) {
                 return false;
             }
             reserved++;
@@ -315,7 +318,10 @@ public final class Http2ClientConnection {
             closeSocket.run();
             return;
         }
-        try {
+        // bounded as the reader's GOAWAY for an error is: behind a write the origin does not take, this one would wait
+        // for as long as the origin reads nothing (past it the socket is closed, which ends both writes)
+        try (Deadline d = Watchdog.shared().deadline(closeSocket)) {
+            d.armAfter(LINGER_WRITE_NANOS);
             writer.goAway(0, Frames.NO_ERROR, why);
         } catch (IOException e) {
             log.debug("h2 upstream {}: GOAWAY failed: {}", name, e.toString());
@@ -594,6 +600,55 @@ public final class Http2ClientConnection {
      */
     void headTimedOut() {
         stalls.headTimedOut();
+        long begun = writer.writeBegunNanos();
+        if (begun != 0) {
+            long left = begun + STALLED_WRITE_NANOS - System.nanoTime();
+            if (left <= 0) {
+                endStalledWrite(begun);
+            } else {
+                ConnectionExecutors.startVirtual("h2-upstream-write-stall-" + name, () -> {
+                    try {
+                        Thread.sleep(Duration.ofNanos(left));
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    endStalledWrite(begun);
+                });
+            }
+        }
+    }
+
+    /**
+     * A socket write to the origin blocked this long: the origin has stopped reading the connection (its TCP window
+     * is shut, not its HTTP/2 flow-control windows, which are waited on apart from the socket). The socket has no
+     * write deadline of its own, and every frame of every stream waits behind that write: a stream's RST_STREAM, the
+     * next request's HEADERS, a PING.
+     */
+    static final long STALLED_WRITE_NANOS = StalledFrameWatch.STALLED_FRAME_NANOS;
+
+    /**
+     * Whether the socket write in progress has been blocked {@link #STALLED_WRITE_NANOS} or more: a new stream's
+     * HEADERS would wait behind it, past its route's timeout, so the connection takes none.
+     */
+    private boolean writeStalled() {
+        long begun = writer.writeBegunNanos();
+        return begun != 0 && System.nanoTime() - begun >= STALLED_WRITE_NANOS;
+    }
+
+    /**
+     * A response head timed out while the write that began at {@code begun} was blocked, and it still is, at least
+     * {@link #STALLED_WRITE_NANOS} in: the connection ends now (the socket closed, which fails the blocked write and
+     * frees every thread waiting to write behind it; no GOAWAY, which could not be written either). Until session 57
+     * the stream's cancel waited behind the write for as long as the origin read nothing, and the client's 504 with it.
+     */
+    private void endStalledWrite(long begun) {
+        if (writer.writeBegunNanos() != begun || isDead()) {
+            return;
+        }
+        long ms = (System.nanoTime() - begun) / 1_000_000;
+        log.warn("h2 upstream {}: a response head is overdue and a write to the origin has been blocked for {} ms:"
+                + " the origin reads nothing; the connection ends", name, ms);
+        die("closed: the origin read nothing for " + ms + " ms (a write blocked)");
     }
 
     Http2ClientStream stream(int id) {

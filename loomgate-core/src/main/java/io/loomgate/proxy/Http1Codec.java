@@ -275,11 +275,7 @@ final class Http1Codec implements UpstreamCodec {
 
     @Override
     public void abort() {
-        try {
-            connection.socket().close();
-        } catch (IOException e) {
-            // closing is all we wanted; the owner sees the failure on its next read or write
-        }
+        connection.abort(); // the plain socket: a TLS close would wait behind a write the origin does not take
     }
 
     @Override

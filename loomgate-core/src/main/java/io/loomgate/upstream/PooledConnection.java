@@ -306,6 +306,20 @@ public final class PooledConnection implements ConnectionLease {
         this.reused = true;
     }
 
+    /**
+     * Ends the connection from another thread at once: closes the plain socket, under TLS too. Closing a TLS socket
+     * writes close_notify first, which waits for a write in progress to end; a write blocked on an origin that stopped
+     * reading ends only when the origin reads again (session 57: a request's 504 held 20 s, the origin's pause). The
+     * plain socket's close fails that write, and the owner's next read or write. Never throws.
+     */
+    public void abort() {
+        try {
+            raw.close();
+        } catch (IOException ignored) {
+            // gone either way
+        }
+    }
+
     /** Closes the socket; never throws, because the connection is being thrown away anyway. */
     void closeQuietly() {
         watched.close(); // stops the read watchdog looking at this connection

@@ -182,6 +182,57 @@ class Http2ClientConnectionTest {
         assertThat(conn.isDead()).isTrue();
     }
 
+    /**
+     * Session 57: an origin that opens both windows wide and then reads nothing. The upload fills the kernel's buffers
+     * and its socket write blocks (the socket has no write deadline), holding the connection's writer. While that write
+     * has been blocked a second the connection takes no new stream (its HEADERS would wait behind it), and a response
+     * head that times out behind it ends the connection: the socket closed fails the write, and the stream's cancel
+     * (its RST_STREAM) does not wait for the origin to read again. Before, the cancel waited for as long as the origin
+     * read nothing (the probe's 504s took 20 s, its origin's pause, on a 2 s route).
+     */
+    @Test
+    void aHeadOverdueBehindAWriteTheOriginDoesNotTakeEndsTheConnection() throws Exception {
+        Http2ClientStream s = get(false);
+        toClient.windowUpdate(0, Integer.MAX_VALUE - Frames.DEFAULT_WINDOW);
+        toClient.windowUpdate(s.id(), Integer.MAX_VALUE - Frames.DEFAULT_WINDOW);
+        s.setTimeouts(Duration.ofSeconds(30), Duration.ofSeconds(30));
+        java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+        Thread upload = Thread.ofVirtual().start(() -> {
+            byte[] piece = new byte[256 * 1024];
+            try {
+                while (true) { // nothing of it is read from here on
+                    s.requestBody().write(piece);
+                    sent.addAndGet(piece.length);
+                }
+            } catch (IOException e) {
+                // the connection ended under the write
+            }
+        });
+        try {
+            // until the upload has stopped moving for longer than a write may be blocked before it counts as stalled
+            long end = in(30);
+            long last = -1;
+            long still = System.nanoTime();
+            while (System.nanoTime() - still < TimeUnit.MILLISECONDS.toNanos(1_300) && System.nanoTime() < end) {
+                long now = sent.get();
+                if (now != last) {
+                    last = now;
+                    still = System.nanoTime();
+                }
+                Thread.sleep(20);
+            }
+            assertThat(upload.isAlive()).as("the upload, blocked in its write after %d bytes", last).isTrue();
+            assertThat(conn.tryReserve()).as("a new stream on a connection whose write is blocked").isFalse();
+            assertThatThrownBy(() -> s.awaitHead(System.nanoTime())).isInstanceOf(SocketTimeoutException.class);
+            Thread cancel = Thread.ofVirtual().start(s::cancel);
+            assertThat(cancel.join(Duration.ofSeconds(5))).as("the stream's cancel returned").isTrue();
+            assertThat(conn.isDead()).as("the connection ended").isTrue();
+            assertThat(upload.join(Duration.ofSeconds(5))).as("the blocked upload failed").isTrue();
+        } finally {
+            client.close(); // before the fix nothing else ends the blocked write
+        }
+    }
+
     /** Writes the first {@code bytes} bytes of a frame (its 9-byte header and the start of its payload), or all. */
     private void frameStart(int type, int flags, int stream, byte[] payload, int bytes) throws IOException {
         byte[] f = H2cWire.frame(type, flags, stream, payload);
