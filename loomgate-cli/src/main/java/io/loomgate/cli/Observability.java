@@ -140,7 +140,9 @@ final class Observability implements AutoCloseable {
         telemetry.startRest();
     }
 
-    /** A reload attempt ended: counted; when applied, the new routes', breakers' and upstreams' meters are registered. */
+    /**
+     * A reload attempt ended: counted; when applied, the new routes', breakers' and upstreams' meters are registered.
+     */
     void reloaded(ConfigReloads.Result result, Gateway gw) {
         telemetry.metrics().configReloaded(result.outcome());
         if (result.outcome().equals("applied")) {

@@ -20,8 +20,9 @@ import java.util.function.LongSupplier;
  *
  * <p>A gateway that reloads calls {@link #retain} before each build and after each swap, as it does for its JWKS key
  * sources and circuit breakers: from then on a limiter whose settings the routes served had too keeps their local
- * buckets ({@link KeptAcrossReloads}, keyed by {@link LimiterSettings}), so a client over its limit gets no fresh burst from an unrelated reload. Without
- * {@code retain} (a config check, an embedding building once) every build makes its buckets anew, as before.
+ * buckets ({@link KeptAcrossReloads}, keyed by {@link LimiterSettings}), so a client over its limit gets no fresh
+ * burst from an unrelated reload. Without {@code retain} (a config check, an embedding building once) every build
+ * makes its buckets anew, as before.
  */
 public final class RateLimiting implements AutoCloseable {
     private final RedisSettings redis;

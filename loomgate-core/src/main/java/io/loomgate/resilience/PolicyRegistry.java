@@ -23,7 +23,10 @@ public final class PolicyRegistry extends ExtensionRegistry<PolicyFactory, Polic
         return withBuiltIns(new KeptPolicies());
     }
 
-    /** As {@link #withBuiltIns()}, the breakers and retry budgets taken from {@code kept} when their settings are kept there. */
+    /**
+     * As {@link #withBuiltIns()}, the breakers and retry budgets taken from {@code kept} when their settings are kept
+     * there.
+     */
     public static PolicyRegistry withBuiltIns(KeptPolicies kept) {
         List<PolicyFactory> all = new ArrayList<>(List.of(RetryFactory.factory(kept)));
         CircuitBreakerSupport.find().ifPresent(cb -> all.add(new CircuitBreakerFactory(cb, kept).factory()));
