@@ -12,8 +12,8 @@ import io.loomgate.proxy.ProxyHandler;
 import io.loomgate.proxy.ProxySettings;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
-import io.loomgate.resilience.CircuitBreakerPolicy;
-import io.loomgate.resilience.KeptBreakers;
+import io.loomgate.resilience.KeptPolicies;
+import io.loomgate.resilience.RoutePolicies;
 import io.loomgate.route.Route;
 import io.loomgate.security.JwksKeySets;
 import io.loomgate.server.ConnectionListener;
@@ -37,7 +37,6 @@ import io.loomgate.upstream.Upstreams;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * {@link #drain} (SIGTERM) or {@link #close}. A reload swaps the proxy's routing table ({@link ProxyHandler#swapRoutes})
  * and then the (assembly, upstreams) pair; a request keeps the bound route it matched until it ends. Kept across
  * reloads like the pools of endpoints still named: the JWKS key sets of {@code JwtAuth} sources still named
- * ({@link JwksKeySets}) and the circuit breakers whose name and settings are unchanged ({@link KeptBreakers}).
+ * ({@link JwksKeySets}) and the circuit breakers whose name and settings are unchanged ({@link KeptPolicies}).
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Gateway.class);
@@ -75,7 +74,7 @@ public final class Gateway implements AutoCloseable {
     private final Listener redirect;
     private final TlsReloader reloader;
     private final JwksKeySets jwks;
-    private final KeptBreakers breakers;
+    private final KeptPolicies breakers;
     private volatile Serving serving;
 
     /** What is served now, swapped whole by {@link #reload}: the routes and the upstreams bound to them. */
@@ -85,7 +84,7 @@ public final class Gateway implements AutoCloseable {
     private Gateway(GatewayConfig config, Plugins factories, ProxyHandler proxy, PoolListener pools,
                     ClientTls clientTls, Transport upstreamTransport, Listener listener, ServerTls serverTls,
                     RateLimiting rateLimiting, Listener redirect, TlsReloader reloader, JwksKeySets jwks,
-                    KeptBreakers breakers, Serving serving) {
+                    KeptPolicies breakers, Serving serving) {
         this.config = config;
         this.factories = factories;
         this.proxy = proxy;
@@ -148,8 +147,9 @@ public final class Gateway implements AutoCloseable {
         RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
         Plugins factories = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of()));
         JwksKeySets jwks = new JwksKeySets();
-        KeptBreakers breakers = new KeptBreakers();
+        KeptPolicies breakers = new KeptPolicies();
         GatewayAssembly assembly;
+        rateLimiting.retain(List.of()); // from now on its local buckets are kept across reloads, as breakers are
         try {
             assembly = factories.assemble(config, jwks, breakers);
         } catch (ConfigException | RuntimeException e) {
@@ -245,7 +245,8 @@ public final class Gateway implements AutoCloseable {
      */
     GatewayAssembly assemble(GatewayConfig next) throws ConfigException {
         jwks.retain(servedFilters()); // what an assembly built before and never served is forgotten here
-        breakers.retain(servedBreakers());
+        breakers.retain(servedPolicies());
+        rateLimiting.retain(servedFilters());
         return factories.assemble(next, jwks, breakers);
     }
 
@@ -304,7 +305,8 @@ public final class Gateway implements AutoCloseable {
         serving = new Serving(next, r.next());
         r.commit();
         jwks.retain(servedFilters());
-        breakers.retain(servedBreakers());
+        breakers.retain(servedPolicies());
+        rateLimiting.retain(servedFilters());
         List<String> certificates = null;
         if (newCertificates) {
             try {
@@ -324,9 +326,9 @@ public final class Gateway implements AutoCloseable {
         return routes().stream().flatMap(r -> r.filters().stream()).toList();
     }
 
-    /** The circuit breakers of the routes served now. */
-    private List<CircuitBreakerPolicy> servedBreakers() {
-        return routes().stream().map(r -> r.policies().breaker()).filter(Objects::nonNull).toList();
+    /** The route policies (breakers, retry budgets) of the routes served now. */
+    private List<RoutePolicies> servedPolicies() {
+        return routes().stream().map(r -> r.policies()).toList();
     }
 
     /** TLS to origins when a route names an https:// origin; null otherwise. */

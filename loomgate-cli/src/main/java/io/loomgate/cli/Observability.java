@@ -140,12 +140,15 @@ final class Observability implements AutoCloseable {
         telemetry.startRest();
     }
 
-    /** A reload attempt ended: counted; when applied, the new routes' and upstreams' meters are registered. */
+    /**
+     * A reload attempt ended: counted; when applied, the new routes', breakers' and upstreams' meters are registered.
+     */
     void reloaded(ConfigReloads.Result result, Gateway gw) {
         telemetry.metrics().configReloaded(result.outcome());
         if (result.outcome().equals("applied")) {
             telemetry.metrics().bindUpstreams(gw::upstreams);
             gw.routes().forEach(r -> telemetry.metrics().registerRoute(r.id()));
+            telemetry.metrics().bindBreakers(gw::routes);
         }
     }
 

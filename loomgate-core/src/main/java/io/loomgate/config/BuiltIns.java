@@ -2,7 +2,7 @@ package io.loomgate.config;
 
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.resilience.FallbackHeadersFilter;
-import io.loomgate.resilience.KeptBreakers;
+import io.loomgate.resilience.KeptPolicies;
 import io.loomgate.resilience.PolicyRegistry;
 import io.loomgate.route.PredicateRegistry;
 import io.loomgate.security.JwksKeySets;
@@ -37,8 +37,8 @@ public final class BuiltIns {
         return PolicyRegistry.withBuiltIns();
     }
 
-    /** As {@link #policies()}, with the breakers a reloading gateway keeps ({@link KeptBreakers}). */
-    public static PolicyRegistry policies(KeptBreakers breakers) {
+    /** As {@link #policies()}, with the breakers a reloading gateway keeps ({@link KeptPolicies}). */
+    public static PolicyRegistry policies(KeptPolicies breakers) {
         return PolicyRegistry.withBuiltIns(breakers);
     }
 }

@@ -8,7 +8,7 @@ import io.loomgate.filter.GatewayFilter;
 import io.loomgate.filter.PreserveHostHeaderFilter;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.ratelimit.RateLimiting;
-import io.loomgate.resilience.KeptBreakers;
+import io.loomgate.resilience.KeptPolicies;
 import io.loomgate.resilience.PolicyRegistry;
 import io.loomgate.resilience.RoutePolicies;
 import io.loomgate.route.PredicateRegistry;
@@ -83,7 +83,7 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
      */
     public static GatewayAssembly build(GatewayConfig config, PredicateRegistry predicates, FilterRegistry filters)
             throws ConfigException {
-        return build(config, predicates, filters, new KeptBreakers());
+        return build(config, predicates, filters, new KeptPolicies());
     }
 
     /**
@@ -91,7 +91,7 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
      * {@code CircuitBreaker} whose name and settings {@code breakers} keeps gets that breaker, with its state.
      */
     public static GatewayAssembly build(GatewayConfig config, PredicateRegistry predicates, FilterRegistry filters,
-                                        KeptBreakers breakers) throws ConfigException {
+                                        KeptPolicies breakers) throws ConfigException {
         String file = config.source() == null ? "<config>" : config.source().toString();
         Map<Route, UpstreamDefinition> upstreamOf = new LinkedHashMap<>();
         Map<RouteSpec.ComponentSpec, GatewayFilter> shared = new IdentityHashMap<>();

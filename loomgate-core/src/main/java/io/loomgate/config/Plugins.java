@@ -4,7 +4,7 @@ import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.FilterRegistry;
 import io.loomgate.route.PredicateFactory;
 import io.loomgate.route.PredicateRegistry;
-import io.loomgate.resilience.KeptBreakers;
+import io.loomgate.resilience.KeptPolicies;
 import io.loomgate.security.JwksKeySets;
 import java.io.IOException;
 import java.net.MalformedURLException;
@@ -176,11 +176,11 @@ public final class Plugins {
      * URL a served route already reads get its keys ({@link JwksKeySets}).
      */
     public GatewayAssembly assemble(GatewayConfig config, JwksKeySets keySets) throws ConfigException {
-        return assemble(config, keySets, new KeptBreakers());
+        return assemble(config, keySets, new KeptPolicies());
     }
 
     /** As {@link #assemble(GatewayConfig, JwksKeySets)}, the running routes' circuit breakers kept as well. */
-    public GatewayAssembly assemble(GatewayConfig config, JwksKeySets keySets, KeptBreakers breakers)
+    public GatewayAssembly assemble(GatewayConfig config, JwksKeySets keySets, KeptPolicies breakers)
             throws ConfigException {
         String source = config.source() == null ? "<config>" : config.source().toString();
         return GatewayAssembly.build(config, predicateRegistry(source), filterRegistry(source, keySets), breakers);

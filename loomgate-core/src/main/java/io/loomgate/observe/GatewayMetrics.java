@@ -4,6 +4,7 @@ import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.proxy.ExchangeView;
 import io.loomgate.proxy.ProxyFailure;
 import io.loomgate.ratelimit.RateLimitListener;
+import io.loomgate.route.Route;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.EvictionReason;
@@ -40,6 +41,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
@@ -64,6 +66,12 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
 
     private final PrometheusMeterRegistry registry;
     private final ConcurrentMap<String, RouteMeters> routes = new ConcurrentHashMap<>();
+    /** The routes served now, for the breaker gauges ({@link #bindBreakers}). */
+    private volatile Supplier<List<Route>> servedRoutes = List::of;
+    /** The breaker names that have a state gauge. */
+    private final Set<String> breakerGauges = ConcurrentHashMap.newKeySet();
+    /** The configuration served now: 1 for the one started with, one more for each applied reload. */
+    private final AtomicLong configGeneration = new AtomicLong(1);
     private final ConcurrentMap<String, UpstreamMeters> upstreams = new ConcurrentHashMap<>();
     private final ConcurrentMap<Endpoint, EndpointMeters> endpoints = new ConcurrentHashMap<>();
     private final AtomicInteger clientConnections = new AtomicInteger();
@@ -110,6 +118,9 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
 
     public GatewayMetrics(PrometheusMeterRegistry registry) {
         this.registry = registry;
+        Gauge.builder("loomgate.config.generation", configGeneration, AtomicLong::get)
+                .description("The configuration served now: 1 for the one the gateway started with, one more for "
+                        + "each applied reload").register(registry);
         Gauge.builder("loomgate.client.connections", clientConnections, AtomicInteger::get)
                 .description("Client connections open now").register(registry);
         Gauge.builder("loomgate.client.connections.parked", parkedConnections, AtomicInteger::get)
@@ -307,8 +318,48 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         return List.of(healthy, ejections);
     }
 
-    /** Counts a configuration reload: {@code loomgate_config_reloads_total{outcome}}. */
+    /**
+     * Registers {@code loomgate_circuit_breaker_state{breaker}} for each circuit breaker {@code served}'s routes name
+     * now, once per name (bounded by the names configurations have used), and reads every such gauge from the routes
+     * {@code served} gives at each scrape: 0 closed, 1 half-open, 2 open (forced open too), -1 when no route served
+     * names the breaker any more (a reload removed it) or it is in a state of Resilience4j's Loomgate never sets.
+     */
+    public void bindBreakers(Supplier<List<Route>> served) {
+        servedRoutes = served;
+        for (Route r : served.get()) {
+            var breaker = r.policies().breaker();
+            if (breaker != null && breakerGauges.add(breaker.name())) {
+                String name = breaker.name();
+                Gauge.builder("loomgate.circuit.breaker.state", this, g -> g.breakerState(name))
+                        .description("A circuit breaker's state: 0 closed, 1 half-open, 2 open, -1 not served")
+                        .tag("breaker", name).register(registry);
+            }
+        }
+    }
+
+    private double breakerState(String name) {
+        for (Route r : servedRoutes.get()) {
+            var breaker = r.policies().breaker();
+            if (breaker != null && breaker.name().equals(name)) {
+                return switch (breaker.state()) {
+                    case "CLOSED" -> 0;
+                    case "HALF_OPEN" -> 1;
+                    case "OPEN", "FORCED_OPEN" -> 2;
+                    default -> -1;
+                };
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Counts a configuration reload: {@code loomgate_config_reloads_total{outcome}}; an applied one also moves
+     * {@code loomgate_config_generation} on by one.
+     */
     public void configReloaded(String outcome) {
+        if (outcome.equals("applied")) {
+            configGeneration.incrementAndGet();
+        }
         Counter.builder("loomgate.config.reloads").description("Configuration reloads by outcome: applied, "
                 + "unchanged, invalid (refused, nothing changed), needs_restart (refused, nothing changed), held (drops routes "
                 + "or protective filters: applied by the file watch only once the file has stayed the same longer)")

@@ -253,6 +253,7 @@ public final class GatewayTelemetry implements AutoCloseable {
         }
         metrics.bindUpstreams(upstreams);
         routes.get().routes().forEach(r -> metrics.registerRoute(r.id()));
+        metrics.bindBreakers(() -> routes.get().routes());
         ListenerSettings d = ListenerSettings.DEFAULTS;
         ListenerSettings settings = new ListenerSettings(address, port, ADMIN_MAX_CONNECTIONS, ADMIN_MAX_CONNECTIONS,
                 d.headerTimeout(), ADMIN_TIMEOUT, ADMIN_TIMEOUT, d.limits());

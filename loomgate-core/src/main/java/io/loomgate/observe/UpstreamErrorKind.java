@@ -34,8 +34,8 @@ enum UpstreamErrorKind {
             case BAD_RESPONSE -> BAD_RESPONSE;
             case POOL_EXHAUSTED -> POOL_EXHAUSTED;
             case UPSTREAM_TLS -> TLS;
-            case BAD_REQUEST, NO_ROUTE, OVERLOADED, DEADLINE_EXCEEDED, CLIENT_ABORTED, CLIENT_TIMEOUT, DRAIN_CUT,
-                 INTERNAL -> null;
+            case BAD_REQUEST, NO_ROUTE, OVERLOADED, CIRCUIT_OPEN, DEADLINE_EXCEEDED, CLIENT_ABORTED, CLIENT_TIMEOUT,
+                 DRAIN_CUT, INTERNAL -> null;
         };
     }
 }

@@ -24,7 +24,7 @@ final class GrpcReplies {
             case UPSTREAM_TIMEOUT, DEADLINE_EXCEEDED -> GrpcStatus.DEADLINE_EXCEEDED;
             // Never reached a live origin, or lost it: the call may be tried again.
             case CONNECT_REFUSED, CONNECT_TIMEOUT, UPSTREAM_TLS, POOL_EXHAUSTED, UPSTREAM_RESET, BAD_RESPONSE,
-                 UPSTREAM_ABORTED, OVERLOADED -> GrpcStatus.UNAVAILABLE;
+                 UPSTREAM_ABORTED, OVERLOADED, CIRCUIT_OPEN -> GrpcStatus.UNAVAILABLE;
             case CLIENT_ABORTED, CLIENT_TIMEOUT -> GrpcStatus.CANCELLED;
             case DRAIN_CUT -> GrpcStatus.UNAVAILABLE; // the server is going away (never sent: the connection is closed)
             case INTERNAL -> GrpcStatus.INTERNAL;

@@ -41,6 +41,8 @@ final class LocalReplies {
         ResponseHead head = ResponseHead.of(failure.status());
         if (failure.kind() == ProxyFailure.Kind.OVERLOADED || failure.kind() == ProxyFailure.Kind.POOL_EXHAUSTED) {
             head.headers().add("Retry-After", "1");
+        } else if (failure.kind() == ProxyFailure.Kind.CIRCUIT_OPEN) {
+            head.headers().add("Retry-After", Long.toString(failure.retryAfterSeconds()));
         }
         if (!failure.keepClientConnection()) {
             sx.closeAfterResponse();
@@ -62,6 +64,8 @@ final class LocalReplies {
     static String clientText(ProxyFailure failure) {
         return switch (failure.kind()) {
             case OVERLOADED -> "the gateway is at capacity for this request; retry later";
+            // the breaker's and the route's names are the operator's (the metrics and /routes show them)
+            case CIRCUIT_OPEN -> "the upstream is failing and its circuit breaker is open; retry later";
             case CONNECT_REFUSED, CONNECT_TIMEOUT -> "the upstream could not be reached";
             case UPSTREAM_TLS -> "the secure connection to the upstream failed";
             case POOL_EXHAUSTED -> "the upstream has no free connection; retry later";

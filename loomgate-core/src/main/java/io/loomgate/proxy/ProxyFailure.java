@@ -26,6 +26,12 @@ public final class ProxyFailure extends IOException {
         NO_ROUTE(Source.DOWNSTREAM, 404, true, false),
         /** The route's max-in-flight was reached and no slot freed within its queue timeout. */
         OVERLOADED(Source.INTERNAL, 503, true, false),
+        /**
+         * The route's circuit breaker is open (or half-open with its trial calls taken): answered 503 with
+         * {@code Retry-After} of the breaker's {@code wait-in-open}, the upstream never asked. The breaker's job, so
+         * routine (debug, not warn, for every request it holds off); until session 57 such a 503 carried no kind.
+         */
+        CIRCUIT_OPEN(Source.INTERNAL, 503, true, false),
         /** The upstream refused the connection or was unreachable. */
         CONNECT_REFUSED(Source.UPSTREAM, 502, true, false),
         /** The TLS handshake with the upstream failed (expired, unknown CA, name mismatch): logged once per cause. */
@@ -93,15 +99,32 @@ public final class ProxyFailure extends IOException {
 
     private final Kind kind;
     private final int status;
+    /** The {@code Retry-After} of a {@code CIRCUIT_OPEN} answer, in seconds; 0 for every other failure. */
+    private final long retryAfterSeconds;
 
     public ProxyFailure(Kind kind, String message, Throwable cause) {
         this(kind, kind.status, message, cause);
     }
 
     public ProxyFailure(Kind kind, int status, String message, Throwable cause) {
+        this(kind, status, message, cause, 0);
+    }
+
+    private ProxyFailure(Kind kind, int status, String message, Throwable cause, long retryAfterSeconds) {
         super(message, cause);
         this.kind = kind;
         this.status = status;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    /** A circuit breaker's refusal: its client is told to come back after {@code retryAfterSeconds}. */
+    public static ProxyFailure circuitOpen(String message, long retryAfterSeconds) {
+        return new ProxyFailure(Kind.CIRCUIT_OPEN, Kind.CIRCUIT_OPEN.status, message, null, retryAfterSeconds);
+    }
+
+    /** The {@code Retry-After} seconds of a {@code CIRCUIT_OPEN} answer; 0 for other kinds. */
+    public long retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     public Kind kind() {
@@ -145,7 +168,7 @@ public final class ProxyFailure extends IOException {
      */
     public boolean isRoutine() {
         return kind == Kind.CLIENT_ABORTED || kind == Kind.DRAIN_CUT || kind == Kind.CLIENT_TIMEOUT || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
-                || kind == Kind.DEADLINE_EXCEEDED
+                || kind == Kind.DEADLINE_EXCEEDED || kind == Kind.CIRCUIT_OPEN
                 || kind == Kind.UPSTREAM_TLS; // the connector logged its cause once at warn; every request is noise
     }
 

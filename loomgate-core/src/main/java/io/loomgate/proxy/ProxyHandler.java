@@ -245,6 +245,9 @@ public final class ProxyHandler implements ExchangeHandler {
         CircuitBreakerPolicy.Outcome outcome = breaker.guard(new BreakerCall(x, forwarder));
         if (outcome instanceof CircuitBreakerPolicy.Reply reply) {
             x.replyLocally(reply.head(), reply.body());
+        } else if (outcome instanceof CircuitBreakerPolicy.Refused refused) {
+            throw ProxyFailure.circuitOpen("route '" + x.route.route().id() + "': circuit breaker '"
+                    + refused.breaker() + "' is open", refused.retryAfterSeconds());
         }
         return outcome;
     }

@@ -59,7 +59,8 @@ record RequestRateLimiterFactory(RateLimiting owner) implements FilterFactory {
         int maxKeys = a.integer("max-keys", "maxKeys", LocalStore.DEFAULT_CAPACITY);
         RateLimitStore chosen;
         try {
-            chosen = owner.store(store, maxKeys);
+            chosen = owner.store(store, maxKeys, new LimiterSettings(store, limit, resolver == null ? "client-ip"
+                    : resolver, maxKeys));
         } catch (IllegalArgumentException e) {
             throw new ArgumentException(args.containsKey("store") ? "store" : scgArg, e.getMessage());
         }

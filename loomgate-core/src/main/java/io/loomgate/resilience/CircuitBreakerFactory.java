@@ -14,7 +14,7 @@ import java.util.Map;
  * {@code wait-in-open} (5s), {@code permitted-calls-in-half-open} (3), {@code slow-call-threshold} (a call slower than
  * this counts as slow; default 60s as Resilience4j) and {@code slow-call-rate-threshold} (%, 100). Routes naming the
  * same breaker share it (the first one's settings apply), as in SCG. Shorthand: {@code CircuitBreaker=name}. A breaker
- * whose name and settings the configuration before had too is that configuration's breaker ({@link KeptBreakers}).
+ * whose name and settings the configuration before had too is that configuration's breaker ({@link KeptPolicies}).
  */
 final class CircuitBreakerFactory {
     private static final List<String> ARGS = List.of("name", "fallbackUri", "statusCodes", "resumeWithoutError",
@@ -30,9 +30,9 @@ final class CircuitBreakerFactory {
     private CircuitBreakerSupport.Breakers breakers;
     /** This configuration's breakers by name: the first route naming one decides its settings. */
     private final Map<String, Breaker> byName = new HashMap<>();
-    private final KeptBreakers kept;
+    private final KeptPolicies kept;
 
-    CircuitBreakerFactory(CircuitBreakerSupport support, KeptBreakers kept) {
+    CircuitBreakerFactory(CircuitBreakerSupport support, KeptPolicies kept) {
         this.support = support;
         this.kept = kept;
     }

@@ -2,7 +2,6 @@ package io.loomgate.resilience;
 
 import io.loomgate.http.ResponseHead;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
@@ -43,7 +42,7 @@ public final class CircuitBreakerPolicy {
         this.waitInOpen = waitInOpen;
     }
 
-    /** The breaker itself: what {@link KeptBreakers} keeps across reloads. */
+    /** The breaker itself: what {@link KeptPolicies} keeps across reloads. */
     Breaker breaker() {
         return breaker;
     }
@@ -71,8 +70,16 @@ public final class CircuitBreakerPolicy {
     public record Proceeded() implements Outcome {
     }
 
-    /** The breaker answers: 503 while open, or {@code resumeWithoutError}'s empty 200. */
+    /** The breaker answers: {@code resumeWithoutError}'s empty 200. */
     public record Reply(ResponseHead head, byte[] body) implements Outcome {
+    }
+
+    /**
+     * The breaker refused the call (open, or half-open with its trial calls taken) and there is no fallback: the
+     * proxy answers 503 as a failure of kind {@code circuit_open}, with {@code Retry-After} of these seconds, so the
+     * access log and the metrics say whose 503 it was.
+     */
+    public record Refused(String breaker, long retryAfterSeconds) implements Outcome {
     }
 
     /** The request goes to the route matching {@code path} (query kept), with the failure that sent it there. */
@@ -88,7 +95,8 @@ public final class CircuitBreakerPolicy {
      */
     public Outcome guard(Call call) throws IOException {
         if (!breaker.tryAcquirePermission()) {
-            return fallbackPath != null ? new Fallback(fallbackPath, breaker.openFailure()) : openReply();
+            return fallbackPath != null ? new Fallback(fallbackPath, breaker.openFailure())
+                    : new Refused(breaker.name(), Math.max(1, (waitInOpen.toMillis() + 999) / 1000));
         }
         long start = System.nanoTime();
         int status;
@@ -121,13 +129,14 @@ public final class CircuitBreakerPolicy {
         return PROCEEDED;
     }
 
-    private Reply openReply() {
-        ResponseHead head = ResponseHead.of(503);
-        head.headers().set("Retry-After", Long.toString(Math.max(1, (waitInOpen.toMillis() + 999) / 1000)));
-        head.headers().set("Content-Type", "text/plain; charset=utf-8");
-        // The breaker's and the route's names are the operator's (the metrics and /routes show them), not the client's.
-        return new Reply(head, ("503 Service Unavailable: the upstream is failing and its circuit breaker is open; "
-                + "retry later\n").getBytes(StandardCharsets.UTF_8));
+    /** The breaker's name (routes naming the same one share it). */
+    public String name() {
+        return breaker.name();
+    }
+
+    /** The breaker's state now, as Resilience4j names it: CLOSED, OPEN, HALF_OPEN (others are never set here). */
+    public String state() {
+        return breaker.state();
     }
 
     /** Whether it sends failures to a fallback route. */

@@ -22,8 +22,13 @@ final class RetryFactory {
             "max-replay-size", "per-try-timeout", "budget-percent", "min-retries-per-second");
     private static final Set<String> EXCEPTIONS = Set.of("IOException", "TimeoutException");
 
-    static final PolicyFactory FACTORY = new PolicyFactory("Retry", ARGS,
-            a -> new RoutePolicy.Retry(new RouteRetry(policy(a))));
+    /** {@code Retry}, each route's budget the one {@code kept} holds for its settings, or a new one. */
+    static PolicyFactory factory(KeptPolicies kept) {
+        return new PolicyFactory("Retry", ARGS, a -> {
+            RetryPolicy p = policy(a);
+            return new RoutePolicy.Retry(new RouteRetry(p, kept.budget(p)));
+        });
+    }
 
     private RetryFactory() {
     }

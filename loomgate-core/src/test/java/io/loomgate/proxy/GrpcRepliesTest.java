@@ -25,6 +25,7 @@ class GrpcRepliesTest {
         expected.put(Kind.BAD_RESPONSE, GrpcStatus.UNAVAILABLE);
         expected.put(Kind.UPSTREAM_ABORTED, GrpcStatus.UNAVAILABLE);
         expected.put(Kind.OVERLOADED, GrpcStatus.UNAVAILABLE);
+        expected.put(Kind.CIRCUIT_OPEN, GrpcStatus.UNAVAILABLE); // the breaker holds calls off: try again later
         expected.put(Kind.CLIENT_ABORTED, GrpcStatus.CANCELLED);
         expected.put(Kind.CLIENT_TIMEOUT, GrpcStatus.CANCELLED);
         expected.put(Kind.DRAIN_CUT, GrpcStatus.UNAVAILABLE); // the server going away; never sent (no connection)
