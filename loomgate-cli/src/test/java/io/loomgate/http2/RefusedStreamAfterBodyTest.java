@@ -168,6 +168,37 @@ class RefusedStreamAfterBodyTest {
     /** How long the slow client waits after the refusal before it sends the rest: longer than the old 100 ms cut. */
     private static final Duration CLIENT_PAUSE = Duration.ofMillis(300);
 
+    /**
+     * The bound a user sets (session 57's decision, docs/configuration.md): a body past the refusal copy's 65,535
+     * bytes goes again under a {@code Retry} filter whose {@code max-replay-size} holds it, as Envoy's retry buffer is
+     * {@code per_request_buffer_limit_bytes}.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void aBodyLargerThanTheCopyGoesAgainUnderARetryWhoseReplaySizeHoldsIt(Transport t,
+            ScriptedH2cOrigin.Refusal how) throws Exception {
+        assumeRuns(t);
+        byte[] sent = body(100 * 1024);
+        String yaml = yaml(t) + """
+                    filters:
+                      - name: Retry
+                        args:
+                          retries: 1
+                          max-replay-size: 256KB
+                """;
+        try (ScriptedH2cOrigin origin = new ScriptedH2cOrigin(true);
+             ServedGateway gw = RunningGateway.servedWithAdmin(yaml, "refused-retry.yaml",
+                     Map.of("ORIGIN", origin.uri()))) {
+            origin.refusal = how;
+            origin.refusals.set(1);
+            HttpResponse<String> r = post(gw, "/retry-holds-it", sent);
+            assertThat(r.statusCode()).as("the client's answer").isEqualTo(200);
+            List<byte[]> answered = origin.connections().stream().flatMap(c -> c.answeredBodies.stream()).toList();
+            assertThat(answered).as("requests the origin answered").hasSize(1);
+            assertThat(answered.getFirst()).as("the body the origin got the second time").isEqualTo(sent);
+        }
+    }
+
     static Stream<Arguments> slowCases() {
         List<Arguments> out = new ArrayList<>();
         // both transports, both refusals, both framings, in 4 cases (each waits out the client's pause once)

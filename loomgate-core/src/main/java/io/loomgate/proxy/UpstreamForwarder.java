@@ -75,8 +75,10 @@ final class UpstreamForwarder implements FilterChain {
         boolean notTheOrigins = x.grpc.expired || ProxyHandler.cancelledByClient(x);
         // A refused stream whose upload still waits on a slow client (session 57): only the origin's side is
         // stopped, so the client's input is not cut; what the upload still reads goes into the copy, and the retry
-        // starts once it ended (one reader at a time: RefusedStreamCopy's class comment).
-        boolean handOver = !notTheOrigins && retries.keepsRefusalCopy() && failed.uploadRunning()
+        // starts once it ended (one reader at a time: RefusedStreamCopy's class comment). Not for a gRPC call: a
+        // streaming client may wait for the origin's messages before it sends more, and this wait would last to its
+        // deadline; it keeps the stop that cuts its input (a 502, as before).
+        boolean handOver = !notTheOrigins && !x.grpc.active && retries.keepsRefusalCopy() && failed.uploadRunning()
                 && FailureClassifier.mayRetry(f, failed.facts(), true);
         if (handOver) {
             failed.releaseUpload();
