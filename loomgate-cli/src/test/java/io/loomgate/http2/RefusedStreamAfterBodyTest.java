@@ -134,13 +134,7 @@ class RefusedStreamAfterBodyTest {
             throws Exception {
         assumeRuns(t);
         List<String> lines = new CopyOnWriteArrayList<>();
-        AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent e) {
-                lines.add(e.getFormattedMessage());
-            }
-        };
-        capture.start();
+        AppenderBase<ILoggingEvent> capture = capture(lines);
         Logger accessLog = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
         accessLog.addAppender(capture);
         byte[] sent = body(100 * 1024); // more than the copy's 65,535 bytes: all of it streams (open windows)
@@ -221,11 +215,8 @@ class RefusedStreamAfterBodyTest {
             boolean chunked) throws Exception {
         assumeRuns(t);
         byte[] sent = body(5_000);
-        try (ScriptedH2cOrigin origin = new ScriptedH2cOrigin();
+        try (ScriptedH2cOrigin origin = refusingAt(how, 3_000);
              ServedGateway gw = gateway(t, origin)) {
-            origin.refusal = how;
-            origin.refuseAtBytes = 3_000;
-            origin.refusals.set(1);
             String answer = slowPost(gw, "/slow", sent, 3_000, chunked, () -> refusedOnce(origin));
             assertThat(answer).as("the client's answer").startsWith("HTTP/1.1 200").contains("\r\nok\r\n");
             List<ScriptedH2cOrigin.Conn> conns = origin.connections();
@@ -247,23 +238,14 @@ class RefusedStreamAfterBodyTest {
     void aBodyPassingTheCopyAfterTheRefusalIsA502(Transport t, ScriptedH2cOrigin.Refusal how) throws Exception {
         assumeRuns(t);
         List<String> lines = new CopyOnWriteArrayList<>();
-        AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent e) {
-                lines.add(e.getFormattedMessage());
-            }
-        };
-        capture.start();
+        AppenderBase<ILoggingEvent> capture = capture(lines);
         Logger forwarder = (Logger) LoggerFactory.getLogger("io.loomgate.proxy.UpstreamForwarder");
         ch.qos.logback.classic.Level level = forwarder.getLevel();
         forwarder.setLevel(ch.qos.logback.classic.Level.INFO);
         forwarder.addAppender(capture);
         byte[] sent = body(65_000 + 10_000);
-        try (ScriptedH2cOrigin origin = new ScriptedH2cOrigin();
+        try (ScriptedH2cOrigin origin = refusingAt(how, 65_000);
              ServedGateway gw = gateway(t, origin)) {
-            origin.refusal = how;
-            origin.refuseAtBytes = 65_000;
-            origin.refusals.set(1);
             String answer = slowPost(gw, "/past-bound", sent, 65_000, true, () -> refusedOnce(origin));
             assertThat(answer).as("the client's answer").startsWith("HTTP/1.1 502");
             assertThat(origin.connections().stream().mapToInt(c -> c.answeredBodies.size()).sum())
@@ -275,6 +257,27 @@ class RefusedStreamAfterBodyTest {
             forwarder.detachAppender(capture);
             forwarder.setLevel(level);
         }
+    }
+
+    /** An appender, started, that adds each event's message to {@code lines}. */
+    private static AppenderBase<ILoggingEvent> capture(List<String> lines) {
+        AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent e) {
+                lines.add(e.getFormattedMessage());
+            }
+        };
+        capture.start();
+        return capture;
+    }
+
+    /** An origin that refuses the next request {@code how} once {@code bytes} of its body came. */
+    private static ScriptedH2cOrigin refusingAt(ScriptedH2cOrigin.Refusal how, int bytes) throws IOException {
+        ScriptedH2cOrigin origin = new ScriptedH2cOrigin();
+        origin.refusal = how;
+        origin.refuseAtBytes = bytes;
+        origin.refusals.set(1);
+        return origin;
     }
 
     private static boolean refusedOnce(ScriptedH2cOrigin origin) {
