@@ -9,6 +9,12 @@ import io.loomgate.cli.ServedGateway;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.server.Transport;
 import io.loomgate.testkit.RunningGateway;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,8 +23,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -126,13 +134,7 @@ class RefusedStreamAfterBodyTest {
             throws Exception {
         assumeRuns(t);
         List<String> lines = new CopyOnWriteArrayList<>();
-        AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent e) {
-                lines.add(e.getFormattedMessage());
-            }
-        };
-        capture.start();
+        AppenderBase<ILoggingEvent> capture = capture(lines);
         Logger accessLog = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
         accessLog.addAppender(capture);
         byte[] sent = body(100 * 1024); // more than the copy's 65,535 bytes: all of it streams (open windows)
@@ -155,5 +157,208 @@ class RefusedStreamAfterBodyTest {
         } finally {
             accessLog.detachAppender(capture);
         }
+    }
+
+    /** How long the slow client waits after the refusal before it sends the rest: longer than the old 100 ms cut. */
+    private static final Duration CLIENT_PAUSE = Duration.ofMillis(300);
+
+    /**
+     * The bound a user sets (session 57's decision, docs/configuration.md): a body past the refusal copy's 65,535
+     * bytes goes again under a {@code Retry} filter whose {@code max-replay-size} holds it, as Envoy's retry buffer is
+     * {@code per_request_buffer_limit_bytes}.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void aBodyLargerThanTheCopyGoesAgainUnderARetryWhoseReplaySizeHoldsIt(Transport t,
+            ScriptedH2cOrigin.Refusal how) throws Exception {
+        assumeRuns(t);
+        byte[] sent = body(100 * 1024);
+        String yaml = yaml(t) + """
+                    filters:
+                      - name: Retry
+                        args:
+                          retries: 1
+                          max-replay-size: 256KB
+                """;
+        try (ScriptedH2cOrigin origin = new ScriptedH2cOrigin(true);
+             ServedGateway gw = RunningGateway.servedWithAdmin(yaml, "refused-retry.yaml",
+                     Map.of("ORIGIN", origin.uri()))) {
+            origin.refusal = how;
+            origin.refusals.set(1);
+            HttpResponse<String> r = post(gw, "/retry-holds-it", sent);
+            assertThat(r.statusCode()).as("the client's answer").isEqualTo(200);
+            List<byte[]> answered = origin.connections().stream().flatMap(c -> c.answeredBodies.stream()).toList();
+            assertThat(answered).as("requests the origin answered").hasSize(1);
+            assertThat(answered.getFirst()).as("the body the origin got the second time").isEqualTo(sent);
+        }
+    }
+
+    static Stream<Arguments> slowCases() {
+        List<Arguments> out = new ArrayList<>();
+        // both transports, both refusals, both framings, in 4 cases (each waits out the client's pause once)
+        for (Arguments a : cases().toList()) {
+            out.add(Arguments.of(a.get()[0], a.get()[1], a.get()[1] == ScriptedH2cOrigin.Refusal.GOAWAY_BELOW));
+        }
+        return out.stream();
+    }
+
+    /**
+     * Session 57: the origin refuses the stream while the client is still sending its body (a slow client: the first
+     * part came, the rest comes {@link #CLIENT_PAUSE} after the refusal). The gateway's upload was blocked reading
+     * the client; until then its stop cut the client's input after 100 ms and the client got a 502 (a client that
+     * went on within those 100 ms was already retried). Now the request goes again on a fresh
+     * stream with the part already read, then the rest as it comes: the origin gets the body once, whole, in order.
+     */
+    @ParameterizedTest(name = "{0} {1} chunked={2}")
+    @MethodSource("slowCases")
+    void aStreamRefusedWhileTheBodyStillStreamsGoesOnWithTheRest(Transport t, ScriptedH2cOrigin.Refusal how,
+            boolean chunked) throws Exception {
+        assumeRuns(t);
+        byte[] sent = body(5_000);
+        try (ScriptedH2cOrigin origin = refusingAt(how, 3_000);
+             ServedGateway gw = gateway(t, origin)) {
+            String answer = slowPost(gw, "/slow", sent, 3_000, chunked, () -> refusedOnce(origin));
+            assertThat(answer).as("the client's answer").startsWith("HTTP/1.1 200").contains("\r\nok\r\n");
+            List<ScriptedH2cOrigin.Conn> conns = origin.connections();
+            assertThat(conns.getFirst().refused).as("the first stream was refused mid-body").hasSize(1);
+            List<byte[]> answered = conns.stream().flatMap(c -> c.answeredBodies.stream()).toList();
+            assertThat(answered).as("requests the origin answered").hasSize(1);
+            assertThat(answered.getFirst()).as("the body the origin got the second time: once, whole")
+                    .isEqualTo(sent);
+        }
+    }
+
+    /**
+     * The same refusal, but what the client sends after it takes the body past the copy's 65,535 bytes before the
+     * refused attempt's upload let go of it (chunked: no declared length to refuse a copy for): not sent again, a
+     * 502 whose failure says why.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("cases")
+    void aBodyPassingTheCopyAfterTheRefusalIsA502(Transport t, ScriptedH2cOrigin.Refusal how) throws Exception {
+        assumeRuns(t);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        AppenderBase<ILoggingEvent> capture = capture(lines);
+        Logger forwarder = (Logger) LoggerFactory.getLogger("io.loomgate.proxy.UpstreamForwarder");
+        ch.qos.logback.classic.Level level = forwarder.getLevel();
+        forwarder.setLevel(ch.qos.logback.classic.Level.INFO);
+        forwarder.addAppender(capture);
+        byte[] sent = body(65_000 + 10_000);
+        try (ScriptedH2cOrigin origin = refusingAt(how, 65_000);
+             ServedGateway gw = gateway(t, origin)) {
+            String answer = slowPost(gw, "/past-bound", sent, 65_000, true, () -> refusedOnce(origin));
+            assertThat(answer).as("the client's answer").startsWith("HTTP/1.1 502");
+            assertThat(origin.connections().stream().mapToInt(c -> c.answeredBodies.size()).sum())
+                    .as("requests the origin answered: no retry").isZero();
+            // written before the answer went
+            assertThat(lines).as("why it was not sent again").anyMatch(l -> l.contains("/past-bound")
+                    && l.contains("passed the 65535 bytes kept for it while it still streamed"));
+        } finally {
+            forwarder.detachAppender(capture);
+            forwarder.setLevel(level);
+        }
+    }
+
+    /** An appender, started, that adds each event's message to {@code lines}. */
+    private static AppenderBase<ILoggingEvent> capture(List<String> lines) {
+        AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent e) {
+                lines.add(e.getFormattedMessage());
+            }
+        };
+        capture.start();
+        return capture;
+    }
+
+    /** An origin that refuses the next request {@code how} once {@code bytes} of its body came. */
+    private static ScriptedH2cOrigin refusingAt(ScriptedH2cOrigin.Refusal how, int bytes) throws IOException {
+        ScriptedH2cOrigin origin = new ScriptedH2cOrigin();
+        origin.refusal = how;
+        origin.refuseAtBytes = bytes;
+        origin.refusals.set(1);
+        return origin;
+    }
+
+    private static boolean refusedOnce(ScriptedH2cOrigin origin) {
+        return !origin.connections().isEmpty() && !origin.connections().getFirst().refused.isEmpty();
+    }
+
+    /**
+     * A POST on a raw socket: the head and {@code first} bytes of {@code body}, then, once {@code then} holds (polled,
+     * with a deadline), the rest; returns the whole answer as text.
+     */
+    private static String slowPost(ServedGateway gw, String path, byte[] body, int first, boolean chunked,
+            BooleanSupplier then) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", gw.port())) {
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            String framing = chunked ? "Transfer-Encoding: chunked" : "Content-Length: " + body.length;
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: h\r\n" + framing + "\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            writePart(out, body, 0, first, chunked);
+            long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!then.getAsBoolean()) {
+                assertThat(System.nanoTime()).as("the origin refused the stream in time").isLessThan(end);
+                Thread.sleep(5);
+            }
+            // the slow client: a pause before the rest, watching for an early answer (the old 502 came in it)
+            InputStream in = s.getInputStream();
+            s.setSoTimeout((int) CLIENT_PAUSE.toMillis());
+            int early = -1;
+            try {
+                early = in.read();
+            } catch (SocketTimeoutException e) {
+                // nothing came: the gateway waits for the rest of the body
+            }
+            s.setSoTimeout(20_000);
+            if (early >= 0) {
+                return (char) early + readAnswer(in);
+            }
+            try {
+                writePart(out, body, first, body.length - first, chunked);
+                if (chunked) {
+                    out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                }
+            } catch (IOException e) {
+                // the gateway answered and closed before the rest went (a 502): read that answer
+            }
+            return readAnswer(s.getInputStream());
+        }
+    }
+
+    private static void writePart(OutputStream out, byte[] body, int off, int len, boolean chunked)
+            throws IOException {
+        if (chunked) {
+            out.write((Integer.toHexString(len) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        }
+        out.write(body, off, len);
+        if (chunked) {
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        out.flush();
+    }
+
+    /** The answer up to the end of its body (Content-Length) or of the connection. */
+    private static String readAnswer(InputStream in) throws IOException {
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        byte[] b = new byte[4096];
+        int headEnd = -1;
+        int length = -1;
+        for (int n; (n = in.read(b)) >= 0; ) {
+            got.write(b, 0, n);
+            String text = got.toString(StandardCharsets.ISO_8859_1);
+            if (headEnd < 0 && (headEnd = text.indexOf("\r\n\r\n")) >= 0) {
+                for (String line : text.substring(0, headEnd).split("\r\n")) {
+                    if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
+                        length = Integer.parseInt(line.substring(15).trim());
+                    }
+                }
+            }
+            if (headEnd >= 0 && length >= 0 && got.size() >= headEnd + 4 + length) {
+                break;
+            }
+        }
+        return got.toString(StandardCharsets.ISO_8859_1);
     }
 }

@@ -49,7 +49,7 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         private final java.util.Map<Integer, java.io.ByteArrayOutputStream> bodies = new java.util.HashMap<>();
         /** The whole bodies of the requests answered 200, in order. */
         final List<byte[]> answeredBodies = new CopyOnWriteArrayList<>();
-        /** The streams refused (by GOAWAY or REFUSED_STREAM) after their whole body came, in order. */
+        /** The streams refused (by GOAWAY or REFUSED_STREAM) after their whole body (or {@code refuseAtBytes}) came. */
         final List<Integer> refused = new CopyOnWriteArrayList<>();
 
         Conn(Socket socket) throws IOException {
@@ -80,6 +80,11 @@ final class ScriptedH2cOrigin implements AutoCloseable {
     volatile PingAnswer pingAnswer = PingAnswer.ACK;
     /** How the next requests with a body are refused once the body came ({@link #refusals} of them). */
     volatile Refusal refusal = Refusal.NONE;
+    /**
+     * When positive: a request is refused (the {@link #refusal} way) as soon as this many bytes of its body came,
+     * before its END_STREAM (an upload still streaming); the rest of its DATA is dropped.
+     */
+    volatile int refuseAtBytes;
     /** Requests with a body left to refuse the {@link #refusal} way. */
     final java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -191,20 +196,29 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                     }
                     case Frames.RST_STREAM -> c.resets.add(stream);
                     case Frames.DATA -> {
-                        c.bodies.computeIfAbsent(stream, k -> new java.io.ByteArrayOutputStream()).writeBytes(p);
+                        if (c.refused.contains(stream)) {
+                            continue; // refused mid-body: the rest of its body is dropped
+                        }
+                        java.io.ByteArrayOutputStream so = c.bodies.computeIfAbsent(stream,
+                                k -> new java.io.ByteArrayOutputStream());
+                        so.writeBytes(p);
+                        int at = refuseAtBytes;
+                        boolean midBody = at > 0 && so.size() >= at && (flags & Frames.FLAG_END_STREAM) == 0;
+                        if (midBody && refusal != Refusal.NONE && refusals.getAndDecrement() > 0) {
+                            c.bodies.remove(stream);
+                            if (refuse(c, stream)) {
+                                return;
+                            }
+                            continue;
+                        }
                         if ((flags & Frames.FLAG_END_STREAM) != 0) {
                             c.requests++;
                             java.io.ByteArrayOutputStream body = c.bodies.remove(stream);
-                            if (refusal != Refusal.NONE && refusals.getAndDecrement() > 0) {
-                                c.refused.add(stream);
-                                if (refusal == Refusal.REFUSED_STREAM) {
-                                    c.frame(Frames.RST_STREAM, 0, stream, WireFrames.int32(Frames.REFUSED_STREAM));
-                                    continue;
+                            if (at <= 0 && refusal != Refusal.NONE && refusals.getAndDecrement() > 0) {
+                                if (refuse(c, stream)) {
+                                    return;
                                 }
-                                c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR,
-                                        "idle"));
-                                c.socket.close();
-                                return;
+                                continue;
                             }
                             c.answeredBodies.add(body.toByteArray());
                             answer(c, stream);
@@ -220,6 +234,18 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Refuses {@code stream} the {@link #refusal} way; true when that closed the connection (GOAWAY). */
+    private boolean refuse(Conn c, int stream) throws IOException {
+        c.refused.add(stream);
+        if (refusal == Refusal.REFUSED_STREAM) {
+            c.frame(Frames.RST_STREAM, 0, stream, WireFrames.int32(Frames.REFUSED_STREAM));
+            return false;
+        }
+        c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR, "idle"));
+        c.socket.close();
+        return true;
     }
 
     private static void answer(Conn c, int stream) throws IOException {

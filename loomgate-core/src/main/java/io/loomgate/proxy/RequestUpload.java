@@ -181,6 +181,27 @@ final class RequestUpload {
         }
     }
 
+    /**
+     * After {@link #release()} for a refused HTTP/2 stream whose relay was still reading a slow client (session 57): waits
+     * until {@code deadlineNanos} (System.nanoTime()) for the relay to end. Its read of the client returns when the
+     * client sends more; what it read is in the refused stream's copy before its write to the stopped stream fails, so
+     * the next attempt goes on from there. Returns the client's failure if that is how the relay ended, else null; a
+     * relay still reading at the deadline is stopped as any other, its client's input cut ({@link #bodyLost}).
+     */
+    IOException awaitReleased(long deadlineNanos) {
+        Thread t = thread;
+        if (t == null) {
+            return null;
+        }
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0 || !join(t, Duration.ofNanos(left))) {
+            released = false;
+            stop();
+            return null;
+        }
+        return clientBodyFailureNow();
+    }
+
     /** Whether another attempt cannot have the body: the relay still holds it, or stopping it cut the client's. */
     boolean bodyLost() {
         return running() || clientBodyCut;

@@ -142,6 +142,15 @@ final class Retries {
     }
 
     /**
+     * Whether a refused stream's upload may be handed over while it still reads the client: without a policy, the
+     * copy was made for it (the first attempt was HTTP/2, the body's declared length within the bound). Asked while
+     * the upload may still read, so only the request thread's own field is read here, not the copy's state.
+     */
+    boolean keepsRefusalCopy() {
+        return refusalCopy != null;
+    }
+
+    /**
      * A response head arrived: without a policy nothing retries this exchange any more (a refusal comes before any
      * answer), so the copy made for a refused stream goes now (at the upload's next read) rather than with the
      * exchange.

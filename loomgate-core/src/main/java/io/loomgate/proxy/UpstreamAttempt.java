@@ -260,6 +260,14 @@ final class UpstreamAttempt implements AutoCloseable {
         return upload.running();
     }
 
+    /**
+     * After {@link #releaseUpload()} for a refused stream: waits for the upload to end, until {@code deadlineNanos}
+     * (see {@link RequestUpload#awaitReleased}). Returns the client's failure if the upload ended on it, else null.
+     */
+    IOException awaitReleasedUpload(long deadlineNanos) {
+        return upload.awaitReleased(deadlineNanos);
+    }
+
     /** Whether another attempt cannot have the request body (see {@link RequestUpload#bodyLost}). */
     boolean bodyLost() {
         return upload.bodyLost();
