@@ -178,7 +178,7 @@ final class UpstreamForwarder implements FilterChain {
             // retry avoids: nothing of this response has reached the client yet.
             attempt.awaitBodyStart(framing, BODY_START_GRACE_MILLIS);
         }
-        retries.headArrived(); // a copy kept only for a refused stream is not needed any more
+        Retries.headArrived(x); // a copy kept only for a refused stream is not needed any more
         x.upstream.head = head;
         x.upstream.nanos = System.nanoTime() - attempt.sentNanos();
         x.upstream.framing = framing;
