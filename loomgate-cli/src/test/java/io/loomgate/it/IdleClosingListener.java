@@ -42,8 +42,8 @@ final class IdleClosingListener {
             throws IOException {
         ListenerSettings d = ListenerSettings.defaults("127.0.0.1", 0);
         ListenerSettings settings = new ListenerSettings(d.address(), d.port(), d.backlog(), d.maxConnections(),
-                d.headerTimeout(), idle, d.readTimeout(), d.limits(), Http2Settings.enabledDefaults().withEnabled(http2),
-                false);
+                d.headerTimeout(), idle, d.readTimeout(), d.limits(),
+                Http2Settings.enabledDefaults().withEnabled(http2), false);
         return new Listener(settings, tls, handler, ConnectionExecutors.create(ThreadModel.VIRTUAL, "idle-origin"),
                 new ConnectionListener() {
                     @Override

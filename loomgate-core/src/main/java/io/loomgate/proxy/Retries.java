@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * on such a route gets the shared {@link #NONE} (it was 56 B of every W8 request's allocation when each exchange made
  * its own; 42-69 B of every request with a body until session 57 moved the one thing it held, the copy below, onto
  * the exchange). The copy of a body while it streams on an HTTP/2 attempt, at most {@link #REFUSED_STREAM_COPY}
- * bytes, is the exchange's {@code refusedStreamCopy}: an origin that refuses the stream (REFUSED_STREAM, or a GOAWAY below it)
- * processed none of it (RFC 9113 §8.7), so the request goes again on a fresh connection with the copy, then the rest
+ * bytes, is the exchange's {@code refusedStreamCopy}: an origin that refuses the stream (REFUSED_STREAM, or a GOAWAY
+ * below it) processed none of it (RFC 9113 §8.7), so the request goes again on a fresh connection with the copy, then the rest
  * of the client's body; a refusal after more than that went by is a 502 as before (session 56; the cost in
  * docs/journal/2026-12-01-s56-h2client.md). Owned by the request's thread.
  */
