@@ -18,7 +18,8 @@
 # Prints one summary line (requests, B/request by the GC log, CPU µs/request, the load average) and writes
 # summary.txt, gc.log, the load tool's output and alloc.collapsed.gz into $WORK/$SHAPE-$LABEL.
 # Env: DATA (a file: each request is a POST with it as the body; h2load shapes only, e.g. w8h2 with a 1 KiB body
-# for the request-body path to an HTTP/2 origin), N (100000), WARM (20), SECS (8), ALLOCI (65536), TOP (60 sites), WORK (/tmp/loomgate-alloc), SITES (a script
+# for the request-body path to an HTTP/2 origin), GRPCLOAD (instead of h2load, for h2 shapes: the binary of
+# bench/results/2026-12-02-s57-h2alloc/grpcload, `go build` there; GRPCARGS e.g. "-size 100 -pieces 4"), N (100000), WARM (20), SECS (8), ALLOCI (65536), TOP (60 sites), WORK (/tmp/loomgate-alloc), SITES (a script
 # `SITES FILE.collapsed REQUESTS` whose line is added to the summary, e.g. a task's own site groups), AP (the
 # libasyncProfiler.so; by default async-profiler 4.1 from Maven Central, unpacked once into $WORK/ap), JAVA, JCMD (25).
 # Ports (env): ORIGIN_PORT 29080, PORT 29081, ADMIN_PORT 29091, NGHTTPD_PORT 29082: give each person running it at
@@ -69,6 +70,11 @@ if [[ $SHAPE == w2* ]]; then
     count() { awk '/requests in/ { print $1 }' "$1"; }
     window() { load -d"${SECS}"s; }
     warm() { load -d"${WARM}"s; }
+elif [[ -n ${GRPCLOAD:-} ]]; then # gRPC-shaped POSTs without content-length (h2load always sends one)
+    load() { timeout 300 $NICE taskset -c 1 "$GRPCLOAD" -c 100 -m 10 ${GRPCARGS:-} "$@" -url "$URL"; }
+    count() { awk '/^requests:/ { print $8 }' "$1"; }
+    window() { load -n "$N"; }
+    warm() { load -D "$WARM"; }
 else
     load() { timeout 300 $NICE taskset -c 1 h2load -t1 -c100 -m10 ${DATA:+-d "$DATA"} "$@" "$URL"; }
     count() { awk '/^requests:/ { print $8 }' "$1"; }

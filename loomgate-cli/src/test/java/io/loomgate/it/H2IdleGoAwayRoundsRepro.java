@@ -2,19 +2,10 @@ package io.loomgate.it;
 
 import io.loomgate.cli.Gateway;
 import io.loomgate.config.ConfigLoader;
-import io.loomgate.http2.Http2Settings;
-import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
-import io.loomgate.server.ListenerSettings;
 import io.loomgate.server.ServerExchange;
 import io.loomgate.testkit.TestPki;
-import io.loomgate.threads.ConnectionExecutors;
-import io.loomgate.threads.ThreadModel;
-import io.loomgate.tls.KeySource;
-import io.loomgate.tls.ServerTls;
-import io.loomgate.tls.ServerTlsSettings;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -47,25 +38,8 @@ class H2IdleGoAwayRoundsRepro {
         TestPki pki = TestPki.create("repro CA");
         TestPki.Issued cert = pki.issue("idle-origin", "localhost", "localhost");
         AtomicInteger open = new AtomicInteger();
-        ServerTlsSettings s = ServerTlsSettings.of(KeySource.pem(cert.cert(), cert.key()));
-        ServerTls tls = ServerTls.create(new ServerTlsSettings(s.certificates(), s.protocols(), s.ciphers(),
-                s.clientAuth(), s.trustCertificate(), s.sessionResumption(), List.of("h2", "http/1.1")));
-        ListenerSettings d = ListenerSettings.defaults("127.0.0.1", 0);
-        ListenerSettings settings = new ListenerSettings(d.address(), d.port(), d.backlog(), d.maxConnections(),
-                d.headerTimeout(), Duration.ofMillis(200), d.readTimeout(), d.limits(),
-                Http2Settings.enabledDefaults(), false);
-        Listener l = new Listener(settings, tls, H2IdleGoAwayRoundsRepro::handle,
-                ConnectionExecutors.create(ThreadModel.VIRTUAL, "idle-origin"), new ConnectionListener() {
-                    @Override
-                    public void connectionOpened(InetSocketAddress remote) {
-                        open.incrementAndGet();
-                    }
-
-                    @Override
-                    public void connectionClosed(InetSocketAddress remote, int requests) {
-                        open.decrementAndGet();
-                    }
-                }).start();
+        Listener l = IdleClosingListener.start(IdleClosingListener.tls(cert, List.of("h2", "http/1.1")),
+                Duration.ofMillis(200), true, H2IdleGoAwayRoundsRepro::handle, open);
         String y = "server:\n  address: 127.0.0.1\n  port: 0\n  transport: " + System.getProperty("repro.transport", "jdk")
                 + "\nadmin:\n  port: 0\nupstream:\n  http2: true\n  connect-timeout: 10s\n  ssl:\n"
                 + "    trust-certificate: " + pki.caCert() + "\n    provider: jdk\nroutes:\n  - id: o\n"

@@ -4,25 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.cli.Gateway;
 import io.loomgate.config.ConfigLoader;
-import io.loomgate.http2.Http2Settings;
-import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
-import io.loomgate.server.ListenerSettings;
 import io.loomgate.server.ServerExchange;
 import io.loomgate.server.Transport;
 import io.loomgate.testkit.TestPki;
-import io.loomgate.threads.ConnectionExecutors;
-import io.loomgate.threads.ThreadModel;
-import io.loomgate.tls.KeySource;
-import io.loomgate.tls.ServerTls;
-import io.loomgate.tls.ServerTlsSettings;
 import io.loomgate.tls.TlsProvider;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -111,28 +102,8 @@ class IdleClosedOriginConnectionTest {
 
     private static Origin listenerOrigin(String name, String uri, List<String> alpn, boolean http2) throws Exception {
         AtomicInteger open = new AtomicInteger();
-        ServerTls tls = null;
-        if (alpn != null) {
-            ServerTlsSettings s = ServerTlsSettings.of(KeySource.pem(cert.cert(), cert.key()));
-            tls = ServerTls.create(new ServerTlsSettings(s.certificates(), s.protocols(), s.ciphers(), s.clientAuth(),
-                    s.trustCertificate(), s.sessionResumption(), alpn));
-        }
-        ListenerSettings d = ListenerSettings.defaults("127.0.0.1", 0);
-        ListenerSettings settings = new ListenerSettings(d.address(), d.port(), d.backlog(), d.maxConnections(),
-                d.headerTimeout(), ORIGIN_IDLE, d.readTimeout(), d.limits(), Http2Settings.enabledDefaults()
-                .withEnabled(alpn == null || alpn.contains("h2")), false);
-        Listener l = new Listener(settings, tls, IdleClosedOriginConnectionTest::handle,
-                ConnectionExecutors.create(ThreadModel.VIRTUAL, "idle-origin"), new ConnectionListener() {
-                    @Override
-                    public void connectionOpened(InetSocketAddress remote) {
-                        open.incrementAndGet();
-                    }
-
-                    @Override
-                    public void connectionClosed(InetSocketAddress remote, int requests) {
-                        open.decrementAndGet();
-                    }
-                }).start();
+        Listener l = IdleClosingListener.start(alpn == null ? null : IdleClosingListener.tls(cert, alpn), ORIGIN_IDLE,
+                alpn == null || alpn.contains("h2"), IdleClosedOriginConnectionTest::handle, open);
         closing.add(l::close);
         return new Origin(name, uri.formatted(l.port()), open::get, http2);
     }

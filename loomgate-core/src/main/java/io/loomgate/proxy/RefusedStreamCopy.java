@@ -99,7 +99,19 @@ final class RefusedStreamCopy extends ForwardingBodyInputStream {
             position = keptLength;
             sent += send(to, kept, keptLength - n, n);
         }
-        // the body's end (and its trailers) read as BodyRelay reads it: nothing allocated when it has already ended
+        if (!gone) {
+            // The body's end, awaited as BodyRelay.copy's first step does, without a buffer (the client's END_STREAM
+            // may come in a frame of its own after the last byte), and without the copy's state (its progress
+            // counter): a body that ended here costs nothing more (session 57, h2alloc)
+            try {
+                if (!body.awaitData()) {
+                    return sent;
+                }
+            } catch (IOException e) {
+                throw new BodyRelay.ReadFailed(e);
+            }
+        }
+        // the rest once dropped, or whatever is still there: read as BodyRelay reads it
         return sent + BodyRelay.copy(body, to, gone ? first - keptLength : 0);
     }
 

@@ -17,11 +17,12 @@ import org.slf4j.LoggerFactory;
  * is the caller's, passed to the methods that need it.
  *
  * <p>Without a {@code Retry} filter the retries are the one for a stale keep-alive connection and the one for an
- * HTTP/2 stream the origin refused ({@link FailureClassifier#mayRetry}). A request without a body needs no state for
- * them: it gets the shared {@link #NONE} (it was 56 B of every W8 request's allocation when each exchange made its
- * own). A request with a body gets its own, which keeps a copy of the body while it streams on an HTTP/2 attempt, at
- * most {@link #REFUSED_STREAM_COPY} bytes: an origin that refuses the stream (REFUSED_STREAM, or a GOAWAY below it)
- * processed none of it (RFC 9113 §8.7), so the request goes again on a fresh connection with the copy, then the rest
+ * HTTP/2 stream the origin refused ({@link FailureClassifier#mayRetry}). They need no state here, so every exchange
+ * on such a route gets the shared {@link #NONE} (it was 56 B of every W8 request's allocation when each exchange made
+ * its own; 42-69 B of every request with a body until session 57 moved the one thing it held, the copy below, onto
+ * the exchange). The copy of a body while it streams on an HTTP/2 attempt, at most {@link #REFUSED_STREAM_COPY}
+ * bytes, is the exchange's {@code refusedStreamCopy}: an origin that refuses the stream (REFUSED_STREAM, or a GOAWAY
+ * below it) processed none of it (RFC 9113 §8.7), so the request goes again on a fresh connection with the copy, then the rest
  * of the client's body; a refusal after more than that went by is a 502 as before (session 56; the cost in
  * docs/journal/2026-12-01-s56-h2client.md). Owned by the request's thread.
  */
@@ -29,7 +30,8 @@ final class Retries {
     private static final Logger log = LoggerFactory.getLogger(Retries.class);
     /**
      * A route without a {@code Retry} policy: no policy, budget, replay copy or count, so nothing any exchange writes;
-     * every method below answers from the null policy and replay (spendRetry, the only writer, is never reached).
+     * every method below answers from the null policy and replay (spendRetry, the only writer, is never reached) and
+     * the exchange's refused stream's copy, if any.
      */
     static final Retries NONE = new Retries(null, null, null, 0);
     /**
@@ -42,8 +44,6 @@ final class Retries {
     private final RouteRetry retry;
     private final RetryPolicy policy;
     private final ReplayableBody replay;
-    /** Without a policy: the copy for a refused stream, made by the first attempt if it is HTTP/2 ({@link #body}). */
-    private RefusedStreamCopy refusalCopy;
     private final ExchangeListener listener;
     /** SCG's {@code timeout}: no retry starts after this (System.nanoTime()); the route's deadline without one. */
     private final long lastRetryNanos;
@@ -66,9 +66,7 @@ final class Retries {
     static Retries start(Exchange x, RouteRetry retry, ExchangeListener listener, long startNanos,
                          long deadlineNanos) {
         if (retry == null) {
-            // a cached body (CacheRequestBody) is whole already: each attempt reads it afresh
-            return x.bodyCached() || x.requestFraming() instanceof BodyFraming.None ? NONE
-                    : new Retries(null, null, null, 0);
+            return NONE; // a refused stream's copy, if one is made, is the exchange's (refusalCopy)
         }
         retry.budget().requestStarted();
         ReplayableBody replay = null;
@@ -85,7 +83,7 @@ final class Retries {
     /** The body for attempt {@code number} of {@code x}: the client's, or the replayable copy rewound for a retry. */
     BodyInputStream body(Exchange x, int number) {
         if (replay == null) {
-            return policy == null && this != NONE ? refusalCopy(x, number) : x.clientBody();
+            return policy == null ? refusalCopy(x, number) : x.clientBody();
         }
         if (number > 0 && !rewound) {
             if (replay.rewind() == null) {
@@ -116,16 +114,21 @@ final class Retries {
     /**
      * Without a policy: the body with the copy for a refused stream, made by the first attempt when it is HTTP/2 (only
      * an HTTP/2 origin refuses a stream: an HTTP/1.1 attempt makes none) and the body's declared length, if any, is
-     * within the bound; rewound for the retry after a refusal.
+     * within the bound; rewound for the retry after a refusal. None for a request without a body or a cached one
+     * (CacheRequestBody: whole already, each attempt reads it afresh).
      */
-    private BodyInputStream refusalCopy(Exchange x, int number) {
+    private static BodyInputStream refusalCopy(Exchange x, int number) {
+        RefusedStreamCopy refusalCopy = x.refusedStreamCopy;
         if (refusalCopy == null) {
-            long length = x.requestFraming() instanceof BodyFraming.Fixed f ? f.length() : -1;
-            // a declared length past the bound would cost 124 KiB of growing arrays, let go at 64 KiB: none is kept
-            if (number > 0 || length > REFUSED_STREAM_COPY || !x.upstream.attempt.overHttp2()) {
+            if (number > 0 || x.bodyCached() || x.requestFraming() instanceof BodyFraming.None) {
                 return x.clientBody();
             }
-            refusalCopy = new RefusedStreamCopy(x.clientBody(), REFUSED_STREAM_COPY, length);
+            long length = x.requestFraming() instanceof BodyFraming.Fixed f ? f.length() : -1;
+            // a declared length past the bound would cost 124 KiB of growing arrays, let go at 64 KiB: none is kept
+            if (length > REFUSED_STREAM_COPY || !x.upstream.attempt.overHttp2()) {
+                return x.clientBody();
+            }
+            x.refusedStreamCopy = refusalCopy = new RefusedStreamCopy(x.clientBody(), REFUSED_STREAM_COPY, length);
         } else if (number > 0 && !refusalCopy.rewind()) {
             throw new IllegalStateException("the request body outgrew the refused stream's copy");
         }
@@ -138,16 +141,16 @@ final class Retries {
      */
     boolean refusedBodyReplayable(Exchange x) {
         return x.bodyCached() || replay != null && replay.replayable()
-                || refusalCopy != null && refusalCopy.replayable();
+                || x.refusedStreamCopy != null && x.refusedStreamCopy.replayable();
     }
 
     /**
      * Whether a refused stream's upload may be handed over while it still reads the client: without a policy, the
      * copy was made for it (the first attempt was HTTP/2, the body's declared length within the bound). Asked while
-     * the upload may still read, so only the request thread's own field is read here, not the copy's state.
+     * the upload may still read, so only the exchange's field (the request thread's) is read, not the copy's state.
      */
-    boolean keepsRefusalCopy() {
-        return refusalCopy != null;
+    static boolean keepsRefusalCopy(Exchange x) {
+        return x.refusedStreamCopy != null;
     }
 
     /**
@@ -155,9 +158,9 @@ final class Retries {
      * answer), so the copy made for a refused stream goes now (at the upload's next read) rather than with the
      * exchange.
      */
-    void headArrived() {
-        if (refusalCopy != null) {
-            refusalCopy.drop();
+    static void headArrived(Exchange x) {
+        if (x.refusedStreamCopy != null) {
+            x.refusedStreamCopy.drop();
         }
     }
 

@@ -78,7 +78,7 @@ final class UpstreamForwarder implements FilterChain {
         // starts once it ended (one reader at a time: RefusedStreamCopy's class comment). Not for a gRPC call: a
         // streaming client may wait for the origin's messages before it sends more, and this wait would last to its
         // deadline; it keeps the stop that cuts its input (a 502, as before).
-        boolean handOver = !notTheOrigins && !x.grpc.active && retries.keepsRefusalCopy() && failed.uploadRunning()
+        boolean handOver = !notTheOrigins && !x.grpc.active && Retries.keepsRefusalCopy(x) && failed.uploadRunning()
                 && FailureClassifier.mayRetry(f, failed.facts(), true);
         if (handOver) {
             failed.releaseUpload();
@@ -210,7 +210,7 @@ final class UpstreamForwarder implements FilterChain {
             // retry avoids: nothing of this response has reached the client yet.
             attempt.awaitBodyStart(framing, BODY_START_GRACE_MILLIS);
         }
-        retries.headArrived(); // a copy kept only for a refused stream is not needed any more
+        Retries.headArrived(x); // a copy kept only for a refused stream is not needed any more
         x.upstream.head = head;
         x.upstream.nanos = System.nanoTime() - attempt.sentNanos();
         x.upstream.framing = framing;

@@ -130,15 +130,31 @@ final class Http2ServerExchange extends ConnectionExchange {
         return stream;
     }
 
-    /** The request body; its first read sends 100 Continue when the client asked for it. */
+    /** The request body; its first read (or wait) sends 100 Continue when the client asked for it. */
     private final class StreamBody extends BodyInputStream {
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
+            continueIfAsked();
+            return stream.body().read(b, off, len);
+        }
+
+        /**
+         * Waits for a DATA frame or the stream's end, holding no buffer, as a relay's wait for a silent client is
+         * meant to. It answered "not complete" without waiting before (the default): a relay that had read every
+         * byte before the client's END_STREAM (nghttp2 sends it in an empty DATA frame of its own) then allocated a
+         * buffer only to read the end (session 57, h2alloc).
+         */
+        @Override
+        public boolean awaitData() throws IOException {
+            continueIfAsked(); // a client waiting for 100 Continue sends nothing until it comes
+            return stream.body().awaitData();
+        }
+
+        private void continueIfAsked() throws IOException {
             if (continueNeeded && !stream.isResponseStarted()) {
                 continueNeeded = false;
                 stream.sendInterim(ResponseHead.of(100));
             }
-            return stream.body().read(b, off, len);
         }
 
         @Override

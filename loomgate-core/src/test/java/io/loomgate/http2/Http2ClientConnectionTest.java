@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.loomgate.http.Headers;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.server.H2cWire;
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -22,54 +20,29 @@ import org.junit.jupiter.api.Test;
  * (refusals, GOAWAY, malformed heads, trailers, windows), one case each.
  */
 class Http2ClientConnectionTest {
-    private ServerSocket server;
+    private ScriptedOriginPair pair;
     private Socket client;
     private Socket origin;
-    private DataInputStream fromClient;
     private FrameWriter toClient;
     private Http2ClientConnection conn;
 
     @BeforeEach
     void connect() throws IOException {
-        server = new ServerSocket(0);
-        client = new Socket("127.0.0.1", server.getLocalPort());
-        origin = server.accept();
-        origin.setSoTimeout(20_000);
-        fromClient = new DataInputStream(origin.getInputStream());
-        toClient = new FrameWriter(origin.getOutputStream());
-        conn = new Http2ClientConnection("test", client.getInputStream(), client.getOutputStream(), () -> {
-            try {
-                client.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
-        }, 65_536, () -> { }).start();
-        byte[] preface = new byte[Frames.PREFACE.length];
-        fromClient.readFully(preface);
-        assertThat(preface).isEqualTo(Frames.PREFACE);
-        toClient.settings(new int[] {Frames.SETTINGS_MAX_CONCURRENT_STREAMS, 10});
-        conn.awaitSettings(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        pair = ScriptedOriginPair.connect();
+        client = pair.client;
+        origin = pair.origin;
+        toClient = pair.toClient;
+        conn = pair.conn;
     }
 
     @AfterEach
     void close() throws IOException {
-        conn.close("test over");
-        origin.close();
-        server.close();
+        pair.close();
     }
 
     /** Reads frames from the client until one of this type on this stream. */
     private byte[] await(int type, int stream) throws IOException {
-        while (true) {
-            byte[] h = new byte[9];
-            fromClient.readFully(h);
-            int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
-            byte[] p = new byte[len];
-            fromClient.readFully(p);
-            if ((h[3] & 0xff) == type && Frames.getInt(h, 5) == stream) {
-                return p;
-            }
-        }
+        return pair.await(type, stream);
     }
 
     private Http2ClientStream get(boolean endStream) throws IOException {

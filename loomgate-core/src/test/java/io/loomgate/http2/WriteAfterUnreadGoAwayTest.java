@@ -4,13 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.http.Headers;
-import java.io.DataInputStream;
 import java.io.FilterInputStream;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -103,10 +101,8 @@ class WriteAfterUnreadGoAwayTest {
         }
     }
 
-    private ServerSocket server;
-    private Socket client;
+    private ScriptedOriginPair pair;
     private Socket origin;
-    private DataInputStream fromClient;
     private FrameWriter toClient;
     private GatedInput input;
     private BreakableOutput output;
@@ -114,33 +110,16 @@ class WriteAfterUnreadGoAwayTest {
 
     @BeforeEach
     void connect() throws IOException {
-        server = new ServerSocket(0);
-        client = new Socket("127.0.0.1", server.getLocalPort());
-        origin = server.accept();
-        origin.setSoTimeout(20_000);
-        fromClient = new DataInputStream(origin.getInputStream());
-        toClient = new FrameWriter(origin.getOutputStream());
-        input = new GatedInput(client.getInputStream());
-        output = new BreakableOutput(client.getOutputStream());
-        conn = new Http2ClientConnection("test", input, output, () -> {
-            try {
-                client.close();
-            } catch (IOException ignored) {
-                // closing anyway
-            }
-        }, 65_536, () -> { }).start();
-        byte[] preface = new byte[Frames.PREFACE.length];
-        fromClient.readFully(preface);
-        toClient.settings(new int[] {Frames.SETTINGS_MAX_CONCURRENT_STREAMS, 10});
-        conn.awaitSettings(in(10));
+        pair = ScriptedOriginPair.connect(in -> input = new GatedInput(in), out -> output = new BreakableOutput(out));
+        origin = pair.origin;
+        toClient = pair.toClient;
+        conn = pair.conn;
     }
 
     @AfterEach
     void close() throws IOException {
         input.release();
-        conn.close("test over");
-        origin.close();
-        server.close();
+        pair.close();
     }
 
     private static long in(int seconds) {
@@ -149,15 +128,7 @@ class WriteAfterUnreadGoAwayTest {
 
     /** Reads frames from the client until one of this type on this stream. */
     private void await(int type, int stream) throws IOException {
-        while (true) {
-            byte[] h = new byte[9];
-            fromClient.readFully(h);
-            int len = ((h[0] & 0xff) << 16) | ((h[1] & 0xff) << 8) | (h[2] & 0xff);
-            fromClient.readFully(new byte[len]);
-            if ((h[3] & 0xff) == type && Frames.getInt(h, 5) == stream) {
-                return;
-            }
-        }
+        pair.await(type, stream);
     }
 
     /** Stream 1, answered whole: the connection has carried a request and sits idle, as a pooled one does. */

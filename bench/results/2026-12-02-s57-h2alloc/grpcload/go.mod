@@ -1,0 +1,3 @@
+module grpcload
+
+go 1.24
