@@ -10,7 +10,6 @@ import io.loomgate.threads.Watchdog;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
@@ -83,6 +82,8 @@ public final class Http2ClientConnection {
     KeepAlive pings;
     /** Whether the origin holds the reader inside a frame while a head is overdue ({@link #headTimedOut}). */
     final StalledFrameWatch stalls = new StalledFrameWatch(this);
+    /** Whether the origin has stopped reading while a head is overdue (a socket write blocked). */
+    private final StalledWriteWatch writeStall;
     /** What the origin's GOAWAYs say of a stream: refused, or may have been processed (a failed write waits there). */
     final GoAwayVerdict verdict = new GoAwayVerdict(this);
     /** Bounds the origin's frames that cost us work without carrying a response (reader thread, but see there). */
@@ -116,6 +117,7 @@ public final class Http2ClientConnection {
         this.name = name;
         this.floods = new OriginFloods(floodLimits, this::streamsOpened);
         this.writer = new FrameWriter(out, false, true);
+        this.writeStall = new StalledWriteWatch(this, writer);
         this.frames = new FrameReader<>(this, false, FrameInput.unbuffered(in), writer,
                 CONNECTION_WINDOW, maxHeaderListSize, new ClientFrames(this));
         this.closeSocket = closeSocket;
@@ -200,14 +202,15 @@ public final class Http2ClientConnection {
     /**
      * Reserves a slot for one stream; false when the connection is full, going away or dead, while a response head
      * is overdue behind the frame its reader is in (a new stream would wait behind that frame too), or while a write
-     * to the origin has been blocked {@link #STALLED_WRITE_NANOS} or more (its HEADERS would wait behind that write).
+     * to the origin has been blocked {@link StalledWriteWatch#STALLED_WRITE_NANOS} or more (HEADERS would wait behind
+     * it).
      */
     public boolean tryReserve() {
         lock.lock();
         try {
             if (deadWhy != null || goingAway || nextStreamId + 2L * reserved >= MAX_STREAM_ID
                     || streams.size() + reserved >= peer.maxConcurrentStreams() || stalls.holdsStreamsLocked()
-                    || writeStalled()) {
+                    || writeStall.stalled()) {
                 return false;
             }
             reserved++;
@@ -596,59 +599,12 @@ public final class Http2ClientConnection {
      * time), no stream of the connection can get anything: the connection takes no new streams while that frame
      * lasts, and once it has been arriving for {@link StalledFrameWatch#STALLED_FRAME_NANOS} (now, or when it gets
      * that old) it is retired: it closes once the streams on it are done, and the pool dials a fresh one. A frame that
-     * ends sooner leaves it in use.
+     * ends sooner leaves it in use. A socket write the origin does not take ends the connection
+     * ({@link StalledWriteWatch}).
      */
     void headTimedOut() {
         stalls.headTimedOut();
-        long begun = writer.writeBegunNanos();
-        if (begun != 0) {
-            long left = begun + STALLED_WRITE_NANOS - System.nanoTime();
-            if (left <= 0) {
-                endStalledWrite(begun);
-            } else {
-                ConnectionExecutors.startVirtual("h2-upstream-write-stall-" + name, () -> {
-                    try {
-                        Thread.sleep(Duration.ofNanos(left));
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    endStalledWrite(begun);
-                });
-            }
-        }
-    }
-
-    /**
-     * A socket write to the origin blocked this long: the origin has stopped reading the connection (its TCP window
-     * is shut, not its HTTP/2 flow-control windows, which are waited on apart from the socket). The socket has no
-     * write deadline of its own, and every frame of every stream waits behind that write: a stream's RST_STREAM, the
-     * next request's HEADERS, a PING.
-     */
-    static final long STALLED_WRITE_NANOS = StalledFrameWatch.STALLED_FRAME_NANOS;
-
-    /**
-     * Whether the socket write in progress has been blocked {@link #STALLED_WRITE_NANOS} or more: a new stream's
-     * HEADERS would wait behind it, past its route's timeout, so the connection takes none.
-     */
-    private boolean writeStalled() {
-        long begun = writer.writeBegunNanos();
-        return begun != 0 && System.nanoTime() - begun >= STALLED_WRITE_NANOS;
-    }
-
-    /**
-     * A response head timed out while the write that began at {@code begun} was blocked, and it still is, at least
-     * {@link #STALLED_WRITE_NANOS} in: the connection ends now (the socket closed, which fails the blocked write and
-     * frees every thread waiting to write behind it; no GOAWAY, which could not be written either). Until session 57
-     * the stream's cancel waited behind the write for as long as the origin read nothing, and the client's 504 with it.
-     */
-    private void endStalledWrite(long begun) {
-        if (writer.writeBegunNanos() != begun || isDead()) {
-            return;
-        }
-        long ms = (System.nanoTime() - begun) / 1_000_000;
-        log.warn("h2 upstream {}: a response head is overdue and a write to the origin has been blocked for {} ms:"
-                + " the origin reads nothing; the connection ends", name, ms);
-        die("closed: the origin read nothing for " + ms + " ms (a write blocked)");
+        writeStall.headTimedOut();
     }
 
     Http2ClientStream stream(int id) {
