@@ -385,15 +385,11 @@ final class ClientConnection implements Runnable {
     }
 
     /**
-     * On a pool of platform threads, the listener hands a new connection here instead of to the pool: it waits for its
-     * client's first bytes in the idle poller without a thread (as HAProxy and nginx wait, in their event loops), and
-     * a pool thread runs it only once they came. A silent client (a TCP connect, no ClientHello or request) held one
-     * of the pool's few threads for a whole timeout before, and N of them held the pool while clients that had sent
-     * their bytes queued behind them; a TLS client's handshake deadline, counted from the accept, ran out in that
-     * queue (HostileProbeTest on {@code platform:4}). Bounded from the accept as before: a TLS connection by its
-     * handshake's start deadline (armed in the constructor; the poller's own sweep is only a backstop), a plain one
-     * by the idle timeout. Returns false when it could not park (no poller for this socket, drain began): the
-     * caller runs it on a thread as before.
+     * On a pool of platform threads, a new connection waits for its client's first bytes in the idle poller, without
+     * a thread ({@link ParkState#parkBeforeFirstBytes}), bounded from the accept: a TLS connection by its handshake's
+     * start deadline (armed in the constructor; the poller's own sweep is only a backstop), a plain one by the idle
+     * timeout. Returns false when it could not park (no poller for this socket, drain began): the caller runs it on a
+     * thread as before.
      */
     boolean awaitFirstBytesWithoutThread() {
         if (parking == null) {
@@ -419,35 +415,11 @@ final class ClientConnection implements Runnable {
         try {
             Http2Connection c = h2;
             if (c != null) {
-                goAwayWhileParked(c);
+                parking.goAway(c, draining ? "server shutting down" : "idle timeout", tls == null ? null : socket);
             }
             close();
         } finally {
             finish();
-        }
-    }
-
-    /**
-     * An HTTP/2 connection's end while parked is announced with GOAWAY (RFC 9113 §6.8): a small write into the empty
-     * send buffer of a non-blocking channel, so the poller never blocks; if it does not fit, the close alone says it.
-     */
-    private void goAwayWhileParked(Http2Connection c) {
-        try {
-            byte[] frame = c.goAwayWhileParked(draining ? "server shutting down" : "idle timeout");
-            if (tls == null) {
-                parking.sendWhileParked(frame);
-            } else if (raw.getChannel() == null) {
-                // On epoll there is no channel to make non-blocking: the record is made here and the idle poller
-                // sends it with one send that never waits, as h2c's frame (the sweeper must never block on a client
-                // that stopped reading).
-                parking.sendWhileParked(ServerTls.sealed((SSLSocket) socket, frame));
-            } else {
-                // One TLS record through the engine; on the non-blocking channel a write that would block throws
-                // (EngineChannel) instead of waiting.
-                socket.getOutputStream().write(frame);
-            }
-        } catch (IOException | RuntimeException e) {
-            log.debug("connection {}: GOAWAY while parked not sent: {}", id, e.toString());
         }
     }
 

@@ -3,6 +3,7 @@ package io.loomgate.server;
 import io.loomgate.http2.Http2Connection;
 import io.loomgate.threads.NanoClock;
 import io.loomgate.threads.VarHandles;
+import io.loomgate.tls.ServerTls;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -10,6 +11,9 @@ import java.net.Socket;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
+import javax.net.ssl.SSLSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where one client connection stands with the idle poller ({@link IdlePoller}: {@link IdleConnections} on the JDK's
@@ -45,6 +49,8 @@ final class ParkState implements Http2Connection.Parking {
     /** Taken off the selector to be ended (idle timeout, drain, the listener's end, a failure). */
     static final int CLOSING = 3;
 
+    /** The connection's own log category: what an operator turns up for one connection's story. */
+    private static final Logger log = LoggerFactory.getLogger(ClientConnection.class);
     private static final VarHandle STATE = VarHandles.field(MethodHandles.lookup(), "state", int.class);
 
     private final ClientConnection connection;
@@ -181,6 +187,11 @@ final class ParkState implements Http2Connection.Parking {
      * eviction); false when it could not park (drain began first, or the socket failed): the caller runs it on a
      * thread as before, and that thread ends it. No streams exist yet, so none are dropped; not a resumption (the
      * first read is the handshake's or the first request's, with no bytes read before it).
+     *
+     * <p>Why: a silent client (a TCP connect, no ClientHello or request) held one of the pool's few threads for a
+     * whole timeout before, and N of them held the pool while clients that had sent their bytes queued behind them; a
+     * TLS client's handshake deadline, counted from the accept, ran out in that queue (HostileProbeTest on
+     * {@code platform:4}). HAProxy and nginx wait for these bytes in their event loops, as this does in the poller.
      */
     boolean parkBeforeFirstBytes(long until) {
         state = PARKED;
@@ -252,9 +263,29 @@ final class ParkState implements Http2Connection.Parking {
         return raw;
     }
 
-    /** A few bytes to the parked connection's client that never block (HTTP/2's GOAWAY as it ends). */
-    void sendWhileParked(byte[] bytes) throws IOException {
-        poller.sendWhileParked(raw, bytes);
+    /**
+     * A parked HTTP/2 connection's end is announced with GOAWAY (RFC 9113 §6.8), on the poller's thread: a small write
+     * into the empty send buffer of a non-blocking channel, so the poller never blocks; if it does not fit, the close
+     * alone says it. {@code tlsSocket}: the connection's TLS socket, null for h2c.
+     */
+    void goAway(Http2Connection c, String reason, Socket tlsSocket) {
+        try {
+            byte[] frame = c.goAwayWhileParked(reason);
+            if (tlsSocket == null) {
+                poller.sendWhileParked(raw, frame);
+            } else if (raw.getChannel() == null) {
+                // On epoll there is no channel to make non-blocking: the record is made here and the idle poller
+                // sends it with one send that never waits, as h2c's frame (the sweeper must never block on a client
+                // that stopped reading).
+                poller.sendWhileParked(raw, ServerTls.sealed((SSLSocket) tlsSocket, frame));
+            } else {
+                // One TLS record through the engine; on the non-blocking channel a write that would block throws
+                // (EngineChannel) instead of waiting.
+                tlsSocket.getOutputStream().write(frame);
+            }
+        } catch (IOException | RuntimeException e) {
+            log.debug("connection {}: GOAWAY while parked not sent: {}", connection.id(), e.toString());
+        }
     }
 
     /** What a new thread runs to resume the connection. */
