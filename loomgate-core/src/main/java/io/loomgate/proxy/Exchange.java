@@ -229,7 +229,8 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
             try {
                 cachedBody = CachedRequestBody.read(clientBody(), downstream.requestFraming(), maxBytes);
             } catch (HttpParseException e) { // over the bound, or a malformed chunked body: the codec's status
-                throw new ProxyFailure(Kind.BAD_REQUEST, e.status(), e.getMessage(), e);
+                throw e.status() == 413 ? new ProxyFailure(Kind.BODY_TOO_LARGE, 413, e.getMessage(), e)
+                        : new ProxyFailure(Kind.BAD_REQUEST, e.status(), e.getMessage(), e);
             } catch (java.net.SocketTimeoutException e) {
                 throw new ProxyFailure(Kind.CLIENT_TIMEOUT, "client stalled while sending the request body: "
                         + e.getMessage(), e);

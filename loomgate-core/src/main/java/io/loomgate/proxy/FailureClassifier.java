@@ -73,8 +73,7 @@ final class FailureClassifier {
                 // A malformed chunked body (RFC 9112 §7.1): the client gets the codec's status, and the half-sent
                 // request dies with the discarded upstream connection, never completed there.
                 case BodyRelay.ReadFailed r when r.getCause() instanceof HttpParseException bad ->
-                        new ProxyFailure(Kind.BAD_REQUEST, bad.status(), "malformed request body: "
-                                + bad.getMessage(), e);
+                        bodyRefused(bad, e);
                 case BodyRelay.ReadFailed r when r.getCause() instanceof SocketTimeoutException ->
                         new ProxyFailure(Kind.CLIENT_TIMEOUT, "client stalled while sending the request body: "
                                 + e.getMessage(), e);
@@ -135,5 +134,15 @@ final class FailureClassifier {
                 && !attempt.responseStarted()
                 && attempt.idempotent()
                 && !attempt.hadBody();
+    }
+
+    /**
+     * A request body the codec or a cap refused while it was read: 413 is a body over a route's limit (well formed,
+     * too long), anything else a malformed one (the codec's status).
+     */
+    static ProxyFailure bodyRefused(HttpParseException bad, IOException e) {
+        return bad.status() == 413
+                ? new ProxyFailure(Kind.BODY_TOO_LARGE, 413, bad.getMessage(), e)
+                : new ProxyFailure(Kind.BAD_REQUEST, bad.status(), "malformed request body: " + bad.getMessage(), e);
     }
 }

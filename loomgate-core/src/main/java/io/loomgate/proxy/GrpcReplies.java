@@ -28,7 +28,8 @@ final class GrpcReplies {
             case CLIENT_ABORTED, CLIENT_TIMEOUT -> GrpcStatus.CANCELLED;
             case DRAIN_CUT -> GrpcStatus.UNAVAILABLE; // the server is going away (never sent: the connection is closed)
             case INTERNAL -> GrpcStatus.INTERNAL;
-            case BAD_REQUEST -> statusFor(failure.status()); // 400, 405, 413, 505: the status says which
+            case BAD_REQUEST -> statusFor(failure.status()); // 400, 405, 505: the status says which
+            case BODY_TOO_LARGE -> GrpcStatus.RESOURCE_EXHAUSTED; // 413, as RequestSize's own refusal
         };
     }
 

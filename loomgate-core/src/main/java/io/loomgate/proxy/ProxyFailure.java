@@ -22,6 +22,13 @@ public final class ProxyFailure extends IOException {
          * server refuses them before any handler runs.
          */
         BAD_REQUEST(Source.DOWNSTREAM, 400, false, false),
+        /**
+         * The request body passed a route's cap while it was read ({@code RequestSize} on a body without a length,
+         * {@code CacheRequestBody}'s limit): answered 413 (gRPC {@code RESOURCE_EXHAUSTED}) and the connection closed,
+         * the rest of the body unread. A kind of its own, not {@code bad_request}: the body was well formed, only too
+         * long, and an operator tells a limit hit from a broken client by it (session 58's hunt).
+         */
+        BODY_TOO_LARGE(Source.DOWNSTREAM, 413, false, false),
         /** No route matched the request. */
         NO_ROUTE(Source.DOWNSTREAM, 404, true, false),
         /** The route's max-in-flight was reached and no slot freed within its queue timeout. */
@@ -168,6 +175,7 @@ public final class ProxyFailure extends IOException {
      */
     public boolean isRoutine() {
         return kind == Kind.CLIENT_ABORTED || kind == Kind.DRAIN_CUT || kind == Kind.CLIENT_TIMEOUT || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
+                || kind == Kind.BODY_TOO_LARGE
                 || kind == Kind.DEADLINE_EXCEEDED || kind == Kind.CIRCUIT_OPEN
                 || kind == Kind.UPSTREAM_TLS; // the connector logged its cause once at warn; every request is noise
     }

@@ -37,4 +37,18 @@ final class RequestScreen {
         }
         return false;
     }
+
+    /**
+     * The path as the filters left it, just before it goes upstream: a path filter can make a dot-segment the screen
+     * never saw ({@code RewritePath=-v1, } turns {@code /ver/..-v1/admin} into {@code /ver/../admin}; {@code SetPath}
+     * fills {@code {v}} of {@code Path=/a/v{v}/**} with {@code ..}), and the origin would resolve it to a path whose
+     * route has filters this one has not. Refused as the screen refuses the client's own.
+     */
+    static void afterFilters(Exchange x) throws ProxyFailure {
+        String target = x.request.target();
+        if (!target.equals(x.originalTarget()) && DotSegments.present(x.request.path())) {
+            throw new ProxyFailure(Kind.BAD_REQUEST, "path contains a dot-segment ('.' or '..') after the route's "
+                    + "filters rewrote it, which could reach a path no route allows", null);
+        }
+    }
 }

@@ -39,6 +39,7 @@ final class UpstreamForwarder implements FilterChain {
     @Override
     public void proceed(FilterExchange fx) throws IOException {
         Exchange x = (Exchange) fx;
+        RequestScreen.afterFilters(x);
         // The deadline all tries share: the route's timeout, counted from the first try (a local: no object per
         // exchange holds it, see Retries.NONE).
         long start = System.nanoTime();

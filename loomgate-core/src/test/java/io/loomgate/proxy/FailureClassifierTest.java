@@ -64,6 +64,12 @@ class FailureClassifierTest {
         assertThat(malformed.kind()).isEqualTo(Kind.BAD_REQUEST);
         assertThat(malformed.status()).isEqualTo(400);
         assertThat(malformed).hasMessage("malformed request body: bad chunk size");
+        // a body over a route's cap (RequestSize, CacheRequestBody) is well formed, only too long: its own kind
+        ProxyFailure tooLarge = classify(new BodyRelay.ReadFailed(new HttpParseException(413,
+                "request body larger than the route's limit of 1024 bytes")), Stage.FORWARD);
+        assertThat(tooLarge.kind()).isEqualTo(Kind.BODY_TOO_LARGE);
+        assertThat(tooLarge.status()).isEqualTo(413);
+        assertThat(tooLarge).hasMessage("request body larger than the route's limit of 1024 bytes");
         assertThat(classify(new BodyRelay.ReadFailed(new SocketException("reset")), Stage.FORWARD).kind())
                 .isEqualTo(Kind.CLIENT_ABORTED);
         ProxyFailure stalled = classify(new BodyRelay.ReadFailed(new java.net.SocketTimeoutException("Read timed out")),
