@@ -75,7 +75,8 @@ final class LocalReplies {
             case UPSTREAM_ABORTED -> "the upstream failed mid-response";
             case INTERNAL -> "internal error in the gateway";
             case CLIENT_TIMEOUT -> "the request body did not arrive in time";
-            case BAD_REQUEST, BODY_TOO_LARGE, NO_ROUTE, DEADLINE_EXCEEDED, CLIENT_ABORTED, DRAIN_CUT -> failure.getMessage();
+            case BAD_REQUEST, BODY_TOO_LARGE, NO_ROUTE, DEADLINE_EXCEEDED, CLIENT_ABORTED, DRAIN_CUT ->
+                    failure.getMessage();
         };
     }
 

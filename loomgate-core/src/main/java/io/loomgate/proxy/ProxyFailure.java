@@ -174,8 +174,8 @@ public final class ProxyFailure extends IOException {
      * drain's cuts too: the drain warns once with their count.
      */
     public boolean isRoutine() {
-        return kind == Kind.CLIENT_ABORTED || kind == Kind.DRAIN_CUT || kind == Kind.CLIENT_TIMEOUT || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST
-                || kind == Kind.BODY_TOO_LARGE
+        return kind == Kind.CLIENT_ABORTED || kind == Kind.DRAIN_CUT || kind == Kind.CLIENT_TIMEOUT
+                || kind == Kind.NO_ROUTE || kind == Kind.BAD_REQUEST || kind == Kind.BODY_TOO_LARGE
                 || kind == Kind.DEADLINE_EXCEEDED || kind == Kind.CIRCUIT_OPEN
                 || kind == Kind.UPSTREAM_TLS; // the connector logged its cause once at warn; every request is noise
     }
