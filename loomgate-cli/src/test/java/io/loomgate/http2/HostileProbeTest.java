@@ -161,6 +161,7 @@ class HostileProbeTest {
         Waits waits = new Waits(g);
         group.accept("slowClients", slowClients(g, waits));
         group.accept("tls", tls(g, waits));
+        group.accept("tlsRecords", tlsRecords(g, waits));
         return out.stream();
     }
 
@@ -863,6 +864,267 @@ class HostileProbeTest {
                     assertThat(listeners.origin(kind).received()).as("what the origin got")
                             .noneMatch(r -> r.target().equals(id) && r.body() != null && r.body().length == 1000);
                 }, waits.lane("tls " + k.label), null)));
+    }
+
+
+    // ------------------------------------------------------------------------------------------------- TLS records
+
+    /**
+     * Session 58. Records no TLS library writes on its own, after a real handshake ({@link RawTlsClient}: JSSE's
+     * engine, its keys reused to encrypt records of the probe's choosing), on every TLS kind: h1 and h2 by ALPN, JSSE
+     * and Conscrypt on the gateway's side. Each says what the client saw ({@code PROBE} lines), that the origin never
+     * got what it must not, within a bound; the bystander beside it as every probe's. Skipped (not failed) where JSSE's
+     * internals are not opened to the tests (the module's surefire argLine opens them).
+     */
+    Stream<DynamicNode> tlsRecords(Gateway g, Waits waits) {
+        return perKind(g, Kind.tls(), k -> List.of(
+                recordProbe(k, "empty records dripped every 500 ms in place of a request -> closed at idle-timeout",
+                        kind -> emptyRecordsDripped(kind, 500), waits),
+                recordProbe(k, "empty records dripped every 1.5 s in place of a request -> closed at idle-timeout",
+                        kind -> emptyRecordsDripped(kind, 1500), waits),
+                recordProbe(k, "10,000 empty records, then a request -> served or closed, never a hang",
+                        HostileProbeTest::emptyRecordFlood, waits),
+                recordProbe(k, "a fatal alert mid-body -> closed, the origin never gets a whole body",
+                        kind -> alertMidBody(kind, "TLSv1.3", 2, 80), waits),
+                recordProbe(k, "a warning alert mid-body (TLS 1.2, user_canceled), then the rest -> served or closed",
+                        kind -> alertMidBody(kind, "TLSv1.2", 1, 90), waits),
+                recordProbe(k, "a record of 2^14+1 plaintext bytes -> closed, never served",
+                        HostileProbeTest::recordOverflow, waits),
+                recordProbe(k, "a record header announcing 65,535 bytes, then nothing -> closed",
+                        HostileProbeTest::recordHeaderOverLimit, waits),
+                recordProbe(k, "close_notify, then a request -> the request is never served",
+                        HostileProbeTest::dataAfterCloseNotify, waits)));
+    }
+
+    private static DynamicTest recordProbe(Kind k, String name, Probe p, Waits waits) {
+        return probe(k, name, kind -> {
+            org.junit.jupiter.api.Assumptions.assumeTrue(RawTlsClient.available(), RawTlsClient::unavailable);
+            p.run(kind);
+        }, waits.lane("records " + k.label), null); // a lane of their own: the two drips wait out idle-timeout
+    }
+
+    private static RawTlsClient rawTls(Kind k, String protocol) throws IOException {
+        RawTlsClient c = new RawTlsClient(listeners.pki.clientContext(null), listeners.port(k), protocol,
+                k.http2 ? "h2" : "http/1.1");
+        assertThat(c.applicationProtocol()).as("ALPN").isEqualTo(k.http2 ? "h2" : "http/1.1");
+        return c;
+    }
+
+    /** A whole GET of {@code path} in this kind's protocol (for h2 with the preface and SETTINGS, on {@code stream}). */
+    private static byte[] get(Kind k, String path, int stream, boolean preface) {
+        if (!k.http2) {
+            return ("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        if (preface) {
+            b.writeBytes(Frames.PREFACE);
+            b.writeBytes(WireFrames.frame(Frames.SETTINGS, 0, 0, new byte[0]));
+        }
+        b.writeBytes(WireFrames.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_END_STREAM, stream,
+                RawH2Client.request("GET", path)));
+        return b.toByteArray();
+    }
+
+    /** A POST of {@code path} announcing 1,000 body bytes and the first 10 of them (h2: no END_STREAM). */
+    private static byte[] postStart(Kind k, String path) {
+        if (!k.http2) {
+            return ("POST " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: 1000\r\n\r\n"
+                    + "0123456789")
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        b.writeBytes(Frames.PREFACE);
+        b.writeBytes(WireFrames.frame(Frames.SETTINGS, 0, 0, new byte[0]));
+        b.writeBytes(WireFrames.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS, 1,
+                RawH2Client.request("POST", path, "content-length", "1000")));
+        b.writeBytes(WireFrames.frame(Frames.DATA, 0, 1, "0123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+        return b.toByteArray();
+    }
+
+    /** The other 990 bytes of {@link #postStart}'s body (h2: END_STREAM). */
+    private static byte[] postRest(Kind k) {
+        byte[] rest = "r".repeat(990).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return k.http2 ? WireFrames.frame(Frames.DATA, Frames.FLAG_END_STREAM, 1, rest) : rest;
+    }
+
+    private static boolean originGot(Kind k, String path) {
+        return listeners.origin(k).received().stream().anyMatch(r -> r.target().equals(path));
+    }
+
+    /**
+     * An empty application-data record every {@code everyMs} and nothing else (TLS 1.2: JSSE's TLS 1.3 answers an
+     * empty record with bad_record_mac): bytes keep arriving, none of them a request, so the connection is idle and
+     * ends at idle-timeout. Before session 58 it did not: every 500 ms, each record came within the hand-off wait's
+     * SO_TIMEOUT (1 s), which bounds each read of the raw socket under TLS, so the wait never ended; every 1.5 s,
+     * each record resumed the parked connection, whose next wait began a whole idle-timeout anew. Either way over
+     * 20 s with idle-timeout 4 s; on Conscrypt until BoringSSL's limit of 32 empty records in a row.
+     */
+    private static void emptyRecordsDripped(Kind k, int everyMs) throws Exception {
+        try (RawTlsClient c = rawTls(k, "TLSv1.2")) {
+            if (k.http2) {
+                // the preface and SETTINGS first: the wait is then HTTP/2's, between streams
+                java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+                b.writeBytes(Frames.PREFACE);
+                b.writeBytes(WireFrames.frame(Frames.SETTINGS, 0, 0, new byte[0]));
+                c.write(b.toByteArray());
+            }
+            AtomicInteger sent = new AtomicInteger();
+            long t0 = System.nanoTime();
+            Thread dripper = Thread.ofVirtual().start(() -> {
+                try {
+                    while (!Thread.currentThread().isInterrupted()) {
+                        // encrypted anew each time: a record is bound to its sequence number
+                        c.raw(c.record(RawTlsClient.APPLICATION_DATA, new byte[0]));
+                        sent.incrementAndGet();
+                        Thread.sleep(everyMs);
+                    }
+                } catch (Exception e) {
+                    // closed by the gateway: expected
+                }
+            });
+            RawTlsClient.Outcome o = c.readToEnd(20_000);
+            dripper.interrupt();
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            System.out.printf("PROBE empty records dripped every %d ms %s: %s, %d records sent, %d ms from the "
+                    + "handshake's end%n", everyMs, k.label, o, sent.get(), ms);
+            assertThat(o.ended()).as("the gateway ended the connection: %s", o).isTrue();
+            assertThat(ms).as("ms to the end").isLessThan(ProbeListeners.IDLE_TIMEOUT_MS + 3000);
+        }
+    }
+
+    /** 10,000 empty application-data records (220 KB) in a row, then a request: served, or the connection ended. */
+    private static void emptyRecordFlood(Kind k) throws Exception {
+        String path = "/empty-flood-" + IDS.incrementAndGet();
+        try (RawTlsClient c = rawTls(k, "TLSv1.3")) {
+            java.io.ByteArrayOutputStream flood = new java.io.ByteArrayOutputStream();
+            long t0 = System.nanoTime();
+            String writes = "written";
+            try {
+                for (int i = 0; i < 10_000; i++) {
+                    flood.writeBytes(c.record(RawTlsClient.APPLICATION_DATA, new byte[0]));
+                    if (flood.size() >= 64 * 1024) {
+                        c.raw(flood.toByteArray());
+                        flood.reset();
+                    }
+                }
+                c.raw(flood.toByteArray());
+                c.raw(c.record(RawTlsClient.APPLICATION_DATA, get(k, path, 1, true)));
+            } catch (IOException e) {
+                writes = "a write failed after " + (System.nanoTime() - t0) / 1_000_000 + " ms (" + e.getMessage() + ")";
+            }
+            RawTlsClient.Outcome o = c.readToEnd(ProbeListeners.READ_TIMEOUT_MS + 3000);
+            boolean served = originGot(k, path);
+            System.out.printf("PROBE 10,000 empty records %s: %s; %s; the origin %s the request%n", k.label, writes, o,
+                    served ? "got" : "never got");
+            if (!served) {
+                assertThat(o.ended()).as("not served, so the connection must have ended: %s", o).isTrue();
+            } else if (!k.http2) {
+                assertThat(o.status()).as("the answer: %s", o).isEqualTo(200);
+            }
+        }
+    }
+
+    /** A POST's first 10 of 1,000 body bytes, an alert, then (a warning) the rest: closed, or served whole. */
+    private static void alertMidBody(Kind k, String protocol, int level, int description) throws Exception {
+        String path = "/alert-mid-body-" + IDS.incrementAndGet();
+        try (RawTlsClient c = rawTls(k, protocol)) {
+            c.write(postStart(k, path));
+            c.raw(c.alert(level, description));
+            String rest = "not sent";
+            if (level == 1) {
+                try {
+                    c.write(postRest(k));
+                    rest = "sent";
+                } catch (IOException e) {
+                    rest = "failed (" + e.getMessage() + ")";
+                }
+            }
+            // after a warning, an h2 connection served stays open (its idle end is not waited for: the origin says)
+            RawTlsClient.Outcome o = c.readToEnd(level == 1 && k.http2 ? ProbeListeners.READ_TIMEOUT_MS
+                    : ProbeListeners.READ_TIMEOUT_MS + 5000);
+            java.util.Optional<TestOrigin.Recorded> got = listeners.origin(k).received().stream()
+                    .filter(r -> r.target().equals(path)).findFirst();
+            System.out.printf("PROBE alert %d/%d mid-body %s %s: the rest %s; %s; the origin got %s%n", level,
+                    description, protocol, k.label, rest, o, got.map(r -> r.body() == null ? "no body"
+                            : r.body().length + " body bytes").orElse("nothing"));
+            if (level == 2) {
+                assertThat(o.ended()).as("ended after a fatal alert: %s", o).isTrue();
+                assertThat(got.filter(r -> r.body() != null && r.body().length == 1000)).as("a whole body at the origin")
+                        .isEmpty();
+            } else {
+                // a warning alert may be ignored (served whole) or taken as the end: never a hang, never a part served
+                assertThat(o.ended() || got.isPresent()).as("ended or served: %s", o).isTrue();
+                assertThat(got.filter(r -> r.body() == null || r.body().length != 1000)).as("a part of the body served")
+                        .isEmpty();
+            }
+        }
+    }
+
+    /** A request in one record of 2^14+1 plaintext bytes (over every version's limit): an alert or the end. */
+    private static void recordOverflow(Kind k) throws Exception {
+        String path = "/record-overflow-" + IDS.incrementAndGet();
+        try (RawTlsClient c = rawTls(k, "TLSv1.3")) {
+            byte[] request;
+            if (k.http2) {
+                byte[] head = get(k, path, 1, true);
+                // the request's frames, then zeros to the size: a gateway that took the record would serve the
+                // request before it read the zeros as a (malformed) frame
+                request = java.util.Arrays.copyOf(head, RawTlsClient.MAX_PLAINTEXT + 1);
+            } else {
+                String head = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nX-Pad: ";
+                request = (head + "p".repeat(RawTlsClient.MAX_PLAINTEXT + 1 - head.length() - 4) + "\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            }
+            assertThat(request).hasSize(RawTlsClient.MAX_PLAINTEXT + 1);
+            c.raw(c.record(RawTlsClient.APPLICATION_DATA, request));
+            RawTlsClient.Outcome o = c.readToEnd(ProbeListeners.HEADER_TIMEOUT_MS + 5000);
+            System.out.printf("PROBE record of 2^14+1 bytes %s: %s; the origin %s the request%n", k.label, o,
+                    originGot(k, path) ? "got" : "never got");
+            assertThat(o.ended()).as("ended: %s", o).isTrue();
+            assertThat(o.ms()).as("ms to the end").isLessThan(ProbeListeners.HEADER_TIMEOUT_MS + 3000);
+            if (k.gateway == Gateway.TLS_CONSCRYPT) {
+                assertThat(o.end()).as("Conscrypt's answer").contains("record_overflow");
+                assertThat(originGot(k, path)).as("the origin got the request in the oversized record").isFalse();
+            } else if (!k.http2 && originGot(k, path)) {
+                // JSSE takes records of up to 2^14 more plaintext than the limit by design (sun.security.ssl.SSLRecord:
+                // maxLargeRecordSize, "Some SSL/TLS implementations support large fragment up to 2^15 bytes"): the
+                // request is then served as any other, whole and once; its buffer is JSSE's own, bounded
+                assertThat(o.status()).as("the answer: %s", o).isEqualTo(200);
+            }
+        }
+    }
+
+    /** A record header announcing 65,535 bytes (over every version's ciphertext limit) and nothing after it. */
+    private static void recordHeaderOverLimit(Kind k) throws Exception {
+        try (RawTlsClient c = rawTls(k, "TLSv1.3")) {
+            c.raw(new byte[] {RawTlsClient.APPLICATION_DATA, 3, 3, (byte) 0xff, (byte) 0xff});
+            RawTlsClient.Outcome o = c.readToEnd(ProbeListeners.IDLE_TIMEOUT_MS + ProbeListeners.HEADER_TIMEOUT_MS + 5000);
+            System.out.printf("PROBE record header of 65,535 bytes %s: %s%n", k.label, o);
+            assertThat(o.ended()).as("ended: %s", o).isTrue();
+            assertThat(o.ms()).as("ms to the end").isLessThan(ProbeListeners.IDLE_TIMEOUT_MS + 3000);
+        }
+    }
+
+    /** A request, close_notify, then another request: the second is data after the client's end and never served. */
+    private static void dataAfterCloseNotify(Kind k) throws Exception {
+        int id = IDS.incrementAndGet();
+        String first = "/before-notify-" + id;
+        String after = "/after-notify-" + id;
+        try (RawTlsClient c = rawTls(k, "TLSv1.3")) {
+            c.write(get(k, first, 1, true));
+            c.raw(c.alert(1, 0));
+            String sent;
+            try {
+                c.raw(c.record(RawTlsClient.APPLICATION_DATA, get(k, after, 3, false)));
+                sent = "sent";
+            } catch (IOException e) {
+                sent = "failed (" + e.getMessage() + ")";
+            }
+            RawTlsClient.Outcome o = c.readToEnd(ProbeListeners.READ_TIMEOUT_MS + 5000);
+            System.out.printf("PROBE data after close_notify %s: the second request %s; %s; the origin got the "
+                    + "first %s, the second %s%n", k.label, sent, o, originGot(k, first), originGot(k, after));
+            assertThat(originGot(k, after)).as("the origin got a request sent after close_notify").isFalse();
+        }
     }
 
     /**

@@ -131,6 +131,13 @@ public final class Http2Connection {
         void boundReads(int millis) throws IOException;
 
         /**
+         * How much of the idle timeout ({@code idleTimeoutNanos}) a timed wait that begins now has left: all of it,
+         * unless the connection was resumed after a park and no frame has come since, when the parked wait goes on
+         * (see the server's ParkState).
+         */
+        long idleLeftNanos(long idleTimeoutNanos);
+
+        /**
          * Hands the idle connection to the poller, with this much of its idle timeout left: true when the reader's
          * thread is done (parked, or ended by the poller), false when nothing changed (drain began: the reader
          * goes on, under GOAWAY).
@@ -273,14 +280,17 @@ public final class Http2Connection {
             parking.waitedUntimed(System.nanoTime() - start);
             return got;
         }
-        long idleEnd = start + idleTimeout.toNanos();
-        socketIn.setReadTimeout(Duration.ZERO);
+        long idleEnd = start + parking.idleLeftNanos(idleTimeout.toNanos());
         while (true) {
             long left = idleEnd - System.nanoTime();
             if (left <= 0) {
                 parking.boundReads(0);
                 throw new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
             }
+            // The watchdog at the idle end (its cut is for good, and the connection ends there anyway), SO_TIMEOUT
+            // for the hand-off: over TLS, SO_TIMEOUT bounds each read of the raw socket under the TLS layer, and
+            // records that carry no data (empty ones, a warning alert) would keep this wait going past any end.
+            socketIn.setReadTimeout(Duration.ofNanos(left));
             parking.boundReads((int) Math.max(1, Math.min(handOff, left) / 1_000_000));
             try {
                 int got = frames.awaitFrame();
@@ -288,6 +298,9 @@ public final class Http2Connection {
                 parking.waitedTimed(server.streamsOpened() > 1, System.nanoTime() - start);
                 return got;
             } catch (SocketTimeoutException e) {
+                if (idleEnd - System.nanoTime() <= 0) {
+                    continue; // the idle end (the watchdog's cut): ended at the loop's top, never parked
+                }
                 // quiet for the hand-off delay: park if nothing is in flight, else wait on
             }
             if (isIdle()) {

@@ -199,6 +199,7 @@ final class Http1ServerConnection {
      */
     private Boolean awaitOrPark() throws IOException {
         long start = clock.nanoTime();
+        long idleLeft = parking.idleLeftNanos(settings.idleTimeout().toNanos());
         if (parking.waitsUntimed()) {
             boolean next = awaitNextRequest(settings.idleTimeout(), true);
             parking.waitedUntimed(clock.nanoTime() - start);
@@ -206,14 +207,21 @@ final class Http1ServerConnection {
         }
         if (parking.mayHandOff(requests == 1)) {
             try {
-                // SO_TIMEOUT, not the watchdog: a watchdog's expiry cuts the input for good, this wait must end softly.
-                socketIn.setReadTimeout(Duration.ZERO);
+                // SO_TIMEOUT for the hand-off delay, not the watchdog: a watchdog's expiry cuts the input for good,
+                // and this wait must end softly. The watchdog only at the idle end, where the connection ends anyway:
+                // over TLS, SO_TIMEOUT bounds each read of the raw socket under the TLS layer, and records that carry
+                // no data (empty ones, a warning alert) keep coming within it without ever ending this read.
+                socketIn.setReadTimeout(Duration.ofNanos(Math.max(1, start + idleLeft - clock.nanoTime())));
                 parking.boundReads((int) Math.max(1, parking.handOffNanos() / 1_000_000));
                 boolean next = in.awaitData();
                 // The wait before a connection's first request says nothing about how it is used.
                 parking.waitedTimed(requests > 0, clock.nanoTime() - start);
                 return next;
             } catch (SocketTimeoutException e) {
+                if (clock.nanoTime() - (start + idleLeft) >= 0) {
+                    log.debug("connection {} idle for {}, closing", connection.id(), settings.idleTimeout());
+                    return Boolean.FALSE; // the idle end (the watchdog's cut, or a hand-off read that ended there)
+                }
                 // quiet for the hand-off delay: park
             } finally {
                 parking.handoffEnded(); // first: the permit comes back whatever the socket does next
@@ -225,7 +233,7 @@ final class Http1ServerConnection {
         out = null;
         socketIn = null;
         rawOut = null;
-        return parking.park(start + settings.idleTimeout().toNanos(), false) ? null : Boolean.FALSE;
+        return parking.park(start + idleLeft, false) ? null : Boolean.FALSE;
     }
 
     /** Whether the first bytes are the HTTP/2 preface's first line (prior knowledge, RFC 9113 §3.3). */

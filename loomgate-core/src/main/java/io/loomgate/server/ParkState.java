@@ -109,6 +109,28 @@ final class ParkState implements Http2Connection.Parking {
     }
 
     /**
+     * How much of the idle timeout a timed wait that begins now has left: all of {@code idleTimeoutNanos}, unless the
+     * connection was resumed after a park and nothing has come since, when the parked wait goes on to its end. Over
+     * TLS the bytes that resume a connection need not carry a request's: an empty application-data record, a warning
+     * alert, a key update are read by the TLS layer and give the wait nothing. Before session 58 each such
+     * resumption began a whole idle timeout anew, so a client that sent an empty record every few seconds held its
+     * connection (and its buffers, and a slot of max-connections) for as long as it liked: over 20 s with
+     * idle-timeout 4 s in HostileProbeTest, on JSSE without end, on Conscrypt until BoringSSL's limit of 32 empty
+     * records in a row. Plain connections are unchanged: bytes that resume one are a request's, which clears this.
+     */
+    @Override
+    public long idleLeftNanos(long idleTimeoutNanos) {
+        return afterPark ? Math.max(RESUMED_LATE_NANOS, parkedUntil - clock.nanoTime()) : idleTimeoutNanos;
+    }
+
+    /**
+     * The least wait of a connection resumed at or after its idle end (bytes that came just before the poller's sweep
+     * would have closed it): long enough to read a request already sent, as a platform thread's first wait whose time
+     * ran out in the pool's queue gets; nothing else waits.
+     */
+    private static final long RESUMED_LATE_NANOS = 1_000_000;
+
+    /**
      * Whether this timed wait may block on the thread for the hand-off delay (false: park at once); {@code
      * firstRequestServed}: the wait follows the connection's first request. Such a wait of a new connection needs one
      * of the poller's permits, given back by {@link #handoffEnded()}; a wait after a resumption never does (it ends at
