@@ -4,6 +4,7 @@
 set -eu
 CONNECTIONS=${CONNECTIONS:-1000}
 DURATION=${DURATION:-20s}
+WARMUP=${WARMUP:-3s}
 JAR=${JAR:-/loomgate-full.jar}
 PATH_=${LOAD_PATH:-/api/data}
 
@@ -22,7 +23,7 @@ field() { # json key: the number after "key": (first occurrence)
 
 run() { # name url
     echo "loading $1 ($2): $CONNECTIONS connections for $DURATION" >&2
-    java -jar "$JAR" load "$2" -c "$CONNECTIONS" -d "$DURATION" --warmup 3s --progress never --json
+    java -jar "$JAR" load "$2" -c "$CONNECTIONS" -d "$DURATION" --warmup "$WARMUP" --progress never --json
 }
 
 wait_ready gateway-virtual

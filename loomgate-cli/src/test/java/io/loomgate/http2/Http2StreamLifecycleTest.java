@@ -12,6 +12,7 @@ import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
 import io.loomgate.upstream.PoolListener;
+import io.loomgate.upstream.UpstreamPool;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -80,6 +82,14 @@ class Http2StreamLifecycleTest {
             c.ping(7); // its ACK comes after the reader has handled the reset (frames are read in order)
             c.await(f -> f.is(Frames.PING, 0) && (f.flags() & Frames.FLAG_ACK) != 0);
             upstream.getOutputStream().write(answer("dropped"));
+            // The drain releases the connection once it has read the dropped answer, on its own thread: /next sent
+            // before that finds no idle connection and dials a second one (run 75). So the release is waited for.
+            UpstreamPool pool = gw.gateway().upstreams().get("main").pools().get(0);
+            long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (pool.idleCount() != 1) {
+                assertThat(System.nanoTime() - end).as("the drained connection back in the pool").isNegative();
+                LockSupport.parkNanos(1_000_000); // a poll every millisecond, not a core spun on a loaded machine
+            }
             c.get(3, "/next");
             readHead(upstream.getInputStream(), "GET /next ");
             upstream.getOutputStream().write(answer("kept"));
