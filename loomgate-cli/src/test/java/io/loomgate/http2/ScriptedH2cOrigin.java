@@ -26,6 +26,15 @@ final class ScriptedH2cOrigin implements AutoCloseable {
      */
     enum Refusal { NONE, GOAWAY_BELOW, REFUSED_STREAM }
 
+    /**
+     * How a request with a body that is not refused is answered: 200 {@code ok} once its body ended; an echo, its
+     * head at its first DATA and each DATA sent back as it comes (a full-duplex origin: the client may wait for it
+     * before it sends more), ended when the body ends; the same as a gRPC echo (content type {@code application/grpc},
+     * the messages sent back as they came, trailers {@code grpc-status: 0}); or one gRPC message, at the body's end,
+     * holding the number of body bytes as text (a client-streaming method's answer).
+     */
+    enum Answer { OK, ECHO, GRPC_ECHO, GRPC_COUNT }
+
     /** One accepted connection: what the origin saw on it, and the switch that makes it go silent. */
     static final class Conn {
         final Socket socket;
@@ -49,6 +58,8 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         private final java.util.Map<Integer, java.io.ByteArrayOutputStream> bodies = new java.util.HashMap<>();
         /** The whole bodies of the requests answered 200, in order. */
         final List<byte[]> answeredBodies = new CopyOnWriteArrayList<>();
+        /** The streams whose echo started (their head sent). */
+        private final java.util.Set<Integer> echoing = new java.util.HashSet<>();
         /** The streams refused (by GOAWAY or REFUSED_STREAM) after their whole body (or {@code refuseAtBytes}) came. */
         final List<Integer> refused = new CopyOnWriteArrayList<>();
 
@@ -85,6 +96,8 @@ final class ScriptedH2cOrigin implements AutoCloseable {
      * before its END_STREAM (an upload still streaming); the rest of its DATA is dropped.
      */
     volatile int refuseAtBytes;
+    /** How a request with a body that is not refused is answered. */
+    volatile Answer answer = Answer.OK;
     /** Requests with a body left to refuse the {@link #refusal} way. */
     final java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -211,6 +224,9 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                             }
                             continue;
                         }
+                        if (answer != Answer.OK && answer != Answer.GRPC_COUNT && !(at > 0 && refusals.get() > 0)) {
+                            echo(c, stream, p, (flags & Frames.FLAG_END_STREAM) != 0);
+                        }
                         if ((flags & Frames.FLAG_END_STREAM) != 0) {
                             c.requests++;
                             java.io.ByteArrayOutputStream body = c.bodies.remove(stream);
@@ -221,7 +237,11 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                                 continue;
                             }
                             c.answeredBodies.add(body.toByteArray());
-                            answer(c, stream);
+                            if (answer == Answer.GRPC_COUNT) {
+                                grpcCount(c, stream, body.size());
+                            } else if (!c.echoing.contains(stream)) {
+                                answer(c, stream);
+                            }
                         }
                     }
                     default -> {
@@ -246,6 +266,39 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR, "idle"));
         c.socket.close();
         return true;
+    }
+
+    /** Sends {@code data} back on {@code stream} (its head first), and the end of the answer when {@code end}. */
+    private void echo(Conn c, int stream, byte[] data, boolean end) throws IOException {
+        boolean grpc = answer == Answer.GRPC_ECHO;
+        if (c.echoing.add(stream)) {
+            c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS, stream, WireFrames.block(":status", "200",
+                    "content-type", grpc ? "application/grpc" : "application/octet-stream"));
+        }
+        if (data.length > 0) {
+            c.frame(Frames.DATA, 0, stream, data);
+        }
+        if (end) {
+            if (grpc) {
+                c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_END_STREAM, stream,
+                        WireFrames.block("grpc-status", "0"));
+            } else {
+                c.frame(Frames.DATA, Frames.FLAG_END_STREAM, stream, new byte[0]);
+            }
+        }
+    }
+
+    /** A client-streaming answer: one gRPC message holding {@code bytes} as text, then trailers. */
+    private static void grpcCount(Conn c, int stream, int bytes) throws IOException {
+        byte[] text = Integer.toString(bytes).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] message = new byte[5 + text.length];
+        message[4] = (byte) text.length;
+        System.arraycopy(text, 0, message, 5, text.length);
+        c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS, stream, WireFrames.block(":status", "200",
+                "content-type", "application/grpc"));
+        c.frame(Frames.DATA, 0, stream, message);
+        c.frame(Frames.HEADERS, Frames.FLAG_END_HEADERS | Frames.FLAG_END_STREAM, stream,
+                WireFrames.block("grpc-status", "0"));
     }
 
     private static void answer(Conn c, int stream) throws IOException {

@@ -182,29 +182,37 @@ final class RequestUpload {
     }
 
     /**
-     * After {@link #release()} for a refused HTTP/2 stream whose relay was still reading a slow client (session 57): waits
-     * until {@code deadlineNanos} (System.nanoTime()) for the relay to end. Its read of the client returns when the
-     * client sends more; what it read is in the refused stream's copy before its write to the stopped stream fails, so
-     * the next attempt goes on from there. Returns the client's failure if that is how the relay ended, else null; a
-     * relay still reading at the deadline is stopped as any other, its client's input cut ({@link #bodyLost}).
+     * After {@link #release()} for a refused HTTP/2 stream whose relay still read the client (session 58), on the
+     * next attempt's relay thread, once it sent the bytes kept so far: waits until {@code deadlineNanos}
+     * (System.nanoTime()) for this relay to end. Its read of the client returns when the client sends more; what it
+     * read is in the refused stream's copy before its write to the stopped stream fails. Once it ended (the join
+     * orders its last read before the caller's next, see {@code RefusedStreamCopy}): the client's failure if that is
+     * how it ended, else null (a write that failed, or its read finding the body handed over: a {@code WriteFailed}
+     * that a read path wrapped). Still reading at the deadline: stopped as any other, its client's input cut
+     * ({@link #bodyLost}), and a {@link SocketTimeoutException}.
      */
-    IOException awaitReleased(long deadlineNanos) {
+    IOException awaitHandedOver(long deadlineNanos) throws SocketTimeoutException {
         Thread t = thread;
-        if (t == null) {
-            return null;
+        if (t != null) {
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0 || !join(t, Duration.ofNanos(left))) {
+                released = false;
+                stop();
+                throw new SocketTimeoutException("the refused attempt's read of the request body did not end within"
+                        + " the route's timeout");
+            }
         }
-        long left = deadlineNanos - System.nanoTime();
-        if (left <= 0 || !join(t, Duration.ofNanos(left))) {
-            released = false;
-            stop();
-            return null;
-        }
-        return clientBodyFailureNow();
+        IOException f = failure;
+        return f instanceof BodyRelay.ReadFailed r && r.getCause() instanceof IOException client
+                && !(client instanceof BodyRelay.WriteFailed) ? client : null;
     }
 
-    /** Whether another attempt cannot have the body: the relay still holds it, or stopping it cut the client's. */
+    /**
+     * Whether another attempt cannot have the body: the relay still holds it (not released to another attempt), or
+     * stopping it cut the client's.
+     */
     boolean bodyLost() {
-        return running() || clientBodyCut;
+        return running() && !released || clientBodyCut;
     }
 
     /** The client's failure while its body was relayed beside, if that is how the relay ended (waited for). */
@@ -236,7 +244,8 @@ final class RequestUpload {
     /**
      * Stops a relay still running: the origin's side first (its next write fails), and, if it is still reading the
      * client after a moment, the client's body too; then waits for it, briefly. One still running after that touches
-     * nothing the pool or the next request shares: its connection is discarded and its client's input is cut.
+     * nothing the pool or the next request shares: its connection is discarded and its client's input is cut. A
+     * released relay (its body went to another attempt) is stopped on the origin's side only, and not waited for.
      */
     void stop() {
         Thread t = thread;
@@ -244,7 +253,10 @@ final class RequestUpload {
             return;
         }
         stopOrigin.run();
-        if (!join(t, Duration.ofMillis(100)) && stopClientBody != null && !released) {
+        if (released) {
+            return; // the body went to another attempt, which waits for this relay's read if it must
+        }
+        if (!join(t, Duration.ofMillis(100)) && stopClientBody != null) {
             clientBodyCut = true;
             stopClientBody.run();
             if (!join(t, STOP_WAIT)) {

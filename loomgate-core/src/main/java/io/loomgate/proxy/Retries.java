@@ -145,12 +145,23 @@ final class Retries {
     }
 
     /**
-     * Whether a refused stream's upload may be handed over while it still reads the client: without a policy, the
-     * copy was made for it (the first attempt was HTTP/2, the body's declared length within the bound). Asked while
-     * the upload may still read, so only the exchange's field (the request thread's) is read, not the copy's state.
+     * A refused stream whose upload beside still reads the client (session 58): hands the body over to the next
+     * attempt at once, without waiting for that upload's read. Under a {@code Retry} policy as
+     * {@link #takeBodyForRetry} does for a retried status (the replay copy's lock orders the reads); without one, the
+     * refused stream's copy makes its successor ({@link RefusedStreamCopy#handOver}), which the next attempt reads.
+     * False when the body cannot go again: no copy was made, it is gone past its bound, or past max-replay-size.
      */
-    static boolean keepsRefusalCopy(Exchange x) {
-        return x.refusedStreamCopy != null;
+    boolean takeBodyForRefusal(Exchange x, UpstreamAttempt failed, long deadlineNanos) {
+        if (policy != null) {
+            return takeBodyForRetry(x);
+        }
+        RefusedStreamCopy copy = x.refusedStreamCopy;
+        RefusedStreamCopy next = copy == null ? null : copy.handOver(failed::awaitReleasedUpload, deadlineNanos);
+        if (next == null) {
+            return false;
+        }
+        x.refusedStreamCopy = next;
+        return true;
     }
 
     /**

@@ -20,6 +20,7 @@ import io.loomgate.upstream.UpstreamPool;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 
 /**
@@ -63,7 +64,8 @@ final class UpstreamAttempt implements AutoCloseable {
     /**
      * The request body's upload: {@link RequestUpload#NONE} (shared, never started) until a body is sent, so a request
      * without one (every GET) makes none and holds none while it waits for its origin. Only the request's thread
-     * reads or sets it.
+     * sets it, before the upload starts; a refused stream's successor reads it from the next attempt's upload
+     * ({@link #awaitReleasedUpload}), started after.
      */
     private RequestUpload upload = RequestUpload.NONE;
     /** What the listeners keep about the leased connection; null before {@link #connect}. */
@@ -261,11 +263,12 @@ final class UpstreamAttempt implements AutoCloseable {
     }
 
     /**
-     * After {@link #releaseUpload()} for a refused stream: waits for the upload to end, until {@code deadlineNanos}
-     * (see {@link RequestUpload#awaitReleased}). Returns the client's failure if the upload ended on it, else null.
+     * After {@link #releaseUpload()} for a refused stream, from the next attempt's upload: waits for this one's to
+     * end, until {@code deadlineNanos}; the client's failure if that is how it ended (see
+     * {@link RequestUpload#awaitHandedOver}).
      */
-    IOException awaitReleasedUpload(long deadlineNanos) {
-        return upload.awaitReleased(deadlineNanos);
+    IOException awaitReleasedUpload(long deadlineNanos) throws SocketTimeoutException {
+        return upload.awaitHandedOver(deadlineNanos);
     }
 
     /** Whether another attempt cannot have the request body (see {@link RequestUpload#bodyLost}). */

@@ -74,44 +74,23 @@ final class UpstreamForwarder implements FilterChain {
         UpstreamAttempt failed = x.upstream.attempt;
         // A call cancelled by its own deadline or by its client tells nothing against the endpoint.
         boolean notTheOrigins = x.grpc.expired || ProxyHandler.cancelledByClient(x);
-        // A refused stream whose upload still waits on a slow client (session 57): only the origin's side is
-        // stopped, so the client's input is not cut; what the upload still reads goes into the copy, and the retry
-        // starts once it ended (one reader at a time: RefusedStreamCopy's class comment). Not for a gRPC call: a
-        // streaming client may wait for the origin's messages before it sends more, and this wait would last to its
-        // deadline; it keeps the stop that cuts its input (a 502, as before).
-        boolean handOver = !notTheOrigins && !x.grpc.active && Retries.keepsRefusalCopy(x) && failed.uploadRunning()
-                && FailureClassifier.mayRetry(f, failed.facts(), true);
+        // A refused stream whose upload still reads the client (sessions 57, 58): the body goes to the next attempt
+        // at once (Retries.takeBodyForRefusal), only the origin's side of this one is stopped, so the client's input
+        // is not cut; the next attempt sends what was kept, then what this upload's pending read brings, then the
+        // rest (RefusedStreamCopy's class comment: one reader at a time). A gRPC stream or a full-duplex client that
+        // waits for the origin's answer before it sends more gets it: nothing here waits for the client.
+        boolean handOver = !notTheOrigins && failed.uploadRunning()
+                && FailureClassifier.mayRetry(f, failed.facts(), true)
+                && retries.takeBodyForRefusal(x, failed, deadline);
         if (handOver) {
             failed.releaseUpload();
         }
         failed.close();
         listener.attemptEnd(x, f);
         upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
-        if (handOver) {
-            handedOver(x, f, failed, retries, deadline);
-        }
         // A body relay that outlived its stop still holds the body, or its stop cut the client's: no retry.
         if (notTheOrigins || x.pastDeadline() || failed.bodyLost() || !retries.mayRetry(x, f, failed.facts())) {
             throw f;
-        }
-    }
-
-    /**
-     * After a refused stream's upload was released: waits for it to end, then fails as the client did if its read
-     * failed, or with a failure that says why when the body passed the copy's bound meanwhile (Envoy answers that
-     * case 507 "exceeded request buffer limit while retrying upstream"; here it stays the refusal's 502).
-     */
-    private static void handedOver(Exchange x, ProxyFailure f, UpstreamAttempt failed, Retries retries,
-            long deadline) throws ProxyFailure {
-        IOException client = failed.awaitReleasedUpload(deadline);
-        if (client != null) {
-            throw FailureClassifier.of(x, client, Stage.FORWARD);
-        }
-        if (!failed.bodyLost() && !retries.refusedBodyReplayable(x)) {
-            log.info("{}: refused stream not sent again: the request body passed the {} bytes kept for it while it"
-                    + " still streamed", x, Retries.REFUSED_STREAM_COPY);
-            throw new ProxyFailure(f.kind(), f.getMessage() + "; not sent again: the request body, still streaming,"
-                    + " passed the " + Retries.REFUSED_STREAM_COPY + " bytes kept for a refused stream", f.getCause());
         }
     }
 

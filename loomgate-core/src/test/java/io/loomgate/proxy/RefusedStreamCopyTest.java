@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -221,5 +222,157 @@ class RefusedStreamCopyTest {
         assertThat(origin.sent()).isEqualTo(whole);
         assertThat(copy.replayable()).isFalse();
         assertThat(copy.rewind()).isFalse();
+    }
+
+    /** A client that gives the pieces the test offers, each when offered: a client that waits for its origin. */
+    private static final class Trickle extends BodyInputStream {
+        private static final byte[] END = new byte[0];
+        final java.util.concurrent.BlockingQueue<byte[]> pieces = new java.util.concurrent.LinkedBlockingQueue<>();
+        private byte[] current;
+        private int at;
+        private volatile boolean ended;
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (!awaitData()) {
+                return -1;
+            }
+            int n = Math.min(len, current.length - at);
+            System.arraycopy(current, at, b, off, n);
+            at += n;
+            return n;
+        }
+
+        @Override
+        public boolean awaitData() throws IOException {
+            if (ended) {
+                return false;
+            }
+            if (current != null && at < current.length) {
+                return true;
+            }
+            try {
+                current = pieces.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                throw new java.io.InterruptedIOException();
+            }
+            if (current == null) {
+                throw new java.net.SocketTimeoutException("no piece within 10 s");
+            }
+            at = 0;
+            ended = current == END;
+            return !ended;
+        }
+
+        @Override
+        public int available() {
+            return current == null || ended ? 0 : current.length - at;
+        }
+
+        @Override
+        public boolean isComplete() {
+            return ended;
+        }
+    }
+
+    /** An origin's stream shared with the test's thread; once {@code dead} its writes fail (a refused stream). */
+    private static final class Stream extends OutputStream {
+        private final ByteArrayOutputStream got = new ByteArrayOutputStream();
+        volatile boolean dead;
+
+        @Override
+        public void write(int b) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) throws IOException {
+            if (dead) {
+                throw new IOException("stream refused");
+            }
+            got.write(b, off, len);
+        }
+
+        synchronized byte[] sent() {
+            return got.toByteArray();
+        }
+
+        /** Waits (polling, with a deadline) until {@code n} bytes went through. */
+        byte[] await(int n) throws InterruptedException {
+            long end = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+            while (sent().length < n) {
+                assertThat(System.nanoTime()).as("%d bytes sent in time (%d so far)", n, sent().length)
+                        .isLessThan(end);
+                Thread.sleep(2);
+            }
+            return sent();
+        }
+    }
+
+    /**
+     * Session 58: a refusal while the upload waits for the client (which waits for the origin). The successor sends
+     * the kept bytes at once, with the refused upload still blocked on the client; the piece that read was waiting
+     * for goes to the successor's stream, not the dead one, after them; then the rest, read by the successor. One
+     * reader at a time: the successor reads the client only after the refused upload's thread ended (joined).
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aSuccessorSendsTheKeptBytesAtOnceThenThePendingReadThenTheRest(boolean sized) throws Exception {
+        byte[] whole = body(5_000);
+        long length = sized ? whole.length : -1;
+        Trickle client = new Trickle();
+        RefusedStreamCopy copy = new RefusedStreamCopy(client, 65_535, length);
+        Stream refused = new Stream();
+        AtomicReference<Throwable> firstEnd = new AtomicReference<>();
+        Thread first = Thread.ofVirtual().start(() -> {
+            try {
+                Http2Codec.sendBody(copy, refused, length);
+            } catch (Throwable t) {
+                firstEnd.set(t);
+            }
+        });
+        client.pieces.add(Arrays.copyOfRange(whole, 0, 3_000));
+        assertThat(refused.await(3_000)).isEqualTo(Arrays.copyOf(whole, 3_000));
+        // refused while its upload waits for the client's next piece
+        RefusedStreamCopy next = copy.handOver(deadline -> {
+            try {
+                if (!first.join(java.time.Duration.ofNanos(Math.max(1, deadline - System.nanoTime())))) {
+                    throw new java.net.SocketTimeoutException("the refused upload did not end");
+                }
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            return null; // its end was not the client's failure
+        }, System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos());
+        assertThat(next).isNotNull();
+        assertThat(copy.handOver(d -> null, 0)).as("one successor").isNull();
+        refused.dead = true;
+        Stream fresh = new Stream();
+        AtomicReference<Throwable> nextEnd = new AtomicReference<>();
+        Thread second = Thread.ofVirtual().start(() -> {
+            try {
+                Http2Codec.sendBody(next, fresh, length);
+            } catch (Throwable t) {
+                nextEnd.set(t);
+            }
+        });
+        assertThat(fresh.await(3_000)).as("the kept bytes, at once").isEqualTo(Arrays.copyOf(whole, 3_000));
+        assertThat(first.isAlive()).as("the refused upload still waits for the client").isTrue();
+        client.pieces.add(Arrays.copyOfRange(whole, 3_000, 4_000)); // what the client sends once it got its echo
+        assertThat(fresh.await(4_000)).as("the pending read's piece, on the fresh stream")
+                .isEqualTo(Arrays.copyOf(whole, 4_000));
+        assertThat(first.join(java.time.Duration.ofSeconds(10))).isTrue();
+        // its write to the refused stream failed, or (the read path, BodyRelay wrapping what a read throws) its next
+        // read found the body handed over: a WriteFailed either way, never the client's failure
+        assertThat(firstEnd.get()).as("how the refused upload ended").isNotNull().satisfiesAnyOf(
+                        t -> assertThat(t).isInstanceOf(BodyRelay.WriteFailed.class),
+                        t -> assertThat(t.getCause()).isInstanceOf(BodyRelay.WriteFailed.class));
+        client.pieces.add(Arrays.copyOfRange(whole, 4_000, 5_000));
+        client.pieces.add(Trickle.END);
+        assertThat(second.join(java.time.Duration.ofSeconds(10))).isTrue();
+        assertThat(nextEnd.get()).isNull();
+        assertThat(fresh.sent()).as("the whole body once, in order").isEqualTo(whole);
+        assertThat(refused.sent()).isEqualTo(Arrays.copyOf(whole, 3_000));
+        assertThat(next.rewind()).as("still kept for another refusal").isTrue();
     }
 }
