@@ -18,10 +18,12 @@ import java.util.function.Function;
 public final class BoundRoutes {
     private final RouteTable table;
     private final Map<Route, BoundRoute> bound;
+    private final long generation;
 
-    private BoundRoutes(RouteTable table, Map<Route, BoundRoute> bound) {
+    private BoundRoutes(RouteTable table, Map<Route, BoundRoute> bound, long generation) {
         this.table = table;
         this.bound = bound;
+        this.generation = generation;
     }
 
     /** A match: the bound route and the template variables its predicates captured. */
@@ -34,6 +36,15 @@ public final class BoundRoutes {
      * @throws IllegalArgumentException naming the route, when {@code upstreamOf} has no upstream for it
      */
     public static BoundRoutes bind(RouteTable table, Function<Route, Upstream> upstreamOf) {
+        return bind(table, upstreamOf, 1);
+    }
+
+    /**
+     * As {@link #bind(RouteTable, Function)}, stamped with the configuration generation it serves: 1 for the one a
+     * gateway starts with, one more for each applied reload ({@code loomgate_config_generation}). Each exchange
+     * reports the generation of the table it matched against, so one that straddles a reload can be told apart.
+     */
+    public static BoundRoutes bind(RouteTable table, Function<Route, Upstream> upstreamOf, long generation) {
         Map<Route, BoundRoute> bound = new IdentityHashMap<>();
         for (Route r : table.routes()) {
             Upstream upstream = upstreamOf.apply(r);
@@ -42,7 +53,12 @@ public final class BoundRoutes {
             }
             bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout())));
         }
-        return new BoundRoutes(table, bound);
+        return new BoundRoutes(table, bound, generation);
+    }
+
+    /** The configuration generation this table serves (1 at start, one more per applied reload). */
+    public long generation() {
+        return generation;
     }
 
     /** The first route that matches, bound; null if none does. */

@@ -27,6 +27,8 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     final long startNanos;
     private final String originalTarget;
     RequestHead request;
+    /** The routing table the exchange matched against (its fallback too); null before routing. */
+    BoundRoutes table;
     /** The route matched, with its upstream and admission; null before (or without) a match. */
     BoundRoute route;
     /** Set when a circuit breaker's fallback moved the exchange to another route: the one the client matched,
@@ -122,6 +124,12 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     }
 
     // ---- FilterExchange ----
+
+    @Override
+    public long configGeneration() {
+        BoundRoutes t = table;
+        return t == null ? 0 : t.generation();
+    }
 
     @Override
     public String routeId() {

@@ -8,6 +8,15 @@ public interface ExchangeView {
     /** The route id, or null before a route matched (or when none did). */
     String routeId();
 
+    /**
+     * The configuration generation of the routing table the exchange was matched against (1 for the one the gateway
+     * started with, one more for each applied reload), even when no route matched; 0 before routing (a request the
+     * request screen refused) or where there is no table.
+     */
+    default long configGeneration() {
+        return 0;
+    }
+
     String method();
 
     /**
