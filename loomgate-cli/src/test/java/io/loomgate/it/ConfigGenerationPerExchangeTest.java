@@ -76,8 +76,8 @@ class ConfigGenerationPerExchangeTest {
                 assertThat(get(gw.port(), "/app/first").statusCode()).isEqualTo(200);
                 assertThat(accessLine(access, "/app/first")).contains("\"loomgate.config_generation\":1");
                 assertThat(get(gw.port(), "/nowhere").statusCode()).isEqualTo(404);
-                assertThat(accessLine(access, "/nowhere")).as("no route matched, but a table was asked")
-                        .contains("\"loomgate.config_generation\":1");
+                assertThat(accessLine(access, "/nowhere")).as("no route matched: no generation")
+                        .doesNotContain("loomgate.config_generation");
 
                 CompletableFuture<HttpResponse<String>> slow = HTTP.sendAsync(request(gw.port(), "/app/slow"),
                         HttpResponse.BodyHandlers.ofString());

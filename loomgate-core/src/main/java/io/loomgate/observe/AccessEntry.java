@@ -33,7 +33,7 @@ import java.util.Locale;
 record AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                    long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
                    String traceId, String spanId, String failure, String principal, int grpcStatus,
-                   String protocol, String referer, String userAgent, long generation) {
+                   String protocol, String referer, String userAgent, int generation) {
 
     AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                 long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,

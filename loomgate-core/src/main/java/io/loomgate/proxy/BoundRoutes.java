@@ -18,9 +18,9 @@ import java.util.function.Function;
 public final class BoundRoutes {
     private final RouteTable table;
     private final Map<Route, BoundRoute> bound;
-    private final long generation;
+    private final int generation;
 
-    private BoundRoutes(RouteTable table, Map<Route, BoundRoute> bound, long generation) {
+    private BoundRoutes(RouteTable table, Map<Route, BoundRoute> bound, int generation) {
         this.table = table;
         this.bound = bound;
         this.generation = generation;
@@ -44,20 +44,24 @@ public final class BoundRoutes {
      * gateway starts with, one more for each applied reload ({@code loomgate_config_generation}). Each exchange
      * reports the generation of the table it matched against, so one that straddles a reload can be told apart.
      */
-    public static BoundRoutes bind(RouteTable table, Function<Route, Upstream> upstreamOf, long generation) {
+    public static BoundRoutes bind(RouteTable table, Function<Route, Upstream> upstreamOf, int generation) {
         Map<Route, BoundRoute> bound = new IdentityHashMap<>();
+        BoundRoutes routes = new BoundRoutes(table, bound, generation); // filled before anyone else sees it
         for (Route r : table.routes()) {
             Upstream upstream = upstreamOf.apply(r);
             if (upstream == null) {
                 throw new IllegalArgumentException("route '" + r.id() + "' has no upstream");
             }
-            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout())));
+            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout()), routes));
         }
-        return new BoundRoutes(table, bound, generation);
+        return routes;
     }
 
-    /** The configuration generation this table serves (1 at start, one more per applied reload). */
-    public long generation() {
+    /**
+     * The configuration generation this table serves (1 at start, one more per applied reload). An int: a reload a
+     * second for 68 years, and 4 bytes fit the access log's entry where 8 made it 8 bytes bigger per logged request.
+     */
+    public int generation() {
         return generation;
     }
 

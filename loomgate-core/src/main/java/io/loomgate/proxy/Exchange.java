@@ -27,8 +27,6 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     final long startNanos;
     private final String originalTarget;
     RequestHead request;
-    /** The routing table the exchange matched against (its fallback too); null before routing. */
-    BoundRoutes table;
     /** The route matched, with its upstream and admission; null before (or without) a match. */
     BoundRoute route;
     /** Set when a circuit breaker's fallback moved the exchange to another route: the one the client matched,
@@ -126,9 +124,9 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     // ---- FilterExchange ----
 
     @Override
-    public long configGeneration() {
-        BoundRoutes t = table;
-        return t == null ? 0 : t.generation();
+    public int configGeneration() {
+        BoundRoute reported = matchedRoute != null ? matchedRoute : route; // as routeId(): the route the client matched
+        return reported == null ? 0 : reported.table().generation();
     }
 
     @Override

@@ -9,11 +9,11 @@ public interface ExchangeView {
     String routeId();
 
     /**
-     * The configuration generation of the routing table the exchange was matched against (1 for the one the gateway
-     * started with, one more for each applied reload), even when no route matched; 0 before routing (a request the
-     * request screen refused) or where there is no table.
+     * The configuration generation of the routing table whose route the exchange matched (1 for the one the gateway
+     * started with, one more for each applied reload); 0 when no route matched (a 404, a request the request screen
+     * refused) or where there is no table.
      */
-    default long configGeneration() {
+    default int configGeneration() {
         return 0;
     }
 

@@ -168,9 +168,7 @@ public final class ProxyHandler implements ExchangeHandler {
 
     private void matchRoute(Exchange x) throws ProxyFailure {
         x.client = forwarded.clientIp(x.downstream.remoteAddress().getAddress(), x.request.headers());
-        BoundRoutes table = routes; // read once: a reload's swap mid-exchange changes nothing for this exchange
-        x.table = table;
-        BoundRoutes.Match m = table.match(x.request, x.client);
+        BoundRoutes.Match m = routes.match(x.request, x.client);
         if (m == null) {
             throw new ProxyFailure(Kind.NO_ROUTE, "no route for " + x.request.method() + " " + x.request.path(), null);
         }
@@ -222,7 +220,7 @@ public final class ProxyHandler implements ExchangeHandler {
         x.responseTap = null; // it saw the answer the fallback replaces
         String path = BreakerCall.expand(fallback.path(), x.variables);
         x.request = x.request.withPath(path);
-        BoundRoutes.Match m = x.table.match(x.request, x.client); // the table the exchange matched, not a newer one
+        BoundRoutes.Match m = from.table().match(x.request, x.client); // the exchange's table, not a newer one
         if (m == null || m.route() == from) {
             throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' failed and its fallback "
                     + path + (m == null ? " matches no route" : " leads back to it"), null);
