@@ -5,77 +5,61 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.route.Route;
-import io.loomgate.testkit.PluginJar;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Factories are told the route they build for (session 58: {@code ExtensionFactory.create(routeId, args)}, what the
  * gateway calls), so state kept across reloads can follow its route; a filter every route shares
- * ({@code default-filters}) is told null. A plugin written before, which implements only {@code create(args)}, still
- * compiles against the API and is built through the default method; the route-aware example of docs/extending.md
- * ("State across reloads") compiles too. Both are compiled from source here, as a team would, and loaded the way
- * {@code plugins/} is.
+ * ({@code default-filters}) is told null. A factory written before, which implements only {@code create(args)}
+ * ({@link TagFactory}, as {@code PluginJarIT}'s plugin and the example module do), still compiles and is built through
+ * the default method; docs/extending.md's route-aware example ({@link CounterFactory}) compiles and builds. The
+ * factories are given in code (as the embedding API gives them): a plugin jar compiled at test time took 15 s of javac
+ * at load 30, and {@code PluginJarIT} already covers the jar path.
  */
 class FactoryRouteIdTest {
-    private static final String OLD_STYLE = """
-            package com.example;
 
-            import io.loomgate.filter.FilterFactory;
-            import io.loomgate.filter.GatewayFilter;
-            import java.util.List;
-            import java.util.Map;
+    /** A factory as written before session 58: {@code create(args)} only. */
+    public static final class TagFactory implements FilterFactory {
+        public String name() { return "Tag"; }
+        public List<String> argNames() { return List.of("tag"); }
+        public GatewayFilter create(Map<String, String> args) {
+            String tag = args.get("tag");
+            return (exchange, chain) -> {
+                chain.proceed(exchange);
+                exchange.response().headers().add("X-Tag", tag);
+            };
+        }
+    }
 
-            public final class TagFactory implements FilterFactory {
-                public String name() { return "Tag"; }
-                public List<String> argNames() { return List.of("tag"); }
-                public GatewayFilter create(Map<String, String> args) {
-                    String tag = args.get("tag");
-                    return (exchange, chain) -> {
-                        chain.proceed(exchange);
-                        exchange.response().headers().add("X-Tag", tag);
-                    };
-                }
-            }
-            """;
+    /** docs/extending.md's example ("State across reloads"), word for word. */
+    public static final class CounterFactory implements FilterFactory {
+        /** Per route and step, for the process's life: a handful of routes, so no forgetting is needed. */
+        private final Map<List<String>, AtomicLong> counts = new ConcurrentHashMap<>();
 
-    /** docs/extending.md's example, word for word but for the package and imports. */
-    private static final String DOCUMENTED = """
-            package com.example;
+        public String name() { return "Counter"; }
+        public List<String> argNames() { return List.of("step"); }
+        public GatewayFilter create(Map<String, String> args) { return create(null, args); }
 
-            import io.loomgate.filter.FilterFactory;
-            import io.loomgate.filter.GatewayFilter;
-            import java.util.Arrays;
-            import java.util.List;
-            import java.util.Map;
-            import java.util.concurrent.ConcurrentHashMap;
-            import java.util.concurrent.atomic.AtomicLong;
-
-            public final class CounterFactory implements FilterFactory {
-                /** Per route and step, for the process's life: a handful of routes, so no forgetting is needed. */
-                private final Map<List<String>, AtomicLong> counts = new ConcurrentHashMap<>();
-
-                public String name() { return "Counter"; }
-                public List<String> argNames() { return List.of("step"); }
-                public GatewayFilter create(Map<String, String> args) { return create(null, args); }
-
-                @Override
-                public GatewayFilter create(String routeId, Map<String, String> args) {
-                    String step = args.getOrDefault("step", "1");
-                    AtomicLong count = counts.computeIfAbsent(Arrays.asList(routeId, step), k -> new AtomicLong());
-                    long by = Long.parseLong(step);
-                    return (exchange, chain) -> {
-                        exchange.request().headers().set("X-Count", Long.toString(count.addAndGet(by)));
-                        chain.proceed(exchange);
-                    };
-                }
-            }
-            """;
+        @Override
+        public GatewayFilter create(String routeId, Map<String, String> args) {
+            String step = args.getOrDefault("step", "1");
+            AtomicLong count = counts.computeIfAbsent(Arrays.asList(routeId, step), k -> new AtomicLong());
+            long by = Long.parseLong(step);
+            return (exchange, chain) -> {
+                exchange.request().headers().set("X-Count", Long.toString(count.addAndGet(by)));
+                chain.proceed(exchange);
+            };
+        }
+    }
 
     /** Records the route each filter was made for. */
     private static final class Recording implements FilterFactory {
@@ -97,7 +81,7 @@ class FactoryRouteIdTest {
             return (exchange, chain) -> chain.proceed(exchange);
         }
 
-        // No @Override: the test compiles against the API before session 58 too, and fails there (create(args) only)
+        @Override
         public GatewayFilter create(String routeId, Map<String, String> args) {
             madeFor.add(routeId + " " + args.get("label"));
             return (exchange, chain) -> chain.proceed(exchange);
@@ -105,15 +89,9 @@ class FactoryRouteIdTest {
     }
 
     @Test
-    void factoriesAreToldTheRouteAndOldPluginsStillBuild(@TempDir Path dir) throws Exception {
-        Path plugins = dir.resolve("plugins");
-        Files.createDirectories(plugins);
-        new PluginJar().source("com.example.TagFactory", OLD_STYLE).source("com.example.CounterFactory", DOCUMENTED)
-                .provides("io.loomgate.filter.FilterFactory", "com.example.TagFactory")
-                .provides("io.loomgate.filter.FilterFactory", "com.example.CounterFactory")
-                .writeTo(plugins.resolve("team.jar"));
+    void factoriesAreToldTheRouteAndOldOnesStillBuild(@TempDir Path dir) throws Exception {
         Recording recording = new Recording();
-        Plugins loaded = Plugins.load(plugins, true).and(Plugins.of(List.of(recording), List.of()));
+        Plugins plugins = Plugins.of(List.of(new TagFactory(), new CounterFactory(), recording), List.of());
         Path file = dir.resolve("gateway.yaml");
         Files.writeString(file, """
                 server:
@@ -130,15 +108,15 @@ class FactoryRouteIdTest {
                     predicates: [ "Path=/b/**" ]
                     filters: [ "Recording=two" ]
                 """);
-        GatewayAssembly assembly = loaded.assemble(ConfigLoader.load(file));
+        GatewayAssembly assembly = plugins.assemble(ConfigLoader.load(file));
 
         assertThat(recording.madeFor).as("each route's own filter told its route, the shared one null")
                 .containsExactlyInAnyOrder("null shared", "a one", "b two");
         Route a = assembly.routes().routes().get(0);
         assertThat(a.filters()).extracting(f -> f.getClass().getName())
-                .filteredOn(n -> n.startsWith("com.example.TagFactory")).as("the old-style plugin's filter")
+                .filteredOn(n -> n.startsWith(TagFactory.class.getName())).as("the old-style factory's filter")
                 .hasSize(1);
         assertThat(a.filters()).extracting(f -> f.getClass().getName())
-                .filteredOn(n -> n.startsWith("com.example.CounterFactory")).hasSize(1);
+                .filteredOn(n -> n.startsWith(CounterFactory.class.getName())).hasSize(1);
     }
 }
