@@ -17,7 +17,7 @@
 #       allocated class and the innermost frame of the gateway's own code (top.py ... site).
 # Prints one summary line (requests, B/request by the GC log, CPU µs/request, the load average) and writes
 # summary.txt, gc.log, the load tool's output and alloc.collapsed.gz into $WORK/$SHAPE-$LABEL.
-# Env: DATA (a file: each request is a POST with it as the body; h2load shapes only, e.g. w8h2 with a 1 KiB body
+# Env: CFGFILE (a gateway config instead of the shape's, ports as in bench/configs), DATA (a file: each request is a POST with it as the body; h2load shapes only, e.g. w8h2 with a 1 KiB body
 # for the request-body path to an HTTP/2 origin), GRPCLOAD (instead of h2load, for h2 shapes: the binary of
 # bench/results/2026-12-02-s57-h2alloc/grpcload, `go build` there; GRPCARGS e.g. "-size 100 -pieces 4"), N (100000), WARM (20), SECS (8), ALLOCI (65536), TOP (60 sites), WORK (/tmp/loomgate-alloc), SITES (a script
 # `SITES FILE.collapsed REQUESTS` whose line is added to the summary, e.g. a task's own site groups), AP (the
@@ -50,7 +50,9 @@ if [[ $SHAPE == w9 ]]; then
         -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 -keyout "$CERTS/key.pem" -out "$CERTS/cert.pem" 2>/dev/null
     export BENCH_TLS_CERT=$CERTS/cert.pem BENCH_TLS_KEY=$CERTS/key.pem
 fi
-sed -e "s/18081/$PORT/; s/19901/$ADMIN_PORT/; s/18080/$ORIGIN_PORT/" "$ROOT/bench/configs/$CFG" > "$OUT/gw.yaml"
+# CFGFILE (env): another gateway config for the shape's load (its ports written as 18081, 19901 and 18080, as in
+# bench/configs), e.g. a route whose every answer is a refusal
+sed -e "s/18081/$PORT/; s/19901/$ADMIN_PORT/; s/18080/$ORIGIN_PORT/" "${CFGFILE:-$ROOT/bench/configs/$CFG}" > "$OUT/gw.yaml"
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null' EXIT
 if [[ $SHAPE == *h2 ]]; then

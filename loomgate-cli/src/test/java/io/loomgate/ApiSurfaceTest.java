@@ -87,6 +87,34 @@ class ApiSurfaceTest {
         assertThat(outside).as("imports of Loomgate types outside the API (docs/extending.md)").isEmpty();
     }
 
+    /**
+     * The package plugins build on ({@code io.loomgate.extension}) holds the API and the few internal helpers its
+     * API types and the built-ins share, named here with why; nothing else. Session 58 moved
+     * {@code KeptAcrossReloads} out of it (to {@code io.loomgate.reload}): a plugin cannot use it rightly (keeping is
+     * right only at the gateway's swap, which a plugin is not told of), and docs/extending.md says how a plugin keeps
+     * state of its own across reloads.
+     */
+    @Test
+    void thePluginPackageHoldsNoOtherInternalType() throws IOException {
+        Set<String> api = new TreeSet<>();
+        apiTypes(Files.readString(EXTENDING)).forEach(c -> api.add(c.getSimpleName()));
+        Set<String> internal = Set.of(
+                "ExtensionRegistry", // FilterRegistry's and PredicateRegistry's base: the embedding registers on them
+                "ArgumentException", // what ExtensionArgs throws (an IllegalArgumentException naming the argument)
+                "Durations", "StatusCodes"); // the value grammar ExtensionArgs reads with
+        List<String> other = new ArrayList<>();
+        try (Stream<Path> files = Files.list(ROOT.resolve("loomgate-core/src/main/java/io/loomgate/extension"))) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".java")).toList()) {
+                String type = f.getFileName().toString().replace(".java", "");
+                if (!type.equals("package-info") && !api.contains(type) && !internal.contains(type)) {
+                    other.add(type);
+                }
+            }
+        }
+        assertThat(other).as("types in io.loomgate.extension that are neither API (docs/extending.md) nor named "
+                + "here; internal helpers belong in an internal package").isEmpty();
+    }
+
     /** The check itself finds a leak: a table without {@code Headers} leaves RequestHead's signatures leaking it. */
     @Test
     void aTypeMissingFromTheTableIsALeak() throws IOException {

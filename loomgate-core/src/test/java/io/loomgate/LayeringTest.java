@@ -51,6 +51,7 @@ class LayeringTest {
     private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
             Map.entry("http", Set.of()),
             Map.entry("threads", Set.of()),
+            Map.entry("reload", Set.of()),
             Map.entry("extension", Set.of("http")),
             Map.entry("grpc", Set.of()),
             Map.entry("http1", Set.of("http", "threads")),
@@ -62,8 +63,8 @@ class LayeringTest {
             Map.entry("route", Set.of("http", "filter", "extension", "resilience")),
             Map.entry("proxy", Set.of("http", "http1", "http2", "threads", "server", "route", "filter", "upstream",
                     "resilience", "grpc")),
-            Map.entry("ratelimit", Set.of("filter", "http", "extension")),
-            Map.entry("resilience", Set.of("filter", "http", "extension")),
+            Map.entry("ratelimit", Set.of("filter", "http", "extension", "reload")),
+            Map.entry("resilience", Set.of("filter", "http", "extension", "reload")),
             Map.entry("security", Set.of("http", "filter", "threads", "extension")),
             Map.entry("config", Set.of("http", "http2", "route", "filter", "upstream", "threads", "ratelimit",
                     "resilience", "tls", "security", "extension", "server")),

@@ -299,8 +299,9 @@ public final class Gateway implements AutoCloseable {
         Serving before = serving;
         Upstreams.Reconciled r = before.upstreams().reconcile(
                 onTransport(withTls(next.upstreams(), tls), upstreamTransport), pools);
+        // Stamped one generation on from the table it replaces: the exchanges matched from now on report it.
         BoundRoutes routes = BoundRoutes.bind(next.routes(),
-                route -> r.next().get(next.upstreamOf().get(route).id()));
+                route -> r.next().get(next.upstreamOf().get(route).id()), proxy.routes().generation() + 1);
         proxy.swapRoutes(routes);
         serving = new Serving(next, r.next());
         r.commit();

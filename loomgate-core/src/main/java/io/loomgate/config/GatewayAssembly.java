@@ -121,7 +121,7 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
         String context = "route '" + spec.id() + "'";
         List<RoutePredicate> built = new ArrayList<>();
         for (RouteSpec.ComponentSpec c : spec.predicates()) {
-            built.add(create(file, context, c, predicates, List.of()));
+            built.add(create(file, context, spec.id(), c, predicates, List.of()));
         }
         List<GatewayFilter> chain = new ArrayList<>();
         RoutePolicies bound = RoutePolicies.NONE;
@@ -129,7 +129,8 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
             if (policies.find(c.name()) != null) {
                 String where = c.shared() ? c.context() : context;
                 try {
-                    bound = bound.with(create(file, where, c, policies, List.of()));
+                    // made for each route, even from default-filters: each its own (its retry budget)
+                    bound = bound.with(create(file, where, spec.id(), c, policies, List.of()));
                 } catch (IllegalArgumentException e) {
                     throw new ConfigException(file, c.line(), context, e.getMessage());
                 }
@@ -140,7 +141,8 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
                 chain.add(already);
                 continue;
             }
-            GatewayFilter filter = create(file, c.shared() ? c.context() : context, c, filters, policies.names());
+            GatewayFilter filter = create(file, c.shared() ? c.context() : context, c.shared() ? null : spec.id(), c,
+                    filters, policies.names());
             chain.add(filter);
             if (c.shared()) {
                 shared.put(c, filter);
@@ -156,9 +158,11 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
     /**
      * Finds the factory a predicate or filter names, binds its arguments and makes it.
      *
+     * @param routeId   the route it is made for, null for one every route shares ({@link ExtensionFactory#create(String,
+     *                  Map)})
      * @param alsoKnown names of the same kind another registry answers (the route policies), for the unknown-name hint
      */
-    private static <T, F extends ExtensionFactory<T>> T create(String file, String context,
+    private static <T, F extends ExtensionFactory<T>> T create(String file, String context, String routeId,
                                                                RouteSpec.ComponentSpec c,
                                                                ExtensionRegistry<F, ?> registry,
                                                                Collection<String> alsoKnown)
@@ -181,7 +185,7 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
                     + (hint.isEmpty() ? " (known: " + String.join(", ", known) + ")" : hint));
         }
         try {
-            return f.create(ComponentBinder.bind(c.args(), f.argNames(), f.gathersList()));
+            return f.create(routeId, ComponentBinder.bind(c.args(), f.argNames(), f.gathersList()));
         } catch (IllegalArgumentException e) {
             // An ArgumentException names the argument: point at the line it was written on.
             int line = e instanceof ArgumentException a ? c.lineOf(a.argument()) : c.line();

@@ -39,4 +39,18 @@ public interface ExtensionFactory<T> {
      * @throws IllegalArgumentException with a message that names the argument and says what was expected
      */
     T create(Map<String, String> args);
+
+    /**
+     * Makes it for the route {@code routeId}: what the gateway calls. The default ignores the route and calls
+     * {@link #create(Map)}, so a factory written before session 58 (which implements only that) compiles and runs
+     * unchanged. Override it when what is made depends on which route it serves, e.g. state kept per route.
+     *
+     * @param routeId the id of the route being built; null for an extension every route shares (one built once
+     *                from {@code default-filters} or the global {@code cors} section)
+     * @param args    argument values by name, in the order written
+     * @throws IllegalArgumentException as {@link #create(Map)}
+     */
+    default T create(String routeId, Map<String, String> args) {
+        return create(args);
+    }
 }

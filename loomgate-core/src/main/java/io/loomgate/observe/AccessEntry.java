@@ -28,17 +28,18 @@ import java.util.Locale;
  * @param protocol      the client's protocol version ({@code HTTP/1.1}), or null
  * @param referer       the request's Referer, or null
  * @param userAgent     the request's User-Agent, or null
+ * @param generation    the configuration generation of the routing table the exchange matched against, 0 if none
  */
 record AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                    long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
                    String traceId, String spanId, String failure, String principal, int grpcStatus,
-                   String protocol, String referer, String userAgent) {
+                   String protocol, String referer, String userAgent, int generation) {
 
     AccessEntry(long startMillis, String client, String method, String target, int status, long bytesOut,
                 long bytesIn, long totalNanos, long upstreamNanos, String route, String upstream, String endpoint,
                 String traceId, String failure, String principal, int grpcStatus) {
         this(startMillis, client, method, target, status, bytesOut, bytesIn, totalNanos, upstreamNanos, route,
-                upstream, endpoint, traceId, null, failure, principal, grpcStatus, null, null, null);
+                upstream, endpoint, traceId, null, failure, principal, grpcStatus, null, null, null, 0);
     }
 
     static AccessEntry of(ExchangeView x, long nowMillis) {
@@ -49,6 +50,6 @@ record AccessEntry(long startMillis, String client, String method, String target
                 x.traceId(), x.spanId(), x.failure() == null ? null : x.failure().kind().name().toLowerCase(Locale.ROOT),
                 x.principal(), x.grpcStatus(), head == null ? null : head.version(),
                 head == null ? null : head.headers().first("Referer"),
-                head == null ? null : head.headers().first("User-Agent"));
+                head == null ? null : head.headers().first("User-Agent"), x.configGeneration());
     }
 }

@@ -70,6 +70,7 @@ public enum AccessLogFormat {
     private static final SerializedString UPSTREAM_DURATION = new SerializedString("loomgate.upstream_duration");
     private static final SerializedString FAILURE = new SerializedString("loomgate.failure");
     private static final SerializedString GRPC_STATUS = new SerializedString("loomgate.grpc_status");
+    private static final SerializedString GENERATION = new SerializedString("loomgate.config_generation");
     private static final DateTimeFormatter ISO_SECOND =
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.", Locale.ROOT).withZone(ZoneOffset.UTC);
     /** What {@link #clfSecond(long)} writes, and writes itself for years outside 1-9999. */
@@ -231,6 +232,10 @@ public enum AccessLogFormat {
             if (e.grpcStatus() >= 0) {
                 g.writeFieldName(GRPC_STATUS);
                 g.writeNumber(e.grpcStatus());
+            }
+            if (e.generation() > 0) {
+                g.writeFieldName(GENERATION);
+                g.writeNumber(e.generation());
             }
             g.writeEndObject();
         }

@@ -174,6 +174,7 @@ public final class AdminHandler implements ExchangeHandler {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", r.id());
             m.put("order", r.order());
+            m.put("generation", served.generation()); // the configuration it is served from, as the access log says
             m.put("predicates", IntStream.range(0, r.predicates().size()).mapToObj(r::predicateText).toList());
             m.put("filters", r.filterTexts());
             List<String> policies = new ArrayList<>(); // Retry and CircuitBreaker, bound to the route, with state

@@ -18,10 +18,12 @@ import java.util.function.Function;
 public final class BoundRoutes {
     private final RouteTable table;
     private final Map<Route, BoundRoute> bound;
+    private final int generation;
 
-    private BoundRoutes(RouteTable table, Map<Route, BoundRoute> bound) {
+    private BoundRoutes(RouteTable table, Map<Route, BoundRoute> bound, int generation) {
         this.table = table;
         this.bound = bound;
+        this.generation = generation;
     }
 
     /** A match: the bound route and the template variables its predicates captured. */
@@ -34,15 +36,33 @@ public final class BoundRoutes {
      * @throws IllegalArgumentException naming the route, when {@code upstreamOf} has no upstream for it
      */
     public static BoundRoutes bind(RouteTable table, Function<Route, Upstream> upstreamOf) {
+        return bind(table, upstreamOf, 1);
+    }
+
+    /**
+     * As {@link #bind(RouteTable, Function)}, stamped with the configuration generation it serves: 1 for the one a
+     * gateway starts with, one more for each applied reload ({@code loomgate_config_generation}). Each exchange
+     * reports the generation of the table it matched against, so one that straddles a reload can be told apart.
+     */
+    public static BoundRoutes bind(RouteTable table, Function<Route, Upstream> upstreamOf, int generation) {
         Map<Route, BoundRoute> bound = new IdentityHashMap<>();
+        BoundRoutes routes = new BoundRoutes(table, bound, generation); // filled before anyone else sees it
         for (Route r : table.routes()) {
             Upstream upstream = upstreamOf.apply(r);
             if (upstream == null) {
                 throw new IllegalArgumentException("route '" + r.id() + "' has no upstream");
             }
-            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout())));
+            bound.put(r, new BoundRoute(r, upstream, new RouteAdmission(r.maxInFlight(), r.queueTimeout()), routes));
         }
-        return new BoundRoutes(table, bound);
+        return routes;
+    }
+
+    /**
+     * The configuration generation this table serves (1 at start, one more per applied reload). An int: a reload a
+     * second for 68 years, and 4 bytes fit the access log's entry where 8 made it 8 bytes bigger per logged request.
+     */
+    public int generation() {
+        return generation;
     }
 
     /** The first route that matches, bound; null if none does. */

@@ -124,6 +124,12 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     // ---- FilterExchange ----
 
     @Override
+    public int configGeneration() {
+        BoundRoute reported = matchedRoute != null ? matchedRoute : route; // as routeId(): the route the client matched
+        return reported == null ? 0 : reported.table().generation();
+    }
+
+    @Override
     public String routeId() {
         BoundRoute reported = matchedRoute != null ? matchedRoute : route;
         return reported == null ? null : reported.route().id();

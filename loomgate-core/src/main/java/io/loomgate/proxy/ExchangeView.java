@@ -8,6 +8,15 @@ public interface ExchangeView {
     /** The route id, or null before a route matched (or when none did). */
     String routeId();
 
+    /**
+     * The configuration generation of the routing table whose route the exchange matched (1 for the one the gateway
+     * started with, one more for each applied reload); 0 when no route matched (a 404, a request the request screen
+     * refused) or where there is no table.
+     */
+    default int configGeneration() {
+        return 0;
+    }
+
     String method();
 
     /**

@@ -102,6 +102,17 @@ public final class ProxyFailure extends IOException {
         public int status() {
             return status;
         }
+
+        /**
+         * Whether a failure of this kind carries the stack trace of where it was made: a bug ({@code INTERNAL}) and
+         * the upstream kinds (a classification of another exception, logged at warn, where a wrong one could hide)
+         * do; the gateway's own routine answers and a client's doings (a refusal, a 404, an open breaker, a client
+         * gone or too slow, a drain's cut) do not: their place is the kind itself, and a cause they wrap keeps its
+         * own trace. Netty's and Envoy's routine errors are made the same way, without a trace.
+         */
+        boolean traced() {
+            return source == Source.UPSTREAM || this == INTERNAL;
+        }
     }
 
     private final Kind kind;
@@ -118,10 +129,24 @@ public final class ProxyFailure extends IOException {
     }
 
     private ProxyFailure(Kind kind, int status, String message, Throwable cause, long retryAfterSeconds) {
-        super(message, cause);
+        super(message, cause); // no stack trace yet: fillInStackTrace below skips it while kind is unset
         this.kind = kind;
         this.status = status;
         this.retryAfterSeconds = retryAfterSeconds;
+        if (kind.traced()) {
+            super.fillInStackTrace(); // the JVM leaves out this constructor's frames, as it does in Throwable's
+        }
+    }
+
+    /**
+     * Fills the stack trace only when the constructor asks for it ({@link Kind#traced}): Throwable's constructor
+     * calls this before {@code kind} is set, and a routine refusal (an open breaker's 503 to every request, a 404, a
+     * client gone) would otherwise walk the stack and keep its frames for every refused request, for a trace nobody
+     * logs. IOException has no constructor with Throwable's {@code writableStackTrace}, hence the override.
+     */
+    @Override
+    public synchronized Throwable fillInStackTrace() { // the lock is the new object's: uncontended, no I/O under it
+        return kind == null ? this : super.fillInStackTrace();
     }
 
     /** A circuit breaker's refusal: its client is told to come back after {@code retryAfterSeconds}. */

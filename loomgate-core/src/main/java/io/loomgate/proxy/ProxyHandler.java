@@ -220,7 +220,7 @@ public final class ProxyHandler implements ExchangeHandler {
         x.responseTap = null; // it saw the answer the fallback replaces
         String path = BreakerCall.expand(fallback.path(), x.variables);
         x.request = x.request.withPath(path);
-        BoundRoutes.Match m = routes.match(x.request, x.client);
+        BoundRoutes.Match m = from.table().match(x.request, x.client); // the exchange's table, not a newer one
         if (m == null || m.route() == from) {
             throw new ProxyFailure(Kind.OVERLOADED, "route '" + from.route().id() + "' failed and its fallback "
                     + path + (m == null ? " matches no route" : " leads back to it"), null);

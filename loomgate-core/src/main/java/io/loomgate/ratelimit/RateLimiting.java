@@ -1,6 +1,6 @@
 package io.loomgate.ratelimit;
 
-import io.loomgate.extension.KeptAcrossReloads;
+import io.loomgate.reload.KeptAcrossReloads;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import java.lang.ref.WeakReference;
@@ -20,7 +20,7 @@ import java.util.function.LongSupplier;
  *
  * <p>A gateway that reloads calls {@link #retain} before each build and after each swap, as it does for its JWKS key
  * sources and circuit breakers: from then on a limiter whose settings the routes served had too keeps their local
- * buckets ({@link KeptAcrossReloads}, keyed by {@link LimiterSettings}), so a client over its limit gets no fresh
+ * buckets ({@link KeptAcrossReloads}, keyed by {@link LimiterSettings}: the route's id and the limiter's arguments), so a client over its limit gets no fresh
  * burst from an unrelated reload. Without {@code retain} (a config check, an embedding building once) every build
  * makes its buckets anew, as before.
  */

@@ -32,6 +32,12 @@ record RequestRateLimiterFactory(RateLimiting owner) implements FilterFactory {
 
     @Override
     public GatewayFilter create(Map<String, String> args) {
+        return create(null, args);
+    }
+
+    /** As {@link #create(Map)}, for the route {@code routeId}: a reloading gateway keeps its buckets by it. */
+    @Override
+    public GatewayFilter create(String routeId, Map<String, String> args) {
         Arg a = new Arg(args);
         String scgArg = args.keySet().stream().filter(k -> k.startsWith(SCG)).findFirst().orElse(null);
         String store = a.text("store", null);
@@ -59,7 +65,7 @@ record RequestRateLimiterFactory(RateLimiting owner) implements FilterFactory {
         int maxKeys = a.integer("max-keys", "maxKeys", LocalStore.DEFAULT_CAPACITY);
         RateLimitStore chosen;
         try {
-            chosen = owner.store(store, maxKeys, new LimiterSettings(store, limit, resolver == null ? "client-ip"
+            chosen = owner.store(store, maxKeys, new LimiterSettings(routeId, store, limit, resolver == null ? "client-ip"
                     : resolver, maxKeys));
         } catch (IllegalArgumentException e) {
             throw new ArgumentException(args.containsKey("store") ? "store" : scgArg, e.getMessage());

@@ -38,7 +38,8 @@ final class CircuitBreakerFactory {
     }
 
     PolicyFactory factory() {
-        return new PolicyFactory("CircuitBreaker", ARGS, a -> new RoutePolicy.Breaker(create(a)));
+        // known by its name, not its route: routes naming one breaker share it
+        return new PolicyFactory("CircuitBreaker", ARGS, (route, a) -> new RoutePolicy.Breaker(create(a)));
     }
 
     private CircuitBreakerPolicy create(ExtensionArgs a) {

@@ -1,6 +1,6 @@
 package io.loomgate.resilience;
 
-import io.loomgate.extension.KeptAcrossReloads;
+import io.loomgate.reload.KeptAcrossReloads;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -13,8 +13,9 @@ import java.util.function.Supplier;
  * session 57 every reload made both anew, so any applied reload, even one that changed another route, closed an open
  * breaker and sent the traffic it was holding back to the failing upstream at once, and gave every route its whole
  * retry budget again. A breaker or budget whose settings changed starts over (its state was counted under the old
- * ones). Retry budgets are per route and known by their place among this build's equal {@code Retry} settings
- * ({@link KeptAcrossReloads} says what that means when two routes have equal ones).
+ * ones). Retry budgets are per route and known by the route's id and their settings (since session 58; before, by their
+ * place among equal settings, so removing the first of two routes with equal {@code Retry} settings handed the
+ * second its budget); a renamed route's budget starts over.
  *
  * <p>Lifecycle: one per gateway, handed to every build of its routes
  * ({@link PolicyRegistry#withBuiltIns(KeptPolicies)}); after a swap, and before the next build, {@link #retain}
@@ -26,17 +27,24 @@ public final class KeptPolicies {
     private record BreakerKey(String name, CircuitBreakerSupport.Settings settings) {
     }
 
+    /** A route's retry budget: its route and settings. */
+    private record BudgetKey(String route, RetryPolicy policy) {
+    }
+
     private final KeptAcrossReloads<BreakerKey, Breaker> breakers = new KeptAcrossReloads<>();
-    private final KeptAcrossReloads<RetryPolicy, RetryBudget> budgets = new KeptAcrossReloads<>();
+    private final KeptAcrossReloads<BudgetKey, RetryBudget> budgets = new KeptAcrossReloads<>();
 
     /** The breaker kept under this name and these settings, or the one {@code make} makes now, kept from now on. */
     Breaker keep(String name, CircuitBreakerSupport.Settings settings, Supplier<Breaker> make) {
         return breakers.keep(new BreakerKey(name, settings), make);
     }
 
-    /** The retry budget kept for the next {@code Retry} of these settings, or a new one as the policy sizes it. */
-    RetryBudget budget(RetryPolicy policy) {
-        return budgets.keep(policy, () -> new RetryBudget(policy.budgetPercent(), policy.minRetriesPerSecond()));
+    /**
+     * The retry budget kept for the {@code Retry} of this route with these settings, or a new one as the policy sizes
+     * it; {@code route} null (a policy made outside a route table) is a key like any other.
+     */
+    RetryBudget budget(String route, RetryPolicy policy) {
+        return budgets.keep(new BudgetKey(route, policy), () -> new RetryBudget(policy.budgetPercent(), policy.minRetriesPerSecond()));
     }
 
     /** Forgets every breaker and budget none of these policies (those of the routes served now) uses. */

@@ -22,11 +22,11 @@ final class RetryFactory {
             "max-replay-size", "per-try-timeout", "budget-percent", "min-retries-per-second");
     private static final Set<String> EXCEPTIONS = Set.of("IOException", "TimeoutException");
 
-    /** {@code Retry}, each route's budget the one {@code kept} holds for its settings, or a new one. */
+    /** {@code Retry}, each route's budget the one {@code kept} holds for its route and settings, or a new one. */
     static PolicyFactory factory(KeptPolicies kept) {
-        return new PolicyFactory("Retry", ARGS, a -> {
+        return new PolicyFactory("Retry", ARGS, (route, a) -> {
             RetryPolicy p = policy(a);
-            return new RoutePolicy.Retry(new RouteRetry(p, kept.budget(p)));
+            return new RoutePolicy.Retry(new RouteRetry(p, kept.budget(route, p)));
         });
     }
 

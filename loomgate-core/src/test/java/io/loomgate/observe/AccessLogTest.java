@@ -82,7 +82,7 @@ class AccessLogTest {
     void jsonLineIsAnEcsDocumentFieldByField() throws Exception {
         AccessEntry e = new AccessEntry(START + 120, "10.0.0.7", "POST", "/users/42?x=1", 201, 512, 3, 12_345_678,
                 6_000_000, "users", "up-users", "10.0.0.9:8080", "4bf92f3577b34da6a3ce929d0e0e4736",
-                "00f067aa0ba902b7", null, "alice", -1, "HTTP/1.1", "https://app.example/", "curl/8.5.0");
+                "00f067aa0ba902b7", null, "alice", -1, "HTTP/1.1", "https://app.example/", "curl/8.5.0", 3);
         JsonNode n = new ObjectMapper().readTree(AccessLogFormat.JSON.format(e));
         assertThat(n.get("@timestamp").asText()).isEqualTo("2026-11-18T11:06:40.120Z");
         assertThat(java.time.Instant.parse(n.get("@timestamp").asText()).toEpochMilli()).isEqualTo(START + 120);
@@ -113,9 +113,10 @@ class AccessLogTest {
         assertThat(n.get("loomgate.upstream_duration").asLong()).isEqualTo(6_000_000);
         assertThat(n.has("loomgate.failure")).isFalse();
         assertThat(n.has("loomgate.grpc_status")).isFalse();
+        assertThat(n.get("loomgate.config_generation").asLong()).isEqualTo(3);
         List<String> names = new java.util.ArrayList<>();
         n.fieldNames().forEachRemaining(names::add);
-        assertThat(names).hasSize(26);
+        assertThat(names).hasSize(27);
         EcsSchema.assertValid(List.of(AccessLogFormat.JSON.format(e)));
     }
 
