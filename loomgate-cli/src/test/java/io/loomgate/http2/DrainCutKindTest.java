@@ -82,13 +82,13 @@ class DrainCutKindTest {
      */
     @Test
     void streamsWhoseClientLeavesDuringTheDrainAreCountedBeforeTheDrainReturns() throws Exception {
-        CountDownLatch release = new CountDownLatch(1);
         GatewayMetrics metrics = new GatewayMetrics();
         try (TestOrigin origin = new TestOrigin();
              RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
                      new Gateway.Observers(metrics, PoolListener.NOOP, ConnectionListener.NOOP))) {
             // slow GETs: no answer yet, the handlers wait for the origin's head
-            origin.enqueue(Reply.ok("late").delayed(Duration.ofSeconds(2)), Reply.ok("late").delayed(Duration.ofSeconds(2)));
+            Reply slow = Reply.ok("late").delayed(Duration.ofSeconds(2));
+            origin.enqueue(slow, slow);
             try (RawH2Client c = new RawH2Client(gw.port())) {
                 c.get(1, "/slow");
                 c.get(3, "/slow");
@@ -110,7 +110,6 @@ class DrainCutKindTest {
                         .as("both streams counted when the drain returns").isEqualTo(2);
             }
         } finally {
-            release.countDown();
             metrics.close();
         }
     }
