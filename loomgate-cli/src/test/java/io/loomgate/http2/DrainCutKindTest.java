@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -66,6 +67,47 @@ class DrainCutKindTest {
                 assertCountedAsTheDrains(metrics);
             } finally {
                 connection.close();
+            }
+        } finally {
+            metrics.close();
+        }
+    }
+
+    /**
+     * Session 58's hunt: two HTTP/2 streams in flight at the drain, their client closes its socket after GOAWAY. The
+     * connection's reader ended at once, the connection left the listener's open set, and the drain returned
+     * "drained cleanly" while the streams' handlers were still unwinding: the process exited under them and neither
+     * exchange was logged or counted. The connection now ends after its handlers, so both are counted (the client
+     * left: {@code client_aborted}) by the time the drain returns.
+     */
+    @Test
+    void streamsWhoseClientLeavesDuringTheDrainAreCountedBeforeTheDrainReturns() throws Exception {
+        GatewayMetrics metrics = new GatewayMetrics();
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
+                     new Gateway.Observers(metrics, PoolListener.NOOP, ConnectionListener.NOOP))) {
+            // slow GETs: no answer yet, the handlers wait for the origin's head
+            Reply slow = Reply.ok("late").delayed(Duration.ofSeconds(2));
+            origin.enqueue(slow, slow);
+            try (RawH2Client c = new RawH2Client(gw.port())) {
+                c.get(1, "/slow");
+                c.get(3, "/slow");
+                origin.takeRequest();
+                origin.takeRequest();
+                CompletableFuture<Boolean> drained = new CompletableFuture<>();
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        drained.complete(gw.gateway().listener().drain(Duration.ofSeconds(10)));
+                    } catch (Throwable e) {
+                        drained.completeExceptionally(e);
+                    }
+                });
+                assertThat(c.awaitGoAway()).as("the drain began").isNotNull();
+                c.close(); // the client leaves mid-drain, both streams unfinished
+                assertThat(drained.get(20, TimeUnit.SECONDS)).as("every connection ended within the bound").isTrue();
+                // No wait here: what the drain's return does not cover is lost when the process exits after it.
+                assertThat(failures(metrics, "client_aborted") + failures(metrics, "drain_cut"))
+                        .as("both streams counted when the drain returns").isEqualTo(2);
             }
         } finally {
             metrics.close();

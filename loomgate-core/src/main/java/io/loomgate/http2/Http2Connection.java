@@ -11,6 +11,7 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,6 +95,8 @@ public final class Http2Connection {
     private boolean ended;
     /** Stream handlers still running: a handler may write after its stream left the map, so none may be parked. */
     private int handlers;
+    /** Signalled when {@link #handlers} falls to 0 (see {@link #awaitHandlers}). */
+    private final Condition handlersDone = lock.newCondition();
     /** Window granted beyond the initial one to the open streams ({@link #growWindow}); guarded by lock. */
     private final WindowGrowth windowGrowth = new WindowGrowth(MAX_STREAM_WINDOW, WINDOW_GROWTH_BUDGET);
     /** How streams end early (resets either way, a client told to stop) and the ring of those reset lately. */
@@ -495,7 +498,7 @@ public final class Http2Connection {
         try {
             s.thread = null;
             if (s.localClosed) {
-                handlers--;
+                handlerGone();
                 return false;
             }
             return true;
@@ -508,7 +511,40 @@ public final class Http2Connection {
     void handlerEnded() {
         lock.lock();
         try {
-            handlers--;
+            handlerGone();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: one handler fewer; the last one wakes {@link #awaitHandlers}. */
+    private void handlerGone() {
+        if (--handlers == 0) {
+            handlersDone.signalAll();
+        }
+    }
+
+    /**
+     * After the connection's end (its reader returned, its socket closed): waits until every stream handler has
+     * returned, at most {@code timeout}. A handler unwinds a cancelled upstream attempt and then writes its access
+     * line and metrics; until then the connection counts as open, so a drain does not report itself done and let
+     * the process exit under them (session 58: two streams whose client left mid-drain were never logged). Whether
+     * none is left.
+     */
+    public boolean awaitHandlers(Duration timeout) {
+        long left = timeout.toNanos();
+        lock.lock();
+        try {
+            while (handlers > 0) {
+                if (left <= 0) {
+                    return false;
+                }
+                left = handlersDone.awaitNanos(left);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         } finally {
             lock.unlock();
         }

@@ -233,6 +233,7 @@ final class ClientConnection implements Runnable {
                     if (d != null) {
                         d.close();
                     }
+                    awaitStreamHandlers();
                 } finally {
                     finish();
                 }
@@ -485,6 +486,20 @@ final class ClientConnection implements Runnable {
             exchange.respond(500, "no response");
         } else if (!exchange.responseFinished()) {
             stream.abort();
+        }
+    }
+
+    /**
+     * An HTTP/2 connection's streams run on threads of their own, which may still be unwinding (a cancelled upstream
+     * attempt, then the access line and metrics) when the reader has ended; the connection ends after them, so a
+     * drain waits for them too. Called after the socket's close, which frees a handler blocked writing to a client
+     * that stopped reading; bounded by the read timeout, the longest any of their blocked reads lasts (a drain stops
+     * waiting at its own deadline anyway).
+     */
+    private void awaitStreamHandlers() {
+        Http2Connection c = h2;
+        if (c != null && !c.awaitHandlers(settings.readTimeout())) {
+            log.debug("connection {}: stream handlers still running {} after its end", id, settings.readTimeout());
         }
     }
 
