@@ -528,8 +528,10 @@ public final class Http2Connection {
      * After the connection's end (its reader returned, its socket closed): waits until every stream handler has
      * returned, at most {@code timeout}. A handler unwinds a cancelled upstream attempt and then writes its access
      * line and metrics; until then the connection counts as open, so a drain does not report itself done and let
-     * the process exit under them (session 58: two streams whose client left mid-drain were never logged). Whether
-     * none is left.
+     * the process exit under them (session 58: two streams whose client left mid-drain were never logged). Called
+     * after the socket's close, which frees a handler blocked writing to a client that stopped reading; the server
+     * bounds it by the read timeout, the longest any of their blocked reads lasts (a drain stops waiting at its own
+     * deadline anyway). Whether none is left.
      */
     public boolean awaitHandlers(Duration timeout) {
         long left = timeout.toNanos();
@@ -537,6 +539,7 @@ public final class Http2Connection {
         try {
             while (handlers > 0) {
                 if (left <= 0) {
+                    log.debug("connection {}: stream handlers still running {} after its end", id, timeout);
                     return false;
                 }
                 left = handlersDone.awaitNanos(left);

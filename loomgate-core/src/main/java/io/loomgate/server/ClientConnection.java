@@ -233,7 +233,10 @@ final class ClientConnection implements Runnable {
                     if (d != null) {
                         d.close();
                     }
-                    awaitStreamHandlers();
+                    Http2Connection c = h2;
+                    if (c != null) {
+                        c.awaitHandlers(settings.readTimeout()); // its streams' threads: a drain waits for them too
+                    }
                 } finally {
                     finish();
                 }
@@ -350,18 +353,7 @@ final class ClientConnection implements Runnable {
         // Drain closes a lingering connection (closeIfIdle, which its passes call every 50 ms): a shutdown does not
         // wait out a linger.
         lingering = true;
-        Deadline d = writeDeadline;
-        if (d != null) {
-            // close_notify is a write, bounded as every write: a client that reads nothing cannot hold it
-            d.armAfter(settings.readTimeout().toNanos());
-        }
-        try {
-            LingeringClose.halfClose(raw, socket);
-        } finally {
-            if (d != null) {
-                d.disarm();
-            }
-        }
+        LingeringClose.halfClose(raw, socket, writeDeadline, settings.readTimeout().toNanos());
         long start = reads.clock().nanoTime();
         LingeringClose.End end = LingeringClose.discard(raw, reads, settings.lingerTimeout());
         log.debug("connection {}: lingering close ended {} after {} ms", id, end,
@@ -486,20 +478,6 @@ final class ClientConnection implements Runnable {
             exchange.respond(500, "no response");
         } else if (!exchange.responseFinished()) {
             stream.abort();
-        }
-    }
-
-    /**
-     * An HTTP/2 connection's streams run on threads of their own, which may still be unwinding (a cancelled upstream
-     * attempt, then the access line and metrics) when the reader has ended; the connection ends after them, so a
-     * drain waits for them too. Called after the socket's close, which frees a handler blocked writing to a client
-     * that stopped reading; bounded by the read timeout, the longest any of their blocked reads lasts (a drain stops
-     * waiting at its own deadline anyway).
-     */
-    private void awaitStreamHandlers() {
-        Http2Connection c = h2;
-        if (c != null && !c.awaitHandlers(settings.readTimeout())) {
-            log.debug("connection {}: stream handlers still running {} after its end", id, settings.readTimeout());
         }
     }
 

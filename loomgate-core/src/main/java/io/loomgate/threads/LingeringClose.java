@@ -104,6 +104,24 @@ public final class LingeringClose {
     }
 
     /**
+     * {@link #halfClose} under the connection's own write deadline {@code d} (null: none), armed for
+     * {@code writeNanos}: close_notify is a write, bounded as every write, so a client that reads nothing cannot hold
+     * it (the deadline's expiry closes the connection as for any other write).
+     */
+    public static void halfClose(Socket raw, Socket socket, Deadline d, long writeNanos) {
+        if (d != null) {
+            d.armAfter(writeNanos);
+        }
+        try {
+            halfClose(raw, socket);
+        } finally {
+            if (d != null) {
+                d.disarm();
+            }
+        }
+    }
+
+    /**
      * {@link #halfClose} under a write deadline of {@code writeNanos} (close_notify is a write, and a peer that reads
      * nothing must not hold it: past the deadline {@code raw} is closed), then {@link #discard(Socket, Watchdog)}. For
      * a connection that has no write deadline of its own (an origin connection's reader). The caller closes the socket.
