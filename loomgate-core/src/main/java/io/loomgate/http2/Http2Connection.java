@@ -84,6 +84,8 @@ public final class Http2Connection {
     private volatile boolean endedWithError;
     /** How the connection parks while idle; null when it keeps its thread (TLS, platform threads). */
     private final Parking parking;
+    /** The soft bound of the waits while a stream is answered: {@link #parking}, or the socket's; null for none. */
+    private final ReadBound softReads;
     final ReentrantLock lock = new ReentrantLock();
     final SendWindow sendWindow = new SendWindow(lock);
     final PeerSettings peer = new PeerSettings(lock, sendWindow, Integer.MAX_VALUE);
@@ -93,8 +95,11 @@ public final class Http2Connection {
     /** GOAWAY either way and the half-close after it (its flags volatile, besides written under the lock). */
     private final GoAway goAway;
     private boolean ended;
-    /** Stream handlers still running: a handler may write after its stream left the map, so none may be parked. */
-    private int handlers;
+    /**
+     * Stream handlers still running: a handler may write after its stream left the map, so none may be parked.
+     * Written under the lock; volatile for the reader's look between frames ({@link #answering}), which takes no lock.
+     */
+    private volatile int handlers;
     /** Signalled when {@link #handlers} falls to 0 (see {@link #awaitHandlers}). */
     private final Condition handlersDone = lock.newCondition();
     /** Window granted beyond the initial one to the open streams ({@link #growWindow}); guarded by lock. */
@@ -109,11 +114,20 @@ public final class Http2Connection {
     private final ServerFrames server;
 
     /**
+     * The socket's own read timeout (SO_TIMEOUT), which ends a wait softly: the connection reads on after it, where
+     * the read watchdog's expiry cuts the input for good. Called on the reader thread only.
+     */
+    public interface ReadBound {
+        /** Bounds the socket's next reads (SO_TIMEOUT) to this many milliseconds; 0 unbounds them. */
+        void boundReads(int millis) throws IOException;
+    }
+
+    /**
      * How an idle server connection gives up its reader thread: the listener's idle poller (IdleConnections, in the
      * server package), through the connection's park state, the one HTTP/1.1's loop uses too (ParkState: it also
      * keeps what the waits learn). Called on the reader thread only.
      */
-    public interface Parking {
+    public interface Parking extends ReadBound {
         /** How long the reader waits on its thread for the next frame before it looks whether it may park. */
         long handOffNanos();
 
@@ -129,9 +143,6 @@ public final class Http2Connection {
          * first request).
          */
         void waitedTimed(boolean telling, long nanos);
-
-        /** Bounds the socket's next reads (SO_TIMEOUT) to this many milliseconds; 0 unbounds them. */
-        void boundReads(int millis) throws IOException;
 
         /**
          * How much of the idle timeout ({@code idleTimeoutNanos}) a timed wait that begins now has left: all of it,
@@ -169,6 +180,19 @@ public final class Http2Connection {
                            Http2Settings settings, HttpLimits limits, Duration idleTimeout,
                            Duration readTimeout, Duration lingerTimeout, Runnable endOutput, StreamHandler handler,
                            Parking parking) {
+        this(id, socketIn, alreadyRead, out, settings, limits, idleTimeout, readTimeout, lingerTimeout, endOutput,
+                handler, parking, parking);
+    }
+
+    /**
+     * @param softReads the socket's read timeout, which the waits while a stream is answered use (they must not end
+     *                  the connection at its idle timeout: see {@link #awaitFrame}); {@code parking} when there is
+     *                  one; null: those waits end at the idle timeout as the others do
+     */
+    public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
+                           Http2Settings settings, HttpLimits limits, Duration idleTimeout,
+                           Duration readTimeout, Duration lingerTimeout, Runnable endOutput, StreamHandler handler,
+                           Parking parking, ReadBound softReads) {
         this.id = id;
         this.socketIn = socketIn;
         this.writer = new FrameWriter(out, true);
@@ -184,6 +208,7 @@ public final class Http2Connection {
         this.readTimeout = readTimeout;
         this.lingerTimeout = lingerTimeout;
         this.parking = parking;
+        this.softReads = softReads;
     }
 
     /**
@@ -285,15 +310,22 @@ public final class Http2Connection {
         }
         long idleEnd = start + parking.idleLeftNanos(idleTimeout.toNanos());
         while (true) {
+            boolean answering = answering();
+            if (answering && System.nanoTime() + idleTimeout.toNanos() - idleEnd > 0) {
+                // Not idle while a stream is answered (see awaitFrame): the idle time counts from here, each hand-off.
+                idleEnd = System.nanoTime() + idleTimeout.toNanos();
+            }
             long left = idleEnd - System.nanoTime();
             if (left <= 0) {
                 parking.boundReads(0);
                 throw new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
             }
-            // The watchdog at the idle end (its cut is for good, and the connection ends there anyway), SO_TIMEOUT
-            // for the hand-off: over TLS, SO_TIMEOUT bounds each read of the raw socket under the TLS layer, and
-            // records that carry no data (empty ones, a warning alert) would keep this wait going past any end.
-            socketIn.setReadTimeout(Duration.ofNanos(left));
+            // The watchdog at the idle end (its cut is for good, and the connection ends there anyway; a whole idle
+            // timeout later while a stream is answered, so that SO_TIMEOUT's soft end comes first), SO_TIMEOUT for
+            // the hand-off: over TLS, SO_TIMEOUT bounds each read of the raw socket under the TLS layer, and records
+            // that carry no data (empty ones, a warning alert) would keep this wait going past any end.
+            long hardEnd = System.nanoTime() + left + (answering ? idleTimeout.toNanos() : 0);
+            socketIn.setReadTimeout(Duration.ofNanos(hardEnd - System.nanoTime()));
             parking.boundReads((int) Math.max(1, Math.min(handOff, left) / 1_000_000));
             try {
                 int got = frames.awaitFrame();
@@ -301,8 +333,9 @@ public final class Http2Connection {
                 parking.waitedTimed(server.streamsOpened() > 1, System.nanoTime() - start);
                 return got;
             } catch (SocketTimeoutException e) {
-                if (idleEnd - System.nanoTime() <= 0) {
-                    continue; // the idle end (the watchdog's cut): ended at the loop's top, never parked
+                if (hardEnd - System.nanoTime() <= 0) {
+                    parking.boundReads(0); // the watchdog's cut: the input is gone, never parked
+                    throw new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
                 }
                 // quiet for the hand-off delay: park if nothing is in flight, else wait on
             }
@@ -441,12 +474,63 @@ public final class Http2Connection {
 
     // ---------------------------------------------------------------- reading: what the server does with frames
 
-    /** Waits for the first bytes of the next frame: what {@link FrameReader#awaitFrame} returns (-1 at the end). */
+    /**
+     * Waits for the first bytes of the next frame: what {@link FrameReader#awaitFrame} returns (-1 at the end).
+     *
+     * <p>Between frames the idle timeout applies, but not while a stream is answered: a client that sent its request
+     * and waits for the answer sends nothing meanwhile, and however long the answer takes (the route's deadlines bound
+     * it) the connection is not idle. Before, its wait ended at the idle timeout with the streams open, and the
+     * client got GOAWAY "idle timeout" instead of its answer: an origin slower than {@code idle-timeout}, or on a
+     * loaded {@code platform:4} gateway a stream whose virtual thread waited seconds for a carrier (journal
+     * 2026-12-02-s58-platformh2). Such a wait ends softly (SO_TIMEOUT) at the idle end and goes on while a stream is
+     * still answered, the idle time counting again from there; the read watchdog stays a whole idle timeout behind,
+     * for the records without data a TLS client may keep the plaintext read going with.
+     */
     private int awaitFrame() throws IOException {
-        // Between frames the idle timeout applies; once GOAWAY was sent and every stream is done (output half-closed)
-        // the client only has to notice and close, so it gets a short while.
-        socketIn.setReadTimeout(goAway.outputEnded() ? Duration.ofSeconds(2) : idleTimeout);
-        return frames.awaitFrame();
+        // Once GOAWAY was sent and every stream is done (output half-closed) the client only has to notice and close,
+        // so it gets a short while.
+        if (goAway.outputEnded()) {
+            socketIn.setReadTimeout(Duration.ofSeconds(2));
+            return frames.awaitFrame();
+        }
+        if (softReads == null || !answering()) {
+            socketIn.setReadTimeout(idleTimeout);
+            return frames.awaitFrame();
+        }
+        long idle = idleTimeout.toNanos();
+        long idleEnd = System.nanoTime() + idle;
+        while (true) {
+            long now = System.nanoTime();
+            if (idleEnd - now <= 0) {
+                if (!answering() || goAway.outputEnded()) {
+                    throw new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
+                }
+                idleEnd = now + idle; // still answering: not idle, the idle time counts again from here
+            }
+            long softEnd = idleEnd;
+            long hardEnd = idleEnd + idle;
+            socketIn.setReadTimeout(Duration.ofNanos(hardEnd - now));
+            softReads.boundReads((int) Math.max(1, (softEnd - now + 999_999) / 1_000_000));
+            try {
+                int got = frames.awaitFrame();
+                softReads.boundReads(0);
+                return got;
+            } catch (SocketTimeoutException e) {
+                softReads.boundReads(0);
+                long at = System.nanoTime();
+                if (hardEnd - at <= 0) {
+                    throw e; // the watchdog's cut: the input is gone
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether a stream's handler still runs (its answer is unfinished): the connection is answering, not idle. Without
+     * the lock (a look before each wait): a stream joins, its handler counted, on this reader thread.
+     */
+    private boolean answering() {
+        return handlers > 0;
     }
 
     /** Reads and handles the frame whose first {@code got} bytes were awaited. */

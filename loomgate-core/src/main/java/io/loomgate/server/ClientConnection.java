@@ -427,7 +427,7 @@ final class ClientConnection implements Runnable {
         Http2Connection.Parking mayPark = Thread.currentThread().isVirtual() ? parking : null;
         Http2Connection c = new Http2Connection(id, socketIn, alreadyRead, rawOut, settings.http2(),
                 settings.limits(), settings.idleTimeout(), settings.readTimeout(), settings.lingerTimeout(),
-                this::shutdownOutput, this::serveStream, mayPark);
+                this::shutdownOutput, this::serveStream, mayPark, mayPark != null ? mayPark : raw::setSoTimeout);
         h2 = c;
         if (draining) {
             c.drain();

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
 class IdleH2cConnectionParkingTest {
     private static final Duration SHORT_HANDOFF = Duration.ofMillis(20);
     private static final Http2Settings H2C = Http2Settings.DISABLED.withEnabled(true);
+    /** The idle timeout a stream's answer (/outlast) takes three times as long as. */
+    private static final Duration OUTLASTED_IDLE = Duration.ofMillis(300);
     /**
      * Echoes the path and the x-tenant field; /slow answers after five hand-off delays; /hang waits until its stream
      * is reset (its thread interrupted).
@@ -38,6 +40,9 @@ class IdleH2cConnectionParkingTest {
     private static final ExchangeHandler HANDLER = ex -> {
         if (ex.request().target().equals("/slow")) {
             LockSupport.parkNanos(5 * SHORT_HANDOFF.toNanos());
+        }
+        if (ex.request().target().equals("/outlast")) {
+            LockSupport.parkNanos(3 * OUTLASTED_IDLE.toNanos()); // an answer slower than the idle timeout
         }
         if (ex.request().target().equals("/hang")) {
             try {
@@ -56,10 +61,41 @@ class IdleH2cConnectionParkingTest {
 
     Listener start(Duration idleTimeout, Http2Settings h2, ConnectionListener events)
             throws IOException {
+        return start(idleTimeout, h2, events, ThreadModel.VIRTUAL);
+    }
+
+    Listener start(Duration idleTimeout, Http2Settings h2, ConnectionListener events, ThreadModel threads)
+            throws IOException {
         ListenerSettings s = RunningListener.settings(Duration.ofSeconds(10), idleTimeout, Duration.ofSeconds(60))
                 .withHttp2(h2);
-        return new Listener(s, null, HANDLER, ConnectionExecutors.create(ThreadModel.VIRTUAL, "h2-park-test"),
+        return new Listener(s, null, HANDLER, ConnectionExecutors.create(threads, "h2-park-test"),
                 events, Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).transport(transport()).start();
+    }
+
+    /**
+     * A connection with a stream being answered is not idle, however long the answer takes and whatever the client
+     * sends meanwhile (here nothing): before, the frame reader's wait ended at the idle timeout with streams open and
+     * the connection went with GOAWAY "idle timeout", its streams unanswered. On a loaded {@code platform:4} gateway a
+     * bystander's stream whose virtual thread waited for a carrier got that (journal 2026-12-02-s58-platformh2).
+     */
+    @Test
+    void aStreamAnsweredAfterTheIdleTimeoutIsAnsweredOnVirtualThreads() throws Exception {
+        aStreamAnsweredAfterTheIdleTimeoutIsAnswered(ThreadModel.VIRTUAL);
+    }
+
+    @Test
+    void aStreamAnsweredAfterTheIdleTimeoutIsAnsweredOnAPlatformPool() throws Exception {
+        aStreamAnsweredAfterTheIdleTimeoutIsAnswered(new ThreadModel.Platform(2));
+    }
+
+    private void aStreamAnsweredAfterTheIdleTimeoutIsAnswered(ThreadModel threads) throws Exception {
+        try (Listener l = start(OUTLASTED_IDLE, H2C, ConnectionListener.NOOP, threads);
+             H2cWire c = new H2cWire(l.port())) {
+            c.headers(1, H2cWire.get("/outlast", new byte[0]));
+            // body() fails on a GOAWAY before the stream's end (before: "GOAWAY 0 before stream 1 ended"); one after
+            // it is the idle timeout, rightly, counted from the answer.
+            assertThat(c.body(1)).isEqualTo("/outlast:null");
+        }
     }
 
     /**
