@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * for send window longer than the read timeout is reset), stream-id exhaustion (after maxStreamsPerConnection
  * streams, GOAWAY asks for a new connection), MAX_CONCURRENT_STREAMS (more are refused with REFUSED_STREAM).
  *
- * <p>Idle connections ({@link Parking}, h2c only): when no stream is open, no handler runs, nothing is buffered and no
+ * <p>Idle connections ({@link ConnectionParking}, h2c only): when no stream is open, no handler runs, nothing is buffered and no
  * GOAWAY was sent or received, a reader that found no frame within the hand-off delay gives the connection to the
  * listener's idle poller and its thread ends ({@link #serve()} returns true); the next bytes resume it on a new
  * thread ({@link #resume}). Everything else (HPACK table, settings, windows, stream ids, the rate limits) stays as it
@@ -83,7 +83,7 @@ public final class Http2Connection {
     /** Set by the reader when it ends with a GOAWAY for an error (see {@link #endedWithError()}). */
     private volatile boolean endedWithError;
     /** How the connection parks while idle; null when it keeps its thread (TLS, platform threads). */
-    private final Parking parking;
+    private final ConnectionParking parking;
     /** The soft bound of the waits while a stream is answered: {@link #parking}, or the socket's; null for none. */
     private final ReadBound softReads;
     final ReentrantLock lock = new ReentrantLock();
@@ -114,52 +114,6 @@ public final class Http2Connection {
     private final ServerFrames server;
 
     /**
-     * The socket's own read timeout (SO_TIMEOUT), which ends a wait softly: the connection reads on after it, where
-     * the read watchdog's expiry cuts the input for good. Called on the reader thread only.
-     */
-    public interface ReadBound {
-        /** Bounds the socket's next reads (SO_TIMEOUT) to this many milliseconds; 0 unbounds them. */
-        void boundReads(int millis) throws IOException;
-    }
-
-    /**
-     * How an idle server connection gives up its reader thread: the listener's idle poller (IdleConnections, in the
-     * server package), through the connection's park state, the one HTTP/1.1's loop uses too (ParkState: it also
-     * keeps what the waits learn). Called on the reader thread only.
-     */
-    public interface Parking extends ReadBound {
-        /** How long the reader waits on its thread for the next frame before it looks whether it may park. */
-        long handOffNanos();
-
-        /** Whether the next wait is untimed: the previous one ended within the hand-off delay (busy). */
-        boolean waitsUntimed();
-
-        /** An untimed wait took this long. */
-        void waitedUntimed(long nanos);
-
-        /**
-         * A timed wait ended with a frame after this long; {@code telling}: whether it says anything about how the
-         * connection is used (not the waits of its first stream: a client's SETTINGS ACK comes right after its
-         * first request).
-         */
-        void waitedTimed(boolean telling, long nanos);
-
-        /**
-         * How much of the idle timeout ({@code idleTimeoutNanos}) a timed wait that begins now has left: all of it,
-         * unless the connection was resumed after a park and no frame has come since, when the parked wait goes on
-         * (see the server's ParkState).
-         */
-        long idleLeftNanos(long idleTimeoutNanos);
-
-        /**
-         * Hands the idle connection to the poller, with this much of its idle timeout left: true when the reader's
-         * thread is done (parked, or ended by the poller), false when nothing changed (drain began: the reader
-         * goes on, under GOAWAY).
-         */
-        boolean park(long idleLeftNanos) throws IOException;
-    }
-
-    /**
      * @param alreadyRead bytes read from the socket before the connection knew it was HTTP/2 (starting with the
      *                    preface)
      * @param endOutput   half-closes the socket's output: the graceful end after GOAWAY, once every stream is done
@@ -168,31 +122,21 @@ public final class Http2Connection {
                            Http2Settings settings, HttpLimits limits, Duration idleTimeout,
                            Duration readTimeout, Runnable endOutput, StreamHandler handler) {
         this(id, socketIn, alreadyRead, out, settings, limits, idleTimeout, readTimeout, LingeringClose.TOTAL,
-                endOutput, handler, null);
+                endOutput, handler, null, null);
     }
 
     /**
      * @param lingerTimeout the most an early-answered stream's rest is read and thrown away (the listener's
      *                      {@code linger-timeout}; the read timeout if shorter)
      * @param parking       how the connection parks while idle; null to keep its reader thread throughout
+     * @param softReads     the socket's read timeout, which the waits while a stream is answered use (they must not
+     *                      end the connection at its idle timeout: see {@link #awaitFrame}); {@code parking} when
+     *                      there is one; null: those waits end at the idle timeout as the others do
      */
     public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
                            Http2Settings settings, HttpLimits limits, Duration idleTimeout,
                            Duration readTimeout, Duration lingerTimeout, Runnable endOutput, StreamHandler handler,
-                           Parking parking) {
-        this(id, socketIn, alreadyRead, out, settings, limits, idleTimeout, readTimeout, lingerTimeout, endOutput,
-                handler, parking, parking);
-    }
-
-    /**
-     * @param softReads the socket's read timeout, which the waits while a stream is answered use (they must not end
-     *                  the connection at its idle timeout: see {@link #awaitFrame}); {@code parking} when there is
-     *                  one; null: those waits end at the idle timeout as the others do
-     */
-    public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
-                           Http2Settings settings, HttpLimits limits, Duration idleTimeout,
-                           Duration readTimeout, Duration lingerTimeout, Runnable endOutput, StreamHandler handler,
-                           Parking parking, ReadBound softReads) {
+                           ConnectionParking parking, ReadBound softReads) {
         this.id = id;
         this.socketIn = socketIn;
         this.writer = new FrameWriter(out, true);
@@ -325,7 +269,7 @@ public final class Http2Connection {
             // the hand-off: over TLS, SO_TIMEOUT bounds each read of the raw socket under the TLS layer, and records
             // that carry no data (empty ones, a warning alert) would keep this wait going past any end.
             long hardEnd = System.nanoTime() + left + (answering ? idleTimeout.toNanos() : 0);
-            socketIn.setReadTimeout(Duration.ofNanos(hardEnd - System.nanoTime()));
+            socketIn.setReadTimeoutNanos(hardEnd - System.nanoTime());
             parking.boundReads((int) Math.max(1, Math.min(handOff, left) / 1_000_000));
             try {
                 int got = frames.awaitFrame();
@@ -509,7 +453,7 @@ public final class Http2Connection {
             }
             long softEnd = idleEnd;
             long hardEnd = idleEnd + idle;
-            socketIn.setReadTimeout(Duration.ofNanos(hardEnd - now));
+            socketIn.setReadTimeoutNanos(hardEnd - now);
             softReads.boundReads((int) Math.max(1, (softEnd - now + 999_999) / 1_000_000));
             try {
                 int got = frames.awaitFrame();

@@ -2,6 +2,7 @@ package io.loomgate.server;
 
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.HttpLimits;
+import io.loomgate.http2.ConnectionParking;
 import io.loomgate.http2.Http2Connection;
 import io.loomgate.http2.Http2Stream;
 import io.loomgate.threads.Deadline;
@@ -424,7 +425,7 @@ final class ClientConnection implements Runnable {
      */
     private boolean serveHttp2(byte[] alreadyRead) throws IOException {
         // Only virtual threads park: the platform models are the classic thread-per-connection baseline.
-        Http2Connection.Parking mayPark = Thread.currentThread().isVirtual() ? parking : null;
+        ConnectionParking mayPark = Thread.currentThread().isVirtual() ? parking : null;
         Http2Connection c = new Http2Connection(id, socketIn, alreadyRead, rawOut, settings.http2(),
                 settings.limits(), settings.idleTimeout(), settings.readTimeout(), settings.lingerTimeout(),
                 this::shutdownOutput, this::serveStream, mayPark, mayPark != null ? mayPark : raw::setSoTimeout);

@@ -211,7 +211,7 @@ final class Http1ServerConnection {
                 // and this wait must end softly. The watchdog only at the idle end, where the connection ends anyway:
                 // over TLS, SO_TIMEOUT bounds each read of the raw socket under the TLS layer, and records that carry
                 // no data (empty ones, a warning alert) keep coming within it without ever ending this read.
-                socketIn.setReadTimeout(Duration.ofNanos(Math.max(1, start + idleLeft - clock.nanoTime())));
+                socketIn.setReadTimeoutNanos(Math.max(1, start + idleLeft - clock.nanoTime()));
                 parking.boundReads((int) Math.max(1, parking.handOffNanos() / 1_000_000));
                 boolean next = in.awaitData();
                 // The wait before a connection's first request says nothing about how it is used.

@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http2.ConnectionParking;
 import io.loomgate.http2.Http2Connection;
 import io.loomgate.threads.NanoClock;
 import io.loomgate.threads.VarHandles;
@@ -19,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * Where one client connection stands with the idle poller ({@link IdlePoller}: {@link IdleConnections} on the JDK's
  * sockets, {@link EpollIdleConnections} on epoll), whichever protocol it speaks:
  * HTTP/1.1's keep-alive loop ({@link Http1ServerConnection}) and HTTP/2's frame reader ({@link Http2Connection},
- * through {@link Http2Connection.Parking}) both ask it how to wait for the next request and hand the connection over
+ * through {@link ConnectionParking}) both ask it how to wait for the next request and hand the connection over
  * through it; the poller holds it while the connection is parked. Made only for a connection that may park (a socket
  * its poller can watch, a hand-off delay shorter than the idle timeout).
  *
@@ -39,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * request blocks on its thread only while the poller grants it one of its few hand-off permits
  * ({@link IdleConnections#startHandoff}); without one the connection parks at once.
  */
-final class ParkState implements Http2Connection.Parking {
+final class ParkState implements ConnectionParking {
     /** A thread of its own runs the connection (also before the first park, and when ended). */
     static final int RUNNING = 0;
     /** Handed to the idle poller: queued or registered with its selector, no thread. */

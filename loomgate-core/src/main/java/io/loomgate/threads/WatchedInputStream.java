@@ -81,6 +81,11 @@ public final class WatchedInputStream extends BulkInputStream implements Readabl
         this.readTimeoutNanos = timeout.toNanos();
     }
 
+    /** As {@link #setReadTimeout(Duration)}, in nanoseconds: for a bound computed per wait, without an object. */
+    public void setReadTimeoutNanos(long nanos) {
+        this.readTimeoutNanos = nanos;
+    }
+
     /**
      * Every read until {@link #clearPhaseDeadline()} must return within {@code nanos} from now (on the watchdog's
      * clock): one deadline for the whole phase; {@code what} names it in errors.
