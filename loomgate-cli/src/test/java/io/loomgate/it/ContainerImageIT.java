@@ -23,10 +23,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Execution;
-import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The Dockerfile, built and run for real with podman: bases made from this machine's files
@@ -40,21 +36,15 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * HTTP/1.1, h2c and TLS through it, and refused (or {@code auto}'s fallback) where the JVM denies it native access.
  * And compose.yaml's comparison, run with podman-compose on this build's images.
  *
- * <p>The cases run side by side once the image is built (each its own containers, names and ports): they spend their
- * time waiting for a container's JVM to start or for compose's load to end, and compose's case alone is as long as
- * the other five one after another. All but one: the image's HEALTHCHECK gives its probe JVM 5 s, which five other
- * cases' JVMs starting at once on two cores took from it (session 58, load 20: "podman healthcheck run" failed), so
- * that case runs alone ({@link #ALONE}: it takes the lock to write, the others to read).
+ * <p>The cases run one after another. Side by side (session 58) they took the other failsafe fork's two cores: the
+ * class's own time rose (135 → 153 s) and the ITs beside it slowed, 57 class-seconds in all in the clean-clone run.
  */
-@Execution(ExecutionMode.CONCURRENT)
 class ContainerImageIT {
     private static final String PODMAN = "podman";
     private static final String TAG = "localhost/loomgate:it-" + ProcessHandle.current().pid();
     private static final String NAME = "loomgate-it-" + ProcessHandle.current().pid();
     private static final String LAB_TAG = "localhost/loomgate-lab:it-" + ProcessHandle.current().pid();
     private static final String TOKEN = "t".repeat(32);
-    /** The lock the healthcheck's case holds alone and every other case shares (the class comment says why). */
-    private static final String ALONE = "ContainerImageIT.healthcheck";
     /** The gateway's start line, with the transport it runs on (after the TLS versions' parentheses, if any). */
     private static final Pattern START_LINE = Pattern.compile(
             "loomgate listening on [^\\n]*?, transport (\\w+)\\)");
@@ -109,7 +99,6 @@ class ContainerImageIT {
         }
     }
 
-    @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ_WRITE)
     @Test
     void theImageServesAnswersItsHealthCheckAndDrainsOnSigterm() throws Exception {
         List<String> cmd = new ArrayList<>(podman());
@@ -140,7 +129,6 @@ class ContainerImageIT {
      * release, another modules image) is refused by the JVM and the gateway starts and serves without it, with one
      * line of its own saying so and none of the JVM's warnings.
      */
-    @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ)
     @Test
     void theImageStartsOnItsAotCacheAndServesWithoutOneThatDoesNotFit() throws Exception {
         String out = podmanOut("run", "--rm", "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=4096:4096",
@@ -183,7 +171,6 @@ class ContainerImageIT {
      * (curl with prior knowledge) with its connections to the origin on epoll too. The origin is the container's own
      * admin listener ({@code UPSTREAM_URI=http://127.0.0.1:9977}), so nothing but the published port is needed.
      */
-    @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ)
     @Test
     void theImageRunsOnEpollWhenTheEnvironmentAsks() throws Exception {
         String name = NAME + "-epoll";
@@ -257,7 +244,6 @@ class ContainerImageIT {
      * --transport epoll} exits 2 naming why, and {@code --transport auto} starts on the JDK's sockets with one line
      * saying why, and serves.
      */
-    @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ)
     @Test
     void theImageRefusesEpollWhereItCannotRunAndAutoFallsBack() throws Exception {
         List<String> denied = List.of("--entrypoint", "/opt/loomgate/jre/bin/java", TAG,
@@ -297,7 +283,6 @@ class ContainerImageIT {
         }
     }
 
-    @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ)
     @Test
     void theImageRunsTheConscryptProvidersNativeLibrary() throws Exception {
         TestPki pki = TestPki.create("Image CA");
@@ -358,7 +343,6 @@ class ContainerImageIT {
      * images are built above, from the same Dockerfile targets), no host ports (another run may hold 9000/9001), the
      * config folder's absolute path, and a short load (3 s after a 1 s warm-up, for each gateway).
      */
-    @ResourceLock(value = ALONE, mode = ResourceAccessMode.READ)
     @Test
     void composeYamlRunsTheComparisonEndToEnd() throws Exception {
         if (!onPath("podman-compose")) {
