@@ -145,6 +145,7 @@ class TlsLoadTest {
             List<PinnedEvent> fromGateway = monitor.recent().stream()
                     .filter(e -> e.thread().startsWith("conn-"))
                     .filter(e -> !waitsOnVmInternalMonitor(e))
+                    .filter(e -> !registersFinalizer(e))
                     .toList();
             assertThat(fromGateway).isEmpty();
         } finally {
@@ -164,6 +165,18 @@ class TlsLoadTest {
     private static boolean waitsOnVmInternalMonitor(PinnedEvent e) {
         return "Contended monitor enter".equals(e.blockingOperation())
                 && "Freeze or preempt failed (2)".equals(e.reason());
+    }
+
+    /**
+     * The JDK's own finalizer list: Conscrypt's engine has a {@code finalize()} (it frees the native SSL), so the VM
+     * calls {@code Finalizer.register} from {@code Object.<init>} for each engine, and {@code Finalizer.<init>} takes
+     * the list's monitor for a few instructions. The VM's upcall leaves a VM frame on the stack, so a thread that meets
+     * another there cannot unmount (CI, 2026-12-02: 33 µs, two handshakes creating engines at once). It is the JDK's
+     * lock around a list insert, never held across I/O; a finalizer-free engine is Conscrypt's choice, not ours.
+     */
+    private static boolean registersFinalizer(PinnedEvent e) {
+        return "Contended monitor enter".equals(e.blockingOperation())
+                && !e.frames().isEmpty() && e.frames().get(0).startsWith("java.lang.ref.Finalizer.");
     }
 
     private static void runClients(int clients, int requestsEach) throws Exception {
