@@ -225,6 +225,7 @@ class HostileProbeTest {
                 new H1Case("ESC in a value", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\u001bb\r\n\r\n"),
                 new H1Case("DEL in a value", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\u007fb\r\n\r\n"),
                 new H1Case("space before the colon", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A : 1\r\n\r\n"),
+                new H1Case("empty field name", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\n: v\r\n\r\n"),
                 new H1Case("no Host", 400, true, "GET /refused HTTP/1.1\r\nX-A: 1\r\n\r\n"),
                 new H1Case("two Host fields", 400, true, "GET /refused HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
                 new H1Case("Host with userinfo", 400, true, "GET /refused HTTP/1.1\r\nHost: u@h\r\n\r\n"),
@@ -436,6 +437,11 @@ class HostileProbeTest {
                 new H2Case("upper-case field name", RawH2Client.request("GET", "/m", "X-Upper", "1"), null, true),
                 new H2Case("pseudo-header after a regular one", RawH2Client.block(":method", "GET", ":scheme", "http", "x-a", "1", ":path", "/m", ":authority", "t"), null, true),
                 new H2Case("NUL in a value", RawH2Client.request("GET", "/m", "x-a", "a\0b"), null, true),
+                // RFC 9110 5.1: a field name is a token, one character at least; relayed to an HTTP/1.1 origin, an
+                // empty name would be a line ": v", which origins read differently
+                new H2Case("empty field name", RawH2Client.request("GET", "/m", "", "v"), null, true),
+                new H2Case("1,000 fields of empty name and value (CVE-2019-9516)", RawH2Client.request("GET", "/m",
+                        java.util.Collections.nCopies(2000, "").toArray(String[]::new)), null, true),
                 new H2Case("CR LF in a value", RawH2Client.request("GET", "/m", "x-a", "a\r\nx-b: c"), null, true),
                 new H2Case("content-length above the DATA", RawH2Client.request("POST", "/m", "content-length", "10"), "abc".getBytes(), false),
                 new H2Case("content-length below the DATA", RawH2Client.request("POST", "/m", "content-length", "2"), "abcdef".getBytes(), false));

@@ -66,6 +66,30 @@ final class Trust {
     abstract static class Funnel extends X509ExtendedTrustManager {
         abstract void check(Check check) throws CertificateException;
 
+        /**
+         * Refuses a chain longer than JSSE's own limit for its side before any check sees it. JSSE applies the limit
+         * itself while it reads the Certificate message; BoringSSL (Conscrypt) has none but the message's size (100
+         * KB) and hands the whole chain to the JDK's PKIX check, whose path builder tries every certificate naming the
+         * issuer it looks for: a client's chain of 240 self-signed certificates all naming the listener's CA, under a
+         * leaf it did not sign, cost the gateway 370-400 MB of allocation and 0.5-1.6 s of CPU per handshake, before
+         * any authentication (journal 2026-12-02-s59-hostile10). One limit for both providers, and one knob.
+         */
+        private static void refuseLong(X509Certificate[] chain, int max, String whose, String property)
+                throws CertificateException {
+            if (chain != null && chain.length > max) {
+                throw new CertificateException("a " + whose + " certificate chain of " + chain.length
+                        + " certificates, over the limit of " + max + " (" + property + ")");
+            }
+        }
+
+        private static void refuseLongClientChain(X509Certificate[] chain) throws CertificateException {
+            refuseLong(chain, ChainLimits.CLIENT, "client", "jdk.tls.server.maxInboundCertificateChainLength");
+        }
+
+        private static void refuseLongServerChain(X509Certificate[] chain) throws CertificateException {
+            refuseLong(chain, ChainLimits.SERVER, "server", "jdk.tls.client.maxInboundCertificateChainLength");
+        }
+
         /** The key exchange name a check of a server's chain passes on: as it came, unless a subclass maps it. */
         String serverAuthType(String authType) {
             return authType;
@@ -74,34 +98,40 @@ final class Trust {
         @Override
         public final void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
                 throws CertificateException {
+            refuseLongClientChain(chain);
             check(tm -> tm.checkClientTrusted(chain, authType, socket));
         }
 
         @Override
         public final void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
                 throws CertificateException {
+            refuseLongServerChain(chain);
             check(tm -> tm.checkServerTrusted(chain, serverAuthType(authType), socket));
         }
 
         @Override
         public final void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
                 throws CertificateException {
+            refuseLongClientChain(chain);
             check(tm -> tm.checkClientTrusted(chain, authType, engine));
         }
 
         @Override
         public final void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
                 throws CertificateException {
+            refuseLongServerChain(chain);
             check(tm -> tm.checkServerTrusted(chain, serverAuthType(authType), engine));
         }
 
         @Override
         public final void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            refuseLongClientChain(chain);
             check(tm -> tm.checkClientTrusted(chain, authType));
         }
 
         @Override
         public final void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+            refuseLongServerChain(chain);
             check(tm -> tm.checkServerTrusted(chain, serverAuthType(authType)));
         }
     }
@@ -177,6 +207,28 @@ final class Trust {
         @Override
         public X509Certificate[] getAcceptedIssuers() {
             return delegate.getAcceptedIssuers();
+        }
+    }
+
+    /**
+     * The longest certificate chains taken, read as JSSE reads them ({@code sun.security.ssl.SSLConfiguration}): a
+     * side's own property if set and not negative, else {@code jdk.tls.maxCertificateChainLength}, else 8 for a
+     * client's chain and 10 for a server's.
+     */
+    static final class ChainLimits {
+        static final int CLIENT = limit("jdk.tls.server.maxInboundCertificateChainLength", 8);
+        static final int SERVER = limit("jdk.tls.client.maxInboundCertificateChainLength", 10);
+
+        private ChainLimits() {
+        }
+
+        static int limit(String sideProperty, int otherwise) {
+            Integer side = Integer.getInteger(sideProperty);
+            if (side != null && side >= 0) {
+                return side;
+            }
+            Integer both = Integer.getInteger("jdk.tls.maxCertificateChainLength");
+            return both != null && both >= 0 ? both : otherwise;
         }
     }
 
