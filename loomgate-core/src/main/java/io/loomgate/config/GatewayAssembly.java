@@ -119,6 +119,7 @@ public record GatewayAssembly(RouteTable routes, Map<Route, UpstreamDefinition> 
                                PolicyRegistry policies, Map<RouteSpec.ComponentSpec, GatewayFilter> shared)
             throws ConfigException {
         String context = "route '" + spec.id() + "'";
+        PrincipalOrder.check(file, context, spec.filters());
         List<RoutePredicate> built = new ArrayList<>();
         for (RouteSpec.ComponentSpec c : spec.predicates()) {
             built.add(create(file, context, spec.id(), c, predicates, List.of()));

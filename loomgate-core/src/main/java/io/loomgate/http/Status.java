@@ -42,6 +42,7 @@ public final class Status {
             case 503 -> "Service Unavailable";
             case 504 -> "Gateway Timeout";
             case 505 -> "HTTP Version Not Supported";
+            case 508 -> "Loop Detected"; // RFC 5842 §7.2: the gateway's answer to a forwarding loop
             default -> "";
         };
     }

@@ -35,7 +35,7 @@ enum UpstreamErrorKind {
             case POOL_EXHAUSTED -> POOL_EXHAUSTED;
             case UPSTREAM_TLS -> TLS;
             case BAD_REQUEST, BODY_TOO_LARGE, NO_ROUTE, OVERLOADED, CIRCUIT_OPEN, DEADLINE_EXCEEDED, CLIENT_ABORTED,
-                 CLIENT_TIMEOUT, DRAIN_CUT, INTERNAL -> null;
+                 CLIENT_TIMEOUT, DRAIN_CUT, LOOP_DETECTED, INTERNAL -> null;
         };
     }
 }

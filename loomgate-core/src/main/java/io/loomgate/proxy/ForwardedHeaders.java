@@ -34,6 +34,8 @@ final class ForwardedHeaders {
     /** Via's received-protocol is the version of the hop the message came over (RFC 9110 §7.6.3): these too. */
     static final String VIA_2 = "2 loomgate";
     static final String VIA_1_0 = "1.0 loomgate";
+    /** The received-by of this gateway's Via entries (RFC 9110 §7.6.3's pseudonym). */
+    static final String PSEUDONYM = "loomgate";
 
     /**
      * This gateway's Via entry for a message received as {@code version} (a head's: {@code HTTP/1.1},
@@ -82,8 +84,10 @@ final class ForwardedHeaders {
     /**
      * @param ip      {@code client}'s address as text (the connection keeps it: not made again per request)
      * @param version the request's protocol version as its head says ({@code HTTP/2.0} over HTTP/2), for Via
+     * @return how many entries of the request's own Via a Loomgate wrote ({@link #ownEntries}): the passes through a
+     *         Loomgate it made before this one; 0 without a Via, so a client's request costs no scan
      */
-    void apply(Headers h, InetSocketAddress client, String ip, InetSocketAddress local, String clientHost,
+    int apply(Headers h, InetSocketAddress client, String ip, InetSocketAddress local, String clientHost,
                TlsInfo tls, String version) {
         String proto = tls == null ? "http" : "https";
         InetAddress addr = client.getAddress();
@@ -106,6 +110,27 @@ final class ForwardedHeaders {
         String via = joined(h, "Via");
         String own = via(version);
         h.set("Via", via == null ? own : via + ", " + own);
+        return via == null ? 0 : ownEntries(via);
+    }
+
+    /**
+     * The entries of {@code via} whose received-by is {@link #PSEUDONYM} ({@code 1.1 loomgate}, {@code 2 loomgate},
+     * with or without a comment): a request that comes back to a Loomgate has one more each pass, which is how a
+     * route whose origin leads back to the gateway is found (see {@code RequestScreen.refuseLoop}).
+     */
+    static int ownEntries(String via) {
+        int n = 0;
+        int len = PSEUDONYM.length();
+        for (int i = via.indexOf(PSEUDONYM); i >= 0; i = via.indexOf(PSEUDONYM, i + len)) {
+            int end = i + len;
+            boolean afterProtocol = i > 0 && (via.charAt(i - 1) == ' ' || via.charAt(i - 1) == '\t');
+            boolean whole = end == via.length() || via.charAt(end) == ',' || via.charAt(end) == ' '
+                    || via.charAt(end) == '\t';
+            if (afterProtocol && whole) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** A trusted proxy's forwarding fields are kept: the peer is appended to its lists, missing fields are added. */

@@ -28,6 +28,8 @@ final class GrpcReplies {
             case CLIENT_ABORTED, CLIENT_TIMEOUT -> GrpcStatus.CANCELLED;
             case DRAIN_CUT -> GrpcStatus.UNAVAILABLE; // the server is going away (never sent: the connection is closed)
             case INTERNAL -> GrpcStatus.INTERNAL;
+            // The configuration sends the call back to the gateway: not worth trying again, as an unknown method is.
+            case LOOP_DETECTED -> GrpcStatus.INTERNAL;
             case BAD_REQUEST -> statusFor(failure.status()); // 400, 405, 505: the status says which
             case BODY_TOO_LARGE -> GrpcStatus.RESOURCE_EXHAUSTED; // 413, as RequestSize's own refusal
         };

@@ -74,6 +74,7 @@ final class LocalReplies {
             case BAD_RESPONSE -> "the upstream sent an invalid response";
             case UPSTREAM_ABORTED -> "the upstream failed mid-response";
             case INTERNAL -> "internal error in the gateway";
+            case LOOP_DETECTED -> "the request came back to the gateway: its route forms a forwarding loop";
             case CLIENT_TIMEOUT -> "the request body did not arrive in time";
             case BAD_REQUEST, BODY_TOO_LARGE, NO_ROUTE, DEADLINE_EXCEEDED, CLIENT_ABORTED, DRAIN_CUT ->
                     failure.getMessage();

@@ -39,6 +39,12 @@ public final class ProxyFailure extends IOException {
          * routine (debug, not warn, for every request it holds off); until session 57 such a 503 carried no kind.
          */
         CIRCUIT_OPEN(Source.INTERNAL, 503, true, false),
+        /**
+         * The request came through a Loomgate {@code RequestScreen.MAX_OWN_HOPS} times already (its {@code Via}): the
+         * route's origin leads back to a gateway, a configuration mistake. Answered 508 Loop Detected before any
+         * filter or upstream; logged at warn, once per looping request (the passes before relay the 508).
+         */
+        LOOP_DETECTED(Source.INTERNAL, 508, true, false),
         /** The upstream refused the connection or was unreachable. */
         CONNECT_REFUSED(Source.UPSTREAM, 502, true, false),
         /** The TLS handshake with the upstream failed (expired, unknown CA, name mismatch): logged once per cause. */

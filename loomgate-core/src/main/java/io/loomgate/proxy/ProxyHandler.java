@@ -127,10 +127,11 @@ public final class ProxyHandler implements ExchangeHandler {
         if (RequestScreen.answeredLocally(x)) {
             return;
         }
-        cleanForwardingFields(x);
+        int ownHops = cleanForwardingFields(x);
         x.trace = TraceContext.start(x.request.headers(), sampler); // after the cleaning: strip-request-headers holds
         LogContext.enter(x.trace);
         matchRoute(x);
+        RequestScreen.refuseLoop(ownHops);
         RouteAdmission admission = admit(x);
         try {
             prepareUpstreamRequest(x);
@@ -159,10 +160,11 @@ public final class ProxyHandler implements ExchangeHandler {
      * The fields the gateway owns (X-Forwarded-*, Forwarded, Via, X-Forwarded-Client-Cert and
      * {@code server.strip-request-headers}) made what the origin will get, before any route looks at them: a predicate
      * on one of them sees the gateway's word, never the client's (issue 35; Envoy sanitises before routing too).
+     * Returns the passes through a Loomgate the request made before this one, for {@link RequestScreen#refuseLoop}.
      */
-    private void cleanForwardingFields(Exchange x) {
+    private int cleanForwardingFields(Exchange x) {
         Headers h = x.request.headers();
-        forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.remoteIp(), x.downstream.localAddress(),
+        return forwarded.apply(h, x.downstream.remoteAddress(), x.downstream.remoteIp(), x.downstream.localAddress(),
                 h.first("Host"), x.downstream.tls(), x.request.version());
     }
 

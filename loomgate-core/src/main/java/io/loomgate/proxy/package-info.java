@@ -11,6 +11,7 @@
  *                           gateway's, server.strip-request-headers out (untrusted peers): before any predicate
  *  TraceContext.start ─ the exchange's trace ids (traceparent continued or a new trace; its own span id)
  *  matchRoute ─────── BoundRoutes (route + upstream + admission, bound at start-up) → no route → 404
+ *  refuseLoop ─────── Via already holds ten entries of a Loomgate → 508 (a route back to the gateway)
  *  admit ──────────── route over max-in-flight after queue-timeout → 503 + Retry-After
  *  prepareUpstreamRequest   hop-by-hop out (never Host or forwarding fields); Upgrade kept only for the route's
  *                           upgrades (never h2c)

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * {@link GrpcHealth}), and reads the answer within the check's timeout. Nothing here runs on a request's path:
  * requests read only the verdict ({@link UpstreamMember#healthy()}).
  *
- * <p>Lifecycle: {@link #start()} once, {@link #stop()} once; stop wakes every checker and they end. In between,
+ * <p>Lifecycle: {@link #start()}, then {@link #stop()} once; stop wakes every checker and they end. A reload that
+ * keeps the upstream unchanged hands its checker on to the next set of upstreams, whose start finds it running
+ * (a second start changes nothing), and only that set stops it. In between,
  * {@link #membersChanged()} follows the upstream's members (DNS): a member that joined gets its checker, one that
  * left has its checker stopped, and the others keep theirs (and their verdicts).
  */

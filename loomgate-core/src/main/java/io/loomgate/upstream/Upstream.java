@@ -13,7 +13,8 @@ import java.util.function.LongSupplier;
  * <p>The members change only when a host name's addresses change ({@link DnsRefresh}): the new list and a balancer
  * built for it (a hash ring is rebuilt, so about 1/N of the keys move) are published together in one volatile write,
  * and a request reads them once, so it never mixes two lists. Members of endpoints that stay are the same objects,
- * keeping their health verdict and ejection.
+ * keeping their health verdict and ejection. A live reload that leaves the upstream's definition as it was keeps this
+ * object itself ({@link Upstreams#reconcile}).
  *
  * <p>Selection never leaves a route without capacity: when every member is unhealthy or ejected, all of them are
  * candidates again (Envoy's panic mode), since answering 503 for a route that may still work is worse than trying.

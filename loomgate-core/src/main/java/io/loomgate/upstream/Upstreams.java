@@ -90,7 +90,7 @@ public final class Upstreams {
         checkDefinitions(definitions);
         Map<String, List<InetAddress>> resolved = DnsRefresh.resolveAll(resolver,
                 refreshIntervals(definitions).keySet(), lookupTimeout);
-        Upstreams created = build(definitions, listener, resolver, resolved, lookupTimeout,
+        Upstreams created = build(definitions, listener, resolver, resolved, lookupTimeout, Map.of(), Map.of(),
                 (endpoint, settings) -> new UpstreamPool(endpoint, settings, listener));
         created.start();
         return created;
@@ -99,7 +99,11 @@ public final class Upstreams {
     /**
      * The upstreams of a reloaded configuration. Keeps this set's pool of every endpoint the new definitions still
      * name with the same pool settings (its idle connections stay warm: no reconnect storm, and requests in flight
-     * release into it as usual), and makes new pools for the rest. A host name this set has resolved keeps its
+     * release into it as usual), and makes new pools for the rest. An upstream whose definition is unchanged is
+     * kept whole, with its health checker running on: its members' health verdicts and ejections hold, so a reload
+     * that changed a route or another upstream does not send traffic back to an instance found bad (until session
+     * 59 every upstream was made anew, and an ejected instance of a shared {@code lb://} upstream took traffic again
+     * when one of its routes was edited). A host name this set has resolved keeps its
      * addresses (no lookup, so its pools are kept too); other names are looked up now. From here on this set no
      * longer follows DNS (the next one does, once committed), and nothing else changes for it until
      * {@link Reconciled#commit()}: call it once the new routes serve.
@@ -124,7 +128,13 @@ public final class Upstreams {
             }
             known.putAll(DnsRefresh.resolveAll(resolver, unknown, lookupTimeout));
             List<UpstreamPool> opened = new ArrayList<>();
-            Upstreams next = build(definitions, listener, resolver, known, lookupTimeout, (endpoint, settings) -> {
+            Map<String, Upstream> unchanged = new HashMap<>();
+            for (UpstreamDefinition d : definitions) {
+                if (this.definitions.contains(d)) {
+                    unchanged.put(d.id(), upstreams.get(d.id()));
+                }
+            }
+            BiFunction<Endpoint, PoolSettings, UpstreamPool> poolFor = (endpoint, settings) -> {
                 UpstreamPool old = mine.get(endpoint);
                 if (old != null && old.settings().equals(settings)) {
                     return old;
@@ -132,7 +142,9 @@ public final class Upstreams {
                 UpstreamPool fresh = new UpstreamPool(endpoint, settings, listener);
                 opened.add(fresh);
                 return fresh;
-            });
+            };
+            Upstreams next = build(definitions, listener, resolver, known, lookupTimeout, unchanged, healthCheckers,
+                    poolFor);
             retired = true; // pools and members stay as they are now, so 'left' below stays exact until commit
             List<UpstreamPool> left = pools.stream().filter(p -> !next.pools.contains(p)).toList();
             return new Reconciled(this, next, next.pools.size() - opened.size(), opened.size(), left);
@@ -158,7 +170,7 @@ public final class Upstreams {
          * before the swap may still acquire from it).
          */
         public void commit() {
-            previous.stopBackground();
+            previous.stopBackground(next);
             next.start();
             left.forEach(UpstreamPool::drain);
         }
@@ -196,13 +208,28 @@ public final class Upstreams {
         return intervals;
     }
 
+    /**
+     * @param unchanged upstreams of the set this one replaces whose definitions are the same, by id: each is kept
+     *                  ({@link #reusable}), with its checker from {@code checkersOf}
+     */
     private static Upstreams build(List<UpstreamDefinition> definitions, PoolListener listener,
                                    NameResolver resolver, Map<String, List<InetAddress>> addresses,
-                                   Duration lookupTimeout, BiFunction<Endpoint, PoolSettings, UpstreamPool> poolFor) {
+                                   Duration lookupTimeout, Map<String, Upstream> unchanged,
+                                   Map<String, HealthChecker> checkersOf,
+                                   BiFunction<Endpoint, PoolSettings, UpstreamPool> poolFor) {
         Map<Endpoint, UpstreamPool> poolsByEndpoint = new LinkedHashMap<>();
         Map<String, Upstream> byId = new LinkedHashMap<>();
         Map<String, HealthChecker> checkers = new LinkedHashMap<>();
         for (UpstreamDefinition definition : definitions) {
+            Upstream kept = reusable(unchanged.get(definition.id()), definition.settings(), poolsByEndpoint, poolFor);
+            if (kept != null) {
+                byId.put(definition.id(), kept);
+                HealthChecker checker = checkersOf.get(definition.id());
+                if (checker != null) {
+                    checkers.put(definition.id(), checker);
+                }
+                continue;
+            }
             List<UpstreamMember> members = members(definition, addresses, List.of(),
                     e -> poolsByEndpoint.computeIfAbsent(e, key -> poolFor.apply(key, definition.settings())));
             Upstream upstream = new Upstream(definition.id(), members, definition.balancing(), System::nanoTime);
@@ -214,6 +241,26 @@ public final class Upstreams {
         }
         return new Upstreams(byId, List.copyOf(definitions), checkers, List.copyOf(poolsByEndpoint.values()),
                 listener, resolver, addresses, lookupTimeout);
+    }
+
+    /**
+     * {@code previous} (an upstream whose definition did not change), when each of its members' pools is the one
+     * this set gives that endpoint (registered here, as a new member's would be); null otherwise: an endpoint it
+     * shares with an upstream earlier in the file whose pool settings changed has a new pool, and then the upstream
+     * is made anew around it.
+     */
+    private static Upstream reusable(Upstream previous, PoolSettings settings,
+                                     Map<Endpoint, UpstreamPool> poolsByEndpoint,
+                                     BiFunction<Endpoint, PoolSettings, UpstreamPool> poolFor) {
+        if (previous == null) {
+            return null;
+        }
+        for (UpstreamMember m : previous.members()) {
+            if (poolsByEndpoint.computeIfAbsent(m.endpoint(), key -> poolFor.apply(key, settings)) != m.pool()) {
+                return null;
+            }
+        }
+        return previous;
     }
 
     /**
@@ -287,8 +334,11 @@ public final class Upstreams {
         }
     }
 
-    /** Stops the DNS refresh, the health checks and the sweeper; the pools are left as they are. Idempotent. */
-    private void stopBackground() {
+    /**
+     * Stops the DNS refresh, the health checks (but those {@code successor} took over with their upstreams) and the
+     * sweeper; the pools are left as they are. Idempotent.
+     */
+    private void stopBackground(Upstreams successor) {
         membership.lock();
         try {
             retired = true;
@@ -298,7 +348,11 @@ public final class Upstreams {
         if (dns != null) {
             dns.stop();
         }
-        healthCheckers.values().forEach(HealthChecker::stop);
+        for (HealthChecker checker : healthCheckers.values()) {
+            if (successor == null || !successor.healthCheckers.containsValue(checker)) {
+                checker.stop();
+            }
+        }
         sweeper.stop();
     }
 
@@ -351,7 +405,7 @@ public final class Upstreams {
 
     /** Stops the background threads and closes every pool: idle connections now, in-use ones when released. */
     public void close() {
-        stopBackground();
+        stopBackground(null);
         pools.forEach(UpstreamPool::close);
     }
 }

@@ -63,4 +63,29 @@ class MistakesRefusedAtLoadTest {
                 .getMessage()).isEqualTo("gateway.yaml:4: route 'a': upgrades[1]: h2c cannot be tunnelled: after "
                         + "the switch no route or filter sees its requests (RFC 9113 deprecates it)");
     }
+
+    /**
+     * A limiter keyed by the principal before the filter that sets one finds none for any request: every request,
+     * with valid credentials too, was refused 403 by deny-empty-key, and nothing said why (session 59's hunt).
+     */
+    @Test
+    void aLimiterKeyedByThePrincipalBeforeAnyAuthenticationIsRefused() throws ConfigException {
+        String key = "      - name: ApiKeyAuth\n        args: { keys: { ops: \"sha256:"
+                + "2c69bc9111c27110a9b9a7974ba3f8ac0c053c16b23a0738115ee829fbc4d57b\" } }\n";
+        String limiter = "      - name: RequestRateLimiter\n        args: { replenish-rate: 1, key-resolver: principal }\n";
+        String route = "routes:\n  - id: a\n    uri: http://a:1\n    filters:\n";
+        assertThat(refusal(route + limiter + key).getMessage()).isEqualTo("gateway.yaml:5: route 'a': "
+                + "RequestRateLimiter: key-resolver: principal, but no filter before it sets a principal (JwtAuth, "
+                + "ApiKeyAuth or a plugin's): every request would have no key, refused 403 by deny-empty-key whatever "
+                + "its credentials (or never limited with deny-empty-key: false); list it after the authentication "
+                + "filter");
+        assertThat(refusal(route + "      - SecureHeaders\n" + limiter).getMessage()).startsWith("gateway.yaml:6: ");
+        assertThat(refusal("default-filters:\n  - name: RequestRateLimiter\n    args: { replenish-rate: 1, "
+                + "keyResolver: principal }\n" + route + key).getMessage())
+                .startsWith("gateway.yaml:2: default-filters").contains("no filter before it sets a principal");
+        GatewayAssembly.build(accepted(route + key + limiter));
+        GatewayAssembly.build(accepted("default-filters:\n" + key.replace("      - ", "  - ").replace("        args",
+                "    args") + route + limiter));
+        GatewayAssembly.build(accepted(route + limiter.replace("principal", "client-ip") + key));
+    }
 }

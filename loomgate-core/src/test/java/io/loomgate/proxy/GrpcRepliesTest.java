@@ -32,6 +32,7 @@ class GrpcRepliesTest {
         expected.put(Kind.INTERNAL, GrpcStatus.INTERNAL);
         expected.put(Kind.BAD_REQUEST, GrpcStatus.INTERNAL); // 400: gRPC's mapping
         expected.put(Kind.BODY_TOO_LARGE, GrpcStatus.RESOURCE_EXHAUSTED); // 413, as RequestSize answers itself
+        expected.put(Kind.LOOP_DETECTED, GrpcStatus.INTERNAL); // 508: the configuration loops, no retry helps
         assertThat(expected.keySet()).containsExactlyInAnyOrder(Kind.values());
         expected.forEach((kind, status) ->
                 assertThat(GrpcReplies.statusFor(new ProxyFailure(kind, "x", null))).as(kind.name()).isEqualTo(status));

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.http.HttpLimits;
 import io.loomgate.testkit.CountingServer;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestOrigin.Reply;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -79,6 +81,65 @@ class UpstreamsReconcileTest {
             assertThat(before.get("api").pools().get(0).settings()).isEqualTo(PoolSettings.DEFAULTS);
         } finally {
             before.close();
+        }
+    }
+
+    /**
+     * A reload that changes a route, or another upstream, leaves an unchanged upstream as it was: the member ejected
+     * by outlier detection stays out, the one its health check found unhealthy stays unhealthy, and its checks go on
+     * without starting over. Until session 59 every reload made every upstream anew: an ejected or unhealthy instance
+     * took traffic again at once (a shared lb:// upstream lost its ejection when one of its routes was edited).
+     */
+    @Test
+    void anUnchangedUpstreamKeepsItsEjectionsAndHealthVerdictsAcrossAReload() throws Exception {
+        try (TestOrigin good = new TestOrigin(); TestOrigin sick = new TestOrigin();
+             CountingServer flaky = new CountingServer()) {
+            good.fallback(r -> Reply.ok("ok"));
+            sick.fallback(r -> Reply.status(503));
+            Endpoint g = new Endpoint("127.0.0.1", good.port());
+            Endpoint s = new Endpoint("127.0.0.1", sick.port());
+            Endpoint f = new Endpoint(flaky.host(), flaky.port());
+            Balancing.HealthCheck check = new Balancing.HealthCheck("/health", Duration.ofMillis(100),
+                    Duration.ofSeconds(1), 2, 1, 200, 399);
+            Balancing.OutlierDetection outliers = new Balancing.OutlierDetection(1, Duration.ofMinutes(5), 50);
+            UpstreamDefinition checked = new UpstreamDefinition("checked", List.of(g, s), PoolSettings.DEFAULTS,
+                    new Balancing(Balancing.Policy.ROUND_ROBIN, null, List.of(1, 1), check, null));
+            UpstreamDefinition ejecting = new UpstreamDefinition("ejecting", List.of(g, f), PoolSettings.DEFAULTS,
+                    new Balancing(Balancing.Policy.ROUND_ROBIN, null, List.of(1, 1), null, outliers));
+            Upstreams before = Upstreams.create(List.of(checked, ejecting), listener);
+            UpstreamMember sickMember = before.get("checked").members().get(1);
+            UpstreamMember flakyMember = before.get("ejecting").members().get(1);
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (sickMember.healthy() && System.nanoTime() < deadline) {
+                Thread.sleep(5); // polled: the first check comes within a quarter interval, 25 ms
+            }
+            assertThat(sickMember.healthy()).as("the 503 /health made it unhealthy").isFalse();
+            before.get("ejecting").recordOutcome(flakyMember, false);
+            assertThat(flakyMember.ejected(System.nanoTime())).isTrue();
+
+            // the same two upstreams, and a third one: as a reload that changed only a route or another upstream
+            Upstreams.Reconciled r = before.reconcile(List.of(checked, ejecting,
+                    new UpstreamDefinition("other", List.of(g), PoolSettings.DEFAULTS)), listener);
+            r.commit();
+            try {
+                UpstreamMember sickAfter = r.next().get("checked").members().get(1);
+                UpstreamMember flakyAfter = r.next().get("ejecting").members().get(1);
+                assertThat(flakyAfter.ejected(System.nanoTime())).as("still ejected").isTrue();
+                assertThat(flakyAfter.timesEjected()).isEqualTo(1);
+                assertThat(sickAfter.healthy()).as("still unhealthy").isFalse();
+                for (int i = 0; i < 4; i++) {
+                    assertThat(r.next().get("ejecting").select()).as("no traffic to the ejected member")
+                            .isNotSameAs(flakyAfter);
+                    assertThat(r.next().get("checked").select()).as("none to the unhealthy one")
+                            .isNotSameAs(sickAfter);
+                }
+                assertThat(r.next().healthCheckThreads("checked")).as("its checks go on")
+                        .hasSize(2).allMatch(Thread::isAlive);
+            } finally {
+                r.next().close();
+            }
+            assertThat(r.next().healthCheckThreads("checked")).allSatisfy(t ->
+                    assertThat(t.join(Duration.ofSeconds(5))).as("checks stop when the set closes").isTrue());
         }
     }
 }

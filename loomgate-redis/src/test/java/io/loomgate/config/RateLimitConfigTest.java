@@ -94,7 +94,7 @@ class RateLimitConfigTest {
     void springCloudGatewaysSpellingIsAcceptedAndSelectsTheRedisStore() throws ConfigException {
         load(limiter("redis:\n  url: redis://127.0.0.1:6379\n", "redis-rate-limiter.replenishRate: 10",
                 "redis-rate-limiter.burstCapacity: 20", "redis-rate-limiter.requestedTokens: 1",
-                "keyResolver: principal", "denyEmptyKey: false"), Map.of());
+                "keyResolver: route", "denyEmptyKey: false"), Map.of());
         assertThat(refusal(limiter("", "redis-rate-limiter.replenishRate: 10")))
                 .isEqualTo("gateway.yaml:7: route 'api': filter 'RequestRateLimiter': store: redis needs the Redis "
                         + "to use: add a top-level 'redis:' section with 'url: redis://host:port'");
