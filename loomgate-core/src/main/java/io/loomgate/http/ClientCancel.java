@@ -1,5 +1,7 @@
 package io.loomgate.http;
 
+import java.time.Duration;
+
 /**
  * What ends a request's handling when its client cancels it (an HTTP/2 RST_STREAM, or its connection ending while
  * the request is handled): runs on the connection's reader thread, must not block, and must be idempotent (a reset
@@ -8,5 +10,13 @@ package io.loomgate.http;
  */
 @FunctionalInterface
 public interface ClientCancel {
+    /**
+     * The longest a cancelled request's handling may go on waiting for its origin: the proxy lets an HTTP/1.1
+     * origin whose answer was awaited answer this long, to keep its connection (its {@code DrainAfterCancel}); any
+     * other cancel ends the wait at once. What a drain that cancels the exchanges it cut waits for, besides their
+     * unwinding, so that each is logged and counted before the process exits.
+     */
+    Duration LONGEST_WAIT = Duration.ofSeconds(1);
+
     void clientCancelled();
 }
