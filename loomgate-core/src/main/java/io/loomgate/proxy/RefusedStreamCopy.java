@@ -245,6 +245,15 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
         return true;
     }
 
+    /**
+     * The exchange is over (the request's thread, after its last attempt was closed): a successor that no upload took
+     * up (the retry failed before it sent a body: its dial refused, a breaker open, no retry allowed) cuts the read
+     * the refused upload still has pending on the client and waits for it briefly, so that the body has no reader left
+     * beside the connection's own (see {@link Successor#abandon}). Nothing for a body that was not handed over.
+     */
+    void abandon() {
+    }
+
     /** The origin answered: no refusal can come any more, so the copy need not be kept (not while it is replayed). */
     void drop() {
         PHASE.compareAndSet(this, KEEPING, DROPPED);
@@ -342,6 +351,14 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
         private Upload upload;
         private final long deadlineNanos;
 
+        /** Whether an upload took this successor up, or the exchange abandoned it: set once ({@link #CLAIM}). */
+        @SuppressWarnings("unused")
+        private volatile byte claim; // UNCLAIMED as made
+        private static final VarHandle CLAIM = VarHandles.field(MethodHandles.lookup(), "claim", byte.class);
+        private static final byte UNCLAIMED = 0;
+        private static final byte TAKEN = 1;
+        private static final byte ABANDONED = 2;
+
         private Successor(RefusedStreamCopy previous, Upload upload, long deadlineNanos) {
             super(previous);
             this.predecessor = previous;
@@ -350,10 +367,38 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
         }
 
         /**
+         * No upload took this body up before the exchange ended: the chain's reader still pending on the client is
+         * cut now (a deadline already passed: {@link RequestUpload#awaitHandedOver} stops it as a stopped upload's
+         * read is cut, which also closes the client's connection after its answer, since the rest of its body can
+         * never be read) and waited for. One compare-and-set against the upload's own take-up decides who walks the
+         * chain: an upload that took it up owns it, and its attempt's stop cuts the same read.
+         */
+        @Override
+        void abandon() {
+            if (!CLAIM.compareAndSet(this, UNCLAIMED, ABANDONED)) {
+                return;
+            }
+            try {
+                takeOver(System.nanoTime());
+            } catch (IOException e) {
+                // cut (a SocketTimeoutException), or the client's own failure: either way the reader has ended
+            }
+        }
+
+        /**
          * Waits for the predecessor's upload to end, then owns its copy; fails with the client's failure if its last
-         * read failed, or when it still read at the deadline (its read is then cut).
+         * read failed, or when it still read at the deadline (its read is then cut). An upload's first call takes the
+         * body up; after the exchange abandoned it ({@link #abandon}), it fails.
          */
         private void takeOver() throws IOException {
+            if (predecessor != null && !CLAIM.compareAndSet(this, UNCLAIMED, TAKEN)) {
+                predecessor = null;
+                throw new IOException("the request body's retry was abandoned: the exchange ended");
+            }
+            takeOver(deadlineNanos);
+        }
+
+        private void takeOver(long deadlineNanos) throws IOException {
             while (predecessor != null) {
                 RefusedStreamCopy p = predecessor;
                 IOException client;
