@@ -91,11 +91,13 @@ final class ClientConnection implements Runnable {
     private static final String HANDSHAKE = "TLS handshake";
     private static final VarHandle CLOSED;
     private static final VarHandle ENDED;
+    private static final VarHandle EXCHANGE_CANCEL;
 
     static {
         MethodHandles.Lookup lookup = MethodHandles.lookup();
         CLOSED = VarHandles.field(lookup, "closed", boolean.class);
         ENDED = VarHandles.field(lookup, "ended", boolean.class);
+        EXCHANGE_CANCEL = VarHandles.field(lookup, "exchangeCancel", ClientCancel.class);
     }
 
     private volatile boolean draining;
@@ -669,15 +671,20 @@ final class ClientConnection implements Runnable {
 
     /**
      * The HTTP/1.1 exchange now handled registers what cancels it ({@link ServerExchange#onClientCancel}), on the
-     * connection's thread; null when its handler returned. A drain's cut that came first (it looked before this was
+     * connection's thread. A drain's cut that came first (it looked before this was
      * set) is run here: both sides write their volatile, then read the other's, so one of them runs the cancel (it
      * may run twice, which a {@link ClientCancel} allows).
      */
     void onExchangeCancel(ClientCancel action) {
         exchangeCancel = action;
-        if (action != null && cutByDrain) {
+        if (cutByDrain) {
             action.clientCancelled();
         }
+    }
+
+    /** The HTTP/1.1 exchange's handler returned: its cancel is forgotten (a release store: nothing reads after it). */
+    void exchangeHandled() {
+        EXCHANGE_CANCEL.setRelease(this, (ClientCancel) null);
     }
 
     /** Closes the socket whatever the connection is doing (drain timeout, a write stalled past its deadline). */

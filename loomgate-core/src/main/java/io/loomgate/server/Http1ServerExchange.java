@@ -204,7 +204,7 @@ final class Http1ServerExchange extends ConnectionExchange {
     /** The handler returned: the connection forgets its cancel (an idle connection holds no exchange). */
     void handled() {
         if (cancelRegistered) {
-            connection.onExchangeCancel(null);
+            connection.exchangeHandled();
         }
     }
 
