@@ -13,8 +13,9 @@ public interface ClientCancel {
     /**
      * The longest a cancelled request's handling may go on waiting for its origin: the proxy lets an HTTP/1.1
      * origin whose answer was awaited answer this long, to keep its connection (its {@code DrainAfterCancel}); any
-     * other cancel ends the wait at once. What a drain that cancels the exchanges it cut waits for, besides their
-     * unwinding, so that each is logged and counted before the process exits.
+     * other cancel, and the cancel of an exchange the drain's deadline cut, ends the wait at once. What a listener's
+     * drain waits for after its deadline's cut, besides the unwinding, so that each exchange still running (a client
+     * that left mid-drain may have started such a wait) is logged and counted before the process exits.
      */
     Duration LONGEST_WAIT = Duration.ofSeconds(1);
 

@@ -83,6 +83,14 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
          * read of the client is then cut).
          */
         IOException awaitEnd(long deadlineNanos) throws SocketTimeoutException;
+
+        /**
+         * The exchange ended with the body never taken up ({@link #abandon}): the upload's pending read of the client
+         * is cut, without a wait (over HTTP/1.1 the client's input is shut down, which also closes its connection
+         * after its answer; an HTTP/2 stream's read ends with the stream).
+         */
+        default void cut() {
+        }
     }
 
     private final int limit;
@@ -367,21 +375,16 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
         }
 
         /**
-         * No upload took this body up before the exchange ended: the chain's reader still pending on the client is
-         * cut now (a deadline already passed: {@link RequestUpload#awaitHandedOver} stops it as a stopped upload's
-         * read is cut, which also closes the client's connection after its answer, since the rest of its body can
-         * never be read) and waited for. One compare-and-set against the upload's own take-up decides who walks the
-         * chain: an upload that took it up owns it, and its attempt's stop cuts the same read.
+         * No upload took this body up before the exchange ended: the read the refused upload still has pending on the
+         * client is cut ({@link Upload#cut}; over HTTP/1.1 that shuts the client's input down, which ends any read of
+         * it in the chain, and closes the connection after its answer, since the rest of its body can never be read).
+         * No wait: nothing reads the body after this. One compare-and-set against the upload's own take-up decides
+         * who acts: an upload that took it up owns the chain, and its attempt's stop cuts the same read.
          */
         @Override
         void abandon() {
-            if (!CLAIM.compareAndSet(this, UNCLAIMED, ABANDONED)) {
-                return;
-            }
-            try {
-                takeOver(System.nanoTime());
-            } catch (IOException e) {
-                // cut (a SocketTimeoutException), or the client's own failure: either way the reader has ended
+            if (CLAIM.compareAndSet(this, UNCLAIMED, ABANDONED) && upload != null) {
+                upload.cut();
             }
         }
 
@@ -395,10 +398,6 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
                 predecessor = null;
                 throw new IOException("the request body's retry was abandoned: the exchange ended");
             }
-            takeOver(deadlineNanos);
-        }
-
-        private void takeOver(long deadlineNanos) throws IOException {
             while (predecessor != null) {
                 RefusedStreamCopy p = predecessor;
                 IOException client;

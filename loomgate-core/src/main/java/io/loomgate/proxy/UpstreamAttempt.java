@@ -41,7 +41,7 @@ import java.time.Duration;
  * issue 34), which ends, or is stopped and its connection discarded, before the attempt settles
  * ({@link #endUpload}, {@link #finish}).
  */
-final class UpstreamAttempt implements AutoCloseable {
+final class UpstreamAttempt implements AutoCloseable, RefusedStreamCopy.Upload {
     /** Informational (1xx) heads accepted before the final one; more is an origin gone wrong (or hostile): 502. */
     static final int MAX_INTERIM_RESPONSES = 32;
 
@@ -275,6 +275,18 @@ final class UpstreamAttempt implements AutoCloseable {
      */
     IOException awaitReleasedUpload(long deadlineNanos) throws SocketTimeoutException {
         return upload.awaitHandedOver(deadlineNanos);
+    }
+
+    /** The refused upload, as its body's successor waits for it ({@link #awaitReleasedUpload}). */
+    @Override
+    public IOException awaitEnd(long deadlineNanos) throws SocketTimeoutException {
+        return awaitReleasedUpload(deadlineNanos);
+    }
+
+    /** The exchange ended with this refused upload's body never taken up: its pending read of the client is cut. */
+    @Override
+    public void cut() {
+        upload.cutHandedOver();
     }
 
     /** Whether another attempt cannot have the request body (see {@link RequestUpload#bodyLost}). */

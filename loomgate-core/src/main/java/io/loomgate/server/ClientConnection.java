@@ -671,9 +671,9 @@ final class ClientConnection implements Runnable {
 
     /**
      * The HTTP/1.1 exchange now handled registers what cancels it ({@link ServerExchange#onClientCancel}), on the
-     * connection's thread. A drain's cut that came first (it looked before this was
-     * set) is run here: both sides write their volatile, then read the other's, so one of them runs the cancel (it
-     * may run twice, which a {@link ClientCancel} allows).
+     * connection's thread. A drain's cut that looked before this was set is run here: both sides write their
+     * volatile, then read the other's, so at least one of them runs the cancel (it may run twice, which a
+     * {@link ClientCancel} allows).
      */
     void onExchangeCancel(ClientCancel action) {
         exchangeCancel = action;
