@@ -74,6 +74,49 @@ class DrainCutKindTest {
     }
 
     /**
+     * Session 59: an exchange still waiting for a slow origin's head when the drain's deadline passes. Over HTTP/1.1
+     * closing the client's socket did not end the handler's wait for its origin (nothing reads that socket meanwhile),
+     * so the exchange ended only when the origin answered: after the drain had returned, when the process may have
+     * exited already, with no access-log line and no count. The drain now cancels it as an HTTP/2 client's reset does,
+     * and waits for the cancel's bound ({@code ClientCancel.LONGEST_WAIT}: an HTTP/1.1 origin awaited is let answer
+     * for 1 s) and the unwinding; so it is counted, as the drain's, when the drain returns. HTTP/2 (whose connection's
+     * end cancels the stream) must stay so.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"HTTP/1.1", "HTTP/2"})
+    void anExchangeAwaitingASlowOriginAtTheDeadlineIsCountedWhenTheDrainReturns(String client) throws Exception {
+        GatewayMetrics metrics = new GatewayMetrics();
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
+                     new Gateway.Observers(metrics, PoolListener.NOOP, ConnectionListener.NOOP))) {
+            origin.enqueue(Reply.ok("late").delayed(Duration.ofSeconds(20))); // no head until long after the drain
+            AutoCloseable connection;
+            if (client.equals("HTTP/2")) {
+                RawH2Client c = new RawH2Client(gw.port());
+                c.get(1, "/slow");
+                connection = c;
+            } else {
+                RawClient c = gw.raw();
+                c.send("GET /slow HTTP/1.1\r\nHost: drain.example\r\n\r\n");
+                connection = c;
+            }
+            try {
+                origin.takeRequest();
+                assertThat(gw.gateway().listener().drain(Duration.ofMillis(200))).as("cut at the deadline").isFalse();
+                // No wait here: what the drain's return does not cover is lost when the process exits after it.
+                assertThat(failures(metrics, "drain_cut")).as("counted as the drain's when the drain returns")
+                        .isEqualTo(1);
+                assertThat(failures(metrics, "client_aborted") + failures(metrics, "upstream_timeout")
+                        + failures(metrics, "upstream_reset")).isZero();
+            } finally {
+                connection.close();
+            }
+        } finally {
+            metrics.close();
+        }
+    }
+
+    /**
      * Session 58's hunt: two HTTP/2 streams in flight at the drain, their client closes its socket after GOAWAY. The
      * connection's reader ended at once, the connection left the listener's open set, and the drain returned
      * "drained cleanly" while the streams' handlers were still unwinding: the process exited under them and neither

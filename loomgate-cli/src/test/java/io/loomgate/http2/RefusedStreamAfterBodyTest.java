@@ -160,6 +160,89 @@ class RefusedStreamAfterBodyTest {
         }
     }
 
+    /** What follows a refusal while the refused upload's read of the client is pending (session 59). */
+    enum AfterRefusal {
+        /** The client sends nothing more: its read timeout ends the pending read. */
+        CLIENT_TIMES_OUT,
+        /** The client closes its connection. */
+        CLIENT_LEAVES,
+        /** The retry's dial is refused (the origin went away with its GOAWAY); the client waits, sending nothing. */
+        RETRY_REFUSED
+    }
+
+    /**
+     * h2dup's open cases: a stream refused (GOAWAY below it) while the client's body still streams, the retry taking
+     * the body over while the refused upload's read of the client is pending, and then no more bytes from the client:
+     * it times out, or leaves, or waits while the retry fails otherwise (its dial refused). Each exchange must end
+     * within its bound with one access-log line of its own kind (408 {@code client_timeout}; {@code client_aborted};
+     * 502 {@code connect_refused} at once, not at the read timeout), and for the refused retry the pending read must
+     * be cut: the client's connection is closed after the 502 (its body's rest can never be read). Before session 59
+     * that last case left the refused upload's read pending past the exchange's end, and its 502 kept the connection
+     * (a connect failure does): the connection's thread then read the rest of the body to reach the next request
+     * while that upload's thread was still reading the same input, two readers at once, until the read timeout.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(AfterRefusal.class)
+    void aRefusedUploadWhosePendingReadNeverReturnsEndsWithOneLine(AfterRefusal then) throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        AppenderBase<ILoggingEvent> capture = capture(lines);
+        Logger accessLog = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
+        accessLog.addAppender(capture);
+        byte[] sent = body(5_000);
+        String path = "/" + then.name().toLowerCase(Locale.ROOT);
+        try (ScriptedH2cOrigin origin = refusingAt(ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, 3_000);
+             ServedGateway gw = RunningGateway.servedWithAdmin(yaml(Transport.JDK).replace("  port: 0\n",
+                     "  port: 0\n  read-timeout: " + (then == AfterRefusal.CLIENT_TIMES_OUT ? "1s" : "5s") + "\n"),
+                     "refused-pending.yaml", Map.of("ORIGIN", origin.uri()));
+             Socket s = new Socket("127.0.0.1", gw.port())) {
+            origin.goneAfterRefusal = then == AfterRefusal.RETRY_REFUSED;
+            s.setSoTimeout(20_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST " + path + " HTTP/1.1\r\nHost: h\r\nContent-Length: " + sent.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            writePart(out, sent, 0, 3_000, false);
+            long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!refusedOnce(origin)) {
+                assertThat(System.nanoTime()).as("the origin refused the stream in time").isLessThan(end);
+                Thread.sleep(5);
+            }
+            long refusedAt = System.nanoTime();
+            if (then == AfterRefusal.CLIENT_LEAVES) {
+                s.close();
+            } else {
+                String answer = readAnswer(s.getInputStream());
+                Duration took = Duration.ofNanos(System.nanoTime() - refusedAt);
+                if (then == AfterRefusal.CLIENT_TIMES_OUT) {
+                    assertThat(answer).as("the client's answer").startsWith("HTTP/1.1 408");
+                } else {
+                    assertThat(answer).as("the client's answer").startsWith("HTTP/1.1 502")
+                            .containsIgnoringCase("\r\nConnection: close\r\n");
+                    assertThat(s.getInputStream().read()).as("the connection closed after the answer: the "
+                            + "pending read of the body was cut").isEqualTo(-1);
+                    assertThat(Duration.ofNanos(System.nanoTime() - refusedAt))
+                            .as("answered and closed when the retry failed, not at the 5 s read timeout (%s to the "
+                                    + "answer)", took).isLessThan(Duration.ofSeconds(3));
+                }
+            }
+            String kind = switch (then) {
+                case CLIENT_TIMES_OUT -> "client_timeout";
+                case CLIENT_LEAVES -> "client_aborted";
+                case RETRY_REFUSED -> "connect_refused";
+            };
+            long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
+                Thread.sleep(10); // the access log's line is written after the answer: polled, with a deadline
+            }
+            List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
+            assertThat(ours).as("the access log's lines").hasSize(1);
+            assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
+            assertThat(origin.connections().stream().mapToInt(c -> c.answeredBodies.size()).sum())
+                    .as("requests the origin answered").isZero();
+        } finally {
+            accessLog.detachAppender(capture);
+        }
+    }
+
     /** How long the slow client waits after the refusal before it sends the rest: longer than the old 100 ms cut. */
     private static final Duration CLIENT_PAUSE = Duration.ofMillis(300);
 

@@ -98,6 +98,8 @@ final class ScriptedH2cOrigin implements AutoCloseable {
     volatile int refuseAtBytes;
     /** How a request with a body that is not refused is answered. */
     volatile Answer answer = Answer.OK;
+    /** When set, a refusal closes the listening socket first: the retry's dial is refused (the origin went away). */
+    volatile boolean goneAfterRefusal;
     /** Requests with a body left to refuse the {@link #refusal} way. */
     final java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -258,6 +260,9 @@ final class ScriptedH2cOrigin implements AutoCloseable {
 
     /** Refuses {@code stream} the {@link #refusal} way; true when that closed the connection (GOAWAY). */
     private boolean refuse(Conn c, int stream) throws IOException {
+        if (goneAfterRefusal) {
+            server.close();
+        }
         c.refused.add(stream);
         if (refusal == Refusal.REFUSED_STREAM) {
             c.frame(Frames.RST_STREAM, 0, stream, WireFrames.int32(Frames.REFUSED_STREAM));

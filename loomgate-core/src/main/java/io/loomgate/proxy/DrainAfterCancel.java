@@ -1,6 +1,7 @@
 package io.loomgate.proxy;
 
 import io.loomgate.http.BufferPool;
+import io.loomgate.http.ClientCancel;
 import io.loomgate.http.ResponseHead;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
@@ -29,7 +30,7 @@ import java.time.Duration;
  */
 final class DrainAfterCancel {
     /** From the cancel to the connection's release: longer and it is closed (the shared watchdog's 20 ms tick later). */
-    static final Duration MAX_WAIT = Duration.ofSeconds(1);
+    static final Duration MAX_WAIT = ClientCancel.LONGEST_WAIT; // what a listener's drain waits for its cancels
     /** The largest body read and dropped to keep a connection: about one socket buffer, cheaper than a new dial. */
     static final int MAX_BODY = 64 * 1024;
 

@@ -113,7 +113,13 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     @Override
     public void clientCancelled() {
         clientCancelled = true;
-        upstream.clientCancelled();
+        if (downstream.cutByDrain()) {
+            // The drain's deadline cut the client connection (session 59): the process is ending, its pools close
+            // next, so an origin's connection is not worth DrainAfterCancel's wait; the exchange ends at once.
+            upstream.abortAttempt();
+        } else {
+            upstream.clientCancelled();
+        }
     }
 
     /** Whether the gRPC deadline (if any) has passed, as the watchdog saw it or the clock says. */

@@ -145,12 +145,26 @@ public final class ProxyHandler implements ExchangeHandler {
             }
         } finally {
             admission.leave();
-            UpstreamAttempt attempt = x.upstream.attempt;
-            if (attempt != null) {
-                attempt.close(); // discards the connection unless the response ended cleanly
-                // a body relayed beside this thread, ended
-                x.outcome.bytesIn = Math.max(x.outcome.bytesIn, attempt.uploaded());
-            }
+            endUpstream(x);
+        }
+    }
+
+    /**
+     * The exchange's upstream side ends, before its answer or failure is reported: the last attempt closed, and a
+     * request body a refused stream handed to a retry that never took it up (its dial refused, a breaker open) has
+     * the refused upload's pending read of the client cut (session 59). Out of {@link #proxy}: its finally block is
+     * compiled twice, and proxy stays within C2's inline size (OriginWaitPathInlineSizeTest).
+     */
+    private static void endUpstream(Exchange x) {
+        UpstreamAttempt attempt = x.upstream.attempt;
+        if (attempt != null) {
+            attempt.close(); // discards the connection unless the response ended cleanly
+            // a body relayed beside this thread, ended
+            x.outcome.bytesIn = Math.max(x.outcome.bytesIn, attempt.uploaded());
+        }
+        RefusedStreamCopy handedOver = x.refusedStreamCopy;
+        if (handedOver != null) {
+            handedOver.abandon();
         }
     }
 

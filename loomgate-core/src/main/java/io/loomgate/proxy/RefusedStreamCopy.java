@@ -83,6 +83,14 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
          * read of the client is then cut).
          */
         IOException awaitEnd(long deadlineNanos) throws SocketTimeoutException;
+
+        /**
+         * The exchange ended with the body never taken up ({@link #abandon}): the upload's pending read of the client
+         * is cut, without a wait (over HTTP/1.1 the client's input is shut down, which also closes its connection
+         * after its answer; an HTTP/2 stream's read ends with the stream).
+         */
+        default void cut() {
+        }
     }
 
     private final int limit;
@@ -245,6 +253,15 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
         return true;
     }
 
+    /**
+     * The exchange is over (the request's thread, after its last attempt was closed): a successor that no upload took
+     * up (the retry failed before it sent a body: its dial refused, a breaker open, no retry allowed) cuts the read
+     * the refused upload still has pending on the client and waits for it briefly, so that the body has no reader left
+     * beside the connection's own (see {@link Successor#abandon}). Nothing for a body that was not handed over.
+     */
+    void abandon() {
+    }
+
     /** The origin answered: no refusal can come any more, so the copy need not be kept (not while it is replayed). */
     void drop() {
         PHASE.compareAndSet(this, KEEPING, DROPPED);
@@ -342,6 +359,14 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
         private Upload upload;
         private final long deadlineNanos;
 
+        /** Whether an upload took this successor up, or the exchange abandoned it: set once ({@link #CLAIM}). */
+        @SuppressWarnings("unused")
+        private volatile byte claim; // UNCLAIMED as made
+        private static final VarHandle CLAIM = VarHandles.field(MethodHandles.lookup(), "claim", byte.class);
+        private static final byte UNCLAIMED = 0;
+        private static final byte TAKEN = 1;
+        private static final byte ABANDONED = 2;
+
         private Successor(RefusedStreamCopy previous, Upload upload, long deadlineNanos) {
             super(previous);
             this.predecessor = previous;
@@ -350,10 +375,29 @@ sealed class RefusedStreamCopy extends ForwardingBodyInputStream permits Refused
         }
 
         /**
+         * No upload took this body up before the exchange ended: the read the refused upload still has pending on the
+         * client is cut ({@link Upload#cut}; over HTTP/1.1 that shuts the client's input down, which ends any read of
+         * it in the chain, and closes the connection after its answer, since the rest of its body can never be read).
+         * No wait: nothing reads the body after this. One compare-and-set against the upload's own take-up decides
+         * who acts: an upload that took it up owns the chain, and its attempt's stop cuts the same read.
+         */
+        @Override
+        void abandon() {
+            if (CLAIM.compareAndSet(this, UNCLAIMED, ABANDONED) && upload != null) {
+                upload.cut();
+            }
+        }
+
+        /**
          * Waits for the predecessor's upload to end, then owns its copy; fails with the client's failure if its last
-         * read failed, or when it still read at the deadline (its read is then cut).
+         * read failed, or when it still read at the deadline (its read is then cut). An upload's first call takes the
+         * body up; after the exchange abandoned it ({@link #abandon}), it fails.
          */
         private void takeOver() throws IOException {
+            if (predecessor != null && !CLAIM.compareAndSet(this, UNCLAIMED, TAKEN)) {
+                predecessor = null;
+                throw new IOException("the request body's retry was abandoned: the exchange ended");
+            }
             while (predecessor != null) {
                 RefusedStreamCopy p = predecessor;
                 IOException client;

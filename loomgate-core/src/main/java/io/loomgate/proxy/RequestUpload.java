@@ -208,6 +208,19 @@ final class RequestUpload {
     }
 
     /**
+     * After {@link #release()} for a refused stream whose body no retry took up before the exchange ended (its dial
+     * refused, a breaker open; session 59), on the request's thread: a relay still reading the client has that read
+     * cut at once ({@code stopClientBody}: HTTP/1.1 shuts the client's input down and closes the connection after the
+     * answer), not waited for. Before, it stayed pending past the exchange, beside the connection's own next read.
+     */
+    void cutHandedOver() {
+        if (running() && stopClientBody != null) {
+            clientBodyCut = true;
+            stopClientBody.run();
+        }
+    }
+
+    /**
      * Whether another attempt cannot have the body: the relay still holds it (not released to another attempt), or
      * stopping it cut the client's.
      */

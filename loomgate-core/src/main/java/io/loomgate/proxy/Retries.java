@@ -156,7 +156,7 @@ final class Retries {
             return takeBodyForRetry(x);
         }
         RefusedStreamCopy copy = x.refusedStreamCopy;
-        RefusedStreamCopy next = copy == null ? null : copy.handOver(failed::awaitReleasedUpload, deadlineNanos);
+        RefusedStreamCopy next = copy == null ? null : copy.handOver(failed, deadlineNanos);
         if (next == null) {
             return false;
         }

@@ -41,7 +41,7 @@ import java.time.Duration;
  * issue 34), which ends, or is stopped and its connection discarded, before the attempt settles
  * ({@link #endUpload}, {@link #finish}).
  */
-final class UpstreamAttempt implements AutoCloseable {
+final class UpstreamAttempt implements AutoCloseable, RefusedStreamCopy.Upload {
     /** Informational (1xx) heads accepted before the final one; more is an origin gone wrong (or hostile): 502. */
     static final int MAX_INTERIM_RESPONSES = 32;
 
@@ -201,12 +201,18 @@ final class UpstreamAttempt implements AutoCloseable {
             throws IOException {
         idempotent = Method.isIdempotent(request.method());
         requestSent = true;
+        // With no body to follow, the request is whole once this head is written: a cancel from here on may drain, as
+        // in readHead. Marked before the write, not after it: the origin may have the whole head (and the client
+        // reset meanwhile) before this thread runs again, and a mark after the write then came too late for that
+        // cancel, which closed the connection (session 58's race in Http2StreamLifecycleTest: closed 1 ms after the
+        // reset instead of after the drain's wait). A cancel during the write drains too: the write fails (the drain
+        // then ends with the failure) or the origin gets the whole request, as after it.
+        awaitingHead = framing instanceof BodyFraming.None;
         hadBody = codec.sendHead(request, framing, preserveHost, generated);
         sentNanos = System.nanoTime();
         failIfAborted(); // an HTTP/2 stream opened after an abort looked: close() resets it
-        // With no body to follow the request is whole: from here a cancel may drain, as in readHead (a stream thread
-        // still queued for its carrier between the two is common under load, when h2load's run ends).
-        awaitingHead = !hadBody;
+        // (a stream thread still queued for its carrier here is common under load, when h2load's run ends)
+        awaitingHead = !hadBody; // an HTTP/2 request of length 0 ends with its head too
     }
 
     /**
@@ -269,6 +275,18 @@ final class UpstreamAttempt implements AutoCloseable {
      */
     IOException awaitReleasedUpload(long deadlineNanos) throws SocketTimeoutException {
         return upload.awaitHandedOver(deadlineNanos);
+    }
+
+    /** The refused upload, as its body's successor waits for it ({@link #awaitReleasedUpload}). */
+    @Override
+    public IOException awaitEnd(long deadlineNanos) throws SocketTimeoutException {
+        return awaitReleasedUpload(deadlineNanos);
+    }
+
+    /** The exchange ended with this refused upload's body never taken up: its pending read of the client is cut. */
+    @Override
+    public void cut() {
+        upload.cutHandedOver();
     }
 
     /** Whether another attempt cannot have the request body (see {@link RequestUpload#bodyLost}). */

@@ -345,6 +345,8 @@ final class Http1ServerConnection {
             // complete to the client.
             log.debug("connection {}: exchange aborted: {}", id, e.toString());
             return false;
+        } finally {
+            exchange.handled();
         }
         if (exchange.upgraded()) {
             return false;

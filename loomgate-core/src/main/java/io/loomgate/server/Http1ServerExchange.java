@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http.ClientCancel;
 import io.loomgate.http.Headers;
 import io.loomgate.http.RequestHead;
 import io.loomgate.http.ResponseHead;
@@ -29,6 +30,8 @@ final class Http1ServerExchange extends ConnectionExchange {
     private boolean responseStarted;
     private boolean closeAfter;
     private boolean upgraded;
+    /** Whether the handler registered a cancel with the connection, which its end must clear. */
+    private boolean cancelRegistered;
     /** Where the output stood when the response head was encoded, and closeAfter before it: for retractResponse. */
     private long sentAtHead = -1;
     private int bufferedAtHead;
@@ -189,6 +192,20 @@ final class Http1ServerExchange extends ConnectionExchange {
         closeAfter = closeAfterBeforeHead;
         sentAtHead = -1;
         return true;
+    }
+
+    /** Run if the drain's deadline cuts the connection while this exchange is handled (see ClientConnection). */
+    @Override
+    public void onClientCancel(ClientCancel action) {
+        cancelRegistered = true;
+        connection.onExchangeCancel(action);
+    }
+
+    /** The handler returned: the connection forgets its cancel (an idle connection holds no exchange). */
+    void handled() {
+        if (cancelRegistered) {
+            connection.exchangeHandled();
+        }
     }
 
     @Override

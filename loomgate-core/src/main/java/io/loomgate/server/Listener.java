@@ -1,5 +1,6 @@
 package io.loomgate.server;
 
+import io.loomgate.http.ClientCancel;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.tls.ServerTls;
 import io.loomgate.threads.Watchdog;
@@ -68,6 +69,8 @@ public final class Listener implements AutoCloseable {
     private final ListenerSettings settings;
     private final ExchangeHandler handler;
     private final ExecutorService executor;
+    /** After the cut exchanges' longest wait ({@link ClientCancel#LONGEST_WAIT}): their unwinding, at load. */
+    private static final long UNWIND_NANOS = TimeUnit.SECONDS.toNanos(1);
     /**
      * Whether the executor is a fixed pool of platform threads ({@code threads: platform:N}): a new connection then
      * waits for its client's first bytes in the idle poller, not on one of the pool's threads
@@ -411,7 +414,10 @@ public final class Listener implements AutoCloseable {
             idleConnections.close(); // ends what is still parked (the aborts above closed their sockets)
         }
         executor.shutdown();
-        executor.awaitTermination(1, TimeUnit.SECONDS);
+        // The cut exchanges were cancelled (abortForDrain; an HTTP/2 connection's end cancels its streams): each ends
+        // within the cancel's bound, then logs and counts itself as it unwinds. The wait covers both, or the process
+        // could exit before an exchange whose origin was slow had its access-log line (session 59).
+        executor.awaitTermination(ClientCancel.LONGEST_WAIT.toNanos() + UNWIND_NANOS, TimeUnit.NANOSECONDS);
         if (ownsWrites && writes != null) {
             writes.close();
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.loomgate.http.BufferPool;
+import io.loomgate.http.GeneratedField;
 import io.loomgate.http.Headers;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http.RequestHead;
@@ -91,6 +92,49 @@ class UpstreamAttemptTest {
             attempt.clientCancelled();
             assertThat(attempt.draining()).isTrue();
             assertThat(pool.state().drains()).isEqualTo(1);
+            ResponseHead head = attempt.readHead(TIMEOUT, false, interim -> {
+            });
+            attempt.drainAfterCancel(head, BodyFraming.ofResponse("GET", head));
+        }
+        assertThat(pool.idleCount()).as("the connection went back to the pool").isEqualTo(1);
+        assertThat(pool.state().drains()).isZero();
+    }
+
+    /**
+     * A cancel that lands while the bodiless request's head is being written (here: from inside the head's writer,
+     * as it reads a generated field) drains as one after it does. Before session 59 the attempt was marked as
+     * awaiting its answer only once the write had returned, so a client's reset that came after the origin had the
+     * whole head, but before the stream's thread ran again, closed the connection at once (the race
+     * Http2StreamLifecycleTest's aResetStreamsOriginThatDoesNotAnswerHasItsConnectionClosed lost once).
+     */
+    @Test
+    void aCancelWhileTheBodilessHeadIsWrittenDrainsAsAfterIt() throws Exception {
+        try (UpstreamAttempt attempt = new UpstreamAttempt(member, 0)) {
+            attempt.connect(deadline());
+            GeneratedField cancelling = new GeneratedField() {
+                private boolean cancelled;
+
+                @Override
+                public String name() {
+                    return "x-probe";
+                }
+
+                @Override
+                public int valueLength() {
+                    if (!cancelled) {
+                        cancelled = true;
+                        attempt.clientCancelled(); // the client's reset, mid-write
+                    }
+                    return 1;
+                }
+
+                @Override
+                public char valueAt(int i) {
+                    return 'a';
+                }
+            };
+            attempt.sendHead(get("/a"), BodyFraming.NONE, true, cancelling);
+            assertThat(attempt.draining()).isTrue();
             ResponseHead head = attempt.readHead(TIMEOUT, false, interim -> {
             });
             attempt.drainAfterCancel(head, BodyFraming.ofResponse("GET", head));
