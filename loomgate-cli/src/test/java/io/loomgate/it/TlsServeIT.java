@@ -25,11 +25,21 @@ import org.junit.jupiter.api.Test;
  * summarised in docs/security.md).
  */
 class TlsServeIT {
+    /**
+     * "true": everything but testssl.sh. The epoll IT pass sets it: the protocols and ciphers testssl judges are the
+     * listener's engine settings ({@code ServerTls}), one code for either transport since TLS runs the same engine
+     * loop over an epoll socket (session 47); the handshakes over that socket are TlsLoadTest's and
+     * HostileProbeTest's on the epoll surefire pass. testssl took ~20 s of the pass's 44 (session 59).
+     */
+    static final String SKIP_TESTSSL_PROPERTY = "loomgate.it.skip-testssl";
 
     @Test
     void servesTlsReloadsOnSighupAndPassesTestssl() throws Exception {
+        boolean testssl = !Boolean.getBoolean(SKIP_TESTSSL_PROPERTY);
         TestPki.requireTool("curl", "--version");
-        TestPki.requireTool("testssl", "--version");
+        if (testssl) {
+            TestPki.requireTool("testssl", "--version");
+        }
         TestPki pki = TestPki.create("Serve IT CA");
         TestPki.Issued first = pki.issue("first", "first.test", "localhost");
         TestPki.Issued second = pki.issue("second", "second.test", "localhost");
@@ -83,6 +93,10 @@ class TlsServeIT {
                 Thread.sleep(20); // a poll of the log file, bounded by the deadline above
             }
 
+            if (!testssl) {
+                System.out.println("testssl.sh not run: -D" + SKIP_TESTSSL_PROPERTY + "=true");
+                return;
+            }
             Map<String, String> findings = testssl(port);
             Files.writeString(Path.of("target", "testssl-findings.txt"), findings.entrySet().stream()
                     .map(e -> e.getKey() + ": " + e.getValue()).reduce("", (a, b) -> a + b + "\n"));
