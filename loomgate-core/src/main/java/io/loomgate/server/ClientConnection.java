@@ -1,6 +1,5 @@
 package io.loomgate.server;
 
-import io.loomgate.http.ClientCancel;
 import io.loomgate.http.ConnectionAttributes;
 import io.loomgate.http.HttpLimits;
 import io.loomgate.http2.ConnectionParking;
@@ -58,14 +57,8 @@ final class ClientConnection implements Runnable {
 
     private final long id;
     private final ConnectionAttributes attributes = new ConnectionAttributes();
-    /** Set by {@link #abortForDrain()} before it closes the socket; read by the exchanges that fail on it. */
-    private volatile boolean cutByDrain;
-    /**
-     * What ends the HTTP/1.1 exchange now handled, should the drain's deadline cut it ({@link #onExchangeCancel}):
-     * closing the socket alone does not end a handler waiting for its origin. Null between exchanges, so an idle
-     * connection holds no exchange.
-     */
-    private volatile ClientCancel exchangeCancel;
+    /** Set by {@link #abortForDrain()}; read by the exchanges that fail on the closed socket. */
+    private final DrainCut drainCut = new DrainCut();
     /** The accepted TCP socket: closed (or its input shut down) to end the connection from any thread. */
     private final Socket raw;
     private final ServerTls tls;
@@ -91,13 +84,11 @@ final class ClientConnection implements Runnable {
     private static final String HANDSHAKE = "TLS handshake";
     private static final VarHandle CLOSED;
     private static final VarHandle ENDED;
-    private static final VarHandle EXCHANGE_CANCEL;
 
     static {
         MethodHandles.Lookup lookup = MethodHandles.lookup();
         CLOSED = VarHandles.field(lookup, "closed", boolean.class);
         ENDED = VarHandles.field(lookup, "ended", boolean.class);
-        EXCHANGE_CANCEL = VarHandles.field(lookup, "exchangeCancel", ClientCancel.class);
     }
 
     private volatile boolean draining;
@@ -520,10 +511,12 @@ final class ClientConnection implements Runnable {
         return acceptedNanos;
     }
 
-    /** What the exchange listeners keep about this connection (ServerExchange.connectionAttributes). */
-    boolean cutByDrain() {
-        return cutByDrain;
+    /** Whether the drain's deadline cut this connection, and the HTTP/1.1 exchange's cancel it runs then. */
+    DrainCut drainCut() {
+        return drainCut;
     }
+
+    /** What the exchange listeners keep about this connection (ServerExchange.connectionAttributes). */
 
     ConnectionAttributes attributes() {
         return attributes;
@@ -658,33 +651,11 @@ final class ClientConnection implements Runnable {
      * an exchange that fails on the closed socket reports the drain's cut, not a client that left.
      */
     void abortForDrain() {
-        cutByDrain = true;
+        drainCut.mark();
         abort();
         // HTTP/1.1: the handler may be waiting for its origin, which the closed socket does not end; cancelled as a
-        // client's reset cancels an HTTP/2 stream (whose connection's end, after this close, cancels its own). Its
-        // end is then within the cancel's bound (ClientCancel.LONGEST_WAIT), which the drain waits for.
-        ClientCancel c = exchangeCancel;
-        if (c != null) {
-            c.clientCancelled();
-        }
-    }
-
-    /**
-     * The HTTP/1.1 exchange now handled registers what cancels it ({@link ServerExchange#onClientCancel}), on the
-     * connection's thread. A drain's cut that looked before this was set is run here: both sides write their
-     * volatile, then read the other's, so at least one of them runs the cancel (it may run twice, which a
-     * {@link ClientCancel} allows).
-     */
-    void onExchangeCancel(ClientCancel action) {
-        exchangeCancel = action;
-        if (cutByDrain) {
-            action.clientCancelled();
-        }
-    }
-
-    /** The HTTP/1.1 exchange's handler returned: its cancel is forgotten (a release store: nothing reads after it). */
-    void exchangeHandled() {
-        EXCHANGE_CANCEL.setRelease(this, (ClientCancel) null);
+        // client's reset cancels an HTTP/2 stream (whose connection's end, after this close, cancels its own).
+        drainCut.cancelExchange();
     }
 
     /** Closes the socket whatever the connection is doing (drain timeout, a write stalled past its deadline). */

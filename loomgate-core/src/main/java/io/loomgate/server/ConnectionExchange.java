@@ -68,7 +68,7 @@ abstract class ConnectionExchange implements ServerExchange {
 
     @Override
     public final boolean cutByDrain() {
-        return connection.cutByDrain();
+        return connection.drainCut().isCut();
     }
 
     @Override

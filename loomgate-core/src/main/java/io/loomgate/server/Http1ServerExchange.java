@@ -198,13 +198,13 @@ final class Http1ServerExchange extends ConnectionExchange {
     @Override
     public void onClientCancel(ClientCancel action) {
         cancelRegistered = true;
-        connection.onExchangeCancel(action);
+        connection.drainCut().register(action);
     }
 
     /** The handler returned: the connection forgets its cancel (an idle connection holds no exchange). */
     void handled() {
         if (cancelRegistered) {
-            connection.exchangeHandled();
+            connection.drainCut().clear();
         }
     }
 
