@@ -166,7 +166,9 @@ class IdleTlsConnectionParkingTest {
         try (Listener l = startH2(provider, Duration.ofMillis(1000), events); H2cWire c = H2cWire.overTls(client, l.port(), 10_000)) {
             c.headers(1, H2cWire.get("/a", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/a:null");
-            RunningListener.await("parked", () -> l.parks() == 1);
+            // At least once, not exactly: a client descheduled past the hand-off delay between two frames (its
+            // SETTINGS ACK after the answer) makes it park twice, and == 1 then never holds (load 27, session 59).
+            RunningListener.await("parked", () -> l.parks() >= 1);
             // The client reads frames through its TLS socket: a GOAWAY written in clear would be a TLS error here.
             c.expectGoAwayThenClose(1);
             RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);

@@ -7,7 +7,10 @@ import java.io.IOException;
  * in the server package), through the connection's park state, the one HTTP/1.1's loop uses too (ParkState: it also
  * keeps what the waits learn). Called on the reader thread only.
  */
-public interface ConnectionParking extends ReadBound {
+public interface ConnectionParking {
+    /** Bounds the socket's next reads (SO_TIMEOUT) to this many milliseconds, for the hand-off; 0 unbounds them. */
+    void boundReads(int millis) throws IOException;
+
     /** How long the reader waits on its thread for the next frame before it looks whether it may park. */
     long handOffNanos();
 

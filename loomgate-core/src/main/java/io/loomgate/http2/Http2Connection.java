@@ -70,7 +70,10 @@ public final class Http2Connection {
     private static final byte[] NOTHING = new byte[0];
 
     private final long id;
-    /** The socket's input and the frame reader's: dropped while parked, made anew on resume. Reader thread only. */
+    /**
+     * The socket's input and the frame reader's: dropped while parked, made anew on resume. Written by the reader
+     * only; the handler that ends the last stream reads it under the lock to bound the reader's open wait.
+     */
     private WatchedInputStream socketIn;
     private final FrameReader<RequestFields> frames;
     final FrameWriter writer;
@@ -84,8 +87,6 @@ public final class Http2Connection {
     private volatile boolean endedWithError;
     /** How the connection parks while idle; null when it keeps its thread (TLS, platform threads). */
     private final ConnectionParking parking;
-    /** The soft bound of the waits while a stream is answered: {@link #parking}, or the socket's; null for none. */
-    private final ReadBound softReads;
     final ReentrantLock lock = new ReentrantLock();
     final SendWindow sendWindow = new SendWindow(lock);
     final PeerSettings peer = new PeerSettings(lock, sendWindow, Integer.MAX_VALUE);
@@ -122,21 +123,18 @@ public final class Http2Connection {
                            Http2Settings settings, HttpLimits limits, Duration idleTimeout,
                            Duration readTimeout, Runnable endOutput, StreamHandler handler) {
         this(id, socketIn, alreadyRead, out, settings, limits, idleTimeout, readTimeout, LingeringClose.TOTAL,
-                endOutput, handler, null, null);
+                endOutput, handler, null);
     }
 
     /**
      * @param lingerTimeout the most an early-answered stream's rest is read and thrown away (the listener's
      *                      {@code linger-timeout}; the read timeout if shorter)
      * @param parking       how the connection parks while idle; null to keep its reader thread throughout
-     * @param softReads     the socket's read timeout, which the waits while a stream is answered use (they must not
-     *                      end the connection at its idle timeout: see {@link #awaitFrame}); {@code parking} when
-     *                      there is one; null: those waits end at the idle timeout as the others do
      */
     public Http2Connection(long id, WatchedInputStream socketIn, byte[] alreadyRead, OutputStream out,
                            Http2Settings settings, HttpLimits limits, Duration idleTimeout,
                            Duration readTimeout, Duration lingerTimeout, Runnable endOutput, StreamHandler handler,
-                           ConnectionParking parking, ReadBound softReads) {
+                           ConnectionParking parking) {
         this.id = id;
         this.socketIn = socketIn;
         this.writer = new FrameWriter(out, true);
@@ -152,7 +150,6 @@ public final class Http2Connection {
         this.readTimeout = readTimeout;
         this.lingerTimeout = lingerTimeout;
         this.parking = parking;
-        this.softReads = softReads;
     }
 
     /**
@@ -423,12 +420,11 @@ public final class Http2Connection {
      *
      * <p>Between frames the idle timeout applies, but not while a stream is answered: a client that sent its request
      * and waits for the answer sends nothing meanwhile, and however long the answer takes (the route's deadlines bound
-     * it) the connection is not idle. Before, its wait ended at the idle timeout with the streams open, and the
-     * client got GOAWAY "idle timeout" instead of its answer: an origin slower than {@code idle-timeout}, or on a
-     * loaded {@code platform:4} gateway a stream whose virtual thread waited seconds for a carrier (journal
-     * 2026-12-02-s58-platformh2). Such a wait ends softly (SO_TIMEOUT) at the idle end and goes on while a stream is
-     * still answered, the idle time counting again from there; the read watchdog stays a whole idle timeout behind,
-     * for the records without data a TLS client may keep the plaintext read going with.
+     * it) the connection is not idle (journal 2026-12-02-s58-platformh2: a GOAWAY "idle timeout" in place of a slow
+     * answer). So while a handler runs the wait has no bound of its own, no timer and no deadline per frame, as
+     * nginx's and Go's HTTP/2 idle timers are off while streams are active: the handler that ends the last stream
+     * bounds it at the idle timeout from then ({@link #handlerGone}), through the read watchdog, whose cut also ends
+     * a TLS client's records that carry no data. Journal 2026-12-02-s59-h2idle.
      */
     private int awaitFrame() throws IOException {
         // Once GOAWAY was sent and every stream is done (output half-closed) the client only has to notice and close,
@@ -437,36 +433,20 @@ public final class Http2Connection {
             socketIn.setReadTimeout(Duration.ofSeconds(2));
             return frames.awaitFrame();
         }
-        if (softReads == null || !answering()) {
-            socketIn.setReadTimeout(idleTimeout);
-            return frames.awaitFrame();
-        }
-        long idle = idleTimeout.toNanos();
-        long idleEnd = System.nanoTime() + idle;
-        while (true) {
-            long now = System.nanoTime();
-            if (idleEnd - now <= 0) {
-                if (!answering() || goAway.outputEnded()) {
-                    throw new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
-                }
-                idleEnd = now + idle; // still answering: not idle, the idle time counts again from here
-            }
-            long softEnd = idleEnd;
-            long hardEnd = idleEnd + idle;
-            socketIn.setReadTimeoutNanos(hardEnd - now);
-            softReads.boundReads((int) Math.max(1, (softEnd - now + 999_999) / 1_000_000));
+        if (answering()) {
+            socketIn.beginOpenWait();
             try {
-                int got = frames.awaitFrame();
-                softReads.boundReads(0);
-                return got;
-            } catch (SocketTimeoutException e) {
-                softReads.boundReads(0);
-                long at = System.nanoTime();
-                if (hardEnd - at <= 0) {
-                    throw e; // the watchdog's cut: the input is gone
+                // Looked at again once the wait is open: a handler that ended before the wait opened found nothing to
+                // bound (a lost wake-up: this wait would have no idle bound); one that ends from here on bounds it.
+                if (answering()) {
+                    return frames.awaitFrame();
                 }
+            } finally {
+                socketIn.endOpenWait();
             }
         }
+        socketIn.setReadTimeout(idleTimeout);
+        return frames.awaitFrame();
     }
 
     /**
@@ -545,10 +525,18 @@ public final class Http2Connection {
         }
     }
 
-    /** Under the lock: one handler fewer; the last one wakes {@link #awaitHandlers}. */
+    /**
+     * Under the lock: one handler fewer; the last one wakes {@link #awaitHandlers} and starts the idle time of the
+     * reader's open wait, if it is in one ({@link #awaitFrame}); if the reader is not, its next wait finds no handler
+     * and bounds itself. The bound only lands on an open wait (a compare-and-set), never on the reader's next read.
+     */
     private void handlerGone() {
         if (--handlers == 0) {
             handlersDone.signalAll();
+            WatchedInputStream in = socketIn;
+            if (in != null) {
+                in.boundOpenWait(idleTimeout.toNanos());
+            }
         }
     }
 

@@ -428,7 +428,7 @@ final class ClientConnection implements Runnable {
         ConnectionParking mayPark = Thread.currentThread().isVirtual() ? parking : null;
         Http2Connection c = new Http2Connection(id, socketIn, alreadyRead, rawOut, settings.http2(),
                 settings.limits(), settings.idleTimeout(), settings.readTimeout(), settings.lingerTimeout(),
-                this::shutdownOutput, this::serveStream, mayPark, mayPark != null ? mayPark : raw::setSoTimeout);
+                this::shutdownOutput, this::serveStream, mayPark);
         h2 = c;
         if (draining) {
             c.drain();

@@ -13,12 +13,17 @@ import java.lang.invoke.VarHandle;
  * Expiry is claimed by compare-and-set, so it happens at most once per arming and only to the arming that was
  * overdue: an operation that completes as the watchdog looks is either disarmed first (no action) or reported as
  * expired by {@link #disarm()} (the action ran or is running). It can never hit the next operation by mistake.
+ *
+ * <p>One wait may be bounded from another thread: the owner {@link #open() opens} it, another thread arms it with
+ * {@link #armIfOpen} (a compare-and-set from the open state, so only while the owner waits), the owner disarms it.
  */
 public final class Deadline implements AutoCloseable {
     /** The value of a deadline not armed. */
     private static final long IDLE = Long.MIN_VALUE;
     /** The value once the watchdog expired the armed deadline. */
     private static final long EXPIRED = Long.MAX_VALUE;
+    /** The value while the owner waits with no bound of its own, which another thread may set ({@link #armIfOpen}). */
+    private static final long OPEN = Long.MIN_VALUE + 1;
     private static final VarHandle AT = VarHandles.field(MethodHandles.lookup(), "at", long.class);
 
     private final Watchdog watchdog;
@@ -43,10 +48,43 @@ public final class Deadline implements AutoCloseable {
      * this read sees the look's far-ahead plan and moves it forward (the watchdog sleeps until the earliest deadline).
      */
     public void armAt(long instant) {
-        // The two sentinels are never real instants; a clock that lands on one is nudged by a nanosecond.
-        long at = instant == IDLE ? IDLE + 1 : instant == EXPIRED ? EXPIRED - 1 : instant;
+        long at = real(instant);
         AT.setVolatile(this, at);
         watchdog.armed(at);
+    }
+
+    /** The three sentinels are never real instants; a clock that lands on one is nudged past it. */
+    private static long real(long instant) {
+        return instant == IDLE || instant == OPEN ? OPEN + 1 : instant == EXPIRED ? EXPIRED - 1 : instant;
+    }
+
+    /**
+     * The owner's next wait has no bound of its own, but another thread may give it one ({@link #armIfOpen}) until
+     * the owner's {@link #disarm()} ends the wait: for a wait whose bound begins with an event elsewhere (an HTTP/2
+     * connection's idle time, which begins when its last stream's handler returns). Owner only, between operations.
+     */
+    public void open() {
+        AT.setVolatile(this, OPEN);
+    }
+
+    /**
+     * Any thread: arms the owner's open wait ({@link #open()}) for {@code instant}; false, arming nothing, when no
+     * wait is open (the owner has disarmed, or another thread armed it first). A compare-and-set, so an arming that
+     * comes as the owner ends its wait either lands before the owner's disarm (which then clears it) or not at all:
+     * it can never bound the owner's next operation.
+     */
+    public boolean armIfOpen(long instant) {
+        long at = real(instant);
+        if (!AT.compareAndSet(this, OPEN, at)) {
+            return false;
+        }
+        watchdog.armed(at);
+        return true;
+    }
+
+    /** Whether the watchdog expired this deadline and its owner has not disarmed it yet: the owner's open wait ended. */
+    public boolean expired() {
+        return (long) AT.getVolatile(this) == EXPIRED;
     }
 
     /** Arms for {@code nanos} from now. */
@@ -68,7 +106,7 @@ public final class Deadline implements AutoCloseable {
     /** Whether an operation is waiting under this deadline now (for tests: an owner blocked in its call). */
     boolean armed() {
         long d = (long) AT.getAcquire(this);
-        return d != IDLE && d != EXPIRED;
+        return d != IDLE && d != EXPIRED && d != OPEN;
     }
 
     /** What {@link #expireIfDue} answers when it expired the deadline (never an armed instant). */
@@ -82,7 +120,7 @@ public final class Deadline implements AutoCloseable {
      */
     long expireIfDue(long now) {
         long d = (long) AT.getVolatile(this); // volatile, not acquire: ordered after the look's far-ahead plan (armAt)
-        if (d == IDLE || d == EXPIRED) {
+        if (d == IDLE || d == EXPIRED || d == OPEN) {
             return NOT_ARMED;
         }
         if (now - d < 0) {

@@ -36,6 +36,8 @@ public final class WatchedInputStream extends BulkInputStream implements Readabl
     private String phase;
     /** What timed out, once a read found its deadline expired; owner thread only. */
     private String expired;
+    /** Between {@link #beginOpenWait()} and {@link #endOpenWait()}: reads arm nothing, another thread may; owner only. */
+    private boolean openWait;
 
     /** What to do to a read that overran its deadline: usually {@code socket::shutdownInput}. */
     @FunctionalInterface
@@ -105,6 +107,38 @@ public final class WatchedInputStream extends BulkInputStream implements Readabl
         this.phase = null;
     }
 
+    /**
+     * The reads from now until {@link #endOpenWait()} carry no bound of their own (neither the read timeout nor a
+     * phase): another thread may bound them with {@link #boundOpenWait}, and a cut then ends them as a timeout. For
+     * an HTTP/2 connection's wait for its client's next frame while a stream is answered: no timer and no deadline
+     * per frame, and the handler that ends the last stream starts the idle time. Owner only, between reads.
+     */
+    public void beginOpenWait() {
+        openWait = true;
+        deadline.open();
+    }
+
+    /**
+     * Any thread: the open wait's reads must return within {@code nanos} from now; false, bounding nothing, when no
+     * wait is open (it ended, or was bounded already).
+     */
+    public boolean boundOpenWait(long nanos) {
+        return deadline.armIfOpen(clock.nanoTime() + nanos);
+    }
+
+    /**
+     * Ends the open wait: a bound another thread set is cleared, and if it expired meanwhile the next read reports
+     * the timeout (bytes that came as it passed are still delivered). Owner only; a no-op without an open wait.
+     */
+    public void endOpenWait() {
+        if (openWait) {
+            openWait = false;
+            if (deadline.disarm()) {
+                expired = "read";
+            }
+        }
+    }
+
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
         return watchedRead(b, off, len, null);
@@ -133,6 +167,9 @@ public final class WatchedInputStream extends BulkInputStream implements Readabl
      * and a capturing lambda would be an allocation per read where the JIT does not remove it.)
      */
     private int watchedRead(byte[] b, int off, int len, ByteBuffer dst) throws IOException {
+        if (openWait) {
+            return openRead(b, off, len, dst);
+        }
         if (!arm()) {
             return dst != null ? channel.read(dst) : in.read(b, off, len);
         }
@@ -149,6 +186,31 @@ public final class WatchedInputStream extends BulkInputStream implements Readabl
             throw e;
         }
         return disarm(n, failure);
+    }
+
+    /**
+     * A read of an open wait: not armed here; when it fails or ends after another thread's bound expired (the cut),
+     * that is the timeout. The bound stays armed across the wait's reads until {@link #endOpenWait()}.
+     */
+    private int openRead(byte[] b, int off, int len, ByteBuffer dst) throws IOException {
+        if (expired != null) {
+            throw timeout(null);
+        }
+        int n;
+        try {
+            n = dst != null ? channel.read(dst) : in.read(b, off, len);
+        } catch (IOException e) {
+            if (deadline.expired()) {
+                expired = "read";
+                throw timeout(e);
+            }
+            throw e;
+        }
+        if (n < 0 && deadline.expired()) {
+            expired = "read";
+            throw timeout(null);
+        }
+        return n;
     }
 
     /** Arms the deadline for a read; false when no limit applies. Throws when the limit has already passed. */

@@ -33,6 +33,8 @@ class IdleH2cConnectionParkingTest {
     private static final Http2Settings H2C = Http2Settings.DISABLED.withEnabled(true);
     /** The idle timeout a stream's answer (/outlast) takes three times as long as. */
     private static final Duration OUTLASTED_IDLE = Duration.ofMillis(300);
+    /** The idle timeout of the silent-client tests; their answer takes 2.75 times as long. */
+    private static final Duration SILENT_IDLE = Duration.ofMillis(800);
     /**
      * Echoes the path and the x-tenant field; /slow answers after five hand-off delays; /hang waits until its stream
      * is reset (its thread interrupted).
@@ -43,6 +45,9 @@ class IdleH2cConnectionParkingTest {
         }
         if (ex.request().target().equals("/outlast")) {
             LockSupport.parkNanos(3 * OUTLASTED_IDLE.toNanos()); // an answer slower than the idle timeout
+        }
+        if (ex.request().target().equals("/silent")) {
+            LockSupport.parkNanos(SILENT_IDLE.toNanos() * 11 / 4); // 2.75 idle timeouts
         }
         if (ex.request().target().equals("/hang")) {
             try {
@@ -95,6 +100,47 @@ class IdleH2cConnectionParkingTest {
             // body() fails on a GOAWAY before the stream's end (before: "GOAWAY 0 before stream 1 ended"); one after
             // it is the idle timeout, rightly, counted from the answer.
             assertThat(c.body(1)).isEqualTo("/outlast:null");
+        }
+    }
+
+    /**
+     * A client that says nothing after its request still has its connection ended about {@code idle-timeout} after
+     * its last stream's answer, not sooner, however long the answer took: while a stream is answered the reader's
+     * wait has no bound of its own, and the handler that ends the last stream starts the idle time (journal
+     * 2026-12-02-s59-h2idle). The reader's wait here is the one with no bound: a busy connection's on virtual threads
+     * (a hand-off delay longer than the test, so the earlier streams' quick frames mark it busy), every wait on a
+     * platform pool. Before, the idle time counted in whole idle timeouts from the wait's start, so the GOAWAY came
+     * a quarter of one after this answer.
+     */
+    @Test
+    void aSilentClientsConnectionEndsAnIdleTimeoutAfterItsLastAnswerOnVirtualThreads() throws Exception {
+        aSilentClientsConnectionEndsAnIdleTimeoutAfterItsLastAnswer(ThreadModel.VIRTUAL);
+    }
+
+    @Test
+    void aSilentClientsConnectionEndsAnIdleTimeoutAfterItsLastAnswerOnAPlatformPool() throws Exception {
+        aSilentClientsConnectionEndsAnIdleTimeoutAfterItsLastAnswer(new ThreadModel.Platform(2));
+    }
+
+    private void aSilentClientsConnectionEndsAnIdleTimeoutAfterItsLastAnswer(ThreadModel threads) throws Exception {
+        ListenerSettings s = RunningListener.settings(Duration.ofSeconds(10), SILENT_IDLE, Duration.ofSeconds(60))
+                .withHttp2(H2C);
+        try (Listener l = new Listener(s, null, HANDLER, ConnectionExecutors.create(threads, "h2-silent-test"),
+                ConnectionListener.NOOP, Watchdog.shared(), null).idleHandoff(Duration.ofSeconds(60))
+                .transport(transport()).start();
+             H2cWire c = new H2cWire(l.port())) {
+            for (int stream = 1; stream <= 5; stream += 2) {
+                c.headers(stream, H2cWire.get("/a", new byte[0]));
+                assertThat(c.body(stream)).isEqualTo("/a:null");
+            }
+            c.headers(7, H2cWire.get("/silent", new byte[0]));
+            assertThat(c.body(7)).isEqualTo("/silent:null");
+            long answered = System.nanoTime();
+            c.expectGoAwayThenClose(7);
+            Duration after = Duration.ofNanos(System.nanoTime() - answered);
+            // Not sooner than about the idle timeout (the answer reached this thread after the handler had ended, so
+            // a little less may be seen), and not much later: the watchdog cuts when due.
+            assertThat(after).isBetween(SILENT_IDLE.multipliedBy(6).dividedBy(10), SILENT_IDLE.plusSeconds(4));
         }
     }
 

@@ -86,6 +86,75 @@ class SocketDeadlinesTest {
                 .hasMessage("read timed out");
     }
 
+    /**
+     * An open wait (an HTTP/2 connection's wait for its client's next frame while a stream is answered) has no bound
+     * of its own, not even the read timeout set before it, until another thread bounds it; then the watchdog cuts it
+     * as a timeout.
+     */
+    @Test
+    void anOpenWaitIsUnboundedUntilAnotherThreadBoundsIt() throws Exception {
+        WatchedInputStream in = watchedInput();
+        in.setReadTimeout(Duration.ofSeconds(1));
+        in.beginOpenWait();
+        CompletableFuture<Integer> read = CompletableFuture.supplyAsync(() -> readOne(in));
+        clock.advance(Duration.ofHours(1));
+        assertThat(watchdog.check()).isZero();
+        assertThat(read).isNotDone();
+        CompletableFuture<Boolean> bounded = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> bounded.complete(in.boundOpenWait(Duration.ofSeconds(10).toNanos())));
+        assertThat(bounded.get(30, TimeUnit.SECONDS)).as("bounded from another thread").isTrue();
+        assertThat(in.boundOpenWait(1)).as("only once: the first bound stands").isFalse();
+        clock.advance(Duration.ofSeconds(9));
+        assertThat(watchdog.check()).isZero();
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(watchdog.check()).isEqualTo(1);
+        assertThatThrownBy(read::join).hasCauseInstanceOf(SocketTimeoutException.class)
+                .cause().hasMessage("read timed out");
+        in.endOpenWait();
+        assertThatThrownBy(() -> in.read(new byte[1], 0, 1)).isInstanceOf(SocketTimeoutException.class);
+    }
+
+    /**
+     * The lost wake-up: a bound set after the wait opened (the reader's look found a stream answered) but before its
+     * read began (the last stream ended in between) still bounds the read; nothing the read does at its start may
+     * clear it, or the reader would wait with no idle bound at all.
+     */
+    @Test
+    void aBoundSetBetweenTheOpeningAndTheReadStillBoundsTheRead() throws Exception {
+        WatchedInputStream in = watchedInput();
+        in.beginOpenWait();
+        assertThat(in.boundOpenWait(Duration.ofSeconds(10).toNanos())).isTrue();
+        CompletableFuture<Integer> read = CompletableFuture.supplyAsync(() -> readOne(in));
+        Deadline d = onlyDeadline(watchdog);
+        assertThat(d.armed()).isTrue();
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(watchdog.check()).isEqualTo(1);
+        assertThatThrownBy(read::join).hasCauseInstanceOf(SocketTimeoutException.class);
+    }
+
+    /**
+     * A bound that comes once the wait has ended bounds nothing: not the owner's next read, whatever its own limit
+     * (the handler that ends the last stream may look as the reader's wait ends with a frame).
+     */
+    @Test
+    void aBoundAfterTheOpenWaitEndedBoundsNothing() throws Exception {
+        WatchedInputStream in = watchedInput();
+        in.beginOpenWait();
+        peer.getOutputStream().write('x');
+        assertThat(in.read()).isEqualTo('x');
+        in.endOpenWait();
+        assertThat(in.boundOpenWait(1)).isFalse();
+        Deadline d = onlyDeadline(watchdog);
+        assertThat(d.armed()).isFalse();
+        in.setReadTimeout(Duration.ofSeconds(60));
+        CompletableFuture<Integer> read = CompletableFuture.supplyAsync(() -> readOne(in));
+        await(d::armed);
+        clock.advance(Duration.ofSeconds(59));
+        assertThat(watchdog.check()).as("its own 60 s, not the late bound's nanosecond").isZero();
+        peer.getOutputStream().write('y');
+        assertThat(read.get(30, TimeUnit.SECONDS)).isEqualTo((int) 'y');
+    }
+
     @Test
     void readsThatReturnInTimeAreNeverCut() throws Exception {
         WatchedInputStream in = watchedInput();
