@@ -21,7 +21,8 @@ final class BystanderLoop implements AutoCloseable {
     /**
      * How an attempt's answer begins when the gateway shed it as documented, neither served nor a miss: printed, and
      * the loop goes on (its close still needs one request served). {@link ProbeListeners#bystander}'s TLS handshakes
-     * on a fixed pool of platform threads, cut because no thread was free to start them within header-timeout.
+     * on a fixed pool of platform threads, cut because no thread was free to start them within header-timeout, or
+     * (once in a row) not done within it beyond the probes' own silent connections.
      */
     static final String SHED = "shed: ";
 

@@ -37,6 +37,7 @@ class HttpsOriginTest {
     private static TestOrigin misnamed;
     private static TestOrigin untrusted;
     private static TestOrigin mutual;
+    private static TestOrigin longChain;
     private static RunningGateway gateway;
 
     @BeforeAll
@@ -53,6 +54,7 @@ class HttpsOriginTest {
         misnamed = TestOrigin.tls(pki.serverContext(other), false); // reached as 'localhost', which it does not name
         untrusted = TestOrigin.tls(pki.serverContext(stranger), false);
         mutual = TestOrigin.tls(pki.serverContext(origin), true);
+        longChain = TestOrigin.tls(longChainContext(origin), false);
         Map<String, String> vars = new HashMap<>();
         vars.put("GOOD", good.uri("localhost"));
         vars.put("GOOD_IP", good.uri());
@@ -60,6 +62,7 @@ class HttpsOriginTest {
         vars.put("MISNAMED", misnamed.uri("localhost"));
         vars.put("UNTRUSTED", untrusted.uri("localhost"));
         vars.put("MUTUAL", mutual.uri("localhost"));
+        vars.put("LONG_CHAIN", longChain.uri("localhost"));
         vars.put("CA", pki.caCert().toString());
         vars.put("CLIENT_CERT", gatewayClient.cert().toString());
         vars.put("CLIENT_KEY", gatewayClient.key().toString());
@@ -82,13 +85,14 @@ class HttpsOriginTest {
                   - { id: misnamed, uri: "${MISNAMED}", predicates: [ "Path=/misnamed/**" ] }
                   - { id: untrusted, uri: "${UNTRUSTED}", predicates: [ "Path=/untrusted/**" ] }
                   - { id: mutual, uri: "${MUTUAL}", predicates: [ "Path=/mutual/**" ] }
+                  - { id: long-chain, uri: "${LONG_CHAIN}", predicates: [ "Path=/long-chain/**" ] }
                 """, vars);
     }
 
     @AfterAll
     static void stop() throws IOException {
         gateway.close();
-        for (TestOrigin o : new TestOrigin[] {good, expired, misnamed, untrusted, mutual}) {
+        for (TestOrigin o : new TestOrigin[] {good, expired, misnamed, untrusted, mutual, longChain}) {
             o.close();
         }
     }
@@ -120,6 +124,82 @@ class HttpsOriginTest {
         assertThat(failure(tls, misnamed)).isEqualTo("host name mismatch: the certificate is not for 'localhost'");
         assertThat(failure(tls, untrusted))
                 .isEqualTo("certificate for host 'localhost' is signed by an unknown CA");
+    }
+
+    /**
+     * An origin presenting 11 certificates: its own, then the CA 10 times, which PKIX accepts (it stops at the first
+     * trusted one) but is one over the 10 a client takes from a server (JSSE's
+     * {@code jdk.tls.client.maxInboundCertificateChainLength}; {@code Trust.Funnel} applies it to Conscrypt too,
+     * whose BoringSSL bounds the Certificate message by size only and would hand a long chain of distinct
+     * certificates to PKIX's path building, session 59). A 502 counted as a TLS failure, the origin never asked, the
+     * other routes served.
+     */
+    @Test
+    void anOriginsChainOverTheLimitIsA502AndTheOtherRoutesAreServed() throws Exception {
+        assertThat(gateway.get("/long-chain/x").statusCode()).isEqualTo(502);
+        assertThat(failure(ClientTls.create(settings()), longChain))
+                .startsWith("TLS handshake with 'localhost' failed:").contains("chain");
+        assertThat(longChain.requestCount()).isZero();
+        // another route (not /good: its test counts that origin's connections) served after the refusal
+        assertThat(gateway.get("/mutual/after-long-chain").statusCode()).isEqualTo(200);
+    }
+
+    private static javax.net.ssl.SSLContext longChainContext(TestPki.Issued origin) throws Exception {
+        java.security.KeyStore p12 = java.security.KeyStore.getInstance("PKCS12");
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(origin.p12())) {
+            p12.load(in, TestPki.PASSWORD.toCharArray());
+        }
+        String alias = p12.aliases().nextElement();
+        java.security.cert.X509Certificate ca;
+        try (java.io.InputStream in = java.nio.file.Files.newInputStream(pki.caCert())) {
+            ca = (java.security.cert.X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(in);
+        }
+        java.security.cert.X509Certificate[] chain = new java.security.cert.X509Certificate[11];
+        chain[0] = origin.certificate();
+        java.util.Arrays.fill(chain, 1, chain.length, ca);
+        java.security.PrivateKey key = (java.security.PrivateKey) p12.getKey(alias, TestPki.PASSWORD.toCharArray());
+        // a key manager of our own: a KeyStore refuses to store such a chain
+        javax.net.ssl.X509ExtendedKeyManager km = new javax.net.ssl.X509ExtendedKeyManager() {
+            @Override
+            public String chooseEngineServerAlias(String keyType, java.security.Principal[] issuers,
+                    javax.net.ssl.SSLEngine engine) {
+                return "origin";
+            }
+
+            @Override
+            public String chooseServerAlias(String keyType, java.security.Principal[] issuers, Socket socket) {
+                return "origin";
+            }
+
+            @Override
+            public String[] getServerAliases(String keyType, java.security.Principal[] issuers) {
+                return new String[] {"origin"};
+            }
+
+            @Override
+            public String[] getClientAliases(String keyType, java.security.Principal[] issuers) {
+                return null;
+            }
+
+            @Override
+            public String chooseClientAlias(String[] keyType, java.security.Principal[] issuers, Socket socket) {
+                return null;
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getCertificateChain(String a) {
+                return chain.clone();
+            }
+
+            @Override
+            public java.security.PrivateKey getPrivateKey(String a) {
+                return key;
+            }
+        };
+        javax.net.ssl.SSLContext ctx = javax.net.ssl.SSLContext.getInstance("TLS");
+        ctx.init(new javax.net.ssl.KeyManager[] {km}, null, null);
+        return ctx;
     }
 
     /** upstream.ssl as the gateway above has it, with the provider this pass tests. */
