@@ -7,7 +7,13 @@ V={
  "C-probeaot":  ["jre-a/bin/java"]+base+["-XX:AOTCache=probe.aot","-Xlog:aot=off"],
  "D-serial":    ["jre-a/bin/java"]+base+["-XX:+UseSerialGC"],
  "E-aot+serial":["jre-a/bin/java"]+base+["-XX:+UseSerialGC","-XX:AOTCache=probe-serial.aot","-Xlog:aot=off"],
+ "F-aotrefused":["jre-a/bin/java"]+base+["-XX:AOTCache=probe-refused.aot","-Xlog:aot=off"],
 }
+# run 1: python3 bench.py 20 A-now B-jlinkcds C-probeaot D-serial E-aot+serial
+# run 2: python3 bench.py 20 A-now B-jlinkcds C-probeaot F-aotrefused
+# jre-a: jlink as the Dockerfile; jre-b: the same with --generate-cds-archive; the caches: -XX:AOTCacheOutput=... on
+# one probe run (C: of the 200 endpoint, E: with -XX:+UseSerialGC, F: of a closed port 29612)
+V={k:V[k] for k in sys.argv[2:]}
 n=int(sys.argv[1]); res={k:[] for k in V}
 print("start", time.strftime("%H:%M:%S", time.gmtime()), "load", open("/proc/loadavg").read().split()[:3])
 for r in range(n):
