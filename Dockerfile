@@ -47,7 +47,10 @@ ARG SOURCE_DATE_EPOCH=0
 RUN touch -d "@${SOURCE_DATE_EPOCH}" /opt/loomgate/loomgate.jar \
  && java -jar /loomgate-full.jar aot-train --java /opt/loomgate/jre/bin/java --jar /opt/loomgate/loomgate.jar \
         --output /opt/loomgate/loomgate.aot -- -XX:+UseSerialGC -XX:+UseCompactObjectHeaders \
-        -XX:FlightRecorderOptions=memorysize=2m
+        -XX:FlightRecorderOptions=memorysize=2m \
+ && { /opt/loomgate/jre/bin/java -Xmx16m -XX:TieredStopAtLevel=1 -XX:AOTCacheOutput=/opt/loomgate/probe.aot \
+        -Xlog:aot=off -cp /opt/loomgate/loomgate.jar io.loomgate.cli.Probe http://127.0.0.1:9/ >/dev/null 2>&1 || true; } \
+ && test -s /opt/loomgate/probe.aot
 
 # The lab (mock backend, load generator) on the build stage's JDK and shell: compose.yaml's backend and load.
 FROM build AS lab
@@ -85,7 +88,12 @@ ENTRYPOINT ["/opt/loomgate/jre/bin/java", "-XX:MaxRAMPercentage=50", "-Xms32m", 
             "-Dloomgate.aot-cache=/opt/loomgate/loomgate.aot", \
             "-XX:+ExitOnOutOfMemoryError", "-jar", "/opt/loomgate/loomgate.jar"]
 CMD ["serve", "--config", "/etc/loomgate/gateway.yaml"]
-# No curl in the image: the probe is a 30-line class in the jar, run on a small heap.
+# No curl in the image: the probe is a 30-line class in the jar, run on a small heap, on an AOT cache of its own (made
+# above by one probe of a closed port: the JVM's start-up classes and the probe's, 11 MB): the jlinked JRE has no CDS
+# archive, so without it every class comes out of the compressed modules image. Half the CPU per probe (0.08 s against
+# 0.18 s, medians of 20 alternated starts at load ~21, session 59); -Xlog:aot=off: a cache that does not fit is skipped
+# without a word.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=20s --retries=3 \
-    CMD ["/opt/loomgate/jre/bin/java", "-Xmx16m", "-XX:TieredStopAtLevel=1", "-cp", "/opt/loomgate/loomgate.jar", \
-         "io.loomgate.cli.Probe", "http://127.0.0.1:9977/health/ready"]
+    CMD ["/opt/loomgate/jre/bin/java", "-Xmx16m", "-XX:TieredStopAtLevel=1", "-XX:AOTCache=/opt/loomgate/probe.aot", \
+         "-Xlog:aot=off", "-cp", "/opt/loomgate/loomgate.jar", "io.loomgate.cli.Probe", \
+         "http://127.0.0.1:9977/health/ready"]

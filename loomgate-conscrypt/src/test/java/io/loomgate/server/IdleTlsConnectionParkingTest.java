@@ -29,6 +29,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class IdleTlsConnectionParkingTest {
     private static final Duration SHORT_HANDOFF = Duration.ofMillis(20);
+    /** Runs of a timing case whose arrangement (not the behaviour) a loaded machine may miss: the last one asserts. */
+    private static final int ARRANGEMENT_TRIES = 3;
     private static final ExchangeHandler ECHO = ex -> ex.respond(200, ex.request().target() + "#" + ex.requestIndex());
     /** For HTTP/2: the path and the x-tenant field, which shows whether an HPACK table entry survived a park. */
     private static final ExchangeHandler TENANT = ex ->
@@ -162,16 +164,41 @@ class IdleTlsConnectionParkingTest {
     @ParameterizedTest
     @EnumSource(TlsProvider.class)
     void theIdleTimeoutWhileParkedSendsAnEncryptedGoAwayThenCloses(TlsProvider provider) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            if (goAwayWhileParked(provider, attempt == ARRANGEMENT_TRIES)) {
+                return;
+            }
+            System.out.printf("%s: the idle timeout ended the connection before it parked (the machine's load): "
+                    + "again%n", provider);
+        }
+    }
+
+    /**
+     * One run of the case; false when its arrangement did not hold (the connection never parked) and {@code last} is
+     * false. The connection parks one hand-off delay (20 ms) after its stream ends, if its reader thread is back from
+     * that wait before the idle timeout (1 s) runs out; at load 13-16 it once was not (session 59, twice in s57-s59:
+     * {@code parks() == 1} never came true and the wait gave up after 30 s), and the reader rightly ended the idle
+     * connection itself, with a GOAWAY of its own: not the parked connection's GOAWAY, which is what is under test.
+     * The wait takes one park or more (never an absolute count, as IdleH2cConnectionParkingTest's parkedAgain says)
+     * or the connection's end, whichever comes first.
+     */
+    private boolean goAwayWhileParked(TlsProvider provider, boolean last) throws Exception {
         IdleConnectionParkingTest.Counting events = new IdleConnectionParkingTest.Counting();
         try (Listener l = startH2(provider, Duration.ofMillis(1000), events); H2cWire c = H2cWire.overTls(client, l.port(), 10_000)) {
             c.headers(1, H2cWire.get("/a", new byte[0]));
             assertThat(c.body(1)).isEqualTo("/a:null");
             // At least once, not exactly: a client descheduled past the hand-off delay between two frames (its
-            // SETTINGS ACK after the answer) makes it park twice, and == 1 then never holds (load 27, session 59).
-            RunningListener.await("parked", () -> l.parks() >= 1);
+            // SETTINGS ACK after the answer) makes it park twice (load 27, session 59); or, at load, it closes itself
+            // at the idle timeout before it parked, and the case runs again.
+            RunningListener.await("parked, or ended", () -> l.parks() >= 1 || events.closed.get() == 1);
+            if (l.parks() == 0 && !last) {
+                return false;
+            }
+            assertThat(l.parks()).as("parked before the idle timeout").isPositive();
             // The client reads frames through its TLS socket: a GOAWAY written in clear would be a TLS error here.
             c.expectGoAwayThenClose(1);
             RunningListener.await("closed once", () -> events.closed.get() == 1 && l.openConnections() == 0);
         }
+        return true;
     }
 }

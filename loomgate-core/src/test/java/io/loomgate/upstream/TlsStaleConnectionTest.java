@@ -174,7 +174,7 @@ class TlsStaleConnectionTest {
         }
         plain.close(); // under the TLS socket: no close_notify
         StaleConnectionTest.awaitNewsSeen(stale);
-        awaitTcpEnded(stale.raw().getLocalPort(), reset);
+        awaitTcpEnded(stale.raw().getLocalPort(), stale.raw().getPort(), reset);
         clock.addAndGet(TimeUnit.MILLISECONDS.toNanos(1)); // however short the idle
 
         PooledConnection connection = pool.acquire(within(Duration.ofSeconds(5)), false);
@@ -186,12 +186,15 @@ class TlsStaleConnectionTest {
 
     /**
      * Until the kernel has taken the origin's FIN (the gateway's end of the connection in CLOSE_WAIT) or RST (gone
-     * from the table) for the TCP connection from {@code localPort}: asked of Linux's /proc/net/tcp{,6}, not of the
-     * socket, whose only way to look is what the lease does.
+     * from the table) for the TCP connection from {@code localPort} to {@code remotePort}: asked of Linux's
+     * /proc/net/tcp{,6}, not of the socket, whose only way to look is what the lease does. Both ports: Linux gives one
+     * ephemeral port to several connections to different destinations, so on a busy machine (~3,800 sockets, session
+     * 59) another process's ESTABLISHED row with the same local port kept this wait from ever seeing the RST.
      */
-    private static void awaitTcpEnded(int localPort, boolean reset) throws IOException {
+    private static void awaitTcpEnded(int localPort, int remotePort, boolean reset) throws IOException {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "Linux's TCP table");
         String port = String.format(":%04X", localPort);
+        String remote = String.format(":%04X", remotePort);
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             List<String> states = new ArrayList<>();
@@ -199,7 +202,7 @@ class TlsStaleConnectionTest {
                 if (Files.isReadable(Path.of(table))) {
                     for (String line : Files.readAllLines(Path.of(table))) {
                         String[] f = line.trim().split("\\s+");
-                        if (f.length > 3 && f[1].endsWith(port)) {
+                        if (f.length > 3 && f[1].endsWith(port) && f[2].endsWith(remote)) {
                             states.add(f[3]);
                         }
                     }
