@@ -9,8 +9,10 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -52,8 +54,21 @@ final class ForwardedHeaders {
         };
     }
 
+    /** RFC 8586's loop field: each CDN (here, each gateway instance) appends its entry and never removes one. */
+    static final String CDN_LOOP = "CDN-Loop";
+    /** {@link #apply}'s answer for a request that came back to this very instance (its own CDN-Loop token). */
+    static final int RETURNED_HERE = -1;
+
     private final List<Cidr> trustedProxies;
     private final FieldNamePatterns stripped;
+    /**
+     * This instance's random id: 96 bits, base64url (16 characters, a token as RFC 8586's parameter wants). Made
+     * with the proxy handler, which a reload keeps (it swaps the routes only), so it lasts as long as the process's
+     * gateway; two gateways, even in one JVM, never share one, so a chain of them is not taken for a loop.
+     */
+    private final String loopId;
+    /** {@code loomgate; id=<loopId>}: the entry every forwarded request carries, one string for all of them. */
+    private final String loopEntry;
     /**
      * The text of the last local port seen: a listener's, the same for nearly every request, so X-Forwarded-Port
      * needs no new string each time. Any thread may replace it (an immutable pair: a race only costs a string).
@@ -69,6 +84,15 @@ final class ForwardedHeaders {
     ForwardedHeaders(List<Cidr> trustedProxies, FieldNamePatterns stripped) {
         this.trustedProxies = List.copyOf(trustedProxies);
         this.stripped = stripped;
+        byte[] id = new byte[12];
+        new SecureRandom().nextBytes(id);
+        this.loopId = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
+        this.loopEntry = PSEUDONYM + "; id=" + loopId;
+    }
+
+    /** This instance's CDN-Loop entry ({@code loomgate; id=...}), as every request it forwards carries it. */
+    String loopEntry() {
+        return loopEntry;
     }
 
     ForwardedHeaders(List<Cidr> trustedProxies) {
@@ -84,8 +108,10 @@ final class ForwardedHeaders {
     /**
      * @param ip      {@code client}'s address as text (the connection keeps it: not made again per request)
      * @param version the request's protocol version as its head says ({@code HTTP/2.0} over HTTP/2), for Via
-     * @return how many entries of the request's own Via a Loomgate wrote ({@link #ownEntries}): the passes through a
-     *         Loomgate it made before this one; 0 without a Via, so a client's request costs no scan
+     * @return {@link #RETURNED_HERE} when the request's CDN-Loop already holds this instance's id (it was forwarded
+     *         by this gateway before: a loop, found at its first return); else how many entries of its Via a Loomgate
+     *         wrote ({@link #ownEntries}), the passes through other Loomgates; 0 without a Via. A request without
+     *         either field costs no scan
      */
     int apply(Headers h, InetSocketAddress client, String ip, InetSocketAddress local, String clientHost,
                TlsInfo tls, String version) {
@@ -110,7 +136,24 @@ final class ForwardedHeaders {
         String via = joined(h, "Via");
         String own = via(version);
         h.set("Via", via == null ? own : via + ", " + own);
+        if (appendLoopEntry(h)) {
+            return RETURNED_HERE;
+        }
         return via == null ? 0 : ownEntries(via);
+    }
+
+    /**
+     * Appends this instance's entry to CDN-Loop (RFC 8586 §2: intermediaries append, never remove, whoever the client
+     * is) and says whether the field already held it. Without the field: one add of a constant, no scan.
+     */
+    private boolean appendLoopEntry(Headers h) {
+        String loop = joined(h, CDN_LOOP);
+        if (loop == null) {
+            h.add(CDN_LOOP, loopEntry);
+            return false;
+        }
+        h.set(CDN_LOOP, loop + ", " + loopEntry);
+        return loop.contains(loopId); // 96 random bits: no other hop's entry holds them by chance
     }
 
     /**

@@ -174,7 +174,8 @@ public final class ProxyHandler implements ExchangeHandler {
      * The fields the gateway owns (X-Forwarded-*, Forwarded, Via, X-Forwarded-Client-Cert and
      * {@code server.strip-request-headers}) made what the origin will get, before any route looks at them: a predicate
      * on one of them sees the gateway's word, never the client's (issue 35; Envoy sanitises before routing too).
-     * Returns the passes through a Loomgate the request made before this one, for {@link RequestScreen#refuseLoop}.
+     * Returns what {@link RequestScreen#refuseLoop} needs: whether the request came back to this instance (its own
+     * CDN-Loop id), else the passes through a Loomgate it made before this one ({@link ForwardedHeaders#apply}).
      */
     private int cleanForwardingFields(Exchange x) {
         Headers h = x.request.headers();

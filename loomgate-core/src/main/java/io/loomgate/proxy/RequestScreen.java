@@ -53,21 +53,26 @@ final class RequestScreen {
     }
 
     /**
-     * Passes through a Loomgate a request may have made before this one (its Via entries): more, and it is taken for
-     * a forwarding loop. Without a guard a route whose origin leads back to the gateway (its own port, a name that
-     * resolves to it, a balancer in front of it) forwards each pass to itself, a new connection and thread each time,
-     * until a header grows past its limit: session 58's h2c loop made 2,330 passes in under a second, session 59's
-     * HTTP/1.1 one ran the heap to the gateway's memory gate, which refused every new connection for 30 s. Ten
-     * leaves room for chains of gateways several tiers deep, as RFC 8586's CDN-Loop leaves it to each CDN.
+     * Passes through other Loomgates a request may have made before this one (its Via entries): more, and it is taken
+     * for a forwarding loop through gateways this one cannot recognise as itself. A loop through this instance is
+     * found sooner, at its first return, by its own CDN-Loop id ({@link ForwardedHeaders#RETURNED_HERE}): the count
+     * alone did not do on a fixed pool of N <= 10 threads, where each pass holds a thread while it waits for the next
+     * and the tenth never got one (session 59, combo10b: every client stalled for the route's timeout). Ten leaves
+     * room for chains of gateways several tiers deep, as RFC 8586's CDN-Loop leaves the bound to each CDN.
      */
     static final int MAX_OWN_HOPS = 10;
 
     /**
-     * Refuses, with 508 Loop Detected (RFC 5842 §7.2), a request that already passed through a Loomgate
-     * {@code ownHops} times ({@link ForwardedHeaders#ownEntries}), at least {@link #MAX_OWN_HOPS}: before any filter
-     * or upstream, after the route is matched, so the access log and the metrics name the route that loops.
+     * Refuses, with 508 Loop Detected (RFC 5842 §7.2), a request that this instance forwarded before (its own
+     * CDN-Loop id) or that already passed through a Loomgate {@code ownHops} times ({@link ForwardedHeaders#apply}),
+     * at least {@link #MAX_OWN_HOPS}: before any filter or upstream, after the route is matched, so the access log and
+     * the metrics name the route that loops.
      */
     static void refuseLoop(int ownHops) throws ProxyFailure {
+        if (ownHops == ForwardedHeaders.RETURNED_HERE) {
+            throw new ProxyFailure(Kind.LOOP_DETECTED, "the request came back to this gateway (its CDN-Loop holds "
+                    + "this instance's id): the route's origin leads back to the gateway, a forwarding loop", null);
+        }
         if (ownHops >= MAX_OWN_HOPS) {
             throw new ProxyFailure(Kind.LOOP_DETECTED, "the request already passed through a Loomgate " + ownHops
                     + " times (its Via): the route's origin leads back to a gateway, a forwarding loop", null);

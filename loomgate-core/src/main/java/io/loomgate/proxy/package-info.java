@@ -8,10 +8,11 @@
  *                     watchdog (it cancels the attempt in flight), malformed → INTERNAL
  *  RequestScreen ──── OPTIONS * → 200; CONNECT → 405; not origin-form, dot-segment → 400
  *  cleanForwardingFields    ForwardedHeaders: X-Forwarded-*, Forwarded, Via, X-Forwarded-Client-Cert made the
- *                           gateway's, server.strip-request-headers out (untrusted peers): before any predicate
+ *                           gateway's, server.strip-request-headers out (untrusted peers): before any predicate;
+ *                           this instance's id appended to CDN-Loop (RFC 8586)
  *  TraceContext.start ─ the exchange's trace ids (traceparent continued or a new trace; its own span id)
  *  matchRoute ─────── BoundRoutes (route + upstream + admission, bound at start-up) → no route → 404
- *  refuseLoop ─────── Via already holds ten entries of a Loomgate → 508 (a route back to the gateway)
+ *  refuseLoop ─────── CDN-Loop holds this instance's id, or Via ten entries of a Loomgate → 508 (a loop)
  *  admit ──────────── route over max-in-flight after queue-timeout → 503 + Retry-After
  *  prepareUpstreamRequest   hop-by-hop out (never Host or forwarding fields); Upgrade kept only for the route's
  *                           upgrades (never h2c)

@@ -38,6 +38,7 @@ class ForwardedHeadersTest {
                 .add("x-forwarded-port", "1")
                 .add("X-Forwarded-Client-Cert", "Hash=forged")
                 .add("Via", "1.1 client-side")
+                .add("CDN-Loop", "edge; id=a")
                 .add("X-Forwarded-For", "7.7.7.7")
                 .add("user-agent", "t");
     }
@@ -50,6 +51,7 @@ class ForwardedHeadersTest {
                 "host: api.example",
                 "Accept: */*",
                 "Via: 1.1 client-side, 1.1 loomgate",
+                "CDN-Loop: edge; id=a, " + forwarded.loopEntry(), // RFC 8586: kept from anyone, appended to
                 "user-agent: t",
                 "X-Forwarded-For: 198.51.100.4",
                 "X-Forwarded-Proto: http",
@@ -73,6 +75,7 @@ class ForwardedHeadersTest {
                 "X-Forwarded-Host: evil.example",
                 "x-forwarded-port: 1",
                 "Via: 1.1 client-side, 1.1 loomgate",
+                "CDN-Loop: edge; id=a, " + forwarded.loopEntry(),
                 "user-agent: t");
     }
 
@@ -87,7 +90,30 @@ class ForwardedHeadersTest {
                 "X-Forwarded-Host: h:8443",
                 "X-Forwarded-Port: 8443",
                 "Forwarded: for=\"[2001:db8:0:0:0:0:0:1]\";proto=http;host=\"h:8443\"",
-                "Via: 1.1 loomgate");
+                "Via: 1.1 loomgate",
+                "CDN-Loop: " + forwarded.loopEntry());
+    }
+
+    /**
+     * A request carrying this instance's own CDN-Loop id came back through it (a loop, found at its first return),
+     * in any of the field's lines or places; another instance's id, or none, is a count of Via entries as before.
+     */
+    @Test
+    void aRequestCarryingThisInstancesOwnLoopIdIsRecognisedAndAnothersIsNot() {
+        InetSocketAddress client = new InetSocketAddress(IpLiteral.parse("198.51.100.4"), 5000);
+        ForwardedHeaders other = new ForwardedHeaders(List.of());
+        assertThat(other.loopEntry()).matches("loomgate; id=[A-Za-z0-9_-]{16}").isNotEqualTo(forwarded.loopEntry());
+        Headers h = new Headers().add("Via", "1.1 loomgate").add("CDN-Loop", other.loopEntry());
+        assertThat(apply(h, client)).isEqualTo(1);
+        assertThat(h.all("CDN-Loop")).containsExactly(other.loopEntry() + ", " + forwarded.loopEntry());
+        assertThat(apply(h, client)).as("its second pass").isEqualTo(ForwardedHeaders.RETURNED_HERE);
+        Headers split = new Headers().add("CDN-Loop", "edge").add("cdn-loop", forwarded.loopEntry() + ";x=1");
+        assertThat(apply(split, client)).isEqualTo(ForwardedHeaders.RETURNED_HERE);
+        assertThat(apply(new Headers(), client)).isZero();
+    }
+
+    private int apply(Headers h, InetSocketAddress client) {
+        return forwarded.apply(h, client, client.getAddress().getHostAddress(), local, "h", null, "HTTP/1.1");
     }
 
     @Test
