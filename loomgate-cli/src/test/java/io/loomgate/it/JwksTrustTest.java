@@ -8,10 +8,14 @@ import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A {@code jwks-uri} over https:// whose server's certificate a private CA signed (journal 2026-12-02-s59-combo10b,
@@ -78,6 +82,26 @@ class JwksTrustTest {
         try (RunningGateway gw = RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri(), "IDP", idp.uri()))) {
             // The argument replaces upstream.ssl's CAs for this JWKS (it is not added to them).
             assertThat(call(gw, "/other/x")).isEqualTo(503);
+        }
+    }
+
+    @Test
+    void theTrustFileIsReadAgainAtTheNextFetchWithoutAReload(@TempDir Path dir) throws Exception {
+        Path trust = dir.resolve("idp-ca.pem");
+        Files.copy(TestPki.create("Wrong CA").caCert(), trust);
+        String yaml = "routes:\n" + route("rotated", trust.toString()).replace("jwks-timeout: 2s",
+                "jwks-timeout: 2s, jwks-refresh: 1s");
+        try (RunningGateway gw = RunningGateway.start(yaml, Map.of("ORIGIN", origin.uri(), "IDP", idp.uri()))) {
+            assertThat(call(gw, "/rotated/x")).isEqualTo(503);
+            Path next = dir.resolve("next.pem");
+            Files.copy(pki.caCert(), next);
+            TestPki.replace(next, trust); // the operator fixes the file; no reload
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            int status = 503;
+            while (status != 200 && System.nanoTime() - deadline < 0) {
+                status = call(gw, "/rotated/x"); // each waits at most jwks-timeout for the retried fetch
+            }
+            assertThat(status).isEqualTo(200);
         }
     }
 }
