@@ -65,7 +65,7 @@ class LayeringTest {
                     "resilience", "grpc")),
             Map.entry("ratelimit", Set.of("filter", "http", "extension", "reload")),
             Map.entry("resilience", Set.of("filter", "http", "extension", "reload")),
-            Map.entry("security", Set.of("http", "filter", "threads", "extension")),
+            Map.entry("security", Set.of("http", "filter", "threads", "extension", "tls")),
             Map.entry("config", Set.of("http", "http2", "route", "filter", "upstream", "threads", "ratelimit",
                     "resilience", "tls", "security", "extension", "server")),
             Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads", "ratelimit",

@@ -183,6 +183,9 @@ public final class Plugins {
     public GatewayAssembly assemble(GatewayConfig config, JwksKeySets keySets, KeptPolicies breakers)
             throws ConfigException {
         String source = config.source() == null ? "<config>" : config.source().toString();
+        // upstream.ssl.insecure is not carried over: a lab's origins may be self-signed, its identity provider's keys
+        // are still what every token is checked against.
+        keySets.upstreamTrust(config.tls().upstream().trustCertificate());
         return GatewayAssembly.build(config, predicateRegistry(source), filterRegistry(source, keySets), breakers);
     }
 }

@@ -1,6 +1,7 @@
 package io.loomgate.security;
 
 import io.loomgate.filter.GatewayFilter;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
@@ -25,6 +26,21 @@ import java.util.function.Supplier;
  */
 public final class JwksKeySets {
     private final ConcurrentHashMap<Object, Object> kept = new ConcurrentHashMap<>();
+    private volatile Path upstreamTrust;
+
+    /**
+     * The configuration being built trusts these PEM CAs for {@code https://} origins ({@code
+     * upstream.ssl.trust-certificate}; null: the JDK's store only): a {@code jwks-uri} without its own
+     * {@code jwks-trust-certificate} trusts them too. Set before each build of the filters.
+     */
+    public void upstreamTrust(Path pem) {
+        upstreamTrust = pem;
+    }
+
+    /** What {@link #upstreamTrust(Path)} set last, or null. */
+    Path upstreamTrust() {
+        return upstreamTrust;
+    }
 
     /**
      * The key source kept for {@code source} (a value naming the URL and how it is read: equal values, one source),

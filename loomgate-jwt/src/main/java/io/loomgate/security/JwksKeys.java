@@ -2,6 +2,8 @@ package io.loomgate.security;
 
 import com.nimbusds.jose.JWSAlgorithm;
 import io.loomgate.threads.ConnectionExecutors;
+import io.loomgate.tls.ClientTrust;
+import io.loomgate.tls.TlsMaterialException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import javax.net.ssl.HttpsURLConnection;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -67,9 +70,12 @@ final class JwksKeys implements KeySource {
         this.nextUnknownKidFetchNanos = now;
     }
 
-    /** Keys from a URL: the first fetch starts now, in the background; requests wait for it at most {@code wait}. */
-    static JwksKeys fromUri(URI uri, Set<JWSAlgorithm> algorithms, Duration refresh, Duration wait) {
-        JwksKeys k = new JwksKeys(uri.toString(), () -> httpGet(uri, wait), algorithms, refresh, wait);
+    /**
+     * Keys from a URL: the first fetch starts now, in the background; requests wait for it at most {@code wait}. An
+     * {@code https://} URL is checked against the CAs in {@code trust} and the JDK's (null: the JDK's only).
+     */
+    static JwksKeys fromUri(URI uri, Path trust, Set<JWSAlgorithm> algorithms, Duration refresh, Duration wait) {
+        JwksKeys k = new JwksKeys(uri.toString(), () -> httpGet(uri, trust, wait), algorithms, refresh, wait);
         k.refresh();
         return k;
     }
@@ -196,10 +202,18 @@ final class JwksKeys implements KeySource {
     /**
      * One GET with connect and read timeouts (each read; a document is at most {@link #MAX_DOCUMENT_BYTES}). Runs on
      * the refresh thread only. The connection is closed afterwards rather than kept, so no keep-alive timer thread
-     * appears.
+     * appears. The trust file is read on every fetch (every {@code jwks-refresh} at most), so a CA rotated in it is
+     * used from the next fetch on, as {@code upstream.ssl}'s are on a reload.
      */
-    private static String httpGet(URI uri, Duration timeout) throws IOException {
+    private static String httpGet(URI uri, Path trust, Duration timeout) throws IOException {
         HttpURLConnection c = (HttpURLConnection) uri.toURL().openConnection();
+        if (trust != null && c instanceof HttpsURLConnection https) {
+            try {
+                https.setSSLSocketFactory(ClientTrust.socketFactory(trust));
+            } catch (TlsMaterialException e) {
+                throw new IOException("GET " + uri + ": trust " + e.getMessage(), e);
+            }
+        }
         int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
         c.setConnectTimeout(millis);
         c.setReadTimeout(millis);

@@ -9,6 +9,8 @@ import io.loomgate.filter.FilterExchange;
 import io.loomgate.filter.FilterFactory;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.http.Headers;
+import io.loomgate.tls.ClientTrust;
+import io.loomgate.tls.TlsMaterialException;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -33,7 +35,7 @@ import java.util.Set;
 final class JwtAuthFilter implements GatewayFilter {
     private static final List<String> ARGS = List.of("jwks-uri", "jwks-file", "secret", "algorithms", "issuer",
             "audiences", "required-scopes", "clock-skew", "claims-to-headers", "principal-claim", "jwks-refresh",
-            "jwks-timeout", "token-cache");
+            "jwks-timeout", "token-cache", "jwks-trust-certificate");
 
     /** The factory whose filters take their JWKS URLs' keys from {@code keySets}, kept across reloads. */
     static FilterFactory factory(JwksKeySets keySets) {
@@ -161,6 +163,10 @@ final class JwtAuthFilter implements GatewayFilter {
                 a.duration("clock-skew", Duration.ofSeconds(30)), Collections.unmodifiableMap(claimsToHeaders),
                 a.optional("principal-claim", "sub"));
         int cacheSize = a.intAtLeast("token-cache", 10_000, 0);
+        if (a.has("jwks-trust-certificate") && !a.has("jwks-uri")) {
+            throw new IllegalArgumentException("jwks-trust-certificate: only with jwks-uri (the CAs its https:// "
+                    + "server is checked against)");
+        }
         KeySource keys;
         if (secret) {
             byte[] bytes = a.required("secret").getBytes(StandardCharsets.UTF_8);
@@ -172,9 +178,28 @@ final class JwtAuthFilter implements GatewayFilter {
         } else if (a.has("jwks-file")) {
             keys = JwksKeys.fromFile(Path.of(a.required("jwks-file")), algorithms, refresh);
         } else {
-            keys = new JwksSource(jwksUri(a.required("jwks-uri")), algorithms, refresh, timeout).keptIn(keySets);
+            keys = new JwksSource(jwksUri(a.required("jwks-uri")), algorithms, refresh, timeout,
+                    jwksTrust(a, keySets)).keptIn(keySets);
         }
         return new JwtAuthFilter(keys, rules, cacheSize);
+    }
+
+    /**
+     * The PEM CAs an {@code https://} JWKS is checked against besides the JDK's: {@code jwks-trust-certificate}, read
+     * now so that a missing or broken file is a configuration error, else {@code upstream.ssl.trust-certificate}
+     * (already read by the configuration), else none.
+     */
+    private static Path jwksTrust(ExtensionArgs a, JwksKeySets keySets) {
+        if (!a.has("jwks-trust-certificate")) {
+            return keySets.upstreamTrust();
+        }
+        Path pem = Path.of(a.required("jwks-trust-certificate"));
+        try {
+            ClientTrust.socketFactory(pem);
+        } catch (TlsMaterialException e) {
+            throw new IllegalArgumentException("jwks-trust-certificate: " + e.getMessage());
+        }
+        return pem;
     }
 
     private static URI jwksUri(String text) {

@@ -66,6 +66,22 @@ class SecurityConfigErrorsTest {
     }
 
     @Test
+    void jwksTrustCertificateThatIsMissingOrNotPemOrWithoutAUrl(@TempDir Path dir) throws Exception {
+        Path none = dir.resolve("none.pem");
+        assertThat(refusal(filter("{ name: JwtAuth, args: { jwks-uri: 'https://i/j', jwks-trust-certificate: '"
+                + none + "' } }"))).isEqualTo("gateway.yaml:5: route 'api': filter 'JwtAuth': "
+                + "jwks-trust-certificate: " + none + ": no such file");
+        Path text = Files.writeString(dir.resolve("text.pem"), "not a certificate\n");
+        assertThat(refusal(filter("{ name: JwtAuth, args: { jwks-uri: 'https://i/j', jwks-trust-certificate: '"
+                + text + "' } }"))).endsWith("jwks-trust-certificate: " + text
+                + ": no '-----BEGIN CERTIFICATE-----' block");
+        assertThat(refusal(filter("{ name: JwtAuth, args: { secret: '" + "s".repeat(32)
+                + "', jwks-trust-certificate: '" + text + "' } }")))
+                .endsWith("filter 'JwtAuth': jwks-trust-certificate: only with jwks-uri (the CAs its https:// server "
+                        + "is checked against)");
+    }
+
+    @Test
     void jwksFileThatIsMissingOrNotAJwkSet(@TempDir Path dir) throws Exception {
         assertThat(refusal(filter("{ name: JwtAuth, args: { jwks-file: '" + dir.resolve("none.json") + "' } }")))
                 .startsWith("gateway.yaml:5: route 'api': filter 'JwtAuth': jwks-file: cannot read ");
