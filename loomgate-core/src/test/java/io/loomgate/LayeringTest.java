@@ -69,7 +69,7 @@ class LayeringTest {
             Map.entry("config", Set.of("http", "http2", "route", "filter", "upstream", "threads", "ratelimit",
                     "resilience", "tls", "security", "extension", "server")),
             Map.entry("observe", Set.of("proxy", "server", "upstream", "http", "route", "threads", "ratelimit",
-                    "tls", "grpc")),
+                    "security", "tls", "grpc")),
             Map.entry("lab", Set.of()), // helpers the lab's packages share (stopping a process)
             Map.entry("lab.backend", Set.of("server", "http", "http1", "threads")),
             Map.entry("lab.load", Set.of("http", "http1", "threads")),

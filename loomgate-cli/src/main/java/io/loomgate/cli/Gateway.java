@@ -16,6 +16,7 @@ import io.loomgate.resilience.KeptPolicies;
 import io.loomgate.resilience.RoutePolicies;
 import io.loomgate.route.Route;
 import io.loomgate.security.JwksKeySets;
+import io.loomgate.security.JwksListener;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.ExchangeHandler;
 import io.loomgate.server.HttpsRedirect;
@@ -103,12 +104,17 @@ public final class Gateway implements AutoCloseable {
 
     /** Observers of a gateway, wired in by the composition root. */
     public record Observers(ExchangeListener exchanges, PoolListener pools, ConnectionListener connections,
-                            RateLimitListener rateLimits) {
+                            RateLimitListener rateLimits, JwksListener jwks) {
         public static final Observers NONE = new Observers(ExchangeListener.NOOP, PoolListener.NOOP,
-                ConnectionListener.NOOP, RateLimitListener.NOOP);
+                ConnectionListener.NOOP, RateLimitListener.NOOP, JwksListener.NOOP);
 
         public Observers(ExchangeListener exchanges, PoolListener pools, ConnectionListener connections) {
-            this(exchanges, pools, connections, RateLimitListener.NOOP);
+            this(exchanges, pools, connections, RateLimitListener.NOOP, JwksListener.NOOP);
+        }
+
+        public Observers(ExchangeListener exchanges, PoolListener pools, ConnectionListener connections,
+                         RateLimitListener rateLimits) {
+            this(exchanges, pools, connections, rateLimits, JwksListener.NOOP);
         }
     }
 
@@ -146,7 +152,7 @@ public final class Gateway implements AutoCloseable {
         JdkDnsCache.shorten(); // before the first lookup of the JVM, or it has no effect (see docs/architecture.md)
         RateLimiting rateLimiting = new RateLimiting(config.redis(), observers.rateLimits());
         Plugins factories = plugins.and(Plugins.of(List.of(rateLimiting.filterFactory()), List.of()));
-        JwksKeySets jwks = new JwksKeySets();
+        JwksKeySets jwks = new JwksKeySets(observers.jwks());
         KeptPolicies breakers = new KeptPolicies();
         GatewayAssembly assembly;
         rateLimiting.retain(List.of()); // from now on its local buckets are kept across reloads, as breakers are

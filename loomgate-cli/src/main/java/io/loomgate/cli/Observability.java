@@ -59,7 +59,7 @@ final class Observability implements AutoCloseable {
 
     Gateway.Observers observers() {
         return new Gateway.Observers(telemetry.exchangeListener(), telemetry.poolListener(),
-                telemetry.connectionListener(), telemetry.rateLimitListener());
+                telemetry.connectionListener(), telemetry.rateLimitListener(), telemetry.jwksListener());
     }
 
     /**

@@ -5,6 +5,7 @@ import io.loomgate.proxy.ExchangeView;
 import io.loomgate.proxy.ProxyFailure;
 import io.loomgate.ratelimit.RateLimitListener;
 import io.loomgate.route.Route;
+import io.loomgate.security.JwksListener;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.upstream.Endpoint;
 import io.loomgate.upstream.EvictionReason;
@@ -84,6 +85,7 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     /** Made when first read (the JVM binders, the dashboard): it takes the platform MXBean machinery up. */
     private volatile CarrierPool carriers;
     private final RateLimitMeters rateLimits;
+    private final JwksMeters jwks;
     private final CacheMeters caches;
     /** Guards the JVM binders: bound at most once, by whichever comes first (see {@link #bindJvmByFirstScrape}). */
     private final ReentrantLock jvmLock = new ReentrantLock();
@@ -140,8 +142,14 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
                     .tag("reason", why.tag()).register(registry));
         }
         rateLimits = new RateLimitMeters(registry);
+        jwks = new JwksMeters(registry);
         caches = new CacheMeters(registry);
         rateLimits.registerStore("redis");
+    }
+
+    /** The JWKS key sources' listener, counting their fetches into this registry. */
+    public JwksListener jwks() {
+        return jwks;
     }
 
     /** The rate limiter's listener, counting into this registry. */

@@ -1,8 +1,9 @@
 package io.loomgate.observe;
 
+import io.loomgate.proxy.BoundRoutes;
 import io.loomgate.proxy.ExchangeListener;
 import io.loomgate.ratelimit.RateLimitListener;
-import io.loomgate.proxy.BoundRoutes;
+import io.loomgate.security.JwksListener;
 import io.loomgate.server.ConnectionListener;
 import io.loomgate.server.Listener;
 import io.loomgate.server.ListenerSettings;
@@ -215,6 +216,11 @@ public final class GatewayTelemetry implements AutoCloseable {
     /** For {@code RateLimiting}: {@code loomgate_ratelimit_requests_total} and the store errors. */
     public RateLimitListener rateLimitListener() {
         return metrics.rateLimits();
+    }
+
+    /** For the {@code JwtAuth} key sources: {@code loomgate_jwks_fetches_total}. */
+    public JwksListener jwksListener() {
+        return metrics.jwks();
     }
 
     /** For the upstream pools ({@code Upstreams.create}). */

@@ -26,7 +26,23 @@ import java.util.function.Supplier;
  */
 public final class JwksKeySets {
     private final ConcurrentHashMap<Object, Object> kept = new ConcurrentHashMap<>();
+    private final JwksListener listener;
     private volatile Path upstreamTrust;
+
+    /** Key sets whose fetches nobody counts (validation, tests, a gateway without metrics). */
+    public JwksKeySets() {
+        this(JwksListener.NOOP);
+    }
+
+    /** Key sets whose sources tell {@code listener} how each fetch ended. */
+    public JwksKeySets(JwksListener listener) {
+        this.listener = listener;
+    }
+
+    /** Who is told how each fetch of a source kept here ended. */
+    JwksListener listener() {
+        return listener;
+    }
 
     /**
      * The configuration being built trusts these PEM CAs for {@code https://} origins ({@code

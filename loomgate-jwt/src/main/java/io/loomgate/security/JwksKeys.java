@@ -47,6 +47,9 @@ final class JwksKeys implements KeySource {
     }
 
     private final String where;
+    /** {@link #where} as a metric label: no user info or query, which may hold a credential. */
+    private final String label;
+    private final JwksListener listener;
     private final Fetch fetch;
     private final Set<JWSAlgorithm> algorithms;
     private final long refreshNanos;
@@ -58,8 +61,11 @@ final class JwksKeys implements KeySource {
     private volatile long nextUnknownKidFetchNanos;
     private volatile String lastError;
 
-    private JwksKeys(String where, Fetch fetch, Set<JWSAlgorithm> algorithms, Duration refresh, Duration wait) {
+    private JwksKeys(String where, String label, JwksListener listener, Fetch fetch, Set<JWSAlgorithm> algorithms,
+                     Duration refresh, Duration wait) {
         this.where = where;
+        this.label = label;
+        this.listener = listener;
         this.fetch = fetch;
         this.algorithms = Set.copyOf(algorithms);
         this.refreshNanos = refresh.toNanos();
@@ -72,21 +78,25 @@ final class JwksKeys implements KeySource {
 
     /**
      * Keys from a URL: the first fetch starts now, in the background; requests wait for it at most {@code wait}. An
-     * {@code https://} URL is checked against the CAs in {@code trust} and the JDK's (null: the JDK's only).
+     * {@code https://} URL is checked against the CAs in {@code trust} and the JDK's (null: the JDK's only). Each
+     * fetch's outcome goes to {@code listener}.
      */
-    static JwksKeys fromUri(URI uri, Path trust, Set<JWSAlgorithm> algorithms, Duration refresh, Duration wait) {
-        JwksKeys k = new JwksKeys(uri.toString(), () -> httpGet(uri, trust, wait), algorithms, refresh, wait);
+    static JwksKeys fromUri(URI uri, Path trust, Set<JWSAlgorithm> algorithms, Duration refresh, Duration wait,
+                            JwksListener listener) {
+        JwksKeys k = new JwksKeys(uri.toString(), label(uri), listener, () -> httpGet(uri, trust, wait), algorithms,
+                refresh, wait);
         k.refresh();
         return k;
     }
 
     /**
      * Keys from a file, read now so that a missing or broken file is a configuration error, then re-read every
-     * {@code refresh} (a changed file is picked up; a file broken later keeps the keys read before).
+     * {@code refresh} (a changed file is picked up; a file broken later keeps the keys read before, and each re-read
+     * goes to {@code listener}).
      */
-    static JwksKeys fromFile(Path file, Set<JWSAlgorithm> algorithms, Duration refresh) {
-        JwksKeys k = new JwksKeys(file.toString(), () -> Files.readString(file, StandardCharsets.UTF_8), algorithms,
-                refresh, Duration.ofSeconds(1));
+    static JwksKeys fromFile(Path file, Set<JWSAlgorithm> algorithms, Duration refresh, JwksListener listener) {
+        JwksKeys k = new JwksKeys(file.toString(), file.toString(), listener,
+                () -> Files.readString(file, StandardCharsets.UTF_8), algorithms, refresh, Duration.ofSeconds(1));
         try {
             k.keys = KeySet.parseJwks(k.fetch.fetch(), k.algorithms);
         } catch (IOException e) {
@@ -96,6 +106,12 @@ final class JwksKeys implements KeySource {
         }
         k.nextRefreshNanos = System.nanoTime() + k.refreshNanos;
         return k;
+    }
+
+    /** A URL as a metric label: scheme, host, port and path; user info and query may hold a credential. */
+    static String label(URI uri) {
+        return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() < 0 ? "" : ":" + uri.getPort())
+                + (uri.getRawPath() == null ? "" : uri.getRawPath());
     }
 
     @Override
@@ -185,6 +201,7 @@ final class JwksKeys implements KeySource {
                 log.info("JWKS {}: fetched again after '{}'", where, lastError);
                 lastError = null;
             }
+            listener.fetched(label, JwksListener.Outcome.FETCHED);
         } catch (IOException | IllegalArgumentException | java.io.UncheckedIOException e) {
             String problem = e.getMessage() == null ? e.toString() : e.getMessage();
             if (!problem.equals(lastError)) {
@@ -193,6 +210,7 @@ final class JwksKeys implements KeySource {
             }
             lastError = problem;
             nextRefreshNanos = System.nanoTime() + retryNanos;
+            listener.fetched(label, JwksListener.Outcome.FAILED);
         } finally {
             inFlight.set(null);
             done.complete(result);

@@ -19,6 +19,7 @@ record JwksSource(URI uri, Set<JWSAlgorithm> algorithms, Duration refresh, Durat
 
     /** The key source kept for this in {@code keySets}, or a new one, fetching now, that is kept from now on. */
     JwksKeys keptIn(JwksKeySets keySets) {
-        return (JwksKeys) keySets.keep(this, () -> JwksKeys.fromUri(uri, trust, algorithms, refresh, timeout));
+        return (JwksKeys) keySets.keep(this, () -> JwksKeys.fromUri(uri, trust, algorithms, refresh, timeout,
+                keySets.listener()));
     }
 }

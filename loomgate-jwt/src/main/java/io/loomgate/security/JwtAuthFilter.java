@@ -176,7 +176,7 @@ final class JwtAuthFilter implements GatewayFilter {
             }
             keys = new KeySource.Fixed(KeySet.secret(bytes, algorithms));
         } else if (a.has("jwks-file")) {
-            keys = JwksKeys.fromFile(Path.of(a.required("jwks-file")), algorithms, refresh);
+            keys = JwksKeys.fromFile(Path.of(a.required("jwks-file")), algorithms, refresh, keySets.listener());
         } else {
             keys = new JwksSource(jwksUri(a.required("jwks-uri")), algorithms, refresh, timeout,
                     jwksTrust(a, keySets)).keptIn(keySets);
