@@ -4,6 +4,7 @@ import io.loomgate.config.ConfigException;
 import io.loomgate.config.GatewayAssembly;
 import io.loomgate.config.GatewayConfig;
 import io.loomgate.config.Plugins;
+import io.loomgate.config.SelfRoutes;
 import io.loomgate.filter.GatewayFilter;
 import io.loomgate.observe.HealthProbes;
 import io.loomgate.proxy.BoundRoutes;
@@ -162,6 +163,7 @@ public final class Gateway implements AutoCloseable {
             rateLimiting.close();
             throw e;
         }
+        warnOfSelfRoutes(config);
         TlsReloader reloader = new TlsReloader(TLS_RELOAD_INTERVAL);
         ClientTls upstreamTls;
         try {
@@ -253,7 +255,16 @@ public final class Gateway implements AutoCloseable {
         jwks.retain(servedFilters()); // what an assembly built before and never served is forgotten here
         breakers.retain(servedPolicies());
         rateLimiting.retain(servedFilters());
-        return factories.assemble(next, jwks, breakers);
+        GatewayAssembly assembly = factories.assemble(next, jwks, breakers);
+        warnOfSelfRoutes(next);
+        return assembly;
+    }
+
+    /** Routes whose origin is this gateway's own listener: each request would come back and get 508. */
+    private static void warnOfSelfRoutes(GatewayConfig config) {
+        for (String warning : SelfRoutes.warnings(config)) {
+            log.warn(warning);
+        }
     }
 
     /**
