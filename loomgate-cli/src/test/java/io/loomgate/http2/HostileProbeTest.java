@@ -230,6 +230,11 @@ class HostileProbeTest {
                 new H1Case("chunk size over 64 bits", 400, true, post + "Transfer-Encoding: chunked\r\n\r\nffffffffffffffff1\r\nx\r\n0\r\n\r\n"),
                 new H1Case("chunk size of 16 f (wraps to -1)", 400, true, post + "Transfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nx\r\n0\r\n\r\n"),
                 new H1Case("chunk extension of 64 KiB", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1;e=" + "x".repeat(65536) + "\r\nx\r\n0\r\n\r\n"),
+                // Session 60: the trailer section is parsed as strictly as the head (the body is relayed as it
+                // comes, so the origin has the head and the data already: it never gets the last chunk)
+                new H1Case("bare CR in a trailer value", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-T: a\rb\r\n\r\n"),
+                new H1Case("obs-fold in the trailers", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-T: a\r\n b\r\n\r\n"),
+                new H1Case("a request line in the trailers", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nGET /smuggled HTTP/1.1\r\n\r\n"),
                 new H1Case("bare LF inside the head", 400, true, "GET /refused HTTP/1.1\r\nHost: h\nX-A: 1\r\n\r\n"),
                 new H1Case("bare CR inside a value", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\rb\r\n\r\n"),
                 new H1Case("obs-fold", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\r\n b\r\n\r\n"),
@@ -433,7 +438,10 @@ class HostileProbeTest {
     }
 
     /** A malformed request: its stream is reset with PROTOCOL_ERROR, the connection serves on, the origin sees none. */
-    record H2Case(String name, byte[] block, byte[] data, boolean endStreamOnHeaders) {
+    record H2Case(String name, byte[] block, byte[] data, boolean endStreamOnHeaders, byte[] trailers) {
+        H2Case(String name, byte[] block, byte[] data, boolean endStreamOnHeaders) {
+            this(name, block, data, endStreamOnHeaders, null);
+        }
     }
 
     static List<H2Case> h2Malformed() {
@@ -456,7 +464,15 @@ class HostileProbeTest {
                         java.util.Collections.nCopies(2000, "").toArray(String[]::new)), null, true),
                 new H2Case("CR LF in a value", RawH2Client.request("GET", "/m", "x-a", "a\r\nx-b: c"), null, true),
                 new H2Case("content-length above the DATA", RawH2Client.request("POST", "/m", "content-length", "10"), "abc".getBytes(), false),
-                new H2Case("content-length below the DATA", RawH2Client.request("POST", "/m", "content-length", "2"), "abcdef".getBytes(), false));
+                new H2Case("content-length below the DATA", RawH2Client.request("POST", "/m", "content-length", "2"), "abcdef".getBytes(), false),
+                // Session 60: trailers are checked as the head is; relayed to an HTTP/1.1 origin as chunked trailer
+                // lines, a CR LF in one would end the message early and smuggle the rest
+                new H2Case("CR LF in a trailer value", RawH2Client.request("POST", "/m"), "abc".getBytes(), false,
+                        RawH2Client.block("x-t", "a\r\n\r\nGET /smuggled HTTP/1.1\r\nhost: t\r\n")),
+                new H2Case("a pseudo-header in the trailers", RawH2Client.request("POST", "/m"), "abc".getBytes(), false,
+                        RawH2Client.block(":path", "/smuggled")),
+                new H2Case("an upper-case trailer name", RawH2Client.request("POST", "/m"), "abc".getBytes(), false,
+                        RawH2Client.block("X-T", "1")));
     }
 
     Stream<DynamicNode> http2Malformed(Gateway g) {
@@ -478,7 +494,10 @@ class HostileProbeTest {
         try (RawH2Client c = listeners.h2(k)) {
             c.headers(1, m.block(), m.endStreamOnHeaders());
             if (m.data() != null) {
-                c.data(1, m.data(), true);
+                c.data(1, m.data(), m.trailers() == null);
+            }
+            if (m.trailers() != null) {
+                c.headers(1, m.trailers(), true);
             }
             RawH2Client.Frame reset = c.await(f -> f.stream() == 1 && (f.type() == Frames.RST_STREAM
                     || f.type() == Frames.HEADERS) || f.type() == Frames.GOAWAY);
@@ -822,6 +841,28 @@ class HostileProbeTest {
                         assertThat(s.getApplicationProtocol()).isIn("", null);
                         assertThat(c.send("GET /alpn HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status()).isEqualTo(200);
                     }
+                }, waits.lane("tls " + k.label), null),
+                // Session 60: until then the gateway sniffed for the preface whatever ALPN said, so an HTTP/1.1
+                // request on an h2 connection was served as HTTP/1.1 (the reverse was already 505)
+                probe(k, "HTTP/1.1 after ALPN chose h2 -> GOAWAY PROTOCOL_ERROR, never served", kind -> {
+                    String target = "/alpn-h2-" + IDS.incrementAndGet();
+                    try (SSLSocket s = listeners.tls(kind, "localhost", "h2")) {
+                        assertThat(s.getApplicationProtocol()).as("ALPN").isEqualTo("h2");
+                        s.getOutputStream().write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                                .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+                        s.getOutputStream().flush();
+                        java.io.InputStream in = s.getInputStream();
+                        byte[] header = in.readNBytes(9);
+                        assertThat(header).as("a frame header, not an HTTP/1.1 answer: '%s'",
+                                new String(header, java.nio.charset.StandardCharsets.ISO_8859_1)).hasSize(9);
+                        assertThat(header[3] & 0xff).as("the frame's type: '%s'",
+                                new String(header, java.nio.charset.StandardCharsets.ISO_8859_1)).isEqualTo(Frames.GOAWAY);
+                        byte[] payload = in.readNBytes(((header[0] & 0xff) << 16) | ((header[1] & 0xff) << 8)
+                                | (header[2] & 0xff));
+                        assertThat(Frames.errorName(Frames.getInt(payload, 4))).isEqualTo("PROTOCOL_ERROR");
+                    }
+                    assertThat(listeners.origin(kind).received()).as("what the origin got")
+                            .noneMatch(r -> r.target().equals(target));
                 }, waits.lane("tls " + k.label), null),
                 probe(k, "SNI naming another host -> the one certificate, served", kind -> {
                     try (SSLSocket s = listeners.tls(kind, "other.example", "http/1.1"); RawClient c = new RawClient(s)) {

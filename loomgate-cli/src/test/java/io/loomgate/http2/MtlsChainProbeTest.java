@@ -78,6 +78,21 @@ class MtlsChainProbeTest {
     private static X509Certificate big;
     private static X509Certificate middle;
     private static X509Certificate small;
+    /**
+     * Mallory's key and chain: a leaf named mallory whose issuer is the CA's name but which the first filler's key
+     * signed, an unrelated certificate (so the chain is out of order and the JDK's PKIX builds a path instead of
+     * checking one), then {@value #DISTINCT_FILLERS} self-signed certificates named as the CA, each with a key of its
+     * own (hostile10's chain, session 59).
+     */
+    private static PrivateKey malloryKey;
+    private static X509Certificate[] malloryChain;
+    static final int DISTINCT_FILLERS = 240;
+    /**
+     * What the whole test JVM (gateways, clients, bystanders, the other provider's cases) may allocate while mallory's
+     * handshake is refused: session 59 measured 4.7-16 MB per refusal with the count check, 368-398 MB without it on
+     * Conscrypt (the path builder). A count, not a time: the time to the refusal depends on the machine's load.
+     */
+    static final long MALLORY_MAX_MB = 150;
     private static TestOrigin origin;
     private static final Map<Provider, ServedGateway> gateways = new EnumMap<>(Provider.class);
 
@@ -96,6 +111,7 @@ class MtlsChainProbeTest {
         big = filler("big", 25_000);
         middle = filler("middle", 20_000);
         small = filler("small", 0);
+        mallory(server.certificate());
         origin = new TestOrigin();
         origin.fallback(r -> TestOrigin.Reply.ok("hello from origin"));
         for (Provider p : Provider.values()) {
@@ -154,6 +170,37 @@ class MtlsChainProbeTest {
         }
     }
 
+    /**
+     * Builds {@link #malloryChain} in this JVM: 241 EC keys and certificates (~0.1 s of CPU). Session 59 made them
+     * with openssl, a process per certificate: 3.8 s, too slow for the suite, so that case was not committed. The
+     * certificates are written by {@link TestCertificates} (a DER template of a few fixed fields, signed with the
+     * JDK's ECDSA), as openssl's {@code req -x509} makes them: version 3, CA:TRUE, subject and authority key ids.
+     * One key for all the fillers is no attack: the path builder's cost comes with distinct keys (a run with one
+     * key, session 60: refused in 152 ms before the fix).
+     */
+    private static void mallory(X509Certificate unrelated) throws Exception {
+        long t0 = System.nanoTime();
+        java.security.KeyPairGenerator ec = java.security.KeyPairGenerator.getInstance("EC");
+        ec.initialize(256);
+        List<java.security.KeyPair> fillerKeys = new ArrayList<>();
+        for (int i = 0; i < DISTINCT_FILLERS; i++) {
+            fillerKeys.add(ec.generateKeyPair());
+        }
+        java.security.KeyPair mallory = ec.generateKeyPair();
+        malloryKey = mallory.getPrivate();
+        List<X509Certificate> chain = new ArrayList<>();
+        // signed by the first filler's key, which the CA is not; then one that names neither (out of order)
+        chain.add(TestCertificates.issue("mallory", mallory.getPublic(), CA_NAME, fillerKeys.getFirst(), 1, false));
+        chain.add(unrelated);
+        for (int i = 0; i < DISTINCT_FILLERS; i++) {
+            chain.add(TestCertificates.issue(CA_NAME, fillerKeys.get(i).getPublic(), CA_NAME, fillerKeys.get(i), i + 2,
+                    true));
+        }
+        malloryChain = chain.toArray(X509Certificate[]::new);
+        System.out.printf("PROBE mtls: mallory's chain of %d made in %d ms%n", malloryChain.length,
+                (System.nanoTime() - t0) / 1_000_000);
+    }
+
     @TestFactory
     @ResourceLock("mtlsprobe:JDK")
     Stream<DynamicTest> jdk() {
@@ -177,6 +224,14 @@ class MtlsChainProbeTest {
                         () -> probe(p, () -> refused(p, chain(aliceLeaf, small, 59), "failed"))),
                 DynamicTest.dynamicTest("a chain of 200 small certificates (78 KB) -> refused at once, counted failed",
                         () -> probe(p, () -> refused(p, chain(aliceLeaf, small, 199), "failed"))),
+                // hostile10's: before Trust.Funnel, the JDK's path builder took Conscrypt's listener 0.6-2.5 s and
+                // ~370 MB per handshake over this chain (the handshake deadline cut it at load)
+                DynamicTest.dynamicTest("mallory's out-of-order chain of 242 (240 distinct fillers) -> refused at "
+                        + "once, counted failed, under " + MALLORY_MAX_MB + " MB allocated", () -> probe(p, () -> {
+                    long allocated = refused(p, malloryKey, malloryChain, "failed");
+                    assertThat(allocated / 1_000_000).as("MB this JVM allocated during the handshake")
+                            .isLessThan(MALLORY_MAX_MB);
+                })),
                 DynamicTest.dynamicTest("a Certificate message that never ends -> closed at the handshake deadline, "
                         + "counted timed-out", () -> probe(p, () -> stalled(p))));
     }
@@ -216,11 +271,19 @@ class MtlsChainProbeTest {
 
     /** The handshake with this chain fails within 5 s, counted under {@code reason} alone. */
     private static void refused(Provider p, X509Certificate[] chain, String reason) throws Exception {
+        refused(p, aliceKey, chain, reason);
+    }
+
+    /** As above, with {@code key}; returns the bytes this JVM allocated from the connect to the client's end. */
+    private static long refused(Provider p, PrivateKey key, X509Certificate[] chain, String reason) throws Exception {
         Map<String, Double> before = failures(p);
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long allocatedBefore = threads.getTotalThreadAllocatedBytes();
         long t0 = System.nanoTime();
         String outcome;
-        try (SSLSocket s = (SSLSocket) client(chain).getSocketFactory().createSocket(InetAddress.getLoopbackAddress(),
-                gateways.get(p).port())) {
+        try (SSLSocket s = (SSLSocket) client(key, chain).getSocketFactory().createSocket(
+                InetAddress.getLoopbackAddress(), gateways.get(p).port())) {
             s.setSoTimeout(15_000);
             s.startHandshake();
             // TLS 1.3: the client is done before the server read its Certificate; the refusal comes on the first read
@@ -232,12 +295,14 @@ class MtlsChainProbeTest {
             outcome = e.toString();
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        System.out.printf("PROBE mtls %s: %d certificates, %,d bytes: %s after %d ms%n", p.name, chain.length,
-                encodedBytes(chain), outcome, ms);
+        long allocated = threads.getTotalThreadAllocatedBytes() - allocatedBefore;
+        System.out.printf("PROBE mtls %s: %d certificates, %,d bytes: %s after %d ms, %,d bytes allocated%n", p.name,
+                chain.length, encodedBytes(chain), outcome, ms, allocated);
         assertThat(outcome).as("what the client saw").doesNotStartWith("a byte read");
         assertThat(ms).as("ms to the refusal").isLessThan(5_000);
         awaitCounted(p, before, reason);
         assertThat(origin.received()).as("what the origin got").noneMatch(r -> r.target().equals("/chain"));
+        return allocated;
     }
 
     /**
@@ -251,7 +316,7 @@ class MtlsChainProbeTest {
         X509Certificate[] chain = chain(aliceLeaf, middle, 1);
         try (ServerSocket relay = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread client = Thread.ofVirtual().name("mtls-stalled-client").start(() -> {
-                try (SSLSocket s = (SSLSocket) client(chain).getSocketFactory().createSocket(
+                try (SSLSocket s = (SSLSocket) client(aliceKey, chain).getSocketFactory().createSocket(
                         InetAddress.getLoopbackAddress(), relay.getLocalPort())) {
                     s.setSoTimeout(3 * HEADER_TIMEOUT_MS + 5_000);
                     s.startHandshake();
@@ -293,8 +358,8 @@ class MtlsChainProbeTest {
         awaitCounted(p, before, "timed-out");
     }
 
-    /** A client context presenting {@code chain} with alice's key, trusting the probe CA. */
-    private static SSLContext client(X509Certificate[] chain) throws Exception {
+    /** A client context presenting {@code chain} with {@code key}, trusting the probe CA. */
+    private static SSLContext client(PrivateKey key, X509Certificate[] chain) throws Exception {
         KeyStore ts = KeyStore.getInstance("PKCS12");
         ts.load(null, null);
         try (InputStream in = Files.newInputStream(pki.caCert())) {
@@ -303,7 +368,7 @@ class MtlsChainProbeTest {
         TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX");
         tmf.init(ts);
         SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(new KeyManager[] {new FixedChain(aliceKey, chain)}, tmf.getTrustManagers(), null);
+        ctx.init(new KeyManager[] {new FixedChain(key, chain)}, tmf.getTrustManagers(), null);
         return ctx;
     }
 

@@ -124,6 +124,13 @@ class OriginProbeTest {
     /** The connections the silent TLS origin accepted, closed at the end. */
     private static final List<Socket> held = new CopyOnWriteArrayList<>();
     private static ServedGateway gateway;
+    /**
+     * The same configuration as {@link #gateway} with a TLS listener (the test's provider), for the {@link Down#H2_TLS}
+     * client only: its lanes' routes and pools are its own, their failures counted on its admin port. One listener per
+     * gateway is what the configuration takes.
+     */
+    private static ServedGateway tlsGateway;
+    private static javax.net.ssl.SSLContext tlsClient;
     private static final Map<String, List<String>> accessLines = new ConcurrentHashMap<>();
     private static AppenderBase<ILoggingEvent> capture;
     /** The upstream HTTP/2 connections' GOAWAY ENHANCE_YOUR_CALM lines (see {@link #calmed}). */
@@ -145,8 +152,12 @@ class OriginProbeTest {
         }
     }
 
-    /** How the client reaches the gateway: HTTP/1.1, h2c, or a gRPC call over h2c (to the HTTP/2 origins only). */
-    enum Down { H1, H2C, GRPC }
+    /**
+     * How the client reaches the gateway: HTTP/1.1, h2c, a gRPC call over h2c (to the HTTP/2 origins only), or HTTP/2
+     * over TLS (ALPN {@code h2}) to a second gateway of the same routes with a TLS listener ({@link #tlsGateway}):
+     * the answer to a bad origin then goes out through the TLS connection's record writes and its stream resets.
+     */
+    enum Down { H1, H2C, GRPC, H2_TLS }
 
     /**
      * Where a share of one (upstream kind, client kind)'s cases runs: an origin of its own ({@code h1} or {@code h2})
@@ -315,11 +326,19 @@ class OriginProbeTest {
         }
         // admin port 0 turns the listener off: a probed port, retried if lost before the bind (CI run 49, session 51)
         gateway = RunningGateway.servedWithAdmin(y.toString(), "originprobe.yaml", Map.of());
+        if (asking.contains(Down.H2_TLS)) {
+            TestPki.Issued listenerCert = pki.issue("gateway", "localhost", "localhost");
+            tlsClient = pki.clientContext(null);
+            String tls = y.toString().replace("  read-timeout: 2s\n", "  read-timeout: 2s\n  ssl:\n    provider: "
+                    + RunningGateway.tlsProvider() + "\n    certificate: " + listenerCert.cert()
+                    + "\n    certificate-private-key: " + listenerCert.key() + "\n");
+            tlsGateway = RunningGateway.servedWithAdmin(tls, "originprobe-tls.yaml", Map.of());
+        }
         for (Map<Down, List<Lane>> byDown : lanes.values()) {
             for (List<Lane> shares : byDown.values()) {
                 for (Lane l : shares) {
-                    warm(l.route());
-                    warm(l.bystanderRoute());
+                    warm(l.down() == Down.H2_TLS ? Down.H2_TLS : Down.H1, l.route());
+                    warm(l.down() == Down.H2_TLS ? Down.H2_TLS : Down.H1, l.bystanderRoute());
                 }
             }
         }
@@ -340,13 +359,13 @@ class OriginProbeTest {
      * wrong was a case measuring the JVM's cold start. The stalled-handshake and flood routes are not warmed: their
      * dials are what they probe.
      */
-    private static void warm(String route) throws Exception {
+    private static void warm(Down d, String route) throws Exception {
         long deadline = System.nanoTime() + WARM_UP_MS * 1_000_000;
         String last = "none";
         for (int attempt = 1; System.nanoTime() < deadline; attempt++) {
             String path = "/" + route + "/ok/w" + IDS.incrementAndGet();
             try {
-                Seen s = call(Down.H1, "GET", path, null);
+                Seen s = call(d, "GET", path, null);
                 if (s.status() == 200 && s.complete() && s.body().equals(path)) {
                     if (attempt > 1) {
                         System.out.printf("OriginProbeTest: route %s warmed up at attempt %d (before: %s)%n", route,
@@ -370,8 +389,10 @@ class OriginProbeTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (gateway != null) {
-            gateway.close();
+        for (ServedGateway g : new ServedGateway[] {gateway, tlsGateway}) {
+            if (g != null) {
+                g.close();
+            }
         }
         if (capture != null) {
             ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).detachAppender(capture);
@@ -408,9 +429,9 @@ class OriginProbeTest {
     static Seen call(Down d, String method, String path, byte[] body) throws Exception {
         return switch (d) {
             case H1 -> callH1(method, path, body);
-            case H2C -> callH2(method, path, body, false);
+            case H2C, H2_TLS -> callH2(d, method, path, body, false);
             // a gRPC call: always a POST with a body (an empty message when the case has none)
-            case GRPC -> callH2("POST", path, body != null ? body : new byte[5], true);
+            case GRPC -> callH2(d, "POST", path, body != null ? body : new byte[5], true);
         };
     }
 
@@ -443,8 +464,8 @@ class OriginProbeTest {
         }
     }
 
-    private static Seen callH2(String method, String path, byte[] body, boolean grpc) throws Exception {
-        try (RawH2Client c = new RawH2Client(gateway.port())) {
+    private static Seen callH2(Down d, String method, String path, byte[] body, boolean grpc) throws Exception {
+        try (RawH2Client c = d == Down.H2_TLS ? new RawH2Client(tls()) : new RawH2Client(gateway.port())) {
             String[] extra = grpc ? new String[] {"content-type", "application/grpc", "te", "trailers"}
                     : body != null ? new String[] {"content-length", Integer.toString(body.length)}
                     : new String[0];
@@ -525,6 +546,28 @@ class OriginProbeTest {
                     return new Seen(status, got.toString(StandardCharsets.UTF_8), true, "END_STREAM", grpcStatus);
                 }
             }
+        }
+    }
+
+    /** A TLS connection to {@link #tlsGateway}, handshake done, ALPN {@code h2} chosen. */
+    private static javax.net.ssl.SSLSocket tls() throws IOException {
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) tlsClient.getSocketFactory().createSocket(
+                InetAddress.getLoopbackAddress(), tlsGateway.port());
+        try {
+            javax.net.ssl.SSLParameters p = s.getSSLParameters();
+            p.setServerNames(List.of(new javax.net.ssl.SNIHostName("localhost")));
+            p.setApplicationProtocols(new String[] {"h2"});
+            s.setSSLParameters(p);
+            s.setSoTimeout(15_000);
+            s.setTcpNoDelay(true);
+            s.startHandshake();
+            if (!"h2".equals(s.getApplicationProtocol())) {
+                throw new IOException("ALPN chose '" + s.getApplicationProtocol() + "', not h2");
+            }
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw e;
         }
     }
 
@@ -813,7 +856,7 @@ class OriginProbeTest {
             String route = on.route();
             String id = "p" + IDS.incrementAndGet();
             String path = "/" + route + "/" + c.name() + "/" + id;
-            double failuresBefore = c.failure() == null ? 0 : failures(route, c.failure());
+            double failuresBefore = c.failure() == null ? 0 : failures(d, route, c.failure());
             try (BystanderLoop b = bystander(lane, d)) {
                 BYSTANDER_OF.put(id, b);
                 if (H1Cases.quiet(c)) {
@@ -863,7 +906,7 @@ class OriginProbeTest {
                     }
                     if (c.failure() != null) {
                         assertThat(failureOf(id)).as("the access log's failure kind").isEqualTo(c.failure());
-                        assertThat(failures(route, c.failure()) - failuresBefore)
+                        assertThat(failures(d, route, c.failure()) - failuresBefore)
                                 .as("loomgate_exchange_failures_total{route=%s,kind=%s}", route, c.failure())
                                 .isEqualTo(1.0);
                     }
@@ -928,8 +971,10 @@ class OriginProbeTest {
         return line.path("loomgate.failure").isMissingNode() ? null : line.path("loomgate.failure").asText();
     }
 
-    static double failures(String route, String kind) throws Exception {
-        String text = ADMIN.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gateway.adminPort()
+    /** The failures of this kind counted on {@code route} by the gateway client kind {@code d} asks. */
+    static double failures(Down d, String route, String kind) throws Exception {
+        ServedGateway asked = d == Down.H2_TLS ? tlsGateway : gateway;
+        String text = ADMIN.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + asked.adminPort()
                 + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
         Matcher m = Pattern.compile("^loomgate_exchange_failures_total\\{([^}]*)} (\\S+)$", Pattern.MULTILINE)
                 .matcher(text);

@@ -187,7 +187,7 @@ class TlsTerminationTest {
 
     @Test
     void alpnSettlesOnHttp11WhenTheClientOffersH2Too() throws Exception {
-        try (RawClient c = RawClient.tls(client, gateway.port(), "localhost")) {
+        try (RawClient c = RawClient.tls(client, gateway.port(), "localhost", 10_000, "h2", "http/1.1")) {
             assertThat(((SSLSocket) c.socket()).getApplicationProtocol()).isEqualTo("http/1.1");
             assertThat(c.get("/alpn").status()).isEqualTo(200);
             assertThat(c.get("/alpn-again").status()).isEqualTo(200); // keep-alive over TLS
@@ -229,7 +229,8 @@ class TlsTerminationTest {
                 routes:
                   - { id: main, uri: "${ORIGIN}", predicates: [ "Path=/**" ] }
                 """, Map.of("ORIGIN", origin.uri(), "CERT", cert.cert().toString(), "KEY", cert.key().toString()))) {
-            try (RawClient c = RawClient.tls(pki.clientContext(null), h2.port(), "localhost")) {
+            try (RawClient c = RawClient.tls(pki.clientContext(null), h2.port(), "localhost", 10_000, "h2",
+                    "http/1.1")) {
                 assertThat(((SSLSocket) c.socket()).getApplicationProtocol()).isEqualTo("h2");
             }
             String out = TestPki.run(List.of("curl", "-sS", "-v", "--http2", "--max-time", "20", "--cacert",

@@ -109,9 +109,20 @@ final class Http1ServerConnection {
             idle = false;
             // Over TLS, HTTP/2 is chosen by ALPN (RFC 9113 §3.3): a client that asked for http/1.1 and got it is read
             // as HTTP/1.1 (its preface gets 505); prior knowledge is for plain connections and TLS without ALPN.
-            if (requests == 0 && settings.http2().enabled() && !"http/1.1".equals(connection.applicationProtocol())
-                    && startsWithHttp2Preface(headerNanos)) {
-                return End.HTTP2;
+            if (requests == 0 && settings.http2().enabled() && !"http/1.1".equals(connection.applicationProtocol())) {
+                if (startsWithHttp2Preface(headerNanos)) {
+                    return End.HTTP2;
+                }
+                if ("h2".equals(connection.applicationProtocol())) {
+                    // ...and a client that got h2 speaks HTTP/2 or nothing: anything but the preface is an invalid
+                    // preface (RFC 9113 §3.4), as nginx, HAProxy and Envoy answer it. Until session 60 it was read as
+                    // HTTP/1.1 and served, a protocol the client never agreed on.
+                    log.debug("connection {}: ALPN chose h2, the first bytes are not the HTTP/2 preface",
+                            connection.id());
+                    Http2Connection.refusePreface(rawOut);
+                    connection.lingerBeforeClose();
+                    return End.CLOSED;
+                }
             }
             if (connection.isDraining()) {
                 // Drain began while this request's first bytes arrived: answer it, then close.

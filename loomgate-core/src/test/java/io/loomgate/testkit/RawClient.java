@@ -58,11 +58,21 @@ public final class RawClient implements AutoCloseable {
     /** The same with a longer handshake timeout, for tests that open hundreds of connections at once. */
     public static RawClient tls(javax.net.ssl.SSLContext context, int port, String sni, int timeoutMillis)
             throws IOException {
+        return tls(context, port, sni, timeoutMillis, "http/1.1");
+    }
+
+    /**
+     * The same offering these ALPN ids. This client speaks HTTP/1.1, so it offers {@code http/1.1} alone unless a test
+     * looks at what the server chooses: a connection whose ALPN chose {@code h2} must start with the HTTP/2 preface
+     * (since session 60 the gateway refuses anything else with GOAWAY, as RFC 9113 §3.4 says).
+     */
+    public static RawClient tls(javax.net.ssl.SSLContext context, int port, String sni, int timeoutMillis,
+                                String... alpn) throws IOException {
         javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) context.getSocketFactory()
                 .createSocket(InetAddress.getLoopbackAddress(), port);
         javax.net.ssl.SSLParameters p = s.getSSLParameters();
         p.setServerNames(sni == null ? java.util.List.of() : java.util.List.of(new javax.net.ssl.SNIHostName(sni)));
-        p.setApplicationProtocols(new String[] {"h2", "http/1.1"});
+        p.setApplicationProtocols(alpn);
         s.setSSLParameters(p);
         s.setSoTimeout(timeoutMillis);
         s.startHandshake();
