@@ -9,6 +9,8 @@ import io.loomgate.cli.ServedGateway;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.server.Transport;
 import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestPki;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -241,6 +243,124 @@ class RefusedStreamAfterBodyTest {
         } finally {
             accessLog.detachAppender(capture);
         }
+    }
+
+    static Stream<Arguments> http2Cases() {
+        List<Arguments> out = new ArrayList<>();
+        for (String listener : List.of("h2c", "jdk", "conscrypt")) {
+            for (AfterRefusal then : AfterRefusal.values()) {
+                out.add(Arguments.of(listener, then, false));
+            }
+            out.add(Arguments.of(listener, AfterRefusal.RETRY_REFUSED, true));
+        }
+        return out.stream();
+    }
+
+    /**
+     * The same three ends for an HTTP/2 client, h2c and h2 over TLS on both providers (session 60): the upload's
+     * stream refused by the origin (GOAWAY below it) at 3,000 of its 5,000 bytes, the retry taking the body over while
+     * the refused upload's read of the stream is pending; then the client sends nothing more (408 at the read
+     * timeout, then RST_STREAM NO_ERROR: it need send no more), or resets the stream, or waits while the retry's dial
+     * is refused (502 at once; the rest it then sends is taken and thrown away, as an early answer's), or whose
+     * retries are refused by the origin too ({@code refusedAgain}: REFUSED_STREAM on each of the gateway's three
+     * attempts: 502 {@code upstream_reset}; its answer waits about 1.1 s for the last attempt's read of the client, which
+     * an HTTP/2 stream cannot cut before its answer: RequestUpload.stop's two joins, session 60's journal). Each
+     * ends with one access-log line of its kind, and the connection goes on serving: a GET on a new stream of it, to
+     * another route, is answered 200.
+     */
+    @ParameterizedTest(name = "{0} {1} refusedAgain={2}")
+    @MethodSource("http2Cases")
+    void anHttp2ClientsRefusedUploadEndsItsStreamAndTheConnectionServesTheNext(String listener, AfterRefusal then,
+            boolean refusedAgain) throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        AppenderBase<ILoggingEvent> capture = capture(lines);
+        Logger accessLog = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
+        accessLog.addAppender(capture);
+        byte[] sent = body(5_000);
+        String path = "/h2-" + listener + "-" + then.name().toLowerCase(Locale.ROOT) + (refusedAgain ? "-again" : "");
+        TestPki pki = listener.equals("h2c") ? null : TestPki.create("refused h2 upload CA");
+        String server = "  port: 0\n  read-timeout: " + (then == AfterRefusal.CLIENT_TIMES_OUT ? "1s" : "5s")
+                + "\n  http2:\n    enabled: true\n";
+        if (pki != null) {
+            TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
+            server += "  ssl:\n    provider: " + listener + "\n    certificate: " + cert.cert()
+                    + "\n    certificate-private-key: " + cert.key() + "\n";
+        }
+        String yaml = yaml(Transport.JDK).replace("  port: 0\n", server).replace("routes:\n",
+                "routes:\n  - id: next\n    uri: ${NEXT}\n    predicates: [ \"Path=/next/**\" ]\n");
+        try (ScriptedH2cOrigin origin = refusingAt(refusedAgain ? ScriptedH2cOrigin.Refusal.REFUSED_STREAM
+                     : ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, 3_000);
+             TestOrigin next = new TestOrigin();
+             ServedGateway gw = RunningGateway.servedWithAdmin(yaml, "refused-pending-h2.yaml",
+                     Map.of("ORIGIN", origin.uri(), "NEXT", next.uri()));
+             RawH2Client c = new RawH2Client(connect(gw.port(), pki))) {
+            origin.goneAfterRefusal = then == AfterRefusal.RETRY_REFUSED && !refusedAgain;
+            origin.refusals.set(refusedAgain ? 10 : 1); // more than the gateway's 3 attempts
+            next.enqueue(TestOrigin.Reply.ok("next"));
+            c.headers(1, RawH2Client.request("POST", path, "content-length", Integer.toString(sent.length)), false);
+            c.data(1, Arrays.copyOf(sent, 3_000), false);
+            long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!refusedOnce(origin)) {
+                assertThat(System.nanoTime()).as("the origin refused the stream in time").isLessThan(end);
+                Thread.sleep(5);
+            }
+            long refusedAt = System.nanoTime();
+            if (then == AfterRefusal.CLIENT_LEAVES) {
+                c.rst(1, Frames.CANCEL);
+            } else {
+                RawH2Client.Frame head = c.await(f -> f.is(Frames.HEADERS, 1));
+                Duration took = Duration.ofNanos(System.nanoTime() - refusedAt);
+                assertThat(c.fields(head)).containsEntry(":status",
+                        then == AfterRefusal.CLIENT_TIMES_OUT ? "408" : "502");
+                RawH2Client.Frame endOfAnswer = c.await(f -> f.stream() == 1 && (f.flags() & Frames.FLAG_END_STREAM)
+                        != 0 && (f.type() == Frames.DATA || f.type() == Frames.HEADERS));
+                assertThat(endOfAnswer).as("the answer ended").isNotNull();
+                if (then == AfterRefusal.CLIENT_TIMES_OUT) {
+                    RawH2Client.Frame rst = c.await(f -> f.is(Frames.RST_STREAM, 1));
+                    assertThat(rst).as("the client told to stop sending").isNotNull();
+                    assertThat(rst.errorCode()).isEqualTo(Frames.NO_ERROR);
+                } else {
+                    assertThat(took).as("502 when the retry failed, not at the 5 s read timeout")
+                            .isLessThan(Duration.ofSeconds(3));
+                    c.data(1, Arrays.copyOfRange(sent, 3_000, sent.length), true); // taken and thrown away
+                }
+            }
+            c.get(3, "/next/x");
+            RawH2Client.Frame nextHead = c.await(f -> f.is(Frames.HEADERS, 3));
+            assertThat(nextHead).as("an answer on the next stream: %s", c.endedBy()).isNotNull();
+            assertThat(c.fields(nextHead)).as("the next stream on the same connection").containsEntry(":status", "200");
+            String kind = switch (then) {
+                case CLIENT_TIMES_OUT -> "client_timeout";
+                case CLIENT_LEAVES -> "client_aborted";
+                case RETRY_REFUSED -> refusedAgain ? "upstream_reset" : "connect_refused";
+            };
+            long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
+                Thread.sleep(10); // the access log's line is written after the answer: polled, with a deadline
+            }
+            List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
+            assertThat(ours).as("the access log's lines").hasSize(1);
+            assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
+            assertThat(origin.connections().stream().mapToInt(oc -> oc.answeredBodies.size()).sum())
+                    .as("requests the origin answered").isZero();
+        } finally {
+            accessLog.detachAppender(capture);
+        }
+    }
+
+    /** h2c by prior knowledge, or h2 chosen by ALPN over TLS (the test CA's client) when {@code pki} is given. */
+    private static Socket connect(int port, TestPki pki) throws IOException {
+        if (pki == null) {
+            return new Socket("127.0.0.1", port);
+        }
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) pki.clientContext(null).getSocketFactory()
+                .createSocket(java.net.InetAddress.getLoopbackAddress(), port);
+        javax.net.ssl.SSLParameters p = s.getSSLParameters();
+        p.setApplicationProtocols(new String[] {"h2"});
+        s.setSSLParameters(p);
+        s.startHandshake();
+        assertThat(s.getApplicationProtocol()).as("ALPN").isEqualTo("h2");
+        return s;
     }
 
     /** How long the slow client waits after the refusal before it sends the rest: longer than the old 100 ms cut. */
