@@ -263,8 +263,8 @@ class RefusedStreamAfterBodyTest {
      * timeout, then RST_STREAM NO_ERROR: it need send no more), or resets the stream, or waits while the retry's dial
      * is refused (502 at once; the rest it then sends is taken and thrown away, as an early answer's), or whose
      * retries are refused by the origin too ({@code refusedAgain}: REFUSED_STREAM on each of the gateway's three
-     * attempts: 502 {@code upstream_reset}; its answer waits about 1.1 s for the last attempt's read of the client, which
-     * an HTTP/2 stream cannot cut before its answer: RequestUpload.stop's two joins, session 60's journal). Each
+     * attempts: 502 {@code upstream_reset}, the last attempt's read of the client's stream ended with the exchange;
+     * before session 60 it was left blocked to the read timeout, and the 502 waited 1.1 s for it). Each
      * ends with one access-log line of its kind, and the connection goes on serving: a GET on a new stream of it, to
      * another route, is answered 200.
      */
@@ -322,6 +322,16 @@ class RefusedStreamAfterBodyTest {
                 } else {
                     assertThat(took).as("502 when the retry failed, not at the 5 s read timeout")
                             .isLessThan(Duration.ofSeconds(3));
+                    // The last attempt's read of the stream's body ends with the exchange: before session 60 it
+                    // stayed blocked to the 5 s read timeout (an HTTP/2 stream's read was not cut before its
+                    // answer), and held the 502 for RequestUpload.stop's joins (1.1 s).
+                    long gone = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                    List<String> uploads = Http2LingerTest.threadsNamed("h2-upload-[^\"]*");
+                    while (!uploads.isEmpty() && System.nanoTime() < gone) {
+                        Thread.sleep(20);
+                        uploads = Http2LingerTest.threadsNamed("h2-upload-[^\"]*");
+                    }
+                    assertThat(uploads).as("upload threads still reading the client").isEmpty();
                     c.data(1, Arrays.copyOfRange(sent, 3_000, sent.length), true); // taken and thrown away
                 }
             }

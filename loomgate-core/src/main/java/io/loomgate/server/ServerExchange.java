@@ -132,8 +132,9 @@ public interface ServerExchange {
      * Ends the reading of a request body that will not be read to its end, from any thread: a read blocked in it
      * (a relay on a thread of its own, issue 34) returns or fails at once instead of waiting for its read timeout.
      * Over HTTP/1.1 the client's input is shut down, so the connection closes after the response; over HTTP/2 the
-     * stream stops taking DATA once its response is complete (RST_STREAM NO_ERROR), and before that nothing is done
-     * here (the failure's own answer still has to go out on the stream).
+     * stream's body is given up (its reads fail, the stream stays open: the failure's own answer still has to go out
+     * on it; session 60, before which a read there waited for its timeout) and the stream stops taking DATA once its
+     * response is complete (RST_STREAM NO_ERROR).
      */
     default void stopRequestBody() {
     }
