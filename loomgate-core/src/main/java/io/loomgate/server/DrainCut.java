@@ -53,7 +53,7 @@ final class DrainCut {
 
     /** The accepted TCP socket (under TLS too: the look wants the end of stream, not what the records say). */
     private final Socket raw;
-    @SuppressWarnings("unused") // through STATE
+    /** OPEN, LEFT or CUT: moved off OPEN once, by compare-and-set through {@link #STATE}. */
     private volatile int state;
     /** The HTTP/1.1 exchange now handled; null between exchanges, so an idle connection holds no exchange. */
     private volatile Http1ServerExchange exchange;
@@ -64,12 +64,12 @@ final class DrainCut {
 
     /** Whether the drain's deadline cut the connection (and its client had not left before). */
     boolean isCut() {
-        return (int) STATE.getVolatile(this) == CUT;
+        return state == CUT;
     }
 
     /** Whether the drain's deadline closed the connection, cut or after its client left. */
     boolean isClosed() {
-        return (int) STATE.getVolatile(this) != OPEN;
+        return state != OPEN;
     }
 
     /** The drain's deadline passed with the connection open: marked before the socket closes, unless its client left. */
@@ -126,7 +126,7 @@ final class DrainCut {
         int gone = 0;
         for (DrainCut d : looked) {
             // a look still running may mark its client gone after this count, before the cut: only the log misses it
-            gone += (int) STATE.getVolatile(d) == LEFT ? 1 : 0;
+            gone += d.state == LEFT ? 1 : 0;
         }
         return gone;
     }
