@@ -169,7 +169,36 @@ class RefusedStreamAfterBodyTest {
         /** The client closes its connection. */
         CLIENT_LEAVES,
         /** The retry's dial is refused (the origin went away with its GOAWAY); the client waits, sending nothing. */
-        RETRY_REFUSED
+        RETRY_REFUSED,
+        /**
+         * The origin refuses every attempt (REFUSED_STREAM, more times than the gateway's three retries: the retries
+         * spent); the client waits, sending nothing (session 60).
+         */
+        EVERY_ATTEMPT_REFUSED;
+
+        /** Whether the exchange ends in the gateway's 502 while the client waits. */
+        boolean answered502() {
+            return this == RETRY_REFUSED || this == EVERY_ATTEMPT_REFUSED;
+        }
+
+        /** The origin for this case: refusing at {@code bytes} of the body. */
+        ScriptedH2cOrigin origin(int bytes) throws IOException {
+            ScriptedH2cOrigin origin = refusingAt(this == EVERY_ATTEMPT_REFUSED ? ScriptedH2cOrigin.Refusal.REFUSED_STREAM
+                    : ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, bytes);
+            origin.goneAfterRefusal = this == RETRY_REFUSED;
+            origin.refusals.set(this == EVERY_ATTEMPT_REFUSED ? 10 : 1);
+            return origin;
+        }
+
+        /** The access log's failure kind the exchange must end with. */
+        String kind() {
+            return switch (this) {
+                case CLIENT_TIMES_OUT -> "client_timeout";
+                case CLIENT_LEAVES -> "client_aborted";
+                case RETRY_REFUSED -> "connect_refused";
+                case EVERY_ATTEMPT_REFUSED -> "upstream_reset";
+            };
+        }
     }
 
     /**
@@ -192,12 +221,11 @@ class RefusedStreamAfterBodyTest {
         accessLog.addAppender(capture);
         byte[] sent = body(5_000);
         String path = "/" + then.name().toLowerCase(Locale.ROOT);
-        try (ScriptedH2cOrigin origin = refusingAt(ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, 3_000);
+        try (ScriptedH2cOrigin origin = then.origin(3_000);
              ServedGateway gw = RunningGateway.servedWithAdmin(yaml(Transport.JDK).replace("  port: 0\n",
                      "  port: 0\n  read-timeout: " + (then == AfterRefusal.CLIENT_TIMES_OUT ? "1s" : "5s") + "\n"),
                      "refused-pending.yaml", Map.of("ORIGIN", origin.uri()));
              Socket s = new Socket("127.0.0.1", gw.port())) {
-            origin.goneAfterRefusal = then == AfterRefusal.RETRY_REFUSED;
             s.setSoTimeout(20_000);
             OutputStream out = s.getOutputStream();
             out.write(("POST " + path + " HTTP/1.1\r\nHost: h\r\nContent-Length: " + sent.length + "\r\n\r\n")
@@ -226,11 +254,7 @@ class RefusedStreamAfterBodyTest {
                                     + "answer)", took).isLessThan(Duration.ofSeconds(3));
                 }
             }
-            String kind = switch (then) {
-                case CLIENT_TIMES_OUT -> "client_timeout";
-                case CLIENT_LEAVES -> "client_aborted";
-                case RETRY_REFUSED -> "connect_refused";
-            };
+            String kind = then.kind();
             long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
                 Thread.sleep(10); // the access log's line is written after the answer: polled, with a deadline
@@ -249,9 +273,8 @@ class RefusedStreamAfterBodyTest {
         List<Arguments> out = new ArrayList<>();
         for (String listener : List.of("h2c", "jdk", "conscrypt")) {
             for (AfterRefusal then : AfterRefusal.values()) {
-                out.add(Arguments.of(listener, then, false));
+                out.add(Arguments.of(listener, then));
             }
-            out.add(Arguments.of(listener, AfterRefusal.RETRY_REFUSED, true));
         }
         return out.stream();
     }
@@ -262,22 +285,22 @@ class RefusedStreamAfterBodyTest {
      * the refused upload's read of the stream is pending; then the client sends nothing more (408 at the read
      * timeout, then RST_STREAM NO_ERROR: it need send no more), or resets the stream, or waits while the retry's dial
      * is refused (502 at once; the rest it then sends is taken and thrown away, as an early answer's), or whose
-     * retries are refused by the origin too ({@code refusedAgain}: REFUSED_STREAM on each of the gateway's three
-     * attempts: 502 {@code upstream_reset}, the last attempt's read of the client's stream ended with the exchange;
+     * retries are refused by the origin too ({@code EVERY_ATTEMPT_REFUSED}: REFUSED_STREAM on each of the gateway's
+     * four attempts: 502 {@code upstream_reset}, the last attempt's read of the client's stream ended with the exchange;
      * before session 60 it was left blocked to the read timeout, and the 502 waited 1.1 s for it). Each
      * ends with one access-log line of its kind, and the connection goes on serving: a GET on a new stream of it, to
      * another route, is answered 200.
      */
-    @ParameterizedTest(name = "{0} {1} refusedAgain={2}")
+    @ParameterizedTest(name = "{0} {1}")
     @MethodSource("http2Cases")
-    void anHttp2ClientsRefusedUploadEndsItsStreamAndTheConnectionServesTheNext(String listener, AfterRefusal then,
-            boolean refusedAgain) throws Exception {
+    void anHttp2ClientsRefusedUploadEndsItsStreamAndTheConnectionServesTheNext(String listener, AfterRefusal then)
+            throws Exception {
         List<String> lines = new CopyOnWriteArrayList<>();
         AppenderBase<ILoggingEvent> capture = capture(lines);
         Logger accessLog = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
         accessLog.addAppender(capture);
         byte[] sent = body(5_000);
-        String path = "/h2-" + listener + "-" + then.name().toLowerCase(Locale.ROOT) + (refusedAgain ? "-again" : "");
+        String path = "/h2-" + listener + "-" + then.name().toLowerCase(Locale.ROOT) + "";
         TestPki pki = listener.equals("h2c") ? null : TestPki.create("refused h2 upload CA");
         String server = "  port: 0\n  read-timeout: " + (then == AfterRefusal.CLIENT_TIMES_OUT ? "1s" : "5s")
                 + "\n  http2:\n    enabled: true\n";
@@ -288,14 +311,11 @@ class RefusedStreamAfterBodyTest {
         }
         String yaml = yaml(Transport.JDK).replace("  port: 0\n", server).replace("routes:\n",
                 "routes:\n  - id: next\n    uri: ${NEXT}\n    predicates: [ \"Path=/next/**\" ]\n");
-        try (ScriptedH2cOrigin origin = refusingAt(refusedAgain ? ScriptedH2cOrigin.Refusal.REFUSED_STREAM
-                     : ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, 3_000);
+        try (ScriptedH2cOrigin origin = then.origin(3_000);
              TestOrigin next = new TestOrigin();
              ServedGateway gw = RunningGateway.servedWithAdmin(yaml, "refused-pending-h2.yaml",
                      Map.of("ORIGIN", origin.uri(), "NEXT", next.uri()));
              RawH2Client c = new RawH2Client(connect(gw.port(), pki))) {
-            origin.goneAfterRefusal = then == AfterRefusal.RETRY_REFUSED && !refusedAgain;
-            origin.refusals.set(refusedAgain ? 10 : 1); // more than the gateway's 3 attempts
             next.enqueue(TestOrigin.Reply.ok("next"));
             c.headers(1, RawH2Client.request("POST", path, "content-length", Integer.toString(sent.length)), false);
             c.data(1, Arrays.copyOf(sent, 3_000), false);
@@ -339,11 +359,7 @@ class RefusedStreamAfterBodyTest {
             RawH2Client.Frame nextHead = c.await(f -> f.is(Frames.HEADERS, 3));
             assertThat(nextHead).as("an answer on the next stream: %s", c.endedBy()).isNotNull();
             assertThat(c.fields(nextHead)).as("the next stream on the same connection").containsEntry(":status", "200");
-            String kind = switch (then) {
-                case CLIENT_TIMES_OUT -> "client_timeout";
-                case CLIENT_LEAVES -> "client_aborted";
-                case RETRY_REFUSED -> refusedAgain ? "upstream_reset" : "connect_refused";
-            };
+            String kind = then.kind();
             long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
                 Thread.sleep(10); // the access log's line is written after the answer: polled, with a deadline
