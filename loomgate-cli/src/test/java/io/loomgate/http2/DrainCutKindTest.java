@@ -117,6 +117,57 @@ class DrainCutKindTest {
     }
 
     /**
+     * Session 60: an HTTP/1.1 client that closes its connection during the drain, while its exchange waits for a slow
+     * origin (for the head, or for the body's next bytes). Nothing read its socket once the request was read, so the
+     * drain's deadline came first and the exchange was logged {@code drain_cut}: the access log and the metric blamed
+     * the drain for a client that had gone. The drain now looks for the client's end before its cut. (HTTP/2: the
+     * connection's reader sees the close, {@link #streamsWhoseClientLeavesDuringTheDrainAreCountedBeforeTheDrainReturns}.)
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"awaiting the head", "mid-body"})
+    void anHttp11ClientThatLeavesDuringTheDrainIsCountedAsGone(String phase) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        GatewayMetrics metrics = new GatewayMetrics();
+        try (TestOrigin origin = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(H2cGatewayYaml.yaml(), Map.of("ORIGIN", origin.uri()),
+                     new Gateway.Observers(metrics, PoolListener.NOOP, ConnectionListener.NOOP))) {
+            origin.enqueue(phase.equals("mid-body")
+                    ? Reply.raw("HTTP/1.1 200 OK", List.of("Content-Length: 9"), "in", "-flight").gatedBy(release)
+                    : Reply.ok("late").delayed(Duration.ofSeconds(20)));
+            RawClient c = gw.raw();
+            try {
+                c.send("GET /slow HTTP/1.1\r\nHost: drain.example\r\n\r\n");
+                origin.takeRequest();
+                if (phase.equals("mid-body")) { // the head and "in" came: the relay waits for the rest
+                    assertThat(readUntil(c.socket().getInputStream(), "\r\n\r\nin")).startsWith("HTTP/1.1 200");
+                }
+                CompletableFuture<Boolean> drained = new CompletableFuture<>();
+                Thread.ofVirtual().start(() -> {
+                    try {
+                        drained.complete(gw.gateway().listener().drain(Duration.ofMillis(400)));
+                    } catch (Throwable e) {
+                        drained.completeExceptionally(e);
+                    }
+                });
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!gw.gateway().listener().isStopping() && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(1_000_000);
+                }
+                c.close(); // the client leaves mid-drain, its answer not come
+                assertThat(drained.get(20, TimeUnit.SECONDS)).as("cut at the deadline").isFalse();
+                // No wait here: what the drain's return does not cover is lost when the process exits after it.
+                assertThat(failures(metrics, "client_aborted")).as("the client left").isEqualTo(1);
+                assertThat(failures(metrics, "drain_cut")).isZero();
+            } finally {
+                release.countDown();
+                c.close();
+            }
+        } finally {
+            metrics.close();
+        }
+    }
+
+    /**
      * Session 58's hunt: two HTTP/2 streams in flight at the drain, their client closes its socket after GOAWAY. The
      * connection's reader ended at once, the connection left the listener's open set, and the drain returned
      * "drained cleanly" while the streams' handlers were still unwinding: the process exited under them and neither
@@ -205,6 +256,17 @@ class DrainCutKindTest {
         } catch (Exception e) {
             // the test is over
         }
+    }
+
+    /** What the client read up to and with {@code end} (the socket's read timeout bounds each read). */
+    private static String readUntil(InputStream in, String end) throws java.io.IOException {
+        StringBuilder read = new StringBuilder();
+        while (!read.toString().endsWith(end)) {
+            int b = in.read();
+            assertThat(b).as("read so far: %s", read).isNotNegative();
+            read.append((char) b);
+        }
+        return read.toString();
     }
 
     /** Waits (10 s at most) for the exchange's end to be counted, then checks it is the drain's, not the client's. */

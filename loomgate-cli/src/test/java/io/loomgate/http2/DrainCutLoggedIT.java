@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * SIGTERM to the packaged gateway with exchanges that outlast its drain's deadline, one of each shape: HTTP/1.1 GETs
  * and an HTTP/2 GET waiting for an origin that never answers, an HTTP/1.1 upload whose client stopped sending, a
  * WebSocket tunnel. Each must have its access-log line, as the drain's cut ({@code drain_cut}), before the process
- * exits. Before session 59 the HTTP/1.1 GET had none: closing its client's socket did not end its wait for the origin,
+ * exits; an HTTP/1.1 client that leaves between the signal and the deadline, as {@code client_aborted} (session 60: it
+ * was the drain's too). Before session 59 the HTTP/1.1 GET had none: closing its client's socket did not end its wait for the origin,
  * the drain returned and the process exited under it. (The HTTP/2 GET went through DrainAfterCancel's 1 s, as long as
  * the drain's last wait: its line came or not by a few milliseconds.)
  */
@@ -44,24 +45,31 @@ class DrainCutLoggedIT {
             try (RawClient get = new RawClient(port);
                  RawClient upload = new RawClient(port);
                  RawClient ws = new RawClient(port);
-                 RawH2Client h2 = new RawH2Client(port)) {
+                 RawH2Client h2 = new RawH2Client(port);
+                 RawClient leaving = new RawClient(port)) {
                 get.send("GET /slow-h1 HTTP/1.1\r\nHost: h\r\n\r\n");
+                leaving.send("GET /left-h1 HTTP/1.1\r\nHost: h\r\n\r\n");
                 upload.send("POST /upload HTTP/1.1\r\nHost: h\r\nContent-Length: 1000000\r\n\r\n" + "x".repeat(1000));
                 ws.send("GET /ws HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
                         + "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n");
                 assertThat(ws.read().status()).isEqualTo(101);
                 h2.get(1, "/slow-h2");
-                origin.awaitHeads(4);
+                origin.awaitHeads(5);
                 gw.terminate();
+                leaving.close(); // this client leaves before the deadline (session 60: it was logged drain_cut)
                 assertThat(gw.awaitExit(Duration.ofSeconds(20))).isZero();
             }
             String out = gw.output();
-            assertThat(out).contains("drain timeout: cutting 4 connection(s)");
+            assertThat(out).contains("drain timeout: cutting 5 connection(s) still in the middle of a request (1 of them "
+                    + "already left by their client)");
             for (String path : List.of("/slow-h1", "/upload", "/ws", "/slow-h2")) {
                 List<String> lines = out.lines().filter(l -> l.contains("\"url.path\":\"" + path + "\"")).toList();
                 assertThat(lines).as("the access line of %s in:%n%s", path, out).hasSize(1);
                 assertThat(lines.getFirst()).as(path).contains("\"loomgate.failure\":\"drain_cut\"");
             }
+            List<String> left = out.lines().filter(l -> l.contains("\"url.path\":\"/left-h1\"")).toList();
+            assertThat(left).as("the access line of the client that left, in:%n%s", out).hasSize(1);
+            assertThat(left.getFirst()).contains("\"loomgate.failure\":\"client_aborted\"");
         }
     }
 

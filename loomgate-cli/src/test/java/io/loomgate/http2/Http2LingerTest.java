@@ -233,12 +233,17 @@ class Http2LingerTest {
 
     /** The virtual threads named as the gateway names a stream's thread: {@code h2-<connection>-<stream>}. */
     private static List<String> streamThreads(int stream) throws IOException {
+        return threadsNamed("h2-\\d+-" + stream);
+    }
+
+    /** The names of this JVM's threads, virtual ones included, that match {@code regex} whole. */
+    static List<String> threadsNamed(String regex) throws IOException {
         Path dump = Files.createTempFile("threads", ".json");
         Files.delete(dump);
         try {
             ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
                     .dumpThreads(dump.toString(), HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON);
-            Matcher m = Pattern.compile("\"name\": \"(h2-\\d+-" + stream + ")\"").matcher(Files.readString(dump));
+            Matcher m = Pattern.compile("\"name\": \"(" + regex + ")\"").matcher(Files.readString(dump));
             List<String> names = new ArrayList<>();
             while (m.find()) {
                 names.add(m.group(1));

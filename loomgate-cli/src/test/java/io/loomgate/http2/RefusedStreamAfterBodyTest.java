@@ -9,6 +9,8 @@ import io.loomgate.cli.ServedGateway;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.server.Transport;
 import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestPki;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -167,7 +169,36 @@ class RefusedStreamAfterBodyTest {
         /** The client closes its connection. */
         CLIENT_LEAVES,
         /** The retry's dial is refused (the origin went away with its GOAWAY); the client waits, sending nothing. */
-        RETRY_REFUSED
+        RETRY_REFUSED,
+        /**
+         * The origin refuses every attempt (REFUSED_STREAM, more times than the gateway's three retries: the retries
+         * spent); the client waits, sending nothing (session 60).
+         */
+        EVERY_ATTEMPT_REFUSED;
+
+        /** Whether the exchange ends in the gateway's 502 while the client waits. */
+        boolean answered502() {
+            return this == RETRY_REFUSED || this == EVERY_ATTEMPT_REFUSED;
+        }
+
+        /** The origin for this case: refusing at {@code bytes} of the body. */
+        ScriptedH2cOrigin origin(int bytes) throws IOException {
+            ScriptedH2cOrigin origin = refusingAt(this == EVERY_ATTEMPT_REFUSED ? ScriptedH2cOrigin.Refusal.REFUSED_STREAM
+                    : ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, bytes);
+            origin.goneAfterRefusal = this == RETRY_REFUSED;
+            origin.refusals.set(this == EVERY_ATTEMPT_REFUSED ? 10 : 1);
+            return origin;
+        }
+
+        /** The access log's failure kind the exchange must end with. */
+        String kind() {
+            return switch (this) {
+                case CLIENT_TIMES_OUT -> "client_timeout";
+                case CLIENT_LEAVES -> "client_aborted";
+                case RETRY_REFUSED -> "connect_refused";
+                case EVERY_ATTEMPT_REFUSED -> "upstream_reset";
+            };
+        }
     }
 
     /**
@@ -190,12 +221,11 @@ class RefusedStreamAfterBodyTest {
         accessLog.addAppender(capture);
         byte[] sent = body(5_000);
         String path = "/" + then.name().toLowerCase(Locale.ROOT);
-        try (ScriptedH2cOrigin origin = refusingAt(ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, 3_000);
+        try (ScriptedH2cOrigin origin = then.origin(3_000);
              ServedGateway gw = RunningGateway.servedWithAdmin(yaml(Transport.JDK).replace("  port: 0\n",
                      "  port: 0\n  read-timeout: " + (then == AfterRefusal.CLIENT_TIMES_OUT ? "1s" : "5s") + "\n"),
                      "refused-pending.yaml", Map.of("ORIGIN", origin.uri()));
              Socket s = new Socket("127.0.0.1", gw.port())) {
-            origin.goneAfterRefusal = then == AfterRefusal.RETRY_REFUSED;
             s.setSoTimeout(20_000);
             OutputStream out = s.getOutputStream();
             out.write(("POST " + path + " HTTP/1.1\r\nHost: h\r\nContent-Length: " + sent.length + "\r\n\r\n")
@@ -224,11 +254,7 @@ class RefusedStreamAfterBodyTest {
                                     + "answer)", took).isLessThan(Duration.ofSeconds(3));
                 }
             }
-            String kind = switch (then) {
-                case CLIENT_TIMES_OUT -> "client_timeout";
-                case CLIENT_LEAVES -> "client_aborted";
-                case RETRY_REFUSED -> "connect_refused";
-            };
+            String kind = then.kind();
             long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
                 Thread.sleep(10); // the access log's line is written after the answer: polled, with a deadline
@@ -241,6 +267,126 @@ class RefusedStreamAfterBodyTest {
         } finally {
             accessLog.detachAppender(capture);
         }
+    }
+
+    static Stream<Arguments> http2Cases() {
+        List<Arguments> out = new ArrayList<>();
+        for (String listener : List.of("h2c", "jdk", "conscrypt")) {
+            for (AfterRefusal then : AfterRefusal.values()) {
+                out.add(Arguments.of(listener, then));
+            }
+        }
+        return out.stream();
+    }
+
+    /**
+     * The same three ends for an HTTP/2 client, h2c and h2 over TLS on both providers (session 60): the upload's
+     * stream refused by the origin (GOAWAY below it) at 3,000 of its 5,000 bytes, the retry taking the body over while
+     * the refused upload's read of the stream is pending; then the client sends nothing more (408 at the read
+     * timeout, then RST_STREAM NO_ERROR: it need send no more), or resets the stream, or waits while the retry's dial
+     * is refused (502 at once; the rest it then sends is taken and thrown away, as an early answer's), or whose
+     * retries are refused by the origin too ({@code EVERY_ATTEMPT_REFUSED}: REFUSED_STREAM on each of the gateway's
+     * four attempts: 502 {@code upstream_reset}, the last attempt's read of the client's stream ended with the exchange;
+     * before session 60 it was left blocked to the read timeout, and the 502 waited 1.1 s for it). Each
+     * ends with one access-log line of its kind, and the connection goes on serving: a GET on a new stream of it, to
+     * another route, is answered 200.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("http2Cases")
+    void anHttp2ClientsRefusedUploadEndsItsStreamAndTheConnectionServesTheNext(String listener, AfterRefusal then)
+            throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        AppenderBase<ILoggingEvent> capture = capture(lines);
+        Logger accessLog = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
+        accessLog.addAppender(capture);
+        byte[] sent = body(5_000);
+        String path = "/h2-" + listener + "-" + then.name().toLowerCase(Locale.ROOT) + "";
+        TestPki pki = listener.equals("h2c") ? null : TestPki.create("refused h2 upload CA");
+        String server = "  port: 0\n  read-timeout: " + (then == AfterRefusal.CLIENT_TIMES_OUT ? "1s" : "5s")
+                + "\n  http2:\n    enabled: true\n";
+        if (pki != null) {
+            TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
+            server += "  ssl:\n    provider: " + listener + "\n    certificate: " + cert.cert()
+                    + "\n    certificate-private-key: " + cert.key() + "\n";
+        }
+        String yaml = yaml(Transport.JDK).replace("  port: 0\n", server).replace("routes:\n",
+                "routes:\n  - id: next\n    uri: ${NEXT}\n    predicates: [ \"Path=/next/**\" ]\n");
+        try (ScriptedH2cOrigin origin = then.origin(3_000);
+             TestOrigin next = new TestOrigin();
+             ServedGateway gw = RunningGateway.servedWithAdmin(yaml, "refused-pending-h2.yaml",
+                     Map.of("ORIGIN", origin.uri(), "NEXT", next.uri()));
+             RawH2Client c = new RawH2Client(connect(gw.port(), pki))) {
+            next.enqueue(TestOrigin.Reply.ok("next"));
+            c.headers(1, RawH2Client.request("POST", path, "content-length", Integer.toString(sent.length)), false);
+            c.data(1, Arrays.copyOf(sent, 3_000), false);
+            long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (!refusedOnce(origin)) {
+                assertThat(System.nanoTime()).as("the origin refused the stream in time").isLessThan(end);
+                Thread.sleep(5);
+            }
+            long refusedAt = System.nanoTime();
+            if (then == AfterRefusal.CLIENT_LEAVES) {
+                c.rst(1, Frames.CANCEL);
+            } else {
+                RawH2Client.Frame head = c.await(f -> f.is(Frames.HEADERS, 1));
+                Duration took = Duration.ofNanos(System.nanoTime() - refusedAt);
+                assertThat(c.fields(head)).containsEntry(":status",
+                        then == AfterRefusal.CLIENT_TIMES_OUT ? "408" : "502");
+                RawH2Client.Frame endOfAnswer = c.await(f -> f.stream() == 1 && (f.flags() & Frames.FLAG_END_STREAM)
+                        != 0 && (f.type() == Frames.DATA || f.type() == Frames.HEADERS));
+                assertThat(endOfAnswer).as("the answer ended").isNotNull();
+                if (then == AfterRefusal.CLIENT_TIMES_OUT) {
+                    RawH2Client.Frame rst = c.await(f -> f.is(Frames.RST_STREAM, 1));
+                    assertThat(rst).as("the client told to stop sending").isNotNull();
+                    assertThat(rst.errorCode()).isEqualTo(Frames.NO_ERROR);
+                } else {
+                    assertThat(took).as("502 when the retry failed, not at the 5 s read timeout")
+                            .isLessThan(Duration.ofSeconds(3));
+                    // The last attempt's read of the stream's body ends with the exchange: before session 60 it
+                    // stayed blocked to the 5 s read timeout (an HTTP/2 stream's read was not cut before its
+                    // answer), and held the 502 for RequestUpload.stop's joins (1.1 s).
+                    long gone = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                    List<String> uploads = Http2LingerTest.threadsNamed("h2-upload-[^\"]*");
+                    while (!uploads.isEmpty() && System.nanoTime() < gone) {
+                        Thread.sleep(20);
+                        uploads = Http2LingerTest.threadsNamed("h2-upload-[^\"]*");
+                    }
+                    assertThat(uploads).as("upload threads still reading the client").isEmpty();
+                    c.data(1, Arrays.copyOfRange(sent, 3_000, sent.length), true); // taken and thrown away
+                }
+            }
+            c.get(3, "/next/x");
+            RawH2Client.Frame nextHead = c.await(f -> f.is(Frames.HEADERS, 3));
+            assertThat(nextHead).as("an answer on the next stream: %s", c.endedBy()).isNotNull();
+            assertThat(c.fields(nextHead)).as("the next stream on the same connection").containsEntry(":status", "200");
+            String kind = then.kind();
+            long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
+                Thread.sleep(10); // the access log's line is written after the answer: polled, with a deadline
+            }
+            List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
+            assertThat(ours).as("the access log's lines").hasSize(1);
+            assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
+            assertThat(origin.connections().stream().mapToInt(oc -> oc.answeredBodies.size()).sum())
+                    .as("requests the origin answered").isZero();
+        } finally {
+            accessLog.detachAppender(capture);
+        }
+    }
+
+    /** h2c by prior knowledge, or h2 chosen by ALPN over TLS (the test CA's client) when {@code pki} is given. */
+    private static Socket connect(int port, TestPki pki) throws IOException {
+        if (pki == null) {
+            return new Socket("127.0.0.1", port);
+        }
+        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) pki.clientContext(null).getSocketFactory()
+                .createSocket(java.net.InetAddress.getLoopbackAddress(), port);
+        javax.net.ssl.SSLParameters p = s.getSSLParameters();
+        p.setApplicationProtocols(new String[] {"h2"});
+        s.setSSLParameters(p);
+        s.startHandshake();
+        assertThat(s.getApplicationProtocol()).as("ALPN").isEqualTo("h2");
+        return s;
     }
 
     /** How long the slow client waits after the refusal before it sends the rest: longer than the old 100 ms cut. */

@@ -505,6 +505,19 @@ public final class Http2Stream {
         changed.signalAll(); // made with the body just above at the latest
     }
 
+    /**
+     * The handler gives the request body up (its upload was stopped: the retries after a refusal spent, session 60):
+     * a read waiting for the client's DATA fails now, not at the read timeout; the stream stays open for its answer.
+     */
+    public void abandonBody() {
+        conn.lock.lock();
+        try {
+            body().abandonLocked();
+        } finally {
+            conn.lock.unlock();
+        }
+    }
+
     /** Whether the stream ended abnormally: either side reset it, or the connection ended. */
     public boolean isReset() {
         return resetWhy != null;

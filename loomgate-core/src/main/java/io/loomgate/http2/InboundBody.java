@@ -41,6 +41,8 @@ abstract class InboundBody extends BulkInputStream {
     /** How much of {@link #windowSize} is growth beyond the initial window. */
     private int grown;
     private boolean ended;
+    /** The reader gave the body up ({@link #abandonLocked}): reads fail, DATA is still taken within the window. */
+    private boolean abandoned;
     private Headers trailers;
 
     /**
@@ -72,6 +74,17 @@ abstract class InboundBody extends BulkInputStream {
         if (failure == null) {
             failure = why;
         }
+        changed.signalAll();
+    }
+
+    /**
+     * Under the lock: the body will not be read to its end (its upload was stopped, session 60): a read waiting for
+     * DATA fails now instead of at the read timeout, and every later one at once. The stream is not ended: its answer
+     * still goes out, and what the client still sends is buffered within the window, then discarded as an early
+     * answer's rest once the handler returned.
+     */
+    void abandonLocked() {
+        abandoned = true;
         changed.signalAll();
     }
 
@@ -243,9 +256,12 @@ abstract class InboundBody extends BulkInputStream {
         lock.lock();
         try {
             long deadline = System.nanoTime() + readTimeoutNanos;
-            while (noneBuffered()) {
+            while (noneBuffered() || abandoned) {
                 if (failedLocked()) {
                     throw failureLocked();
+                }
+                if (abandoned) {
+                    throw new IOException("stream " + id + ": the " + what + " is no longer read (its upload stopped)");
                 }
                 if (ended) {
                     return -1;
@@ -285,10 +301,10 @@ abstract class InboundBody extends BulkInputStream {
         lock.lock();
         try {
             long deadline = System.nanoTime() + readTimeoutNanos;
-            while (noneBuffered() && !ended && !failedLocked()) {
+            while (noneBuffered() && !ended && !failedLocked() && !abandoned) {
                 awaitLocked(deadline - System.nanoTime(), "no " + what + " data");
             }
-            return !(noneBuffered() && ended && !failedLocked());
+            return abandoned || !(noneBuffered() && ended && !failedLocked()); // abandoned: the read says so
         } finally {
             lock.unlock();
         }

@@ -113,9 +113,10 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     @Override
     public void clientCancelled() {
         clientCancelled = true;
-        if (downstream.cutByDrain()) {
-            // The drain's deadline cut the client connection (session 59): the process is ending, its pools close
-            // next, so an origin's connection is not worth DrainAfterCancel's wait; the exchange ends at once.
+        if (downstream.closedAtDrainsDeadline()) {
+            // The drain's deadline closed the client connection (session 59; its client may have left before, session
+            // 60): the process is ending, its pools close next, so an origin's connection is not worth
+            // DrainAfterCancel's wait; the exchange ends at once.
             upstream.abortAttempt();
         } else {
             upstream.clientCancelled();

@@ -99,8 +99,8 @@ public final class ProxyHandler implements ExchangeHandler {
             failure = new ProxyFailure(Kind.INTERNAL, "internal error: " + e, e);
         }
         if (failure != null && failure.source() == ProxyFailure.Source.UPSTREAM && cancelledByClient(x)) {
-            failure = new ProxyFailure(Kind.CLIENT_ABORTED, "client cancelled the request (stream reset) while it was "
-                    + "being proxied: " + failure.getMessage(), failure);
+            failure = new ProxyFailure(Kind.CLIENT_ABORTED, "client cancelled the request (stream reset, or its "
+                    + "connection closed) while it was being proxied: " + failure.getMessage(), failure);
         }
         if (failure != null && failure.kind() == Kind.CLIENT_ABORTED && x.downstream.cutByDrain()) {
             failure = new ProxyFailure(Kind.DRAIN_CUT, "cut at the drain's deadline (shutting down): "

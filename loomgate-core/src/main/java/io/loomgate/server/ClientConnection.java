@@ -58,7 +58,7 @@ final class ClientConnection implements Runnable {
     private final long id;
     private final ConnectionAttributes attributes = new ConnectionAttributes();
     /** Set by {@link #abortForDrain()}; read by the exchanges that fail on the closed socket. */
-    private final DrainCut drainCut = new DrainCut();
+    private final DrainCut drainCut;
     /** The accepted TCP socket: closed (or its input shut down) to end the connection from any thread. */
     private final Socket raw;
     private final ServerTls tls;
@@ -143,6 +143,7 @@ final class ClientConnection implements Runnable {
                      IdlePoller idleConnections, Duration handoff) {
         this.id = id;
         this.raw = socket;
+        this.drainCut = new DrainCut(socket);
         this.socket = socket;
         this.tls = tls;
         this.settings = settings;
@@ -648,7 +649,7 @@ final class ClientConnection implements Runnable {
 
     /**
      * The drain's deadline passed with this connection still open: closed as {@link #abort()} does, marked first so
-     * an exchange that fails on the closed socket reports the drain's cut, not a client that left.
+     * an exchange that fails on the closed socket reports the drain's cut, unless its client had left (DrainCut).
      */
     void abortForDrain() {
         drainCut.mark();

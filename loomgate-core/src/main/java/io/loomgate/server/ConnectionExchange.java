@@ -72,6 +72,11 @@ abstract class ConnectionExchange implements ServerExchange {
     }
 
     @Override
+    public final boolean closedAtDrainsDeadline() {
+        return connection.drainCut().isClosed();
+    }
+
+    @Override
     public final TlsInfo tls() {
         return connection.tls();
     }

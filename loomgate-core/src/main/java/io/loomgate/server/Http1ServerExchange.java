@@ -29,9 +29,10 @@ final class Http1ServerExchange extends ConnectionExchange {
     private boolean continueSent;
     private boolean responseStarted;
     private boolean closeAfter;
-    private boolean upgraded;
-    /** Whether the handler registered a cancel with the connection, which its end must clear. */
-    private boolean cancelRegistered;
+    /** Volatile: the drain's look reads it (a tunnel reads the client's socket itself, see DrainCut). */
+    private volatile boolean upgraded;
+    /** What the drain's cut runs while this exchange is handled; null when the handler registered none. */
+    private ClientCancel cancel;
     /** Where the output stood when the response head was encoded, and closeAfter before it: for retractResponse. */
     private long sentAtHead = -1;
     private int bufferedAtHead;
@@ -197,15 +198,27 @@ final class Http1ServerExchange extends ConnectionExchange {
     /** Run if the drain's deadline cuts the connection while this exchange is handled (see ClientConnection). */
     @Override
     public void onClientCancel(ClientCancel action) {
-        cancelRegistered = true;
-        connection.drainCut().register(action);
+        cancel = action; // before the registration's volatile store, which publishes it to the drain's thread
+        connection.drainCut().register(this);
     }
 
     /** The handler returned: the connection forgets its cancel (an idle connection holds no exchange). */
     void handled() {
-        if (cancelRegistered) {
+        if (cancel != null) {
             connection.drainCut().clear();
         }
+    }
+
+    ClientCancel cancel() {
+        return cancel;
+    }
+
+    /**
+     * Whether nothing of the gateway reads this client's socket any more while the exchange runs: its body was read to
+     * its end and no tunnel took the socket over. Read by the drain's thread (a body's end seen late only skips a look).
+     */
+    boolean readsClientNoMore() {
+        return !upgraded && body.isComplete();
     }
 
     @Override

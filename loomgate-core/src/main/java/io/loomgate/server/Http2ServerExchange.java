@@ -41,6 +41,12 @@ final class Http2ServerExchange extends ConnectionExchange {
         return body;
     }
 
+    /** A relay's read blocked in the stream's body fails at once; the stream stays open for the answer. */
+    @Override
+    public void stopRequestBody() {
+        stream.abandonBody();
+    }
+
     @Override
     public void onClientCancel(ClientCancel action) {
         stream.onClientCancel(action);

@@ -404,8 +404,10 @@ public final class Listener implements AutoCloseable {
         }
         long busy = open.stream().filter(ClientConnection::isBusy).count();
         boolean clean = busy == 0;
+        int gone = DrainCut.lookForClientsThatLeft(open); // their exchanges are the clients', not the cut's
         if (!clean) {
-            log.warn("drain timeout: cutting {} connection(s) still in the middle of a request", busy);
+            log.warn("drain timeout: cutting {} connection(s) still in the middle of a request{}", busy,
+                    gone == 0 ? "" : " (" + gone + " of them already left by their client)");
         }
         for (ClientConnection c : open) {
             c.abortForDrain();

@@ -63,6 +63,14 @@ public interface ServerExchange {
         return false;
     }
 
+    /**
+     * Whether the drain's deadline closed the client connection, cut by it or after its client had left: the
+     * process is ending, so an origin awaited is not let answer to keep its connection.
+     */
+    default boolean closedAtDrainsDeadline() {
+        return false;
+    }
+
     /** The TLS facts of the client connection (protocol, ALPN, verified client certificate); null when plain. */
     default TlsInfo tls() {
         return null;
@@ -73,7 +81,8 @@ public interface ServerExchange {
      * client's RST_STREAM, or its connection ending). It runs on another thread, must not block, and must be
      * idempotent (a reset racing the registration may run it twice). Without one the handler's thread is
      * interrupted. HTTP/1.1 has no such signal from its client: there it runs only when a drain's deadline closed the
-     * connection under the exchange (the closed socket alone does not end a wait for the origin).
+     * connection under the exchange (the closed socket alone does not end a wait for the origin), whether or not its
+     * client had left before ({@link #cutByDrain}).
      */
     default void onClientCancel(ClientCancel action) {
     }
@@ -123,8 +132,9 @@ public interface ServerExchange {
      * Ends the reading of a request body that will not be read to its end, from any thread: a read blocked in it
      * (a relay on a thread of its own, issue 34) returns or fails at once instead of waiting for its read timeout.
      * Over HTTP/1.1 the client's input is shut down, so the connection closes after the response; over HTTP/2 the
-     * stream stops taking DATA once its response is complete (RST_STREAM NO_ERROR), and before that nothing is done
-     * here (the failure's own answer still has to go out on the stream).
+     * stream's body is given up (its reads fail, the stream stays open: the failure's own answer still has to go out
+     * on it; session 60, before which a read there waited for its timeout) and the stream stops taking DATA once its
+     * response is complete (RST_STREAM NO_ERROR).
      */
     default void stopRequestBody() {
     }
