@@ -156,6 +156,38 @@ class IdleH2cConnectionParkingTest {
     }
 
     /**
+     * The idle time of a connection whose reader comes back late from its hand-off wait (its thread starved) counts
+     * from the last stream's answer, not from the reader's return: the bound the last handler set on the open wait is
+     * carried over the wait's soft end (journal 2026-12-02-s60-handoff). On the driven watchdog clock (the parked
+     * connection's idle end is on it too): 90 % of the idle timeout passes as soon as the answer is read, before the
+     * reader's hand-off wait (3 s of real time) ends; once the connection has parked, 20 % more, and its idle end has
+     * passed: GOAWAY, then the close. Counted from the reader's return, 100 % would still be ahead.
+     */
+    @Test
+    void aLateReadersIdleTimeCountsFromTheLastAnswer() throws Exception {
+        ManualClock clock = new ManualClock();
+        Watchdog reads = Watchdog.driven(clock);
+        Duration idle = Duration.ofSeconds(30);
+        Duration far = Duration.ofDays(365);
+        // the answer after the client's SETTINGS ACK is read, so that the reader's wait is the answering one
+        ExchangeHandler late = ex -> {
+            LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+            ex.respond(200, ex.request().target());
+        };
+        ListenerSettings s = RunningListener.settings(far, idle, far).withHttp2(H2C);
+        try (Listener l = new Listener(s, null, late, ConnectionExecutors.create(ThreadModel.VIRTUAL, "h2-late-test"),
+                ConnectionListener.NOOP, reads, null).idleHandoff(Duration.ofSeconds(3)).transport(transport()).start();
+             H2cWire c = new H2cWire(l.port())) {
+            c.headers(1, H2cWire.get("/late", new byte[0]));
+            assertThat(c.body(1)).isEqualTo("/late");
+            clock.advance(idle.multipliedBy(9).dividedBy(10));
+            RunningListener.await("parked", () -> l.parkedConnections() == 1);
+            clock.advance(idle.dividedBy(5));
+            c.expectGoAwayThenClose(1);
+        }
+    }
+
+    /**
      * A client that says nothing after its request still has its connection ended about {@code idle-timeout} after
      * its last stream's answer, not sooner, however long the answer took: while a stream is answered the reader's
      * wait has no bound of its own, and the handler that ends the last stream starts the idle time (journal
