@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.loomgate.http2.Http2Settings;
+import io.loomgate.testkit.ManualClock;
 import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.TestPki;
 import io.loomgate.threads.ConnectionExecutors;
@@ -16,6 +17,7 @@ import io.loomgate.tls.TlsProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -158,6 +160,42 @@ class IdleTlsConnectionParkingTest {
             }
             assertThat(c.holds(H2cWire.GOAWAY)).isFalse();
             assertThat(events.closed.get()).isZero();
+        }
+    }
+
+    /**
+     * IdleH2cConnectionParkingTest's stretched wait over TLS: the listener's read watchdog on a clock the handler moves
+     * on by three idle timeouts at a time, twenty times, looking each time, while the reader waits for the client's
+     * next frame (its thread as if starved of a carrier). The stream is answered, not cut with GOAWAY "idle timeout"
+     * (before: the first look cut it; journal 2026-12-02-s60-handoff).
+     */
+    @ParameterizedTest
+    @EnumSource(TlsProvider.class)
+    void anHttp2StreamAnsweredWhileItsReadersWaitIsStretchedPastTheIdleTimeoutIsAnswered(TlsProvider provider)
+            throws Exception {
+        assumeThat(provider.unavailableReason()).as(provider + " runs here").isNull();
+        ManualClock clock = new ManualClock();
+        Watchdog reads = Watchdog.driven(clock);
+        Duration idle = Duration.ofSeconds(1);
+        Duration far = Duration.ofDays(365); // the header and read timeouts: only an idle bound can be cut here
+        ExchangeHandler stretching = ex -> {
+            for (int i = 0; i < 20; i++) {
+                LockSupport.parkNanos(SHORT_HANDOFF.toNanos()); // a hand-off wait of the reader's, about
+                clock.advance(idle.multipliedBy(3));
+                reads.check();
+            }
+            ex.respond(200, ex.request().target() + ":stretched");
+        };
+        ServerTls tls = ServerTls.create(ServerTlsSettings.of(KeySource.pem(server.cert(), server.key()))
+                .withApplicationProtocols(List.of("h2", "http/1.1")).withProvider(provider));
+        ListenerSettings s = RunningListener.settings(far, idle, far).withHttp2(Http2Settings.DISABLED.withEnabled(true));
+        try (Listener l = new Listener(s, tls, stretching, ConnectionExecutors.create(ThreadModel.VIRTUAL,
+                "tls-h2-stretch-test"), ConnectionListener.NOOP, reads, null).idleHandoff(SHORT_HANDOFF).start();
+             H2cWire c = H2cWire.overTls(client, l.port(), 10_000)) {
+            c.headers(1, H2cWire.get("/held", new byte[0]));
+            assertThat(c.body(1)).isEqualTo("/held:stretched"); // before: "GOAWAY 0 before stream 1 ended"
+            c.headers(3, H2cWire.get("/again", new byte[0])); // and the connection goes on
+            assertThat(c.body(3)).isEqualTo("/again:stretched");
         }
     }
 

@@ -67,6 +67,9 @@ public final class Http2Connection {
 
     /** Returned by {@link #awaitOrPark} when the connection was parked. */
     private static final int PARKED = -2;
+    /** From {@link #handOffRead}: no frame within the hand-off delay; and the wait's look found no handler left. */
+    private static final int HANDED_ON = -3;
+    private static final int NOT_ANSWERING = -4;
     private static final byte[] NOTHING = new byte[0];
 
     private final long id;
@@ -232,56 +235,52 @@ public final class Http2Connection {
      * or {@link #PARKED}.
      *
      * <p>As for HTTP/1.1, through the same park state (the server's ParkState): a timed wait arms and cancels a JDK
-     * timer, so a <em>busy</em> connection, whose previous wait ended within the hand-off delay, waits untimed under
-     * the watchdog's idle deadline as before, and the park state learns from how long that took. Every other wait
-     * blocks for the hand-off delay at a time (SO_TIMEOUT: a watchdog's expiry would cut the input for good): when it
-     * passes with nothing in flight the connection parks, otherwise (a stream still answering) it waits another
-     * hand-off delay, up to the idle timeout.
-     * The waits of a connection's first stream, and the first after a resumption, say nothing about its use and are
-     * not learned from (a client's SETTINGS ACK comes right after its first request). The price: a busy connection
-     * that falls silent keeps its thread until its next frame or its idle timeout.
+     * timer, so a <em>busy</em> connection, whose previous wait ended within the hand-off delay, waits untimed as
+     * {@link #awaitFrame} does, and the park state learns from how long that took. Every other wait blocks for the
+     * hand-off delay at a time ({@link #handOffRead}), then parks if nothing is in flight. Its idle bound: while a
+     * stream is answered none of its own, as in awaitFrame (an open wait, which the handler that ends the last stream
+     * bounds), so that a reader whose thread waits for a carrier longer than the idle timeout is not cut with a stream
+     * open (journal 2026-12-02-s60-handoff); else the watchdog at the idle end (from the last handler's return),
+     * whose cut also ends a TLS client's records that carry no data (they would keep a TLS read going past any
+     * SO_TIMEOUT, which bounds each raw read under it). The waits of a connection's first stream, and the first after a
+     * resumption, are not learned from (a client's SETTINGS ACK comes right after its first request). The price: a
+     * busy connection that falls silent keeps its thread until its next frame or its idle timeout.
      */
     private int awaitOrPark() throws IOException {
         long start = System.nanoTime();
-        long handOff = parking.handOffNanos();
         if (parking.waitsUntimed() || !mayBecomeIdle()) {
             int got = awaitFrame();
             parking.waitedUntimed(System.nanoTime() - start);
             return got;
         }
+        long handOff = parking.handOffNanos();
         long idleEnd = start + parking.idleLeftNanos(idleTimeout.toNanos());
         while (true) {
-            boolean answering = answering();
-            if (answering && System.nanoTime() + idleTimeout.toNanos() - idleEnd > 0) {
-                // Not idle while a stream is answered (see awaitFrame): the idle time counts from here, each hand-off.
-                idleEnd = System.nanoTime() + idleTimeout.toNanos();
+            int got;
+            if (answering()) {
+                socketIn.beginOpenWait();
+                try {
+                    // Looked at again once open, as in awaitFrame: a handler that ended before bounded nothing.
+                    got = answering() ? handOffRead(handOff) : NOT_ANSWERING;
+                } finally {
+                    idleEnd = System.nanoTime() + Math.min(socketIn.endOpenWait(), idleTimeout.toNanos());
+                }
+                if (got == NOT_ANSWERING) {
+                    continue;
+                }
+            } else {
+                long left = Math.max(1, idleEnd - System.nanoTime());
+                socketIn.setReadTimeoutNanos(left); // the watchdog at the idle end
+                got = handOffRead(Math.min(handOff, left));
             }
-            long left = idleEnd - System.nanoTime();
-            if (left <= 0) {
-                parking.boundReads(0);
-                throw new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
-            }
-            // The watchdog at the idle end (its cut is for good, and the connection ends there anyway; a whole idle
-            // timeout later while a stream is answered, so that SO_TIMEOUT's soft end comes first), SO_TIMEOUT for
-            // the hand-off: over TLS, SO_TIMEOUT bounds each read of the raw socket under the TLS layer, and records
-            // that carry no data (empty ones, a warning alert) would keep this wait going past any end.
-            long hardEnd = System.nanoTime() + left + (answering ? idleTimeout.toNanos() : 0);
-            socketIn.setReadTimeoutNanos(hardEnd - System.nanoTime());
-            parking.boundReads((int) Math.max(1, Math.min(handOff, left) / 1_000_000));
-            try {
-                int got = frames.awaitFrame();
-                parking.boundReads(0);
+            if (got != HANDED_ON) {
                 parking.waitedTimed(server.streamsOpened() > 1, System.nanoTime() - start);
                 return got;
-            } catch (SocketTimeoutException e) {
-                if (hardEnd - System.nanoTime() <= 0) {
-                    parking.boundReads(0); // the watchdog's cut: the input is gone, never parked
-                    throw new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
-                }
-                // quiet for the hand-off delay: park if nothing is in flight, else wait on
             }
-            if (isIdle()) {
-                parking.boundReads(0);
+            if (idleEnd - System.nanoTime() <= 0) {
+                throw idleFor(); // the last handler's bound passed, or the idle end as SO_TIMEOUT's soft end came
+            }
+            if (isIdle()) { // quiet for the hand-off delay with nothing in flight
                 if (park(idleEnd - System.nanoTime())) {
                     return PARKED;
                 }
@@ -290,6 +289,28 @@ public final class Http2Connection {
                 }
             }
         }
+    }
+
+    /**
+     * A read for the next frame that ends softly after {@code nanos} (SO_TIMEOUT, not the watchdog, whose cut is for
+     * good): {@link #HANDED_ON} then. The watchdog's cut, told apart by the socket's input, is the idle timeout.
+     */
+    private int handOffRead(long nanos) throws IOException {
+        parking.boundReads((int) Math.max(1, nanos / 1_000_000));
+        try {
+            return frames.awaitFrame();
+        } catch (SocketTimeoutException e) {
+            if (socketIn.cut()) {
+                throw idleFor(); // the input is gone: never parked
+            }
+            return HANDED_ON;
+        } finally {
+            parking.boundReads(0);
+        }
+    }
+
+    private SocketTimeoutException idleFor() {
+        return new SocketTimeoutException("idle for " + idleTimeout.toMillis() + " ms");
     }
 
     /** Whether no GOAWAY was sent or received: a connection that is ending never parks. */
@@ -527,8 +548,8 @@ public final class Http2Connection {
 
     /**
      * Under the lock: one handler fewer; the last one wakes {@link #awaitHandlers} and starts the idle time of the
-     * reader's open wait, if it is in one ({@link #awaitFrame}); if the reader is not, its next wait finds no handler
-     * and bounds itself. The bound only lands on an open wait (a compare-and-set), never on the reader's next read.
+     * reader's open wait, if it is in one ({@link #awaitFrame}, {@link #awaitOrPark}); if not, its next wait finds no
+     * handler and bounds itself. The bound only lands on an open wait (a compare-and-set), never on the next read.
      */
     private void handlerGone() {
         if (--handlers == 0) {

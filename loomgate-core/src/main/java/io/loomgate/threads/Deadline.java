@@ -82,6 +82,27 @@ public final class Deadline implements AutoCloseable {
         return true;
     }
 
+    /** What {@link #endOpen()} answers for an open wait no other thread bounded. */
+    public static final long UNBOUNDED = Long.MAX_VALUE;
+    /** What {@link #endOpen()} answers when the watchdog expired the wait's bound (its action ran or is running). */
+    public static final long CUT = Long.MIN_VALUE;
+
+    /**
+     * Ends the owner's open wait as {@link #disarm()} ends any, and says what became of its bound: the nanoseconds
+     * it had left (0 when due but not yet expired), {@link #UNBOUNDED} when no other thread armed it, or {@link #CUT}.
+     * For an owner whose wait ended early (a soft timeout of its own) and whose next wait keeps the bound's end.
+     */
+    public long endOpen() {
+        long at = (long) AT.getAndSet(this, IDLE);
+        if (at == EXPIRED) {
+            return CUT;
+        }
+        if (at == OPEN || at == IDLE) {
+            return UNBOUNDED;
+        }
+        return Math.max(0, at - watchdog.clock().nanoTime());
+    }
+
     /** Whether the watchdog expired this deadline and its owner has not disarmed it yet: the owner's open wait ended. */
     public boolean expired() {
         return (long) AT.getVolatile(this) == EXPIRED;

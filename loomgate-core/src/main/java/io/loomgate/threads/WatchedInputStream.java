@@ -128,15 +128,31 @@ public final class WatchedInputStream extends BulkInputStream implements Readabl
 
     /**
      * Ends the open wait: a bound another thread set is cleared, and if it expired meanwhile the next read reports
-     * the timeout (bytes that came as it passed are still delivered). Owner only; a no-op without an open wait.
+     * the timeout (bytes that came as it passed are still delivered). Returns the nanoseconds the bound had left (0
+     * when it passed, whether or not the watchdog had cut), or {@link Deadline#UNBOUNDED} when there was none: for a
+     * wait that ended softly (SO_TIMEOUT) and goes on, which must keep that end. Owner only; without an open wait, a
+     * no-op answering {@link Deadline#UNBOUNDED}.
      */
-    public void endOpenWait() {
-        if (openWait) {
-            openWait = false;
-            if (deadline.disarm()) {
-                expired = "read";
-            }
+    public long endOpenWait() {
+        if (!openWait) {
+            return Deadline.UNBOUNDED;
         }
+        openWait = false;
+        long left = deadline.endOpen();
+        if (left == Deadline.CUT) {
+            expired = "read";
+            return 0;
+        }
+        return left;
+    }
+
+    /**
+     * Whether a read of this stream was cut by the watchdog (its deadline passed): the input is gone for good, and
+     * every read from now on reports the timeout. Tells that apart from a read's own soft end (SO_TIMEOUT), after
+     * which the socket reads on. Owner only.
+     */
+    public boolean cut() {
+        return expired != null;
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.loomgate.http2.Http2Settings;
 import io.loomgate.server.IdleConnectionParkingTest.Counting;
+import io.loomgate.testkit.ManualClock;
 import io.loomgate.threads.ConnectionExecutors;
 import io.loomgate.threads.ThreadModel;
 import io.loomgate.threads.Watchdog;
@@ -105,6 +106,84 @@ class IdleH2cConnectionParkingTest {
             // body() fails on a GOAWAY before the stream's end (before: "GOAWAY 0 before stream 1 ended"); one after
             // it is the idle timeout, rightly, counted from the answer.
             assertThat(c.body(1)).isEqualTo("/outlast:null");
+        }
+    }
+
+    /**
+     * A stream's answer is not lost to its reader's wait being stretched past the idle timeout: the reader's thread
+     * starved of a carrier for longer than that, as on a loaded machine (CI run 81, stop 59: the epoll pass's
+     * {@link #aStreamAnsweredAfterTheIdleTimeoutIsAnsweredOnVirtualThreads} flaked at a 300 ms idle timeout). The
+     * starving is made deterministic: the listener's read watchdog runs on a clock the handler moves on by three idle
+     * timeouts at a time (time that passes for the watchdog while the reader's thread does not run), then looks,
+     * twenty times, while the reader waits for the client's next frame. Before, the hand-off waits of a connection
+     * that may park (virtual threads) armed the watchdog one idle timeout behind their soft end while a stream was
+     * answered, and the first look cut the connection: GOAWAY "idle timeout", the stream unanswered (journal
+     * 2026-12-02-s60-handoff). Now such a wait is open, as a busy connection's is: no bound until the last handler
+     * returns. On a platform pool (no parking) the same holds through the busy path.
+     */
+    @Test
+    void aStreamAnsweredWhileItsReadersWaitIsStretchedPastTheIdleTimeoutIsAnsweredOnVirtualThreads() throws Exception {
+        aStreamAnsweredWhileItsReadersWaitIsStretched(ThreadModel.VIRTUAL);
+    }
+
+    @Test
+    void aStreamAnsweredWhileItsReadersWaitIsStretchedPastTheIdleTimeoutIsAnsweredOnAPlatformPool() throws Exception {
+        aStreamAnsweredWhileItsReadersWaitIsStretched(new ThreadModel.Platform(4));
+    }
+
+    private void aStreamAnsweredWhileItsReadersWaitIsStretched(ThreadModel threads) throws Exception {
+        ManualClock clock = new ManualClock();
+        Watchdog reads = Watchdog.driven(clock);
+        Duration idle = Duration.ofSeconds(1);
+        Duration far = Duration.ofDays(365); // the header and read timeouts: only an idle bound can be cut here
+        ExchangeHandler stretching = ex -> {
+            for (int i = 0; i < 20; i++) {
+                LockSupport.parkNanos(SHORT_HANDOFF.toNanos()); // a hand-off wait of the reader's, about
+                clock.advance(idle.multipliedBy(3));
+                reads.check();
+            }
+            ex.respond(200, ex.request().target() + ":stretched");
+        };
+        ListenerSettings s = RunningListener.settings(far, idle, far).withHttp2(H2C);
+        try (Listener l = new Listener(s, null, stretching, ConnectionExecutors.create(threads, "h2-stretch-test"),
+                ConnectionListener.NOOP, reads, null).idleHandoff(SHORT_HANDOFF).transport(transport()).start();
+             H2cWire c = new H2cWire(l.port())) {
+            c.headers(1, H2cWire.get("/held", new byte[0]));
+            assertThat(c.body(1)).isEqualTo("/held:stretched"); // before: "GOAWAY 0 before stream 1 ended"
+            c.headers(3, H2cWire.get("/again", new byte[0])); // and the connection goes on
+            assertThat(c.body(3)).isEqualTo("/again:stretched");
+        }
+    }
+
+    /**
+     * The idle time of a connection whose reader comes back late from its hand-off wait (its thread starved) counts
+     * from the last stream's answer, not from the reader's return: the bound the last handler set on the open wait is
+     * carried over the wait's soft end (journal 2026-12-02-s60-handoff). On the driven watchdog clock (the parked
+     * connection's idle end is on it too): 90 % of the idle timeout passes as soon as the answer is read, before the
+     * reader's hand-off wait (3 s of real time) ends; once the connection has parked, 20 % more, and its idle end has
+     * passed: GOAWAY, then the close. Counted from the reader's return, 100 % would still be ahead.
+     */
+    @Test
+    void aLateReadersIdleTimeCountsFromTheLastAnswer() throws Exception {
+        ManualClock clock = new ManualClock();
+        Watchdog reads = Watchdog.driven(clock);
+        Duration idle = Duration.ofSeconds(30);
+        Duration far = Duration.ofDays(365);
+        // the answer after the client's SETTINGS ACK is read, so that the reader's wait is the answering one
+        ExchangeHandler late = ex -> {
+            LockSupport.parkNanos(Duration.ofMillis(300).toNanos());
+            ex.respond(200, ex.request().target());
+        };
+        ListenerSettings s = RunningListener.settings(far, idle, far).withHttp2(H2C);
+        try (Listener l = new Listener(s, null, late, ConnectionExecutors.create(ThreadModel.VIRTUAL, "h2-late-test"),
+                ConnectionListener.NOOP, reads, null).idleHandoff(Duration.ofSeconds(3)).transport(transport()).start();
+             H2cWire c = new H2cWire(l.port())) {
+            c.headers(1, H2cWire.get("/late", new byte[0]));
+            assertThat(c.body(1)).isEqualTo("/late");
+            clock.advance(idle.multipliedBy(9).dividedBy(10));
+            RunningListener.await("parked", () -> l.parkedConnections() == 1);
+            clock.advance(idle.dividedBy(5));
+            c.expectGoAwayThenClose(1);
         }
     }
 

@@ -155,6 +155,40 @@ class SocketDeadlinesTest {
         assertThat(read.get(30, TimeUnit.SECONDS)).isEqualTo((int) 'y');
     }
 
+    /**
+     * An open wait that ends softly (SO_TIMEOUT: the HTTP/2 hand-off loop's wait of a connection that may park, while
+     * a stream is answered) is no cut: the socket reads on. The bound another thread set before that soft end is not
+     * lost with the wait: its end says how much it had left, which the reader's next wait keeps (journal
+     * 2026-12-02-s60-handoff); no bound says so; a bound the watchdog expired is the cut, and the next read reports it.
+     */
+    @Test
+    void anOpenWaitEndedSoftlyIsNoCutAndTellsWhatItsBoundHadLeft() throws Exception {
+        WatchedInputStream in = watchedInput();
+        ours.setSoTimeout(20);
+        in.beginOpenWait();
+        assertThatThrownBy(in::read).isInstanceOf(SocketTimeoutException.class);
+        assertThat(in.cut()).as("SO_TIMEOUT's soft end").isFalse();
+        assertThat(in.endOpenWait()).as("nobody bounded it").isEqualTo(Deadline.UNBOUNDED);
+
+        in.beginOpenWait();
+        assertThat(in.boundOpenWait(Duration.ofSeconds(10).toNanos())).isTrue();
+        clock.advance(Duration.ofSeconds(4));
+        assertThatThrownBy(in::read).isInstanceOf(SocketTimeoutException.class);
+        assertThat(in.cut()).isFalse();
+        assertThat(in.endOpenWait()).as("the rest of the bound").isEqualTo(Duration.ofSeconds(6).toNanos());
+        peer.getOutputStream().write('x');
+        assertThat(in.read()).as("the socket reads on").isEqualTo('x');
+
+        in.beginOpenWait();
+        assertThat(in.boundOpenWait(Duration.ofSeconds(10).toNanos())).isTrue();
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(watchdog.check()).isEqualTo(1);
+        assertThatThrownBy(in::read).isInstanceOf(SocketTimeoutException.class).hasMessage("read timed out");
+        assertThat(in.cut()).as("the watchdog's cut").isTrue();
+        assertThat(in.endOpenWait()).isZero();
+        assertThatThrownBy(in::read).isInstanceOf(SocketTimeoutException.class);
+    }
+
     @Test
     void readsThatReturnInTimeAreNeverCut() throws Exception {
         WatchedInputStream in = watchedInput();
