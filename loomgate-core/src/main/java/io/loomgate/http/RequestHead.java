@@ -13,6 +13,14 @@ package io.loomgate.http;
  * @param headers the fields, in order
  */
 public record RequestHead(String method, String target, String version, Headers headers) {
+    /**
+     * Fields a parsed request's list has room for beyond its own, so that it does not grow on the way to the origin:
+     * the proxy adds up to seven (X-Forwarded-For, -Proto, -Host, -Port, Forwarded, Via, CDN-Loop; its traceparent is
+     * written into the head from the trace ids, not added). Both parsers size their list with it (HTTP/1.1's
+     * RequestHeadParser, HTTP/2's RequestFields); a growth doubles both arrays (~170 B a request at W8, session 60,
+     * when CDN-Loop came and the room was still six).
+     */
+    public static final int PROXY_ROOM = 7;
 
     /** The path part of an origin-form target (before {@code ?}); the whole target for other forms. */
     public String path() {

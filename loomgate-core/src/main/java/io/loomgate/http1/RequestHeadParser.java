@@ -98,9 +98,7 @@ final class RequestHeadParser {
         checkTargetForm(method, target);
         in.consumeTo(lf + 1);
 
-        // Room for the 6 a proxy adds toward the origin: X-Forwarded-For, -Proto, -Host, -Port, Forwarded, Via (its
-        // traceparent is written into the head from the trace ids, not added: TraceContext).
-        Headers headers = FieldLines.sizedFor(in, 6);
+        Headers headers = FieldLines.sizedFor(in, RequestHead.PROXY_ROOM); // what the proxy adds on the way
         FieldLines.read(in, headers, limits.maxHeaderBytes(), limits.maxHeaderCount(), 400, 431, "header");
         checkHost(version, headers);
         return new RequestHead(method, target, version, headers);

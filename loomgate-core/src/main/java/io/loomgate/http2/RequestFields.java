@@ -35,13 +35,6 @@ final class RequestFields implements HpackDecoder.FieldSink {
     }
 
     private final boolean trailers;
-    /**
-     * Room for what the proxy adds toward the origin (X-Forwarded-For, -Proto, -Host, -Port, Forwarded, Via) beside
-     * the block's own fields, so that the list does not grow on the way. Its traceparent is written into the head
-     * from the trace ids, not added (TraceContext).
-     */
-    static final int PROXY_ROOM = 6;
-
     private final Headers headers;
     private String method;
     private String scheme;
@@ -53,11 +46,11 @@ final class RequestFields implements HpackDecoder.FieldSink {
 
     /**
      * @param blockFields the block's field count, pseudo-fields included: of a request's four, only :authority
-     *                    stays (as Host), so the list needs three fewer, plus {@link #PROXY_ROOM}
+     *                    stays (as Host), so the list needs three fewer, plus {@link RequestHead#PROXY_ROOM}
      */
     RequestFields(boolean trailers, int blockFields) {
         this.trailers = trailers;
-        this.headers = new Headers(trailers ? blockFields : Math.max(blockFields - 3, 0) + PROXY_ROOM);
+        this.headers = new Headers(trailers ? blockFields : Math.max(blockFields - 3, 0) + RequestHead.PROXY_ROOM);
     }
 
     @Override
