@@ -169,17 +169,36 @@ final class Http1ServerConnection {
      * the thread's start, N connections that send nothing held every thread for a whole idle-timeout each while the
      * rest queued, so idle connections over max-connections kept a well-behaved client waiting for rounds of them
      * (24 idle connections, max-connections 16, platform:4: 24 s, session 56's probe). A connection whose time ran out
-     * in the queue gets a millisecond: a request already sent is read, nothing else waits. Only on a platform
+     * in the queue is closed at once unless its request is already here. Not for a client that has spoken
+     * ({@link #clientSpoke}: its TLS handshake done, or its first bytes awaited in the idle poller, as
+     * every connection on a pool whose socket the poller watches): until session 60 a TLS client whose handshake
+     * ended past idle-timeout from its accept (it started within header-timeout, after a wait for a thread) had a
+     * millisecond for the request it sends after the handshake, and was closed unanswered as idle. Only on a platform
      * thread: a virtual thread holds nothing scarce while it waits, and on a saturated scheduler its start lags the
      * accept as its client's own sends may, so timed from the accept a 200 ms idle-timeout closed connections whose
      * first request came in time from the client's side (IdleClosedOriginConnectionTest's origins at load 12-19).
      */
-    private Duration idleBound() {
-        if (requests > 0 || Thread.currentThread().isVirtual()) {
+    private Duration idleBound() throws IOException {
+        if (requests > 0 || Thread.currentThread().isVirtual() || clientSpoke()) {
             return settings.idleTimeout();
         }
         long left = settings.idleTimeout().toNanos() - (clock.nanoTime() - connection.acceptedNanos());
+        if (left < MIN_FIRST_WAIT_NANOS && socketIn.available() > 0) {
+            // Its request came while it queued: read it under the head's deadline. A millisecond's read deadline
+            // would race the read watchdog, whose cut (the input shut) a thread preempted at load can see first: a
+            // request already here then closed unanswered as idle.
+            return settings.idleTimeout();
+        }
         return Duration.ofNanos(Math.max(MIN_FIRST_WAIT_NANOS, left));
+    }
+
+    /**
+     * Whether the client has sent something by the time this loop first waits: its TLS handshake is done, or the
+     * connection waited for its first bytes in the idle poller and runs because they came (or its FIN). Such a client
+     * was not idle: whatever time it spent waiting for a pool thread was the gateway's.
+     */
+    private boolean clientSpoke() {
+        return connection.tls() != null || parking != null && parking.awaitedFirstBytes();
     }
 
     /** The least wait for a first request whose time ran out in a pool's queue: long enough to read one sent. */

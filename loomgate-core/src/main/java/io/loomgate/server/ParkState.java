@@ -77,6 +77,12 @@ final class ParkState implements ConnectionParking {
     private boolean afterPark;
     /** Whether the connection holds one of the poller's hand-off permits now. Connection's thread. */
     private boolean handingOff;
+    /**
+     * Whether the connection was handed to the poller to await its client's first bytes ({@link
+     * #parkBeforeFirstBytes}): it runs only once they came (or the client's FIN). Written before the hand-over, read
+     * by the pool thread that runs it (the poller's and the executor's hand-offs order the two).
+     */
+    private boolean awaitedFirstBytes;
 
     /** @param handoff how long an idle wait blocks on the thread before the connection parks */
     ParkState(ClientConnection connection, Socket raw, IdlePoller poller, NanoClock clock, Duration handoff) {
@@ -222,6 +228,7 @@ final class ParkState implements ConnectionParking {
             return !STATE.compareAndSet(this, PARKED, RUNNING); // drain's eviction took it: the poller ends it
         }
         parkedUntil = until;
+        awaitedFirstBytes = true;
         try {
             if (!poller.park(this) && STATE.compareAndSet(this, PARKED, CLOSING)) {
                 connection.endParked(); // the listener is closing: ended here, as the poller would have
@@ -229,8 +236,18 @@ final class ParkState implements ConnectionParking {
             return true;
         } catch (IOException | RuntimeException e) {
             // Not handed over (its channel closed meanwhile): whoever else took it ends it, else its thread does.
-            return !STATE.compareAndSet(this, PARKED, RUNNING);
+            boolean taken = !STATE.compareAndSet(this, PARKED, RUNNING);
+            awaitedFirstBytes = taken;
+            return taken;
         }
+    }
+
+    /**
+     * Whether the connection awaited its client's first bytes here before any thread ran it: a client that has
+     * spoken by the time its thread runs (see Http1ServerConnection.idleBound).
+     */
+    boolean awaitedFirstBytes() {
+        return awaitedFirstBytes;
     }
 
     /** When a parked connection's idle timeout passes, on the read watchdog's clock. */

@@ -394,6 +394,86 @@ class IdleConnectionParkingTest {
         }
     }
 
+    /**
+     * session 60 (shed): a client whose connection waited for a pool thread longer than idle-timeout from its accept
+     * still has its idle-timeout for its first request once it has spoken. Each cell holds every thread of the pool
+     * with a request whose handler waits, connects the client meanwhile and lets its accept grow older than
+     * idle-timeout (1 s) before the threads are freed. Over TLS the client's handshake then runs (started within
+     * header-timeout of the accept, so not cut), and the client sends its request 100 ms after it: before the fix the
+     * first wait was timed from the accept, a millisecond once that had run out, and the connection was closed with
+     * no answer and no count (the client saw EOF). Plain, the client's request came at once and waited in the idle
+     * poller and then the pool's queue: its first wait was a millisecond armed on the read watchdog, which a thread
+     * preempted at load could lose to the watchdog's cut (a read of bytes already there then saw the input shut: EOF,
+     * hostile10b's run 01); now a connection that has spoken waits as any other. On virtual threads nothing changes.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}, {1}")
+    @org.junit.jupiter.params.provider.CsvSource({"platform:2, plain", "platform:2, tls", "virtual, plain",
+            "virtual, tls"})
+    void aClientQueuedForAThreadPastIdleTimeoutIsServedOnceItHasSpoken(String threads, String protocol)
+            throws Exception {
+        boolean overTls = protocol.equals("tls");
+        TestPki pki = TestPki.create("Queued client CA");
+        TestPki.Issued cert = pki.issue("server", "localhost", "localhost");
+        SSLContext clientContext = pki.clientContext(null);
+        ServerTls tls = overTls ? ServerTls.create(ServerTlsSettings.of(KeySource.pem(cert.cert(), cert.key()))) : null;
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger holding = new AtomicInteger();
+        ExchangeHandler handler = ex -> {
+            if (ex.request().target().equals("/hold")) {
+                holding.incrementAndGet();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            ex.respond(200, ex.request().target() + "#" + ex.requestIndex());
+        };
+        int poolThreads = 2;
+        Listener l = new Listener(RunningListener.settings(Duration.ofSeconds(3), Duration.ofSeconds(1),
+                Duration.ofSeconds(10)), tls, handler,
+                ConnectionExecutors.create(threads.equals("virtual") ? ThreadModel.VIRTUAL
+                        : new ThreadModel.Platform(poolThreads), "park-test-queued-spoke"), ConnectionListener.NOOP,
+                Watchdog.shared(), null).idleHandoff(SHORT_HANDOFF).transport(transport()).start();
+        List<RawClient> holders = new ArrayList<>();
+        try (l) {
+            for (int i = 0; i < poolThreads; i++) {
+                RawClient h = overTls ? RawClient.tls(clientContext, l.port(), "localhost", 30_000)
+                        : new RawClient(l.port());
+                holders.add(h.send("GET /hold HTTP/1.1\r\nHost: t\r\n\r\n"));
+            }
+            RunningListener.await("every pool thread held", () -> holding.get() == poolThreads);
+            CompletableFuture<RawClient.Response> answer = CompletableFuture.supplyAsync(() -> {
+                try (RawClient c = overTls ? RawClient.tls(clientContext, l.port(), "localhost", 30_000)
+                        : new RawClient(l.port())) {
+                    c.socket().setSoTimeout(30_000);
+                    if (overTls) {
+                        Thread.sleep(100); // an active client: its request comes a moment after its handshake
+                    }
+                    return c.send("GET /late HTTP/1.1\r\nHost: t\r\n\r\n").read();
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            }, java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor());
+            // (on virtual threads it may be served and gone already: nothing holds it)
+            RunningListener.await("the client accepted",
+                    () -> l.openConnections() == poolThreads + 1 || answer.isDone());
+            // The scenario's shape, not a wait for readiness: the client's accept grows older than idle-timeout (1 s)
+            // while the pool's threads are held; within header-timeout (3 s), so a TLS handshake is not cut unstarted.
+            Thread.sleep(1500);
+            release.countDown();
+            assertThat(answer.get(30, TimeUnit.SECONDS).bodyText()).as("the late client's answer").isEqualTo("/late#0");
+            for (RawClient h : holders) {
+                assertThat(h.read().bodyText()).isEqualTo("/hold#0");
+            }
+        } finally {
+            release.countDown();
+            for (RawClient h : holders) {
+                h.close();
+            }
+        }
+    }
+
     /** Opened and closed connections, and TLS handshakes that failed by their deadlines. */
     private static final class TlsCounting extends Counting {
         final AtomicInteger timedOut = new AtomicInteger();
