@@ -8,6 +8,8 @@ import ch.qos.logback.core.AppenderBase;
 import io.loomgate.cli.ServedGateway;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.server.Transport;
+import io.loomgate.testkit.EcsSchema;
+import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
@@ -199,6 +201,23 @@ class RefusedStreamAfterBodyTest {
                 case EVERY_ATTEMPT_REFUSED -> "upstream_reset";
             };
         }
+
+        /**
+         * The status the access log must write (session 60): the one the client got, or 499 when it got none (it
+         * left); until session 60 a client that left was logged 400, an answer it never had.
+         */
+        int loggedStatus() {
+            return switch (this) {
+                case CLIENT_TIMES_OUT -> 408;
+                case CLIENT_LEAVES -> 499;
+                case RETRY_REFUSED, EVERY_ATTEMPT_REFUSED -> 502;
+            };
+        }
+
+        /** The {@code loomgate_requests_total} status class, agreeing with the log: {@code none} for no response. */
+        String statusClass() {
+            return this == CLIENT_LEAVES ? "none" : loggedStatus() / 100 + "xx";
+        }
     }
 
     /**
@@ -262,11 +281,27 @@ class RefusedStreamAfterBodyTest {
             List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
             assertThat(ours).as("the access log's lines").hasSize(1);
             assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
+            assertLoggedAndCounted(gw, ours.getFirst(), then);
             assertThat(origin.connections().stream().mapToInt(c -> c.answeredBodies.size()).sum())
                     .as("requests the origin answered").isZero();
         } finally {
             accessLog.detachAppender(capture);
         }
+    }
+
+    /**
+     * The exchange's access line has the status it must (the client's, or 499 for none), the line is valid ECS, and
+     * the route's request counter has it under the status class that agrees ({@code none} for 499).
+     */
+    private static void assertLoggedAndCounted(ServedGateway gw, String line, AfterRefusal then) throws Exception {
+        assertThat(line).as("the access line's status").contains("\"http.response.status_code\":"
+                + then.loggedStatus() + ",");
+        EcsSchema.assertValid(List.of(line));
+        String metrics = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.adminPort()
+                + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(new PrometheusText(metrics).value("loomgate_requests_total", "route=main", "method=POST",
+                "status=" + then.statusClass())).as("POSTs counted with status class %s", then.statusClass())
+                .isEqualTo(1.0);
     }
 
     static Stream<Arguments> http2Cases() {
@@ -367,6 +402,7 @@ class RefusedStreamAfterBodyTest {
             List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
             assertThat(ours).as("the access log's lines").hasSize(1);
             assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
+            assertLoggedAndCounted(gw, ours.getFirst(), then);
             assertThat(origin.connections().stream().mapToInt(oc -> oc.answeredBodies.size()).sum())
                     .as("requests the origin answered").isZero();
         } finally {
