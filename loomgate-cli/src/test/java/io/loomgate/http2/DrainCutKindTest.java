@@ -65,6 +65,7 @@ class DrainCutKindTest {
                 assertThat(gw.gateway().listener().drain(Duration.ofMillis(300))).as("cut at the deadline").isFalse();
                 release.countDown(); // the HTTP/1.1 relay writes the rest into the closed socket now
                 assertCountedAsTheDrains(metrics);
+                assertStatusClass(metrics, "GET", "2xx"); // the head the client got; the cut body is drain_cut's
             } finally {
                 connection.close();
             }
@@ -108,6 +109,7 @@ class DrainCutKindTest {
                         .isEqualTo(1);
                 assertThat(failures(metrics, "client_aborted") + failures(metrics, "upstream_timeout")
                         + failures(metrics, "upstream_reset")).isZero();
+                assertStatusClass(metrics, "GET", "none"); // nothing was sent (session 60: it was 5xx, a 503)
             } finally {
                 connection.close();
             }
@@ -158,6 +160,8 @@ class DrainCutKindTest {
                 // No wait here: what the drain's return does not cover is lost when the process exits after it.
                 assertThat(failures(metrics, "client_aborted")).as("the client left").isEqualTo(1);
                 assertThat(failures(metrics, "drain_cut")).isZero();
+                // the head it got, or none (session 60: a client gone before a head was counted 4xx, a 400)
+                assertStatusClass(metrics, "GET", phase.equals("mid-body") ? "2xx" : "none");
             } finally {
                 release.countDown();
                 c.close();
@@ -202,6 +206,7 @@ class DrainCutKindTest {
                 // No wait here: what the drain's return does not cover is lost when the process exits after it.
                 assertThat(failures(metrics, "client_aborted") + failures(metrics, "drain_cut"))
                         .as("both streams counted when the drain returns").isEqualTo(2);
+                assertThat(requests(metrics, "GET", "none")).as("neither got a head (session 60: 4xx)").isEqualTo(2);
             }
         } finally {
             metrics.close();
@@ -225,6 +230,7 @@ class DrainCutKindTest {
                         .as("the tunnel carries bytes both ways").isEqualTo("PING");
                 assertThat(gw.gateway().listener().drain(Duration.ofMillis(300))).as("cut at the deadline").isFalse();
                 assertCountedAsTheDrains(metrics);
+                assertStatusClass(metrics, "GET", "1xx"); // the 101 the client got
             }
         } finally {
             metrics.close();
@@ -278,6 +284,29 @@ class DrainCutKindTest {
         }
         assertThat(failures(metrics, "drain_cut")).isEqualTo(1);
         assertThat(failures(metrics, "client_aborted")).isZero();
+    }
+
+    /**
+     * The route's one exchange was counted in {@code loomgate_requests_total} under this status class and no other:
+     * the class of the head its client got, or {@code none} when it got none (session 60), as the access log's 499.
+     */
+    private static void assertStatusClass(GatewayMetrics metrics, String method, String statusClass) {
+        for (String c : List.of("none", "1xx", "2xx", "3xx", "4xx", "5xx")) {
+            assertThat(requests(metrics, method, c)).as("%s requests with status class %s", method, c)
+                    .isEqualTo(c.equals(statusClass) ? 1 : 0);
+        }
+    }
+
+    /** The route's requests of that method and status class; 0 before the first. */
+    private static double requests(GatewayMetrics metrics, String method, String statusClass) {
+        String text = metrics.registry().scrape();
+        String labels = "method=\"" + method + "\"";
+        if (text.lines().noneMatch(l -> l.startsWith("loomgate_requests_total{") && l.contains(labels)
+                && l.contains("route=\"main\"") && l.contains("status=\"" + statusClass + "\""))) {
+            return 0;
+        }
+        return new PrometheusText(text).value("loomgate_requests_total", "route=main", "method=" + method,
+                "status=" + statusClass);
     }
 
     /** The route's failures of that kind; 0 before the first (the counters are made on first use). */

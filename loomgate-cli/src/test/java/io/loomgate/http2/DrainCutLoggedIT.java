@@ -2,6 +2,7 @@ package io.loomgate.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.loomgate.testkit.EcsSchema;
 import io.loomgate.testkit.JarProcess;
 import io.loomgate.testkit.RawClient;
 import java.io.IOException;
@@ -62,14 +63,19 @@ class DrainCutLoggedIT {
             String out = gw.output();
             assertThat(out).contains("drain timeout: cutting 5 connection(s) still in the middle of a request (1 of them "
                     + "already left by their client)");
+            // The status each client got: none (499, session 60: they were logged 503 and 400) but the tunnel's 101.
+            Map<String, Integer> statuses = Map.of("/slow-h1", 499, "/upload", 499, "/ws", 101, "/slow-h2", 499);
             for (String path : List.of("/slow-h1", "/upload", "/ws", "/slow-h2")) {
                 List<String> lines = out.lines().filter(l -> l.contains("\"url.path\":\"" + path + "\"")).toList();
                 assertThat(lines).as("the access line of %s in:%n%s", path, out).hasSize(1);
-                assertThat(lines.getFirst()).as(path).contains("\"loomgate.failure\":\"drain_cut\"");
+                assertThat(lines.getFirst()).as(path).contains("\"loomgate.failure\":\"drain_cut\"")
+                        .contains("\"http.response.status_code\":" + statuses.get(path) + ",");
+                EcsSchema.assertValid(lines);
             }
             List<String> left = out.lines().filter(l -> l.contains("\"url.path\":\"/left-h1\"")).toList();
             assertThat(left).as("the access line of the client that left, in:%n%s", out).hasSize(1);
-            assertThat(left.getFirst()).contains("\"loomgate.failure\":\"client_aborted\"");
+            assertThat(left.getFirst()).contains("\"loomgate.failure\":\"client_aborted\"")
+                    .contains("\"http.response.status_code\":499,");
         }
     }
 

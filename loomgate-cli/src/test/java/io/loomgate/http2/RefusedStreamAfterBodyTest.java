@@ -8,6 +8,8 @@ import ch.qos.logback.core.AppenderBase;
 import io.loomgate.cli.ServedGateway;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.server.Transport;
+import io.loomgate.testkit.EcsSchema;
+import io.loomgate.testkit.PrometheusText;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestPki;
@@ -162,45 +164,6 @@ class RefusedStreamAfterBodyTest {
         }
     }
 
-    /** What follows a refusal while the refused upload's read of the client is pending (session 59). */
-    enum AfterRefusal {
-        /** The client sends nothing more: its read timeout ends the pending read. */
-        CLIENT_TIMES_OUT,
-        /** The client closes its connection. */
-        CLIENT_LEAVES,
-        /** The retry's dial is refused (the origin went away with its GOAWAY); the client waits, sending nothing. */
-        RETRY_REFUSED,
-        /**
-         * The origin refuses every attempt (REFUSED_STREAM, more times than the gateway's three retries: the retries
-         * spent); the client waits, sending nothing (session 60).
-         */
-        EVERY_ATTEMPT_REFUSED;
-
-        /** Whether the exchange ends in the gateway's 502 while the client waits. */
-        boolean answered502() {
-            return this == RETRY_REFUSED || this == EVERY_ATTEMPT_REFUSED;
-        }
-
-        /** The origin for this case: refusing at {@code bytes} of the body. */
-        ScriptedH2cOrigin origin(int bytes) throws IOException {
-            ScriptedH2cOrigin origin = refusingAt(this == EVERY_ATTEMPT_REFUSED ? ScriptedH2cOrigin.Refusal.REFUSED_STREAM
-                    : ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, bytes);
-            origin.goneAfterRefusal = this == RETRY_REFUSED;
-            origin.refusals.set(this == EVERY_ATTEMPT_REFUSED ? 10 : 1);
-            return origin;
-        }
-
-        /** The access log's failure kind the exchange must end with. */
-        String kind() {
-            return switch (this) {
-                case CLIENT_TIMES_OUT -> "client_timeout";
-                case CLIENT_LEAVES -> "client_aborted";
-                case RETRY_REFUSED -> "connect_refused";
-                case EVERY_ATTEMPT_REFUSED -> "upstream_reset";
-            };
-        }
-    }
-
     /**
      * h2dup's open cases: a stream refused (GOAWAY below it) while the client's body still streams, the retry taking
      * the body over while the refused upload's read of the client is pending, and then no more bytes from the client:
@@ -262,11 +225,27 @@ class RefusedStreamAfterBodyTest {
             List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
             assertThat(ours).as("the access log's lines").hasSize(1);
             assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
+            assertLoggedAndCounted(gw, ours.getFirst(), then);
             assertThat(origin.connections().stream().mapToInt(c -> c.answeredBodies.size()).sum())
                     .as("requests the origin answered").isZero();
         } finally {
             accessLog.detachAppender(capture);
         }
+    }
+
+    /**
+     * The exchange's access line has the status it must (the client's, or 499 for none), the line is valid ECS, and
+     * the route's request counter has it under the status class that agrees ({@code none} for 499).
+     */
+    private static void assertLoggedAndCounted(ServedGateway gw, String line, AfterRefusal then) throws Exception {
+        assertThat(line).as("the access line's status").contains("\"http.response.status_code\":"
+                + then.loggedStatus() + ",");
+        EcsSchema.assertValid(List.of(line));
+        String metrics = CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.adminPort()
+                + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertThat(new PrometheusText(metrics).value("loomgate_requests_total", "route=main", "method=POST",
+                "status=" + then.statusClass())).as("POSTs counted with status class %s", then.statusClass())
+                .isEqualTo(1.0);
     }
 
     static Stream<Arguments> http2Cases() {
@@ -367,6 +346,7 @@ class RefusedStreamAfterBodyTest {
             List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
             assertThat(ours).as("the access log's lines").hasSize(1);
             assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
+            assertLoggedAndCounted(gw, ours.getFirst(), then);
             assertThat(origin.connections().stream().mapToInt(oc -> oc.answeredBodies.size()).sum())
                     .as("requests the origin answered").isZero();
         } finally {
@@ -614,7 +594,7 @@ class RefusedStreamAfterBodyTest {
     }
 
     /** An origin that refuses the next request {@code how} once {@code bytes} of its body came. */
-    private static ScriptedH2cOrigin refusingAt(ScriptedH2cOrigin.Refusal how, int bytes) throws IOException {
+    static ScriptedH2cOrigin refusingAt(ScriptedH2cOrigin.Refusal how, int bytes) throws IOException {
         return refusingAt(how, bytes, false);
     }
 

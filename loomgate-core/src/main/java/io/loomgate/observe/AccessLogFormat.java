@@ -17,8 +17,9 @@ import java.util.Locale;
  * How an access-log line is written: {@code combined} (Apache's combined log format exactly, so GoAccess and every
  * existing parser reads it) or {@code json} (one Elastic Common Schema document per line, the same schema as the JSON
  * application log, with everything combined has no field for: route, upstream, endpoint, durations, trace and span
- * ids, failure). In combined '-' marks an absent value; json leaves the field out. Lines are formatted a batch at a
- * time by {@link Batch}, on the access log's writer thread.
+ * ids, failure). In combined '-' marks an absent value; json leaves the field out. An exchange that sent its client
+ * no response head (the client left, or the drain cut its connection) is written with status 499 in both. Lines are
+ * formatted a batch at a time by {@link Batch}, on the access log's writer thread.
  */
 public enum AccessLogFormat {
     /**
@@ -39,6 +40,19 @@ public enum AccessLogFormat {
     static final String DATASET = "loomgate.access";
     /** {@code service.name}, as the application log's encoder writes it. */
     static final String SERVICE = "loomgate";
+
+    /**
+     * The status written for an exchange that sent no response head ({@link AccessEntry#status} 0): nginx's "client
+     * closed request", which log parsers and operators' dashboards already know, where '-' in combined trips parsers
+     * that want a number and a missing ECS status_code reads as a field lost. It is not taken for an answer: the
+     * gateway never answers 499 itself, and the line's failure kind says why nothing was sent
+     * (docs/observability.md).
+     */
+    static final int NO_RESPONSE = 499;
+
+    private static int loggedStatus(AccessEntry e) {
+        return e.status() == 0 ? NO_RESPONSE : e.status();
+    }
 
     private static final JsonFactory JSON_FACTORY = new JsonFactory();
     /** The key strings, escaped once. */
@@ -142,13 +156,7 @@ public enum AccessLogFormat {
             quoted(e.target());
             out.append(' ');
             quoted(e.protocol() == null ? "HTTP/1.1" : e.protocol());
-            out.append("\" ");
-            if (e.status() == 0) {
-                out.append('-');
-            } else {
-                out.append(e.status());
-            }
-            out.append(' ');
+            out.append("\" ").append(loggedStatus(e)).append(' ');
             if (e.bytesOut() == 0) {
                 out.append('-'); // %b: "-" for no body bytes, as Apache writes it
             } else {
@@ -188,11 +196,7 @@ public enum AccessLogFormat {
             g.writeFieldName(MESSAGE);
             scratch.setLength(0);
             scratch.append(e.method()).append(' ').append(e.target()).append(' ');
-            if (e.status() == 0) {
-                scratch.append('-');
-            } else {
-                scratch.append(e.status());
-            }
+            scratch.append(loggedStatus(e));
             writeScratch(g);
             g.writeFieldName(ECS);
             g.writeString(ECS_VERSION);
@@ -208,10 +212,8 @@ public enum AccessLogFormat {
             string(g, HTTP_VERSION, httpVersion(e.protocol()));
             string(g, METHOD, e.method());
             url(g, e.target());
-            if (e.status() != 0) {
-                g.writeFieldName(STATUS);
-                g.writeNumber(e.status());
-            }
+            g.writeFieldName(STATUS);
+            g.writeNumber(loggedStatus(e));
             g.writeFieldName(BYTES_OUT);
             g.writeNumber(e.bytesOut());
             g.writeFieldName(BYTES_IN);

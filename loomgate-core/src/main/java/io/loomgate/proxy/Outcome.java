@@ -5,6 +5,7 @@ package io.loomgate.proxy;
  * way, when it ended and the failure, if any. Written by the request's thread as the phases run.
  */
 final class Outcome {
+    /** The status of the head the client got; 0 while none was sent, and for a client gone before one was. */
     int status;
     /** Request body bytes sent upstream. */
     long bytesIn;

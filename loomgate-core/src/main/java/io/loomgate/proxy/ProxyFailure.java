@@ -71,7 +71,11 @@ public final class ProxyFailure extends IOException {
          * metrics' status class would say if no gRPC answer could be sent.
          */
         DEADLINE_EXCEEDED(Source.DOWNSTREAM, 504, true, false),
-        /** The client went away while we were proxying (or stalled once the response had started). */
+        /**
+         * The client went away while we were proxying (or stalled once the response had started). Its 400, as
+         * {@code DRAIN_CUT}'s 503, is never sent: an exchange so ended before a head is status 0, logged 499 and
+         * counted {@code none} (session 60; {@code ProxyHandler.end}).
+         */
         CLIENT_ABORTED(Source.DOWNSTREAM, 400, false, false),
         /**
          * The client stopped sending its request body for longer than {@code read-timeout}: answered 408 and the

@@ -396,7 +396,10 @@ public final class ProxyHandler implements ExchangeHandler {
             x.grpc.status = grpc.code();
         }
         if (!x.downstream.isResponseStarted()) {
-            x.outcome.status = grpc != null && answered ? 200 : failure.status();
+            // A client gone (it left, or the drain closed its connection) was sent nothing: 0, "no response", which
+            // the metrics count as status class none and the access log writes as 499. Before session 60 it was the
+            // kind's status (400, 503), an answer the client never got.
+            x.outcome.status = !answered ? 0 : grpc != null ? 200 : failure.status();
             // the answer's body, counted now: the listeners are told before LocalReplies sends it (none for gRPC:
             // trailers only; none for a client that is gone); this also drops what a retracted response had counted
             x.outcome.bytesOut = grpc != null || !answered ? 0

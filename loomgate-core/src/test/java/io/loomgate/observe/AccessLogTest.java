@@ -44,12 +44,16 @@ class AccessLogTest {
                 "127.0.0.1 - - [18/Nov/2026:11:06:40 +0000] \"GET /r/users HTTP/1.1\" 200 512 \"-\" \"-\"");
     }
 
+    /**
+     * An exchange that sent no response head (status 0: its client left) is written 499, nginx's "client closed
+     * request", not '-', which GoAccess counts as an invalid line (session 60).
+     */
     @Test
     void combinedLineEscapesQuotesAndMarksWhatIsMissing() {
         FakeExchange x = new FakeExchange(null, "GET", "/a\"b\\c", "[::1]:5000", null, null, 0, 0, -1, 1_000_000, 0,
                 0, null, null).failedWith(ProxyFailure.Kind.CLIENT_ABORTED, 0);
         assertThat(AccessLogFormat.COMBINED.format(entry(x))).isEqualTo(
-                "[::1] - - [18/Nov/2026:11:06:40 +0000] \"GET /a\\x22b\\x5cc HTTP/1.1\" - - \"-\" \"-\"");
+                "[::1] - - [18/Nov/2026:11:06:40 +0000] \"GET /a\\x22b\\x5cc HTTP/1.1\" 499 - \"-\" \"-\"");
     }
 
     @Test
@@ -120,7 +124,10 @@ class AccessLogTest {
         EcsSchema.assertValid(List.of(AccessLogFormat.JSON.format(e)));
     }
 
-    /** A failed exchange: its failure kind, and no field for what never happened (status, upstream, trace). */
+    /**
+     * A failed exchange that sent nothing: its failure kind, status 499 (no response; session 60), and no field for
+     * what never happened (upstream, trace).
+     */
     @Test
     void jsonLeavesOutWhatNeverHappened() throws Exception {
         FakeExchange x = new FakeExchange(null, "GET", "/nowhere", "[::1]:5000", null, null, 0, 0, -1, 1_000_000, 0,
@@ -132,8 +139,9 @@ class AccessLogTest {
         assertThat(n.get("url.path").asText()).isEqualTo("/nowhere");
         assertThat(n.has("url.query")).isFalse();
         assertThat(n.get("loomgate.failure").asText()).isEqualTo("client_aborted");
-        assertThat(n.get("message").asText()).isEqualTo("GET /nowhere -");
-        for (String absent : List.of("http.response.status_code", "loomgate.route", "loomgate.upstream",
+        assertThat(n.get("message").asText()).isEqualTo("GET /nowhere 499");
+        assertThat(n.get("http.response.status_code").asInt()).isEqualTo(499);
+        for (String absent : List.of("loomgate.route", "loomgate.upstream",
                 "loomgate.endpoint", "loomgate.upstream_duration", "trace.id", "span.id", "user.name")) {
             assertThat(n.has(absent)).as(absent).isFalse();
         }
