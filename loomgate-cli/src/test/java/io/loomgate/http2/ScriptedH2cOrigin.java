@@ -269,6 +269,21 @@ final class ScriptedH2cOrigin implements AutoCloseable {
             return false;
         }
         c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR, "idle"));
+        // A FIN after the GOAWAY, then what the gateway still sends read away, then the close: a close with unread
+        // bytes in the receive buffer sends a reset, and a reset that arrives before the gateway read the GOAWAY
+        // discards it (Linux purges the receive queue), so the refusal would sometimes reach the gateway as a reset
+        // (session 60's run 84: a RETRY_REFUSED cell saw no refusal and waited for the client's read timeout). The
+        // refusal is what these cases test; a reset mid-upload is another case.
+        c.socket.shutdownOutput();
+        try {
+            c.socket.setSoTimeout(2_000);
+            byte[] sink = new byte[8192];
+            while (c.socket.getInputStream().read(sink) >= 0) {
+                // the gateway closes once it has the GOAWAY; until then what it sends is thrown away
+            }
+        } catch (IOException e) {
+            // timed out or reset: closed below either way
+        }
         c.socket.close();
         return true;
     }
