@@ -217,20 +217,28 @@ class RefusedStreamAfterBodyTest {
                                     + "answer)", took).isLessThan(Duration.ofSeconds(3));
                 }
             }
-            String kind = then.kind();
-            long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
-                Thread.sleep(10); // the access log's line is written after the answer: polled, with a deadline
-            }
-            List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
-            assertThat(ours).as("the access log's lines").hasSize(1);
-            assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
-            assertLoggedAndCounted(gw, ours.getFirst(), then);
-            assertThat(origin.connections().stream().mapToInt(c -> c.answeredBodies.size()).sum())
-                    .as("requests the origin answered").isZero();
+            assertOneLineAndNothingAnswered(lines, path, gw, then, origin);
         } finally {
             accessLog.detachAppender(capture);
         }
+    }
+
+    /**
+     * The exchange's one access-log line (polled with a deadline: it is written after the answer) has its failure
+     * kind, status and count ({@link #assertLoggedAndCounted}), and the origin answered no request.
+     */
+    private static void assertOneLineAndNothingAnswered(List<String> lines, String path, ServedGateway gw,
+                                                        AfterRefusal then, ScriptedH2cOrigin origin) throws Exception {
+        long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
+            Thread.sleep(10);
+        }
+        List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
+        assertThat(ours).as("the access log's lines").hasSize(1);
+        assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + then.kind() + "\"");
+        assertLoggedAndCounted(gw, ours.getFirst(), then);
+        assertThat(origin.connections().stream().mapToInt(c -> c.answeredBodies.size()).sum())
+                .as("requests the origin answered").isZero();
     }
 
     /**
@@ -338,17 +346,7 @@ class RefusedStreamAfterBodyTest {
             RawH2Client.Frame nextHead = c.await(f -> f.is(Frames.HEADERS, 3));
             assertThat(nextHead).as("an answer on the next stream: %s", c.endedBy()).isNotNull();
             assertThat(c.fields(nextHead)).as("the next stream on the same connection").containsEntry(":status", "200");
-            String kind = then.kind();
-            long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
-                Thread.sleep(10); // the access log's line is written after the answer: polled, with a deadline
-            }
-            List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
-            assertThat(ours).as("the access log's lines").hasSize(1);
-            assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + kind + "\"");
-            assertLoggedAndCounted(gw, ours.getFirst(), then);
-            assertThat(origin.connections().stream().mapToInt(oc -> oc.answeredBodies.size()).sum())
-                    .as("requests the origin answered").isZero();
+            assertOneLineAndNothingAnswered(lines, path, gw, then, origin);
         } finally {
             accessLog.detachAppender(capture);
         }
