@@ -37,6 +37,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * ({@link #whenReadable}, the listener's {@code EpollIdleConnections}).
  */
 final class EpollSocket extends Socket implements QuietCheck, RecordReadAhead {
+    /**
+     * Where {@link #quietNow} reads its byte. A byte found there means the connection is not reused, so it is never
+     * looked at: every socket may share one array, and a probe makes none (it made 16 B per lease check).
+     */
+    private static final byte[] PROBE_SINK = new byte[1];
+
     private final EpollFd fd;
     private final InetSocketAddress remote;
     private final MemorySegment readErrno = Libc.errnoSegment();
@@ -225,7 +231,7 @@ final class EpollSocket extends Socket implements QuietCheck, RecordReadAhead {
             fd.acquire();
             try {
                 fd.readable = false; // as in read: an edge during the call sets it again
-                n = Libc.read(readErrno, fd.fd, MemorySegment.ofArray(new byte[1]), 1);
+                n = Libc.read(readErrno, fd.fd, MemorySegment.ofArray(PROBE_SINK), 1);
                 if (n < 0) {
                     e = Libc.errno(readErrno);
                 }
