@@ -891,6 +891,8 @@ class HostileProbeTest {
                     }
                     assertThat(listeners.origin(k).received()).noneMatch(r -> r.target().equals("/reneg2"));
                 }, waits.lane("tls " + k.label), null),
+                probe(k, "TLS 1.3 KeyUpdate x1,000 with no data between -> closed after 32, counted failed",
+                        HostileProbeTest::keyUpdateFlood, waits.lane("tls " + k.label), null),
                 // Session 57. SNI of 255 bytes (four labels of 63: the most a host name's text may be) and an SNI with a
                 // NUL in it (patched into a real ClientHello: no client library sends one): an alert or the one
                 // certificate, never a hang or a thread lost, and the bystander served.
@@ -925,6 +927,61 @@ class HostileProbeTest {
                 }, waits.lane("tls " + k.label), null)));
     }
 
+
+    /**
+     * Session 61. KeyUpdate after KeyUpdate, each asking for the gateway's own (update_requested: the JDK's client
+     * sends one with each startHandshake on an established TLS 1.3 connection), no application data between, then a
+     * request. BoringSSL ends the connection at the 33rd in a row (kMaxKeyUpdates); JSSE answered every one and
+     * served the request after 1,000 (session 60), a key schedule step and an answer each for nothing. Both providers
+     * now: the connection ends after 32, the request is never served, and the refusal is counted in
+     * {@code loomgate_client_tls_handshakes_failed_total{reason="failed"}}.
+     */
+    private static void keyUpdateFlood(Kind k) throws Exception {
+        String path = "/key-update-flood-" + IDS.incrementAndGet();
+        double failedBefore = listeners.handshakeFailures(k).get("failed");
+        SSLSocket s = listeners.tls(k, "localhost", k.http2 ? "h2" : "http/1.1");
+        try (s) {
+            assertThat(s.getSession().getProtocol()).as("the protocol").isEqualTo("TLSv1.3");
+            s.setSoTimeout(ProbeListeners.READ_TIMEOUT_MS + 3000);
+            int sent = 0;
+            String writes = "written";
+            long t0 = System.nanoTime();
+            try {
+                for (; sent < 1_000; sent++) {
+                    s.startHandshake(); // a KeyUpdate(update_requested), the client's keys changed after it
+                }
+                s.getOutputStream().write(get(k, path, 1, true));
+                s.getOutputStream().flush();
+            } catch (IOException e) {
+                writes = "a write failed after " + sent + " key updates (" + e.getMessage() + ")";
+            }
+            String end;
+            int read = 0;
+            try {
+                byte[] b = new byte[8192];
+                for (int n; (n = s.getInputStream().read(b)) >= 0; ) {
+                    read += n;
+                }
+                end = "EOF";
+            } catch (java.net.SocketTimeoutException e) {
+                end = "no end";
+            } catch (IOException e) {
+                end = "ended: " + e.getMessage();
+            }
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            boolean served = originGot(k, path);
+            System.out.printf("PROBE KeyUpdate x1,000 %s: %s; %s after %d ms, %d bytes read; the origin %s the "
+                    + "request%n", k.label, writes, end, ms, read, served ? "got" : "never got");
+            assertThat(served).as("the request after the key updates was served (%s, %s)", writes, end).isFalse();
+            assertThat(end).as("the connection's end").isNotEqualTo("no end");
+        }
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (listeners.handshakeFailures(k).get("failed") <= failedBefore && System.nanoTime() < deadline) {
+            Thread.sleep(50); // counted as the connection ends, on its own thread
+        }
+        assertThat(listeners.handshakeFailures(k).get("failed")).as("handshakes failed, reason failed")
+                .isGreaterThan(failedBefore);
+    }
 
     // ------------------------------------------------------------------------------------------------- TLS records
 
