@@ -56,6 +56,18 @@ class HostileHttp2ProbeTest extends HostileProbes {
                         c.ping(i);
                     }
                 })),
+                // Session 61: ACKs nobody asked for (the gateway sends one SETTINGS and no PING), read for nothing
+                // as PRIORITY frames are; before, 20,000 of either kept the connection, no GOAWAY
+                probe(k, "PING ACK flood (unsolicited) -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    for (int i = 0; i < 5000; i++) {
+                        c.frame(Frames.PING, Frames.FLAG_ACK, 0, new byte[8]);
+                    }
+                })),
+                probe(k, "SETTINGS ACK flood (unsolicited) -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
+                    for (int i = 0; i < 5000; i++) {
+                        c.frame(Frames.SETTINGS, Frames.FLAG_ACK, 0, new byte[0]);
+                    }
+                })),
                 probe(k, "empty DATA flood (CVE-2019-9518) -> GOAWAY ENHANCE_YOUR_CALM", kind -> flood(kind, c -> {
                     c.headers(1, RawH2Client.request("POST", "/empty"), false);
                     for (int i = 0; i < 100_000; i++) {
