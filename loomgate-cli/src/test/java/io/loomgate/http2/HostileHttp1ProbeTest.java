@@ -63,6 +63,12 @@ class HostileHttp1ProbeTest extends HostileProbes {
                 new H1Case("bare CR in a trailer value", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-T: a\rb\r\n\r\n"),
                 new H1Case("obs-fold in the trailers", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nX-T: a\r\n b\r\n\r\n"),
                 new H1Case("a request line in the trailers", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nGET /smuggled HTTP/1.1\r\n\r\n"),
+                // Session 61: refused by hand, now cells. Leading zeros in a chunk size are valid HTTP; past 16 hex
+                // digits the gateway refuses the size whatever its value (stricter than nginx): refused, never misread
+                new H1Case("chunk size of 17 digits, leading zeros", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n00000000000000001\r\nx\r\n0\r\n\r\n"),
+                new H1Case("bare CR after a chunk size", 400, true, post + "Transfer-Encoding: chunked\r\n\r\n1\rx\r\n0\r\n\r\n"),
+                new H1Case("obs-fold continuing Transfer-Encoding", 400, true, post + "Transfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n"),
+                new H1Case("bare CR in the request line", 400, true, "GET /refused\r HTTP/1.1\r\nHost: h\r\n\r\n"),
                 new H1Case("bare LF inside the head", 400, true, "GET /refused HTTP/1.1\r\nHost: h\nX-A: 1\r\n\r\n"),
                 new H1Case("bare CR inside a value", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\rb\r\n\r\n"),
                 new H1Case("obs-fold", 400, true, "GET /refused HTTP/1.1\r\nHost: h\r\nX-A: a\r\n b\r\n\r\n"),
