@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A well-behaved client beside a probe's hostile case ({@link HostileProbeTest}'s clients, {@link OriginProbeTest}'s
+ * A well-behaved client beside a probe's hostile case ({@link HostileProbes}'s clients, {@link OriginProbeTest}'s
  * origins): one request after another on a virtual thread of its own, 20 ms apart, until it is closed; closing waits
  * (with a deadline) until at least one request was served while the case ran, then asserts that none failed. Each
  * probe says what one request is and what it tolerates: a miss is a request answered wrongly or not at all.

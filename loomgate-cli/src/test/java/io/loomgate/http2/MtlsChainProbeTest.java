@@ -46,7 +46,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * Certificate message that never ends. Each must end its handshake within a bound (at once for the first two: the
  * providers refuse them by size or count before any verification; at the handshake deadline for the third), be
  * counted in {@code loomgate_client_tls_handshakes_failed_total} under its own reason, and leave a well-behaved mTLS
- * client on other connections served meanwhile. Beside {@link HostileProbeTest}, not in its {@link ProbeListeners}:
+ * client on other connections served meanwhile. Beside {@link HostileProbes}, not in its {@link ProbeListeners}:
  * those gateways take clients without certificates, which every other probe is. JSSE refuses the long chains itself
  * (32 KB a message, 8 certificates); BoringSSL only by size (100 KB), and the gateway's trust manager by count before
  * the JDK's PKIX check sees them (session 59: a chain of 240 certificates all naming the CA cost that check hundreds of

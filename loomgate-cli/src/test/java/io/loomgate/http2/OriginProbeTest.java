@@ -1,31 +1,26 @@
 package io.loomgate.http2;
 
+import static io.loomgate.http2.OriginProbeClients.call;
+import static io.loomgate.http2.OriginProbeSetup.accessLines;
+import static io.loomgate.http2.OriginProbeSetup.calmLines;
+import static io.loomgate.http2.OriginProbeSetup.gateway;
+import static io.loomgate.http2.OriginProbeSetup.h2cFlood;
+import static io.loomgate.http2.OriginProbeSetup.h2cStrict;
+import static io.loomgate.http2.OriginProbeSetup.lanes;
+import static io.loomgate.http2.OriginProbeSetup.tlsGateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import io.loomgate.cli.ServedGateway;
-import io.loomgate.observe.AccessLog;
-import io.loomgate.testkit.RawClient;
-import io.loomgate.testkit.RunningGateway;
-import io.loomgate.testkit.TestPki;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import io.loomgate.http2.OriginProbeClients.Seen;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,10 +31,9 @@ import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicNode;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.slf4j.LoggerFactory;
 
 /**
- * The other side of {@link HostileProbeTest}: origins that answer badly. Each case is a script of a raw origin (one
+ * The other side of {@link HostileProbes}: origins that answer badly. Each case is a script of a raw origin (one
  * per upstream kind: HTTP/1.1 plain and over TLS, h2c, h2 over TLS), sent through a plain HTTP/1.1 and an h2c client
  * of a gateway configured with metrics and the JSON access log. Each asserts what the client sees (a 502 or 504, or
  * a truncation it can detect: an HTTP/1.1 body cut short or without its last chunk, an HTTP/2 RST_STREAM and never
@@ -47,6 +41,10 @@ import org.slf4j.LoggerFactory;
  * often the origin saw the request (a retry only where safe), that a pooled connection that saw bad framing is never
  * reused, and that a well-behaved client of the same upstream kind is served meanwhile. The cases run in lanes side
  * by side ({@link ProbeLanes}, {@link Lane}), each lane with an origin and routes of its own.
+ *
+ * <p>Here: the cases' vocabulary, the factory and what each cell asserts. The gateways, origins and captures are
+ * {@link OriginProbeSetup}'s, how a client asks is {@link OriginProbeClients}' (split out in session 61: the one
+ * class had grown to 1,008 lines; the cells are the same 734).
  */
 class OriginProbeTest {
     static final String ONLY_PROPERTY = "loomgate.originprobe.only";
@@ -74,8 +72,9 @@ class OriginProbeTest {
      */
     static final int SHARES = 2;
     private static final HttpClient ADMIN = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private static final Pattern PATH = Pattern.compile("\"url\\.path\":\"([^\"]*)\"");
-    private static final AtomicInteger IDS = new AtomicInteger();
+    /** The path in an access-log line (JSON). */
+    static final Pattern PATH = Pattern.compile("\"url\\.path\":\"([^\"]*)\"");
+    static final AtomicInteger IDS = new AtomicInteger();
     /** The route timeout (to the response head) of every probed route. */
     static final int ROUTE_TIMEOUT_MS = 2000;
     /**
@@ -98,44 +97,10 @@ class OriginProbeTest {
      */
     static final int TIMEOUT_SLACK_MS = 8_000;
 
-    private static TestPki pki;
-    /** The lanes of each (upstream kind, client kind), {@value #SHARES} each; none for a kind not probed. */
-    private static final Map<Up, Map<Down, List<Lane>>> lanes = new java.util.EnumMap<>(Up.class);
-    /** Every lane's origin, closed at the end. */
-    private static final List<AutoCloseable> laneOrigins = new CopyOnWriteArrayList<>();
-    /**
-     * The h2c origin of the flood-bounds cells, behind the route {@value #FLOOD_ROUTE}: their own, since a flood ends
-     * the connection every request to that origin is multiplexed on.
-     */
-    private static HostileH2Origin h2cFlood;
+    /** The route of the flood-bounds cells' own h2c origin ({@code OriginProbeSetup.h2cFlood}). */
     static final String FLOOD_ROUTE = "h2cflood";
-    /**
-     * The HTTP/2 bystanders' own origins: the gateway multiplexes every request to one origin on one connection, so an
-     * origin that resets that connection (a case's TCP reset mid-body) cuts whatever else is in flight on it, which is
-     * the origin's doing, not the gateway's; the bystander checks that the gateway goes on serving everyone else.
-     */
-    private static HostileH2Origin h2cBystanders;
-    private static HostileH2Origin h2tlsBystanders;
-    /** An h2c origin behind the named upstream {@code strict}, whose pool lowers the flood bounds. */
-    private static HostileH2Origin h2cStrict;
     /** {@code strict}'s {@code http2-max-control-frames-burst} (per second: 1). */
     static final int STRICT_BURST = 20;
-    private static ServerSocket silentTls;
-    /** The connections the silent TLS origin accepted, closed at the end. */
-    private static final List<Socket> held = new CopyOnWriteArrayList<>();
-    private static ServedGateway gateway;
-    /**
-     * The same configuration as {@link #gateway} with a TLS listener (the test's provider), for the {@link Down#H2_TLS}
-     * client only: its lanes' routes and pools are its own, their failures counted on its admin port. One listener per
-     * gateway is what the configuration takes.
-     */
-    private static ServedGateway tlsGateway;
-    private static javax.net.ssl.SSLContext tlsClient;
-    private static final Map<String, List<String>> accessLines = new ConcurrentHashMap<>();
-    private static AppenderBase<ILoggingEvent> capture;
-    /** The upstream HTTP/2 connections' GOAWAY ENHANCE_YOUR_CALM lines (see {@link #calmed}). */
-    private static final List<String> calmLines = new CopyOnWriteArrayList<>();
-    private static AppenderBase<ILoggingEvent> calmCapture;
 
     /** How the gateway reaches the origin: the route prefix of its probed route ({@code <prefix>x}) and bystanders'. */
     enum Up {
@@ -205,370 +170,12 @@ class OriginProbeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        pki = TestPki.create("origin probe CA");
-        TestPki.Issued originCert = pki.issue("origin", "localhost", "localhost");
-        h2cBystanders = new HostileH2Origin(null);
-        h2tlsBystanders = new HostileH2Origin(pki.serverContext(originCert));
-        h2cStrict = new HostileH2Origin(null);
-        silentTls = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread.ofVirtual().start(() -> {
-            while (!silentTls.isClosed()) {
-                try {
-                    held.add(silentTls.accept()); // accepted, never a byte of TLS back: a handshake that stalls
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        });
-        for (HostileH2Origin o : List.of(h2cBystanders, h2tlsBystanders, h2cStrict)) {
-            H2Cases.install(o);
-        }
-        capture = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent e) {
-                for (String line : e.getFormattedMessage().split("\n")) {
-                    Matcher m = PATH.matcher(line);
-                    if (m.find()) {
-                        String path = m.group(1);
-                        accessLines.computeIfAbsent(path.substring(path.lastIndexOf('/') + 1),
-                                k -> new CopyOnWriteArrayList<>()).add(line);
-                    }
-                }
-            }
-        };
-        capture.start();
-        ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).addAppender(capture);
-        calmCapture = new AppenderBase<>() {
-            @Override
-            protected void append(ILoggingEvent e) {
-                String m = e.getFormattedMessage();
-                if (m.contains("ENHANCE_YOUR_CALM")) {
-                    calmLines.add(m);
-                }
-            }
-        };
-        calmCapture.start();
-        ((Logger) LoggerFactory.getLogger(Http2ClientConnection.class)).addAppender(calmCapture);
-        // connect-timeout: the cases' dials (TCP, TLS, SETTINGS) go to origins in this JVM, six lanes at once, and
-        // the first of each lane is a cold one: 1 s was too little at load ~20 (the first h2-over-TLS case answered
-        // connect_timeout in 3 of 6 runs, docs/journal/2026-12-01-s50-flaky.md). The stalled handshake, which is
-        // about that budget, keeps 1 s through an upstream of its own.
-        StringBuilder y = new StringBuilder("""
-                server:
-                  address: 127.0.0.1
-                  port: 0
-                  read-timeout: 2s
-                admin:
-                  port: ${ADMIN_PORT}
-                access-log:
-                  enabled: true
-                  format: json
-                upstream:
-                  connect-timeout: 5s
-                  http2: true
-                  ssl:
-                    provider: %s
-                    trust-certificate: %s
-                upstreams:
-                  strict:
-                    uri: "%s"
-                    pool: { http2-max-control-frames-burst: %d, http2-max-control-frames-per-second: 1 }
-                  stalled:
-                    uri: "https://localhost:%d"
-                    pool: { connect-timeout: 1s }
-                routes:
-                  - { id: stall, uri: "lb://stalled", predicates: [ "Path=/stall/**" ], timeout: %dms }
-                  - { id: h2cstrict, uri: "lb://strict", predicates: [ "Path=/h2cstrict/**" ], timeout: %dms }
-                """.formatted(RunningGateway.tlsProvider(), pki.caCert(), h2cStrict.uri(), STRICT_BURST,
-                silentTls.getLocalPort(), ROUTE_TIMEOUT_MS, ROUTE_TIMEOUT_MS));
-        List<Up> probed = probed();
-        List<Down> asking = asking();
-        for (Up u : probed) {
-            for (Down d : asking) {
-                if (d == Down.GRPC && !u.http2()) {
-                    continue; // gRPC origins speak HTTP/2
-                }
-                List<Lane> shares = new ArrayList<>();
-                for (int k = 1; k <= SHARES; k++) {
-                    String suffix = "-" + d.name().toLowerCase(java.util.Locale.ROOT) + "-" + k;
-                    Lane l;
-                    String bystanderUri;
-                    if (u.http2()) {
-                        HostileH2Origin o = new HostileH2Origin(u == Up.H2_TLS ? pki.serverContext(originCert) : null);
-                        laneOrigins.add(o);
-                        H2Cases.install(o);
-                        l = new Lane(u, d, u.prefix + "x" + suffix, u.prefix + suffix, null, o,
-                                u.prefix + "t" + suffix);
-                        bystanderUri = (u == Up.H2C ? h2cBystanders : h2tlsBystanders).uri();
-                        route(y, l.route(), o.uri(), CASE_TIMEOUT_MS);
-                        route(y, l.timeoutRoute(), o.uri(), ROUTE_TIMEOUT_MS);
-                    } else {
-                        HostileH1Origin o = new HostileH1Origin(u == Up.H1_TLS ? pki.serverContext(originCert) : null);
-                        laneOrigins.add(o);
-                        H1Cases.install(o);
-                        l = new Lane(u, d, u.prefix + "x" + suffix, u.prefix + suffix, o, null,
-                                u.prefix + "t" + suffix);
-                        bystanderUri = o.uri();
-                        route(y, l.route(), o.uri(), CASE_TIMEOUT_MS);
-                        route(y, l.timeoutRoute(), o.uri(), ROUTE_TIMEOUT_MS);
-                    }
-                    route(y, l.bystanderRoute(), bystanderUri, BYSTANDER_TIMEOUT_MS);
-                    shares.add(l);
-                }
-                lanes.computeIfAbsent(u, k -> new java.util.EnumMap<>(Down.class)).put(d, shares);
-            }
-        }
-        if (probed.contains(Up.H2C) && asking.contains(Down.H1)) {
-            h2cFlood = new HostileH2Origin(null);
-            laneOrigins.add(h2cFlood);
-            H2Cases.install(h2cFlood);
-            route(y, FLOOD_ROUTE, h2cFlood.uri(), ROUTE_TIMEOUT_MS);
-        }
-        // admin port 0 turns the listener off: a probed port, retried if lost before the bind (CI run 49, session 51)
-        gateway = RunningGateway.servedWithAdmin(y.toString(), "originprobe.yaml", Map.of());
-        if (asking.contains(Down.H2_TLS)) {
-            TestPki.Issued listenerCert = pki.issue("gateway", "localhost", "localhost");
-            tlsClient = pki.clientContext(null);
-            String tls = y.toString().replace("  read-timeout: 2s\n", "  read-timeout: 2s\n  ssl:\n    provider: "
-                    + RunningGateway.tlsProvider() + "\n    certificate: " + listenerCert.cert()
-                    + "\n    certificate-private-key: " + listenerCert.key() + "\n");
-            tlsGateway = RunningGateway.servedWithAdmin(tls, "originprobe-tls.yaml", Map.of());
-        }
-        for (Map<Down, List<Lane>> byDown : lanes.values()) {
-            for (List<Lane> shares : byDown.values()) {
-                for (Lane l : shares) {
-                    warm(l.down() == Down.H2_TLS ? Down.H2_TLS : Down.H1, l.route());
-                    warm(l.down() == Down.H2_TLS ? Down.H2_TLS : Down.H1, l.bystanderRoute());
-                }
-            }
-        }
-    }
-
-    /** How long the warm-up of one route may retry: far above a cold first dial at load ~40. */
-    static final long WARM_UP_MS = 60_000;
-
-    /**
-     * One well-behaved request on the route until it is answered 200, before any case (not a case): the route's
-     * origin dialled once, so that no case pays for a cold dial. Without it, the first requests of a lane (its first
-     * case and its bystander, side by side, to one endpoint) raced for the pool's first dial: with
-     * {@code upstream.http2} on, an {@code https} origin's protocol is unknown until that dial's ALPN, so the other
-     * request waited in the pool's line for it, bounded by its route's timeout ({@value #ROUTE_TIMEOUT_MS} ms); a
-     * cold TLS dial (the provider's classes loading, the origin in this JVM) took longer than that at load 20-38 and
-     * the case was answered 503 "no free connection" (the waiter's deadline) where it expected its 502, or the
-     * bystander 502 "could not be reached" (the dial it waited on failed). The product is right in both: what was
-     * wrong was a case measuring the JVM's cold start. The stalled-handshake and flood routes are not warmed: their
-     * dials are what they probe.
-     */
-    private static void warm(Down d, String route) throws Exception {
-        long deadline = System.nanoTime() + WARM_UP_MS * 1_000_000;
-        String last = "none";
-        for (int attempt = 1; System.nanoTime() < deadline; attempt++) {
-            String path = "/" + route + "/ok/w" + IDS.incrementAndGet();
-            try {
-                Seen s = call(d, "GET", path, null);
-                if (s.status() == 200 && s.complete() && s.body().equals(path)) {
-                    if (attempt > 1) {
-                        System.out.printf("OriginProbeTest: route %s warmed up at attempt %d (before: %s)%n", route,
-                                attempt, last);
-                    }
-                    return;
-                }
-                last = s.toString();
-            } catch (Exception e) {
-                last = e.toString(); // a cold dial that ran out: try again
-            }
-        }
-        throw new IllegalStateException("route " + route + ": no 200 within " + WARM_UP_MS + " ms of warm-up; last: "
-                + last);
-    }
-
-    private static void route(StringBuilder y, String id, String uri, int timeoutMs) {
-        y.append("  - { id: ").append(id).append(", uri: \"").append(uri).append("\", predicates: [ \"Path=/")
-                .append(id).append("/**\" ], timeout: ").append(timeoutMs).append("ms }\n");
+        OriginProbeSetup.start();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        for (ServedGateway g : new ServedGateway[] {gateway, tlsGateway}) {
-            if (g != null) {
-                g.close();
-            }
-        }
-        if (capture != null) {
-            ((Logger) LoggerFactory.getLogger(AccessLog.LOGGER)).detachAppender(capture);
-        }
-        if (calmCapture != null) {
-            ((Logger) LoggerFactory.getLogger(Http2ClientConnection.class)).detachAppender(calmCapture);
-        }
-        for (AutoCloseable c : laneOrigins) {
-            c.close();
-        }
-        for (AutoCloseable c : new AutoCloseable[] {h2cBystanders, h2tlsBystanders, h2cStrict, silentTls}) {
-            if (c != null) {
-                c.close();
-            }
-        }
-        for (Socket s : held) {
-            s.close();
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------ the answer
-
-    /**
-     * What the client saw: the final status (0: none), the body received, and whether the response ended as a
-     * complete one (HTTP/1.1: its declared length or last chunk; HTTP/2: END_STREAM) or was cut (HTTP/1.1: closed
-     * early; HTTP/2: RST_STREAM or the connection's end).
-     */
-    record Seen(int status, String body, boolean complete, String how, String grpcStatus) {
-        Seen(int status, String body, boolean complete, String how) {
-            this(status, body, complete, how, null);
-        }
-    }
-
-    static Seen call(Down d, String method, String path, byte[] body) throws Exception {
-        return switch (d) {
-            case H1 -> callH1(method, path, body);
-            case H2C, H2_TLS -> callH2(d, method, path, body, false);
-            // a gRPC call: always a POST with a body (an empty message when the case has none)
-            case GRPC -> callH2(d, "POST", path, body != null ? body : new byte[5], true);
-        };
-    }
-
-    private static Seen callH1(String method, String path, byte[] body) throws Exception {
-        try (RawClient c = new RawClient(gateway.port())) {
-            c.socket().setSoTimeout(15_000);
-            byte[] head = (method + " " + path + " HTTP/1.1\r\nHost: probe\r\n"
-                    + (body != null ? "Content-Length: " + body.length + "\r\n" : "") + "\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1);
-            try {
-                c.send(head);
-                if (body != null) {
-                    c.send(body); // not copied: the stalled-upload cases' 16 MiB is one array for every cell
-                }
-            } catch (IOException e) {
-                // the gateway may answer and close before the whole upload was written: read its answer
-            }
-            RawClient.Response r;
-            while (true) {
-                try {
-                    r = c.read(method);
-                } catch (IOException e) {
-                    return new Seen(0, "", false, "closed without a response: " + e);
-                }
-                if (r.status() >= 200 || r.status() == 101) {
-                    break;
-                }
-            }
-            return new Seen(r.status(), r.bodyText(), r.complete(), r.complete() ? "complete" : "cut short");
-        }
-    }
-
-    private static Seen callH2(Down d, String method, String path, byte[] body, boolean grpc) throws Exception {
-        try (RawH2Client c = d == Down.H2_TLS ? new RawH2Client(tls()) : new RawH2Client(gateway.port())) {
-            String[] extra = grpc ? new String[] {"content-type", "application/grpc", "te", "trailers"}
-                    : body != null ? new String[] {"content-length", Integer.toString(body.length)}
-                    : new String[0];
-            c.headers(1, RawH2Client.request(method, path, extra), body == null);
-            // The upload honours the gateway's flow-control windows (both start at 65,535: no SETTINGS changes them
-            // on the probed listener), which the reader below grows from WINDOW_UPDATE.
-            long[] windows = {65_535, 65_535};
-            if (body != null) {
-                Thread.ofVirtual().start(() -> {
-                    try {
-                        int off = 0;
-                        while (off < body.length) {
-                            int n;
-                            synchronized (windows) {
-                                long deadline = System.currentTimeMillis() + 15_000;
-                                while (Math.min(windows[0], windows[1]) <= 0) {
-                                    long left = deadline - System.currentTimeMillis();
-                                    if (left <= 0) {
-                                        return; // the gateway never opened its window: its answer says why
-                                    }
-                                    windows.wait(left);
-                                }
-                                n = (int) Math.min(Math.min(windows[0], windows[1]),
-                                        Math.min(16_384, body.length - off));
-                                windows[0] -= n;
-                                windows[1] -= n;
-                            }
-                            c.data(1, java.util.Arrays.copyOfRange(body, off, off + n), off + n >= body.length);
-                            off += n;
-                        }
-                    } catch (IOException | InterruptedException e) {
-                        // the gateway reset the stream or closed: the answer says why
-                    }
-                });
-            }
-            int status = 0;
-            String grpcStatus = null;
-            ByteArrayOutputStream got = new ByteArrayOutputStream();
-            while (true) {
-                RawH2Client.Frame f = c.await(x -> x.stream() == 1 || x.type() == Frames.GOAWAY
-                        || x.type() == Frames.WINDOW_UPDATE);
-                if (f == null) {
-                    return new Seen(status, got.toString(StandardCharsets.UTF_8), false, "connection ended: "
-                            + c.endedBy());
-                }
-                if (f.type() == Frames.WINDOW_UPDATE) {
-                    int increment = Frames.getInt(f.payload(), 0) & 0x7fffffff;
-                    synchronized (windows) {
-                        windows[f.stream() == 0 ? 0 : 1] += increment;
-                        windows.notifyAll();
-                    }
-                    continue;
-                }
-                if (f.type() == Frames.GOAWAY) {
-                    return new Seen(status, got.toString(StandardCharsets.UTF_8), false, "GOAWAY "
-                            + Frames.errorName(f.errorCode()));
-                }
-                if (f.type() == Frames.RST_STREAM) {
-                    return new Seen(status, got.toString(StandardCharsets.UTF_8), false, "RST_STREAM "
-                            + Frames.errorName(f.errorCode()));
-                }
-                if (f.type() == Frames.HEADERS) {
-                    Map<String, String> fields = c.fields(f);
-                    String s = fields.get(":status");
-                    if (s != null && Integer.parseInt(s) >= 200) {
-                        status = Integer.parseInt(s);
-                    }
-                    grpcStatus = fields.getOrDefault("grpc-status", grpcStatus);
-                }
-                if (f.type() == Frames.DATA) {
-                    got.writeBytes(f.payload());
-                    if (f.payload().length > 0) {
-                        c.windowUpdate(0, f.payload().length);
-                        c.windowUpdate(1, f.payload().length);
-                    }
-                }
-                if (f.endStream() && status != 0) {
-                    return new Seen(status, got.toString(StandardCharsets.UTF_8), true, "END_STREAM", grpcStatus);
-                }
-            }
-        }
-    }
-
-    /** A TLS connection to {@link #tlsGateway}, handshake done, ALPN {@code h2} chosen. */
-    private static javax.net.ssl.SSLSocket tls() throws IOException {
-        javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) tlsClient.getSocketFactory().createSocket(
-                InetAddress.getLoopbackAddress(), tlsGateway.port());
-        try {
-            javax.net.ssl.SSLParameters p = s.getSSLParameters();
-            p.setServerNames(List.of(new javax.net.ssl.SNIHostName("localhost")));
-            p.setApplicationProtocols(new String[] {"h2"});
-            s.setSSLParameters(p);
-            s.setSoTimeout(15_000);
-            s.setTcpNoDelay(true);
-            s.startHandshake();
-            if (!"h2".equals(s.getApplicationProtocol())) {
-                throw new IOException("ALPN chose '" + s.getApplicationProtocol() + "', not h2");
-            }
-            return s;
-        } catch (IOException e) {
-            s.close();
-            throw e;
-        }
+        OriginProbeSetup.stop();
     }
 
     // ------------------------------------------------------------------------------------------------- the cases

@@ -19,7 +19,7 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 
 /**
- * The gateways the hostile probe ({@link HostileProbeTest}) runs against: one per TLS setting (none, JSSE,
+ * The gateways the hostile probe ({@link HostileProbes}) runs against: one per TLS setting (none, JSSE,
  * Conscrypt), each serving HTTP/1.1 and HTTP/2 on one port, configured as the traffic matrix's are (admin and
  * metrics, the JSON access log, a route with {@code Retry} and one with a rate limit), with short deadlines so that
  * the slow-client probes end in seconds. And the six ways a client reaches them.
@@ -93,7 +93,7 @@ final class ProbeListeners implements AutoCloseable {
     }
 
     /**
-     * An origin per gateway: the probes of the three gateways run side by side (HostileProbeTest), and what a probe
+     * An origin per gateway: the probes of the three gateways run side by side (HostileProbes), and what a probe
      * asserts the origin got (or never got) must be its own gateway's doing.
      */
     private final Map<Gateway, TestOrigin> origins = new EnumMap<>(Gateway.class);

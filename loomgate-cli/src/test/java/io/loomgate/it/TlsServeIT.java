@@ -29,7 +29,7 @@ class TlsServeIT {
      * "true": everything but testssl.sh. The epoll IT pass sets it: the protocols and ciphers testssl judges are the
      * listener's engine settings ({@code ServerTls}), one code for either transport since TLS runs the same engine
      * loop over an epoll socket (session 47); the handshakes over that socket are TlsLoadTest's and
-     * HostileProbeTest's on the epoll surefire pass. testssl took ~20 s of the pass's 44 (session 59).
+     * the hostile probe's (Hostile*ProbeTest) on the epoll surefire pass. testssl took ~20 s of the pass's 44 (session 59).
      */
     static final String SKIP_TESTSSL_PROPERTY = "loomgate.it.skip-testssl";
 

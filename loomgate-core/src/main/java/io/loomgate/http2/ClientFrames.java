@@ -139,6 +139,12 @@ final class ClientFrames implements FrameReader.Handler<ResponseFields> {
         }
     }
 
+    /** Counted as PING ACKs are: an origin's ACKs past the SETTINGS we sent are a flood like any other. */
+    @Override
+    public void settingsAck() throws Http2Exception {
+        conn.floods.count("SETTINGS ACK");
+    }
+
     @Override
     public void ping(boolean ack, byte[] payload) throws Http2Exception, IOException {
         conn.floods.count("PING");

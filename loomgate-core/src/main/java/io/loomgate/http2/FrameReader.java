@@ -68,6 +68,12 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
         /** The peer's SETTINGS (not an ACK): valid pairs of {@link #forEachSetting}. */
         void settings(byte[] payload) throws Http2Exception, IOException;
 
+        /**
+         * An ACK of SETTINGS: one is owed per SETTINGS sent, but nothing stops a peer sending more, each a frame read
+         * for nothing (as a PRIORITY is), so the role counts them with its control frames.
+         */
+        void settingsAck() throws Http2Exception;
+
         void ping(boolean ack, byte[] payload) throws Http2Exception, IOException;
 
         void goAway(int lastStreamId, int code, byte[] payload) throws Http2Exception;
@@ -429,6 +435,7 @@ final class FrameReader<F extends HpackDecoder.FieldSink> {
             if (payload.length != 0) {
                 throw Http2Exception.connection(Frames.FRAME_SIZE_ERROR, "SETTINGS ACK with a payload");
             }
+            handler.settingsAck();
             return;
         }
         if (payload.length % 6 != 0) {

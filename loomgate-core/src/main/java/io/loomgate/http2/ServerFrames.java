@@ -159,15 +159,26 @@ final class ServerFrames implements FrameReader.Handler<RequestFields> {
         conn.writer.applyAndAcknowledge(() -> conn.peer.apply(payload, conn::openWindows));
     }
 
+    /**
+     * Counted as the other control frames: the gateway sends a client one SETTINGS (two with a change) and no PING, so
+     * any ACK past those is unsolicited, read for nothing, and before session 61 a client could send them without end
+     * (20,000 PING ACKs or SETTINGS ACKs: no GOAWAY, the connection kept).
+     */
+    @Override
+    public void settingsAck() throws Http2Exception {
+        if (!control.tryAcquire()) {
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "SETTINGS ACK flood");
+        }
+    }
+
     @Override
     public void ping(boolean ack, byte[] payload) throws Http2Exception, IOException {
-        if (ack) {
-            return;
-        }
         if (!control.tryAcquire()) {
-            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, "PING flood");
+            throw Http2Exception.connection(Frames.ENHANCE_YOUR_CALM, ack ? "PING ACK flood" : "PING flood");
         }
-        conn.writer.pingAck(payload);
+        if (!ack) {
+            conn.writer.pingAck(payload); // an ACK asks nothing: counted above (see settingsAck), then dropped
+        }
     }
 
     /** The client opens no more streams; those in flight finish, then the connection closes. */

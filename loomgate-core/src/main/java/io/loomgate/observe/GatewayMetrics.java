@@ -136,7 +136,8 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
         for (ConnectionListener.HandshakeFailure why : ConnectionListener.HandshakeFailure.values()) {
             // All three from the start, at zero: an alert on rate() needs the series before the first failure.
             handshakeFailures.put(why, Counter.builder("loomgate.client.tls.handshakes.failed")
-                    .description("Client TLS handshakes that did not complete, by reason: failed (refused or broken), "
+                    .description("Client TLS handshakes that did not complete, by reason: failed (refused or broken, or a "
+                            + "handshake message refused after it: a renegotiation, a key-update flood), "
                             + "timed-out (not done within header-timeout of its start), not-started (no thread free "
                             + "to start it within header-timeout of the accept: overloaded)")
                     .tag("reason", why.tag()).register(registry));

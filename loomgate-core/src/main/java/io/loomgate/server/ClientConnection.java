@@ -248,13 +248,14 @@ final class ClientConnection implements Runnable {
 
     /**
      * The connection's bookkeeping end, exactly once whoever calls it and however often (its own thread, the idle
-     * poller, both after a race): the closed event and the listener's permit.
+     * poller, both after a race): a refusal after the handshake counted, the closed event and the listener's permit.
      */
     private void finish() {
         if (!ENDED.compareAndSet(this, false, true)) {
             return;
         }
         try {
+            TlsRefusals.count(id, socket, remote, events);
             Http1ServerConnection h = http1;
             events.connectionClosed(remote, h == null ? 0 : h.requests());
         } finally {

@@ -47,6 +47,8 @@ public interface ConnectionListener {
         /**
          * Refused or broken: not TLS, an old protocol, no common cipher or ALPN, a missing or untrusted client
          * certificate, or the client closed the connection during the handshake (a TCP probe on a TLS port does).
+         * Also a client refused after its handshake for handshake messages the gateway does not take: a TLS 1.2
+         * renegotiation, or key updates (or empty records) 33 in a row with no application data ({@code TlsRefusals}).
          */
         FAILED,
         /** Started but not done within the header timeout of its start: a slow or silent client. */

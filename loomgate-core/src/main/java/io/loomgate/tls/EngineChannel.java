@@ -83,6 +83,8 @@ final class EngineChannel {
     private boolean bulk;
     /** The first handshake is done: a handshake starting again over TLS 1.2 is the peer renegotiating. */
     private boolean established;
+    /** What was refused of the peer after the handshake, and the count of records without data in a row. */
+    private final PostHandshakeRefusals refusals = new PostHandshakeRefusals();
     /**
      * Records are encrypted into a direct buffer ({@link RecordBuffers#takeDirect()}) when one is free: for an engine
      * that works on native memory (Conscrypt's), which otherwise copies each record out of its own direct buffer into
@@ -155,6 +157,15 @@ final class EngineChannel {
     }
 
     /**
+     * Why the peer was refused after the handshake (a TLS 1.2 renegotiation, {@value
+     * PostHandshakeRefusals#MAX_RECORDS_WITHOUT_DATA} key updates or empty records in a row and one more), or null:
+     * the listener counts it with the failed handshakes. Any thread.
+     */
+    String refusal() {
+        return refusals.refusal();
+    }
+
+    /**
      * Whether the stream ended without the peer's close_notify: its connection was closed or reset under TLS (a crash,
      * or an attacker's FIN), so whatever the stream's end was to delimit may be cut short. False while the stream has
      * not ended, and after a close_notify.
@@ -204,6 +215,7 @@ final class EngineChannel {
                 total += n;
             }
         } catch (SSLException e) {
+            refusals.engineFailed(e); // BoringSSL's own bound on key updates and empty records
             sendAlert(); // bad_record_mac and the like: the peer learns why the connection ends
             throw e;
         } catch (IOException | RuntimeException e) {
@@ -412,6 +424,9 @@ final class EngineChannel {
         } else if (established && r.getHandshakeStatus() != HandshakeStatus.NOT_HANDSHAKING
                 && r.getHandshakeStatus() != HandshakeStatus.FINISHED && isTls12()) {
             refuseRenegotiation();
+        } else if (established && refusals.oneTooMany(r.bytesProduced())) {
+            closeOutbound(); // close_notify instead of the engine's answer (a KeyUpdate of its own), as below
+            throw refusals.tooManyWithoutData();
         }
         answerEngine(r.getHandshakeStatus());
         return target == dst ? r.bytesProduced() : 0;
@@ -438,8 +453,8 @@ final class EngineChannel {
      */
     private void refuseRenegotiation() throws SSLException {
         closeOutbound(); // before the engine's delegated task, which would do the handshake's costly part
-        throw new SSLHandshakeException(engine.getUseClientMode() ? "TLS renegotiation by the origin refused"
-                : "client-initiated TLS renegotiation refused");
+        throw refusals.refused(new SSLHandshakeException(engine.getUseClientMode()
+                ? "TLS renegotiation by the origin refused" : "client-initiated TLS renegotiation refused"));
     }
 
     /**

@@ -107,6 +107,11 @@ final class EngineSocket extends SSLSocket {
         return channel.seal(plain);
     }
 
+    /** Why the peer was refused after the handshake, or null (see {@link EngineChannel#refusal()}). */
+    String refusal() {
+        return channel.refusal();
+    }
+
     /** Whether the peer's stream ended without close_notify (see {@link EngineChannel#endedWithoutCloseNotify()}). */
     boolean endedWithoutCloseNotify() {
         return channel.endedWithoutCloseNotify();

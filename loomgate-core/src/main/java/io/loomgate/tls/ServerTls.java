@@ -230,6 +230,15 @@ public final class ServerTls extends TlsContext {
         return e.sealed(plain);
     }
 
+    /**
+     * Why the client was refused after the handshake on {@code socket} (one {@link #handshake} returned): a TLS 1.2
+     * renegotiation, or more than {@value PostHandshakeRefusals#MAX_RECORDS_WITHOUT_DATA} records without
+     * application data in a row (TLS 1.3 key updates, empty records); null when it was not, or for another socket.
+     */
+    public static String refusal(SSLSocket socket) {
+        return socket instanceof EngineSocket e ? e.refusal() : null;
+    }
+
     /** What picks and hands out the certificates (for tests in this package). */
     SniKeyManager keyManager() {
         return material.keys;

@@ -125,6 +125,11 @@ class FrameReaderTest {
         }
 
         @Override
+        public void settingsAck() {
+            events.add("settings ack");
+        }
+
+        @Override
         public void ping(boolean ack, byte[] payload) {
             events.add("ping " + Arrays.toString(payload));
         }
