@@ -11,6 +11,8 @@
 #   CONNS=50 LATENCY=0 URLPATH=/hello bench/ab/live.sh a=A.jar b=B.jar          # W2 50's shape
 #   bench/ab/live.sh base=/tmp/b.jar@/tmp/b.aot head=/tmp/h.jar@/tmp/h.aot     # each with its AOT cache, as served
 #   AP=/tmp/loomgate-alloc/ap/linux-x64/libasyncProfiler.so bench/ab/live.sh ...  # + a CPU profile per window
+#   bench/ab/live.sh base=/tmp/b.jar head=/tmp/h.jar hap=haproxy   # + HAProxy (the harness's haproxy-t1: one thread)
+#       as a side of its own, so the Loomgate / HAProxy ratio comes from the same minutes (no profile, no allocation)
 #
 # Shape: wrk -t1 -cCONNS (200) URLPATH (/api/data) against each gateway (bench/configs/gateway-bench.yaml, its ports
 # rewritten), the harness's Go origin answering after LATENCY (100ms): W1 200 of ../shared/bench/run.sh. Pinning as
@@ -50,10 +52,17 @@ names=(); declare -A PID PORT ADMIN
 i=0
 for side in "$@"; do
     name=${side%%=*}; spec=${side#*=}; jar=${spec%%@*}; aot=; [[ $spec == *@* ]] && aot=${spec#*@}
-    [[ -f $jar ]] || { echo "$name: no jar $jar"; exit 1; }
     port=$((PORT0 + 1 + i)); admin=$((PORT0 + 11 + i)); i=$((i + 1))
+    if [[ $spec == haproxy ]]; then # the harness's peer, its ports and pidfile rewritten
+        sed -e "s/18081/$port/; s/18080/$PORT0/; s#pidfile .*#pidfile $OUT/$name.pid#" \
+            "${SHARED:-$ROOT/../shared/bench}/peers/haproxy-t1.cfg" > "$OUT/$name.cfg"
+        taskset -c 0 haproxy -db -f "$OUT/$name.cfg" > "$OUT/$name.log" 2>&1 &
+        PID[$name]=$!; PORT[$name]=$port; ADMIN[$name]=; pids+=($!); names+=("$name")
+        continue
+    fi
+    [[ -f $jar ]] || { echo "$name: no jar $jar"; exit 1; }
     sed -e "s/18081/$port/; s/19901/$admin/; s/18080/$PORT0/" "$ROOT/bench/configs/gateway-bench.yaml" > "$OUT/$name.yaml"
-    taskset -c 0 "$JAVA" "${SERVE_FLAGS[@]}" ${aot:+-XX:AOTCache=$aot -Xlog:aot=off} ${JVM_ARGS:-} \
+    taskset -c 0 "$JAVA" "${SERVE_FLAGS[@]}" ${aot:+-XX:AOTCache=$aot -Xlog:aot=off -Dloomgate.aot-cache=$aot} ${JVM_ARGS:-} \
         -jar "$jar" serve --config "$OUT/$name.yaml" > "$OUT/$name.log" 2>&1 &
     PID[$name]=$!; PORT[$name]=$port; ADMIN[$name]=$admin; pids+=($!); names+=("$name")
 done
@@ -63,18 +72,19 @@ for name in "${names[@]}"; do
 done
 load() { nice taskset -c 1 wrk -t1 -c"$CONNS" "$@"; }
 for name in "${names[@]}"; do load -d"${WARM}s" "http://127.0.0.1:${PORT[$name]}$URLPATH" > "$OUT/$name.warm.txt" 2>&1; done
-allocated() { curl -s "http://127.0.0.1:$1/metrics" | awk '/^jvm_gc_memory_allocated_bytes_total/ { print $2 }'; }
+allocated() { [[ -n $1 ]] || { echo 0; return; }; curl -s "http://127.0.0.1:$1/metrics" | awk '/^jvm_gc_memory_allocated_bytes_total/ { print $2 }'; }
 ticks() { awk '{ print $14, $15 }' "/proc/$1/stat"; }
 measure() { # NAME ROUND
     local name=$1 w=$OUT/$1.r$2 p=${PID[$1]} pp a0 a1 t0 t1
     perf stat -x, -e "$EVENTS" -p "$p" -o "$w.perf" & pp=$!
     sleep 0.2
-    [[ -n ${AP:-} ]] && "$JCMD" "$p" JVMTI.agent_load "$AP" '"start,event=cpu,interval=1ms"' > /dev/null
+    local java=${ADMIN[$name]}
+    [[ -n ${AP:-} && -n $java ]] && "$JCMD" "$p" JVMTI.agent_load "$AP" '"start,event=cpu,interval=1ms"' > /dev/null
     a0=$(allocated "${ADMIN[$name]}"); t0=$(ticks "$p")
     load -d"${WIN}s" "http://127.0.0.1:${PORT[$name]}$URLPATH" > "$w.wrk" 2>&1
     a1=$(allocated "${ADMIN[$name]}"); t1=$(ticks "$p")
     kill -INT $pp; wait $pp
-    [[ -n ${AP:-} ]] && "$JCMD" "$p" JVMTI.agent_load "$AP" "\"stop,file=$w.cpu.collapsed,collapsed\"" > /dev/null
+    [[ -n ${AP:-} && -n $java ]] && "$JCMD" "$p" JVMTI.agent_load "$AP" "\"stop,file=$w.cpu.collapsed,collapsed\"" > /dev/null
     local q; q=$(awk '/requests in/ { print $1 }' "$w.wrk")
     awk -F, -v n="$name" -v r="$2" -v q="$q" -v a0="$a0" -v a1="$a1" -v t0="$t0" -v t1="$t1" \
         -v load="$(cut -d' ' -f1 /proc/loadavg)" -v errs="$(grep -o 'Non-2xx.*\|Socket errors.*' "$w.wrk" | tr '\n' ' ')" '
