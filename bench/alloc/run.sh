@@ -5,6 +5,8 @@
 #
 # Usage: bench/alloc/run.sh JAR LABEL SHAPE
 #   w2    wrk -t1 -c50 /hello, HTTP/1.1 keep-alive (bench/configs/gateway-bench.yaml)
+#   w1    wrk -t1 -c$CONNS (200) /api/data, HTTP/1.1 keep-alive, the origin answering after 100 ms: W1's shape, where
+#         every connection waits between requests (SECS defaults to 20 here: ~2,000 requests a second)
 #   w8    h2load -c100 -m10 /hello over h2c (gw-h2c.yaml)
 #   w9    h2load -c100 -m10 /hello over TLS, ALPN h2, Conscrypt (gw-tls-conscrypt.yaml; an ECDSA P-256 certificate made here)
 #   w2h2, w8h2: as w2 / w8, but the route's origin is nghttpd over h2c with prior knowledge serving a 5-byte /hello,
@@ -26,7 +28,7 @@
 # once their own.
 set -uo pipefail
 JAR=${1:?usage: run.sh JAR LABEL SHAPE}; LABEL=${2:?label}; SHAPE=${3:-w8}
-N=${N:-100000}; WARM=${WARM:-20}; SECS=${SECS:-8}
+N=${N:-100000}; WARM=${WARM:-20}; SECS=${SECS:-$([[ $SHAPE == w1 ]] && echo 20 || echo 8)}
 HERE=$(cd "$(dirname "$0")" && pwd); ROOT=$(cd "$HERE/../.." && pwd)
 WORK=${WORK:-/tmp/loomgate-alloc}
 ORIGIN_PORT=${ORIGIN_PORT:-29080}; PORT=${PORT:-29081}; ADMIN_PORT=${ADMIN_PORT:-29091}; NGHTTPD_PORT=${NGHTTPD_PORT:-29082}
@@ -42,7 +44,8 @@ fi
 OUT=$WORK/$SHAPE-$LABEL; rm -rf "$OUT"; mkdir -p "$OUT"
 NICE="nice -n 10"
 ulimit -n "$(ulimit -Hn)"
-CFG=gw-h2c.yaml; [[ $SHAPE == w2 || $SHAPE == w2h2 ]] && CFG=gateway-bench.yaml
+CFG=gw-h2c.yaml; [[ $SHAPE == w1 || $SHAPE == w2 || $SHAPE == w2h2 ]] && CFG=gateway-bench.yaml
+LATENCY=0; [[ $SHAPE == w1 ]] && LATENCY=100ms
 if [[ $SHAPE == w9 ]]; then
     CFG=gw-tls-conscrypt.yaml
     CERTS=$WORK/certs; mkdir -p "$CERTS"
@@ -61,14 +64,15 @@ if [[ $SHAPE == *h2 ]]; then
     $NICE taskset -c 1 nghttpd --no-tls -d "$OUT/docroot" "$NGHTTPD_PORT" > /dev/null 2>&1 & pids+=($!)
 fi
 URL=http://127.0.0.1:$PORT/hello; [[ $SHAPE == w9 ]] && URL=https://127.0.0.1:$PORT/hello
-$NICE taskset -c 1 "$BACKEND" -addr 127.0.0.1:"$ORIGIN_PORT" -latency 0 > /dev/null 2>&1 & pids+=($!)
+[[ $SHAPE == w1 ]] && URL=http://127.0.0.1:$PORT/api/data
+$NICE taskset -c 1 "$BACKEND" -addr 127.0.0.1:"$ORIGIN_PORT" -latency "$LATENCY" > /dev/null 2>&1 & pids+=($!)
 $NICE taskset -c 0 "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:+UseCompactObjectHeaders -Xlog:gc:file="$OUT/gc.log" \
     -jar "$JAR" serve --config "$OUT/gw.yaml" > "$OUT/gw.log" 2>&1 & P=$!; pids+=($P)
 for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$ORIGIN_PORT/hello" && break; sleep 0.1; done
 curl -s -o /dev/null "http://127.0.0.1:$ORIGIN_PORT/hello" || { echo "the origin did not start (port $ORIGIN_PORT taken?)"; exit 1; }
 for _ in $(seq 300); do curl -sk -o /dev/null "$URL" 2>/dev/null && break; sleep 0.2; done
-if [[ $SHAPE == w2* ]]; then
-    load() { timeout 300 $NICE taskset -c 1 wrk -t1 -c50 "$@" "$URL"; }
+if [[ $SHAPE == w2* || $SHAPE == w1 ]]; then
+    load() { timeout 300 $NICE taskset -c 1 wrk -t1 -c"$([[ $SHAPE == w1 ]] && echo "${CONNS:-200}" || echo 50)" "$@" "$URL"; }
     count() { awk '/requests in/ { print $1 }' "$1"; }
     window() { load -d"${SECS}"s; }
     warm() { load -d"${WARM}"s; }
