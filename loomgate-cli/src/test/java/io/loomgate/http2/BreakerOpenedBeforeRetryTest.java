@@ -1,0 +1,231 @@
+package io.loomgate.http2;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.AppenderBase;
+import io.loomgate.cli.ServedGateway;
+import io.loomgate.observe.AccessLog;
+import io.loomgate.testkit.FreePorts;
+import io.loomgate.testkit.PrometheusText;
+import io.loomgate.testkit.RunningGateway;
+import io.loomgate.testkit.TestOrigin;
+import io.loomgate.testkit.TestOrigin.Reply;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A route with {@code Retry} and {@code CircuitBreaker} whose first try is refused (an h1 origin's dial refused; an
+ * h2 origin's REFUSED_STREAM, or a GOAWAY below the stream), while other requests' failures open the breaker (another
+ * route naming the same breaker) before the retry goes. The breaker runs around the route's attempts, so the call
+ * took its permit while the breaker was closed; until session 61 its retry went to the upstream the breaker was
+ * keeping everyone else from. Now the retry is not sent: the client gets the breaker's answer (503 with
+ * {@code Retry-After}, or the fallback route with the breaker's {@code CallNotPermittedException}), logged and
+ * counted {@code circuit_open} once, and {@code loomgate_retries_total{outcome="circuit_open"}} says why no retry.
+ */
+class BreakerOpenedBeforeRetryTest {
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final String BODY = "a body the origin refused";
+
+    /** How the first try fails, and whether the breaker has a fallback. */
+    enum Cell {
+        /** An HTTP/1.1 origin's dial refused; the breaker opens during the Retry's back-off. */
+        H1_CONNECT_REFUSED(null, false),
+        H1_CONNECT_REFUSED_FALLBACK(null, true),
+        /** An h2c origin refuses the POST's stream; the breaker opens before the refusal comes. */
+        H2_REFUSED_STREAM(ScriptedH2cOrigin.Refusal.REFUSED_STREAM, false),
+        H2_GOAWAY_BELOW(ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, false),
+        /** The POST's body read whole first ({@code CacheRequestBody}): the fallback gets it. */
+        H2_REFUSED_STREAM_CACHED_BODY_FALLBACK(ScriptedH2cOrigin.Refusal.REFUSED_STREAM, true);
+
+        final ScriptedH2cOrigin.Refusal refusal;
+        final boolean fallback;
+
+        Cell(ScriptedH2cOrigin.Refusal refusal, boolean fallback) {
+            this.refusal = refusal;
+            this.fallback = fallback;
+        }
+
+        boolean h2() {
+            return refusal != null;
+        }
+    }
+
+    /**
+     * Route {@code main} (the cell's origin) and route {@code other} (a refused dial) share the breaker {@code shared}:
+     * two failures in a window of two open it. {@code main} retries after 4 s when its dial is refused: the window in
+     * which the test opens the breaker with two refused dials of {@code other} (a first version's 2 s was missed once
+     * at load 10, the retry dialled; a refused stream is retried at once, so the h2 origin holds its refusal).
+     */
+    private static String yaml(Cell cell) {
+        String breaker = "{ name: shared, sliding-window: 2, minimum-calls: 2, failure-rate-threshold: 50, "
+                + "wait-in-open: 30s" + (cell.fallback ? ", fallbackUri: \"forward:/fallback\"" : "") + " }";
+        return """
+                server:
+                  address: 127.0.0.1
+                  port: 0
+                admin:
+                  port: ${ADMIN_PORT}
+                access-log:
+                  enabled: true
+                  format: json
+                routes:
+                  - id: main
+                    uri: ${MAIN}
+                    timeout: 20s
+                    predicates: [ "Path=/main/**" ]
+                    filters:
+                %s      - name: Retry
+                        args: { retries: 2, methods: "GET,POST",
+                                backoff: { firstBackoff: 4s, maxBackoff: 4s, factor: 1 } }
+                      - name: CircuitBreaker
+                        args: %s
+                  - id: other
+                    uri: http://127.0.0.1:${DEAD}
+                    predicates: [ "Path=/other/**" ]
+                    filters:
+                      - name: CircuitBreaker
+                        args: %s
+                  - id: fallback
+                    uri: ${FALLBACK}
+                    predicates: [ "Path=/fallback" ]
+                    filters:
+                      - FallbackHeaders
+                """.formatted(cell.h2() && cell.fallback ? "      - CacheRequestBody\n" : "", breaker, breaker);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Cell.class)
+    void aRetryDueAfterTheBreakerOpenedIsNotSent(Cell cell) throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        AppenderBase<ILoggingEvent> capture = capture(lines);
+        Logger accessLog = (Logger) LoggerFactory.getLogger(AccessLog.LOGGER);
+        accessLog.addAppender(capture);
+        int dead = FreePorts.refused();
+        CountDownLatch gate = new CountDownLatch(1);
+        try (ScriptedH2cOrigin h2 = new ScriptedH2cOrigin();
+             TestOrigin fallback = new TestOrigin();
+             ServedGateway gw = RunningGateway.servedWithAdmin(yaml(cell), "breaker-before-retry.yaml",
+                     Map.of("MAIN", cell.h2() ? h2.uri() : "http://127.0.0.1:" + dead, "DEAD", Integer.toString(dead),
+                             "FALLBACK", fallback.uri()))) {
+            fallback.fallback(r -> Reply.ok("fallback"));
+            h2.refusal = cell.refusal == null ? ScriptedH2cOrigin.Refusal.NONE : cell.refusal;
+            h2.refusals.set(1);
+            h2.refusalGate = gate;
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.port()
+                    + "/main/x")).timeout(Duration.ofSeconds(30));
+            CompletableFuture<HttpResponse<String>> main = CLIENT.sendAsync((cell.h2()
+                    ? request.POST(HttpRequest.BodyPublishers.ofString(BODY)) : request.GET()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            // the first try has failed (its dial refused: in its back-off now) or is about to (the origin holds it)
+            BooleanSupplier firstTryUnderWay = cell.h2() ? () -> h2.refusalsHeld.get() == 1
+                    : () -> connectFailures(gw, dead) == 1;
+            await(firstTryUnderWay, "main's first try refused, or held by the origin");
+            for (int i = 0; i < 2; i++) { // two failures of the shared breaker: it opens
+                assertThat(get(gw, "/other/" + i).statusCode()).isEqualTo(cell.fallback ? 200 : 502);
+            }
+            assertThat(scrape(gw).value("loomgate_circuit_breaker_state", "breaker=shared")).as("open").isEqualTo(2);
+            gate.countDown(); // the origin refuses the stream now
+
+            HttpResponse<String> r = main.get(30, TimeUnit.SECONDS);
+            if (cell.fallback) {
+                assertThat(r.statusCode()).as("%s %s", r.headers().map(), r.body()).isEqualTo(200);
+                assertThat(r.body()).isEqualTo("fallback");
+                TestOrigin.Recorded got = fallback.received().getLast();
+                assertThat(got.header("Execution-Exception-Type")).as("the breaker's refusal, as at a call's start")
+                        .isEqualTo("io.github.resilience4j.circuitbreaker.CallNotPermittedException");
+                if (cell.h2()) {
+                    assertThat(new String(got.body(), StandardCharsets.UTF_8)).isEqualTo(BODY);
+                }
+            } else {
+                assertThat(r.statusCode()).isEqualTo(503);
+                assertThat(r.headers().firstValue("Retry-After")).hasValue("30");
+                assertThat(r.body()).contains("circuit breaker is open");
+            }
+            if (cell.h2()) {
+                ScriptedH2cOrigin.Conn c = h2.connections().getFirst();
+                assertThat(c.refused).as("the one stream, refused").hasSize(1);
+                assertThat(h2.connections().stream().mapToInt(x -> x.requests).sum()).as("no retry reached it")
+                        .isEqualTo(1);
+            } else {
+                assertThat(connectFailures(gw, dead)).as("main's one dial and other's two: no retry dialled")
+                        .isEqualTo(3);
+            }
+            await(() -> lines.stream().anyMatch(l -> l.contains("/main/x")), "main's access line");
+            List<String> ours = lines.stream().filter(l -> l.contains("/main/x")).toList();
+            assertThat(ours).as("one access line").hasSize(1);
+            PrometheusText s = scrape(gw);
+            if (!cell.fallback) {
+                assertThat(ours.getFirst()).contains("\"http.response.status_code\":503,")
+                        .contains("\"loomgate.failure\":\"circuit_open\"");
+                assertThat(s.value("loomgate_exchange_failures_total", "route=main", "kind=circuit_open"))
+                        .isEqualTo(1);
+            }
+            assertThat(s.value("loomgate_retries_total", "route=main", "outcome=circuit_open"))
+                    .as("the retry not sent, and why").isEqualTo(1);
+            assertThat(s.toString().lines().filter(l -> l.startsWith("loomgate_retries_total{")
+                    && l.contains("route=\"main\"") && l.contains("outcome=\"retried\""))).as("no retry counted as made")
+                    .isEmpty();
+        } finally {
+            gate.countDown();
+            accessLog.detachAppender(capture);
+        }
+    }
+
+    private static HttpResponse<String> get(ServedGateway gw, String path) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.port() + path))
+                .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static double connectFailures(ServedGateway gw, int port) {
+        PrometheusText s = scrape(gw);
+        return s.has("loomgate_upstream_connect_failures_total")
+                ? s.value("loomgate_upstream_connect_failures_total", "endpoint=127.0.0.1:" + port) : 0;
+    }
+
+    private static PrometheusText scrape(ServedGateway gw) {
+        try {
+            return new PrometheusText(CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + gw.adminPort() + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body());
+        } catch (Exception e) {
+            throw new AssertionError("scraping /metrics failed", e);
+        }
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("not within 10 s: %s", what).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    /** An appender, started, that adds each event's message to {@code lines}. */
+    private static AppenderBase<ILoggingEvent> capture(List<String> lines) {
+        AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
+            @Override
+            protected void append(ILoggingEvent e) {
+                lines.add(e.getFormattedMessage());
+            }
+        };
+        capture.start();
+        return capture;
+    }
+}
