@@ -38,10 +38,14 @@ record BreakerCall(Exchange x, FilterChain forwarder) implements CircuitBreakerP
                 + "' is open" + when, refused.retryAfterSeconds());
     }
 
-    /** No body, or one CacheRequestBody read whole: a streamed body went to the attempt that failed (SCG caches it). */
+    /**
+     * No body (none declared, or {@code Content-Length: 0}: nothing the attempt could use up), or one CacheRequestBody
+     * read whole: a streamed body went to the attempt that failed (SCG caches it).
+     */
     @Override
     public boolean resendable() {
-        return x.bodyCached() || x.requestFraming() instanceof BodyFraming.None;
+        return x.bodyCached() || x.requestFraming() instanceof BodyFraming.None
+                || x.requestFraming() instanceof BodyFraming.Fixed f && f.length() == 0;
     }
 
     /** A fallback path with the matched route's variables filled in ({@code forward:/fallback/{segments}}), as SCG. */
