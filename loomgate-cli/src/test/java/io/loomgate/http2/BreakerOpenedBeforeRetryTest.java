@@ -9,6 +9,7 @@ import io.loomgate.cli.ServedGateway;
 import io.loomgate.observe.AccessLog;
 import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.PrometheusText;
+import io.loomgate.testkit.RawClient;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A route with {@code Retry} and {@code CircuitBreaker} whose first try is refused (an h1 origin's dial refused; an
  * h2 origin's REFUSED_STREAM, or a GOAWAY below the stream), while other requests' failures open the breaker (another
- * route naming the same breaker) before the retry goes. The breaker runs around the route's attempts, so the call
+ * route naming the same breaker) after the call took its permit and before the retry goes. The breaker runs around the route's attempts, so the call
  * took its permit while the breaker was closed; until session 61 its retry went to the upstream the breaker was
  * keeping everyone else from. Now the retry is not sent: the client gets the breaker's answer (503 with
  * {@code Retry-After}, or the fallback route with the breaker's {@code CallNotPermittedException}), logged and
@@ -45,13 +46,17 @@ class BreakerOpenedBeforeRetryTest {
 
     /** How the first try fails, and whether the breaker has a fallback. */
     enum Cell {
-        /** An HTTP/1.1 origin's dial refused; the breaker opens during the Retry's back-off. */
+        /**
+         * An HTTP/1.1 origin's dial refused. The breaker opens while the call waits for the client's body
+         * ({@code CacheRequestBody}), its permit taken (the route's limiter, inside the call, has counted it), so the
+         * dial is refused after it opened and its retry is due at once: no timing.
+         */
         H1_CONNECT_REFUSED(null, false),
         H1_CONNECT_REFUSED_FALLBACK(null, true),
         /** An h2c origin refuses the POST's stream; the breaker opens before the refusal comes. */
         H2_REFUSED_STREAM(ScriptedH2cOrigin.Refusal.REFUSED_STREAM, false),
         H2_GOAWAY_BELOW(ScriptedH2cOrigin.Refusal.GOAWAY_BELOW, false),
-        /** The POST's body read whole first ({@code CacheRequestBody}): the fallback gets it. */
+        /** The POST's body read whole first ({@code CacheRequestBody}, as in both h1 cells): the fallback gets it. */
         H2_REFUSED_STREAM_CACHED_BODY_FALLBACK(ScriptedH2cOrigin.Refusal.REFUSED_STREAM, true);
 
         final ScriptedH2cOrigin.Refusal refusal;
@@ -69,9 +74,10 @@ class BreakerOpenedBeforeRetryTest {
 
     /**
      * Route {@code main} (the cell's origin) and route {@code other} (a refused dial) share the breaker {@code shared}:
-     * two failures in a window of two open it. {@code main} retries after 4 s when its dial is refused: the window in
-     * which the test opens the breaker with two refused dials of {@code other} (a first version's 2 s was missed once
-     * at load 10, the retry dialled; a refused stream is retried at once, so the h2 origin holds its refusal).
+     * two failures in a window of two open it. The test opens it while {@code main}'s call holds its permit: over h1
+     * while the call reads the client's body (held by the test), over h2 while the origin holds its refusal. (A first
+     * version opened it during a 2 s, then 4 s, back-off after the refused dial: at load 10-20 {@code other}'s two
+     * requests sometimes took longer and the retry dialled.)
      */
     private static String yaml(Cell cell) {
         String breaker = "{ name: shared, sliding-window: 2, minimum-calls: 2, failure-rate-threshold: 50, "
@@ -91,9 +97,10 @@ class BreakerOpenedBeforeRetryTest {
                     timeout: 20s
                     predicates: [ "Path=/main/**" ]
                     filters:
+                      - name: RequestRateLimiter
+                        args: { replenish-rate: 1000, burst-capacity: 1000, key-resolver: route }
                 %s      - name: Retry
-                        args: { retries: 2, methods: "GET,POST",
-                                backoff: { firstBackoff: 4s, maxBackoff: 4s, factor: 1 } }
+                        args: { retries: 2, methods: "GET,POST", backoff: { firstBackoff: 10ms, maxBackoff: 10ms } }
                       - name: CircuitBreaker
                         args: %s
                   - id: other
@@ -107,7 +114,7 @@ class BreakerOpenedBeforeRetryTest {
                     predicates: [ "Path=/fallback" ]
                     filters:
                       - FallbackHeaders
-                """.formatted(cell.h2() && cell.fallback ? "      - CacheRequestBody\n" : "", breaker, breaker);
+                """.formatted(cell.h2() && !cell.fallback ? "" : "      - CacheRequestBody\n", breaker, breaker);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -128,34 +135,31 @@ class BreakerOpenedBeforeRetryTest {
             h2.refusal = cell.refusal == null ? ScriptedH2cOrigin.Refusal.NONE : cell.refusal;
             h2.refusals.set(1);
             h2.refusalGate = gate;
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.port()
-                    + "/main/x")).timeout(Duration.ofSeconds(30));
-            CompletableFuture<HttpResponse<String>> main = CLIENT.sendAsync((cell.h2()
-                    ? request.POST(HttpRequest.BodyPublishers.ofString(BODY)) : request.GET()).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            // the first try has failed (its dial refused: in its back-off now) or is about to (the origin holds it)
-            BooleanSupplier firstTryUnderWay = cell.h2() ? () -> h2.refusalsHeld.get() == 1
-                    : () -> connectFailures(gw, dead) == 1;
-            await(firstTryUnderWay, "main's first try refused, or held by the origin");
+            Main main = cell.h2() ? Main.h2(gw) : Main.h1(gw);
+            // the call holds its permit: its limiter let it through and it waits for its body (h1), or its stream is
+            // held by the origin (h2)
+            await(cell.h2() ? () -> h2.refusalsHeld.get() == 1
+                    : () -> scrape(gw).toString().contains("loomgate_ratelimit_requests_total{outcome=\"allowed\","
+                            + "route=\"main\"} 1.0"), "main's call under way");
+            assertThat(connectFailures(gw, dead)).as("no dial yet").isZero();
             for (int i = 0; i < 2; i++) { // two failures of the shared breaker: it opens
                 assertThat(get(gw, "/other/" + i).statusCode()).isEqualTo(cell.fallback ? 200 : 502);
             }
             assertThat(scrape(gw).value("loomgate_circuit_breaker_state", "breaker=shared")).as("open").isEqualTo(2);
             gate.countDown(); // the origin refuses the stream now
+            main.finishBody(); // h1: the rest of the body; the dial is refused, the retry due at once
 
-            HttpResponse<String> r = main.get(30, TimeUnit.SECONDS);
+            Answer r = main.response();
             if (cell.fallback) {
-                assertThat(r.statusCode()).as("%s %s", r.headers().map(), r.body()).isEqualTo(200);
+                assertThat(r.status()).as(r.body()).isEqualTo(200);
                 assertThat(r.body()).isEqualTo("fallback");
                 TestOrigin.Recorded got = fallback.received().getLast();
                 assertThat(got.header("Execution-Exception-Type")).as("the breaker's refusal, as at a call's start")
                         .isEqualTo("io.github.resilience4j.circuitbreaker.CallNotPermittedException");
-                if (cell.h2()) {
-                    assertThat(new String(got.body(), StandardCharsets.UTF_8)).isEqualTo(BODY);
-                }
+                assertThat(new String(got.body(), StandardCharsets.UTF_8)).isEqualTo(BODY);
             } else {
-                assertThat(r.statusCode()).isEqualTo(503);
-                assertThat(r.headers().firstValue("Retry-After")).hasValue("30");
+                assertThat(r.status()).isEqualTo(503);
+                assertThat(r.retryAfter()).isEqualTo("30");
                 assertThat(r.body()).contains("circuit breaker is open");
             }
             if (cell.h2()) {
@@ -164,7 +168,7 @@ class BreakerOpenedBeforeRetryTest {
                 assertThat(h2.connections().stream().mapToInt(x -> x.requests).sum()).as("no retry reached it")
                         .isEqualTo(1);
             } else {
-                assertThat(connectFailures(gw, dead)).as("main's one dial and other's two: no retry dialled")
+                assertThat(connectFailures(gw, dead)).as("other's two dials and main's one: no retry dialled")
                         .isEqualTo(3);
             }
             await(() -> lines.stream().anyMatch(l -> l.contains("/main/x")), "main's access line");
@@ -188,14 +192,55 @@ class BreakerOpenedBeforeRetryTest {
         }
     }
 
+    /**
+     * Main's POST: over h1 its head and the first byte of its body, the rest when the test says (so the call waits
+     * inside the breaker for it); over h2 all of it at once.
+     */
+    private record Main(CompletableFuture<HttpResponse<String>> sent, RawClient raw) {
+        static Main h2(ServedGateway gw) {
+            return new Main(CLIENT.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.port()
+                    + "/main/x")).timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(BODY))
+                    .build(), HttpResponse.BodyHandlers.ofString()), null);
+        }
+
+        static Main h1(ServedGateway gw) throws Exception {
+            RawClient raw = new RawClient(gw.port());
+            raw.send("POST /main/x HTTP/1.1\r\nHost: t\r\nContent-Length: " + BODY.length() + "\r\n\r\n"
+                    + BODY.charAt(0));
+            return new Main(null, raw);
+        }
+
+        void finishBody() throws Exception {
+            if (raw != null) {
+                raw.send(BODY.substring(1));
+            }
+        }
+
+        /** The answer, as far as the cells look at it. */
+        Answer response() throws Exception {
+            if (sent != null) {
+                HttpResponse<String> r = sent.get(30, TimeUnit.SECONDS);
+                return new Answer(r.statusCode(), r.headers().firstValue("Retry-After").orElse(null), r.body());
+            }
+            try (raw) {
+                RawClient.Response r = raw.read();
+                return new Answer(r.status(), r.header("Retry-After"), r.bodyText());
+            }
+        }
+    }
+
+    private record Answer(int status, String retryAfter, String body) {
+    }
+
     private static HttpResponse<String> get(ServedGateway gw, String path) throws Exception {
         return CLIENT.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + gw.port() + path))
                 .timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static double connectFailures(ServedGateway gw, int port) {
-        PrometheusText s = scrape(gw);
-        return s.has("loomgate_upstream_connect_failures_total")
+        PrometheusText s = scrape(gw); // the endpoint's series comes with its first failed dial
+        return s.toString().lines().anyMatch(l -> l.startsWith("loomgate_upstream_connect_failures_total{")
+                && l.contains("endpoint=\"127.0.0.1:" + port + "\""))
                 ? s.value("loomgate_upstream_connect_failures_total", "endpoint=127.0.0.1:" + port) : 0;
     }
 
