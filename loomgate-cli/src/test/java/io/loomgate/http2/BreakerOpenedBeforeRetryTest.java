@@ -61,9 +61,8 @@ class BreakerOpenedBeforeRetryTest {
         /**
          * The stream refused at the body's first byte while the client (HTTP/1.1, raw) holds the rest: the body is
          * handed over to the retry (its upload's pending read with it) before the breaker is asked; the retry is not
-         * sent and the 503 goes out at once. (The connection then waits up to 5 s for the body's rest before it
-         * closes: under a {@code Retry} the handed-over replay copy is not abandoned as the refused stream's own copy
-         * is; session 61's journal, "Left".)
+         * sent, the 503 goes out at once and the connection closes (the refused upload's pending read cut: the rest
+         * of the body can never be read; before that fix it waited the 5 s drain limit for it).
          */
         H2_REFUSED_MID_UPLOAD(ScriptedH2cOrigin.Refusal.REFUSED_STREAM, false, true);
 
@@ -167,7 +166,11 @@ class BreakerOpenedBeforeRetryTest {
                 main.finishBody(); // h1: the rest of the body; the dial is refused, the retry due at once
             }
 
-            Answer r = main.response();
+            Answer r = main.response(cell.midUpload);
+            if (cell.midUpload) { // the rest of its body can never be read: closed at once, not after the 5 s drain
+                assertThat(r.toClose()).as("from the 503 to the close (session 61: 5 s)").isLessThan(
+                        Duration.ofSeconds(3));
+            }
             if (cell.fallback) {
                 assertThat(r.status()).as(r.body()).isEqualTo(200);
                 assertThat(r.body()).isEqualTo("fallback");
@@ -234,20 +237,30 @@ class BreakerOpenedBeforeRetryTest {
             }
         }
 
-        /** The answer, as far as the cells look at it. */
-        Answer response() throws Exception {
+        /**
+         * The answer, as far as the cells look at it; with {@code askClosed} (the raw client) also the time from the
+         * answer to the connection's close, read to its end (10 s at most), else null.
+         */
+        Answer response(boolean askClosed) throws Exception {
             if (sent != null) {
                 HttpResponse<String> r = sent.get(30, TimeUnit.SECONDS);
-                return new Answer(r.statusCode(), r.headers().firstValue("Retry-After").orElse(null), r.body());
+                return new Answer(r.statusCode(), r.headers().firstValue("Retry-After").orElse(null), r.body(), null);
             }
             try (raw) {
                 RawClient.Response r = raw.read();
-                return new Answer(r.status(), r.header("Retry-After"), r.bodyText());
+                Duration toClose = null;
+                if (askClosed) {
+                    long answered = System.nanoTime();
+                    raw.socket().setSoTimeout(10_000);
+                    assertThat(raw.socket().getInputStream().read()).as("closed after the answer").isEqualTo(-1);
+                    toClose = Duration.ofNanos(System.nanoTime() - answered);
+                }
+                return new Answer(r.status(), r.header("Retry-After"), r.bodyText(), toClose);
             }
         }
     }
 
-    private record Answer(int status, String retryAfter, String body) {
+    private record Answer(int status, String retryAfter, String body, Duration toClose) {
     }
 
     private static HttpResponse<String> get(ServedGateway gw, String path) throws Exception {
