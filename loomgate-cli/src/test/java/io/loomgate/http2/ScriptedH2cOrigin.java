@@ -100,6 +100,12 @@ final class ScriptedH2cOrigin implements AutoCloseable {
     volatile Answer answer = Answer.OK;
     /** When set, a refusal closes the listening socket first: the retry's dial is refused (the origin went away). */
     volatile boolean goneAfterRefusal;
+    /**
+     * When set, a refusal waits for it to open first (the origin has the request and says nothing yet), counted in
+     * {@link #refusalsHeld} as it starts waiting: a test does something between the request and its refusal.
+     */
+    volatile java.util.concurrent.CountDownLatch refusalGate;
+    final java.util.concurrent.atomic.AtomicInteger refusalsHeld = new java.util.concurrent.atomic.AtomicInteger();
     /** Requests with a body left to refuse the {@link #refusal} way. */
     final java.util.concurrent.atomic.AtomicInteger refusals = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -260,6 +266,18 @@ final class ScriptedH2cOrigin implements AutoCloseable {
 
     /** Refuses {@code stream} the {@link #refusal} way; true when that closed the connection (GOAWAY). */
     private boolean refuse(Conn c, int stream) throws IOException {
+        java.util.concurrent.CountDownLatch gate = refusalGate;
+        if (gate != null) {
+            refusalsHeld.incrementAndGet();
+            try {
+                if (!gate.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    throw new IOException("the refusal's gate stayed shut for 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException(e);
+            }
+        }
         if (goneAfterRefusal) {
             server.close();
         }

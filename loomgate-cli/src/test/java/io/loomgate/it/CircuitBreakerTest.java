@@ -6,6 +6,7 @@ import io.loomgate.testkit.FreePorts;
 import io.loomgate.testkit.RunningGateway;
 import io.loomgate.testkit.TestOrigin;
 import io.loomgate.testkit.TestOrigin.Reply;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
@@ -139,6 +140,38 @@ class CircuitBreakerTest {
             HttpResponse<String> direct = gw.get("/fallback");
             assertThat(direct.statusCode()).isEqualTo(200);
             assertThat(fallback.takeRequest().header("Test-Header")).as("came by itself: untouched").isNull();
+        }
+    }
+
+    /**
+     * A declared empty body ({@code Content-Length: 0}, as the JDK client sends for {@code POST(noBody())}) is no body
+     * the failed attempt used up: the request goes to the fallback as one without a body does. Until session 61 it
+     * got the failure (502), as a request whose body had streamed to the attempt.
+     */
+    @Test
+    void aRequestWithAnEmptyBodyGoesToTheFallbackAsOneWithoutABody() throws Exception {
+        String yaml = """
+                routes:
+                  - id: users
+                    uri: http://127.0.0.1:%d
+                    predicates: [ "Path=/users/**" ]
+                    filters:
+                      - name: CircuitBreaker
+                        args: { name: users-cb, fallbackUri: "forward:/fallback", wait-in-open: 30s }
+                  - id: fallback
+                    uri: ${FALLBACK}
+                    predicates: [ "Path=/fallback" ]
+                """.formatted(deadPort());
+        try (TestOrigin fallback = new TestOrigin();
+             RunningGateway gw = RunningGateway.start(yaml, Map.of("FALLBACK", fallback.uri()))) {
+            fallback.fallback(r -> Reply.ok("fallback"));
+            HttpResponse<String> r = gw.send(gw.request("/users/logout").POST(HttpRequest.BodyPublishers.noBody()));
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo("fallback");
+            TestOrigin.Recorded got = fallback.takeRequest();
+            assertThat(got.method()).isEqualTo("POST");
+            assertThat(got.header("Content-Length")).isEqualTo("0");
+            assertThat(got.body()).isEmpty();
         }
     }
 

@@ -97,6 +97,56 @@ class MetricsCountEveryRequestTest {
         }
     }
 
+    /**
+     * An exchange whose client left before any answer: the access log writes 499 and the failure kind (session 60);
+     * the admin's recent errors ({@code /api/stats}, the dashboard's table) say the same. Until session 61 they
+     * showed status 0, which the dashboard printed as '-'.
+     */
+    @Test
+    void theAdminsRecentErrorsShowWhatTheAccessLogWrites() throws Exception {
+        try (TestOrigin origin = new TestOrigin();
+             ObservedGateway gw = new ObservedGateway(origin.port(), AccessLogFormat.JSON, "users", "/users")) {
+            try (RawClient client = new RawClient(gw.port())) { // 3 of the 10 bytes declared, then it leaves
+                client.send("POST /users/upload HTTP/1.1\r\nHost: t\r\nContent-Length: 10\r\n\r\nhel");
+            }
+            awaitTrue(() -> gw.accessLines.size() == 1, "the upload's access-log line");
+            client404(gw); // after it, so that the admin's newest-first order is known
+            awaitTrue(() -> gw.accessLines.size() == 2, "2 access-log lines");
+            ObjectMapper json = new ObjectMapper();
+            JsonNode line = gw.accessLines.stream().map(l -> read(json, l))
+                    .filter(l -> l.path("url.path").asText().equals("/users/upload")).findFirst().orElseThrow();
+            assertThat(line.path("http.response.status_code").asInt()).isEqualTo(499);
+            assertThat(line.path("loomgate.failure").asText()).isEqualTo("client_aborted");
+
+            JsonNode errors = json.readTree(gw.admin("/api/stats").body()).get("recentErrors");
+            assertThat(errors).hasSize(2); // newest first: the 404, then the upload
+            assertThat(errors.get(0).get("kind").asText()).isEqualTo("no_route");
+            assertThat(errors.get(0).get("status").asInt()).isEqualTo(404);
+            JsonNode left = errors.get(1);
+            assertThat(left.get("target").asText()).isEqualTo("/users/upload");
+            assertThat(left.get("kind").asText()).as("the access line's failure kind")
+                    .isEqualTo(line.path("loomgate.failure").asText());
+            assertThat(left.get("status").asInt()).as("the access line's status (session 60's 499), not 0")
+                    .isEqualTo(line.path("http.response.status_code").asInt());
+        }
+    }
+
+    /** A request no route matches, answered 404: a recent error whose status was sent. */
+    private static void client404(ObservedGateway gw) throws Exception {
+        try (RawClient client = new RawClient(gw.port())) {
+            client.send("GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(client.read().status()).isEqualTo(404);
+        }
+    }
+
+    private static JsonNode read(ObjectMapper json, String line) {
+        try {
+            return json.readTree(line);
+        } catch (Exception e) {
+            throw new AssertionError("not JSON: " + line, e);
+        }
+    }
+
     private static PrometheusText scrape(ObservedGateway gw) {
         try {
             HttpResponse<String> r = gw.admin("/metrics");

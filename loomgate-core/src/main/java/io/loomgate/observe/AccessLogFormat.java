@@ -51,7 +51,15 @@ public enum AccessLogFormat {
     static final int NO_RESPONSE = 499;
 
     private static int loggedStatus(AccessEntry e) {
-        return e.status() == 0 ? NO_RESPONSE : e.status();
+        return shownStatus(e.status());
+    }
+
+    /**
+     * An exchange's status as every reader outside the process sees it: the access log's lines and the admin's
+     * recent errors (session 61: they showed 0, the dashboard '-'), {@link #NO_RESPONSE} for "nothing sent".
+     */
+    static int shownStatus(int status) {
+        return status == 0 ? NO_RESPONSE : status;
     }
 
     private static final JsonFactory JSON_FACTORY = new JsonFactory();

@@ -93,7 +93,7 @@ final class AdminJson {
         m.put("target", e.target());
         m.put("upstream", e.upstream());
         m.put("kind", e.kind());
-        m.put("status", e.status());
+        m.put("status", AccessLogFormat.shownStatus(e.status())); // 499 for nothing sent, as the access log
         m.put("message", e.message());
         m.put("traceId", e.traceId());
         return m;

@@ -432,7 +432,8 @@ public final class GatewayMetrics implements ExchangeListener, PoolListener, Con
     @Override
     public void retry(ExchangeView exchange, String outcome) {
         Counter.builder("loomgate.retries")
-                .description("Retry decisions by outcome: retried, exhausted, budget_exhausted, body_too_large")
+                .description("Retry decisions by outcome: retried, exhausted, budget_exhausted, body_too_large, "
+                        + "circuit_open")
                 .tag("route", exchange.routeId()).tag("outcome", outcome).register(registry).increment();
     }
 

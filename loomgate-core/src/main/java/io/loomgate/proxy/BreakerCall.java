@@ -24,10 +24,28 @@ record BreakerCall(Exchange x, FilterChain forwarder) implements CircuitBreakerP
         return failure instanceof ProxyFailure f && f.kind() == ProxyFailure.Kind.UPSTREAM_TIMEOUT;
     }
 
-    /** No body, or one CacheRequestBody read whole: a streamed body went to the attempt that failed (SCG caches it). */
+    @Override
+    public boolean stoppedByOpenBreaker(IOException failure) {
+        return failure instanceof ProxyFailure f && f.kind() == ProxyFailure.Kind.CIRCUIT_OPEN;
+    }
+
+    /**
+     * The failure an exchange ends with when its route's breaker refuses it: at the call's start ({@code when}
+     * empty), or before a retry of its upstream try.
+     */
+    static ProxyFailure refusal(Exchange x, CircuitBreakerPolicy.Refused refused, String when) {
+        return ProxyFailure.circuitOpen("route '" + x.route.route().id() + "': circuit breaker '" + refused.breaker()
+                + "' is open" + when, refused.retryAfterSeconds());
+    }
+
+    /**
+     * No body (none declared, or {@code Content-Length: 0}: nothing the attempt could use up), or one CacheRequestBody
+     * read whole: a streamed body went to the attempt that failed (SCG caches it).
+     */
     @Override
     public boolean resendable() {
-        return x.bodyCached() || x.requestFraming() instanceof BodyFraming.None;
+        return x.bodyCached() || x.requestFraming() instanceof BodyFraming.None
+                || x.requestFraming() instanceof BodyFraming.Fixed f && f.length() == 0;
     }
 
     /** A fallback path with the matched route's variables filled in ({@code forward:/fallback/{segments}}), as SCG. */

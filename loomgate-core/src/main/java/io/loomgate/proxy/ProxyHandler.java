@@ -263,8 +263,7 @@ public final class ProxyHandler implements ExchangeHandler {
         if (outcome instanceof CircuitBreakerPolicy.Reply reply) {
             x.replyLocally(reply.head(), reply.body());
         } else if (outcome instanceof CircuitBreakerPolicy.Refused refused) {
-            throw ProxyFailure.circuitOpen("route '" + x.route.route().id() + "': circuit breaker '"
-                    + refused.breaker() + "' is open", refused.retryAfterSeconds());
+            throw BreakerCall.refusal(x, refused, "");
         }
         return outcome;
     }

@@ -3,6 +3,7 @@ package io.loomgate.proxy;
 import io.loomgate.http1.BodyFraming;
 import io.loomgate.http1.BodyInputStream;
 import io.loomgate.proxy.ProxyFailure.Kind;
+import io.loomgate.resilience.CircuitBreakerPolicy;
 import io.loomgate.resilience.RouteRetry;
 import io.loomgate.resilience.RetryPolicy;
 import java.time.Duration;
@@ -211,11 +212,18 @@ final class Retries {
         };
     }
 
-    /** After a failed attempt: whether another one follows (it may wait out a back-off first). */
-    boolean mayRetry(Exchange x, ProxyFailure f, UpstreamAttempt.Facts facts) {
+    /**
+     * After a failed attempt: whether another one follows (it may wait out a back-off first).
+     *
+     * @throws ProxyFailure of kind {@code circuit_open}: a retry was due, but the route's circuit breaker opened
+     *     since this exchange's call began (other calls' failures); the retry is not sent, the exchange gets the
+     *     breaker's answer
+     */
+    boolean mayRetry(Exchange x, ProxyFailure f, UpstreamAttempt.Facts facts) throws ProxyFailure {
         if (FailureClassifier.mayRetry(f, facts, refusedBodyReplayable(x))) {
             // a stale keep-alive connection (first try only), or a refused HTTP/2 stream: never processed, its body
             // (if any) still whole here
+            throwIfBreakerOpened(x);
             return true;
         }
         if (policy == null || !countsAgainstEndpoint(f)) {
@@ -230,7 +238,37 @@ final class Retries {
         if (facts.requestSent() && !FailureClassifier.refused(f) && !policy.retriesMethod(x.request.method())) {
             return false;
         }
-        return spendRetry(x, facts);
+        if (!spendRetry(x, facts)) {
+            return false;
+        }
+        throwIfBreakerOpened(x); // after the back-off: the breaker may have opened during it
+        retried(x);
+        return true;
+    }
+
+    /**
+     * A retry is due: unless the route's breaker opened since the call began. Then the retry is not sent and the
+     * exchange ends with the breaker's answer (503 {@code circuit_open} with {@code Retry-After}, or its fallback),
+     * counted {@code loomgate_retries_total{outcome="circuit_open"}} when the route has a {@code Retry}.
+     */
+    private void throwIfBreakerOpened(Exchange x) throws ProxyFailure {
+        ProxyFailure open = breakerOpened(x);
+        if (open != null) {
+            throw open;
+        }
+    }
+
+    /** The breaker's refusal, counted, when the route's breaker opened since the call began; else null. */
+    private ProxyFailure breakerOpened(Exchange x) {
+        CircuitBreakerPolicy breaker = x.route.route().policies().breaker();
+        CircuitBreakerPolicy.Refused refused = breaker == null ? null : breaker.refusalNow();
+        if (refused == null) {
+            return null;
+        }
+        if (listener != null) { // null: no Retry policy (NONE), whose retries are not counted either
+            listener.retry(x, "circuit_open");
+        }
+        return BreakerCall.refusal(x, refused, " (it opened while this request's retry was due; not sent)");
     }
 
     /**
@@ -252,9 +290,18 @@ final class Retries {
         if (policy == null || !policy.retriesStatus(status) || !policy.retriesMethod(x.request.method())) {
             return false;
         }
-        return spendRetry(x, facts);
+        // The breaker opened meanwhile: the answer in hand is relayed (the breaker judges it by its statusCodes)
+        if (!spendRetry(x, facts) || breakerOpened(x) != null) {
+            return false;
+        }
+        retried(x);
+        return true;
     }
 
+    /**
+     * Whether the policy grants one more retry (count, body, time, budget), its back-off waited out; the caller
+     * counts it {@code retried} once the breaker has had its look ({@link #breakerOpened}).
+     */
     private boolean spendRetry(Exchange x, UpstreamAttempt.Facts facts) {
         if (retried >= policy.retries()) {
             listener.retry(x, "exhausted");
@@ -284,8 +331,11 @@ final class Retries {
                 return false;
             }
         }
+        return true;
+    }
+
+    private void retried(Exchange x) {
         retried++;
         listener.retry(x, "retried");
-        return true;
     }
 }

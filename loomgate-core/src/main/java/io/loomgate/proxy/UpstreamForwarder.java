@@ -89,8 +89,28 @@ final class UpstreamForwarder implements FilterChain {
         listener.attemptEnd(x, f);
         upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
         // A body relay that outlived its stop still holds the body, or its stop cut the client's: no retry.
-        if (notTheOrigins || x.pastDeadline() || failed.bodyLost() || !retries.mayRetry(x, f, failed.facts())) {
+        boolean again;
+        try {
+            again = !notTheOrigins && !x.pastDeadline() && !failed.bodyLost() && retries.mayRetry(x, f, failed.facts());
+        } catch (ProxyFailure breakerOpen) { // the retry was due, but the route's breaker opened meanwhile
+            cutUntakenBody(x, failed, handOver);
+            throw breakerOpen;
+        }
+        if (!again) {
+            cutUntakenBody(x, failed, handOver);
             throw f;
+        }
+    }
+
+    /**
+     * No retry takes up a body just handed over under a {@code Retry} (to its replay copy): the refused upload's
+     * pending read of the client is cut now, as the refused stream's own copy does at the exchange's end
+     * ({@code RefusedStreamCopy.abandon}); over HTTP/1.1 the connection then closes after its answer instead of
+     * waiting up to 5 s for a body's rest the client may never send (session 61).
+     */
+    private static void cutUntakenBody(Exchange x, UpstreamAttempt failed, boolean handOver) {
+        if (handOver && x.refusedStreamCopy == null) {
+            failed.cut();
         }
     }
 

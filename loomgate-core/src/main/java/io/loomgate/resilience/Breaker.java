@@ -13,6 +13,12 @@ interface Breaker {
     /** Takes a permit for one call; false when the breaker is open (or half-open with its trial calls taken). */
     boolean tryAcquirePermission();
 
+    /**
+     * Whether it refuses new calls now (open, or forced open), asked without taking a permit: for a call under way
+     * whose next upstream try would start after other calls' failures opened it.
+     */
+    boolean refusesCalls();
+
     /** Gives back a permit whose call neither succeeded nor failed (a filter answered before the upstream). */
     void releasePermission();
 

@@ -60,6 +60,13 @@ public final class CircuitBreakerPolicy {
 
         /** Whether the request can still go to a fallback route after the call failed (its body not consumed). */
         boolean resendable();
+
+        /**
+         * Whether the call failed because the breaker opened while it ran, before a retry of its upstream try
+         * ({@link #refusalNow}): then, like a call refused at its start, it gets the fallback with the breaker's
+         * open failure, or the 503, never {@code resumeWithoutError}'s 200.
+         */
+        boolean stoppedByOpenBreaker(IOException failure);
     }
 
     /** What the guarded call came to. */
@@ -95,19 +102,19 @@ public final class CircuitBreakerPolicy {
      */
     public Outcome guard(Call call) throws IOException {
         if (!breaker.tryAcquirePermission()) {
-            return fallbackPath != null ? new Fallback(fallbackPath, breaker.openFailure())
-                    : new Refused(breaker.name(), Math.max(1, (waitInOpen.toMillis() + 999) / 1000));
+            return fallbackPath != null ? new Fallback(fallbackPath, breaker.openFailure()) : refused();
         }
         long start = System.nanoTime();
         int status;
         try {
             status = call.run();
         } catch (IOException e) {
-            breaker.onError(System.nanoTime() - start, e);
+            breaker.onError(System.nanoTime() - start, e); // its try failed: one error, whatever stopped its retry
+            boolean open = call.stoppedByOpenBreaker(e);
             if (fallbackPath != null && call.resendable()) {
-                return new Fallback(fallbackPath, e);
+                return new Fallback(fallbackPath, open ? breaker.openFailure() : e);
             }
-            if (resumeWithoutError && !call.timedOut(e)) {
+            if (resumeWithoutError && !open && !call.timedOut(e)) {
                 return new Reply(ResponseHead.of(200), new byte[0]);
             }
             throw e;
@@ -127,6 +134,20 @@ public final class CircuitBreakerPolicy {
         }
         breaker.onSuccess(took);
         return PROCEEDED;
+    }
+
+    /**
+     * The refusal a new call would get now, asked without taking a permit; null while the breaker lets calls through.
+     * For a call under way that is about to retry its upstream try: other calls' failures may have opened the breaker
+     * since this one took its permit, and a retry sent then would reach the upstream the breaker keeps everyone else
+     * from (session 61).
+     */
+    public Refused refusalNow() {
+        return breaker.refusesCalls() ? refused() : null;
+    }
+
+    private Refused refused() {
+        return new Refused(breaker.name(), Math.max(1, (waitInOpen.toMillis() + 999) / 1000));
     }
 
     /** The breaker's name (routes naming the same one share it). */

@@ -45,6 +45,12 @@ final class Resilience4jBreakers implements CircuitBreakerSupport.Breakers {
         }
 
         @Override
+        public boolean refusesCalls() {
+            CircuitBreaker.State state = cb.getState(); // one volatile read; nothing moves it
+            return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN;
+        }
+
+        @Override
         public void releasePermission() {
             cb.releasePermission();
         }
