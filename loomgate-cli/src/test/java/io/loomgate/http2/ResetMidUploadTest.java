@@ -41,15 +41,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Session 61: an origin that fails while a client's upload is still arriving (the head and 3,000 of 5,000 body bytes
- * sent, then the client stalls or trickles): its connection reset (SO_LINGER 0) for an HTTP/1.1 and an h2c origin,
- * and for h2c also RST_STREAM INTERNAL_ERROR and GOAWAY INTERNAL_ERROR naming the stream. The origin may have
- * processed the request, and the body is neither whole nor kept, so it is not sent again: the client gets a 502
- * {@code upstream_reset} as soon as the origin is gone, well before the read timeout (5 s), not a 408 at it (stop
- * 60's run 84); one access line, counted; the rest of its body is not read for the origin: an HTTP/1.1 connection is
- * closed after the answer ({@code Connection: close}), an HTTP/2 stream ends and is reset (NO_ERROR or CANCEL, RFC
- * 9113 §8.1, after the early answer's bounded discard) and the same connection serves its next stream. A
- * {@code Retry} filter changes nothing: its default methods leave a POST alone, and one listing POST cannot send
- * again a body whose upload is still reading the stalled client (docs/configuration.md, "Retry").
+ * sent, then the client stalls or trickles): its connection reset (SO_LINGER 0) for an HTTP/1.1 and an h2c origin, and
+ * for h2c also RST_STREAM INTERNAL_ERROR, GOAWAY INTERNAL_ERROR naming the stream, and run 84's refusal followed at
+ * once by a reset (a 502 {@code connect_refused} or {@code upstream_reset}, as the gateway reads it). The origin may
+ * have processed the request, and the body is neither whole nor kept, so it is not sent again: the client gets a 502
+ * {@code upstream_reset} as soon as the origin is gone, well before the read timeout (5 s), not a 408 at it (stop 60's
+ * run 84); one access line, counted; the rest of its body is not read for the origin: an HTTP/1.1 connection is closed
+ * after the answer ({@code Connection: close}), an HTTP/2 stream ends and is reset (NO_ERROR or CANCEL, RFC 9113 §8.1,
+ * after the early answer's bounded discard) and the same connection serves its next stream. A {@code Retry} filter
+ * changes nothing: its default methods leave a POST alone, and one listing POST cannot send again a body whose upload
+ * is still reading the stalled client (docs/configuration.md, "Retry").
  */
 class ResetMidUploadTest {
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -69,7 +70,13 @@ class ResetMidUploadTest {
     enum OriginEnd {
         H1_RESET(null), H2C_RESET(ScriptedH2cOrigin.Refusal.CONNECTION_RESET),
         H2C_STREAM_ERROR(ScriptedH2cOrigin.Refusal.STREAM_ERROR),
-        H2C_GOAWAY(ScriptedH2cOrigin.Refusal.GOAWAY_PROCESSED);
+        H2C_GOAWAY(ScriptedH2cOrigin.Refusal.GOAWAY_PROCESSED),
+        /**
+         * Run 84's origin: a refusal (GOAWAY below the stream, its listener closed) and at once a reset that may
+         * discard it: 502 either way, {@code connect_refused} (the GOAWAY read, the retry's dial refused) or
+         * {@code upstream_reset} (the reset read first).
+         */
+        H2C_GOAWAY_RESET(ScriptedH2cOrigin.Refusal.GOAWAY_THEN_RESET);
 
         final ScriptedH2cOrigin.Refusal h2;
 
@@ -136,17 +143,18 @@ class ResetMidUploadTest {
     }
 
     /**
-     * Every origin end × every client × both paces without a retry (the transport alternating, so each origin end
-     * and client meets both); then the two {@code Retry} filters over HTTP/1.1 and h2c clients (one listing POST with
-     * a stalled client only: a trickling one is retried when its next bytes end the upload's read within the stop's
-     * 100 ms, a race, see the journal 2026-12-02-s61-reset).
+     * Every origin end × every client × both paces without a retry (the transport alternating, so each origin end and
+     * client meets both; run 84's refusal-then-reset with a stalled client only, its shape); then the two {@code Retry}
+     * filters over HTTP/1.1 and h2c clients (one listing POST with a stalled client only: a trickling one is retried
+     * when its next bytes end the upload's read within the stop's 100 ms, a race, see the journal
+     * 2026-12-02-s61-reset).
      */
     static Stream<Arguments> cells() {
         List<Arguments> out = new ArrayList<>();
         int i = 0;
         for (OriginEnd o : OriginEnd.values()) {
             for (ClientKind c : ClientKind.values()) {
-                for (Pace p : Pace.values()) {
+                for (Pace p : o == OriginEnd.H2C_GOAWAY_RESET ? List.of(Pace.STALLED) : List.of(Pace.values())) {
                     out.add(Arguments.of(o, c, p, i++ % 2 == 0 ? Transport.JDK : Transport.EPOLL, RetryFilter.NONE));
                 }
             }
@@ -189,7 +197,7 @@ class ResetMidUploadTest {
             } else {
                 h1Exchange(gw, client, pace, path, sent, origin);
             }
-            assertLoggedOnceAndCounted(lines, path, gw);
+            assertLoggedOnceAndCounted(lines, path, gw, end);
             assertThat(origin.requests()).as("requests the origin got: no retry").isEqualTo(1);
         } finally {
             accessLog.detachAppender(capture);
@@ -331,8 +339,8 @@ class ResetMidUploadTest {
         return s;
     }
 
-    /** One access line for the exchange, 502 {@code upstream_reset}, and the metrics that agree. */
-    private static void assertLoggedOnceAndCounted(List<String> lines, String path, ServedGateway gw)
+    /** One access line for the exchange, 502 {@code upstream_reset} (see {@link OriginEnd}), and the metrics. */
+    private static void assertLoggedOnceAndCounted(List<String> lines, String path, ServedGateway gw, OriginEnd end)
             throws Exception {
         long logged = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (lines.stream().noneMatch(l -> l.contains(path)) && System.nanoTime() < logged) {
@@ -342,14 +350,16 @@ class ResetMidUploadTest {
         assertThat(ours).as("the access log's lines").hasSize(1);
         String line = ours.getFirst();
         assertThat(line).as("the access line's status").contains("\"http.response.status_code\":502,");
-        assertThat(line).contains("\"loomgate.failure\":\"upstream_reset\"");
+        String kind = end == OriginEnd.H2C_GOAWAY_RESET && line.contains("\"loomgate.failure\":\"connect_refused\"")
+                ? "connect_refused" : "upstream_reset";
+        assertThat(line).contains("\"loomgate.failure\":\"" + kind + "\"");
         EcsSchema.assertValid(List.of(line));
         PrometheusText metrics = new PrometheusText(CLIENT.send(HttpRequest.newBuilder(URI.create(
                 "http://127.0.0.1:" + gw.adminPort() + "/metrics")).timeout(Duration.ofSeconds(10)).build(),
                 HttpResponse.BodyHandlers.ofString()).body());
         assertThat(metrics.value("loomgate_requests_total", "route=main", "method=POST", "status=5xx"))
                 .as("the POST counted").isEqualTo(1.0);
-        assertThat(metrics.value("loomgate_exchange_failures_total", "route=main", "kind=upstream_reset"))
+        assertThat(metrics.value("loomgate_exchange_failures_total", "route=main", "kind=" + kind))
                 .as("the failure counted").isEqualTo(1.0);
     }
 
@@ -411,6 +421,7 @@ class ResetMidUploadTest {
             } else {
                 h1 = null;
                 h2 = RefusedStreamAfterBodyTest.refusingAt(end.h2, at);
+                h2.goneAfterRefusal = end == OriginEnd.H2C_GOAWAY_RESET;
             }
         }
 

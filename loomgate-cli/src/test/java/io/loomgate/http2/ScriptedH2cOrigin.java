@@ -34,7 +34,12 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         /** RST_STREAM INTERNAL_ERROR on the stream (the connection goes on). */
         STREAM_ERROR,
         /** GOAWAY INTERNAL_ERROR whose last stream is this one (it may have been processed), then the close. */
-        GOAWAY_PROCESSED
+        GOAWAY_PROCESSED,
+        /**
+         * A refusal (GOAWAY below the stream) then a reset at once, the gateway's frames unread: the reset may
+         * discard the GOAWAY before the gateway reads it (this origin's refusal until 4eacfa5a, run 84).
+         */
+        GOAWAY_THEN_RESET
     }
 
     /**
@@ -280,7 +285,10 @@ final class ScriptedH2cOrigin implements AutoCloseable {
                     ? Frames.REFUSED_STREAM : Frames.INTERNAL_ERROR));
             return false;
         }
-        if (refusal == Refusal.CONNECTION_RESET) {
+        if (refusal == Refusal.GOAWAY_THEN_RESET) {
+            c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR, "idle"));
+        }
+        if (refusal == Refusal.CONNECTION_RESET || refusal == Refusal.GOAWAY_THEN_RESET) {
             c.socket.setSoLinger(true, 0);
             c.socket.close();
             return true;
