@@ -102,7 +102,7 @@ class RefusedStreamAfterBodyTest {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private static byte[] body(int size) {
+    static byte[] body(int size) {
         byte[] b = new byte[size];
         new Random(size).nextBytes(b);
         return b;
@@ -580,7 +580,7 @@ class RefusedStreamAfterBodyTest {
     }
 
     /** An appender, started, that adds each event's message to {@code lines}. */
-    private static AppenderBase<ILoggingEvent> capture(List<String> lines) {
+    static AppenderBase<ILoggingEvent> capture(List<String> lines) {
         AppenderBase<ILoggingEvent> capture = new AppenderBase<>() {
             @Override
             protected void append(ILoggingEvent e) {
@@ -666,7 +666,7 @@ class RefusedStreamAfterBodyTest {
     }
 
     /** The answer up to the end of its body (Content-Length) or of the connection. */
-    private static String readAnswer(InputStream in) throws IOException {
+    static String readAnswer(InputStream in) throws IOException {
         ByteArrayOutputStream got = new ByteArrayOutputStream();
         byte[] b = new byte[4096];
         int headEnd = -1;

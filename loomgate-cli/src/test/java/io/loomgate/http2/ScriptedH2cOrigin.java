@@ -24,7 +24,23 @@ final class ScriptedH2cOrigin implements AutoCloseable {
      * answers it, says GOAWAY with the stream below it as the last one then closes the connection (an origin's idle
      * close crossing the request), or resets it with REFUSED_STREAM. Either way the origin processed nothing.
      */
-    enum Refusal { NONE, GOAWAY_BELOW, REFUSED_STREAM }
+    enum Refusal {
+        NONE, GOAWAY_BELOW, REFUSED_STREAM,
+        /**
+         * Not refusals: the origin fails mid-request, having maybe processed it (session 61, {@code
+         * ResetMidUploadTest}). The connection reset (SO_LINGER 0 close: a crash, a load balancer's reset).
+         */
+        CONNECTION_RESET,
+        /** RST_STREAM INTERNAL_ERROR on the stream (the connection goes on). */
+        STREAM_ERROR,
+        /** GOAWAY INTERNAL_ERROR whose last stream is this one (it may have been processed), then the close. */
+        GOAWAY_PROCESSED,
+        /**
+         * A refusal (GOAWAY below the stream) then a reset at once, the gateway's frames unread: the reset may
+         * discard the GOAWAY before the gateway reads it (this origin's refusal until 4eacfa5a, run 84).
+         */
+        GOAWAY_THEN_RESET
+    }
 
     /**
      * How a request with a body that is not refused is answered: 200 {@code ok} once its body ended; an echo, its
@@ -282,11 +298,24 @@ final class ScriptedH2cOrigin implements AutoCloseable {
             server.close();
         }
         c.refused.add(stream);
-        if (refusal == Refusal.REFUSED_STREAM) {
-            c.frame(Frames.RST_STREAM, 0, stream, WireFrames.int32(Frames.REFUSED_STREAM));
+        if (refusal == Refusal.REFUSED_STREAM || refusal == Refusal.STREAM_ERROR) {
+            c.frame(Frames.RST_STREAM, 0, stream, WireFrames.int32(refusal == Refusal.REFUSED_STREAM
+                    ? Frames.REFUSED_STREAM : Frames.INTERNAL_ERROR));
             return false;
         }
-        c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR, "idle"));
+        if (refusal == Refusal.GOAWAY_THEN_RESET) {
+            c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR, "idle"));
+        }
+        if (refusal == Refusal.CONNECTION_RESET || refusal == Refusal.GOAWAY_THEN_RESET) {
+            c.socket.setSoLinger(true, 0);
+            c.socket.close();
+            return true;
+        }
+        if (refusal == Refusal.GOAWAY_PROCESSED) {
+            c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(stream, Frames.INTERNAL_ERROR, "failed"));
+        } else {
+            c.frame(Frames.GOAWAY, 0, 0, WireFrames.goAway(Math.max(0, stream - 2), Frames.NO_ERROR, "idle"));
+        }
         // A FIN after the GOAWAY, then what the gateway still sends read away, then the close: a close with unread
         // bytes in the receive buffer sends a reset, and a reset that arrives before the gateway read the GOAWAY
         // discards it (Linux purges the receive queue), so the refusal would sometimes reach the gateway as a reset

@@ -36,6 +36,15 @@ public abstract class BodyInputStream extends BulkInputStream {
     }
 
     /**
+     * Bytes of the body a read returns now without waiting for its sender: {@link #available()} by default. A body
+     * read from a socket through a buffer also counts what the socket holds (a system call), where
+     * {@code available()} counts the buffer only: for a caller that would rather not block on a paused sender.
+     */
+    public int readyBytes() throws IOException {
+        return available();
+    }
+
+    /**
      * Does now, on the calling thread, what the first read does besides reading (HTTP/1.1's "100 Continue" to the
      * client): for a body about to be read on another thread while this one may write the response (full duplex),
      * so that two threads never write to the client at once. Nothing by default.

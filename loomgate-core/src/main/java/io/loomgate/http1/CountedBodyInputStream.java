@@ -61,4 +61,10 @@ abstract class CountedBodyInputStream extends BodyInputStream {
     public int available() {
         return (int) Math.min(in.buffered(), remaining);
     }
+
+    /** The buffer's bytes, or when it is empty the socket's (a system call), within the current run. */
+    @Override
+    public int readyBytes() throws IOException {
+        return (int) Math.min(in.available(), remaining);
+    }
 }

@@ -5,7 +5,7 @@ import java.io.IOException;
 
 /**
  * A body that adds a step to another body's reads (a size cap, a "100 Continue" on the first read) and otherwise is
- * that body: it forwards the array read, {@link #available()}, {@link #startReading()}, {@link #isComplete()} and
+ * that body: it forwards the array read, {@link #available()}, {@link #readyBytes()}, {@link #startReading()}, {@link #isComplete()} and
  * {@link #trailers()}. It does not forward direct reads or {@link #awaitData()}: a subclass that wants them forwards
  * them itself, so a step on the array read is never bypassed by accident.
  */
@@ -24,6 +24,11 @@ public abstract class ForwardingBodyInputStream extends BodyInputStream {
     @Override
     public int available() throws IOException {
         return body.available();
+    }
+
+    @Override
+    public int readyBytes() throws IOException {
+        return body.readyBytes();
     }
 
     @Override

@@ -93,11 +93,19 @@ final class EarlyAnswerDiscards {
             if (discardTimer != null && discarding > overdue.size()) {
                 discardTimer.armAt(earliestDiscardDueLocked(overdue));
             }
+            if (overdue.isEmpty()) {
+                return;
+            }
+            conn.writerStartsLocked(); // the streams leave the table before their RST_STREAM: no park under it
         } finally {
             conn.lock.unlock();
         }
-        for (Http2Stream s : overdue) {
-            conn.resets.stopClient(s, "rest of an early-answered request not sent within its bound");
+        try {
+            for (Http2Stream s : overdue) {
+                conn.resets.stopClient(s, "rest of an early-answered request not sent within its bound");
+            }
+        } finally {
+            conn.handlerEnded();
         }
     }
 

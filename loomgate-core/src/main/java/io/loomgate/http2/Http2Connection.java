@@ -536,6 +536,16 @@ public final class Http2Connection {
         }
     }
 
+    /**
+     * Under the lock: a thread other than a stream's handler is about to write (the overdue discards' RST_STREAMs,
+     * whose streams leave the table before the write): counted as a handler, so the reader does not park the
+     * connection, whose channel is then non-blocking, under that write; {@link #handlerEnded} after it. Session 61:
+     * without it the write failed with IllegalBlockingModeException and the RST_STREAM was never sent.
+     */
+    void writerStartsLocked() {
+        handlers++;
+    }
+
     /** A stream's handler returned, after its last write: once none runs, the connection may park. */
     void handlerEnded() {
         lock.lock();

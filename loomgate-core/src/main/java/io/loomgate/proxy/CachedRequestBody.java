@@ -94,6 +94,12 @@ final class CachedRequestBody {
             return position >= bytes.length;
         }
 
+        /** All of it is here: nothing of a cached body waits for its client. */
+        @Override
+        public int readyBytes() {
+            return bytes.length - position;
+        }
+
         @Override
         public String toString() {
             return "cached request body (" + bytes.length + " bytes, at " + position + ")";

@@ -25,7 +25,9 @@ import java.time.Duration;
  *
  * <p>The request body goes beside the request's thread to an https origin, or when it is chunked or larger than
  * {@link #SENT_BEFORE_HEAD_MAX}; a small one to a plain origin is sent here, watching between pieces for an answer
- * that comes before the whole body (RFC 9112 §9.5), from which point the rest goes beside (see {@link #relayBody}).
+ * that comes before the whole body (RFC 9112 §9.5), from which point the rest goes beside (see {@link #relayBody}),
+ * and for a client that has none of the rest waiting, whose rest goes beside too: this thread never blocks on the
+ * client, so it notices an origin that fails meanwhile.
  */
 final class Http1Codec implements UpstreamCodec {
     /**
@@ -105,12 +107,28 @@ final class Http1Codec implements UpstreamCodec {
             relayBeside(body, upload, chunks, length);
             return 0;
         }
-        AnswerWatch watched = new AnswerWatch(chunks != null ? chunks : out);
+        if (body.readyBytes() == 0) {
+            // Nothing of the body here yet (a client that sends its head first, or waits for a 100 Continue): the
+            // body goes beside from its start, so this thread watches the origin while the client is awaited.
+            relayBeside(body, upload, chunks, length);
+            return 0;
+        }
+        AnswerWatch watched = new AnswerWatch(chunks != null ? chunks : out, body, length);
         while (true) {
             try {
                 BodyRelay.copy(body, watched, length);
                 break;
             } catch (BodyRelay.WriteFailed e) {
+                if (e.getCause() instanceof ClientPaused) {
+                    // The client has sent nothing more for now: its rest goes beside, and this thread reads the
+                    // origin, so an origin that fails meanwhile (a reset, a close) is a 502 at once, not a 408
+                    // at the client's read timeout (session 61).
+                    out.flush();
+                    long sent = watched.written;
+                    upload.sentOnRequestThread(sent);
+                    relayBeside(body, upload, chunks, length - sent);
+                    return sent;
+                }
                 if (!(e.getCause() instanceof OriginAnswered)) {
                     throw e;
                 }
@@ -167,23 +185,48 @@ final class Http1Codec implements UpstreamCodec {
     }
 
     /**
-     * The upload's output, which stops with {@link OriginAnswered} once the origin has sent anything: one
-     * {@code available()} (a cheap system call) per piece of body, not per byte, and only after the piece was
-     * written, so no byte of the body is lost when the upload resumes.
+     * The client has none of the body's rest buffered: reading it here would block this thread on the client while
+     * nothing watches the origin (session 61: an origin that reset then was seen only at the client's read timeout,
+     * a 408 where a 502 was due).
+     */
+    static final class ClientPaused extends IOException {
+        ClientPaused() {
+            super("the client paused mid-body: the rest goes beside");
+        }
+
+        /** A signal, not a failure: no stack trace (it is thrown on an ordinary slow upload). */
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    }
+
+    /**
+     * The upload's output, which stops with {@link OriginAnswered} once the origin has sent anything, or with
+     * {@link ClientPaused} once the client's body has nothing more waiting before its end (in the gateway's buffer
+     * or the socket's): two {@code available()} calls (cheap) per piece of body, not per byte, and only after the piece was written, so no byte of the body is
+     * lost when the upload resumes, here or beside.
      */
     private final class AnswerWatch extends RequestUpload.PieceOutput {
+        private final BodyInputStream body;
+        private final long length;
         /** Bytes of the body written so far. */
         private long written;
 
-        AnswerWatch(OutputStream out) {
+        AnswerWatch(OutputStream out, BodyInputStream body, long length) {
             super(out);
+            this.body = body;
+            this.length = length;
         }
 
         @Override
-        void afterPiece(int length) throws IOException {
-            written += length;
+        void afterPiece(int piece) throws IOException {
+            written += piece;
             if (connection.input().available() > 0) {
                 throw new OriginAnswered();
+            }
+            if (written < length && body.readyBytes() == 0) {
+                throw new ClientPaused();
             }
         }
     }
@@ -199,10 +242,14 @@ final class Http1Codec implements UpstreamCodec {
         }
     }
 
-    /** A failed read of the client beside closed this connection, which is what failed the head's read. */
+    /**
+     * A failed read of the client beside closed this connection (the attempt's abort), which is what failed the
+     * head's read: that failure is let land. An origin that failed by itself (a reset, a close: no abort) is
+     * reported at once, not after a wait for the relay, which may be blocked on a paused client (session 61).
+     */
     @Override
     public IOException explainHeadFailure(IOException e, RequestUpload upload) {
-        IOException client = upload.clientBodyFailure();
+        IOException client = attempt.aborted() ? upload.clientBodyFailure() : upload.clientBodyFailureNow();
         return client != null ? client : e;
     }
 

@@ -406,6 +406,13 @@ public final class ProxyHandler implements ExchangeHandler {
                             LocalReplies.failureText(failure).getBytes(StandardCharsets.UTF_8).length);
         }
         listener.exchangeFailed(x);
+        if (failure.source() == ProxyFailure.Source.UPSTREAM && x.outcome.bytesIn > 0
+                && !x.downstream.requestBody().isComplete()) {
+            // The origin failed while the client's body was going to it (session 61): the rest is of no use, so
+            // the client is not made to send it for a keep-alive (HTTP/1.1: Connection: close, as when the upload's
+            // read of it was cut; HTTP/2 ends the stream as for any early answer).
+            x.downstream.closeAfterResponse();
+        }
         if (grpc != null) {
             LocalReplies.answerGrpc(x, failure, grpc);
         } else {

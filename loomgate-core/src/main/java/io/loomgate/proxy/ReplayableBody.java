@@ -167,6 +167,20 @@ final class ReplayableBody {
             }
         }
 
+        /** The kept bytes this pass has not had, else what the client's body has ready. */
+        @Override
+        public int readyBytes() throws IOException {
+            state.lock();
+            try {
+                if (kept != null && position < keptLength) {
+                    return keptLength - position;
+                }
+            } finally {
+                state.unlock();
+            }
+            return client.readyBytes();
+        }
+
         private boolean hasKept() {
             state.lock();
             try {

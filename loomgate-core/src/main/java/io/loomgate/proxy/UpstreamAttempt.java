@@ -425,6 +425,11 @@ final class UpstreamAttempt implements AutoCloseable, RefusedStreamCopy.Upload {
         }
     }
 
+    /** Whether {@link #abort()} ended the attempt (its own relay after a client failure, a cancel, a deadline). */
+    boolean aborted() {
+        return phase == ABORTED;
+    }
+
     /**
      * Cancels the attempt from another thread (a gRPC deadline's watchdog, an HTTP/2 client's RST_STREAM, a drain's
      * deadline) without blocking: the codec ends the origin's side (an HTTP/2 stream reset, an HTTP/1.1 socket

@@ -24,7 +24,8 @@
  *  │       pool full 503
  *  │     sendHead → relayBody → readHead (1xx passed on) ─── no head in time 504, reset/invalid 502
  *  │       relayBody, full duplex: the body goes beside this thread (to HTTP/2 and https origins always, to http
- *  │         ones when chunked or over 64 KiB, or once they answer mid-upload) while the answer is read and
+ *  │         ones when chunked or over 64 KiB, once they answer mid-upload or the client pauses mid-body)
+ *  │         while the answer is read and
  *  │         relayed; an answer that says Connection: close (413 …) stops the upload: relayed, Connection: close
  *  │       readHead: the route timeout spans all 1xx; more than 32 of them → 502; a 101 must name an asked protocol
  *  │   a failed attempt is closed (connection discarded); FailureClassifier.mayRetry decides on another:
