@@ -96,7 +96,10 @@ final class EarlyAnswerDiscards {
             if (overdue.isEmpty()) {
                 return;
             }
-            conn.writerStartsLocked(); // the streams leave the table before their RST_STREAM: no park under it
+            // The streams leave the table before their RST_STREAMs are written: counted as a handler meanwhile, or
+            // the reader may park the connection (its channel then non-blocking) under the write, which failed with
+            // IllegalBlockingModeException and the RST_STREAM was never sent (session 61). handlerEnded after.
+            conn.writerStartsLocked();
         } finally {
             conn.lock.unlock();
         }

@@ -53,10 +53,7 @@ public final class Http2Connection {
     private static final Logger log = LoggerFactory.getLogger(Http2Connection.class);
     /** Our receive window for the whole connection; credit returns as soon as DATA is buffered per stream. */
     static final int CONNECTION_WINDOW = 1 << 20;
-    /**
-     * The most a stream's receive window grows to while its handler keeps up with the upload (see
-     * {@link InboundBody#read}); SETTINGS_INITIAL_WINDOW_SIZE is where it starts.
-     */
+    /** How far a stream's receive window grows while its handler keeps up (from SETTINGS_INITIAL_WINDOW_SIZE). */
     static final int MAX_STREAM_WINDOW = 1 << 20;
     /**
      * Window granted beyond SETTINGS_INITIAL_WINDOW_SIZE, summed over a connection's open streams, at most this: a
@@ -163,10 +160,7 @@ public final class Http2Connection {
         return run(true);
     }
 
-    /**
-     * Carries on after a park, on the calling (new) thread, reading from the socket's new input; returns as
-     * {@link #serve()}.
-     */
+    /** Carries on after a park on the calling (new) thread, reading the new input; returns as {@link #serve()}. */
     public boolean resume(WatchedInputStream socketIn) throws IOException {
         this.socketIn = socketIn;
         frames.input(new FrameInput(socketIn, NOTHING));
@@ -536,12 +530,7 @@ public final class Http2Connection {
         }
     }
 
-    /**
-     * Under the lock: a thread other than a stream's handler is about to write (the overdue discards' RST_STREAMs,
-     * whose streams leave the table before the write): counted as a handler, so the reader does not park the
-     * connection, whose channel is then non-blocking, under that write; {@link #handlerEnded} after it. Session 61:
-     * without it the write failed with IllegalBlockingModeException and the RST_STREAM was never sent.
-     */
+    /** Under the lock: a writer that is no stream's handler counts as one, so no park comes under its write. */
     void writerStartsLocked() {
         handlers++;
     }
