@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 // The last test's thread dump matches every connection's stream 1, a neighbour's too: here every stream 1 is
 // answered early (a 401 before its body), so its thread ends at once unless the behaviour under test broke.
 @Execution(ExecutionMode.CONCURRENT)
-class Http2LingerTest {
+public class Http2LingerTest {
     /** The gateway's linger-timeout in the tests that wait it out (the default is 10 s). */
     private static final Duration LINGER = Duration.ofSeconds(2);
     /**
@@ -237,7 +237,7 @@ class Http2LingerTest {
     }
 
     /** The names of this JVM's threads, virtual ones included, that match {@code regex} whole. */
-    static List<String> threadsNamed(String regex) throws IOException {
+    public static List<String> threadsNamed(String regex) throws IOException {
         Path dump = Files.createTempFile("threads", ".json");
         Files.delete(dump);
         try {

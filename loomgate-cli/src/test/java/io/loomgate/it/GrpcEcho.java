@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Methods of {@code test.Echo}:
  * <ul>
  *   <li>{@code Unary}: echoes the message; {@code "sleep <ms>"} answers after that long (unless cancelled first),
- *       {@code "fail <text>"} ends with FAILED_PRECONDITION and that text;</li>
+ *       {@code "fail <text>"} ends with FAILED_PRECONDITION and that text, {@code "deadline <text>"} with
+ *       DEADLINE_EXCEEDED (the origin's own verdict, trailers-only);</li>
  *   <li>{@code ServerStream}: {@code "<n>"} answers n messages {@code "message i"}; {@code "<n> then wait"} sends them
  *       and then waits to be cancelled (or killed) without ending;</li>
  *   <li>{@code ClientStream}: answers the number of messages and bytes it got, {@code "<count> <bytes>"};</li>
@@ -70,6 +71,13 @@ final class GrpcEcho implements AutoCloseable {
 
     /** Method names of the calls the server saw cancelled, in order. */
     final BlockingQueue<String> cancelled = new LinkedBlockingQueue<>();
+    /** Method names of the calls the server was asked, in order: a call sent twice (retried) is here twice. */
+    final BlockingQueue<String> started = new LinkedBlockingQueue<>();
+    /**
+     * The time each call had left by its deadline when its handler started, in ms (what the {@code grpc-timeout} it
+     * arrived with said, less grpc-java's own delay); -1 for a call without one.
+     */
+    final BlockingQueue<Long> deadlineLeftMs = new LinkedBlockingQueue<>();
     /** Counted down when a {@code "then wait"} stream has sent its messages. */
     final CountDownLatch streamWaiting = new CountDownLatch(1);
     private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
@@ -163,6 +171,9 @@ final class GrpcEcho implements AutoCloseable {
     }
 
     private void watchCancel(String method, StreamObserver<byte[]> out) {
+        io.grpc.Deadline deadline = io.grpc.Context.current().getDeadline();
+        deadlineLeftMs.add(deadline == null ? -1 : deadline.timeRemaining(TimeUnit.MILLISECONDS));
+        started.add(method);
         ((ServerCallStreamObserver<byte[]>) out).setOnCancelHandler(() -> cancelled.add(method));
     }
 
@@ -179,6 +190,8 @@ final class GrpcEcho implements AutoCloseable {
             }, Long.parseLong(t.substring(6)), TimeUnit.MILLISECONDS);
         } else if (t.startsWith("fail ")) {
             out.onError(Status.FAILED_PRECONDITION.withDescription(t.substring(5)).asRuntimeException());
+        } else if (t.startsWith("deadline ")) {
+            out.onError(Status.DEADLINE_EXCEEDED.withDescription(t.substring(9)).asRuntimeException());
         } else {
             out.onNext(request);
             out.onCompleted();

@@ -22,6 +22,11 @@ import java.time.Duration;
 final class GrpcCalls {
     /** A grpc-timeout longer than this (about 36 years; 99999999H is allowed) is no deadline at all. */
     private static final long NO_DEADLINE_NANOS = 1L << 60;
+    /**
+     * How far ahead of the gateway's deadline a client's own may fall: the time between the client's sending the
+     * call's head (the grpc-timeout is what it had left then) and the gateway's reading it, on a loaded machine.
+     */
+    private static final long CLIENT_DEADLINE_LEAD_NANOS = 50_000_000;
 
     private GrpcCalls() {
     }
@@ -85,6 +90,19 @@ final class GrpcCalls {
         return new ProxyFailure(Kind.DEADLINE_EXCEEDED, "the call's deadline (grpc-timeout, " + ms + " ms) passed"
                 + (x.upstream.attempt == null ? "" : " waiting for " + x.upstream.attempt.endpoint() + " (route '"
                 + x.routeId() + "'): the upstream request was cancelled"), failure);
+    }
+
+    /**
+     * The grpc-status a call reports whose client left (reset its stream, closed its connection): {@code CANCELLED},
+     * or {@code DEADLINE_EXCEEDED} when it left at its deadline: gRPC clients enforce their deadline themselves, reset
+     * the stream when it passes and report that. Their deadline falls a little before the gateway's, which counts the
+     * same grpc-timeout from when it read the head, so a reset within {@link #CLIENT_DEADLINE_LEAD_NANOS} of the
+     * gateway's deadline is taken as the client's deadline.
+     */
+    static GrpcStatus reportedByClientThatLeft(Exchange x) {
+        boolean atDeadline = x.grpc.hasDeadline() && (x.grpc.expired
+                || System.nanoTime() - (x.grpc.deadlineNanos - CLIENT_DEADLINE_LEAD_NANOS) >= 0);
+        return atDeadline ? GrpcStatus.DEADLINE_EXCEEDED : GrpcStatus.CANCELLED;
     }
 
     /** A connection deadline (System.nanoTime()) no later than the gRPC deadline, if the call has one. */

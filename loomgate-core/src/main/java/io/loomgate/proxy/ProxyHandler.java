@@ -393,6 +393,10 @@ public final class ProxyHandler implements ExchangeHandler {
         boolean answered = !failure.clientGone();
         if (grpc != null && answered) {
             x.grpc.status = grpc.code();
+        } else if (grpc != null && failure.kind() == Kind.CLIENT_ABORTED) {
+            // Sent nothing, but the call still ended with a status, the one its client reports itself: counted and
+            // logged too (before session 61 a gRPC call its client cancelled had none; a drain's cut still has none).
+            x.grpc.status = GrpcCalls.reportedByClientThatLeft(x).code();
         }
         if (!x.downstream.isResponseStarted()) {
             // A client gone (it left, or the drain closed its connection) was sent nothing: 0, "no response", which
