@@ -64,10 +64,12 @@ public interface ServerExchange {
     }
 
     /**
-     * Whether the drain's deadline closed the client connection, cut by it or after its client had left: the
-     * process is ending, so an origin awaited is not let answer to keep its connection.
+     * Whether the client connection is gone under this exchange: the drain's deadline closed it (cut by it or after
+     * its client had left: the process is ending), or a watcher saw its HTTP/1.1 client leave while the exchange
+     * waited for a slow origin (LeftClientWatch: nobody waits for the answer). Either way an origin awaited is not
+     * let answer to keep its connection: the attempt is aborted at once, as nginx aborts its upstream request.
      */
-    default boolean closedAtDrainsDeadline() {
+    default boolean clientConnectionGone() {
         return false;
     }
 
