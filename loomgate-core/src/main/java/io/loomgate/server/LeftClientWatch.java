@@ -53,12 +53,14 @@ final class LeftClientWatch {
         try {
             while (!stopping.getAsBoolean()) {
                 TimeUnit.NANOSECONDS.sleep(SWEEP_NANOS);
-                sweep(open, System.nanoTime(), stopping);
+                try {
+                    sweep(open, System.nanoTime(), stopping);
+                } catch (RuntimeException e) { // a bug, or a thread that could not start: the next pass tries again
+                    log.error("a pass of the sweeper for clients that left failed", e);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            log.error("the sweeper for clients that left stopped", e);
         }
     }
 
