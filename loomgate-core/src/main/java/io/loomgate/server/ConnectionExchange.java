@@ -72,7 +72,7 @@ abstract class ConnectionExchange implements ServerExchange {
     }
 
     @Override
-    public final boolean closedAtDrainsDeadline() {
+    public final boolean clientConnectionGone() {
         return connection.drainCut().isClosed();
     }
 
