@@ -15,6 +15,7 @@ import io.loomgate.threads.ConnectionExecutors;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import jdk.jfr.FlightRecorder;
 import org.junit.jupiter.api.AfterEach;
@@ -47,12 +48,21 @@ class PinnedEventMonitorTest {
     /** Counted down by {@link InitialisedByAPlatformThread}'s initialiser once it runs. */
     private static final CountDownLatch INITIALISING = new CountDownLatch(1);
 
-    /** Initialised by a platform thread, slowly, while a virtual thread waits for it. */
+    /** Counted down by the waiting virtual thread just before it touches the class. */
+    private static final CountDownLatch WAITER_STARTED = new CountDownLatch(1);
+
+    /**
+     * Initialised by a platform thread, slowly, while a virtual thread waits for it. The slow part starts once the
+     * waiter has started (CI run 87, load ~11: a waiter started 80 ms after the initialiser waited for nothing, or
+     * under the 20 ms threshold, and no event came), and lasts 200 ms, so a waiter descheduled before its touch still
+     * waits past the threshold.
+     */
     static final class InitialisedByAPlatformThread {
         static {
             INITIALISING.countDown();
             try {
-                Thread.sleep(80);
+                WAITER_STARTED.await(10, TimeUnit.SECONDS);
+                Thread.sleep(200);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -122,7 +132,10 @@ class PinnedEventMonitorTest {
     void aWaitForAnotherThreadsClassInitialisationIsCountedAndLoggedAtInfo() throws Exception {
         Thread initialiser = Thread.ofPlatform().name("initialiser").start(InitialisedByAPlatformThread::touch);
         INITIALISING.await();
-        Thread waiter = ConnectionExecutors.startVirtual("waits-for-clinit", InitialisedByAPlatformThread::touch);
+        Thread waiter = ConnectionExecutors.startVirtual("waits-for-clinit", () -> {
+            WAITER_STARTED.countDown();
+            InitialisedByAPlatformThread.touch();
+        });
         waiter.join();
         initialiser.join();
 
