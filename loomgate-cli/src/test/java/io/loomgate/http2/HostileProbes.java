@@ -46,13 +46,17 @@ abstract class HostileProbes {
     static final String SKIP_PROPERTY = "loomgate.probe.skip";
     /** Unique paths and ids across the classes' cells. */
     static final AtomicInteger IDS = new AtomicInteger();
-    /** This class's gateways, one per provider, and their origins: null until a cell needs them. */
+    /**
+     * This class's gateways, one per provider, and their origins: null until a cell needs them, and each gateway
+     * then starts with the first cell on it (ProbeListeners).
+     */
     private volatile ProbeListeners listeners;
     private final ReentrantLock starting = new ReentrantLock();
 
     /**
-     * This class's gateways, started by the first cell that runs: a pass whose -D filters leave none of a class's
-     * cells (the epoll and thread-model passes run a few kinds' or probes' cells) starts none of its gateways.
+     * This class's gateways, made by the first cell that runs, each gateway started by the first cell on it: a pass
+     * whose -D filters leave none of a class's cells on a gateway (the epoll pass keeps {@code tls(jdk)}'s, the
+     * thread-model pass the slow clients') starts none of it.
      */
     ProbeListeners listeners() {
         ProbeListeners l = listeners;
@@ -62,7 +66,7 @@ abstract class HostileProbes {
         starting.lock(); // not synchronized: the start waits on sockets, and the cells run on virtual threads too
         try {
             if (listeners == null) {
-                listeners = new ProbeListeners();
+                listeners = new ProbeListeners(getClass().getSimpleName());
             }
             return listeners;
         } catch (Exception e) {
