@@ -146,6 +146,11 @@ final class ProbeListeners implements AutoCloseable {
         }
     }
 
+    /** Starts gateway {@code g} (and warms it up over TLS) unless it is started. */
+    void ensureStarted(Gateway g) {
+        on(g);
+    }
+
     /** Gateway {@code g}, started (and warmed up over TLS) by the first caller. */
     private Started on(Gateway g) {
         Started s = ready.get(g);
