@@ -48,15 +48,15 @@ abstract class HostileProbes {
     static final AtomicInteger IDS = new AtomicInteger();
     /**
      * This class's gateways, one per provider, and their origins: null until a cell needs them, and each gateway
-     * then starts with the first cell on it (ProbeListeners).
+     * then: those its kept cells use, started before its first cell runs.
      */
     private volatile ProbeListeners listeners;
     private final ReentrantLock starting = new ReentrantLock();
 
     /**
-     * This class's gateways, made by the first cell that runs, each gateway started by the first cell on it: a pass
-     * whose -D filters leave none of a class's cells on a gateway (the epoll pass keeps {@code tls(jdk)}'s, the
-     * thread-model pass the slow clients') starts none of it.
+     * This class's gateways, made by the first cell that runs, with the gateways its kept cells use: a pass whose -D
+     * filters leave none of a class's cells on a gateway (the epoll pass keeps {@code tls(jdk)}'s, the thread-model
+     * pass the slow clients' and the silent TLS connections') starts none of it.
      */
     ProbeListeners listeners() {
         ProbeListeners l = listeners;

@@ -26,7 +26,8 @@ import javax.net.ssl.SSLSocket;
  * Conscrypt), each serving HTTP/1.1 and HTTP/2 on one port, configured as the traffic matrix's are (admin and
  * metrics, the JSON access log, a route with {@code Retry} and one with a rate limit), with short deadlines so that
  * the slow-client probes end in seconds. And the six ways a client reaches them. Each gateway starts when a cell
- * first needs it: a class whose kept cells use one gateway starts one.
+ * is asked for ({@link #ensureStarted}: HostileProbes asks for those its kept cells use): a class whose kept cells use
+ * one gateway starts one.
  */
 final class ProbeListeners implements AutoCloseable {
     /**
@@ -133,9 +134,9 @@ final class ProbeListeners implements AutoCloseable {
     private final Map<Gateway, ReentrantLock> starting = new EnumMap<>(Gateway.class);
 
     /**
-     * Nothing started yet: each gateway starts when a cell first needs it ({@link #on}). A pass whose -D filters keep
-     * cells of one gateway only (the epoll pass: {@code tls(jdk)}) starts that one; until session 61 every class
-     * started all three, and the epoll pass 12 gateways where it needed 4.
+     * Nothing started yet: each gateway starts when first asked for ({@link #ensureStarted}, {@link #on}). A pass
+     * whose -D filters keep cells of one gateway only (the epoll pass: {@code tls(jdk)}) starts that one; until
+     * session 61 every class started all three, and the epoll pass 12 gateways where it needed 4.
      */
     ProbeListeners(String owner) throws Exception {
         this.owner = owner;
