@@ -133,36 +133,90 @@ class HostileSlowClientProbeTest extends HostileProbes {
                 .isLessThan(ProbeListeners.READ_TIMEOUT_MS + 8000);
     }
 
+    /** How long a client that never reads may wait for the gateway's cut: its send buffer filled, then read-timeout. */
+    static final long NEVER_READS_CUT_MS = 60_000;
+
+    /**
+     * A client that never reads a byte of a 32 MiB response: its receive buffer is a few KB
+     * ({@link ProbeListeners#tinyReceiveBuffer}; over HTTP/2 its flow-control windows are wide open, so that the
+     * gateway's stream waits on the socket, not on a window). The gateway's write blocks once its own send buffer is
+     * full and is cut at its write deadline (read-timeout): the exchange is counted {@code client_aborted} on its
+     * route and leaves it (in flight 0: the exchange's buffers and origin connection let go); the client then gets
+     * what the gateway's kernel had taken (its send buffer, sent after the close: about 3 MB here) and the end.
+     * Waited for on the gateway's metrics, however long the response takes to fill the buffers: until session 61 the
+     * client slept 6 s and then drained, and a response that came slower than about 1 MB/s (twice at load ~18, h2c and
+     * h2+tls(conscrypt); every kind with an origin sending 0.7 MB/s) had not filled the buffers by then, so no write
+     * had blocked, the drain kept the writes moving and the client read all 32 MiB (journal
+     * 2026-12-02-s61-hostile12, "Second task").
+     */
     private void neverReads(Kind k) throws Exception {
-        Socket s;
-        if (k.http2) {
-            RawH2Client c = listeners().h2(k, Frames.SETTINGS_INITIAL_WINDOW_SIZE, Integer.MAX_VALUE);
-            c.windowUpdate(0, Integer.MAX_VALUE - 65_535);
-            c.get(1, "/big");
-            s = c.socket();
-        } else {
-            RawClient c = listeners().h1(k);
-            c.send("GET /big HTTP/1.1\r\nHost: h\r\n\r\n");
-            s = c.socket();
-        }
+        String route = k.http2 ? "never-reads-h2" : "never-reads-h1";
+        String path = "/big-" + (k.http2 ? "h2" : "h1") + "/" + IDS.incrementAndGet();
+        double abortedBefore = failures(k, route, "client_aborted");
+        Socket s = listeners().tinyReceiveBuffer(k, k.http2 ? "h2" : "http/1.1");
         try (s) {
-            // Read nothing for the write deadline and more, then drain: the gateway must have given up first.
-            Thread.sleep(ProbeListeners.READ_TIMEOUT_MS * 3L);
+            long t0 = System.nanoTime();
+            if (k.http2) {
+                RawH2Client c = new RawH2Client(s, Frames.SETTINGS_INITIAL_WINDOW_SIZE, Integer.MAX_VALUE);
+                c.windowUpdate(0, Integer.MAX_VALUE - 65_535);
+                c.get(1, path);
+            } else {
+                new RawClient(s).send("GET " + path + " HTTP/1.1\r\nHost: h\r\n\r\n");
+            }
+            // Reads nothing until the gateway has cut the exchange and counted it.
+            long deadline = t0 + NEVER_READS_CUT_MS * 1_000_000;
+            double aborted;
+            double inFlight;
+            while (true) {
+                io.loomgate.testkit.PrometheusText m = listeners().metrics(k);
+                aborted = sample(m, "loomgate_exchange_failures_total", route, "kind=\"client_aborted\"");
+                inFlight = sample(m, "loomgate_route_in_flight", route, "");
+                if ((aborted > abortedBefore && inFlight == 0) || System.nanoTime() > deadline) {
+                    break;
+                }
+                Thread.sleep(100); // polled: the cut comes when the gateway's send buffer is full, then read-timeout
+            }
+            long cutMs = (System.nanoTime() - t0) / 1_000_000;
+            assertThat(aborted - abortedBefore).as("exchanges on %s counted client_aborted within %d ms "
+                    + "(in flight: %s; failures by kind: %s)", route, NEVER_READS_CUT_MS, inFlight,
+                    failuresByKind(k, route)).isEqualTo(1);
+            assertThat(inFlight).as("exchanges still in flight on " + route).isZero();
             long got = 0;
-            long t1 = System.nanoTime();
+            String end = "EOF";
+            s.setSoTimeout(10_000);
             InputStream in = s.getInputStream();
             byte[] buf = new byte[65536];
-            s.setSoTimeout(5000);
             try {
                 for (int n; (n = in.read(buf)) > 0; ) {
                     got += n;
                 }
+            } catch (java.net.SocketTimeoutException e) {
+                end = "no end within 10 s";
             } catch (IOException e) {
-                // reset: also a close
+                end = e.toString(); // reset: also a close
             }
-            System.out.printf("PROBE neverReads %s: %d bytes, drained in %d ms%n", k.label, got,
-                    (System.nanoTime() - t1) / 1_000_000);
-            assertThat(got).as("bytes read before the end").isLessThan(ProbeListeners.BIG);
+            System.out.printf("PROBE neverReads %s: cut and counted %d ms after the request, then %d bytes and %s%n",
+                    k.label, cutMs, got, end);
+            assertThat(end).as("how the connection ended after the cut (%d bytes read)", got)
+                    .isNotEqualTo("no end within 10 s");
+            assertThat(got).as("bytes read after the cut").isLessThan(ProbeListeners.BIG);
         }
+    }
+
+    private double failures(Kind k, String route, String kind) {
+        return sample(listeners().metrics(k), "loomgate_exchange_failures_total", route, "kind=\"" + kind + "\"");
+    }
+
+    private String failuresByKind(Kind k, String route) {
+        return listeners().metrics(k).toString().lines()
+                .filter(l -> l.startsWith("loomgate_exchange_failures_total{") && l.contains("route=\"" + route + "\""))
+                .toList().toString();
+    }
+
+    /** The sum of {@code name}'s samples on {@code route} that contain {@code label} (0 when there is none yet). */
+    private static double sample(io.loomgate.testkit.PrometheusText m, String name, String route, String label) {
+        return m.toString().lines()
+                .filter(l -> l.startsWith(name + "{") && l.contains("route=\"" + route + "\"") && l.contains(label))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 }

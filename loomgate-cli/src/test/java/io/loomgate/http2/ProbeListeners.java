@@ -13,6 +13,9 @@ import java.net.Socket;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -22,7 +25,9 @@ import javax.net.ssl.SSLSocket;
  * The gateways the hostile probe ({@link HostileProbes}) runs against: one per TLS setting (none, JSSE,
  * Conscrypt), each serving HTTP/1.1 and HTTP/2 on one port, configured as the traffic matrix's are (admin and
  * metrics, the JSON access log, a route with {@code Retry} and one with a rate limit), with short deadlines so that
- * the slow-client probes end in seconds. And the six ways a client reaches them.
+ * the slow-client probes end in seconds. And the six ways a client reaches them. Each gateway starts when a cell
+ * is asked for ({@link #ensureStarted}: HostileProbes asks for those its kept cells use): a class whose kept cells use
+ * one gateway starts one.
  */
 final class ProbeListeners implements AutoCloseable {
     /**
@@ -93,65 +98,125 @@ final class ProbeListeners implements AutoCloseable {
     }
 
     /**
-     * An origin per gateway: the probes of the three gateways run side by side (HostileProbes), and what a probe
-     * asserts the origin got (or never got) must be its own gateway's doing.
+     * One gateway of this class's and what goes with it: its origin (one per gateway: the probes of the three
+     * gateways run side by side, and what a probe asserts the origin got, or never got, must be its own gateway's
+     * doing) and, over TLS, the counts {@link #claimShed} keeps.
+     *
+     * @param claimedNotStarted how many of the gateway's {@code not-started} handshakes this class's clients have
+     *     claimed as theirs ({@link #claimShed}), from the count after the warm-up
+     * @param claimedTimedOut how many of its {@code timed-out} handshakes they have claimed, from the count after the
+     *     warm-up (the claims' own; the probes' silent connections are {@code silentOpened})
+     * @param silentOpened the connections the probes opened with {@link #tcp} since the warm-up, each one a handshake
+     *     left unfinished on purpose (nothing sent, a ClientHello dripped or cut short) or ended by the gateway's
+     *     refusal: at most one handshake cut each, {@code timed-out} (or {@code not-started}), which no client may
+     *     claim as its own. Counted at the open, so an upper bound of the cuts they can have caused so far
+     * @param silentOpen how many of {@code silentOpened} are still open (their cut may still be on its way)
      */
-    private final Map<Gateway, TestOrigin> origins = new EnumMap<>(Gateway.class);
-    final TestPki pki;
-    private final Map<Gateway, ServedGateway> gateways = new EnumMap<>(Gateway.class);
-
-    ProbeListeners() throws Exception {
-        byte[] big = new byte[BIG];
-        java.util.Arrays.fill(big, (byte) 'b');
-        pki = TestPki.create("probe CA");
-        TestPki.Issued cert = pki.issue("gateway", "localhost", "localhost");
-        for (Gateway g : Gateway.values()) {
-            TestOrigin origin = new TestOrigin();
-            origins.put(g, origin);
-            origin.fallback(r -> r.target().startsWith("/big")
-                    ? new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + BIG), List.of(big), java.time.Duration.ZERO,
-                            java.time.Duration.ZERO, TestOrigin.Effect.NONE)
-                    : TestOrigin.Reply.ok("hello from origin"));
-            gateways.put(g, RunningGateway.servedWithAdmin(config(g, cert), "probe.yaml",
-                    Map.of("ORIGIN", origin.uri())));
-        }
-        for (Kind k : Kind.tls()) {
-            warm(k);
-        }
-        for (Gateway g : List.of(Gateway.TLS_JDK, Gateway.TLS_CONSCRYPT)) {
-            Kind k = g == Gateway.TLS_JDK ? Kind.H1_TLS_JDK : Kind.H1_TLS_CONSCRYPT;
-            Map<String, Double> after = handshakeFailures(k);
-            claimedNotStarted.put(g, new java.util.concurrent.atomic.AtomicInteger(
-                    (int) (double) after.get(NOT_STARTED)));
-            claimedTimedOut.put(g, new java.util.concurrent.atomic.AtomicInteger((int) (double) after.get(TIMED_OUT)));
-            silentOpened.put(g, new java.util.concurrent.atomic.AtomicInteger());
-            silentOpen.put(g, new java.util.concurrent.atomic.AtomicInteger());
-        }
+    private record Started(TestOrigin origin, ServedGateway gateway, AtomicInteger claimedNotStarted,
+            AtomicInteger claimedTimedOut, AtomicInteger silentOpened, AtomicInteger silentOpen) {
     }
 
     /**
-     * Per TLS gateway: how many of its {@code not-started} handshakes this class's clients have claimed as theirs
-     * ({@link #claimShed}), from the count after the warm-up.
+     * Gateways started in this JVM, by all the probe's classes: each start prints its line with this count, what the
+     * per-class start (session 61) is measured by.
      */
-    private final Map<Gateway, java.util.concurrent.atomic.AtomicInteger> claimedNotStarted =
-            new EnumMap<>(Gateway.class);
+    private static final AtomicInteger STARTED_IN_JVM = new AtomicInteger();
+
+    final TestPki pki;
+    private final TestPki.Issued cert;
+    /** Whose gateways these are (the start lines say it). */
+    private final String owner;
+    /** The gateways started, from their start (the warm-up's requests already reach them), until {@link #close}. */
+    private final Map<Gateway, Started> launched = new ConcurrentHashMap<>();
+    /** The gateways started and warmed up: what every cell gets. */
+    private final Map<Gateway, Started> ready = new ConcurrentHashMap<>();
+    /** One lock per gateway: its start waits on sockets (not synchronized), and the three gateways start apart. */
+    private final Map<Gateway, ReentrantLock> starting = new EnumMap<>(Gateway.class);
 
     /**
-     * Per TLS gateway: how many of its {@code timed-out} handshakes this class's clients have claimed, from the count
-     * after the warm-up (the claims' own; the probes' silent connections are {@link #silentOpened}).
+     * Nothing started yet: each gateway starts when first asked for ({@link #ensureStarted}, {@link #on}). A pass
+     * whose -D filters keep cells of one gateway only (the epoll pass: {@code tls(jdk)}) starts that one; until
+     * session 61 every class started all three, and the epoll pass 12 gateways where it needed 4.
      */
-    private final Map<Gateway, java.util.concurrent.atomic.AtomicInteger> claimedTimedOut =
-            new EnumMap<>(Gateway.class);
+    ProbeListeners(String owner) throws Exception {
+        this.owner = owner;
+        pki = TestPki.create("probe CA");
+        cert = pki.issue("gateway", "localhost", "localhost");
+        for (Gateway g : Gateway.values()) {
+            starting.put(g, new ReentrantLock());
+        }
+    }
 
-    /**
-     * Per TLS gateway: the connections the probes opened with {@link #tcp} since the warm-up, each one a handshake
-     * left unfinished on purpose (nothing sent, a ClientHello dripped or cut short) or ended by the gateway's refusal:
-     * at most one handshake cut each, {@code timed-out} (or {@code not-started}), which no client may claim as its own.
-     * Counted at the open, so an upper bound of the cuts they can have caused so far.
-     */
-    private final Map<Gateway, java.util.concurrent.atomic.AtomicInteger> silentOpened = new EnumMap<>(Gateway.class);
-    /** Per TLS gateway: how many of {@link #silentOpened} are still open (their cut may still be on its way). */
-    private final Map<Gateway, java.util.concurrent.atomic.AtomicInteger> silentOpen = new EnumMap<>(Gateway.class);
+    /** Starts gateway {@code g} (and warms it up over TLS) unless it is started. */
+    void ensureStarted(Gateway g) {
+        on(g);
+    }
+
+    /** Gateway {@code g}, started (and warmed up over TLS) by the first caller. */
+    private Started on(Gateway g) {
+        Started s = ready.get(g);
+        if (s != null) {
+            return s;
+        }
+        ReentrantLock lock = starting.get(g);
+        if (lock.isHeldByCurrentThread() && launched.containsKey(g)) {
+            return launched.get(g); // the warm-up's own requests, on the thread that starts it
+        }
+        lock.lock();
+        try {
+            s = ready.get(g);
+            if (s == null) {
+                s = start(g);
+                ready.put(g, s);
+            }
+            return s;
+        } catch (Exception e) {
+            throw new IllegalStateException("the probe's " + g + " gateway did not start", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Started start(Gateway g) throws Exception {
+        long t0 = System.nanoTime();
+        TestOrigin origin = new TestOrigin();
+        origin.fallback(r -> r.target().startsWith("/big")
+                ? new TestOrigin.Reply("HTTP/1.1 200 OK", List.of("Content-Length: " + BIG), List.of(BigBody.BYTES),
+                        java.time.Duration.ZERO, java.time.Duration.ZERO, TestOrigin.Effect.NONE)
+                : TestOrigin.Reply.ok("hello from origin"));
+        ServedGateway gateway;
+        try {
+            gateway = RunningGateway.servedWithAdmin(config(g, cert), "probe.yaml", Map.of("ORIGIN", origin.uri()));
+        } catch (Exception | Error e) {
+            origin.close();
+            throw e;
+        }
+        Started s = new Started(origin, gateway, new AtomicInteger(), new AtomicInteger(), new AtomicInteger(),
+                new AtomicInteger());
+        launched.put(g, s);
+        if (g.tls()) {
+            for (Kind k : Kind.tls()) {
+                if (k.gateway == g) {
+                    warm(k);
+                }
+            }
+            Map<String, Double> after = handshakeFailures(gateway.adminPort());
+            s.claimedNotStarted().set((int) (double) after.get(NOT_STARTED));
+            s.claimedTimedOut().set((int) (double) after.get(TIMED_OUT));
+        }
+        System.out.printf("ProbeListeners: %s's %s gateway started (%d ms; gateways started in this JVM: %d)%n",
+                owner, g, (System.nanoTime() - t0) / 1_000_000, STARTED_IN_JVM.incrementAndGet());
+        return s;
+    }
+
+    /** The origins' {@code /big} answer, made once per JVM (32 MiB; read only). */
+    private static final class BigBody {
+        static final byte[] BYTES = new byte[BIG];
+
+        static {
+            java.util.Arrays.fill(BYTES, (byte) 'b');
+        }
+    }
 
     /**
      * On a fixed pool of platform threads ({@link #pool}), which documented cut explains a handshake of this class's
@@ -173,13 +238,13 @@ final class ProbeListeners implements AutoCloseable {
         long deadline = System.nanoTime() + 2L * HEADER_TIMEOUT_MS * 1_000_000;
         while (true) {
             Map<String, Double> now = handshakeFailures(k);
-            if (claim(claimedNotStarted.get(k.gateway), now.get(NOT_STARTED), 0)) {
+            if (claim(on(k.gateway).claimedNotStarted(), now.get(NOT_STARTED), 0)) {
                 return NOT_STARTED;
             }
-            if (claim(claimedTimedOut.get(k.gateway), now.get(TIMED_OUT), silentOpened.get(k.gateway).get())) {
+            if (claim(on(k.gateway).claimedTimedOut(), now.get(TIMED_OUT), on(k.gateway).silentOpened().get())) {
                 return TIMED_OUT;
             }
-            if (silentOpen.get(k.gateway).get() == 0 || System.nanoTime() > deadline) {
+            if (on(k.gateway).silentOpen().get() == 0 || System.nanoTime() > deadline) {
                 return null; // no silent connection's cut is still to come, or not within the bound
             }
             try {
@@ -192,7 +257,7 @@ final class ProbeListeners implements AutoCloseable {
     }
 
     /** Claims one cut of a count of {@code now} if it is above those claimed plus {@code others}' own. */
-    private static boolean claim(java.util.concurrent.atomic.AtomicInteger claimed, double now, int others) {
+    private static boolean claim(AtomicInteger claimed, double now, int others) {
         while (true) {
             int c = claimed.get();
             if (now <= c + others) {
@@ -242,7 +307,7 @@ final class ProbeListeners implements AutoCloseable {
 
     /** The origin behind this kind's gateway. */
     TestOrigin origin(Kind k) {
-        return origins.get(k.gateway);
+        return on(k.gateway).origin();
     }
 
     private static String config(Gateway g, TestPki.Issued cert) {
@@ -272,6 +337,12 @@ final class ProbeListeners implements AutoCloseable {
                 .append("\naccess-log:\n  enabled: true\n  format: json\n");
         y.append("""
                 routes:
+                  - id: never-reads-h1
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/big-h1/**" ]
+                  - id: never-reads-h2
+                    uri: ${ORIGIN}
+                    predicates: [ "Path=/big-h2/**" ]
                   - id: limited
                     uri: ${ORIGIN}
                     predicates: [ "Path=/limited/**" ]
@@ -299,11 +370,11 @@ final class ProbeListeners implements AutoCloseable {
     }
 
     int port(Kind k) {
-        return gateways.get(k.gateway).port();
+        return on(k.gateway).gateway().port();
     }
 
     int adminPort(Kind k) {
-        return gateways.get(k.gateway).adminPort();
+        return on(k.gateway).gateway().adminPort();
     }
 
     /** An HTTP/1.1 connection of this kind (TLS with ALPN {@code http/1.1} alone). */
@@ -335,9 +406,16 @@ final class ProbeListeners implements AutoCloseable {
      * the probe's own connection meets the pool's limit or the machine's load, not what it probes.
      */
     SSLSocket tls(SSLContext context, Kind k, String sni, String... alpn) throws IOException {
+        return tls(context, k, sni, false, alpn);
+    }
+
+    /** As {@link #tls(SSLContext, Kind, String, String...)}; {@code tiny}: over {@link #tinyReceiveBufferSocket}. */
+    private SSLSocket tls(SSLContext context, Kind k, String sni, boolean tiny, String... alpn) throws IOException {
         for (int attempt = 1; ; attempt++) {
-            SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(),
-                    port(k));
+            SSLSocket s = !tiny
+                    ? (SSLSocket) context.getSocketFactory().createSocket(InetAddress.getLoopbackAddress(), port(k))
+                    : (SSLSocket) context.getSocketFactory().createSocket(tinyReceiveBufferSocket(k), "localhost",
+                            port(k), true);
             SSLParameters p = s.getSSLParameters();
             p.setServerNames(sni == null ? List.of() : List.of(new SNIHostName(sni)));
             p.setApplicationProtocols(alpn);
@@ -359,12 +437,58 @@ final class ProbeListeners implements AutoCloseable {
         }
     }
 
+    /**
+     * What a client that never reads asks its receive buffer to be (the kernel doubles it and keeps it there: it
+     * grows only as the application reads): the window the client offers from its SYN on stays a few KB.
+     */
+    static final int TINY_RECEIVE_BUFFER = 4096;
+
+    /**
+     * A connection of this kind whose receive buffer is {@value #TINY_RECEIVE_BUFFER} bytes, set before the connect
+     * (TLS: the handshake done over it, offering {@code alpn}): a client that never reads takes that much and no more,
+     * so the gateway's writes block as soon as its own send buffer is full, however fast or slow the response comes.
+     */
+    Socket tinyReceiveBuffer(Kind k, String alpn) throws IOException {
+        if (k.gateway.tls()) {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return tls(pki.clientContext(null), k, "localhost", true, alpn);
+                } catch (IOException e) {
+                    if (attempt == 3) {
+                        throw e;
+                    }
+                    // What this client probes is the write side; a handshake not done within header-timeout is cut,
+                    // rightly, and at load ~20 (an 11 s stall of the test JVM, bystanders answered after 11 s) JSSE's
+                    // were, twice in one run (session 61, run 18). Other cells probe the handshake's bound.
+                    System.out.printf("PROBE %s: the never-reading client's handshake failed (%s), again%n", k.label,
+                            e);
+                }
+            }
+        }
+        Socket s = tinyReceiveBufferSocket(k);
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    private Socket tinyReceiveBufferSocket(Kind k) throws IOException {
+        Socket s = new Socket();
+        try {
+            s.setReceiveBufferSize(TINY_RECEIVE_BUFFER);
+            s.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port(k)), 10_000);
+            s.setTcpNoDelay(true);
+            return s;
+        } catch (IOException e) {
+            s.close();
+            throw e;
+        }
+    }
+
     /** A plain TCP connection to this kind's port, nothing sent. */
     Socket tcp(Kind k) throws IOException {
         Socket s;
         if (k.gateway.tls()) {
-            silentOpened.get(k.gateway).incrementAndGet(); // before the connect: never after its cut
-            java.util.concurrent.atomic.AtomicInteger open = silentOpen.get(k.gateway);
+            on(k.gateway).silentOpened().incrementAndGet(); // before the connect: never after its cut
+            AtomicInteger open = on(k.gateway).silentOpen();
             open.incrementAndGet();
             java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
             s = new Socket() {
@@ -463,9 +587,9 @@ final class ProbeListeners implements AutoCloseable {
                             lastTimedOut.set(false);
                         }
                         String counts = "the gateway's failed handshakes by reason now " + handshakeFailures(k)
-                                + (pool() ? ", claimed: not-started " + claimedNotStarted.get(k.gateway)
-                                        + ", timed-out " + claimedTimedOut.get(k.gateway) + " beside "
-                                        + silentOpened.get(k.gateway) + " silent connections of the probes'" : "");
+                                + (pool() ? ", claimed: not-started " + on(k.gateway).claimedNotStarted()
+                                        + ", timed-out " + on(k.gateway).claimedTimedOut() + " beside "
+                                        + on(k.gateway).silentOpened() + " silent connections of the probes'" : "");
                         if (cut != null && !again) {
                             return BystanderLoop.SHED + "(" + cut + ") " + e + " (" + counts + ")";
                         }
@@ -497,16 +621,25 @@ final class ProbeListeners implements AutoCloseable {
 
     /** {@code loomgate_client_tls_handshakes_failed_total} of the gateway with this admin port, by reason. */
     static Map<String, Double> handshakeFailures(int adminPort) {
+        io.loomgate.testkit.PrometheusText m = metrics(adminPort);
+        Map<String, Double> out = new java.util.TreeMap<>();
+        for (String reason : List.of("failed", TIMED_OUT, NOT_STARTED)) {
+            out.put(reason, m.value("loomgate_client_tls_handshakes_failed_total", "reason=" + reason));
+        }
+        return out;
+    }
+
+    /** The metrics of this kind's gateway now. */
+    io.loomgate.testkit.PrometheusText metrics(Kind k) {
+        return metrics(adminPort(k));
+    }
+
+    private static io.loomgate.testkit.PrometheusText metrics(int adminPort) {
         try {
-            io.loomgate.testkit.PrometheusText m = new io.loomgate.testkit.PrometheusText(ADMIN.send(
+            return new io.loomgate.testkit.PrometheusText(ADMIN.send(
                     java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + adminPort
                             + "/metrics")).timeout(java.time.Duration.ofSeconds(10)).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString()).body());
-            Map<String, Double> out = new java.util.TreeMap<>();
-            for (String reason : List.of("failed", TIMED_OUT, NOT_STARTED)) {
-                out.put(reason, m.value("loomgate_client_tls_handshakes_failed_total", "reason=" + reason));
-            }
-            return out;
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -517,9 +650,9 @@ final class ProbeListeners implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        gateways.values().forEach(ServedGateway::close);
-        for (TestOrigin o : origins.values()) {
-            o.close();
+        for (Started s : launched.values()) {
+            s.gateway().close();
+            s.origin().close();
         }
     }
 }
