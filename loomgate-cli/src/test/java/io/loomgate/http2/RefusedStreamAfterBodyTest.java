@@ -236,6 +236,9 @@ class RefusedStreamAfterBodyTest {
         List<String> ours = lines.stream().filter(l -> l.contains(path)).toList();
         assertThat(ours).as("the access log's lines").hasSize(1);
         assertThat(ours.getFirst()).contains("\"loomgate.failure\":\"" + then.kind() + "\"");
+        if (then.answered502()) { // the 3,000 bytes the refused attempt sent (logged 0 when the retry's dial failed)
+            assertThat(ours.getFirst()).as("body bytes read").contains("\"http.request.body.bytes\":3000,");
+        }
         assertLoggedAndCounted(gw, ours.getFirst(), then);
         assertThat(origin.connections().stream().mapToInt(c -> c.answeredBodies.size()).sum())
                 .as("requests the origin answered").isZero();

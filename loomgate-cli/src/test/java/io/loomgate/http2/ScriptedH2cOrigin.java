@@ -100,6 +100,8 @@ final class ScriptedH2cOrigin implements AutoCloseable {
     }
 
     private final ServerSocket server;
+    /** The accept loop's thread: a refusal that closes the listener waits for it to end (see {@link #stopListening}). */
+    private final Thread acceptor;
     private final List<Conn> connections = new CopyOnWriteArrayList<>();
     private final boolean openWindows;
     /** While set, no connection reads its next frame until it is counted down. */
@@ -137,7 +139,7 @@ final class ScriptedH2cOrigin implements AutoCloseable {
             server.setReceiveBufferSize(16 * 1024); // inherited by accepted sockets: the peer's writes block sooner
         }
         server.bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 50);
-        Thread.ofVirtual().name("scripted-h2c-accept").start(this::accept);
+        acceptor = Thread.ofVirtual().name("scripted-h2c-accept").start(this::accept);
     }
 
     /** Every connection stops reading before its next frame (what the peer writes piles up in the socket). */
@@ -295,7 +297,7 @@ final class ScriptedH2cOrigin implements AutoCloseable {
             }
         }
         if (goneAfterRefusal) {
-            server.close();
+            stopListening();
         }
         c.refused.add(stream);
         if (refusal == Refusal.REFUSED_STREAM || refusal == Refusal.STREAM_ERROR) {
@@ -333,6 +335,26 @@ final class ScriptedH2cOrigin implements AutoCloseable {
         }
         c.socket.close();
         return true;
+    }
+
+    /**
+     * Closes the listener for good before the refusal goes out, so the retry's dial is refused. {@code close()} alone
+     * is not enough (session 61, run 84's flake): while the accept loop's virtual thread is parked in
+     * {@code accept()}, the JDK defers closing the socket until that thread leaves it, and that thread, once
+     * scheduled, tries one more accept before it looks whether the socket was closed. Under load it ran after the
+     * gateway's retry had connected: the retry was accepted, served, and waited for a body the stalled client never
+     * sent (408 at the read timeout, no refused dial). Once the loop's thread has ended, the socket is closed.
+     */
+    private void stopListening() throws IOException {
+        server.close();
+        try {
+            if (!acceptor.join(java.time.Duration.ofSeconds(10))) {
+                throw new IOException("the accept loop did not end within 10 s of the listener's close");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
     }
 
     /** Sends {@code data} back on {@code stream} (its head first), and the end of the answer when {@code end}. */

@@ -85,6 +85,9 @@ final class UpstreamForwarder implements FilterChain {
         if (handOver) {
             failed.releaseUpload();
         }
+        // the body bytes this attempt read and sent count for the exchange even if no later attempt sends any (its
+        // dial refused): the access log and loomgate_request_body said 0 for them (session 61)
+        x.outcome.bytesIn = Math.max(x.outcome.bytesIn, failed.uploaded());
         failed.close();
         listener.attemptEnd(x, f);
         upstream.recordOutcome(member, notTheOrigins || !Retries.countsAgainstEndpoint(f));
