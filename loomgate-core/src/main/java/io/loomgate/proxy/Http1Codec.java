@@ -204,8 +204,8 @@ final class Http1Codec implements UpstreamCodec {
     /**
      * The upload's output, which stops with {@link OriginAnswered} once the origin has sent anything, or with
      * {@link ClientPaused} once the client's body has nothing more waiting before its end (in the gateway's buffer
-     * or the socket's): two {@code available()} calls (cheap) per piece of body, not per byte, and only after the piece was written, so no byte of the body is
-     * lost when the upload resumes, here or beside.
+     * or the socket's): two {@code available()} calls (cheap) per piece of body, not per byte, and only after the
+     * piece was written, so no byte of the body is lost when the upload resumes, here or beside.
      */
     private final class AnswerWatch extends RequestUpload.PieceOutput {
         private final BodyInputStream body;
