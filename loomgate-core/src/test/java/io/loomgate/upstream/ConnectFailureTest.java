@@ -102,7 +102,9 @@ class ConnectFailureTest {
                     .isInstanceOf(SocketTimeoutException.class)
                     .hasMessage("connect to 127.0.0.1:9 timed out after 300ms");
         }
-        assertThat(timeoutSeen).hasValue(300);
+        // The dial's budget is the connect timeout (300 ms) from the dial's start; what the socket's connect gets is
+        // what is left of it when it is called, a millisecond less if one passed first (CI run 89: 299).
+        assertThat(timeoutSeen.get()).isBetween(250, 300);
         assertThat(pool.inUseCount()).isZero();
         assertThat(listener.events).containsExactly("connectFailed:SocketTimeoutException",
                 "connectFailed:SocketTimeoutException");
