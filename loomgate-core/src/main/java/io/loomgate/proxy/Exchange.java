@@ -113,11 +113,10 @@ final class Exchange implements FilterExchange, ExchangeView, UpstreamAttempt.In
     @Override
     public void clientCancelled() {
         clientCancelled = true;
-        if (downstream.clientConnectionGone()) {
+        if (downstream.closedAtDrainsDeadline()) {
             // The drain's deadline closed the client connection (session 59; its client may have left before, session
             // 60): the process is ending, its pools close next, so an origin's connection is not worth
-            // DrainAfterCancel's wait; the exchange ends at once. So too for an HTTP/1.1 client seen leaving while
-            // its origin was slow (session 61, LeftClientWatch): the origin's work is for nobody, and nginx aborts it.
+            // DrainAfterCancel's wait; the exchange ends at once.
             upstream.abortAttempt();
         } else {
             upstream.clientCancelled();

@@ -72,7 +72,7 @@ abstract class ConnectionExchange implements ServerExchange {
     }
 
     @Override
-    public final boolean clientConnectionGone() {
+    public final boolean closedAtDrainsDeadline() {
         return connection.drainCut().isClosed();
     }
 

@@ -26,9 +26,7 @@ import java.util.concurrent.TimeUnit;
  * write to it fails. During a drain the deadline's cut came first, and the exchange was logged {@code drain_cut}
  * though its client had gone (session 60). So at the deadline, before the cut, the drain looks at each such
  * connection ({@link #lookForClientsThatLeft}): the end of stream (or a reset) there means the client left, and the
- * exchange the cut then cancels is the client's ({@code client_aborted}). Outside a drain (session 61) an exchange that
- * waits long is watched ({@link LeftClientWatch}), which moves the state to left and cancels the exchange itself; the
- * drain's look skips a watched connection. A client that only shut down its sending
+ * exchange the cut then cancels is the client's ({@code client_aborted}). A client that only shut down its sending
  * side (a half-close, rare over HTTP/1.1) reads the same and is counted as gone, as nginx counts it (499).
  *
  * <p>Threading: {@link #register} and {@link #clear} run on the connection's thread, {@link #mark} and
@@ -59,43 +57,9 @@ final class DrainCut {
     private volatile int state;
     /** The HTTP/1.1 exchange now handled; null between exchanges, so an idle connection holds no exchange. */
     private volatile Http1ServerExchange exchange;
-    /** The exchange {@link LeftClientWatch}'s sweeper saw here last, and when it first did: the sweeper's only. */
-    private Http1ServerExchange seen;
-    private long seenSince;
-    private boolean seenWatched;
 
     DrainCut(Socket raw) {
         this.raw = raw;
-    }
-
-    /** The accepted TCP socket, whose {@code SO_TIMEOUT} bounds a watcher's reads (LeftClientWatch). */
-    Socket raw() {
-        return raw;
-    }
-
-    /**
-     * The sweeper's question (LeftClientWatch): the exchange to watch now, or null. An exchange is due once it was
-     * seen here for {@code waitNanos}, reads nothing more from its client, and is not watched yet; seen once.
-     */
-    Http1ServerExchange dueForWatch(long now, long waitNanos) {
-        Http1ServerExchange e = exchange;
-        if (e != seen) {
-            seen = e; // a new exchange (or none): its wait is counted from this pass
-            seenSince = now;
-            seenWatched = false;
-            return null;
-        }
-        if (e == null || seenWatched || now - seenSince < waitNanos || state != OPEN || !e.readsClientNoMore()
-                || raw.isInputShutdown()) {
-            return null;
-        }
-        seenWatched = true; // started once: not due again however long it waits
-        return e;
-    }
-
-    /** A watcher found the client gone while {@code e} is handled: true when that is news (then it cancels it). */
-    boolean markLeft(Http1ServerExchange e) {
-        return exchange == e && STATE.compareAndSet(this, OPEN, LEFT);
     }
 
     /** Whether the drain's deadline cut the connection (and its client had not left before). */
@@ -103,10 +67,7 @@ final class DrainCut {
         return state == CUT;
     }
 
-    /**
-     * Whether the connection is gone: the drain's deadline closed it, cut or after its client left, or a watcher saw
-     * its client leave while the exchange waited for its origin (LeftClientWatch).
-     */
+    /** Whether the drain's deadline closed the connection, cut or after its client left. */
     boolean isClosed() {
         return state != OPEN;
     }
@@ -150,9 +111,7 @@ final class DrainCut {
             Http1ServerExchange e = d.exchange;
             // Only where no thread of the gateway reads the client (its body read to its end, no tunnel), and not a
             // socket whose input the gateway shut down itself (its end of stream is ours, not the client's).
-            // Not one a watcher reads (LeftClientWatch): it sees the client's end itself, and two readers would split
-            // the bytes (under TLS, the records).
-            if (e != null && e.readsClientNoMore() && !d.raw.isInputShutdown() && !e.watched()) {
+            if (e != null && e.readsClientNoMore() && !d.raw.isInputShutdown()) {
                 looked.add(d);
                 looks.add(Thread.ofVirtual().name("drain-look-", c.id()).start(d::look));
             }

@@ -378,10 +378,6 @@ final class Http1ServerConnection {
         } finally {
             exchange.handled();
         }
-        if (!exchange.inputReturned()) {
-            // a watcher for a client that left (LeftClientWatch) still reads: the input is not this thread's to read
-            return false;
-        }
         if (exchange.upgraded()) {
             return false;
         }

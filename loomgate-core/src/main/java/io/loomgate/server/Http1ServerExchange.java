@@ -10,11 +10,7 @@ import io.loomgate.http1.BodyInputStream;
 import io.loomgate.http1.ForwardingBodyInputStream;
 import io.loomgate.http1.HttpInput;
 import io.loomgate.http1.HttpOutput;
-import io.loomgate.threads.VarHandles;
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.time.Duration;
 
 /**
  * One request on an HTTP/1.1 client connection. Created and used only by the connection's thread. Tracks what the
@@ -22,11 +18,6 @@ import java.time.Duration;
  * close, and whether the request body was read to its end.
  */
 final class Http1ServerExchange extends ConnectionExchange {
-    private static final VarHandle WATCH = VarHandles.field(MethodHandles.lookup(), "watch", int.class);
-    /** {@link #watch}: no watcher yet; one reads the client's input; the handler returned (no watcher any more). */
-    private static final int UNWATCHED = 0;
-    private static final int WATCHING = 1;
-    private static final int HANDLED = 2;
     private static final String HTTP_11 = "HTTP/1.1";
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
@@ -42,16 +33,6 @@ final class Http1ServerExchange extends ConnectionExchange {
     private volatile boolean upgraded;
     /** What the drain's cut runs while this exchange is handled; null when the handler registered none. */
     private ClientCancel cancel;
-    /**
-     * Who may read the client's input while the handler runs: UNWATCHED, WATCHING (a {@link LeftClientWatch} reads
-     * it), HANDLED (the connection's thread again). Moved by atomic operations only, so that a watcher never reads
-     * once the connection's thread reads the next request.
-     */
-    private volatile int watch;
-    /** The watcher's thread: written by it before its claim, which publishes it. */
-    private Thread watcher;
-    /** Whether the connection's thread got the input back after the handler (false: a watcher outlived its bound). */
-    private boolean inputReturned = true;
     /** Where the output stood when the response head was encoded, and closeAfter before it: for retractResponse. */
     private long sentAtHead = -1;
     private int bufferedAtHead;
@@ -221,50 +202,11 @@ final class Http1ServerExchange extends ConnectionExchange {
         connection.drainCut().register(this);
     }
 
-    /**
-     * The handler returned: the connection forgets its cancel (an idle connection holds no exchange), and takes the
-     * client's input back from a watcher, waiting for its read to end (see {@link LeftClientWatch}).
-     */
+    /** The handler returned: the connection forgets its cancel (an idle connection holds no exchange). */
     void handled() {
         if (cancel != null) {
             connection.drainCut().clear();
-            if ((int) WATCH.getAndSet(this, HANDLED) == WATCHING) {
-                inputReturned = awaitWatcher();
-            }
         }
-    }
-
-    private boolean awaitWatcher() {
-        try {
-            return watcher.join(Duration.ofMillis(LeftClientWatch.JOIN_BOUND_MILLIS));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** Whether the connection may read its client again after the handler (false: it must close). */
-    boolean inputReturned() {
-        return inputReturned;
-    }
-
-    /** A watcher's claim of the client's input (on its own thread): false when the handler returned first. */
-    boolean claimWatch() {
-        watcher = Thread.currentThread();
-        return WATCH.compareAndSet(this, UNWATCHED, WATCHING);
-    }
-
-    /** Whether a watcher reads the client's input now (until the handler returns). */
-    boolean watched() {
-        return watch == WATCHING;
-    }
-
-    /**
-     * The watcher's read (see {@link LeftClientWatch}): waits for the client's next bytes on the connection's own
-     * input, which keeps them for the next request's read; false at the end of stream.
-     */
-    boolean awaitClientBytes() throws IOException {
-        return in.awaitData();
     }
 
     ClientCancel cancel() {

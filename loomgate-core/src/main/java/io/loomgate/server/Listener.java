@@ -280,9 +280,6 @@ public final class Listener implements AutoCloseable {
         }
         if (accepting.compareAndSet(false, true)) {
             ConnectionExecutors.startDaemon("accept-" + port(), this::acceptLoop);
-            // HTTP/1.1 clients that leave while their exchange waits for a slow origin (HTTP/2's reader sees it)
-            Thread.ofVirtual().name("client-watch-sweeper-" + port())
-                    .start(() -> LeftClientWatch.sweepUntil(() -> stopping, open));
         }
         return this;
     }

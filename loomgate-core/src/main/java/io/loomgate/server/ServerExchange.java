@@ -64,12 +64,10 @@ public interface ServerExchange {
     }
 
     /**
-     * Whether the client connection is gone under this exchange: the drain's deadline closed it (cut by it or after
-     * its client had left: the process is ending), or a watcher saw its HTTP/1.1 client leave while the exchange
-     * waited for a slow origin (LeftClientWatch: nobody waits for the answer). Either way an origin awaited is not
-     * let answer to keep its connection: the attempt is aborted at once, as nginx aborts its upstream request.
+     * Whether the drain's deadline closed the client connection, cut by it or after its client had left: the
+     * process is ending, so an origin awaited is not let answer to keep its connection.
      */
-    default boolean clientConnectionGone() {
+    default boolean closedAtDrainsDeadline() {
         return false;
     }
 
@@ -82,10 +80,9 @@ public interface ServerExchange {
      * Registers what ends the handler's work when the client cancels this request while it is handled (an HTTP/2
      * client's RST_STREAM, or its connection ending). It runs on another thread, must not block, and must be
      * idempotent (a reset racing the registration may run it twice). Without one the handler's thread is
-     * interrupted. HTTP/1.1 has no such signal from its client: there it runs when a drain's deadline closed the
+     * interrupted. HTTP/1.1 has no such signal from its client: there it runs only when a drain's deadline closed the
      * connection under the exchange (the closed socket alone does not end a wait for the origin), whether or not its
-     * client had left before ({@link #cutByDrain}), or when a watcher saw the client leave while the exchange waited
-     * long for its origin (LeftClientWatch, from 1 s).
+     * client had left before ({@link #cutByDrain}).
      */
     default void onClientCancel(ClientCancel action) {
     }
